@@ -1,0 +1,43 @@
+// kiln-cli: the command-line front end. Exceptions stop here; the core returns errors as values.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "command_registry.hpp"
+#include "version_info.hpp"
+
+namespace kiln::cli {
+
+std::vector<CommandInfo>& registry() {
+    static std::vector<CommandInfo> commands;
+    return commands;
+}
+
+int report_error(const Error& e, int code) {
+    std::fprintf(stderr, "kiln-cli: %s\n", e.str().c_str());
+    return code;
+}
+
+}  // namespace kiln::cli
+
+int main(int argc, char** argv) {
+    using namespace kiln::cli;
+    CLI::App app{"kiln-cli: inspect, check and tune torch.compile (Inductor) caches"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", [] { return version_report("kiln-cli"); }, "Print versions and exit");
+    Outcome outcome;
+    auto& cmds = registry();
+    std::stable_sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.order < b.order; });
+    for (auto& c : cmds) c.setup(app, outcome);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "kiln-cli: internal error: %s\n", e.what());
+        return 1;
+    }
+    std::fflush(stdout);
+    return outcome.exit_code;
+}

@@ -1,0 +1,103 @@
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace kiln::test {
+
+static std::string env_or(const char* name, const char* fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+fs::path fixture_dir() { return env_or("KILN_FIXTURE_DIR", KILN_FIXTURE_DIR_DEFAULT); }
+fs::path h100_root() { return fixture_dir() / "h100" / "inductor"; }
+fs::path two_entries_root() { return fixture_dir() / "two" / "inductor"; }
+fs::path source_dir() { return env_or("KILN_SOURCE_DIR", KILN_SOURCE_DIR_DEFAULT); }
+fs::path binary_dir() { return env_or("KILN_BINARY_DIR", KILN_BINARY_DIR_DEFAULT); }
+std::string cli_path() { return env_or("KILN_CLI", (std::string(KILN_BINARY_DIR_DEFAULT) + "/bin/kiln-cli").c_str()); }
+std::string worker_path() {
+    return env_or("KILN_WORKER", (std::string(KILN_BINARY_DIR_DEFAULT) + "/bin/kiln-worker").c_str());
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+ScratchDir::ScratchDir(const std::string& tag) {
+    static std::atomic<int> counter{0};
+    path_ = binary_dir() / "test-scratch" / (tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ec;
+    // Restore permissions that tests may have removed, so cleanup can succeed.
+    for (auto it = fs::recursive_directory_iterator(path_, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+    fs::remove_all(path_, ec);
+}
+
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_data) {
+    int out_pipe[2], err_pipe[2], in_pipe[2];
+    if (pipe(out_pipe) || pipe(err_pipe) || pipe(in_pipe)) throw std::runtime_error("pipe failed");
+    pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        dup2(in_pipe[0], 0);
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        close(in_pipe[1]); close(out_pipe[0]); close(err_pipe[0]);
+        std::vector<char*> args;
+        for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    close(in_pipe[0]); close(out_pipe[1]); close(err_pipe[1]);
+    if (!stdin_data.empty()) {
+        ssize_t off = 0;
+        while (off < static_cast<ssize_t>(stdin_data.size())) {
+            ssize_t n = write(in_pipe[1], stdin_data.data() + off, stdin_data.size() - off);
+            if (n <= 0) break;
+            off += n;
+        }
+    }
+    close(in_pipe[1]);
+    CommandResult r;
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    int open_fds = 2;
+    char buf[65536];
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n <= 0) { close(fds[i].fd); fds[i].fd = -1; --open_fds; continue; }
+            (i == 0 ? r.out : r.err).append(buf, n);
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+}  // namespace kiln::test
