@@ -1,0 +1,121 @@
+#pragma once
+// The cache scanner: one walk over an Inductor (or stand-alone Triton) cache root that classifies
+// every file by the rules of docs/inductor-cache-format.md §2 and groups files into the units that
+// live and die together (an fxgraph key dir, a Triton kernel dir, a module with its sidecars).
+// Symlinks are never followed; unreadable files and directories are counted, never fatal.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace kiln::inductor {
+
+// One per rule of §2, plus `build_record`: Kiln's own compile sidecars `<key>.<ext>.json`.
+enum class Category : std::uint8_t {
+    fxgraph,
+    aotautograd,
+    output_code,
+    kernel_module,
+    best_config,
+    kernel_perf,
+    cpp_source,
+    cpp_library,
+    cuda_source,
+    triton_compiled,
+    autotune_local_cache,
+    lock,
+    temp,
+    build_record,
+    other,
+};
+inline constexpr std::size_t kCategoryCount = static_cast<std::size_t>(Category::other) + 1;
+
+// The names of §2 ("fxgraph", "output_code", ...), used by the CLI's --json and --category.
+std::string_view category_name(Category c);
+std::optional<Category> category_from_name(std::string_view name);
+
+enum class GroupKind : std::uint8_t {
+    key_dir,            // fxgraph/<xx>/<key>/ or aotautograd/<key>/: all entries of one key
+    triton_kernel_dir,  // triton/<dev>/<HASH>/ or, in a stand-alone Triton cache, <HASH>/
+    module,             // <xx>/<key>.py|.cpp|.so|... with its .kernel_perf, .best_config, build records
+    single_file,        // anything else: autotune cache, lock, temp, other
+};
+std::string_view group_kind_name(GroupKind k);
+
+using GroupId = std::uint32_t;
+inline constexpr GroupId kNoGroup = 0xffffffffu;
+
+// What kind of root was scanned; decides which rules apply.
+enum class RootKind : std::uint8_t {
+    inductor,        // $TORCHINDUCTOR_CACHE_DIR layout
+    triton,          // stand-alone Triton cache: <HASH>/ kernel dirs
+};
+std::string_view root_kind_name(RootKind k);
+
+struct Artifact {
+    std::string path;            // absolute (root joined with the relative path)
+    std::uint32_t rel_offset = 0;  // path.substr(rel_offset) is the path relative to the root
+    Category category = Category::other;
+    std::uint64_t size = 0;      // bytes (st_size)
+    std::int64_t mtime_ns = 0;   // nanoseconds since the Unix epoch
+    std::int64_t atime_ns = 0;
+    std::string key;             // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
+    GroupId group = kNoGroup;
+
+    std::string_view rel_path() const { return std::string_view(path).substr(rel_offset); }
+    // Last use for LRU: atime, falling back to mtime where atime is older (noatime mounts).
+    std::int64_t last_use_ns() const { return atime_ns > mtime_ns ? atime_ns : mtime_ns; }
+};
+
+struct Group {
+    GroupId id = kNoGroup;
+    GroupKind kind = GroupKind::single_file;
+    Category category = Category::other;  // the main category (fxgraph, triton_compiled, kernel_module, …)
+    std::string path;                     // absolute: the dir for key/kernel dirs, the main file otherwise
+    std::string key;                      // the key the group's lock would be named after (locks/<key>.lock)
+    std::vector<std::uint32_t> artifacts;   // indices into ScanResult::artifacts
+    std::uint64_t bytes = 0;
+    std::int64_t last_use_ns = 0;         // max of the members' last_use_ns()
+};
+
+struct ScanProgress {
+    std::uint64_t files = 0;
+    std::uint64_t dirs = 0;
+    std::uint64_t bytes = 0;
+    std::string_view current_dir;  // relative to the root; valid only during the callback
+};
+
+struct ScanOptions {
+    std::optional<RootKind> kind;            // empty: detect (roots.hpp detect_root_kind)
+    bool sniff_python = true;                // read ≤ 4 KB of .py files to tell output_code from kernel_module
+    std::function<void(const ScanProgress&)> progress;  // called every `progress_every` files and at the end
+    std::uint32_t progress_every = 4096;
+    const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled
+    std::size_t max_errors = 100;            // errors kept verbatim; all are counted in `unreadable`
+};
+
+struct ScanResult {
+    std::string root;                 // absolute, as given (not resolved through symlinks)
+    RootKind kind = RootKind::inductor;
+    std::vector<Artifact> artifacts;  // files in walk order
+    std::vector<Group> groups;        // groups[i].id == i
+    std::uint64_t unreadable = 0;     // files and directories that could not be read or stat'ed
+    std::vector<Error> errors;        // the first `max_errors` of them, with paths
+    std::uint64_t dirs = 0;
+    std::uint64_t symlinks = 0;       // seen and not followed (not artifacts)
+
+    std::uint64_t total_bytes() const;
+};
+
+// Walks `root` once. Errors: Errc::not_found / io when the root itself cannot be opened,
+// Errc::cancelled when options.cancel was raised.
+Result<ScanResult> scan_cache(const std::filesystem::path& root, const ScanOptions& options = {});
+
+}  // namespace kiln::inductor
