@@ -1,0 +1,32 @@
+#pragma once
+// The bytes of one pickle: a read-only memory map of a file, or an owned string (remote cache
+// values, tests). Shared by the Document and everything that holds views into it.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace kiln::pickle {
+
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    virtual std::string_view bytes() const = 0;
+    // Where the bytes came from (a path, "redis:<key>", "<memory>"), used in error contexts.
+    const std::string& origin() const { return origin_; }
+
+protected:
+    explicit Buffer(std::string origin) : origin_(std::move(origin)) {}
+
+private:
+    std::string origin_;
+};
+
+// Maps `path` read-only (an empty file yields an empty buffer).
+Result<std::shared_ptr<const Buffer>> map_file(const std::filesystem::path& path);
+// Takes ownership of `bytes`.
+std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin = "<memory>");
+
+}  // namespace kiln::pickle
