@@ -1,16 +1,16 @@
 #pragma once
 // The value tree a pickle decodes to. Nothing is ever resolved or executed: classes are inert
-// `Global` nodes and object construction is an inert `Call` node carrying its arguments and any
+// `global` nodes and object construction is an inert `call` node carrying its arguments and any
 // BUILD state / appended items. Nodes live in a `Document` arena and point at each other with
-// plain pointers; a memo reference (BINGET) shares the node, so the tree is a DAG and may even
-// contain cycles (a list that contains itself). Walk it with a visited set or a depth limit.
+// plain pointers (`Ref`); a memo reference (BINGET) shares the node, so the tree is a DAG and
+// may even contain cycles (a list that contains itself): walk it with a visited set or a depth
+// limit. Nodes are 48 bytes; container payloads live out of line so scalars stay small.
 //
-// Strings and bytes are views (`std::string_view`) into the document's bytes whenever the pickle
-// stores them verbatim (BINUNICODE*, BINBYTES*, ...); the Document keeps those bytes alive.
+// Strings and bytes are views into the document's bytes whenever the pickle stores them
+// verbatim (BINUNICODE*, BINBYTES*, ...); the Document keeps those bytes alive.
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,7 +33,7 @@ enum class Kind : std::uint8_t {
     dict,
     set,
     frozenset,
-    global,      // a class or function reference: module + name, never imported
+    global,      // a class or function reference: module + name, never imported (also EXTn codes)
     call,        // REDUCE / NEWOBJ / NEWOBJ_EX / INST / OBJ: callable(*args, **kwargs) + BUILD state
     persistent,  // PERSID / BINPERSID: the persistent id, inert
     buffer,      // NEXT_BUFFER: out-of-band data the pickle does not contain
@@ -41,80 +41,111 @@ enum class Kind : std::uint8_t {
 
 const char* kind_name(Kind k);
 
-// An exact integer. Small values (the usual case) live in `small`; LONG1/LONG4 (and protocol-0
-// LONG text) values beyond int64 keep their little-endian two's-complement bytes in `big_le`.
+// An exact integer. Small values (the usual case) are `small`; LONG1/LONG4 (and protocol-0
+// decimal) values beyond int64 keep their minimal little-endian two's-complement bytes.
 struct Int {
     std::int64_t small = 0;
     std::string_view big_le;  // empty when the value fits in int64
     bool fits_int64() const { return big_le.empty(); }
-    // |value| < 2^53, i.e. representable exactly as a JSON/double number.
-    bool fits_53_bits() const { return fits_int64() && small > -(std::int64_t{1} << 53) && small < (std::int64_t{1} << 53); }
+    // |value| < 2^53: exactly representable as a JSON (double) number.
+    bool fits_53_bits() const {
+        return fits_int64() && small > -(std::int64_t{1} << 53) && small < (std::int64_t{1} << 53);
+    }
+    bool negative() const;
+    // Exact decimal text; integers over 2048 bytes (> ~4900 digits, beyond what Python itself
+    // prints by default) are given as exact hexadecimal "0x..." / "-0x..." to stay linear.
     std::string to_decimal() const;
 };
 
-struct Value;
+class Value;
 using Ref = const Value*;
+using Entry = std::pair<Ref, Ref>;
 
-struct Call {
-    Ref callable = nullptr;  // usually a Global
-    Ref args = nullptr;      // usually a tuple
-    Ref kwargs = nullptr;    // NEWOBJ_EX only, else null
-    Ref state = nullptr;     // BUILD argument, null when none
-    bool newobj = false;     // NEWOBJ/NEWOBJ_EX (cls.__new__) rather than REDUCE (callable(*args))
-    std::vector<Ref> items;                      // APPEND(S)/ADDITEMS applied to the object
-    std::vector<std::pair<Ref, Ref>> entries;    // SETITEM(S) applied to the object
-};
+class Value {
+public:
+    Kind kind() const { return kind_; }
+    bool is(Kind k) const { return kind_ == k; }
+    std::uint64_t offset() const { return offset_; }  // byte offset of the opcode that made it
 
-struct Value {
-    Kind kind = Kind::none;
-    bool boolean = false;
-    double floating = 0.0;
-    Int integer;
-    // string/bytes/bytearray: the data; global: the module; persistent (PERSID): the id text.
-    std::string_view text;
-    std::string_view name;                      // global: the qualified name
-    std::vector<Ref> items;                     // list, tuple, set, frozenset; persistent (BINPERSID): [pid]
-    std::vector<std::pair<Ref, Ref>> entries;   // dict, in insertion order (duplicates kept as written)
-    std::unique_ptr<Call> call;                 // kind == call
-    std::uint64_t buffer_index = 0;             // kind == buffer: the n-th out-of-band buffer
-    bool readonly = false;                      // kind == buffer: READONLY_BUFFER seen
-    std::uint64_t offset = 0;                   // byte offset of the opcode that created the node
+    bool as_bool() const { return scalar_.b; }               // boolean
+    double as_double() const { return scalar_.f; }           // floating
+    Int as_int() const;                                       // integer (also boolean as 0/1)
+    std::string_view text() const { return text_; }          // string, bytes, bytearray, global module, PERSID text
+    std::string_view module() const { return text_; }        // global
+    std::string_view name() const;                            // global: the qualified name
+    std::uint64_t buffer_index() const { return scalar_.u; } // buffer: the n-th out-of-band buffer
+    bool readonly() const { return flags_ & kReadonly; }      // buffer: READONLY_BUFFER applied
 
-    bool is(Kind k) const { return kind == k; }
+    // list, tuple, set, frozenset: elements; call: APPEND(S)/ADDITEMS applied to the object;
+    // persistent from BINPERSID: [pid]. Empty for other kinds.
+    const std::vector<Ref>& items() const;
+    // dict: items in insertion order (duplicate keys kept as written; get() finds the last);
+    // call: SETITEM(S) applied to the object.
+    const std::vector<Entry>& entries() const;
+
+    // call only (null otherwise).
+    Ref callable() const;   // usually a global: the class or function
+    Ref args() const;       // usually a tuple
+    Ref kwargs() const;     // NEWOBJ_EX only
+    Ref state() const;      // the BUILD argument, null when none
+    bool is_newobj() const { return flags_ & kNewobj; }  // cls.__new__(cls, *args) rather than callable(*args)
+
     bool is_container() const;
-    // "module.name" for a global, else empty.
-    std::string qualified_name() const;
-    // For a call whose callable is a global: its "module.name" (the object's class), else empty.
-    std::string call_type() const;
-    // For a dict (or a call's BUILD state dict): the value under string key `key`, or null.
+    std::size_t size() const;             // elements / entries; 0 for scalars
+    std::string qualified_name() const;   // global: "module.name"; else empty
+    std::string call_type() const;        // call with a global callable: its "module.name"; else empty
+    // dict or call-with-dict-state: the value under string key `key` (last occurrence), or null.
     Ref get(std::string_view key) const;
+
+private:
+    friend class Decoder;
+    friend class Document;
+    static constexpr std::uint8_t kReadonly = 1, kNewobj = 2;
+    struct More {
+        std::vector<Ref> items;
+        std::vector<Entry> entries;
+        Ref callable = nullptr, args = nullptr, kwargs = nullptr, state = nullptr;
+        std::string_view name;
+    };
+    Kind kind_ = Kind::none;
+    std::uint8_t flags_ = 0;
+    std::uint64_t offset_ = 0;
+    union {
+        bool b;
+        double f;
+        std::int64_t i;
+        std::uint64_t u;
+    } scalar_{};
+    std::string_view text_;
+    More* more_ = nullptr;  // owned by the Document
 };
 
 // Owns the bytes the views point into and every node. Immutable once decoded.
 class Document {
 public:
     Ref root() const { return root_; }
-    int protocol() const { return protocol_; }               // from PROTO, 0 when absent
+    int protocol() const { return protocol_; }  // from PROTO, 0 when absent
     std::size_t node_count() const { return nodes_.size(); }
-    std::string_view bytes() const;                         // the whole input
+    std::string_view bytes() const;             // the whole input
     const std::shared_ptr<const Buffer>& buffer() const { return buffer_; }
 
 private:
     friend class Decoder;
     std::shared_ptr<const Buffer> buffer_;
-    std::deque<Value> nodes_;         // stable addresses
-    std::deque<std::string> owned_;   // decoded text that is not a verbatim view (protocol 0)
+    std::deque<Value> nodes_;           // stable addresses
+    std::deque<Value::More> more_;      // container / call payloads
+    std::deque<std::string> owned_;     // decoded text that is not a verbatim view (protocol 0, big ints)
     Ref root_ = nullptr;
     int protocol_ = 0;
 };
 
-// Human-readable one-line form of a value, shortened to about `max_chars`
-// (strings quoted, containers with their size, objects as `module.Class(...)`).
+// Human-readable one-line form of a value, shortened to about `max_chars` (strings quoted,
+// containers with their size, objects as `module.Class(...)`).
 std::string short_repr(Ref v, std::size_t max_chars = 80);
 
-// Children of a node for a lazy tree walk (GUI object tree, --json): a label and the child.
+// Children of a node for a lazy tree walk (GUI object tree): a label and the child.
 struct Child {
-    std::string label;   // "[3]", "'key'", "callable", "args", "state", ...
+    std::string label;  // "[3]", "'key'", "callable", "args", "kwargs", "state", ...
     Ref value = nullptr;
 };
 std::vector<Child> children(Ref v);
