@@ -32,7 +32,6 @@ public:
     std::shared_future<Result<std::shared_ptr<Library>>> load_async(CompileRequest req);
 
 private:
-    void submit(std::function<void()> job);
     void run_worker();
 
     CodeCache& cache_;

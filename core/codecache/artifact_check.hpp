@@ -1,0 +1,13 @@
+#pragma once
+// Cheap validity checks of a compiled artifact before it counts as a cache hit: a truncated ELF file
+// (.so/.o/exe/.cubin) lost its section header table, which sits at the end; a fatbin's header
+// gives its size. This catches the half-written library Inductor can leave behind.
+#include <filesystem>
+#include <string>
+
+namespace kiln::codecache {
+
+// Empty when usable; otherwise why not ("missing", "truncated ELF: ...").
+std::string artifact_problem(const std::filesystem::path& path, const std::string& ext);
+
+}  // namespace kiln::codecache

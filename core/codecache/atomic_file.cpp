@@ -1,0 +1,77 @@
+#include "codecache/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <functional>
+#include <thread>
+
+namespace kiln::codecache {
+
+std::string temp_suffix() {
+    auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id());
+    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "." + std::string temporaries.
+    std::string s(1, '.');
+    s += std::to_string(::getpid());
+    s += '.';
+    s += std::to_string(tid);
+    return s;
+}
+
+std::string_view strip_python(std::string_view s) {
+    auto space = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+               (c >= '\x1c' && c <= '\x1f');
+    };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+Status fsync_file(const std::filesystem::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_error("open for fsync", path.string(), errno);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return io_error("fsync", path.string(), err);
+    return ok_status();
+}
+
+Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs) {
+    std::error_code ec;
+    if (make_dirs) {
+        std::filesystem::create_directories(path.parent_path(), ec);
+        if (ec) return io_error("create directory", path.parent_path().string(), ec.value());
+    }
+    auto tmp = path.parent_path() / (temp_suffix() + ".tmp");
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return io_error("create temporary file", tmp.string(), errno);
+    std::size_t off = 0;
+    while (off < content.size()) {
+        ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int err = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return io_error("write", tmp.string(), err);
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        int err = errno;
+        ::unlink(tmp.c_str());
+        return io_error("fsync", tmp.string(), err);
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        int err = errno;
+        ::unlink(tmp.c_str());
+        return io_error("rename temporary file onto", path.string(), err);
+    }
+    return ok_status();
+}
+
+}  // namespace kiln::codecache
