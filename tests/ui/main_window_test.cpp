@@ -1,0 +1,229 @@
+// The desktop app end to end, offscreen, on the real fixtures: counts in the tree, the guard
+// panel against `kiln-cli guards`, the diff of the changed-config pair, a responsive UI thread
+// while scanning and decoding, live updates that keep the selection, and a rendered window.
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QTreeView>
+
+#include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
+#include "diff/diff_view.hpp"
+#include "inspector/guards_panel.hpp"
+#include "inspector/inspector_widget.hpp"
+#include "jobs/job_runner.hpp"
+#include "main_window.hpp"
+#include "ui_test_support.hpp"
+
+using namespace kiln::ui;
+using kiln::inductor::Category;
+
+namespace {
+
+// Measures the longest gap between ticks of a 5 ms timer on the UI thread.
+class GapMeter {
+public:
+    GapMeter() {
+        QObject::connect(&timer_, &QTimer::timeout, [this] {
+            const qint64 now = clock_.nsecsElapsed();
+            if (last_ >= 0) maxGapNs_ = std::max(maxGapNs_, now - last_);
+            last_ = now;
+        });
+        clock_.start();
+        timer_.start(5);
+    }
+    double maxGapMs() const { return double(maxGapNs_) / 1e6; }
+
+private:
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ = -1;
+    qint64 maxGapNs_ = 0;
+};
+
+QModelIndex categoryRow(CacheBrowser* b, Category c) {
+    auto* m = b->model();
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, 0).data(CacheTreeModel::CategoryRole).toInt() == int(c)) return m->index(r, 0);
+    return {};
+}
+
+bool scanned(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isRunning("scan"); }
+
+const char* kChangedA = "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
+const char* kChangedB = "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
+const char* kBigEntry = "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu";
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("KilnTest");  // keep the user's settings out of it
+        QVERIFY2(QDir(test::h100Root()).exists(), "KILN_FIXTURE_DIR must point at the extracted fixtures");
+    }
+
+    void treeShowsFixtureCountsAndUiStaysResponsive() {
+        MainWindow w;
+        w.show();
+        GapMeter meter;
+        w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        QTest::qWait(20);
+        qInfo("max UI-thread gap while scanning: %.1f ms", meter.maxGapMs());
+        QVERIFY2(meter.maxGapMs() < 50.0, qPrintable(QString("UI thread blocked %1 ms").arg(meter.maxGapMs())));
+
+        // The tree's categories against `kiln-cli stats --json` on the same cache.
+        const QJsonObject stats = test::runCliJson({"stats", test::h100Root(), "--json"}).object();
+        QVERIFY(!stats.isEmpty());
+        const auto tree = w.browser()->tree();
+        const QJsonObject cats = stats["categories"].toObject();
+        for (auto it = cats.begin(); it != cats.end(); ++it) {
+            const auto c = kiln::inductor::category_from_name(it.key().toStdString());
+            QVERIFY(c);
+            QCOMPARE(qint64(tree->byCategory[size_t(*c)].files), it.value()["files"].toInteger());
+            QCOMPARE(qint64(tree->byCategory[size_t(*c)].bytes), it.value()["bytes"].toInteger());
+        }
+        QCOMPARE(qint64(tree->nodes[0].files), stats["total"]["files"].toInteger());
+        // What the user sees: 13 key dirs under fxgraph, 114 kernel dirs under triton_compiled.
+        QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::fxgraph)), 13);
+        QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::triton_compiled)), 114);
+        QVERIFY(w.statusPanel()->totalsText().contains("1067 files"));
+    }
+
+    void guardsPanelServesWhatTheCliServes() {
+        MainWindow w;
+        w.show();
+        w.openRoot(test::twoEntriesRoot());
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        const QString keyDir = test::twoEntriesRoot() + "/fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+        QVERIFY(w.browser()->selectPath(keyDir));
+        GuardsPanel* g = w.inspector()->guardsPanel();
+        QVERIFY(test::waitFor([&] { return g->keyDir() == keyDir && g->field("t0"); }));
+        QTest::keyClicks(g->field("t0"), "1000");
+        QVERIFY(test::waitFor([&] { return g->outcome().values == QVector<qint64>{1000}; }));
+
+        const QJsonObject cli = test::runCliJson({"guards", keyDir, "--sizes", "1000", "--json"}).object();
+        QVERIFY(!cli.isEmpty());
+        QCOMPARE(g->outcome().served, cli["served"].toString());
+        QCOMPARE(g->outcome().ambiguous, cli["ambiguous"].toBool());
+        QVERIFY(g->outcome().ambiguous);
+        const QJsonArray entries = cli["entries"].toArray();
+        QCOMPARE(g->outcome().rows.size(), entries.size());
+        for (int i = 0; i < entries.size(); ++i) {
+            QCOMPARE(g->outcome().rows[i].file, entries[i]["file"].toString());
+            QCOMPARE(g->outcome().rows[i].pass, entries[i]["pass"].toBool());
+        }
+        // The highlighted row is the served entry.
+        QTableWidget* t = g->table();
+        int highlighted = -1;
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->font().bold()) highlighted = r;
+        QVERIFY(highlighted >= 0);
+        QVERIFY(t->item(highlighted, 0)->text().startsWith(cli["served"].toString()));
+        QVERIFY(g->verdictText().contains("Ambiguous"));
+
+        // Beyond 2**31: only the unbounded entry holds.
+        g->field("t0")->setText("2147483664");
+        QVERIFY(test::waitFor([&] { return g->outcome().values == QVector<qint64>{2147483664LL}; }));
+        const QJsonObject cli2 = test::runCliJson({"guards", keyDir, "--sizes", "2147483664", "--json"}).object();
+        QCOMPARE(g->outcome().served, cli2["served"].toString());
+        QVERIFY(!g->outcome().ambiguous);
+    }
+
+    void diffOfTheChangedConfigPair() {
+        MainWindow w;
+        w.show();
+        w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        DiffView* d = w.diffView();
+        d->setSideA(test::h100Root() + kChangedA);
+        d->setSideB(test::h100Root() + kChangedB);
+        bool done = false;
+        connect(d, &DiffView::compared, this, [&] { done = true; });
+        d->compare();
+        QVERIFY(test::waitFor([&] { return done; }));
+        QVERIFY2(d->outcome().error.isEmpty(), qPrintable(d->outcome().error));
+        QStringList names;
+        for (const auto& c : d->outcome().changed) names << c.component;
+        names.sort();
+        QCOMPARE(names, (QStringList{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
+        QCOMPARE(d->changesTable()->rowCount(), 2);
+        QVERIFY(d->outcome().same > 100);
+    }
+
+    void bigEntryDecodesOffThread() {
+        MainWindow w;
+        w.show();
+        w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        const QString path = test::h100Root() + kBigEntry;
+        QVERIFY(QFileInfo(path).size() > 7'000'000);
+        QString shown;
+        connect(&w, &MainWindow::inspectionShown, this, [&](const QString& p) { shown = p; });
+        GapMeter meter;
+        QVERIFY(w.browser()->selectPath(path));
+        QVERIFY(test::waitFor([&] { return shown == path; }));
+        QTest::qWait(20);
+        qInfo("max UI-thread gap while opening a %lld-byte entry: %.1f ms", QFileInfo(path).size(), meter.maxGapMs());
+        QVERIFY2(meter.maxGapMs() < 50.0, qPrintable(QString("UI thread blocked %1 ms").arg(meter.maxGapMs())));
+        QVERIFY(w.inspector()->summaryView()->toPlainText().contains("CompiledFxGraph"));
+        // Every tab renders the entry: switch through them and grab each.
+        for (int i = 0; i < w.inspector()->count(); ++i) {
+            w.inspector()->setCurrentIndex(i);
+            QVERIFY(!w.grab().isNull());
+        }
+    }
+
+    void liveUpdateKeepsSelection() {
+        // A copy of the small fixture that we can write to.
+        const QString scratch = test::binaryDir() + "/ui-test-scratch/live";
+        QDir(scratch).removeRecursively();
+        QVERIFY(QDir().mkpath(scratch));
+        QVERIFY(QProcess::execute("cp", {"-a", test::twoEntriesRoot(), scratch}) == 0);
+        const QString root = scratch + "/inductor";
+        MainWindow w;
+        w.show();
+        w.openRoot(root);
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        const QString keyDir = root + "/fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+        QVERIFY(w.browser()->selectPath(keyDir));
+        const auto before = w.browser()->tree();
+        // Inductor writes a new module: the watcher notices, rescans once, and the selection stays.
+        QFile f(root + "/zz/czzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz.py");
+        QVERIFY(QDir().mkpath(root + "/zz"));
+        QVERIFY(QDir(root).exists("zz"));
+        QTest::qWait(100);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("import triton\n");
+        f.close();
+        QVERIFY(test::waitFor([&] { return scanned(w) && w.browser()->tree()->nodes[0].files == before->nodes[0].files + 1; }, 20000));
+        QCOMPARE(w.browser()->currentPath(), keyDir);
+        QDir(scratch).removeRecursively();
+    }
+
+    void windowRendersToPng() {
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        w.browser()->view()->expandToDepth(0);
+        const QString out = test::binaryDir() + "/test-artifacts/main_window.png";
+        QVERIFY(QDir().mkpath(QFileInfo(out).path()));
+        const QPixmap pix = w.grab();
+        QVERIFY(pix.width() >= 1000);
+        QVERIFY(pix.save(out, "PNG"));
+        QVERIFY(QFileInfo(out).size() > 10'000);
+        qInfo("window rendered to %s", qPrintable(out));
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"

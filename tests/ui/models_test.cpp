@@ -1,0 +1,166 @@
+// Every model of the UI under QAbstractItemModelTester, on real fixture data; plus the pieces
+// they are built from (cache tree counts, line diff, highlighter language choice, job runner).
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "browser/cache_filter_proxy.hpp"
+#include "browser/cache_tree_model.hpp"
+#include "browser/scan_job.hpp"
+#include "diff/diff_lines_model.hpp"
+#include "diff/line_diff.hpp"
+#include "inductor/graph_entry.hpp"
+#include "inspector/inspection.hpp"
+#include "inspector/key_components_model.hpp"
+#include "inspector/object_tree_model.hpp"
+#include "inspector/opcode_model.hpp"
+#include "jobs/job_runner.hpp"
+#include "source/hex_model.hpp"
+#include "source/syntax_highlighter.hpp"
+#include "ui_test_support.hpp"
+
+using namespace kiln::ui;
+using kiln::inductor::Category;
+
+namespace {
+
+std::shared_ptr<const CacheTree> scanTree(const QString& root) {
+    JobControl ctl;
+    ScanOutcome out = runScan(root, ctl);
+    if (!out.error.isEmpty()) qWarning("%s", qPrintable(out.error));
+    return out.tree;
+}
+
+const QString kEntryA = QStringLiteral("/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
+                                       "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse");
+
+}  // namespace
+
+class ModelsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void cacheTreeMatchesFixtureCounts() {
+        const auto tree = scanTree(test::h100Root());
+        QVERIFY(tree);
+        // The numbers of shared/fixtures/README.md.
+        QCOMPARE(tree->nodes[0].files, 1067u);
+        QCOMPARE(tree->nodes[0].bytes, 63905170u);
+        QCOMPARE(tree->byCategory[size_t(Category::fxgraph)].files, 13u);
+        QCOMPARE(tree->byCategory[size_t(Category::aotautograd)].files, 12u);
+        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].files, 905u);
+        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].entries, 114u);
+        QCOMPARE(tree->fxgraphKeys, 13u);
+    }
+
+    void cacheTreeModelAndProxyPassTheTester() {
+        CacheTreeModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTree(scanTree(test::h100Root()));
+        QVERIFY(model.rowCount() > 5);
+        CacheFilterProxy proxy;
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        proxy.sort(CacheTreeModel::SizeColumn, Qt::DescendingOrder);
+        proxy.setFilterText(QStringLiteral("triton_poi_fused"));
+        QVERIFY(proxy.rowCount() >= 1);
+        for (int r = 0; r < proxy.rowCount(); ++r)  // only categories holding a matching kernel remain
+            QVERIFY(proxy.rowCount(proxy.index(r, 0)) > 0);
+        proxy.setFilterText(QStringLiteral("no-such-kernel-anywhere"));
+        QCOMPARE(proxy.rowCount(), 0);
+        proxy.setFilterText(QString());
+        QCOMPARE(proxy.rowCount(), model.rowCount());
+        model.setTree(scanTree(test::twoEntriesRoot()));  // a reset under both testers
+        QVERIFY(model.rowCount() > 0);
+    }
+
+    void sortBySizeOrdersGroups() {
+        CacheTreeModel model;
+        model.setTree(scanTree(test::h100Root()));
+        CacheFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(CacheTreeModel::SizeColumn, Qt::DescendingOrder);
+        for (int r = 0; r < proxy.rowCount(); ++r) {
+            const QModelIndex cat = proxy.index(r, 0);
+            for (int g = 1; g < proxy.rowCount(cat); ++g)
+                QVERIFY(proxy.index(g - 1, 0, cat).data(CacheTreeModel::SortRole).toULongLong() >=
+                        proxy.index(g, 0, cat).data(CacheTreeModel::SortRole).toULongLong());
+        }
+    }
+
+    void objectTreeOpcodeAndComponentModels() {
+        auto entry = kiln::inductor::load_graph_entry((test::h100Root() + kEntryA).toStdString());
+        QVERIFY2(entry.ok(), entry.ok() ? "" : entry.error().str().c_str());
+        ObjectTreeModel objects;
+        QAbstractItemModelTester t1(&objects, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        objects.setDocument(entry->document_ptr(), entry->root(), QStringLiteral("entry"));
+        QCOMPARE(objects.rowCount(), 1);
+        const QModelIndex top = objects.index(0, 0);
+        QVERIFY(objects.hasChildren(top));
+        if (objects.canFetchMore(top)) objects.fetchMore(top);
+        QVERIFY(objects.rowCount(top) > 0);
+
+        Inspection ins;
+        JobControl ctl;
+        CacheNode node;
+        node.kind = CacheNode::Kind::file;
+        node.category = Category::fxgraph;
+        ins = inspectArtifact({test::h100Root() + kEntryA, node, test::h100Root(), nullptr}, ctl);
+        QVERIFY2(ins.error.isEmpty(), qPrintable(ins.error));
+        QVERIFY(ins.ops && ins.ops->size() > 100);
+        OpcodeModel ops;
+        QAbstractItemModelTester t2(&ops, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ops.setOps(ins.ops);
+        QCOMPARE(ops.index(0, OpcodeModel::OpcodeColumn).data().toString().trimmed(), QStringLiteral("PROTO"));
+
+        KeyComponentsModel comps;
+        QAbstractItemModelTester t3(&comps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        comps.setComponents(ins.components);
+        QVERIFY(comps.rowCount() > 100);
+        QCOMPARE(comps.index(0, KeyComponentsModel::NameColumn).data().toString(), QStringLiteral("gm"));
+        QCOMPARE(comps.index(0, KeyComponentsModel::HashColumn).data().toString().size(), 51);
+    }
+
+    void hexAndDiffModels() {
+        HexModel hex;
+        QAbstractItemModelTester t1(&hex, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        hex.setBytes(QByteArray("\x80\x04\x95hello, world; seventeen+", 27));
+        QCOMPARE(hex.rowCount(), 2);
+        QVERIFY(hex.index(0, HexModel::HexColumn).data().toString().startsWith(QStringLiteral("80 04 95")));
+        QCOMPARE(hex.index(1, HexModel::OffsetColumn).data().toString(), QStringLiteral("00000010"));
+
+        const auto lines = sideBySideDiff({"a", "b", "c", "d"}, {"a", "x", "c", "d", "e"});
+        DiffLinesModel model;
+        QAbstractItemModelTester t2(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setLines(lines);
+        QCOMPARE(lines.size(), 5);
+        QCOMPARE(int(lines[1].kind), int(DiffLine::Kind::changed));
+        QCOMPARE(lines[1].a, QStringLiteral("b"));
+        QCOMPARE(lines[1].b, QStringLiteral("x"));
+        QCOMPARE(int(lines[4].kind), int(DiffLine::Kind::added));
+        QCOMPARE(lines[4].lineB, 5);
+    }
+
+    void languagesFromFileNames() {
+        QCOMPARE(languageForFile("c2x.py"), SourceLanguage::python);
+        QCOMPARE(languageForFile("k.cu"), SourceLanguage::cpp);
+        QCOMPARE(languageForFile("triton_poi_fused_0.ptx"), SourceLanguage::ptx);
+        QCOMPARE(languageForFile("triton_poi_fused_0.ttgir"), SourceLanguage::mlir);
+        QCOMPARE(languageForFile("triton_poi_fused_0.cubin"), SourceLanguage::plain);
+    }
+
+    void jobRunnerDropsStaleResults() {
+        JobRunner runner;
+        QStringList delivered;
+        // The first job is slow; the second supersedes it on the same channel.
+        runner.start("ch", "slow", [](JobControl& c) { while (!c.cancelled()) QThread::msleep(1); return QString("slow"); },
+                     [&](QString s) { delivered << s; });
+        runner.start("ch", "fast", [](JobControl&) { return QString("fast"); }, [&](QString s) { delivered << s; });
+        QVERIFY(test::waitFor([&] { return !runner.isBusy(); }, 10000));
+        QTest::qWait(50);
+        QCOMPARE(delivered, QStringList{"fast"});
+        QCOMPARE(runner.droppedCount(), 1u);
+    }
+};
+
+QTEST_MAIN(ModelsTest)
+#include "models_test.moc"

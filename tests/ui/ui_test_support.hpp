@@ -1,0 +1,40 @@
+#pragma once
+// Shared helpers of the Qt tests: fixture paths from the environment CTest sets, running the real
+// kiln-cli, and waiting for the main window's background work.
+#include <QDir>
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QString>
+#include <QTest>
+
+namespace kiln::ui::test {
+
+inline QString fixtureDir() { return qEnvironmentVariable("KILN_FIXTURE_DIR"); }
+inline QString h100Root() { return fixtureDir() + QStringLiteral("/h100/inductor"); }
+inline QString twoEntriesRoot() { return fixtureDir() + QStringLiteral("/two/inductor"); }
+inline QString binaryDir() { return qEnvironmentVariable("KILN_BINARY_DIR"); }
+
+// Runs $KILN_CLI with `args`; returns stdout parsed as JSON (fails the test on error).
+inline QJsonDocument runCliJson(const QStringList& args) {
+    QProcess p;
+    p.start(qEnvironmentVariable("KILN_CLI"), args);
+    if (!p.waitForFinished(120000)) qWarning("kiln-cli did not finish");
+    const QByteArray out = p.readAllStandardOutput();
+    if (p.exitCode() != 0) qWarning("kiln-cli %s failed: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
+    return QJsonDocument::fromJson(out);
+}
+
+// Spins the event loop until `done()` or the timeout; returns whether it became true.
+template <class Pred>
+bool waitFor(Pred done, int timeoutMs = 60000) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs) return false;
+        QTest::qWait(5);
+    }
+    return true;
+}
+
+}  // namespace kiln::ui::test

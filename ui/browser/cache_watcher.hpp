@@ -1,0 +1,35 @@
+#pragma once
+// Notices when the cache changes on disk. QFileSystemWatcher reports every directory change; a
+// compile writes dozens of files in a burst, so changes restart a single-shot timer and one
+// `changed()` follows once the burst has been quiet for `coalesceMs`.
+#include <QFileSystemWatcher>
+#include <QObject>
+#include <QTimer>
+
+#include "browser/cache_tree.hpp"
+
+namespace kiln::ui {
+
+class CacheWatcher : public QObject {
+    Q_OBJECT
+public:
+    explicit CacheWatcher(QObject* parent = nullptr);
+    void setCoalesceMs(int ms) { timer_.setInterval(ms); }
+    void setEnabled(bool on);
+    bool isEnabled() const { return enabled_; }
+    // Watches tree.watchDirs (computed with the tree, off the UI thread).
+    void watch(const CacheTree& tree);
+    void clear();
+    int watchedDirCount() const { return static_cast<int>(watcher_.directories().size()); }
+
+signals:
+    void changed();
+
+private:
+    void poke();
+    QFileSystemWatcher watcher_;
+    QTimer timer_;
+    bool enabled_ = true;
+};
+
+}  // namespace kiln::ui

@@ -1,0 +1,22 @@
+#pragma once
+// A cache scan as a background job: the core's scanner with progress and cancellation, then the
+// browser's tree built from the result, all on the worker thread.
+#include <QString>
+
+#include <memory>
+
+#include "browser/cache_tree.hpp"
+
+namespace kiln::ui {
+
+class JobControl;
+
+struct ScanOutcome {
+    std::shared_ptr<const CacheTree> tree;  // null on error or cancel
+    QString error;                          // "cancelled" included
+    qint64 elapsedMs = 0;
+};
+
+ScanOutcome runScan(const QString& root, JobControl& ctl);
+
+}  // namespace kiln::ui

@@ -1,0 +1,148 @@
+#include "diff/diff_view.hpp"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "app/palette.hpp"
+#include "diff/diff_lines_model.hpp"
+#include "jobs/job_runner.hpp"
+
+namespace kiln::ui {
+
+DiffView::DiffView(JobRunner* jobs, QWidget* parent)
+    : QWidget(parent),
+      jobs_(jobs),
+      a_(new QLineEdit(this)),
+      b_(new QLineEdit(this)),
+      events_(new QComboBox(this)),
+      summary_(new QLabel(this)),
+      changes_(new QTableWidget(0, 3, this)),
+      linesView_(new QTableView(this)),
+      lines_(new DiffLinesModel(this)) {
+    a_->setPlaceholderText(tr("graph entry A (path)"));
+    b_->setPlaceholderText(tr("graph entry B (path), or a cache event picked from a TORCH_TRACE log"));
+    events_->setPlaceholderText(tr("Cache events of a TORCH_TRACE log"));
+    events_->setEnabled(false);
+    auto* go = new QPushButton(tr("Compare"), this);
+    go->setDefault(true);
+    summary_->setWordWrap(true);
+    summary_->setTextFormat(Qt::RichText);
+    changes_->setHorizontalHeaderLabels({tr("Component"), tr("A"), tr("B")});
+    changes_->horizontalHeader()->setStretchLastSection(true);
+    changes_->verticalHeader()->hide();
+    changes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    changes_->setWordWrap(false);
+    linesView_->setModel(lines_);
+    linesView_->verticalHeader()->hide();
+    linesView_->verticalHeader()->setDefaultSectionSize(linesView_->fontMetrics().height() + 2);
+    linesView_->setShowGrid(false);
+    linesView_->setWordWrap(false);
+
+    auto* traceRow = new QHBoxLayout;
+    traceRow->addWidget(events_, 1);
+    traceRow->addWidget(go);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(changes_);
+    split->addWidget(linesView_);
+    split->setSizes({200, 400});
+    auto* l = new QVBoxLayout(this);
+    l->addWidget(sideRow(tr("A"), a_));
+    l->addWidget(sideRow(tr("B"), b_));
+    l->addLayout(traceRow);
+    l->addWidget(summary_);
+    l->addWidget(split, 1);
+
+    connect(go, &QPushButton::clicked, this, &DiffView::compare);
+    connect(events_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
+        if (i >= 0 && i < trace_.events.size()) setSideB(trace_.events[i].spec);
+    });
+}
+
+QWidget* DiffView::sideRow(const QString& label, QLineEdit* edit) {
+    auto* w = new QWidget(this);
+    auto* h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(new QLabel(label, w));
+    h->addWidget(edit, 1);
+    auto* use = new QPushButton(tr("Use Selection"), w);
+    use->setToolTip(tr("Take the entry selected in the cache browser"));
+    connect(use, &QPushButton::clicked, this, [this, edit] {
+        if (selection_) edit->setText(selection_());
+    });
+    auto* browse = new QPushButton(tr("Browse…"), w);
+    connect(browse, &QPushButton::clicked, this, [this, edit] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("Graph entry"), root_);
+        if (!p.isEmpty()) edit->setText(p);
+    });
+    h->addWidget(use);
+    h->addWidget(browse);
+    return w;
+}
+
+void DiffView::setSideA(const QString& spec) { a_->setText(spec); }
+void DiffView::setSideB(const QString& spec) { b_->setText(spec); }
+
+void DiffView::setSourceFontSize(int pt) {
+    QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    if (pt > 0) f.setPointSize(pt);
+    linesView_->setFont(f);
+}
+
+void DiffView::compare() {
+    if (a_->text().isEmpty() || b_->text().isEmpty()) {
+        summary_->setText(tr("Choose two entries first."));
+        return;
+    }
+    summary_->setText(tr("Comparing …"));
+    jobs_->start(QStringLiteral("diff"), tr("Comparing keys"),
+                 [a = a_->text(), b = b_->text()](JobControl& ctl) { return diffArtifacts(a, b, ctl); },
+                 [this](DiffOutcome o) { showOutcome(std::move(o)); });
+}
+
+void DiffView::showOutcome(DiffOutcome o) {
+    outcome_ = std::move(o);
+    if (!outcome_.error.isEmpty()) {
+        summary_->setText(QStringLiteral("<span style=\"color:#c0392b\">%1</span>").arg(outcome_.error.toHtmlEscaped()));
+        changes_->setRowCount(0);
+        lines_->setLines({});
+        emit compared();
+        return;
+    }
+    QString s = tr("<b>%1 changed</b>, %2 the same").arg(outcome_.changed.size()).arg(outcome_.same);
+    if (!outcome_.onlyA.isEmpty()) s += tr("; only in A: %1").arg(outcome_.onlyA.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (!outcome_.onlyB.isEmpty()) s += tr("; only in B: %1").arg(outcome_.onlyB.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (outcome_.changed.isEmpty() && outcome_.onlyA.isEmpty() && outcome_.onlyB.isEmpty())
+        s += tr(" — the keys are built from identical components.");
+    summary_->setText(s);
+    changes_->setRowCount(static_cast<int>(outcome_.changed.size()));
+    for (int r = 0; r < outcome_.changed.size(); ++r) {
+        const auto& c = outcome_.changed[r];
+        auto firstLine = [](const QString& v) { const auto nl = v.indexOf('\n'); return nl < 0 ? v : v.left(nl) + QStringLiteral(" …"); };
+        changes_->setItem(r, 0, new QTableWidgetItem(c.component));
+        auto* a = new QTableWidgetItem(firstLine(c.a));
+        a->setToolTip(c.a.left(5000));
+        auto* b = new QTableWidgetItem(firstLine(c.b));
+        b->setToolTip(c.b.left(5000));
+        changes_->setItem(r, 1, a);
+        changes_->setItem(r, 2, b);
+    }
+    changes_->resizeColumnToContents(0);
+    lines_->setDark(isDarkPalette(palette()));
+    lines_->setLines(outcome_.gmLines);
+    linesView_->resizeColumnToContents(DiffLinesModel::LineAColumn);
+    linesView_->resizeColumnToContents(DiffLinesModel::LineBColumn);
+    linesView_->setVisible(!outcome_.gmLines.isEmpty());
+    emit compared();
+}
+
+}  // namespace kiln::ui

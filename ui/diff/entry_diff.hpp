@@ -1,0 +1,45 @@
+#pragma once
+// "Why do these two keys differ?": the components of two graph entries' cache keys (or of a
+// TORCH_TRACE cache event) aligned by name by the core, plus a line diff of the graph code (gm).
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include "diff/line_diff.hpp"
+
+namespace kiln::ui {
+
+class JobControl;
+
+struct ComponentChange {
+    QString component;
+    QString a;
+    QString b;
+};
+
+struct DiffOutcome {
+    QString a, b;                       // what was compared, as given
+    QVector<ComponentChange> changed;
+    QStringList onlyA, onlyB;
+    int same = 0;
+    QVector<DiffLine> gmLines;          // side by side; empty when gm did not change
+    QString error;
+};
+
+// A cache event read from a TORCH_TRACE log, offered as one side of a diff.
+struct TraceEvent {
+    QString label;   // "[0/1] fx_graph_cache_miss fswe3w…"
+    QString spec;    // what diffArtifacts accepts for it
+    bool miss = false;
+};
+
+struct TraceEvents {
+    QString path;
+    QVector<TraceEvent> events;
+    QString error;
+};
+
+// `a` and `b` are entry paths or TraceEvent::spec strings.
+DiffOutcome diffArtifacts(const QString& a, const QString& b, JobControl& ctl);
+
+}  // namespace kiln::ui

@@ -1,0 +1,58 @@
+#pragma once
+// Everything the inspector tabs show for one selected artifact, computed on a worker thread
+// (reading, decoding, disassembling, formatting) and handed to the UI as one value.
+#include <QByteArray>
+#include <QString>
+#include <QVector>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "browser/cache_tree.hpp"
+#include "inductor/graph_entry.hpp"
+#include "pickle/disassemble.hpp"
+#include "source/syntax_highlighter.hpp"
+
+namespace kiln::ui {
+
+class JobControl;
+
+// One line of `_fx_graph_cache_debug_lines`: "[<hash>] <name>: <value>" (the value may span lines).
+struct KeyComponent {
+    QString hash;
+    QString name;
+    QString value;
+};
+QVector<KeyComponent> parseDebugLines(const std::vector<std::string>& lines);
+
+struct InspectRequest {
+    QString path;             // the file (or group dir) to inspect
+    CacheNode node;           // what the browser knows about it
+    QString root;             // the cache root, to resolve links
+    std::shared_ptr<const CacheTree> tree;  // to turn keys into links to their artifacts
+};
+
+struct Inspection {
+    QString path;
+    CacheNode node;
+    QString error;                              // why it could not be read/decoded (also shown)
+    std::optional<inductor::GraphEntry> entry;  // graph entries: the decoded pickle (immutable, shared)
+    QString summaryHtml;
+    QString sourceTitle;
+    QString sourceText;
+    SourceLanguage sourceLanguage = SourceLanguage::plain;
+    bool hasSource = false;
+    QByteArray rawBytes;                        // non-pickles: the file's bytes (for text or hex)
+    bool rawIsText = false;
+    std::shared_ptr<const std::vector<pickle::Op>> ops;  // pickles: the opcode listing
+    QString opsError;
+    QVector<KeyComponent> components;
+    QString keyDir;                             // the key dir whose guards apply (graph entries, key dirs)
+    qint64 elapsedMs = 0;
+};
+
+// Reads and decodes; never throws. Honours ctl.cancelled() between steps.
+Inspection inspectArtifact(const InspectRequest& req, JobControl& ctl);
+
+}  // namespace kiln::ui

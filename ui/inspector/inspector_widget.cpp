@@ -1,0 +1,144 @@
+#include "inspector/inspector_widget.hpp"
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "inspector/guards_panel.hpp"
+#include "inspector/inspection.hpp"
+#include "inspector/key_components_model.hpp"
+#include "inspector/object_tree_model.hpp"
+#include "inspector/opcode_model.hpp"
+#include "source/code_view.hpp"
+#include "source/hex_model.hpp"
+
+namespace kiln::ui {
+
+namespace {
+
+QTableView* makeTable(QWidget* parent, QAbstractItemModel* model) {
+    auto* v = new QTableView(parent);
+    v->setModel(model);
+    v->verticalHeader()->hide();
+    v->verticalHeader()->setDefaultSectionSize(v->fontMetrics().height() + 4);  // fixed rows: no per-row measuring
+    v->horizontalHeader()->setStretchLastSection(true);
+    v->setSelectionBehavior(QAbstractItemView::SelectRows);
+    v->setWordWrap(false);
+    return v;
+}
+
+QWidget* withTitle(QLabel* title, QWidget* body, QWidget* parent) {
+    auto* w = new QWidget(parent);
+    auto* l = new QVBoxLayout(w);
+    l->setContentsMargins(4, 4, 4, 4);
+    l->addWidget(title);
+    l->addWidget(body);
+    return w;
+}
+
+}  // namespace
+
+InspectorWidget::InspectorWidget(JobRunner* jobs, QWidget* parent)
+    : QTabWidget(parent),
+      summary_(new QTextBrowser(this)),
+      objectView_(new QTreeView(this)),
+      objects_(new ObjectTreeModel(this)),
+      guards_(new GuardsPanel(jobs, this)),
+      components_(new KeyComponentsModel(this)) {
+    summary_->setOpenLinks(false);
+    connect(summary_, &QTextBrowser::anchorClicked, this, &InspectorWidget::linkActivated);
+    objectView_->setModel(objects_);
+    objectView_->setUniformRowHeights(true);
+    objectView_->header()->resizeSection(ObjectTreeModel::NameColumn, 260);
+    objectView_->header()->resizeSection(ObjectTreeModel::TypeColumn, 240);
+
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(components_);
+    proxy->setFilterKeyColumn(-1);
+    proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    componentsView_ = makeTable(this, proxy);
+    componentsView_->setSortingEnabled(true);
+    componentsView_->sortByColumn(-1, Qt::AscendingOrder);  // the key's own order until a header is clicked
+
+    addTab(summary_, tr("Summary"));
+    addTab(buildSourceTab(), tr("Source"));
+    addTab(objectView_, tr("Object tree"));
+    addTab(guards_, tr("Guards"));
+    addTab(componentsView_, tr("Key components"));
+    addTab(buildRawTab(), tr("Raw"));
+}
+
+QWidget* InspectorWidget::buildSourceTab() {
+    sourceTitle_ = new QLabel(this);
+    source_ = new CodeView(this);
+    return withTitle(sourceTitle_, source_, this);
+}
+
+QWidget* InspectorWidget::buildRawTab() {
+    rawInfo_ = new QLabel(this);
+    rawStack_ = new QStackedWidget(this);
+    ops_ = new OpcodeModel(this);
+    opsView_ = makeTable(this, ops_);
+    rawText_ = new CodeView(this);
+    hex_ = new HexModel(this);
+    hexView_ = makeTable(this, hex_);
+    rawStack_->addWidget(opsView_);
+    rawStack_->addWidget(rawText_);
+    rawStack_->addWidget(hexView_);
+    return withTitle(rawInfo_, rawStack_, this);
+}
+
+void InspectorWidget::setSourceFontSize(int pt) {
+    source_->setFontPointSize(pt);
+    rawText_->setFontPointSize(pt);
+}
+
+void InspectorWidget::showMessage(const QString& html) {
+    summary_->setHtml(html);
+}
+
+void InspectorWidget::showInspection(const Inspection& ins) {
+    summary_->setHtml(ins.summaryHtml);
+
+    // Source: highlighting a multi-megabyte text would stall the UI thread; such texts stay plain.
+    constexpr qsizetype kHighlightLimit = 2 << 20;
+    sourceTitle_->setText(ins.hasSource ? ins.sourceTitle : tr("No source for this item."));
+    source_->setSource(ins.hasSource ? ins.sourceText : QString(),
+                       ins.sourceText.size() > kHighlightLimit ? SourceLanguage::plain : ins.sourceLanguage);
+
+    if (ins.entry) objects_->setDocument(ins.entry->document_ptr(), ins.entry->root(), QStringLiteral("entry"));
+    else objects_->clear();
+    objectView_->expandToDepth(0);
+
+    components_->setComponents(ins.components);
+    componentsView_->resizeColumnToContents(KeyComponentsModel::NameColumn);
+
+    guards_->setKeyDir(ins.keyDir, ins.entry ? QFileInfo(ins.path).fileName() : QString());
+
+    if (ins.ops) {
+        ops_->setOps(ins.ops);
+        rawStack_->setCurrentWidget(opsView_);
+        rawInfo_->setText(ins.opsError.isEmpty() ? tr("%1 opcodes").arg(ins.ops->size())
+                                                 : tr("%1 opcodes; stopped: %2").arg(ins.ops->size()).arg(ins.opsError));
+    } else if (ins.rawIsText) {
+        rawText_->setSource(QString::fromUtf8(ins.rawBytes), SourceLanguage::plain);
+        rawStack_->setCurrentWidget(rawText_);
+        rawInfo_->setText(tr("Text, %1 bytes").arg(ins.rawBytes.size()));
+    } else {
+        hex_->setBytes(ins.rawBytes);
+        rawStack_->setCurrentWidget(hexView_);
+        rawInfo_->setText(ins.rawBytes.isEmpty() ? tr("Select a file to see its bytes.")
+                                                 : tr("Binary, %1 bytes").arg(ins.rawBytes.size()));
+    }
+    setTabEnabled(ObjectTreeTab, ins.entry.has_value());
+    setTabEnabled(KeyComponentsTab, !ins.components.isEmpty());
+    setTabEnabled(GuardsTab, !ins.keyDir.isEmpty());
+}
+
+}  // namespace kiln::ui

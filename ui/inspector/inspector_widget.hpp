@@ -1,0 +1,63 @@
+#pragma once
+// The centre pane: the selected artifact in tabs (Summary, Source, Object tree, Guards,
+// Key components, Raw). It only displays an Inspection; the main window computes it off-thread.
+#include <QTabWidget>
+
+class QLabel;
+class QStackedWidget;
+class QTableView;
+class QTextBrowser;
+class QTreeView;
+
+namespace kiln::ui {
+
+struct Inspection;
+class CodeView;
+class GuardsPanel;
+class HexModel;
+class KeyComponentsModel;
+class ObjectTreeModel;
+class OpcodeModel;
+class JobRunner;
+
+class InspectorWidget : public QTabWidget {
+    Q_OBJECT
+public:
+    enum Tab { SummaryTab, SourceTab, ObjectTreeTab, GuardsTab, KeyComponentsTab, RawTab };
+
+    InspectorWidget(JobRunner* jobs, QWidget* parent = nullptr);
+    void showInspection(const Inspection& ins);
+    void showMessage(const QString& html);  // e.g. "Decoding…" or a category's description
+    void setSourceFontSize(int pt);
+
+    GuardsPanel* guardsPanel() const { return guards_; }
+    CodeView* sourceView() const { return source_; }
+    QTextBrowser* summaryView() const { return summary_; }
+    KeyComponentsModel* keyComponentsModel() const { return components_; }
+    ObjectTreeModel* objectTreeModel() const { return objects_; }
+
+signals:
+    void linkActivated(const QUrl& url);  // kiln-path: / kiln-filter: links of the Summary tab
+
+private:
+    QWidget* buildSourceTab();
+    QWidget* buildRawTab();
+
+    QTextBrowser* summary_;
+    QLabel* sourceTitle_ = nullptr;
+    CodeView* source_ = nullptr;
+    QTreeView* objectView_;
+    ObjectTreeModel* objects_;
+    GuardsPanel* guards_;
+    QTableView* componentsView_;
+    KeyComponentsModel* components_;
+    QLabel* rawInfo_ = nullptr;
+    QStackedWidget* rawStack_ = nullptr;
+    QTableView* opsView_ = nullptr;
+    OpcodeModel* ops_ = nullptr;
+    CodeView* rawText_ = nullptr;
+    QTableView* hexView_ = nullptr;
+    HexModel* hex_ = nullptr;
+};
+
+}  // namespace kiln::ui

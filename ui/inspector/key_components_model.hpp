@@ -1,0 +1,28 @@
+#pragma once
+// The debug lines that make up a graph's cache key, one component a row: hash, name, value.
+// Values that span lines (the graph code `gm`) show their first line; the tooltip has all of it.
+#include <QAbstractTableModel>
+#include <QVector>
+
+#include "inspector/inspection.hpp"
+
+namespace kiln::ui {
+
+class KeyComponentsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { NameColumn, HashColumn, ValueColumn, ColumnCount };
+    explicit KeyComponentsModel(QObject* parent = nullptr);
+    void setComponents(QVector<KeyComponent> components);
+    const QVector<KeyComponent>& components() const { return rows_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+private:
+    QVector<KeyComponent> rows_;
+};
+
+}  // namespace kiln::ui

@@ -1,0 +1,151 @@
+#include "inspector/summary_html.hpp"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QUrl>
+
+#include <nlohmann/json.hpp>
+
+#include "browser/cache_tree_model.hpp"
+#include "inspector/inspection.hpp"
+
+namespace kiln::ui {
+
+namespace {
+
+QString esc(const QString& s) { return s.toHtmlEscaped(); }
+QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+QString pathLink(const QString& path, const QString& text) {
+    return QStringLiteral("<a href=\"kiln-path:%1\">%2</a>").arg(QString::fromUtf8(QUrl::toPercentEncoding(path)), esc(text));
+}
+QString filterLink(const QString& text, const QString& label) {
+    return QStringLiteral("<a href=\"kiln-filter:%1\">%2</a>").arg(QString::fromUtf8(QUrl::toPercentEncoding(text)), esc(label));
+}
+
+// A key becomes a link when the tree holds its artifact (module file or key dir).
+QString keyLink(const InspectRequest& req, const QString& key, const QStringList& candidates) {
+    if (req.tree)
+        for (const QString& c : candidates)
+            if (req.tree->findPath(c) >= 0) return pathLink(c, key);
+    return QStringLiteral("<code>%1</code>").arg(esc(key));
+}
+
+QString moduleCandidates(const QString& root, const QString& key, QStringList& out) {
+    if (key.size() > 3)
+        for (const char* ext : {".py", ".cpp", ".so"}) out << root + "/" + key.mid(1, 2) + "/" + key + ext;
+    return key;
+}
+
+struct Table {
+    QString html = QStringLiteral("<table cellspacing=\"2\" cellpadding=\"3\">");
+    void row(const QString& k, const QString& v) {
+        html += QStringLiteral("<tr><td valign=\"top\"><b>%1</b></td><td>%2</td></tr>").arg(esc(k), v);
+    }
+    QString done() { return html + QStringLiteral("</table>"); }
+};
+
+QString joinInts(const std::vector<std::int64_t>& v) {
+    QStringList s;
+    for (auto x : v) s << QString::number(x);
+    return s.join(QStringLiteral(", "));
+}
+QString joinStrs(const std::vector<std::string>& v) {
+    QStringList s;
+    for (const auto& x : v) s << esc(x);
+    return s.join(QStringLiteral(", "));
+}
+
+void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
+    t.row(QObject::tr("Type"), esc(e.type()));
+    if (auto k = e.fx_graph_cache_key()) t.row(QObject::tr("FX graph key"), QStringLiteral("<code>%1</code>").arg(esc(*k)));
+    if (auto k = e.cache_key()) {
+        QStringList c;
+        const QString key = moduleCandidates(req.root, QString::fromStdString(*k), c);
+        t.row(QObject::tr("Output code"), keyLink(req, key, c));
+    }
+    for (const auto& [label, key] : {std::pair{QObject::tr("Forward graph"), e.forward_fx_key()},
+                                     std::pair{QObject::tr("Backward graph"), e.backward_fx_key()}}) {
+        if (!key) continue;
+        const QString k = QString::fromStdString(*key);
+        t.row(label, keyLink(req, k, {req.root + "/fxgraph/" + k.mid(1, 2) + "/" + k}));
+    }
+    if (auto ns = e.time_taken_ns()) t.row(QObject::tr("Compile time"), QObject::tr("%1 ms").arg(double(*ns) / 1e6, 0, 'f', 1));
+    const auto types = e.device_types();
+    if (!types.empty()) t.row(QObject::tr("Devices"), joinStrs(types) + QStringLiteral(" [%1]").arg(joinInts(e.device_idxs())));
+    if (e.is_fx_graph()) {
+        const auto g = e.guards_expr();
+        t.row(QObject::tr("Guards"), g ? QStringLiteral("<code>%1</code>").arg(esc(*g)) : QObject::tr("none (always a hit)"));
+        const auto mi = e.mutated_inputs();
+        t.row(QObject::tr("Mutated inputs"), mi.empty() ? QObject::tr("none")
+                                                       : joinStrs(mi) + QStringLiteral(" (indices %1)").arg(joinInts(e.mutated_input_idxs())));
+        QStringList strides;
+        for (const auto& s : e.output_strides()) {
+            if (!s) { strides << QStringLiteral("None"); continue; }
+            QStringList parts;
+            for (const auto& x : *s) parts << esc(x);
+            strides << QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
+        }
+        if (!strides.isEmpty()) t.row(QObject::tr("Output strides"), strides.join(QStringLiteral("<br>")));
+        QStringList counters;
+        for (const auto& [name, n] : e.counter_deltas()) counters << QStringLiteral("%1 = %2").arg(esc(name)).arg(n);
+        if (!counters.isEmpty()) t.row(QObject::tr("Counters"), counters.join(QStringLiteral("<br>")));
+        const auto consts = e.constant_names();
+        if (!consts.empty()) t.row(QObject::tr("Constants"), joinStrs(consts));
+        QStringList kernels;
+        for (const auto& k : e.triton_bundle()) {
+            const QString name = QString::fromStdString(k.name);
+            const QString stem = QFileInfo(name).completeBaseName();
+            kernels << QStringLiteral("%1 %2 (%3)").arg(filterLink(stem, name), esc(k.device), formatBytes(k.size));
+        }
+        if (!kernels.isEmpty()) t.row(QObject::tr("Bundled kernels"), kernels.join(QStringLiteral("<br>")));
+    }
+    QStringList fields;
+    for (const auto& f : e.field_names()) fields << esc(f);
+    t.row(QObject::tr("Fields (%1)").arg(fields.size()), QStringLiteral("<small>%1</small>").arg(fields.join(QStringLiteral(", "))));
+}
+
+void jsonSummary(const QByteArray& bytes, Table& t) {
+    const auto j = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return;
+    for (const auto& [k, v] : j.items()) {
+        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        if (text.size() > 300) text = text.substr(0, 300) + "…";
+        t.row(QString::fromStdString(k), QStringLiteral("<code>%1</code>").arg(esc(text)));
+    }
+}
+
+}  // namespace
+
+QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
+    const CacheNode& n = req.node;
+    QString html = QStringLiteral("<h3>%1</h3>").arg(esc(n.kind == CacheNode::Kind::category ? n.name : QFileInfo(n.path).fileName()));
+    Table t;
+    t.row(QObject::tr("Category"), esc(categoryTitle(n.category)));
+    if (!n.path.isEmpty()) t.row(QObject::tr("Path"), QStringLiteral("<code>%1</code>").arg(esc(n.path)));
+    if (!n.key.isEmpty()) t.row(QObject::tr("Key"), QStringLiteral("<code>%1</code>").arg(esc(n.key)));
+    t.row(QObject::tr("Size"), QStringLiteral("%1 (%2 bytes)").arg(formatBytes(n.bytes)).arg(n.bytes));
+    if (n.kind != CacheNode::Kind::file) t.row(QObject::tr("Files"), QString::number(n.files));
+    if (n.lastUseNs)
+        t.row(QObject::tr("Last used"), QDateTime::fromMSecsSinceEpoch(n.lastUseNs / 1'000'000).toString(Qt::ISODate));
+    if (ins.entry) entrySummary(req, *ins.entry, t);
+    else if (ins.rawIsText && (n.category == inductor::Category::best_config || ins.path.endsWith(QLatin1String(".json"))))
+        jsonSummary(ins.rawBytes, t);
+    else if (n.category == inductor::Category::kernel_perf && ins.rawIsText)
+        t.row(QObject::tr("Kernel time"), QObject::tr("%1 ms").arg(esc(QString::fromUtf8(ins.rawBytes).trimmed())));
+    if (n.kind == CacheNode::Kind::group && req.tree) {
+        const int gi = req.tree->findPath(n.path);
+        QStringList files;
+        if (gi >= 0)
+            for (int c : req.tree->nodes[gi].children)
+                files << QStringLiteral("%1 (%2)").arg(pathLink(req.tree->nodes[c].path, req.tree->nodes[c].name),
+                                                       formatBytes(req.tree->nodes[c].bytes));
+        if (!files.isEmpty()) t.row(QObject::tr("Contents"), files.join(QStringLiteral("<br>")));
+    }
+    html += t.done();
+    if (!ins.error.isEmpty())
+        html += QStringLiteral("<p style=\"color:#c0392b\"><b>%1</b> %2</p>").arg(QObject::tr("Error:"), esc(ins.error));
+    return html;
+}
+
+}  // namespace kiln::ui

@@ -1,0 +1,68 @@
+#include "jobs/job_runner.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace kiln::ui {
+
+namespace {
+constexpr int kProgressIntervalMs = 100;  // ~10 updates a second is smooth and costs nothing
+}
+
+JobRunner::JobRunner(QObject* parent) : QObject(parent) {
+    // Leave one core for the UI thread on small machines.
+    pool_.setMaxThreadCount(std::max(2, static_cast<int>(std::thread::hardware_concurrency()) - 1));
+    tick_.setInterval(kProgressIntervalMs);
+    connect(&tick_, &QTimer::timeout, this, &JobRunner::sample);
+}
+
+JobRunner::~JobRunner() {
+    for (auto& a : active_) a.ctl->requestCancel();
+    pool_.waitForDone();
+}
+
+quint64 JobRunner::begin(const QString& channel, const QString& label, std::shared_ptr<JobControl> ctl) {
+    const bool wasBusy = isBusy();
+    auto it = active_.find(channel);
+    if (it != active_.end()) it->ctl->requestCancel();  // superseded: let it stop early
+    const quint64 id = next_id_++;
+    active_.insert(channel, Active{id, label, std::move(ctl)});
+    if (!tick_.isActive()) tick_.start();
+    if (!wasBusy) emit busyChanged(true);
+    return id;
+}
+
+bool JobRunner::finish(const QString& channel, quint64 id) {
+    auto it = active_.find(channel);
+    if (it == active_.end() || it->id != id) {
+        ++dropped_;  // a newer job owns the channel, or it was cancelled and forgotten
+        return false;
+    }
+    active_.erase(it);
+    if (!isBusy()) {
+        tick_.stop();
+        emit progress(QString(), 0, 0);
+        emit busyChanged(false);
+    }
+    return true;
+}
+
+void JobRunner::cancel(const QString& channel) {
+    auto it = active_.find(channel);
+    if (it != active_.end()) it->ctl->requestCancel();
+}
+
+void JobRunner::cancelAll() {
+    for (auto& a : active_) a.ctl->requestCancel();
+}
+
+void JobRunner::sample() {
+    // Report the newest job that reports progress; others show as busy only.
+    const Active* shown = nullptr;
+    for (const auto& a : active_)
+        if (!shown || (a.ctl->total() > 0 && a.id > shown->id) || (shown->ctl->total() == 0 && a.ctl->total() > 0))
+            shown = &a;
+    if (shown) emit progress(shown->label, shown->ctl->done(), shown->ctl->total());
+}
+
+}  // namespace kiln::ui
