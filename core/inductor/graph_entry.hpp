@@ -21,11 +21,18 @@
 
 namespace kiln::inductor {
 
-// One compiled kernel binary carried in `_triton_bundle` (TritonBundle.kernel_artifacts).
+// One Triton kernel carried in `_triton_bundle` (TritonBundle.kernel_artifacts): its files
+// (source, ttir, ptx, cubin, json, ...) travel inside the entry.
+struct BundledFile {
+    std::string filename;        // e.g. "triton_mm.cubin"
+    std::uint64_t size = 0;      // bytes of the payload
+};
 struct BundledKernel {
-    std::string name;            // the kernel's file name inside the bundle
-    std::string device;          // device index / type as recorded, empty if unknown
-    std::uint64_t size = 0;      // bytes of the bundled file
+    std::string kernel_hash;              // the Triton cache dir name
+    std::string name;                     // kernel name: the stem shared by its files ("triton_mm")
+    std::optional<std::int64_t> device;   // device index
+    std::vector<BundledFile> files;
+    std::uint64_t total_bytes() const;
 };
 
 class GraphEntry {

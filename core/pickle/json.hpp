@@ -13,7 +13,8 @@
 namespace kiln::pickle {
 
 struct JsonOptions {
-    std::size_t max_depth = 200;   // deeper nodes print as {"$truncated": "depth"}
+    std::size_t max_depth = 200;        // deeper nodes print as {"$truncated": "depth"}
+    std::size_t max_nodes = 5'000'000;  // shared sub-trees repeat in JSON; past this: {"$truncated": "size"}
 };
 
 nlohmann::ordered_json to_json(Ref v, const JsonOptions& options = {});
