@@ -1,0 +1,189 @@
+#include "remote/redis_client.hpp"
+
+#include <hiredis/hiredis.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sys/time.h>
+
+namespace kiln::remote {
+namespace {
+
+timeval to_timeval(std::chrono::milliseconds ms) {
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
+    return tv;
+}
+
+RedisReply convert(const redisReply* r) {
+    RedisReply out;
+    switch (r->type) {
+    case REDIS_REPLY_STRING: out.type = RedisReply::Type::string; out.str.assign(r->str, r->len); break;
+    case REDIS_REPLY_STATUS: out.type = RedisReply::Type::status; out.str.assign(r->str, r->len); break;
+    case REDIS_REPLY_ERROR: out.type = RedisReply::Type::error; out.str.assign(r->str, r->len); break;
+    case REDIS_REPLY_INTEGER: out.type = RedisReply::Type::integer; out.integer = r->integer; break;
+    case REDIS_REPLY_ARRAY:
+        out.type = RedisReply::Type::array;
+        out.elements.reserve(r->elements);
+        for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+        break;
+    default: out.type = RedisReply::Type::nil; break;
+    }
+    return out;
+}
+
+// A server's error reply, with the hint a user needs for the common ones.
+Error reply_error(const std::string& text, const RedisEndpoint& ep, std::string_view command) {
+    Error e = make_error(Errc::external, "Redis replied: " + text, ep.display() + " " + std::string(command));
+    if (text.starts_with("NOAUTH"))
+        e.hint = "the server needs a password: redis://[user]:PASSWORD@" + ep.host + ":" + std::to_string(ep.port);
+    else if (text.starts_with("WRONGPASS") || text.find("invalid password") != std::string::npos)
+        e.hint = "check the user and password in the URL", e.code = Errc::invalid_argument;
+    else if (text.find("without any password configured") != std::string::npos)
+        e.hint = "the server has no password; remove it from the URL", e.code = Errc::invalid_argument;
+    else if (text.starts_with("ERR DB index") || text.starts_with("ERR invalid DB"))
+        e.hint = "the db number in the URL is out of range", e.code = Errc::invalid_argument;
+    return e;
+}
+
+}  // namespace
+
+void RedisClient::ContextDeleter::operator()(redisContext* c) const { redisFree(c); }
+
+RedisClient::RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint)
+    : ctx_(std::move(ctx)), endpoint_(std::move(endpoint)) {}
+RedisClient::RedisClient(RedisClient&&) noexcept = default;
+RedisClient& RedisClient::operator=(RedisClient&&) noexcept = default;
+RedisClient::~RedisClient() = default;
+
+Error RedisClient::io_failure(std::string_view what) const {
+    int err = ctx_ ? ctx_->err : REDIS_ERR_OTHER;
+    std::string text = ctx_ ? ctx_->errstr : "no connection";
+    bool timed_out = err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT);
+    if (timed_out || text.find("timed out") != std::string::npos || text.find("temporarily unavailable") != std::string::npos)
+        return make_error(Errc::timeout, std::string(what) + " timed out", endpoint_.display(),
+                          "the server is slow or unreachable; a value may be very large");
+    if (err == REDIS_ERR_EOF)
+        return make_error(Errc::io, std::string(what) + ": the server closed the connection", endpoint_.display(),
+                          "the server may have restarted or hit its client output limit");
+    return make_error(Errc::io, std::string(what) + " failed: " + text, endpoint_.display());
+}
+
+Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisTimeouts timeouts) {
+    std::unique_ptr<redisContext, ContextDeleter> ctx(
+        redisConnectWithTimeout(ep.host.c_str(), ep.port, to_timeval(timeouts.connect)));
+    if (!ctx) return make_error(Errc::io, "cannot allocate a Redis connection", ep.display());
+    if (ctx->err) {
+        std::string text = ctx->errstr;
+        Errc code = text.find("timed out") != std::string::npos || text.find("temporarily") != std::string::npos
+                        ? Errc::timeout : Errc::io;
+        return make_error(code, "cannot connect to Redis: " + text, ep.display(),
+                          "is redis-server running there? check the host and port (TORCHINDUCTOR_REDIS_URL, --redis)");
+    }
+    if (redisSetTimeout(ctx.get(), to_timeval(timeouts.command)) != REDIS_OK)
+        return make_error(Errc::io, "cannot set the command timeout", ep.display());
+    RedisClient client(std::move(ctx), ep);
+    if (!ep.password.empty()) {
+        std::vector<std::string> auth{"AUTH"};
+        if (!ep.user.empty()) auth.push_back(ep.user);
+        auth.push_back(ep.password);
+        KILN_TRY(auto r, client.command(auth));
+        (void)r;
+    }
+    if (ep.db != 0) { KILN_TRY(auto r, client.command({"SELECT", std::to_string(ep.db)})); (void)r; }
+    KILN_TRY(auto pong, client.command({"PING"}));
+    (void)pong;
+    return client;
+}
+
+Status RedisClient::append(const std::vector<std::string>& argv) {
+    std::vector<const char*> ptrs;
+    std::vector<size_t> lens;
+    ptrs.reserve(argv.size());
+    lens.reserve(argv.size());
+    for (const auto& a : argv) { ptrs.push_back(a.data()); lens.push_back(a.size()); }
+    if (redisAppendCommandArgv(ctx_.get(), static_cast<int>(argv.size()), ptrs.data(), lens.data()) != REDIS_OK)
+        return io_failure("writing " + (argv.empty() ? std::string() : argv[0]));
+    return ok_status();
+}
+
+Result<RedisReply> RedisClient::read_reply() {
+    void* raw = nullptr;
+    if (redisGetReply(ctx_.get(), &raw) != REDIS_OK || !raw) return io_failure("reading a reply");
+    auto* r = static_cast<redisReply*>(raw);
+    RedisReply out = convert(r);
+    freeReplyObject(r);
+    return out;
+}
+
+Result<RedisReply> RedisClient::command(const std::vector<std::string>& argv) {
+    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
+    KILN_CHECK(append(argv));
+    KILN_TRY(auto reply, read_reply());
+    // AUTH's arguments are secrets: name only the command in the context.
+    if (reply.is_error()) return reply_error(reply.str, endpoint_, argv.empty() ? "" : argv[0]);
+    return reply;
+}
+
+Result<std::vector<RedisReply>> RedisClient::pipeline(const std::vector<std::vector<std::string>>& commands) {
+    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
+    for (const auto& c : commands) KILN_CHECK(append(c));
+    std::vector<RedisReply> replies;
+    replies.reserve(commands.size());
+    for (size_t i = 0; i < commands.size(); ++i) {
+        KILN_TRY(auto r, read_reply());
+        replies.push_back(std::move(r));
+    }
+    return replies;
+}
+
+Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view match, int count) {
+    KILN_TRY(auto r, command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
+    if (r.type != RedisReply::Type::array || r.elements.size() != 2 ||
+        r.elements[0].type != RedisReply::Type::string || r.elements[1].type != RedisReply::Type::array)
+        return make_error(Errc::parse, "unexpected SCAN reply", endpoint_.display());
+    ScanPage page{std::move(r.elements[0].str), {}};
+    page.keys.reserve(r.elements[1].elements.size());
+    for (auto& k : r.elements[1].elements) page.keys.push_back(std::move(k.str));
+    return page;
+}
+
+Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std::vector<std::string>& keys) {
+    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
+    for (const auto& k : keys) KILN_CHECK(append({"GET", k}));
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+        KILN_TRY(auto r, read_reply());
+        if (r.type == RedisReply::Type::string) values.emplace_back(std::move(r.str));
+        else if (r.type == RedisReply::Type::nil) values.emplace_back(std::nullopt);
+        else if (r.is_error() && r.str.starts_with("WRONGTYPE")) values.emplace_back(std::nullopt);  // a list, hash, ...
+        else if (r.is_error()) return reply_error(r.str, endpoint_, "GET " + keys[i]);
+        else values.emplace_back(std::nullopt);
+    }
+    return values;
+}
+
+Status RedisClient::set_many(const std::vector<std::pair<std::string, std::string>>& items) {
+    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
+    for (const auto& [k, v] : items) KILN_CHECK(append({"SET", k, v}));
+    std::optional<Error> first;
+    for (size_t i = 0; i < items.size(); ++i) {
+        KILN_TRY(auto r, read_reply());
+        if (r.is_error() && !first) first = reply_error(r.str, endpoint_, "SET " + items[i].first);
+    }
+    if (first) return std::move(*first);
+    return ok_status();
+}
+
+Result<std::optional<std::string>> RedisClient::get(std::string_view key) {
+    KILN_TRY(auto values, get_many({std::string(key)}));
+    return std::move(values[0]);
+}
+
+Status RedisClient::set(std::string_view key, std::string_view value) {
+    return set_many({{std::string(key), std::string(value)}});
+}
+
+}  // namespace kiln::remote

@@ -1,0 +1,79 @@
+#pragma once
+// A blocking Redis connection over hiredis: connect and command timeouts, AUTH, SELECT, SCAN,
+// and pipelined batches (many commands written at once, replies read back in order), which is
+// what makes browsing thousands of keys cost a few round trips instead of thousands.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "remote/redis_url.hpp"
+#include "util/result.hpp"
+
+struct redisContext;
+
+namespace kiln::remote {
+
+struct RedisTimeouts {
+    std::chrono::milliseconds connect{3000};
+    std::chrono::milliseconds command{10000};
+};
+
+// A reply as a value (hiredis' own is freed right after conversion).
+struct RedisReply {
+    enum class Type { nil, string, integer, array, status, error };
+    Type type = Type::nil;
+    std::string str;  // string, status, error
+    long long integer = 0;
+    std::vector<RedisReply> elements;
+
+    bool is_error() const { return type == Type::error; }
+};
+
+struct ScanPage {
+    std::string cursor;  // "0" when the iteration is complete
+    std::vector<std::string> keys;
+};
+
+class RedisClient {
+public:
+    // Connects, authenticates (AUTH [user] password), selects the db, and PINGs, so a wrong
+    // password or an unreachable server is reported here, with a hint, not at the first read.
+    static Result<RedisClient> connect(const RedisEndpoint& endpoint, RedisTimeouts timeouts = {});
+
+    RedisClient(RedisClient&&) noexcept;
+    RedisClient& operator=(RedisClient&&) noexcept;
+    ~RedisClient();
+
+    // One command; an error reply (-ERR ...) becomes an Error.
+    Result<RedisReply> command(const std::vector<std::string>& argv);
+    // Writes every command, then reads every reply, in order. Error replies stay replies (one bad
+    // key must not hide the others); only I/O failures fail the whole batch.
+    Result<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string>>& commands);
+
+    // One SCAN step: SCAN cursor MATCH pattern COUNT count.
+    Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
+    // Pipelined GETs; nullopt where the key is gone (expired or deleted between SCAN and GET) or
+    // holds no string (a list, a hash: foreign data in a shared server).
+    Result<std::vector<std::optional<std::string>>> get_many(const std::vector<std::string>& keys);
+    // Pipelined SETs (the writer side, used for sharing timings and by tests and benchmarks).
+    Status set_many(const std::vector<std::pair<std::string, std::string>>& items);
+    Result<std::optional<std::string>> get(std::string_view key);
+    Status set(std::string_view key, std::string_view value);
+
+    const RedisEndpoint& endpoint() const { return endpoint_; }
+
+private:
+    struct ContextDeleter { void operator()(redisContext* c) const; };
+    RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint);
+    Error io_failure(std::string_view what) const;
+    Status append(const std::vector<std::string>& argv);
+    Result<RedisReply> read_reply();
+
+    std::unique_ptr<redisContext, ContextDeleter> ctx_;
+    RedisEndpoint endpoint_;
+};
+
+}  // namespace kiln::remote
