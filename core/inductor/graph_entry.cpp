@@ -228,7 +228,7 @@ nlohmann::ordered_json GraphEntry::to_json() const {
     auto fields = nlohmann::ordered_json::object();
     if (Ref s = state()) {
         for (const auto& [k, v] : s->entries())
-            fields[k->kind() == Kind::string ? std::string(k->text()) : pickle::short_repr(k)] = pickle::to_json(v);
+            fields[k->kind() == Kind::string ? pickle::to_json(k).get<std::string>() : pickle::short_repr(k)] = pickle::to_json(v);
     }
     out["fields"] = std::move(fields);
     return out;

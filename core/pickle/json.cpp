@@ -1,12 +1,21 @@
 #include "pickle/json.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <unordered_set>
+
+#include "pickle/text.hpp"
 
 namespace kiln::pickle {
 namespace {
 
 constexpr std::string_view kOrderedSet = "torch.utils._ordered_set.OrderedSet";
+
+// Python str may hold lone surrogates (encoded as ED A0..BF xx); JSON needs strict UTF-8.
+std::string text(std::string_view s) {
+    if (!std::memchr(s.data(), 0xED, s.size())) return std::string(s);
+    return strict_utf8(s);
+}
 
 class JsonWriter {
 public:
@@ -31,7 +40,7 @@ public:
                 if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
                 return f;
             }
-            case Kind::string: return std::string(v->text());
+            case Kind::string: return text(v->text());
             case Kind::bytes:
             case Kind::bytearray: return J{{"$bytes", v->text().size()}};
             case Kind::global: return J{{"$global", v->qualified_name()}};
@@ -53,7 +62,7 @@ private:
     }
 
     static std::string key_text(Ref k) {
-        if (k && k->kind() == Kind::string) return std::string(k->text());
+        if (k && k->kind() == Kind::string) return text(k->text());
         if (k && k->kind() == Kind::integer) return k->as_int().to_decimal();
         return short_repr(k, 200);
     }

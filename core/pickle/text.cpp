@@ -117,6 +117,21 @@ const char* decode_raw_unicode_escape(std::string_view s, std::string& out) {
     return nullptr;
 }
 
+std::string strict_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c == 0xED && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0xA0) {
+            out += "\xEF\xBF\xBD";
+            i += 2;
+            continue;
+        }
+        out += static_cast<char>(c);
+    }
+    return out;
+}
+
 const char* decode_string_escapes(std::string_view q, std::string& out) {
     if (q.size() < 2 || (q.front() != '\'' && q.front() != '"') || q.back() != q.front())
         return "the STRING argument is not quoted";

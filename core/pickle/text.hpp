@@ -16,5 +16,7 @@ const char* decode_raw_unicode_escape(std::string_view s, std::string& out);
 // The body of a quoted Python 2 str repr (STRING): \\ \' \" \n \t \r \a \b \f \v \xHH \ooo.
 const char* decode_string_escapes(std::string_view quoted, std::string& out);
 bool is_ascii(std::string_view s);
+// Strict UTF-8 for JSON: encoded surrogates (allowed in a Python str) become U+FFFD.
+std::string strict_utf8(std::string_view s);
 
 }  // namespace kiln::pickle
