@@ -1,0 +1,99 @@
+#pragma once
+// A guard expression (`guards_expr` of a graph entry, docs/inductor-cache-format.md §5), parsed once
+// into a compact tree and evaluated many times with Python's integer semantics. Nothing is ever
+// run as Python: the grammar is the small subset torch prints, anything else is a parse error.
+//
+// Symbols: `L['t<N>']` is positional slot N (torch names the graph's SymInt inputs t0, t1, ...);
+// other names get the slots after the highest N, in order of first use.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "guards/value.hpp"
+#include "util/result.hpp"
+
+namespace kiln::guards {
+
+enum class Op : std::uint8_t {
+    int_lit,    // a = index into ints
+    big_lit,    // an integer literal beyond 128 bits: evaluating it reports overflow
+    float_lit,  // a = index into floats
+    bool_lit,   // a = 0/1
+    symbol,     // a = slot
+    neg, pos, not_,                       // a = operand
+    add, sub, mul, floordiv, mod, pow,    // a, b = operands
+    and_, or_,                            // a = first index into lists, b = count (short-circuit chain)
+    compare,                              // lists[a..a+b) operands, cmp_ops[a..a+b-1) operators
+    call,                                 // fn; lists[a..a+b) arguments
+};
+
+enum class Fn : std::uint8_t {
+    Eq, Ne, Lt, Le, Gt, Ge, Mod, PythonMod, FloorDiv, CleanDiv, CeilDiv, IntTrueDiv, FloatTrueDiv,
+    Max, Min, Abs, math_floor, math_ceil, sym_max, sym_min,
+};
+const char* fn_name(Fn f);
+
+struct Node {
+    Op op = Op::int_lit;
+    Fn fn = Fn::Eq;
+    std::uint32_t a = 0;
+    std::uint32_t b = 0;
+    std::uint32_t begin = 0;  // source span [begin, end), for messages
+    std::uint32_t end = 0;
+};
+
+// The outcome of checking one set of sizes; `failing` names the first top-level conjunct that
+// does not hold, with the values it saw, e.g. "L['t0'] <= 64 (L['t0'] = 100)".
+struct Verdict {
+    bool pass = false;
+    std::optional<std::string> failing;
+    std::optional<std::size_t> failing_index;  // which conjunct (0-based)
+};
+
+class Expr {
+public:
+    static Result<Expr> parse(std::string_view source);
+
+    const std::string& source() const { return source_; }
+    // One name per slot ("t0", "t1", ...); the values passed to evaluate() follow this order.
+    const std::vector<std::string>& symbols() const { return symbols_; }
+    bool uses_slot(std::size_t slot) const { return slot < used_.size() && used_[slot]; }
+    // The source text of each top-level `and` operand (one when the expression is no conjunction).
+    std::vector<std::string> conjuncts() const;
+
+    // Truthiness of the expression, as torch's `bool(eval(...))`. Errors: a referenced slot without a
+    // value, overflow beyond 128 bits, division by zero.
+    Result<bool> evaluate(std::span<const std::int64_t> values) const;
+    // Like evaluate, and on failure says which conjunct failed and with which values.
+    Result<Verdict> check(std::span<const std::int64_t> values) const;
+    // Orders named values ({"t0": 8, "x": 3}) by slot; names the first missing symbol.
+    Result<std::vector<std::int64_t>> bind(const std::map<std::string, std::int64_t>& named) const;
+
+    // The tree, for tools that render it.
+    const std::vector<Node>& nodes() const { return nodes_; }
+    std::uint32_t root() const { return root_; }
+    std::string_view text(const Node& n) const { return std::string_view(source_).substr(n.begin, n.end - n.begin); }
+
+private:
+    friend class Parser;
+    friend class Evaluator;
+    Status check_arity(std::span<const std::int64_t> values) const;
+    std::string describe_values(std::uint32_t node, std::span<const std::int64_t> values) const;
+
+    std::string source_;
+    std::vector<Node> nodes_;
+    std::vector<i128> ints_;
+    std::vector<double> floats_;
+    std::vector<std::uint32_t> lists_;
+    std::vector<CmpOp> cmp_ops_;  // parallel to lists_ for compare chains
+    std::vector<std::string> symbols_;
+    std::vector<bool> used_;
+    std::vector<std::uint32_t> conjuncts_;  // top-level `and` operands (node indices)
+    std::uint32_t root_ = 0;
+};
+
+}  // namespace kiln::guards
