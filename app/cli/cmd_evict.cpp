@@ -1,0 +1,100 @@
+// kiln-cli evict [ROOT] (--older-than AGE | --max-size SIZE) [--category C...] [--yes] [--json]:
+// removes whole groups, least recently used first; a dry run unless --yes.
+#include <cstdio>
+#include <iostream>
+
+#include "command_registry.hpp"
+#include "inductor/evict.hpp"
+#include "inductor/roots.hpp"
+#include "inductor/stats.hpp"
+
+namespace kiln::cli {
+namespace {
+
+using namespace kiln::inductor;
+
+struct EvictArgs {
+    std::string root;
+    std::string older_than;
+    std::string max_size;
+    std::vector<std::string> categories;
+    bool yes = false;
+    bool json = false;
+    bool force = false;
+};
+
+void print_human(const EvictReport& r) {
+    const char* verb = r.dry_run ? "would remove" : "removed";
+    for (const auto& g : r.removed)
+        std::printf("%s  %10s  %-16s last used %s  %s\n", verb, format_bytes(g.bytes).c_str(),
+                    std::string(category_name(g.category)).c_str(), format_time_utc(g.last_use_ns).c_str(), g.path.c_str());
+    for (const auto& s : r.skipped) std::printf("skipped  %s: %s\n", s.path.c_str(), s.reason.c_str());
+    std::printf("%s %zu group(s), %s of %s in %s\n", r.dry_run ? "Would free" : "Freed", r.removed.size(),
+                format_bytes(r.freed_bytes).c_str(), format_bytes(r.bytes_before).c_str(), r.root.c_str());
+    if (r.dry_run && !r.removed.empty()) std::printf("Dry run: nothing was deleted; add --yes to delete.\n");
+}
+
+void print_json(const EvictReport& r) {
+    nlohmann::ordered_json j;
+    j["removed"] = nlohmann::ordered_json::array();
+    for (const auto& g : r.removed) j["removed"].push_back({{"path", g.path}, {"bytes", g.bytes}});
+    j["freed_bytes"] = r.freed_bytes;
+    j["skipped"] = nlohmann::ordered_json::array();
+    for (const auto& s : r.skipped) j["skipped"].push_back({{"path", s.path}, {"reason", s.reason}});
+    j["dry_run"] = r.dry_run;
+    std::cout << j.dump(2) << "\n";
+}
+
+int run_evict(const EvictArgs& args) {
+    EvictPolicy policy;
+    policy.dry_run = !args.yes;
+    policy.force = args.force;
+    if (!args.older_than.empty()) {
+        auto age = parse_age_ns(args.older_than);
+        if (!age.ok()) return report_error(age.error(), 2);
+        policy.older_than_ns = *age;
+    }
+    if (!args.max_size.empty()) {
+        auto size = parse_size(args.max_size);
+        if (!size.ok()) return report_error(size.error(), 2);
+        policy.max_bytes = *size;
+    }
+    for (const auto& name : args.categories) {
+        auto c = category_from_name(name);
+        if (!c) return report_error(make_error(Errc::invalid_argument, "unknown category", name, "see `kiln-cli stats` for the names"), 2);
+        policy.categories.push_back(*c);
+    }
+    std::string root = args.root.empty() ? default_inductor_root().string() : args.root;
+    auto report = evict_cache(root, policy);
+    if (!report.ok()) {
+        Errc code = report.error().code;
+        return report_error(report.error(), code == Errc::not_found || code == Errc::invalid_argument ? 2 : 1);
+    }
+    if (args.json) print_json(*report);
+    else print_human(*report);
+    return 0;
+}
+
+Registration reg{"evict", 20, [](CLI::App& app, Outcome& outcome) {
+    auto args = std::make_shared<EvictArgs>();
+    auto* cmd = app.add_subcommand("evict", "Remove least recently used cache groups (a dry run unless --yes)");
+    cmd->add_option("ROOT", args->root, "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+    cmd->add_option("--root", args->root, "Same as ROOT");
+    auto* age = cmd->add_option("--older-than", args->older_than, "Remove groups not used for AGE (30d, 12h, 90m, 2w)");
+    auto* size = cmd->add_option("--max-size", args->max_size, "Remove LRU groups until the cache is at most SIZE (500M, 2G, 1.5GiB)");
+    age->excludes(size);
+    cmd->add_option("--category", args->categories, "Only groups of these categories (fxgraph, triton_compiled, ...)");
+    cmd->add_flag("--yes,-y", args->yes, "Really delete (default: list what would go)");
+    cmd->add_flag("--force", args->force, "Accept a ROOT that does not look like an Inductor or Triton cache");
+    cmd->add_flag("--json", args->json, "Print JSON");
+    cmd->callback([args, &outcome, age, size] {
+        if (age->count() == 0 && size->count() == 0) {
+            outcome.exit_code = report_error(make_error(Errc::invalid_argument, "give --older-than AGE or --max-size SIZE"), 2);
+            return;
+        }
+        outcome.exit_code = run_evict(*args);
+    });
+}};
+
+}  // namespace
+}  // namespace kiln::cli

@@ -1,0 +1,74 @@
+// kiln-cli stats [ROOT] [--json]: what is in a cache, per category, like `ccache -s`.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "command_registry.hpp"
+#include "inductor/roots.hpp"
+#include "inductor/stats.hpp"
+
+namespace kiln::cli {
+namespace {
+
+using namespace kiln::inductor;
+
+struct StatsArgs {
+    std::string root;
+    bool triton = false;
+    bool json = false;
+};
+
+void print_human(const CacheStats& s, const ScanResult& scan) {
+    std::printf("Cache root    %s (%s)\n\n", s.root.c_str(), std::string(root_kind_name(s.kind)).c_str());
+    std::printf("%-22s %9s %9s %12s\n", "category", "files", "entries", "size");
+    for (std::size_t i = 0; i < kCategoryCount; ++i) {
+        const CategoryStats& c = s.categories[i];
+        if (c.files == 0) continue;
+        std::printf("%-22s %9llu %9llu %12s\n", std::string(category_name(static_cast<Category>(i))).c_str(),
+                    static_cast<unsigned long long>(c.files), static_cast<unsigned long long>(c.entries),
+                    format_bytes(c.bytes).c_str());
+    }
+    std::printf("%-22s %9llu %9s %12s\n\n", "total", static_cast<unsigned long long>(s.total_files), "",
+                format_bytes(s.total_bytes).c_str());
+    std::printf("fxgraph keys  %llu\n", static_cast<unsigned long long>(s.fxgraph_keys));
+    std::printf("groups        %llu (evicted as a whole)\n", static_cast<unsigned long long>(s.groups));
+    std::printf("oldest        %s\n", format_time_utc(s.oldest_mtime_ns).c_str());
+    std::printf("newest        %s\n", format_time_utc(s.newest_mtime_ns).c_str());
+    std::printf("unreadable    %llu\n", static_cast<unsigned long long>(s.unreadable));
+    if (scan.symlinks) std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
+}
+
+int run_stats(const StatsArgs& args) {
+    std::optional<std::string> explicit_root;
+    if (!args.root.empty()) explicit_root = args.root;
+    auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
+    if (!root.ok()) return report_error(root.error(), 2);
+    ScanOptions options;
+    if (args.triton) options.kind = RootKind::triton;
+    auto scan = scan_cache(*root, options);
+    if (!scan.ok()) return report_error(scan.error(), scan.error().code == Errc::not_found ? 2 : 1);
+    CacheStats stats = compute_stats(*scan);
+    if (args.json) std::cout << stats_to_json(stats).dump(2) << "\n";
+    else print_human(stats, *scan);
+    // Unreadable parts are reported, never fatal.
+    for (const Error& e : scan->errors) std::fprintf(stderr, "kiln-cli: warning: %s\n", e.str().c_str());
+    if (scan->unreadable > scan->errors.size())
+        std::fprintf(stderr, "kiln-cli: warning: %llu more unreadable\n",
+                     static_cast<unsigned long long>(scan->unreadable - scan->errors.size()));
+    return 0;
+}
+
+Registration reg{"stats", 10, [](CLI::App& app, Outcome& outcome) {
+    auto args = std::make_shared<StatsArgs>();
+    auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
+    cmd->add_option("ROOT", args->root,
+                    "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+    cmd->add_option("--root", args->root, "Same as ROOT");
+    cmd->add_flag("--triton", args->triton,
+                  "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
+    cmd->add_flag("--json", args->json, "Print JSON");
+    cmd->callback([args, &outcome] { outcome.exit_code = run_stats(*args); });
+}};
+
+}  // namespace
+}  // namespace kiln::cli

@@ -1,0 +1,39 @@
+// Names of categories, group kinds and root kinds as the CLI, the JSON output and the GUI show them.
+#include <array>
+
+#include "inductor/scanner.hpp"
+
+namespace kiln::inductor {
+
+namespace {
+constexpr std::array<std::string_view, kCategoryCount> kCategoryNames = {
+    "fxgraph",     "aotautograd",     "output_code",          "kernel_module", "best_config",
+    "kernel_perf", "cpp_source",      "cpp_library",          "cuda_source",   "triton_compiled",
+    "autotune_local_cache", "lock",   "temp",                 "build_record",  "other",
+};
+}  // namespace
+
+std::string_view category_name(Category c) {
+    auto i = static_cast<std::size_t>(c);
+    return i < kCategoryNames.size() ? kCategoryNames[i] : "other";
+}
+
+std::optional<Category> category_from_name(std::string_view name) {
+    for (std::size_t i = 0; i < kCategoryNames.size(); ++i)
+        if (kCategoryNames[i] == name) return static_cast<Category>(i);
+    return std::nullopt;
+}
+
+std::string_view group_kind_name(GroupKind k) {
+    switch (k) {
+        case GroupKind::key_dir: return "key_dir";
+        case GroupKind::triton_kernel_dir: return "triton_kernel_dir";
+        case GroupKind::module: return "module";
+        case GroupKind::single_file: return "single_file";
+    }
+    return "single_file";
+}
+
+std::string_view root_kind_name(RootKind k) { return k == RootKind::triton ? "triton" : "inductor"; }
+
+}  // namespace kiln::inductor

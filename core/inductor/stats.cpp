@@ -1,0 +1,73 @@
+#include "inductor/stats.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+namespace kiln::inductor {
+
+CacheStats compute_stats(const ScanResult& scan) {
+    CacheStats s;
+    s.root = scan.root;
+    s.kind = scan.kind;
+    s.unreadable = scan.unreadable;
+    s.groups = scan.groups.size();
+    for (const Artifact& a : scan.artifacts) {
+        CategoryStats& c = s.categories[static_cast<std::size_t>(a.category)];
+        ++c.files;
+        c.bytes += a.size;
+        if (a.category != Category::triton_compiled) ++c.entries;
+        ++s.total_files;
+        s.total_bytes += a.size;
+        if (s.oldest_mtime_ns == 0 || a.mtime_ns < s.oldest_mtime_ns) s.oldest_mtime_ns = a.mtime_ns;
+        if (a.mtime_ns > s.newest_mtime_ns) s.newest_mtime_ns = a.mtime_ns;
+    }
+    for (const Group& g : scan.groups) {
+        if (g.kind == GroupKind::triton_kernel_dir) ++s.categories[static_cast<std::size_t>(Category::triton_compiled)].entries;
+        if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) ++s.fxgraph_keys;
+    }
+    return s;
+}
+
+nlohmann::ordered_json stats_to_json(const CacheStats& stats) {
+    nlohmann::ordered_json j;
+    j["root"] = stats.root;
+    nlohmann::ordered_json cats = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < kCategoryCount; ++i) {
+        const CategoryStats& c = stats.categories[i];
+        if (c.files == 0) continue;
+        cats[std::string(category_name(static_cast<Category>(i)))] = {
+            {"files", c.files}, {"entries", c.entries}, {"bytes", c.bytes}};
+    }
+    j["categories"] = std::move(cats);
+    j["fxgraph_keys"] = stats.fxgraph_keys;
+    j["total"] = {{"files", stats.total_files}, {"bytes", stats.total_bytes}};
+    j["unreadable"] = stats.unreadable;
+    return j;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+    static const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1000 && u < 5) {
+        v /= 1000;
+        ++u;
+    }
+    char buf[32];
+    if (u == 0) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+std::string format_time_utc(std::int64_t ns) {
+    if (ns == 0) return "-";
+    std::time_t t = static_cast<std::time_t>(ns / 1000000000LL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return buf;
+}
+
+}  // namespace kiln::inductor

@@ -1,0 +1,45 @@
+#pragma once
+// What `kiln-cli stats` and the GUI's overview show: per category files, entries and bytes.
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "inductor/scanner.hpp"
+
+namespace kiln::inductor {
+
+struct CategoryStats {
+    std::uint64_t files = 0;
+    std::uint64_t entries = 0;  // files, except triton_compiled: kernel directories
+    std::uint64_t bytes = 0;
+};
+
+struct CacheStats {
+    std::string root;
+    RootKind kind = RootKind::inductor;
+    std::array<CategoryStats, kCategoryCount> categories{};
+    std::uint64_t fxgraph_keys = 0;  // fxgraph key directories
+    std::uint64_t total_files = 0;
+    std::uint64_t total_bytes = 0;
+    std::uint64_t groups = 0;
+    std::uint64_t unreadable = 0;
+    std::int64_t oldest_mtime_ns = 0;  // 0 when the cache is empty
+    std::int64_t newest_mtime_ns = 0;
+
+    const CategoryStats& operator[](Category c) const { return categories[static_cast<std::size_t>(c)]; }
+};
+
+CacheStats compute_stats(const ScanResult& scan);
+
+// Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
+// "total": {"files", "bytes"}, "unreadable"}; categories without files are left out.
+nlohmann::ordered_json stats_to_json(const CacheStats& stats);
+
+// "63.9 MB" (powers of 1000, like ccache -s); "0 B", "512 B".
+std::string format_bytes(std::uint64_t bytes);
+// "2026-11-26 01:15:02 UTC"; "-" for 0.
+std::string format_time_utc(std::int64_t ns);
+
+}  // namespace kiln::inductor
