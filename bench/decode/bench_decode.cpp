@@ -1,0 +1,52 @@
+// bench_decode REPEATS FILE...: maps and decodes every file REPEATS times, keeping all of one
+// round's documents alive together (as a cache browser holding them open would), and prints
+// one JSON line: bytes, the median seconds of a round, and the peak RSS of the process.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pickle/decoder.hpp"
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: bench_decode REPEATS FILE...\n");
+        return 2;
+    }
+    int repeats = std::max(1, std::atoi(argv[1]));
+    std::vector<double> seconds;
+    std::uint64_t bytes = 0;
+    std::size_t nodes = 0;
+    for (int r = 0; r < repeats; ++r) {
+        std::vector<std::shared_ptr<const kiln::pickle::Document>> docs;
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 2; i < argc; ++i) {
+            auto doc = kiln::pickle::decode_file(argv[i]);
+            if (!doc.ok()) {
+                std::fprintf(stderr, "bench_decode: %s\n", doc.error().str().c_str());
+                return 1;
+            }
+            docs.push_back(std::move(doc).value());
+        }
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (r == 0)
+            for (const auto& d : docs) {
+                bytes += d->bytes().size();
+                nodes += d->node_count();
+            }
+    }
+    std::sort(seconds.begin(), seconds.end());
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    nlohmann::json out{{"impl", "kiln"}, {"files", argc - 2}, {"bytes", bytes}, {"nodes", nodes},
+                       {"median_s", seconds[seconds.size() / 2]}, {"min_s", seconds.front()},
+                       {"peak_rss_bytes", static_cast<std::uint64_t>(ru.ru_maxrss) * 1024}};
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+}

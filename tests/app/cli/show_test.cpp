@@ -1,0 +1,106 @@
+// `kiln-cli show` end to end: the real binary on the real fixture entries.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "hash/sha256.hpp"
+#include "test_support.hpp"
+
+namespace kiln::test {
+namespace {
+
+std::string entry(const char* rel) { return (two_entries_root() / rel).string(); }
+const char* kFirst = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
+const char* kSecond = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/naiolsaiywonfvjqzuuystkn5qe7virsv3d3rgkz7xkb52e6pb5";
+
+nlohmann::json golden_for(const std::string& rel) {
+    auto g = nlohmann::json::parse(read_file(fixture_dir() / "two" / "golden.json"));
+    for (auto& e : g["entries"])
+        if (e["path"] == rel) return e;
+    return {};
+}
+
+TEST(CliShow, JsonIsOneObjectPerFileWithTypeAndFields) {
+    auto r = run_command({cli_path(), "show", "--json", entry(kFirst), entry(kSecond)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    int n = 0;
+    for (const char* rel : {kFirst, kSecond}) {
+        ASSERT_TRUE(std::getline(lines, line));
+        ++n;
+        auto j = nlohmann::ordered_json::parse(line);
+        auto g = golden_for(rel);
+        std::vector<std::string> keys;
+        for (auto& [k, v] : j.items()) keys.push_back(k);
+        EXPECT_EQ(keys, (std::vector<std::string>{"type", "fields"}));
+        EXPECT_EQ(j["type"], g["type"]);
+        EXPECT_EQ(j["fields"].size(), g["fields"].size());
+        const auto& f = j["fields"];
+        EXPECT_EQ(f["cache_key"], g["cache_key"]);
+        EXPECT_EQ(f["guards_expr"], g["guards_expr"]);
+        EXPECT_EQ(f["_time_taken_ns"], g["_time_taken_ns"]);
+        EXPECT_EQ(f["device_types"], g["device_types"]);   // OrderedSet -> array
+        EXPECT_EQ(f["device_idxs"], g["device_idxs"]);
+        EXPECT_EQ(f["_fx_graph_cache_debug_lines"], g["debug_lines"]);
+        EXPECT_EQ(f["current_callable"], nullptr);
+        EXPECT_EQ(hash::sha256_hex(f["source_code"].get<std::string>()), g["source_code_sha256"]);
+        EXPECT_EQ(f["_triton_bundle"]["$type"], "torch._inductor.triton_bundler.TritonBundle");
+        // bytes -> {"$bytes": n}
+        auto arts = f["_triton_bundle"]["kernel_artifacts"];
+        ASSERT_FALSE(arts.empty());
+        EXPECT_TRUE(arts[0]["artifacts"][0]["payload"]["$bytes"].is_number_unsigned());
+    }
+    EXPECT_EQ(n, 2);
+    EXPECT_FALSE(std::getline(lines, line));
+}
+
+TEST(CliShow, FieldRawPrintsTheSourceCodeExactly) {
+    auto r = run_command({cli_path(), "show", entry(kFirst), "--field", "source_code", "--raw"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto g = golden_for(kFirst);
+    EXPECT_EQ(hash::sha256_hex(r.out), g["source_code_sha256"]);
+}
+
+TEST(CliShow, FieldWithoutRawIsJson) {
+    auto r = run_command({cli_path(), "show", entry(kSecond), "--field", "guards_expr", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out), "2 <= L['t0']");
+}
+
+TEST(CliShow, SummaryNamesTheEssentials) {
+    auto r = run_command({cli_path(), "show", entry(kFirst)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("torch._inductor.output_code.CompiledFxGraph"), std::string::npos);
+    EXPECT_NE(r.out.find("c475duf7cyvjfj6byf6m42hich2h253yg3yccqxonsuu6cm44wbu"), std::string::npos);
+    EXPECT_NE(r.out.find("2 <= L['t0'] and L['t0'] <= 2147483647"), std::string::npos);
+    EXPECT_NE(r.out.find("fields (33):"), std::string::npos);
+}
+
+TEST(CliShow, ErrorsAndUsage) {
+    ScratchDir dir("show");
+    auto broken = dir.path() / "broken";
+    {
+        std::string bytes = read_file(entry(kFirst));
+        std::ofstream(broken, std::ios::binary) << bytes.substr(0, 5000);
+    }
+    auto r = run_command({cli_path(), "show", broken.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find(broken.string() + ": byte "), std::string::npos) << r.err;
+
+    r = run_command({cli_path(), "show", entry(kFirst), "--field", "no_such_field"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("no field 'no_such_field'"), std::string::npos);
+
+    r = run_command({cli_path(), "show", entry(kFirst), "--raw"});
+    EXPECT_EQ(r.exit_code, 2);
+
+    r = run_command({cli_path(), "show", entry(kFirst), "--field", "device_types", "--raw"});
+    EXPECT_EQ(r.exit_code, 1);  // an OrderedSet has no raw text
+}
+
+}  // namespace
+}  // namespace kiln::test
