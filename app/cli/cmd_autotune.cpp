@@ -1,0 +1,118 @@
+// kiln-cli autotune SPEC: tune a kernel template over its parameter grid on the CPU or on each GPU
+// (one kiln-worker per device), verify every choice against the reference, keep the timings in
+// Inductor's timing cache format and print Inductor's AUTOTUNE table.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "autotune/selector.hpp"
+#include "autotune/spec.hpp"
+#include "command_registry.hpp"
+
+namespace kiln::cli {
+namespace {
+
+using namespace kiln::autotune;
+
+struct AutotuneArgs {
+    std::string spec;
+    std::string devices;
+    bool in_process = false;
+    std::string cache_dir;
+    std::string global_cache_dir;
+    std::string session_log;
+    double result_timeout = 120;
+    bool json = false;
+    bool quiet = false;
+};
+
+// Inductor's own default, so that both read and write one timing cache: $TORCHINDUCTOR_CACHE_DIR,
+// else /tmp/torchinductor_<user>.
+std::filesystem::path inductor_cache_dir() {
+    if (const char* d = std::getenv("TORCHINDUCTOR_CACHE_DIR"); d && *d) return d;
+    const char* user = std::getenv("USER");
+    return std::filesystem::temp_directory_path() / ("torchinductor_" + std::string(user && *user ? user : "user"));
+}
+
+nlohmann::ordered_json to_output(const TuneReport& r) {
+    nlohmann::ordered_json j;
+    j["op"] = r.op;
+    j["inputs_key"] = r.inputs_key;
+    j["device"] = r.device;
+    auto& timings = j["timings"] = nlohmann::ordered_json::object();
+    auto& choices = j["choices"] = nlohmann::ordered_json::object();
+    auto& failures = j["failures"] = nlohmann::ordered_json::object();
+    for (const auto& c : r.choices) {
+        timings[c.key] = std::isfinite(c.ms) ? nlohmann::ordered_json(c.ms) : nlohmann::ordered_json();
+        nlohmann::ordered_json info{{"id", c.id}, {"params", c.params}, {"status", c.status}, {"device", c.device},
+                                    {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds}};
+        if (!c.library.empty()) info["library"] = c.library;
+        if (!c.from_cache && c.stats.count > 0) info["overhead_ms"] = c.overhead_seconds * 1000.0;
+        if (c.stats.count > 0) info["stats"] = {{"median", c.stats.median}, {"p20", c.stats.p20}, {"p80", c.stats.p80},
+                                                {"min", c.stats.min}, {"max", c.stats.max}, {"count", c.stats.count}};
+        choices[c.key] = info;
+        if (!std::isfinite(c.ms)) failures[c.key] = c.reason.empty() ? c.status : c.reason;
+    }
+    j["best"] = r.best;
+    j["cache_hit"] = r.cache_hit;
+    j["session_log"] = r.session_log.string();
+    j["cache_file"] = r.cache_file.string();
+    j["precision"] = r.precision;
+    j["bench_seconds"] = r.bench_seconds;
+    j["precompile_seconds"] = r.precompile_seconds;
+    j["workers"] = r.workers;
+    return j;
+}
+
+int run_autotune(const AutotuneArgs& a) {
+    auto spec = load_spec(a.spec);
+    if (!spec.ok()) return report_error(spec.error(), 2);
+    TuneOptions o;
+    if (!a.devices.empty()) {
+        auto d = parse_devices(a.devices);
+        if (!d.ok()) return report_error(d.error(), 2);
+        o.devices = *d;
+    }
+    o.in_process = a.in_process;
+    o.cache_root = a.cache_dir.empty() ? inductor_cache_dir() : std::filesystem::path(a.cache_dir);
+    if (!a.global_cache_dir.empty()) o.global_cache_dir = a.global_cache_dir;
+    o.session_log = a.session_log;
+    o.timeouts.result = std::chrono::milliseconds(static_cast<long long>(a.result_timeout * 1000));
+    if (!a.quiet) o.progress = [](const std::string& s) { std::fprintf(stderr, "kiln-cli: %s\n", s.c_str()); };
+    auto rep = tune(*spec, o);
+    if (!rep.ok()) {
+        int code = rep.error().code == Errc::invalid_argument || rep.error().code == Errc::parse ? 2 : 1;
+        return report_error(rep.error(), code);
+    }
+    if (!a.quiet) std::fputs(format_autotune_table(*rep, *spec).c_str(), stderr);
+    if (a.json) {
+        std::cout << to_output(*rep).dump(2) << "\n";
+    } else {
+        for (const auto& c : rep->choices)
+            if (c.key == rep->best) std::printf("best: %s %.4f ms (%s)\n", c.id.c_str(), c.ms, c.name.c_str());
+        std::printf("timing cache: %s%s\nsession log: %s\n", rep->cache_file.c_str(), rep->cache_hit ? " (full hit)" : "",
+                    rep->session_log.c_str());
+    }
+    return rep->best.empty() ? 1 : 0;
+}
+
+Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
+    auto args = std::make_shared<AutotuneArgs>();
+    auto* cmd = app.add_subcommand("autotune", "Tune a kernel template (JSON spec) on the CPU or on each GPU; keeps timings in Inductor's cache");
+    cmd->add_option("spec", args->spec, "Tuning spec (JSON); examples in resources/examples/")->required();
+    cmd->add_option("--devices", args->devices, "Devices: 0,1 or cpu (default: the spec's, else CUDA_VISIBLE_DEVICES, else every GPU)");
+    cmd->add_flag("--in-process", args->in_process, "Benchmark in this process instead of one kiln-worker per device (a crashing kernel ends the run)");
+    cmd->add_option("--cache-dir", args->cache_dir, "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER)");
+    cmd->add_option("--global-cache-dir", args->global_cache_dir, "Read-only global timing cache directory (Inductor's global_cache_dir)");
+    cmd->add_option("--session-log", args->session_log, "Session log path (JSON lines; default under <cache root>/kiln/autotune/)");
+    cmd->add_option("--result-timeout", args->result_timeout, "Seconds to wait for one choice's result before stopping its worker")->check(CLI::PositiveNumber);
+    cmd->add_flag("--json", args->json, "Print the result as JSON");
+    cmd->add_flag("-q,--quiet", args->quiet, "Do not print the AUTOTUNE table and progress on stderr");
+    cmd->callback([args, &outcome] { outcome.exit_code = run_autotune(*args); });
+});
+
+}  // namespace
+}  // namespace kiln::cli

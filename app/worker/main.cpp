@@ -1,0 +1,36 @@
+// kiln-worker: one per device, started by the tuning pool with only its device visible
+// (CUDA_VISIBLE_DEVICES). Speaks length-prefixed CBOR on the socket given by --fd; stdout is sent
+// to stderr so that a kernel's prints never corrupt the channel.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "autotune/worker_loop.hpp"
+
+int main(int argc, char** argv) {
+    int fd = -1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--fd") == 0 && i + 1 < argc) fd = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--help") == 0) {
+            std::printf("usage: kiln-worker --fd N\n"
+                        "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
+            return 0;
+        }
+    }
+    if (fd < 0) {
+        std::fprintf(stderr, "kiln-worker: missing --fd N (kiln-worker is started by kiln-cli's tuning pool)\n");
+        return 2;
+    }
+    std::fflush(stdout);
+    ::dup2(2, 1);
+    try {
+        return kiln::autotune::run_worker_loop(fd);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "kiln-worker: internal error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,46 @@
+#pragma once
+// Timing of CUDA kernels through the driver API, as triton.testing.do_bench does it: CUDA events
+// around each run, the L2 cache cleared before each timed run with a buffer larger than it, and
+// warm-up / repetition counts chosen from a first estimate over 5 runs.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/cuda_api.hpp"
+#include "autotune/protocol.hpp"
+
+namespace kiln::autotune {
+
+class CudaBench {
+public:
+    static Result<std::unique_ptr<CudaBench>> create(int ordinal);
+    ~CudaBench();
+
+    // Runs the seed's convention: fn(inputs..., output, extra..., size_t* workspace_size,
+    // void* workspace, stream) -> int (0 = success). `out_result` receives the output after the
+    // first run (for verification); the returned result holds the timing.
+    BenchmarkResult run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
+                        const std::vector<std::byte>& out_init, std::vector<std::byte>& out_result);
+
+private:
+    CudaBench() = default;
+    Result<cuda::CUdeviceptr> device_input(const std::string& key, const std::vector<std::byte>& host);
+    Result<cuda::CUdeviceptr> scratch(std::size_t bytes, cuda::CUdeviceptr& slot, std::size_t& have);
+    Status ensure_events(std::size_t n);
+    Status set_current();
+
+    const cuda::Api* api_ = nullptr;
+    int ordinal_ = 0;
+    cuda::CUcontext ctx_ = nullptr;
+    cuda::CUstream stream_ = nullptr;
+    cuda::CUdeviceptr flush_ = 0;
+    std::size_t flush_bytes_ = 0;
+    cuda::CUdeviceptr out_ = 0, workspace_ = 0;
+    std::size_t out_bytes_ = 0, workspace_bytes_ = 0;
+    std::map<std::string, cuda::CUdeviceptr> inputs_;
+    std::vector<cuda::CUevent> starts_, ends_;
+};
+
+}  // namespace kiln::autotune

@@ -1,0 +1,60 @@
+// kiln-cli rebench: runs an Inductor output-code module with a Python that has torch. On machines
+// without torch (CI) the message must say what is missing; with torch and GPUs the GPU job runs it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using kiln::test::run_command;
+
+namespace {
+
+bool python_has_torch() { return run_command({"python3", "-c", "import torch"}).exit_code == 0; }
+
+fs::path some_output_code_module() {
+    for (const auto& e : fs::recursive_directory_iterator(kiln::test::h100_root())) {
+        if (e.path().extension() != ".py") continue;
+        if (kiln::test::read_file(e.path()).find("def benchmark_compiled_module") != std::string::npos) return e.path();
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST(CliRebench, WithoutTorchTheMessageSaysWhatIsMissing) {
+    if (python_has_torch()) GTEST_SKIP() << "python3 has torch here; the GPU job covers the real run";
+    fs::path module = some_output_code_module();
+    ASSERT_FALSE(module.empty());
+    auto r = run_command({kiln::test::cli_path(), "rebench", module.string(), "--devices", "0"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("torch is not importable by python3"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("No module named 'torch'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--python"), std::string::npos) << r.err;
+}
+
+TEST(CliRebench, AMissingPythonIsNamed) {
+    fs::path module = some_output_code_module();
+    ASSERT_FALSE(module.empty());
+    auto r = run_command({kiln::test::cli_path(), "rebench", module.string(), "--python", "/nonexistent/python3"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("no Python interpreter '/nonexistent/python3'"), std::string::npos) << r.err;
+}
+
+TEST(CliRebench, HelpWarnsThatTheModuleRuns) {
+    auto r = run_command({kiln::test::cli_path(), "rebench", "--help"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("runs the module's Python code"), std::string::npos) << r.out;
+}
+
+TEST(CliRebench, WithTorchEachDeviceReportsAGraphTime) {
+    if (!python_has_torch() || !fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "needs python3 with torch and an NVIDIA GPU";
+    fs::path module = some_output_code_module();
+    auto r = run_command({kiln::test::cli_path(), "rebench", module.string(), "--devices", "0", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["devices"].size(), 1u);
+    EXPECT_EQ(j["devices"][0]["status"], "ok");
+    EXPECT_GT(j["devices"][0]["ms"].get<double>(), 0);
+}

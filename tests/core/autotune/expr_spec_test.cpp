@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+
+#include "autotune/expr.hpp"
+#include "autotune/spec.hpp"
+#include "test_support.hpp"
+
+using namespace kiln::autotune;
+
+static std::int64_t eval(const std::string& text, const Bindings& b = {}) {
+    auto e = Expr::parse(text);
+    EXPECT_TRUE(e.ok()) << text << ": " << (e.ok() ? "" : e.error().str());
+    if (!e.ok()) return -999;
+    auto v = e->eval(b);
+    EXPECT_TRUE(v.ok()) << text;
+    return v.ok() ? *v : -999;
+}
+
+TEST(Expr, ArithmeticAndComparisonsFollowPython) {
+    Bindings b{{"BLOCK_M", 64}, {"BLOCK_N", 256}};
+    EXPECT_EQ(eval("BLOCK_M * BLOCK_N <= 16384", b), 1);
+    EXPECT_EQ(eval("BLOCK_M * BLOCK_N < 16384", b), 0);
+    EXPECT_EQ(eval("-7 // 2"), -4);
+    EXPECT_EQ(eval("-7 % 3"), 2);
+    EXPECT_EQ(eval("2 ** 10 + 1"), 1025);
+    EXPECT_EQ(eval("1 < 2 < 3"), 1);
+    EXPECT_EQ(eval("3 > 2 > 2"), 0);
+    EXPECT_EQ(eval("not 0 and (1 or 0)"), 1);
+    EXPECT_EQ(eval("1 && !0 || 0"), 1);
+    EXPECT_EQ(eval("BLOCK_N != 256", b), 0);
+}
+
+TEST(Expr, ErrorsNameTheProblem) {
+    EXPECT_FALSE(Expr::parse("1 +").ok());
+    EXPECT_FALSE(Expr::parse("(1").ok());
+    EXPECT_FALSE(Expr::parse("1 $ 2").ok());
+    auto e = Expr::parse("X + 1");
+    ASSERT_TRUE(e.ok());
+    auto v = e->eval({});
+    ASSERT_FALSE(v.ok());
+    EXPECT_NE(v.error().message.find("unknown name 'X'"), std::string::npos);
+    EXPECT_FALSE(Expr::parse("1 // 0")->eval({}).ok());
+}
+
+static nlohmann::json small_spec() {
+    return nlohmann::json::parse(R"({
+      "op": "t", "kernel_name": "k", "template": "int x;",
+      "inputs": [{"dtype": "float32", "sizes": [4, 4]}], "output": {"dtype": "float32", "sizes": [4]},
+      "params": {"A": [1, 2, 4], "B": [1, 2]}, "constants": {"LIMIT": 4},
+      "restrictions": ["A * B <= LIMIT"], "reference": {"A": 1, "B": 1}
+    })");
+}
+
+TEST(Spec, GridIsFilteredByRestrictionsWithTheReferenceFirst) {
+    auto s = parse_spec(small_spec(), ".");
+    ASSERT_TRUE(s.ok()) << s.error().str();
+    auto c = enumerate_choices(*s);
+    ASSERT_TRUE(c.ok()) << c.error().str();
+    // (1,1) ref, (1,2), (2,1), (2,2), (4,1); (4,2) violates A*B <= 4.
+    ASSERT_EQ(c->size(), 5u);
+    EXPECT_TRUE((*c)[0].is_reference);
+    EXPECT_EQ((*c)[0].name, "A=1, B=1");
+    for (const auto& ch : *c) EXPECT_LE(ch.params.at("A") * ch.params.at("B"), 4);
+    EXPECT_NE((*c)[1].source.find("#define A 1\n#define B 2\n"), std::string::npos);
+    EXPECT_NE((*c)[1].source.find("#define LIMIT 4\n"), std::string::npos);
+}
+
+TEST(Spec, RandomStrategyRespectsItsBudgetAndSeed) {
+    auto j = small_spec();
+    j["strategy"] = {{"kind", "random"}, {"budget", 3}, {"seed", 7}};
+    auto s = parse_spec(j, ".");
+    ASSERT_TRUE(s.ok());
+    auto a = enumerate_choices(*s), b = enumerate_choices(*s);
+    ASSERT_EQ(a->size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ((*a)[i].name, (*b)[i].name);
+    EXPECT_TRUE((*a)[0].is_reference);
+}
+
+TEST(Spec, RejectsBadSpecs) {
+    auto j = small_spec();
+    j["reference"] = {{"A", 4}, {"B", 2}};
+    auto s = parse_spec(j, ".");
+    ASSERT_TRUE(s.ok());
+    EXPECT_FALSE(enumerate_choices(*s).ok());  // the reference violates a restriction
+    j = small_spec();
+    j["inputs"][0]["dtype"] = "float7";
+    EXPECT_FALSE(parse_spec(j, ".").ok());
+    j = small_spec();
+    j["restrictions"] = {"A *"};
+    EXPECT_FALSE(parse_spec(j, ".").ok());
+}
+
+TEST(Spec, ShippedExamplesParse) {
+    for (const char* name : {"matmul_cpu.json", "reduction_cpu.json", "matmul_cuda.json", "reduction_cuda.json"}) {
+        auto s = load_spec(kiln::test::source_dir() / "resources/examples" / name);
+        ASSERT_TRUE(s.ok()) << name << ": " << s.error().str();
+        auto c = enumerate_choices(*s);
+        ASSERT_TRUE(c.ok()) << name << ": " << c.error().str();
+        EXPECT_GE(c->size(), 6u) << name;
+    }
+    auto mm = load_spec(kiln::test::source_dir() / "resources/examples/matmul_cuda.json");
+    EXPECT_GE(enumerate_choices(*mm)->size(), 64u);  // the scaling benchmark needs 64+
+}
