@@ -13,9 +13,12 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <utility>
+
 #include "app/palette.hpp"
 #include "app/root_resolver.hpp"
 #include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
 #include "browser/cache_watcher.hpp"
 #include "browser/scan_job.hpp"
 #include "diff/diff_view.hpp"
@@ -149,6 +152,7 @@ void MainWindow::rescan() {
                      status_->setTotals(*out.tree);
                      watcher_->watch(*out.tree);
                      statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
+                     if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
                      emit cacheScanned(out.tree);
                  });
 }
@@ -156,7 +160,7 @@ void MainWindow::rescan() {
 void MainWindow::inspect(const QString& path, const CacheNode& node) {
     if (node.kind == CacheNode::Kind::category) {
         jobs_->cancel(QStringLiteral("inspect"));
-        inspector_->showMessage(tr("<h3>%1</h3><p>%2 files, %3.</p>").arg(node.name).arg(node.files).arg(node.bytes));
+        inspector_->showMessage(tr("<h3>%1</h3><p>%2 files, %3.</p>").arg(node.name).arg(node.files).arg(formatBytes(node.bytes)));
         return;
     }
     InspectRequest req{path, node, root_, browser_->tree()};

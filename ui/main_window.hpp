@@ -34,6 +34,8 @@ public:
     // Start-up: the command-line root, else Inductor's default root, else the sample cache.
     void openStartupRoot(const QString& commandLineRoot);
     QString currentRoot() const { return root_; }
+    // Selects `path` after the next scan finishes (command line --select).
+    void selectWhenScanned(const QString& path) { pendingSelect_ = path; }
 
     // Extension point for other views (timings, charts, autotune ...): a workspace tab beside
     // "Cache" when `area` is Qt::NoDockWidgetArea, else a dock widget in that area. The window
@@ -84,6 +86,7 @@ private:
     QMenu* viewMenu_ = nullptr;
     QString root_;
     bool isSample_ = false;
+    QString pendingSelect_;
 };
 
 }  // namespace kiln::ui

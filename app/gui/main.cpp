@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "app/screenshot_tour.hpp"
 #include "main_window.hpp"
 
 int main(int argc, char** argv) {
@@ -15,11 +16,33 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument(QStringLiteral("ROOT"),
                               QStringLiteral("Cache folder (default: $TORCHINDUCTOR_CACHE_DIR, else "
                                              "/tmp/torchinductor_<user>, else the bundled sample cache)"));
+    const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select this artifact once scanned."),
+                                    QStringLiteral("PATH"));
+    const QCommandLineOption shots(QStringLiteral("screenshots"),
+                                   QStringLiteral("Save the window with each tab into DIR as PNG files, then exit."),
+                                   QStringLiteral("DIR"));
+    const QCommandLineOption diffWith(QStringLiteral("diff-with"),
+                                      QStringLiteral("With --screenshots: diff the selected entry with PATH."),
+                                      QStringLiteral("PATH"));
+    const QCommandLineOption sizes(QStringLiteral("sizes"),
+                                   QStringLiteral("With --screenshots: values typed into the Guards tab (t0,t1,...)."),
+                                   QStringLiteral("N,..."));
+    const QCommandLineOption prefix(QStringLiteral("prefix"), QStringLiteral("With --screenshots: file name prefix."),
+                                    QStringLiteral("TEXT"));
+    cli.addOptions({select, shots, diffWith, sizes, prefix});
     cli.process(app);
 
     kiln::ui::MainWindow w;
     const QStringList args = cli.positionalArguments();
     w.openStartupRoot(args.isEmpty() ? QString() : args.front());
+    if (cli.isSet(shots)) {
+        w.resize(1400, 860);
+        w.show();
+        kiln::ui::TourOptions opt{cli.value(shots), cli.value(select), cli.value(diffWith), {}, cli.value(prefix)};
+        for (const QString& v : cli.value(sizes).split(QLatin1Char(','), Qt::SkipEmptyParts)) opt.sizes << v.toLongLong();
+        return kiln::ui::runScreenshotTour(w, opt);
+    }
+    if (cli.isSet(select)) w.selectWhenScanned(cli.value(select));
     w.show();
     return app.exec();
 }

@@ -87,10 +87,10 @@ private slots:
         for (auto it = cats.begin(); it != cats.end(); ++it) {
             const auto c = kiln::inductor::category_from_name(it.key().toStdString());
             QVERIFY(c);
-            QCOMPARE(qint64(tree->byCategory[size_t(*c)].files), it.value()["files"].toInteger());
-            QCOMPARE(qint64(tree->byCategory[size_t(*c)].bytes), it.value()["bytes"].toInteger());
+            QCOMPARE(qint64(tree->byCategory[size_t(*c)].files), it.value().toObject()["files"].toInteger());
+            QCOMPARE(qint64(tree->byCategory[size_t(*c)].bytes), it.value().toObject()["bytes"].toInteger());
         }
-        QCOMPARE(qint64(tree->nodes[0].files), stats["total"]["files"].toInteger());
+        QCOMPARE(qint64(tree->nodes[0].files), stats["total"].toObject()["files"].toInteger());
         // What the user sees: 13 key dirs under fxgraph, 114 kernel dirs under triton_compiled.
         QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::fxgraph)), 13);
         QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::triton_compiled)), 114);
@@ -117,8 +117,8 @@ private slots:
         const QJsonArray entries = cli["entries"].toArray();
         QCOMPARE(g->outcome().rows.size(), entries.size());
         for (int i = 0; i < entries.size(); ++i) {
-            QCOMPARE(g->outcome().rows[i].file, entries[i]["file"].toString());
-            QCOMPARE(g->outcome().rows[i].pass, entries[i]["pass"].toBool());
+            QCOMPARE(g->outcome().rows[i].file, entries[i].toObject()["file"].toString());
+            QCOMPARE(g->outcome().rows[i].pass, entries[i].toObject()["pass"].toBool());
         }
         // The highlighted row is the served entry.
         QTableWidget* t = g->table();

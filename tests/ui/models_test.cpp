@@ -3,6 +3,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
 
 #include "browser/cache_filter_proxy.hpp"
 #include "browser/cache_tree_model.hpp"
@@ -43,13 +44,13 @@ private slots:
         const auto tree = scanTree(test::h100Root());
         QVERIFY(tree);
         // The numbers of shared/fixtures/README.md.
-        QCOMPARE(tree->nodes[0].files, 1067u);
-        QCOMPARE(tree->nodes[0].bytes, 63905170u);
-        QCOMPARE(tree->byCategory[size_t(Category::fxgraph)].files, 13u);
-        QCOMPARE(tree->byCategory[size_t(Category::aotautograd)].files, 12u);
-        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].files, 905u);
-        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].entries, 114u);
-        QCOMPARE(tree->fxgraphKeys, 13u);
+        QCOMPARE(tree->nodes[0].files, std::uint64_t(1067));
+        QCOMPARE(tree->nodes[0].bytes, std::uint64_t(63905170));
+        QCOMPARE(tree->byCategory[size_t(Category::fxgraph)].files, std::uint64_t(13));
+        QCOMPARE(tree->byCategory[size_t(Category::aotautograd)].files, std::uint64_t(12));
+        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].files, std::uint64_t(905));
+        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].entries, std::uint64_t(114));
+        QCOMPARE(tree->fxgraphKeys, std::uint64_t(13));
     }
 
     void cacheTreeModelAndProxyPassTheTester() {
@@ -117,7 +118,7 @@ private slots:
         comps.setComponents(ins.components);
         QVERIFY(comps.rowCount() > 100);
         QCOMPARE(comps.index(0, KeyComponentsModel::NameColumn).data().toString(), QStringLiteral("gm"));
-        QCOMPARE(comps.index(0, KeyComponentsModel::HashColumn).data().toString().size(), 51);
+        QCOMPARE(comps.index(0, KeyComponentsModel::HashColumn).data().toString().size(), qsizetype(51));
     }
 
     void hexAndDiffModels() {
@@ -128,11 +129,11 @@ private slots:
         QVERIFY(hex.index(0, HexModel::HexColumn).data().toString().startsWith(QStringLiteral("80 04 95")));
         QCOMPARE(hex.index(1, HexModel::OffsetColumn).data().toString(), QStringLiteral("00000010"));
 
-        const auto lines = sideBySideDiff({"a", "b", "c", "d"}, {"a", "x", "c", "d", "e"});
+        const auto lines = sideBySideDiff("a\nb\nc\nd", "a\nx\nc\nd\ne");
         DiffLinesModel model;
         QAbstractItemModelTester t2(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setLines(lines);
-        QCOMPARE(lines.size(), 5);
+        QCOMPARE(int(lines.size()), 5);
         QCOMPARE(int(lines[1].kind), int(DiffLine::Kind::changed));
         QCOMPARE(lines[1].a, QStringLiteral("b"));
         QCOMPARE(lines[1].b, QStringLiteral("x"));
@@ -141,11 +142,11 @@ private slots:
     }
 
     void languagesFromFileNames() {
-        QCOMPARE(languageForFile("c2x.py"), SourceLanguage::python);
-        QCOMPARE(languageForFile("k.cu"), SourceLanguage::cpp);
-        QCOMPARE(languageForFile("triton_poi_fused_0.ptx"), SourceLanguage::ptx);
-        QCOMPARE(languageForFile("triton_poi_fused_0.ttgir"), SourceLanguage::mlir);
-        QCOMPARE(languageForFile("triton_poi_fused_0.cubin"), SourceLanguage::plain);
+        QCOMPARE(int(languageForFile("c2x.py")), int(SourceLanguage::python));
+        QCOMPARE(int(languageForFile("k.cu")), int(SourceLanguage::cpp));
+        QCOMPARE(int(languageForFile("triton_poi_fused_0.ptx")), int(SourceLanguage::ptx));
+        QCOMPARE(int(languageForFile("triton_poi_fused_0.ttgir")), int(SourceLanguage::mlir));
+        QCOMPARE(int(languageForFile("triton_poi_fused_0.cubin")), int(SourceLanguage::plain));
     }
 
     void jobRunnerDropsStaleResults() {
@@ -158,7 +159,7 @@ private slots:
         QVERIFY(test::waitFor([&] { return !runner.isBusy(); }, 10000));
         QTest::qWait(50);
         QCOMPARE(delivered, QStringList{"fast"});
-        QCOMPARE(runner.droppedCount(), 1u);
+        QCOMPARE(runner.droppedCount(), quint64(1));
     }
 };
 

@@ -1,6 +1,7 @@
 #include "app/about_dialog.hpp"
 
 #include <QMessageBox>
+#include <QPixmap>
 #include <QtGlobal>
 
 #include <openssl/crypto.h>

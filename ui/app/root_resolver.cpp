@@ -4,46 +4,31 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QObject>
-#include <QProcessEnvironment>
 
-#include <pwd.h>
-#include <unistd.h>
+#include "inductor/roots.hpp"
 
 namespace kiln::ui {
 
 namespace {
-
-QString loginName() {
-    // torch uses getpass.getuser(): LOGNAME, USER, LNAME, USERNAME, then the password database.
-    const auto env = QProcessEnvironment::systemEnvironment();
-    for (const char* var : {"LOGNAME", "USER", "LNAME", "USERNAME"}) {
-        const QString v = env.value(QString::fromLatin1(var));
-        if (!v.isEmpty()) return v;
-    }
-    if (const passwd* pw = getpwuid(getuid())) return QString::fromLocal8Bit(pw->pw_name);
-    return QStringLiteral("unknown");
-}
-
 bool isDir(const QString& p) { return !p.isEmpty() && QFileInfo(p).isDir(); }
-
+// The sample folder holds the cache root in inductor/ beside its README.
+QString cacheIn(const QString& sample) {
+    return isDir(sample + QStringLiteral("/inductor")) ? QDir::cleanPath(sample + QStringLiteral("/inductor"))
+                                                       : QDir::cleanPath(sample);
+}
 }  // namespace
 
 QString inductorDefaultRoot() {
-    const auto env = QProcessEnvironment::systemEnvironment();
-    const QString configured = env.value(QStringLiteral("TORCHINDUCTOR_CACHE_DIR"));
-    if (!configured.isEmpty()) return QDir::cleanPath(configured);
-    QString tmp = env.value(QStringLiteral("TMPDIR"));
-    if (tmp.isEmpty()) tmp = QStringLiteral("/tmp");
-    return QDir::cleanPath(tmp + QStringLiteral("/torchinductor_") + loginName());
+    return QString::fromStdString(inductor::default_inductor_root().string());
 }
 
 QString sampleCacheRoot() {
     const QString installed =
         QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kiln/sample-cache");
-    if (isDir(installed)) return QDir::cleanPath(installed);
+    if (isDir(installed)) return cacheIn(installed);
 #ifdef KILN_SAMPLE_CACHE_SOURCE
     const QString inSource = QStringLiteral(KILN_SAMPLE_CACHE_SOURCE);
-    if (isDir(inSource)) return QDir::cleanPath(inSource);
+    if (isDir(inSource)) return cacheIn(inSource);
 #endif
     return {};
 }

@@ -11,7 +11,7 @@ struct RootChoice {
     QString reason;         // why this root (shown in the status bar)
 };
 
-// Inductor's default root as torch computes it; it may not exist.
+// Inductor's default root as torch computes it (core: inductor/roots.hpp); it may not exist.
 QString inductorDefaultRoot();
 // The bundled sample cache: next to an installed binary (../share/kiln/sample-cache) or in the
 // source tree this binary was built from. Empty if neither exists.

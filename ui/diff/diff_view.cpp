@@ -33,6 +33,7 @@ DiffView::DiffView(JobRunner* jobs, QWidget* parent)
     b_->setPlaceholderText(tr("graph entry B (path), or a cache event picked from a TORCH_TRACE log"));
     events_->setPlaceholderText(tr("Cache events of a TORCH_TRACE log"));
     events_->setEnabled(false);
+    auto* loadLog = new QPushButton(tr("Load TORCH_TRACE Log…"), this);
     auto* go = new QPushButton(tr("Compare"), this);
     go->setDefault(true);
     summary_->setWordWrap(true);
@@ -49,6 +50,7 @@ DiffView::DiffView(JobRunner* jobs, QWidget* parent)
     linesView_->setWordWrap(false);
 
     auto* traceRow = new QHBoxLayout;
+    traceRow->addWidget(loadLog);
     traceRow->addWidget(events_, 1);
     traceRow->addWidget(go);
     auto* split = new QSplitter(Qt::Vertical, this);
@@ -63,6 +65,10 @@ DiffView::DiffView(JobRunner* jobs, QWidget* parent)
     l->addWidget(split, 1);
 
     connect(go, &QPushButton::clicked, this, &DiffView::compare);
+    connect(loadLog, &QPushButton::clicked, this, [this] {
+        const QString p = QFileDialog::getOpenFileName(this, tr("TORCH_TRACE log"), root_, tr("Logs (*.log);;All files (*)"));
+        if (!p.isEmpty()) loadTrace(p);
+    });
     connect(events_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
         if (i >= 0 && i < trace_.events.size()) setSideB(trace_.events[i].spec);
     });
@@ -107,6 +113,21 @@ void DiffView::compare() {
     jobs_->start(QStringLiteral("diff"), tr("Comparing keys"),
                  [a = a_->text(), b = b_->text()](JobControl& ctl) { return diffArtifacts(a, b, ctl); },
                  [this](DiffOutcome o) { showOutcome(std::move(o)); });
+}
+
+void DiffView::loadTrace(const QString& path) {
+    events_->clear();
+    events_->setEnabled(false);
+    jobs_->start(QStringLiteral("trace"), tr("Reading TORCH_TRACE log"),
+                 [path](JobControl& ctl) { return loadTraceEvents(path, ctl); },
+                 [this](TraceEvents t) {
+                     trace_ = std::move(t);
+                     if (!trace_.error.isEmpty()) summary_->setText(trace_.error.toHtmlEscaped());
+                     else summary_->setText(tr("%1 cache events; pick one as B (misses are marked).").arg(trace_.events.size()));
+                     for (const auto& e : trace_.events) events_->addItem((e.miss ? QStringLiteral("✗ ") : QStringLiteral("  ")) + e.label);
+                     events_->setEnabled(!trace_.events.isEmpty());
+                     emit traceLoaded();
+                 });
 }
 
 void DiffView::showOutcome(DiffOutcome o) {

@@ -29,6 +29,8 @@ public:
     void setSelectionProvider(std::function<QString()> provider) { selection_ = std::move(provider); }
     void setSourceFontSize(int pt);
     void compare();
+    // Reads the cache events of a TORCH_TRACE log (file or directory) into the event picker.
+    void loadTrace(const QString& path);
 
     const DiffOutcome& outcome() const { return outcome_; }
     QTableWidget* changesTable() const { return changes_; }
@@ -37,6 +39,7 @@ public:
 
 signals:
     void compared();
+    void traceLoaded();
 
 private:
     void showOutcome(DiffOutcome o);

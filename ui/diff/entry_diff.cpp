@@ -1,42 +1,55 @@
 #include "diff/entry_diff.hpp"
 
 #include <QFileInfo>
-#include <QHash>
+#include <QRegularExpression>
 
 #include "inductor/graph_entry.hpp"
-#include "inspector/inspection.hpp"
+#include "inductor/key_diff.hpp"
+#include "inductor/trace_log.hpp"
 #include "jobs/job_control.hpp"
 
 namespace kiln::ui {
 
 namespace {
 
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+// A trace event is named "trace:<log file>:<line of its record>".
+const QRegularExpression& traceSpec() {
+    static const QRegularExpression re(QStringLiteral("^trace:(.+):(\\d+)$"));
+    return re;
+}
+
 struct Side {
-    QVector<KeyComponent> components;
+    std::vector<inductor::KeyComponent> components;
     QString error;
 };
 
-Side loadSide(const QString& spec) {
+Side fromLines(const std::vector<std::string>& lines, const QString& what) {
     Side s;
-    auto entry = inductor::load_graph_entry(spec.toStdString());
-    if (!entry) {
-        s.error = QString::fromStdString(entry.error().str());
+    if (lines.empty()) {
+        s.error = QObject::tr("%1: no key components (no _fx_graph_cache_debug_lines)").arg(what);
         return s;
     }
-    s.components = parseDebugLines(entry->debug_lines());
-    if (s.components.isEmpty()) s.error = QObject::tr("%1: the entry has no _fx_graph_cache_debug_lines").arg(spec);
+    auto parsed = inductor::parse_debug_lines(lines);
+    if (!parsed) s.error = qstr(parsed.error().str());
+    else s.components = std::move(parsed).value();
     return s;
 }
 
-// Components align by name; a name seen twice keeps its first value (torch never repeats one).
-QHash<QString, const KeyComponent*> byName(const QVector<KeyComponent>& v, QStringList& order) {
-    QHash<QString, const KeyComponent*> m;
-    for (const auto& c : v)
-        if (!m.contains(c.name)) {
-            m.insert(c.name, &c);
-            order << c.name;
-        }
-    return m;
+Side loadSide(const QString& spec) {
+    const auto m = traceSpec().match(spec);
+    if (m.hasMatch()) {
+        auto events = inductor::read_trace_log(m.captured(1).toStdString());
+        if (!events) return Side{{}, qstr(events.error().str())};
+        const std::size_t line = m.captured(2).toULongLong();
+        for (const auto& e : *events)
+            if (e.line == line) return fromLines(e.components, spec);
+        return Side{{}, QObject::tr("%1: no cache event at line %2").arg(m.captured(1)).arg(line)};
+    }
+    auto entry = inductor::load_graph_entry(spec.toStdString());
+    if (!entry) return Side{{}, qstr(entry.error().str())};
+    return fromLines(entry->debug_lines(), spec);
 }
 
 }  // namespace
@@ -52,21 +65,36 @@ DiffOutcome diffArtifacts(const QString& a, const QString& b, JobControl& ctl) {
         out.error = !sa.error.isEmpty() ? sa.error : sb.error;
         return out;
     }
-    QStringList orderA, orderB;
-    const auto ma = byName(sa.components, orderA);
-    const auto mb = byName(sb.components, orderB);
-    for (const QString& name : orderA) {
-        const auto* ca = ma.value(name);
-        const auto* cb = mb.value(name);
-        if (!cb) out.onlyA << name;
-        else if (ca->hash != cb->hash) out.changed.push_back({name, ca->value, cb->value});
-        else ++out.same;
+    const inductor::ComponentDiff d = inductor::diff_components(sa.components, sb.components);
+    for (const auto& c : d.changed) {
+        out.changed.push_back({qstr(c.component), qstr(c.a), qstr(c.b)});
+        if (c.component == "gm") out.gmLines = sideBySide(inductor::line_diff(c.a, c.b));
     }
-    for (const QString& name : orderB)
-        if (!ma.contains(name)) out.onlyB << name;
-    for (const auto& c : out.changed)
-        if (c.component == QLatin1String("gm"))
-            out.gmLines = sideBySideDiff(c.a.split(QLatin1Char('\n')), c.b.split(QLatin1Char('\n')));
+    for (const auto& n : d.only_a) out.onlyA << qstr(n);
+    for (const auto& n : d.only_b) out.onlyB << qstr(n);
+    out.same = static_cast<int>(d.same);
+    return out;
+}
+
+TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
+    TraceEvents out;
+    out.path = logFileOrDir;
+    auto events = inductor::read_trace_logs(logFileOrDir.toStdString());
+    if (!events) {
+        out.error = qstr(events.error().str());
+        return out;
+    }
+    for (const auto& e : *events) {
+        if (e.cache != "fx_graph" || e.components.empty()) continue;  // only FX graph keys can be compared
+        TraceEvent t;
+        t.miss = e.state == "miss";
+        t.label = QStringLiteral("[%1] %2 %3 (%4:%5)")
+                      .arg(qstr(e.compile_id), qstr(e.artifact), qstr(e.key).left(12),
+                           QFileInfo(qstr(e.log)).fileName())
+                      .arg(e.line);
+        t.spec = QStringLiteral("trace:%1:%2").arg(qstr(e.log)).arg(e.line);
+        out.events.push_back(std::move(t));
+    }
     return out;
 }
 

@@ -39,7 +39,9 @@ struct TraceEvents {
     QString error;
 };
 
-// `a` and `b` are entry paths or TraceEvent::spec strings.
+// `a` and `b` are entry paths or TraceEvent::spec strings ("trace:<log>:<line>").
 DiffOutcome diffArtifacts(const QString& a, const QString& b, JobControl& ctl);
+// Every FX graph cache event of a log (or of the logs in a directory).
+TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl& ctl);
 
 }  // namespace kiln::ui

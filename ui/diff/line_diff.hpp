@@ -1,9 +1,14 @@
 #pragma once
-// A line diff for side-by-side display (LCS by dynamic programming over the lines that differ
-// after trimming the common prefix and suffix; graph code is a few hundred lines at most).
+// The core's line diff (inductor/key_diff.hpp) laid out side by side: runs of removed and added
+// lines are paired into `changed` rows so the two columns stay aligned.
 #include <QString>
-#include <QStringList>
 #include <QVector>
+
+#include <vector>
+
+namespace kiln::inductor {
+struct DiffLine;
+}
 
 namespace kiln::ui {
 
@@ -16,7 +21,7 @@ struct DiffLine {
     QString b;
 };
 
-// Pairs removed and added runs side by side as `changed` rows.
-QVector<DiffLine> sideBySideDiff(const QStringList& a, const QStringList& b);
+QVector<DiffLine> sideBySide(const std::vector<inductor::DiffLine>& lines);
+QVector<DiffLine> sideBySideDiff(const QString& a, const QString& b);
 
 }  // namespace kiln::ui

@@ -1,51 +1,24 @@
 #include "inspector/guard_eval.hpp"
 
-#include <QDir>
-
+#include <algorithm>
 #include <map>
-#include <optional>
+#include <vector>
 
 #include "guards/expr.hpp"
-#include "inductor/graph_entry.hpp"
+#include "inductor/guard_lookup.hpp"
 #include "jobs/job_control.hpp"
 
 namespace kiln::ui {
 
 namespace {
 
-struct LoadedEntry {
-    QString file;
-    std::optional<std::string> expr;  // nullopt: no guards
-    std::optional<guards::Expr> parsed;
-    QString error;
-};
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
-// The entries of a key dir in torch's lookup order: sorted names, dot files skipped (§5).
-std::vector<LoadedEntry> loadKeyDir(const QString& keyDir, JobControl& ctl, QString& error) {
-    std::vector<LoadedEntry> out;
-    QDir dir(keyDir);
-    if (!dir.exists()) {
-        error = QObject::tr("%1: no such key dir").arg(keyDir);
-        return out;
-    }
-    const QStringList names = dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);  // QDir::Hidden off: skips ".x"
-    QStringList sorted = names;
-    std::sort(sorted.begin(), sorted.end(), [](const QString& a, const QString& b) { return a.toUtf8() < b.toUtf8(); });
-    for (const QString& name : sorted) {
-        if (ctl.cancelled()) break;
-        LoadedEntry e;
-        e.file = name;
-        auto entry = inductor::load_graph_entry(dir.filePath(name).toStdString());
-        if (!entry) {
-            e.error = QString::fromStdString(entry.error().str());
-        } else if ((e.expr = entry->guards_expr())) {
-            auto parsed = guards::Expr::parse(*e.expr);
-            if (parsed) e.parsed = std::move(parsed).value();
-            else e.error = QString::fromStdString(parsed.error().str());
-        }
-        out.push_back(std::move(e));
-    }
-    return out;
+// torch names the graph's SymInt inputs t0, t1, ...: order by that index, other names after.
+int slotOf(const std::string& s) {
+    if (s.size() > 1 && s[0] == 't' && s.size() < 10 && s.find_first_not_of("0123456789", 1) == std::string::npos)
+        return std::stoi(s.substr(1));
+    return 1 << 30;
 }
 
 }  // namespace
@@ -53,59 +26,56 @@ std::vector<LoadedEntry> loadKeyDir(const QString& keyDir, JobControl& ctl, QStr
 GuardSymbols loadGuardSymbols(const QString& keyDir, JobControl& ctl) {
     GuardSymbols out;
     out.keyDir = keyDir;
-    const auto entries = loadKeyDir(keyDir, ctl, out.error);
-    std::map<std::string, int> order;  // t0, t1, ... by slot; other names after
-    for (const auto& e : entries) {
-        if (!e.parsed) continue;
-        const auto& syms = e.parsed->symbols();
-        for (std::size_t i = 0; i < syms.size(); ++i)
-            if (e.parsed->uses_slot(i) || syms[i].rfind("t", 0) == 0) order.emplace(syms[i], static_cast<int>(order.size()));
+    auto files = inductor::key_dir_entries(keyDir.toStdString());
+    if (!files) {
+        out.error = qstr(files.error().str());
+        return out;
     }
-    std::vector<std::pair<std::string, int>> v(order.begin(), order.end());
-    auto slot = [](const std::string& s) {
-        return s.size() > 1 && s[0] == 't' && s.find_first_not_of("0123456789", 1) == std::string::npos ? std::stoi(s.substr(1)) : 1 << 30;
-    };
-    std::sort(v.begin(), v.end(), [&](const auto& a, const auto& b) {
-        return slot(a.first) != slot(b.first) ? slot(a.first) < slot(b.first) : a.second < b.second;
+    std::map<std::string, int> firstSeen;
+    for (const auto& f : *files) {
+        if (ctl.cancelled()) break;
+        auto entry = inductor::load_graph_entry(f);
+        if (!entry) {
+            out.error = qstr(entry.error().str());
+            continue;
+        }
+        const auto text = entry->guards_expr();
+        if (!text) continue;
+        auto expr = guards::Expr::parse(*text);
+        if (!expr) {
+            out.error = qstr(expr.error().str());
+            continue;
+        }
+        for (const auto& s : expr->symbols()) firstSeen.emplace(s, static_cast<int>(firstSeen.size()));
+    }
+    std::vector<std::pair<std::string, int>> v(firstSeen.begin(), firstSeen.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+        return slotOf(a.first) != slotOf(b.first) ? slotOf(a.first) < slotOf(b.first) : a.second < b.second;
     });
-    for (const auto& [name, _] : v) out.symbols << QString::fromStdString(name);
+    for (const auto& [name, _] : v) out.symbols << qstr(name);
     return out;
 }
 
-GuardOutcome evaluateGuards(const QString& keyDir, const QVector<qint64>& values, JobControl& ctl) {
+GuardOutcome evaluateGuards(const QString& keyDir, const QVector<qint64>& values, JobControl&) {
     GuardOutcome out;
     out.keyDir = keyDir;
     out.values = values;
-    const GuardSymbols syms = loadGuardSymbols(keyDir, ctl);
-    std::map<std::string, std::int64_t> named;
-    for (qsizetype i = 0; i < syms.symbols.size() && i < values.size(); ++i) named[syms.symbols[i].toStdString()] = values[i];
-    const auto entries = loadKeyDir(keyDir, ctl, out.error);
-    int holding = 0;
-    for (const auto& e : entries) {
+    const std::vector<std::int64_t> sizes(values.begin(), values.end());
+    auto lookup = inductor::lookup_guards(keyDir.toStdString(), sizes);
+    if (!lookup) {
+        out.error = qstr(lookup.error().str());
+        return out;
+    }
+    for (const auto& e : lookup->entries) {
         GuardRow row;
-        row.file = e.file;
-        row.error = e.error;
-        if (e.expr) row.expr = QString::fromStdString(*e.expr);
-        if (e.error.isEmpty()) {
-            if (!e.parsed) {
-                row.pass = true;  // no guards: a hit
-            } else {
-                auto bound = e.parsed->bind(named);
-                auto verdict = bound ? e.parsed->check(*bound) : Result<guards::Verdict>(bound.error());
-                if (!verdict) row.error = QString::fromStdString(verdict.error().str());
-                else {
-                    row.pass = verdict->pass;
-                    if (verdict->failing) row.failing = QString::fromStdString(*verdict->failing);
-                }
-            }
-        }
-        if (row.pass) {
-            ++holding;
-            if (out.served.isEmpty()) out.served = row.file;
-        }
+        row.file = qstr(e.file);
+        row.expr = e.guards_expr ? qstr(*e.guards_expr) : QString();
+        row.pass = e.pass;
+        row.failing = e.failing ? qstr(*e.failing) : QString();
         out.rows.push_back(std::move(row));
     }
-    out.ambiguous = holding > 1;
+    out.served = lookup->served ? qstr(*lookup->served) : QString();
+    out.ambiguous = lookup->ambiguous;
     return out;
 }
 

@@ -3,9 +3,9 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 
+#include "inductor/debug_lines.hpp"
 #include "inspector/summary_html.hpp"
 #include "jobs/job_control.hpp"
 
@@ -76,7 +76,7 @@ void loadEntry(const InspectRequest& req, Inspection& out, JobControl& ctl) {
         out.sourceLanguage = SourceLanguage::python;
         out.sourceTitle = QObject::tr("Output code (source_code of the entry)");
     }
-    out.components = parseDebugLines(out.entry->debug_lines());
+    out.components = toKeyComponents(out.entry->debug_lines(), &out.error);
 }
 
 void loadFile(const QString& path, Inspection& out) {
@@ -91,17 +91,16 @@ void loadFile(const QString& path, Inspection& out) {
 
 }  // namespace
 
-QVector<KeyComponent> parseDebugLines(const std::vector<std::string>& lines) {
-    static const QRegularExpression re(QStringLiteral("^\\[([a-z0-9]+)\\] ([^:]*): ?(.*)$"),
-                                       QRegularExpression::DotMatchesEverythingOption);
+QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QString* error) {
     QVector<KeyComponent> out;
-    out.reserve(static_cast<qsizetype>(lines.size()));
-    for (const auto& l : lines) {
-        const QString s = QString::fromStdString(l);
-        const auto m = re.match(s);
-        if (m.hasMatch()) out.push_back({m.captured(1), m.captured(2), m.captured(3)});
-        else out.push_back({QString(), QString(), s});  // an unknown shape: keep it, unparsed
+    auto parsed = inductor::parse_debug_lines(lines);
+    if (!parsed) {
+        if (error) *error = QString::fromStdString(parsed.error().str());
+        return out;
     }
+    out.reserve(static_cast<qsizetype>(parsed->size()));
+    for (const auto& c : *parsed)
+        out.push_back({QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(c.value)});
     return out;
 }
 

@@ -18,13 +18,14 @@ namespace kiln::ui {
 
 class JobControl;
 
-// One line of `_fx_graph_cache_debug_lines`: "[<hash>] <name>: <value>" (the value may span lines).
+// One component of a cache key (`_fx_graph_cache_debug_lines`, parsed by inductor/debug_lines.hpp).
 struct KeyComponent {
     QString hash;
     QString name;
-    QString value;
+    QString value;  // may span lines (the graph code `gm`)
 };
-QVector<KeyComponent> parseDebugLines(const std::vector<std::string>& lines);
+// Parses with the core; on a parse error returns nothing and sets *error.
+QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QString* error);
 
 struct InspectRequest {
     QString path;             // the file (or group dir) to inspect

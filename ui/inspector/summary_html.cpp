@@ -94,9 +94,15 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
         if (!consts.empty()) t.row(QObject::tr("Constants"), joinStrs(consts));
         QStringList kernels;
         for (const auto& k : e.triton_bundle()) {
-            const QString name = QString::fromStdString(k.name);
-            const QString stem = QFileInfo(name).completeBaseName();
-            kernels << QStringLiteral("%1 %2 (%3)").arg(filterLink(stem, name), esc(k.device), formatBytes(k.size));
+            // The bundled kernel's Triton dir (triton/<device>/<hash>) when the cache holds it.
+            const QString hash = QString::fromStdString(k.kernel_hash);
+            const QString dir = req.root + QStringLiteral("/triton/%1/").arg(k.device.value_or(0)) + hash;
+            const QString where = req.tree && req.tree->findPath(dir) >= 0 ? pathLink(dir, hash.left(12) + QStringLiteral("…"))
+                                                                           : filterLink(hash, hash.left(12) + QStringLiteral("…"));
+            kernels << QStringLiteral("%1 — %2, %3 files, %4")
+                           .arg(filterLink(QString::fromStdString(k.name), QString::fromStdString(k.name)), where)
+                           .arg(k.files.size())
+                           .arg(formatBytes(k.total_bytes()));
         }
         if (!kernels.isEmpty()) t.row(QObject::tr("Bundled kernels"), kernels.join(QStringLiteral("<br>")));
     }

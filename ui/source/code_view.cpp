@@ -1,6 +1,8 @@
 #include "source/code_view.hpp"
 
 #include <QFontDatabase>
+
+#include <algorithm>
 #include <QPainter>
 #include <QTextBlock>
 

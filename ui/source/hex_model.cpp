@@ -33,7 +33,7 @@ QVariant HexModel::data(const QModelIndex& index, int role) const {
         s.reserve(kBytesPerRow * 3 + 1);
         for (qint64 i = 0; i < n; ++i) {
             if (i == 8) s += QLatin1Char(' ');
-            s += QStringLiteral("%1 ").arg(static_cast<unsigned char>(bytes_[start + i]), 2, 16, QLatin1Char('0'));
+            s += QStringLiteral("%1 ").arg(uint(static_cast<unsigned char>(bytes_[start + i])), 2, 16, QLatin1Char('0'));
         }
         return s.trimmed();
     }

@@ -1,0 +1,170 @@
+// The Autotune tab offscreen on the real fixture: table model, chart data against the table,
+// log toggle, tooltips and clicks, export (PNG/PDF/SVG, CSV/JSON).
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include <map>
+
+#include "autotune_table_model.hpp"
+#include "charts/choice_bar_chart.hpp"
+#include "timings_panel.hpp"
+#include "ui_test_support.hpp"
+
+using namespace kiln::ui;
+
+class TimingsTest : public QObject {
+    Q_OBJECT
+private:
+    // Loads `paths` into a fresh panel and waits for the background read.
+    static std::unique_ptr<TimingsPanel> loaded(const QStringList& paths) {
+        auto panel = std::make_unique<TimingsPanel>(nullptr);
+        panel->resize(1200, 800);
+        QSignalSpy spy(panel.get(), &TimingsPanel::loaded);
+        panel->load(paths);
+        if (!test::waitFor([&] { return spy.count() > 0; })) qWarning("timings did not load");
+        return panel;
+    }
+    static QString cacheFile() {
+        return QDir(test::h100Root() + QStringLiteral("/cache")).entryInfoList(QDir::Files).value(0).absoluteFilePath();
+    }
+
+private slots:
+    void modelPassesTester() {
+        auto panel = loaded({test::h100Root()});
+        QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(panel->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(panel->opList()->count(), 10);  // 2 mm ops, 5 best_config, 3 kernel_perf
+        QCOMPARE(panel->model()->rowCount(), 20 + 21 + 5 + 3);
+        for (int op = 0; op < panel->opList()->count(); ++op) panel->selectOp(op);  // filter changes under the testers
+    }
+
+    // The chart's data is the table's: same choices, same times, the same winner, sorted.
+    void chartMatchesTable() {
+        auto panel = loaded({test::h100Root()});
+        for (int op = 0; op < 2; ++op) {
+            panel->selectOp(op);
+            const ChoiceBars& bars = panel->chart()->bars();
+            auto* proxy = panel->proxy();
+            std::map<QString, double> table;
+            QString tableBest;
+            for (int r = 0; r < proxy->rowCount(); ++r) {
+                auto idx = proxy->index(r, AutotuneTableModel::MsCol);
+                const QString name = proxy->index(r, AutotuneTableModel::ChoiceCol).data().toString();
+                table[name] = idx.data(AutotuneTableModel::SortRole).toDouble();
+                if (idx.data(AutotuneTableModel::IsBestRole).toBool()) tableBest = name;
+            }
+            QCOMPARE(int(table.size()), bars.names.size());
+            for (int i = 0; i < bars.names.size(); ++i) {
+                QVERIFY2(table.count(bars.names[i]), qPrintable(bars.names[i]));
+                QCOMPARE(bars.ms[i], table[bars.names[i]]);
+                if (i > 0) QVERIFY(bars.ms[i - 1] <= bars.ms[i]);
+            }
+            QCOMPARE(bars.winner, 0);
+            QCOMPARE(bars.names[bars.winner], tableBest);
+            // The first row of the proxy (sorted by ms) is the winner, shown as 100%.
+            QCOMPARE(proxy->index(0, AutotuneTableModel::PercentCol).data().toString(), QStringLiteral("100.0%"));
+        }
+        // Parameters joined from the kernel module of the 512x512 winner.
+        panel->selectOp(0);
+        QVERIFY(panel->chart()->bars().tooltips[0].contains(QStringLiteral("BLOCK_M=64")));
+        QVERIFY(panel->chart()->bars().modules[0].endsWith(QStringLiteral(".py")));
+    }
+
+    // The fixture's timing file and its mm log JSON, loaded together, agree on every best time.
+    void timingFileAndMmLogAgree() {
+        auto panel = loaded({cacheFile(), test::fixtureDir() + QStringLiteral("/h100/mm_log.json")});
+        auto set = panel->model()->timings();
+        QCOMPARE(int(set->ops.size()), 4);
+        for (const auto& logged : set->ops) {
+            if (logged.source.find("mm_log") == std::string::npos) continue;
+            bool found = false;
+            for (const auto& op : set->ops)
+                if (op.source != logged.source && kiln::timings::best_ms(op) == kiln::timings::best_ms(logged)) found = true;
+            QVERIFY2(found, logged.inputs.c_str());
+        }
+    }
+
+    void logToggleTooltipAndClick() {
+        auto panel = loaded({test::h100Root()});
+        panel->show();
+        QVERIFY(QTest::qWaitForWindowExposed(panel.get()));
+        panel->selectOp(0);
+        auto* chart = panel->chart();
+        auto* plot = chart->plot();
+        chart->setLogScale(true);
+        QCOMPARE(plot->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        chart->setLogScale(false);
+        QCOMPARE(plot->xAxis->scaleType(), QCPAxis::stLinear);
+        // The winner's bar (key 0): a point inside it maps back to bar 0.
+        const double ms0 = chart->bars().ms[0];
+        QPoint inBar(int(plot->xAxis->coordToPixel(ms0 / 2)), int(plot->yAxis->coordToPixel(0)));
+        QCOMPARE(chart->barAt(inBar), 0);
+        QPoint pastBar(int(plot->xAxis->coordToPixel(chart->bars().ms.back() * 1.05)), inBar.y());
+        QCOMPARE(chart->barAt(pastBar), -1);
+        QSignalSpy clicked(panel.get(), &TimingsPanel::moduleSelected);
+        QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, inBar);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.at(0).at(0).toString(), chart->bars().modules[0]);
+    }
+
+    void exportsChartAndData() {
+        auto panel = loaded({test::h100Root()});
+        panel->selectOp(1);
+        QTemporaryDir dir;
+        for (const char* ext : {"png", "pdf", "svg"}) {
+            const QString path = dir.filePath(QStringLiteral("chart.") + QLatin1String(ext));
+            QCOMPARE(panel->exportChart(path), QString());
+            QVERIFY2(QFileInfo(path).size() > 1000, ext);
+        }
+        QImage png(dir.filePath(QStringLiteral("chart.png")));
+        QVERIFY(!png.isNull());
+        QVERIFY(png.width() > 100 && png.height() > 100);
+        QVERIFY(panel->exportChart(dir.filePath(QStringLiteral("chart.bmp"))).contains(QStringLiteral("unknown")));
+
+        const QString csvPath = dir.filePath(QStringLiteral("data.csv"));
+        QCOMPARE(panel->exportData(csvPath), QString());
+        QFile csv(csvPath);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + 21);
+        QCOMPARE(lines[0], QStringLiteral("rank,choice,ms,winner,module"));
+        for (int i = 1; i < lines.size(); ++i) {
+            const QStringList f = lines[i].split(QLatin1Char(','));
+            QCOMPARE(f.size(), 5);
+            QCOMPARE(f[0].toInt(), i);
+            bool ok = false;
+            QCOMPARE(f[2].toDouble(&ok), panel->chart()->bars().ms[i - 1]);
+            QVERIFY(ok);
+        }
+        QVERIFY(lines[1].contains(QStringLiteral(",yes,")));
+
+        const QString jsonPath = dir.filePath(QStringLiteral("data.json"));
+        QCOMPARE(panel->exportData(jsonPath), QString());
+        QFile jf(jsonPath);
+        QVERIFY(jf.open(QIODevice::ReadOnly));
+        auto doc = QJsonDocument::fromJson(jf.readAll());
+        QCOMPARE(doc.object()[QStringLiteral("rows")].toArray().size(), 21);
+        QVERIFY(doc.object()[QStringLiteral("rows")].toArray()[0].toObject()[QStringLiteral("ms")].isDouble());
+    }
+
+    void unreadablePathShowsReason() {
+        auto panel = loaded({QStringLiteral("/no/such/dir")});
+        QCOMPARE(panel->model()->rowCount(), 0);
+        QCOMPARE(panel->opList()->count(), 0);
+    }
+};
+
+QTEST_MAIN(TimingsTest)
+#include "timings_test.moc"

@@ -1,0 +1,35 @@
+#pragma once
+// Device comparison table: one row per op timed on two or more devices. For each device, its best
+// time and speed-up against the first device; a last column flags ops whose winner differs.
+#include <QAbstractTableModel>
+
+#include "charts/chart_table.hpp"
+#include "timings/compare.hpp"
+
+namespace kiln::ui {
+
+class AutotuneCompareModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum { SortRole = Qt::UserRole + 1, WinnerDiffersRole };
+    explicit AutotuneCompareModel(QObject* parent = nullptr);
+
+    void setComparison(timings::Comparison cmp);
+    const timings::Comparison& comparison() const { return cmp_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+    ChartTable table() const;  // what the table shows, for export
+
+private:
+    // Columns: Op, Inputs, Precision, then per device (best ms, speed-up, winner), then "Winner differs".
+    static constexpr int kFixed = 3;
+    static constexpr int kPerDevice = 3;
+    int devices() const { return static_cast<int>(cmp_.devices.size()); }
+    timings::Comparison cmp_;
+};
+
+}  // namespace kiln::ui

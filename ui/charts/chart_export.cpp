@@ -1,0 +1,38 @@
+#include "charts/chart_export.hpp"
+
+#include <QFileInfo>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+namespace kiln::ui {
+
+QString plotFileFilter() { return QObject::tr("Images (*.png *.pdf *.svg)"); }
+QString dataFileFilter() { return QObject::tr("Data (*.csv *.json)"); }
+
+static QString exportSvg(QCustomPlot* plot, const QString& path, int w, int h) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(QSize(w, h));
+    svg.setViewBox(QRect(0, 0, w, h));
+    svg.setTitle(plot->objectName());
+    QCPPainter painter;
+    if (!painter.begin(&svg)) return QObject::tr("cannot write %1").arg(path);
+    plot->toPainter(&painter, w, h);
+    painter.end();
+    return {};
+}
+
+QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height) {
+    const int w = width > 0 ? width : plot->width();
+    const int h = height > 0 ? height : plot->height();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    bool ok = false;
+    if (suffix == QLatin1String("png")) ok = plot->savePng(path, w, h);
+    else if (suffix == QLatin1String("pdf")) ok = plot->savePdf(path, w, h);
+    else if (suffix == QLatin1String("svg")) return exportSvg(plot, path, w, h);
+    else return QObject::tr("unknown image format '%1' (use .png, .pdf or .svg)").arg(suffix);
+    if (!ok) return QObject::tr("could not write %1").arg(path);
+    return {};
+}
+
+}  // namespace kiln::ui

@@ -1,0 +1,104 @@
+#include "charts/compare_chart.hpp"
+
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace kiln::ui {
+
+namespace {
+const QColor kDeviceColors[] = {QColor(0x5b, 0x8d, 0xd6), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0xa0, 0x43),
+                                QColor(0x9b, 0x59, 0xb6), QColor(0xc0, 0x39, 0x2b), QColor(0x7f, 0x8c, 0x8d)};
+}
+
+CompareChart::CompareChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->addWidget(plot_);
+    plot_->setObjectName(QStringLiteral("comparePlot"));
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->plotLayout()->insertRow(0);
+    plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont(font().family(), 10, QFont::Bold)));
+    plot_->xAxis->setLabel(tr("time (ms)"));
+    plot_->yAxis->setRangeReversed(true);
+    plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+}
+
+void CompareChart::clear() {
+    plot_->clearPlottables();
+    table_ = {};
+    static_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))->setText(QString());
+    plot_->replot();
+}
+
+void CompareChart::setLogScale(bool on) {
+    log_ = on;
+    plot_->xAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (on) plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    else plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot_->rescaleAxes();
+    plot_->replot();
+}
+
+int CompareChart::barCount() const {
+    int n = 0;
+    for (int i = 0; i < plot_->plottableCount(); ++i)
+        if (auto* b = qobject_cast<QCPBars*>(plot_->plottable(i))) n += b->data()->size();
+    return n;
+}
+
+void CompareChart::setOp(const timings::ComparedOp& op, const std::vector<std::string>& devices, int maxChoices) {
+    plot_->clearPlottables();
+    const int n = std::min<int>(maxChoices, static_cast<int>(op.choices.size()));
+    const int nd = static_cast<int>(devices.size());
+    QString title = QString::fromStdString(op.op + "  " + op.inputs);
+    if (op.winner_differs) title += tr("   — the winner differs between devices");
+    static_cast<QCPTextElement*>(plot_->plotLayout()->element(0, 0))->setText(title);
+
+    table_ = {};
+    table_.title = title;
+    table_.header << QStringLiteral("choice");
+    for (const auto& d : devices) table_.header << QString::fromStdString(d) + QStringLiteral(" ms");
+
+    auto* group = new QCPBarsGroup(plot_);
+    group->setSpacing(1);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; ++i) {
+        const auto& c = op.choices[static_cast<size_t>(i)];
+        QString label = QString::fromStdString(c.identity);
+        if (label.size() > 70) label = label.left(67) + QStringLiteral("…");
+        QStringList stars;
+        for (int d = 0; d < nd; ++d)
+            if (op.best[static_cast<size_t>(d)] == c.identity) stars << QStringLiteral("\u2605%1").arg(d + 1);
+        if (!stars.isEmpty()) label += QLatin1Char(' ') + stars.join(QLatin1Char(' '));
+        ticker->addTick(i, label);
+        QStringList row{QString::fromStdString(c.identity)};
+        for (int d = 0; d < nd; ++d) {
+            auto ms = c.ms[static_cast<size_t>(d)];
+            row << (ms ? QString::number(*ms, 'g', 17) : QString());
+            if (ms) { lo = std::min(lo, *ms); hi = std::max(hi, *ms); }
+        }
+        table_.rows.push_back(row);
+    }
+    for (int d = 0; d < nd; ++d) {
+        auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
+        bars->setName(QStringLiteral("%1  %2").arg(d + 1).arg(QString::fromStdString(devices[static_cast<size_t>(d)])));
+        const QColor color = kDeviceColors[d % std::size(kDeviceColors)];
+        bars->setBrush(color);
+        bars->setPen(QPen(color.darker(130)));
+        bars->setWidth(0.8 / std::max(nd, 1));
+        bars->setBarsGroup(group);
+        for (int i = 0; i < n; ++i)
+            if (auto ms = op.choices[static_cast<size_t>(i)].ms[static_cast<size_t>(d)]) bars->addData(i, *ms);
+        if (log_ && lo < INFINITY) bars->setBaseValue(lo / 2);
+    }
+    plot_->yAxis->setTicker(ticker);
+    plot_->yAxis->setRange(-0.6, std::max(n, 1) - 0.4);
+    if (hi > 0) plot_->xAxis->setRange(log_ ? lo / 2 : 0, hi * (log_ ? 1.5 : 1.08));
+    plot_->replot();
+}
+
+}  // namespace kiln::ui

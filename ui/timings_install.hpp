@@ -1,0 +1,19 @@
+#pragma once
+// Adds the autotune views to the main window through its extension point (addPanel): the
+// "Autotune" table/chart tab, "Compare devices" and "Compile times". They follow the open root.
+namespace kiln::ui {
+
+class MainWindow;
+class TimingsPanel;
+class AutotuneComparePanel;
+class TimingsCompilePanel;
+
+struct AutotuneViews {
+    TimingsPanel* timings = nullptr;
+    AutotuneComparePanel* compare = nullptr;
+    TimingsCompilePanel* compileTimes = nullptr;
+};
+
+AutotuneViews installAutotuneViews(MainWindow& window);
+
+}  // namespace kiln::ui
