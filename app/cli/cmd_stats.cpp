@@ -6,6 +6,9 @@
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/remote_cli.hpp"
+#endif
 
 namespace kiln::cli {
 namespace {
@@ -16,6 +19,8 @@ struct StatsArgs {
     std::string root;
     bool triton = false;
     bool json = false;
+    std::string redis;                  // --redis [URL]: a remote cache (URL, or torch's variables when empty)
+    const CLI::Option* redis_opt = nullptr;
 };
 
 void print_human(const CacheStats& s, const ScanResult& scan) {
@@ -39,6 +44,9 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
 }
 
 int run_stats(const StatsArgs& args) {
+#ifdef KILN_HAVE_REMOTE
+    if (args.redis_opt && args.redis_opt->count() > 0) return kiln::remote::run_remote_stats(args.redis, args.json);
+#endif
     std::optional<std::string> explicit_root;
     if (!args.root.empty()) explicit_root = args.root;
     auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
@@ -67,6 +75,10 @@ Registration reg{"stats", 10, [](CLI::App& app, Outcome& outcome) {
     cmd->add_flag("--triton", args->triton,
                   "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
     cmd->add_flag("--json", args->json, "Print JSON");
+#ifdef KILN_HAVE_REMOTE
+    args->redis_opt = cmd->add_option("--redis", args->redis, "A remote cache on Redis: redis://[user:password@]host:port[/db] "
+                    "(empty: $TORCHINDUCTOR_REDIS_URL, else _HOST/_PORT)")->expected(0, 1);
+#endif
     cmd->callback([args, &outcome] { outcome.exit_code = run_stats(*args); });
 }};
 

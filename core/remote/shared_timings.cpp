@@ -1,0 +1,203 @@
+#include "remote/shared_timings.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "autotune/python_json.hpp"
+#include "hash/sha256.hpp"
+#include "timings/timing_cache.hpp"
+
+namespace kiln::remote {
+namespace {
+
+std::string device_of(const nlohmann::ordered_json& system) {
+    if (system.contains("device") && system["device"].is_object() && system["device"].contains("name") &&
+        system["device"]["name"].is_string())
+        return system["device"]["name"].get<std::string>();
+    return "cpu";
+}
+
+bool same_time(double a, double b) { return a == b || (std::isinf(a) && std::isinf(b)); }
+
+nlohmann::ordered_json record_json(const TimingRecord& r) {
+    return {{"ms", r.ms}, {"host", r.host}, {"device", r.device}, {"published", r.published}};
+}
+
+nlohmann::ordered_json to_value(const SharedTimings& s) {
+    nlohmann::ordered_json j;
+    j["system"] = s.system;
+    j["op"] = s.key.op;
+    j["inputs_key"] = s.key.inputs_key;
+    j["precision"] = s.key.precision;
+    auto& t = j["timings"] = nlohmann::ordered_json::object();
+    for (const auto& [choice, records] : s.choices) {
+        auto& arr = t[choice] = nlohmann::ordered_json::array();
+        for (const auto& r : records) arr.push_back(record_json(r));
+    }
+    return j;
+}
+
+Result<SharedTimings> from_value(const std::string& redis_key, std::string_view text) {
+    KILN_TRY(auto j, autotune::py_loads(text, redis_key));
+    auto bad = [&](const char* what) { return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key); };
+    if (!j.is_object() || !j.contains("system") || !j["system"].is_object()) return bad("no \"system\" object");
+    for (const char* f : {"op", "inputs_key", "precision"})
+        if (!j.contains(f) || !j[f].is_string()) return bad("a key field is missing");
+    if (!j.contains("timings") || !j["timings"].is_object()) return bad("no \"timings\" object");
+    SharedTimings s;
+    s.redis_key = redis_key;
+    s.system = j["system"];
+    s.system_hash = s.system.value("hash", "");
+    s.key = {j["op"].get<std::string>(), j["inputs_key"].get<std::string>(), j["precision"].get<std::string>()};
+    for (auto it = j["timings"].begin(); it != j["timings"].end(); ++it) {
+        if (!it.value().is_array()) return bad("a choice's records are not a list");
+        auto& records = s.choices[it.key()];
+        for (const auto& r : it.value()) {
+            if (!r.is_object() || !r.contains("ms") || !r["ms"].is_number()) return bad("a record has no numeric \"ms\"");
+            records.push_back({r["ms"].get<double>(), r.value("host", ""), r.value("device", ""), r.value("published", std::int64_t{0})});
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string this_host() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0 || !*buf) return "unknown-host";
+    return buf;
+}
+
+std::string shared_timings_key(std::string_view system_hash, const autotune::TimingKey& key) {
+    std::string digest = hash::sha256_hex(key.inputs_key + "\n" + key.precision).substr(0, 16);
+    return std::string(kSharedTimingsPrefix) + std::string(system_hash) + ":" + key.op + ":" + digest;
+}
+
+Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::ordered_json& system,
+                                      const autotune::TimingKey& key, const autotune::ChoiceTimings& timings,
+                                      const std::string& host) {
+    if (!system.is_object() || !system.contains("hash") || !system["hash"].is_string())
+        return make_error(Errc::invalid_argument, "the system block has no \"hash\"", "publish timings");
+    const std::string redis_key = shared_timings_key(system["hash"].get<std::string>(), key);
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    // Optimistic concurrency: EXEC answers nil when another publisher changed the key since WATCH.
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        KILN_TRY(auto watched, client.command({"WATCH", redis_key}));
+        (void)watched;
+        KILN_TRY(auto current, client.get(redis_key));
+        SharedTimings s;
+        if (current) {
+            auto parsed = from_value(redis_key, *current);
+            if (!parsed) {
+                (void)client.command({"UNWATCH"});
+                return std::move(parsed.error()).with_hint("another program wrote this key; delete it to share again");
+            }
+            s = std::move(parsed).value();
+        } else {
+            s = SharedTimings{redis_key, system, system["hash"].get<std::string>(), key, {}};
+        }
+        PublishReport report;
+        for (const auto& [choice, ms] : timings) {
+            auto& records = s.choices[choice];
+            bool known = false;
+            for (const auto& r : records) known = known || same_time(r.ms, ms);
+            if (known) { ++report.same; continue; }
+            (records.empty() ? report.added : report.conflicting)++;
+            records.push_back({ms, host, device_of(system), now});
+        }
+        if (report.added + report.conflicting == 0) {
+            KILN_TRY(auto u, client.command({"UNWATCH"}));
+            (void)u;
+            return report;
+        }
+        KILN_TRY(auto m, client.command({"MULTI"}));
+        (void)m;
+        KILN_TRY(auto q, client.command({"SET", redis_key, autotune::py_dumps(to_value(s))}));
+        (void)q;
+        KILN_TRY(auto exec, client.command({"EXEC"}));
+        if (exec.type == RedisReply::Type::array) return report;
+    }
+    return make_error(Errc::busy, "the shared timings kept changing under concurrent publishers", redis_key, "retry");
+}
+
+Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std::vector<std::string>* warnings) {
+    std::vector<SharedTimings> out;
+    std::string cursor = "0";
+    std::string pattern = std::string(kSharedTimingsPrefix) + "*";
+    do {
+        KILN_TRY(auto page, client.scan(cursor, pattern, 1000));
+        cursor = page.cursor;
+        KILN_TRY(auto values, client.get_many(page.keys));
+        for (size_t i = 0; i < page.keys.size(); ++i) {
+            if (!values[i]) continue;
+            auto s = from_value(page.keys[i], *values[i]);
+            if (s) out.push_back(std::move(s).value());
+            else if (warnings) warnings->push_back(s.error().str());
+        }
+    } while (cursor != "0");
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key < b.redis_key; });
+    // SCAN can repeat a key: keep one.
+    out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key == b.redis_key; }),
+              out.end());
+    return out;
+}
+
+Status write_as_global_cache(const std::vector<SharedTimings>& shared, const std::filesystem::path& dir) {
+    std::map<std::string, nlohmann::ordered_json> files;
+    for (const auto& s : shared) {
+        if (s.system_hash.empty()) continue;
+        auto& f = files[s.system_hash];
+        if (f.is_null()) f = {{"system", s.system}, {"cache", nlohmann::ordered_json::object()}};
+        auto& slot = f["cache"][s.key.op][s.key.inputs_key][s.key.precision];
+        if (!slot.is_object()) slot = nlohmann::ordered_json::object();
+        for (const auto& [choice, records] : s.choices)
+            if (!records.empty()) slot[choice] = records.front().ms;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return io_error("create directory", dir.string(), ec.value());
+    for (const auto& [hash, f] : files) {
+        std::ofstream out(dir / hash, std::ios::binary | std::ios::trunc);
+        out << autotune::py_dumps(f, {.sort_keys = false, .indent = 4});
+        if (!out) return io_error("write", (dir / hash).string(), errno);
+    }
+    return ok_status();
+}
+
+timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared, const std::string& origin) {
+    timings::TimingSet set;
+    for (const auto& s : shared) {
+        std::string path = origin + "/" + s.redis_key;
+        timings::Source src{path, timings::SourceKind::timing_cache, device_of(s.system), 0};
+        // One op per publishing host, in the order hosts first published: disagreements stay visible.
+        std::vector<std::string> hosts;
+        for (const auto& [choice, records] : s.choices)
+            for (const auto& r : records)
+                if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+        for (const auto& host : hosts) {
+            nlohmann::ordered_json slot = nlohmann::ordered_json::object();
+            for (const auto& [choice, records] : s.choices)
+                for (const auto& r : records)
+                    if (r.host == host) { slot[choice] = r.ms; break; }
+            nlohmann::ordered_json file{{"system", s.system}, {"cache", nlohmann::ordered_json::object()}};
+            file["cache"][s.key.op][s.key.inputs_key][s.key.precision] = slot;
+            auto parsed = timings::parse_timing_cache(autotune::py_dumps(file), path, {});
+            if (!parsed) { set.warnings.push_back(parsed.error().str()); continue; }
+            for (auto& op : parsed->ops) {
+                op.device = device_of(s.system) + " @ " + host;
+                op.source = path;
+                set.ops.push_back(std::move(op));
+                ++src.ops;
+            }
+        }
+        set.sources.push_back(std::move(src));
+    }
+    return set;
+}
+
+}  // namespace kiln::remote

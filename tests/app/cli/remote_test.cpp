@@ -1,0 +1,88 @@
+// kiln-cli against a real redis-server holding the H100 fixture in Inductor's remote format:
+// stats --redis, and the error paths a user meets first (unreachable, wrong password, bad URL).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "redis_server.hpp"
+#include "remote/remote_export.hpp"
+#include "test_support.hpp"
+
+using namespace kiln::test;
+using kiln::remote::RedisClient;
+
+namespace {
+
+// One server for the whole file: filling it with the fixture takes seconds.
+class RemoteCli : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        server_ = new RedisServer();
+        auto ep = kiln::remote::parse_redis_url(server_->url());
+        auto client = RedisClient::connect(*ep);
+        ASSERT_TRUE(client) << client.error().str();
+        auto items = kiln::remote::remote_items_from_local(h100_root());
+        ASSERT_TRUE(items) << items.error().str();
+        ASSERT_TRUE(kiln::remote::publish_items(*client, *items));
+        ASSERT_TRUE(client->set("pt2:fx-graph-v1::fcorrupt:c1", "this is not json"));
+    }
+    static void TearDownTestSuite() { delete server_; server_ = nullptr; }
+    static RedisServer* server_;
+};
+RedisServer* RemoteCli::server_ = nullptr;
+
+}  // namespace
+
+TEST_F(RemoteCli, StatsJsonHasTheLocalSchemaByCacheId) {
+    auto r = run_command({cli_path(), "stats", "--redis", server_->url(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["root"], "redis://127.0.0.1:" + std::to_string(server_->port()) + "/0");
+    EXPECT_EQ(j["categories"]["fx-graph-v1"]["files"], 14);  // 13 fixture keys + the corrupt one
+    EXPECT_EQ(j["categories"]["fx-graph-v1"]["entries"], 14);
+    EXPECT_EQ(j["categories"]["autograd-experimental"]["files"], 12);
+    EXPECT_EQ(j["categories"]["autotune-best-config-v2"]["files"], 5);
+    EXPECT_EQ(j["fxgraph_keys"], 14);
+    EXPECT_EQ(j["total"]["files"], 31);
+    EXPECT_GT(j["total"]["bytes"].get<long long>(), 10'000'000);  // base64 of ~11 MB of pickles
+    EXPECT_EQ(j["unreadable"], 1);
+    // The corrupt value is named on stderr, not fatal.
+    EXPECT_NE(r.err.find("pt2:fx-graph-v1::fcorrupt:c1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not JSON"), std::string::npos) << r.err;
+}
+
+TEST_F(RemoteCli, StatsTextAndTorchVariables) {
+    // No URL after --redis: torch's own TORCHINDUCTOR_REDIS_HOST / _PORT.
+    auto r = run_command({"env", "-u", "TORCHINDUCTOR_REDIS_URL", "TORCHINDUCTOR_REDIS_HOST=127.0.0.1",
+                          "TORCHINDUCTOR_REDIS_PORT=" + std::to_string(server_->port()), cli_path(), "stats", "--redis"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("(redis)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fx-graph-v1"), std::string::npos);
+    EXPECT_NE(r.out.find("autotune-best-config-v2"), std::string::npos);
+    auto url = run_command({"env", "TORCHINDUCTOR_REDIS_URL=" + server_->url(), cli_path(), "stats", "--redis", "--json"});
+    ASSERT_EQ(url.exit_code, 0) << url.err;
+    EXPECT_EQ(nlohmann::json::parse(url.out)["total"]["files"], 31);
+}
+
+TEST_F(RemoteCli, ClearErrors) {
+    auto unreachable = run_command({cli_path(), "stats", "--redis", "redis://127.0.0.1:" + std::to_string(free_loopback_port())});
+    EXPECT_EQ(unreachable.exit_code, 1);
+    EXPECT_NE(unreachable.err.find("cannot connect to Redis"), std::string::npos) << unreachable.err;
+
+    auto bad_url = run_command({cli_path(), "stats", "--redis", "http://127.0.0.1:6379"});
+    EXPECT_EQ(bad_url.exit_code, 2);
+    EXPECT_NE(bad_url.err.find("not a redis:// URL"), std::string::npos) << bad_url.err;
+
+    auto tls = run_command({cli_path(), "stats", "--redis", "rediss://127.0.0.1:6379"});
+    EXPECT_EQ(tls.exit_code, 2);
+    EXPECT_NE(tls.err.find("hiredis 0.14"), std::string::npos) << tls.err;
+
+    RedisServer locked({.password = "team-secret"});
+    auto wrong = run_command({cli_path(), "stats", "--redis", "redis://:nope@127.0.0.1:" + std::to_string(locked.port())});
+    EXPECT_EQ(wrong.exit_code, 2);
+    EXPECT_NE(wrong.err.find("WRONGPASS"), std::string::npos) << wrong.err;
+    EXPECT_EQ(wrong.err.find("nope"), std::string::npos) << wrong.err;  // the password is never echoed
+    auto missing = run_command({cli_path(), "stats", "--redis", "redis://127.0.0.1:" + std::to_string(locked.port())});
+    EXPECT_NE(missing.err.find("NOAUTH"), std::string::npos) << missing.err;
+    auto right = run_command({cli_path(), "stats", "--redis", locked.url(), "--json"});
+    EXPECT_EQ(right.exit_code, 0) << right.err;
+}
