@@ -1,0 +1,29 @@
+#pragma once
+// The components of an FX graph cache key (docs/inductor-cache-format.md §6): each line of
+// `_fx_graph_cache_debug_lines`, and each of a TORCH_TRACE cache event's `components`, reads
+// `[<sha256_hash of the component>] <name>[<index>]: <value>`, where the value may span lines
+// (the `gm` component holds the graph's code).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace kiln::inductor {
+
+struct KeyComponent {
+    std::string hash;   // 51 base32 characters
+    std::string name;   // "gm", "inductor_config[max_fusion_size]", "example_inputs[0]", ...
+    std::string value;  // the printed value, newlines kept
+};
+
+// One component per list item; an item that does not start with "[hash] " continues the value of
+// the previous one (a log that split a multi-line value). Errors name the item index.
+Result<std::vector<KeyComponent>> parse_debug_lines(const std::vector<std::string>& lines);
+// A whole text: a component starts at each line that begins with "[hash] ".
+Result<std::vector<KeyComponent>> parse_debug_text(std::string_view text);
+
+// True when `line` starts a component ("[" + 51 base32 chars + "] ").
+bool starts_component(std::string_view line);
+
+}  // namespace kiln::inductor

@@ -1,0 +1,72 @@
+#include "inductor/guard_lookup.hpp"
+
+#include <algorithm>
+
+#include "guards/expr.hpp"
+
+namespace kiln::inductor {
+
+Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem::path& key_dir) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> out;
+    std::filesystem::directory_iterator it(key_dir, ec);
+    if (ec) return io_error("list", key_dir.string(), ec.value());
+    for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+        if (ec) return io_error("list", key_dir.string(), ec.value());
+        std::string name = it->path().filename().string();
+        if (name.empty() || name[0] == '.') continue;  // torch skips dot-names (and our temp files)
+        if (!it->is_regular_file(ec)) continue;
+        out.push_back(it->path());
+    }
+    // Python's sorted() on str compares code points: the same order as bytes of UTF-8.
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.filename().string() < b.filename().string(); });
+    return out;
+}
+
+Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file, std::span<const std::int64_t> sizes) {
+    GuardCheck c;
+    c.file = std::move(file);
+    c.guards_expr = entry.guards_expr();
+    if (!c.guards_expr || c.guards_expr->empty()) {
+        c.pass = true;
+        return c;
+    }
+    auto parsed = guards::Expr::parse(*c.guards_expr);
+    if (!parsed) return std::move(parsed.error()).with_context(c.file);
+    auto verdict = parsed->check(sizes);
+    if (!verdict) return std::move(verdict.error()).with_context(c.file);
+    c.pass = verdict->pass;
+    c.failing = verdict->failing;
+    return c;
+}
+
+Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<const std::int64_t> sizes) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::is_directory(path, ec)) {
+        KILN_TRY(files, key_dir_entries(path));
+        if (files.empty())
+            return make_error(Errc::not_found, "no cache entries in the key dir", path.string(),
+                              "expected fxgraph/<xx>/<key>/ holding entry files");
+    } else if (std::filesystem::is_regular_file(path, ec)) {
+        files.push_back(path);
+    } else {
+        return make_error(Errc::not_found, "no such key dir or entry", path.string());
+    }
+    GuardLookup out;
+    int holding = 0;
+    for (const auto& f : files) {
+        KILN_TRY(GraphEntry entry, load_graph_entry(f));
+        KILN_TRY(GuardCheck c, check_entry_guards(entry, f.filename().string(), sizes));
+        if (c.pass) {
+            ++holding;
+            if (!out.served) out.served = c.file;
+        }
+        out.entries.push_back(std::move(c));
+    }
+    out.ambiguous = holding > 1;
+    return out;
+}
+
+}  // namespace kiln::inductor

@@ -1,0 +1,40 @@
+#pragma once
+// The cache-hit simulator: which entry of an FX graph key dir torch would serve for given sizes
+// (docs/inductor-cache-format.md §5). Entries are tried in sorted file-name order, names starting
+// with '.' skipped; an entry without guards is a hit; the first whose guards hold is served.
+// Value types only, for the CLI and the GUI's Guards tab.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "inductor/graph_entry.hpp"
+#include "util/result.hpp"
+
+namespace kiln::inductor {
+
+struct GuardCheck {
+    std::string file;                        // entry file name within the key dir
+    std::optional<std::string> guards_expr;  // nullopt: the entry has no guards (always a hit)
+    bool pass = false;
+    std::optional<std::string> failing;      // the first failing conjunct with the values it saw
+};
+
+struct GuardLookup {
+    std::vector<GuardCheck> entries;  // in torch's lookup order
+    std::optional<std::string> served;
+    bool ambiguous = false;           // more than one entry would hold; the sorted order decided
+};
+
+// `sizes` are the values of t0, t1, ... (the graph's SymInt inputs in order).
+// Errors: an entry that cannot be decoded, a guard that does not parse, too few sizes.
+Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file, std::span<const std::int64_t> sizes);
+// A key dir, or a single entry file (then that entry alone is looked up).
+Result<GuardLookup> lookup_guards(const std::filesystem::path& key_dir_or_entry, std::span<const std::int64_t> sizes);
+
+// The entry files of a key dir in lookup order (sorted, dot-names skipped, regular files only).
+Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem::path& key_dir);
+
+}  // namespace kiln::inductor

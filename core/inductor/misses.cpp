@@ -1,0 +1,77 @@
+#include "inductor/misses.hpp"
+
+#include <algorithm>
+
+#include "inductor/graph_entry.hpp"
+#include "inductor/guard_lookup.hpp"
+
+namespace kiln::inductor {
+
+Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path fx = root / "fxgraph";
+    if (!fs::is_directory(fx, ec))
+        return make_error(Errc::not_found, "no fxgraph/ directory under the root", root.string(),
+                          "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
+    std::vector<fs::path> key_dirs;
+    for (fs::directory_iterator shard(fx, ec); !ec && shard != fs::directory_iterator(); shard.increment(ec)) {
+        if (!shard->is_directory(ec)) continue;
+        for (fs::directory_iterator k(shard->path(), ec); !ec && k != fs::directory_iterator(); k.increment(ec))
+            if (k->is_directory(ec)) key_dirs.push_back(k->path());
+    }
+    if (ec) return io_error("list", fx.string(), ec.value());
+    std::sort(key_dirs.begin(), key_dirs.end());
+    KeyedEntries out;
+    for (const auto& dir : key_dirs) {
+        KILN_TRY(auto files, key_dir_entries(dir));
+        for (const auto& f : files) {
+            std::string rel = fs::relative(f, root, ec).generic_string();
+            auto entry = load_graph_entry(f);
+            if (!entry) {
+                out.skipped.push_back(rel + ": " + entry.error().str());
+                continue;
+            }
+            auto comps = parse_debug_lines(entry->debug_lines());
+            if (!comps || comps->empty()) {
+                out.skipped.push_back(rel + ": " + (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
+                continue;
+            }
+            out.entries.push_back({rel, dir.filename().string(), std::move(comps).value()});
+        }
+    }
+    return out;
+}
+
+MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached) {
+    MissExplanation m;
+    if (event.components.empty()) {
+        m.note = "the event records no key components";
+        return m;
+    }
+    auto comps = parse_debug_lines(event.components);
+    if (!comps) {
+        m.note = "the event's components do not parse: " + comps.error().str();
+        return m;
+    }
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < cached.entries.size(); ++i) {
+        const KeyedEntry& e = cached.entries[i];
+        if (e.key == event.key) continue;
+        ComponentDiff d = diff_components(*comps, e.components);
+        if (!best || d.distance() < m.diff.distance()) {
+            best = i;
+            m.diff = std::move(d);
+        }
+    }
+    if (!best) {
+        m.note = cached.entries.empty() ? "no cached fxgraph entries with debug lines under the root"
+                                        : "no cached entry under another key";
+        return m;
+    }
+    m.closest_path = cached.entries[*best].path;
+    m.closest_key = cached.entries[*best].key;
+    return m;
+}
+
+}  // namespace kiln::inductor

@@ -1,0 +1,39 @@
+#pragma once
+// TORCH_TRACE structured logs (docs/inductor-cache-format.md §10): the cache events in them.
+// A record is a glog line `V<mmdd hh:mm:ss.us> <pid> <file>:<line>] {json}` followed by payload
+// lines that start with a tab; cache events are artifacts named fx_graph_cache_hit|miss|bypass
+// (and aotautograd_cache_*) whose payload is JSON with the key and its components.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace kiln::inductor {
+
+struct CacheEvent {
+    std::string log;             // the log file
+    std::size_t line = 0;        // 1-based line of the record's header
+    std::string artifact;        // "fx_graph_cache_miss", "aotautograd_cache_hit", ...
+    std::string cache;           // "fx_graph" or "aotautograd"
+    std::string state;           // "hit", "miss" or "bypass"
+    std::string key;             // empty when the payload has none (some bypasses)
+    std::string compile_id;      // "0/0", "1/0_1", ...
+    std::string timestamp;       // the glog time, "1126 01:17:33.288000"
+    std::optional<std::int64_t> time_taken_ns;   // misses: compile time
+    std::optional<std::int64_t> time_saved_ns;   // hits
+    std::string status_detailed; // "full_miss", "hit", ...
+    std::string reason;          // bypass reason, when given
+    std::vector<std::string> components;  // debug lines of the key, one per component
+};
+
+// Reads one log; malformed records are skipped only when they are not cache events (a cache event
+// with a broken payload is an error naming the file and line).
+Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path);
+// A log file, or a directory: every regular file in it (recursively), in sorted path order.
+Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir);
+
+}  // namespace kiln::inductor
