@@ -1,10 +1,17 @@
 #include "timings_install.hpp"
 
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
 #include <QTabWidget>
+
+#include <memory>
 
 #include "autotune_compare_panel.hpp"
 #include "browser/cache_browser.hpp"
 #include "launcher_dialog.hpp"
+#include "rebench_dialog.hpp"
+#include "recompile_dialog.hpp"
 #include "main_window.hpp"
 #include "timings_compile_panel.hpp"
 #include "timings_panel.hpp"
@@ -33,6 +40,32 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
         auto* dlg = new LauncherDialog(w.currentRoot(), &w);
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         QObject::connect(dlg, &LauncherDialog::sessionFinished, v.timings, [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
+        dlg->show();
+    });
+    // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python
+    // module of the cache: re-benchmark).
+    auto* menu = w.menuBar()->addMenu(QObject::tr("&Tune"));
+    auto* launch = menu->addAction(QObject::tr("New tuning session…"));
+    auto* recompile = menu->addAction(QObject::tr("Recompile selected source…"));
+    auto* rebench = menu->addAction(QObject::tr("Re-benchmark selected module…"));
+    recompile->setEnabled(false);
+    rebench->setEnabled(false);
+    auto selected = std::make_shared<QString>();
+    QObject::connect(&w, &MainWindow::inspectionShown, menu, [=](const QString& path) {
+        *selected = path;
+        const QString suffix = QFileInfo(path).suffix();
+        recompile->setEnabled(suffix == QLatin1String("cpp") || suffix == QLatin1String("cu"));
+        rebench->setEnabled(suffix == QLatin1String("py"));
+    });
+    QObject::connect(launch, &QAction::triggered, v.timings, &TimingsPanel::launchRequested);
+    QObject::connect(recompile, &QAction::triggered, &w, [&w, selected] {
+        auto* dlg = new RecompileDialog(*selected, w.jobs(), &w);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        dlg->show();
+    });
+    QObject::connect(rebench, &QAction::triggered, &w, [&w, selected] {
+        auto* dlg = new RebenchDialog(*selected, w.currentRoot(), &w);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
         dlg->show();
     });
     return v;

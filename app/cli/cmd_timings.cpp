@@ -1,0 +1,92 @@
+// kiln-cli timings PATH... [--json] [--top N] [--op NAME]: every autotune timing Kiln can read
+// (Inductor's timing caches, .best_config/.kernel_perf files, mm logs, stderr AUTOTUNE tables,
+// Kiln's session logs) normalized into ops and their choices.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "command_registry.hpp"
+#include "timings/collect.hpp"
+
+namespace kiln::cli {
+namespace {
+
+struct TimingsArgs {
+    std::vector<std::string> paths;
+    bool json = false;
+    int top = 10;
+    std::string op_filter;
+};
+
+void print_op(const timings::Op& op, int top) {
+    std::printf("%s  %s", op.op.c_str(), op.inputs.c_str());
+    if (!op.precision.empty()) std::printf("  [%s]", op.precision.c_str());
+    if (!op.device.empty()) std::printf("  on %s", op.device.c_str());
+    std::printf("  (%zu choices)\n", op.choices.size());
+    std::vector<const timings::Choice*> sorted;
+    for (const auto& c : op.choices) sorted.push_back(&c);
+    std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
+        return a->ms.value_or(INFINITY) < b->ms.value_or(INFINITY);
+    });
+    auto best = timings::best_ms(op);
+    int shown = 0;
+    for (const auto* c : sorted) {
+        if (top > 0 && shown++ >= top) {
+            std::printf("    ... %zu more (--top 0 shows all)\n", sorted.size() - static_cast<size_t>(top));
+            break;
+        }
+        const char* mark = c->name == op.best ? "*" : " ";
+        if (c->ms) {
+            // Inductor's own column: best / this, so the winner reads 100%.
+            double pct = best && *c->ms > 0 ? 100.0 * *best / *c->ms : 0.0;
+            std::printf("  %s %-60s %10.4f ms %6.1f%%  %s\n", mark, c->name.c_str(), *c->ms, pct,
+                        timings::params_text(c->params).c_str());
+        } else {
+            std::printf("  %s %-60s %13s  failed: %s\n", mark, c->name.c_str(), "-", c->error.c_str());
+        }
+    }
+}
+
+int run_timings(const TimingsArgs& args) {
+    std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+    auto set = timings::collect_timings(paths);
+    if (!set.ok()) {
+        auto code = set.error().code;
+        bool bad_input = code == Errc::not_found || code == Errc::unsupported || code == Errc::invalid_argument;
+        return report_error(set.error(), bad_input ? 2 : 1);
+    }
+    for (const auto& w : set->warnings) std::fprintf(stderr, "kiln-cli: warning: %s\n", w.c_str());
+    if (!args.op_filter.empty()) {
+        std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
+    }
+    if (args.json) {
+        std::cout << timings::to_json(*set).dump(2) << "\n";
+        return 0;
+    }
+    for (const auto& s : set->sources)
+        std::printf("source %-12s %3d ops  %s%s%s\n", timings::source_kind_name(s.kind), s.ops, s.path.c_str(),
+                    s.device.empty() ? "" : "  on ", s.device.c_str());
+    for (const auto& op : set->ops) {
+        std::printf("\n");
+        print_op(op, args.top);
+    }
+    if (set->sources.empty()) std::printf("no timing files found\n");
+    return 0;
+}
+
+const Registration registration{"timings", 60, [](CLI::App& app, Outcome& outcome) {
+    auto args = std::make_shared<TimingsArgs>();
+    auto* cmd = app.add_subcommand("timings", "Show autotune timings: timing caches, .best_config, .kernel_perf, "
+                                              "mm logs, stderr AUTOTUNE tables, session logs");
+    cmd->add_option("paths", args->paths, "Files, or directories (cache roots) searched for all of them")
+        ->required()->check(CLI::ExistingPath);
+    cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
+    cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
+    cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");
+    cmd->callback([args, &outcome] { outcome.exit_code = run_timings(*args); });
+}};
+
+}  // namespace
+}  // namespace kiln::cli

@@ -1,0 +1,23 @@
+#pragma once
+// Finds and reads every timing source under the paths a user names: a file of any supported
+// kind, or a directory (an Inductor cache root, or a folder holding logs) searched for all of them.
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "timings/timing_model.hpp"
+#include "util/result.hpp"
+
+namespace kiln::timings {
+
+// What a file is, judged from its path and (for logs and JSON) its first bytes.
+std::optional<SourceKind> classify_timing_file(const std::filesystem::path& path);
+
+// Reads one file of a known kind into `set` (appends its Source and ops).
+Status read_timing_file(const std::filesystem::path& path, SourceKind kind, TimingSet& set);
+
+// Files named explicitly must parse (else the error); files found in a directory scan that fail
+// to parse become warnings so one torn file does not hide the rest.
+Result<TimingSet> collect_timings(const std::vector<std::filesystem::path>& paths);
+
+}  // namespace kiln::timings

@@ -1,0 +1,109 @@
+#include "timings/compare.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+namespace kiln::timings {
+
+std::string choice_identity(const Choice& c) {
+    std::string stem = c.name.substr(0, c.name.find('-'));
+    // "triton_mm_4" (stderr) and "triton_mm" (cache) are the same family.
+    auto us = stem.rfind('_');
+    if (us != std::string::npos && us + 1 < stem.size() &&
+        std::all_of(stem.begin() + static_cast<long>(us) + 1, stem.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+        stem.resize(us);
+    if (c.params.empty()) return stem;
+    return stem + "(" + params_text(c.params) + ")";
+}
+
+namespace {
+
+std::string problem_key(const Op& op) {
+    std::string k = op.op + "|" + op.precision + "|";
+    for (const auto& s : op.sizes) k += s + ",";
+    if (op.sizes.empty()) k += op.inputs;
+    return k;
+}
+
+}  // namespace
+
+Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
+    Comparison cmp;
+    const size_t n = devices.size();
+    for (const auto& d : devices) cmp.devices.push_back(d.label);
+    // problem key -> per device op (first one wins: a later duplicate is the same tuning rerun)
+    std::map<std::string, std::vector<const Op*>> by_problem;
+    std::vector<std::string> order;
+    for (size_t i = 0; i < n; ++i) {
+        for (const auto& op : devices[i].set.ops) {
+            if (op.op == "best_config") continue;  // no times to compare
+            auto key = problem_key(op);
+            auto [it, fresh] = by_problem.emplace(key, std::vector<const Op*>(n, nullptr));
+            if (fresh) order.push_back(key);
+            if (!it->second[i]) it->second[i] = &op;
+        }
+    }
+    for (const auto& key : order) {
+        const auto& per_device = by_problem[key];
+        if (std::count_if(per_device.begin(), per_device.end(), [](const Op* o) { return o != nullptr; }) < 2) continue;
+        ComparedOp row;
+        const Op* first = *std::find_if(per_device.begin(), per_device.end(), [](const Op* o) { return o != nullptr; });
+        row.op = first->op;
+        row.inputs = first->inputs;
+        row.precision = first->precision;
+        std::map<std::string, size_t> choice_index;
+        for (size_t i = 0; i < n; ++i) {
+            const Op* op = per_device[i];
+            row.best.push_back({});
+            row.best_ms.push_back(std::nullopt);
+            if (!op) continue;
+            for (const auto& c : op->choices) {
+                auto id = choice_identity(c);
+                auto [it, fresh] = choice_index.emplace(id, row.choices.size());
+                if (fresh) row.choices.push_back({id, std::vector<std::optional<double>>(n), std::vector<std::string>(n)});
+                auto& cc = row.choices[it->second];
+                if (cc.names[i].empty()) {
+                    cc.names[i] = c.name;
+                    cc.ms[i] = c.ms;
+                }
+                if (c.name == op->best) row.best[i] = id;
+            }
+            row.best_ms[i] = best_ms(*op);
+        }
+        std::string winner;
+        for (size_t i = 0; i < n; ++i) {
+            auto base = row.best_ms[0];
+            auto mine = row.best_ms[i];
+            row.speedup.push_back(base && mine && *mine > 0 ? std::optional<double>(*base / *mine) : std::nullopt);
+            if (row.best[i].empty()) continue;
+            if (winner.empty()) winner = row.best[i];
+            else if (winner != row.best[i]) row.winner_differs = true;
+        }
+        // Fastest first on the first device that has the op; missing times last.
+        size_t ref = static_cast<size_t>(std::find(per_device.begin(), per_device.end(), first) - per_device.begin());
+        std::stable_sort(row.choices.begin(), row.choices.end(), [ref](const ComparedChoice& a, const ComparedChoice& b) {
+            double x = a.ms[ref].value_or(INFINITY), y = b.ms[ref].value_or(INFINITY);
+            return x < y;
+        });
+        cmp.ops.push_back(std::move(row));
+    }
+    return cmp;
+}
+
+std::vector<DeviceTimings> split_by_device(const TimingSet& set) {
+    std::vector<DeviceTimings> out;
+    for (const auto& op : set.ops) {
+        if (op.device.empty()) continue;
+        auto it = std::find_if(out.begin(), out.end(), [&](const DeviceTimings& d) { return d.label == op.device; });
+        if (it == out.end()) {
+            out.push_back({op.device, {}});
+            it = out.end() - 1;
+        }
+        it->set.ops.push_back(op);
+    }
+    return out;
+}
+
+}  // namespace kiln::timings

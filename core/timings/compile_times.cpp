@@ -1,0 +1,53 @@
+#include "timings/compile_times.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "inductor/graph_entry.hpp"
+#include "inductor/scanner.hpp"
+#include "inductor/stats.hpp"
+
+namespace kiln::timings {
+
+Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const std::atomic<bool>* cancel) {
+    inductor::ScanOptions opts;
+    opts.cancel = cancel;
+    KILN_TRY(auto scan, inductor::scan_cache(root, opts));
+    CompileTimes out;
+    auto stats = inductor::compute_stats(scan);
+    for (std::size_t i = 0; i < inductor::kCategoryCount; ++i) {
+        auto cat = static_cast<inductor::Category>(i);
+        if (stats[cat].files == 0) continue;
+        out.categories.push_back({std::string(inductor::category_name(cat)), stats[cat].files, stats[cat].bytes});
+    }
+    for (const auto& a : scan.artifacts) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) return make_error(Errc::cancelled, "cancelled", root.string());
+        // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
+        if (a.category != inductor::Category::fxgraph) continue;
+        auto entry = inductor::load_graph_entry(a.path);
+        if (!entry.ok()) {
+            out.errors.push_back(entry.error().str());
+            continue;
+        }
+        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({a.path, *ns});
+    }
+    return out;
+}
+
+std::vector<HistogramBin> log_histogram(const std::vector<GraphCompileTime>& graphs) {
+    std::vector<HistogramBin> bins;
+    if (graphs.empty()) return bins;
+    constexpr double per_decade = 4;
+    auto bin_of = [](double s) { return static_cast<int>(std::floor(std::log10(std::max(s, 1e-9)) * per_decade)); };
+    int lo = bin_of(graphs.front().ns / 1e9), hi = lo;
+    for (const auto& g : graphs) {
+        lo = std::min(lo, bin_of(g.ns / 1e9));
+        hi = std::max(hi, bin_of(g.ns / 1e9));
+    }
+    for (int b = lo; b <= hi; ++b)
+        bins.push_back({std::pow(10.0, b / per_decade), std::pow(10.0, (b + 1) / per_decade), 0});
+    for (const auto& g : graphs) ++bins[static_cast<std::size_t>(bin_of(g.ns / 1e9) - lo)].count;
+    return bins;
+}
+
+}  // namespace kiln::timings

@@ -1,0 +1,41 @@
+#pragma once
+// The compile-time view's data: how long Inductor took to compile each cached graph
+// (`_time_taken_ns` of every fxgraph entry) and what the cache holds, bytes per category.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace kiln::timings {
+
+struct GraphCompileTime {
+    std::string path;  // the entry file
+    std::int64_t ns = 0;
+};
+
+struct CategorySize {
+    std::string category;  // §2 names: "fxgraph", "triton_compiled", ...
+    std::uint64_t files = 0;
+    std::uint64_t bytes = 0;
+};
+
+struct CompileTimes {
+    std::vector<GraphCompileTime> graphs;  // entries that record a time, in scan order
+    std::vector<CategorySize> categories;  // categories that have files, in §2 order
+    std::vector<std::string> errors;       // entries that did not decode (path: reason)
+};
+
+// One scan of the root plus a symbolic decode of every fxgraph entry (never executes pickles).
+Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const std::atomic<bool>* cancel = nullptr);
+
+struct HistogramBin {
+    double lo_s = 0, hi_s = 0;  // seconds, [lo, hi)
+    int count = 0;
+};
+// Log-spaced bins (a graph takes from milliseconds to minutes): 4 bins a decade, covering the data.
+std::vector<HistogramBin> log_histogram(const std::vector<GraphCompileTime>& graphs);
+
+}  // namespace kiln::timings

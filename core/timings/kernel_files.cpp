@@ -1,0 +1,136 @@
+#include "timings/kernel_files.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+
+#include "timings/py_literal.hpp"
+#include "timings/text_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::timings {
+namespace {
+
+// The balanced {...} starting at text[open] (which must be '{'), quotes respected.
+std::string balanced_braces(const std::string& text, size_t open) {
+    int depth = 0;
+    char quote = 0;
+    for (size_t i = open; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote) {
+            if (c == '\\') ++i;
+            else if (c == quote) quote = 0;
+        } else if (c == '\'' || c == '"') quote = c;
+        else if (c == '{') ++depth;
+        else if (c == '}' && --depth == 0) return text.substr(open, i - open + 1);
+    }
+    return {};
+}
+
+nlohmann::ordered_json dict_after(const std::string& text, const std::string& marker) {
+    auto at = text.find(marker);
+    if (at == std::string::npos) return nullptr;
+    auto open = text.find('{', at + marker.size());
+    if (open == std::string::npos) return nullptr;
+    auto dict = py_flat_dict(balanced_braces(text, open));
+    return dict.ok() ? std::move(dict).value() : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+Result<KernelModuleInfo> read_kernel_module_info(const fs::path& module) {
+    KILN_TRY(std::string text, read_text_file(module, 16u << 20));
+    KernelModuleInfo info;
+    info.path = module.string();
+    std::smatch m;
+    static const std::regex decorator(R"(@triton_heuristics\.(\w+)\()");
+    if (std::regex_search(text, m, decorator)) info.heuristic = m[1];
+    else return make_error(Errc::parse, "no @triton_heuristics decorator", module.string(), "not a Triton kernel module");
+    static const std::regex def(R"(@triton\.jit\s*\ndef\s+(\w+)\s*\()");
+    if (std::regex_search(text, m, def)) info.kernel_name = m[1];
+    static const std::regex meta_name(R"('kernel_name':\s*'([^']+)')");
+    if (std::regex_search(text, m, meta_name) && std::string(m[1]).find("Placeholder") == std::string::npos)
+        info.kernel_name = m[1];
+
+    // Templates (mm, conv...) carry their tile in config_args and the launch in the decorator.
+    auto args = dict_after(text, "'config_args':");
+    if (args.is_object()) info.params = std::move(args);
+    // Only the decorator's own arguments: the module's benchmark harness may mention warps too.
+    const std::string head = text.substr(0, text.find("@triton.jit"));
+    static const std::regex launch(R"(\n\s*(num_stages|num_warps)\s*=\s*(\d+)\s*,)");
+    for (auto it = std::sregex_iterator(head.begin(), head.end(), launch); it != std::sregex_iterator(); ++it)
+        info.params[(*it)[1].str()] = std::stoll((*it)[2].str());
+    auto hints = dict_after(text, "size_hints=");
+    if (hints.is_object()) info.params["size_hints"] = std::move(hints);
+    return info;
+}
+
+std::string kernel_module_for_key(const fs::path& root, const std::string& key) {
+    if (key.size() != 52 || key[0] != 'c') return {};
+    fs::path p = root / key.substr(1, 2) / (key + ".py");
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) ? p.string() : std::string{};
+}
+
+std::string sibling_kernel_module(const fs::path& file) {
+    std::error_code ec;
+    fs::path same_stem = file;
+    same_stem.replace_extension(".py");
+    if (fs::is_regular_file(same_stem, ec)) return same_stem.string();
+    std::string only;
+    for (const auto& e : fs::directory_iterator(file.parent_path(), ec)) {
+        if (e.path().extension() != ".py") continue;
+        if (!only.empty()) return {};  // ambiguous: several modules share the folder
+        only = e.path().string();
+    }
+    return only;
+}
+
+Result<Op> read_best_config(const fs::path& path) {
+    KILN_TRY(std::string text, read_text_file(path, 1u << 20));
+    auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return make_error(Errc::parse, "not a JSON object", path.string(), "a .best_config holds one JSON object");
+    Op op;
+    op.op = "best_config";
+    op.source = path.string();
+    Choice c;
+    c.name = path.stem().string();
+    c.params = std::move(j);
+    c.module_path = sibling_kernel_module(path);
+    if (!c.module_path.empty()) {
+        if (auto info = read_kernel_module_info(c.module_path); info.ok()) op.inputs = info->kernel_name;
+    }
+    op.choices.push_back(std::move(c));
+    op.best = op.choices.front().name;  // the config Inductor settled on, though it has no time here
+    return op;
+}
+
+Result<Op> read_kernel_perf(const fs::path& path) {
+    KILN_TRY(std::string text, read_text_file(path, 4096));
+    std::string t = trim(text);
+    char* end = nullptr;
+    double ms = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(ms))
+        return make_error(Errc::parse, "not a number: '" + t.substr(0, 40) + "'", path.string(),
+                          "a .kernel_perf holds one float (ms)");
+    Op op;
+    op.op = "kernel_perf";
+    op.source = path.string();
+    Choice c;
+    c.name = path.stem().string();
+    c.ms = ms;
+    c.module_path = sibling_kernel_module(path);
+    if (!c.module_path.empty()) {
+        if (auto info = read_kernel_module_info(c.module_path); info.ok()) {
+            op.inputs = info->kernel_name;
+            c.params = info->params;
+        }
+    }
+    op.choices.push_back(std::move(c));
+    pick_best(op);
+    return op;
+}
+
+}  // namespace kiln::timings

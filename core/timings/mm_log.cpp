@@ -1,0 +1,72 @@
+#include "timings/mm_log.hpp"
+
+#include <cmath>
+#include <regex>
+
+#include "autotune/python_json.hpp"
+
+#include "timings/py_literal.hpp"
+#include "timings/text_file.hpp"
+
+namespace kiln::timings {
+
+bool looks_like_mm_log(const std::string& head) {
+    static const std::regex first(R"re(^\s*\[\s*\{\s*"(invoke|\([^"]*\))"\s*:)re");
+    return std::regex_search(head, first);
+}
+
+static Choice mm_choice(const nlohmann::ordered_json& rec, int& triton_index) {
+    Choice c;
+    std::string type = rec.value("type", std::string{"?"});
+    c.name = type == "triton" ? "triton#" + std::to_string(triton_index++) : type;
+    for (auto it = rec.begin(); it != rec.end(); ++it) {
+        if (it.key() == "time") {
+            if (it->is_number() && std::isfinite(it->get<double>())) c.ms = it->get<double>();
+            else c.error = "failed to benchmark (time " + describe_bad_time(*it) + ")";
+        } else if (it.key() != "type") {
+            c.params[it.key()] = *it;
+        }
+    }
+    return c;
+}
+
+Result<MmLog> parse_mm_log(const std::string& text, const std::string& origin) {
+    KILN_TRY(auto j, autotune::py_loads(text, origin));
+    if (!j.is_array())
+        return make_error(Errc::parse, "not a JSON list", origin, "TORCHINDUCTOR_MM_LOGGING_FILE output is one JSON list");
+    MmLog out;
+    for (const auto& rec : j) {
+        if (!rec.is_object() || rec.size() != 1) continue;
+        auto it = rec.begin();
+        if (it.key() == "invoke") {
+            if (it->is_string()) out.invokes.push_back(it->get<std::string>());
+            continue;
+        }
+        if (!it->is_array()) continue;
+        // "(M, K, N)": A is MxK, B is KxN, written as the stderr log and the timing cache do.
+        std::string shape = trim(it.key());
+        auto dims = split_top_level(shape.size() >= 2 ? std::string_view(shape).substr(1, shape.size() - 2) : "", ',');
+        Op op;
+        op.op = "mm";
+        op.source = origin;
+        if (dims.size() == 3) {
+            op.sizes = {dims[0] + "x" + dims[1], dims[1] + "x" + dims[2]};
+            op.inputs = op.sizes[0] + ", " + op.sizes[1];
+        } else {
+            op.inputs = shape;
+        }
+        int triton_index = 0;
+        for (const auto& c : *it)
+            if (c.is_object()) op.choices.push_back(mm_choice(c, triton_index));
+        pick_best(op);
+        out.ops.push_back(std::move(op));
+    }
+    return out;
+}
+
+Result<MmLog> read_mm_log(const std::filesystem::path& path) {
+    KILN_TRY(std::string text, read_text_file(path));
+    return parse_mm_log(text, path.string());
+}
+
+}  // namespace kiln::timings

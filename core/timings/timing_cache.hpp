@@ -1,0 +1,32 @@
+#pragma once
+// Inductor's local max-autotune cache, `<root>/cache/<system hash>` (one file a device/system):
+// {"system": {"device": {"name"}, "version": {...}, "hash"},
+//  "cache": {op: {inputs_key: {precision: {choice: ms}}}, "base mm time: ...": float, ...}}
+#include <filesystem>
+#include <vector>
+
+#include "timings/py_literal.hpp"
+#include "timings/timing_model.hpp"
+#include "util/result.hpp"
+
+namespace kiln::timings {
+
+struct TimingCacheFile {
+    std::string device;       // system.device.name
+    std::string system_hash;  // system.hash (also the file name)
+    std::vector<Op> ops;
+};
+
+// `root` is the Inductor cache root used to find each triton choice's kernel module and join its
+// parameters; pass an empty path to skip that.
+Result<TimingCacheFile> read_timing_cache(const std::filesystem::path& path, const std::filesystem::path& root);
+// The same, from text already in memory (`origin` names it in errors).
+Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::string& origin,
+                                           const std::filesystem::path& root);
+
+// "<64 hex>" inside a folder named "cache".
+bool looks_like_timing_cache_path(const std::filesystem::path& path);
+// Human form of an inputs key: "512x512 float16, 512x512 float16"; fills `sizes`.
+std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std::string>* sizes);
+
+}  // namespace kiln::timings

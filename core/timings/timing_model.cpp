@@ -1,0 +1,95 @@
+#include "timings/timing_model.hpp"
+
+#include <cmath>
+
+namespace kiln::timings {
+
+const char* source_kind_name(SourceKind k) {
+    switch (k) {
+    case SourceKind::timing_cache: return "timing_cache";
+    case SourceKind::best_config: return "best_config";
+    case SourceKind::kernel_perf: return "kernel_perf";
+    case SourceKind::mm_log: return "mm_log";
+    case SourceKind::stderr_log: return "stderr_log";
+    case SourceKind::session_log: return "session_log";
+    }
+    return "unknown";
+}
+
+void pick_best(Op& op) {
+    op.best.clear();
+    std::optional<double> best;
+    for (const auto& c : op.choices) {
+        if (!c.ms || !std::isfinite(*c.ms)) continue;
+        if (!best || *c.ms < *best) {
+            best = c.ms;
+            op.best = c.name;
+        }
+    }
+}
+
+const Choice* find_choice(const Op& op, const std::string& name) {
+    for (const auto& c : op.choices)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+std::optional<double> best_ms(const Op& op) {
+    const Choice* c = find_choice(op, op.best);
+    return c ? c->ms : std::nullopt;
+}
+
+bool same_problem(const Op& a, const Op& b) {
+    return a.op == b.op && !a.sizes.empty() && a.sizes == b.sizes;
+}
+
+std::string describe_bad_time(const nlohmann::ordered_json& v) {
+    if (v.is_null()) return "NaN";
+    if (v.is_number()) {
+        double d = v.get<double>();
+        if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+        if (std::isnan(d)) return "NaN";
+    }
+    return v.dump();
+}
+
+std::string params_text(const nlohmann::ordered_json& params) {
+    std::string s;
+    for (auto it = params.begin(); it != params.end(); ++it) {
+        if (!s.empty()) s += ", ";
+        s += it.key() + "=";
+        const auto& v = it.value();
+        if (v.is_string()) {
+            s += '\'';
+            s += v.get_ref<const std::string&>();
+            s += '\'';
+        }
+        else if (v.is_boolean()) s += v.get<bool>() ? "True" : "False";
+        else if (v.is_null()) s += "None";
+        else s += v.dump();
+    }
+    return s;
+}
+
+nlohmann::ordered_json to_json(const TimingSet& set) {
+    using J = nlohmann::ordered_json;
+    J out = J::object();
+    J sources = J::array();
+    for (const auto& s : set.sources)
+        sources.push_back(J{{"path", s.path}, {"kind", source_kind_name(s.kind)}, {"device", s.device}, {"ops", s.ops}});
+    out["sources"] = std::move(sources);
+    J ops = J::array();
+    for (const auto& op : set.ops) {
+        J choices = J::array();
+        for (const auto& c : op.choices) {
+            J jc{{"choice", c.name}, {"ms", c.ms && std::isfinite(*c.ms) ? J(*c.ms) : J(nullptr)}, {"params", c.params}};
+            choices.push_back(std::move(jc));
+        }
+        ops.push_back(J{{"op", op.op}, {"inputs", op.inputs}, {"precision", op.precision}, {"device", op.device},
+                        {"choices", std::move(choices)}, {"best", op.best}});
+    }
+    out["ops"] = std::move(ops);
+    return out;
+}
+
+}  // namespace kiln::timings

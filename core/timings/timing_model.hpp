@@ -1,0 +1,65 @@
+#pragma once
+// The normalized form every timing source is read into: ops (one autotuned operation at one
+// input signature on one device) with their benchmarked choices. The GUI and `kiln-cli timings`
+// both work on this, whatever file it came from.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::timings {
+
+enum class SourceKind { timing_cache, best_config, kernel_perf, mm_log, stderr_log, session_log };
+const char* source_kind_name(SourceKind k);
+
+struct Source {
+    std::string path;
+    SourceKind kind = SourceKind::timing_cache;
+    std::string device;  // e.g. "NVIDIA H100 80GB HBM3" where the file says
+    int ops = 0;         // how many ops it contributed
+};
+
+struct Choice {
+    std::string name;              // Inductor's choice name: "triton_mm-c2omz...", "mm-cqrj...", "triton_mm_4"
+    std::optional<double> ms;      // null: not benchmarked, failed, or infinite
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();  // BLOCK sizes, warps, stages...
+    std::string module_path;       // the choice's kernel module in the cache, when found
+    std::string error;             // why it has no time (failed choice), when known
+};
+
+struct Op {
+    std::string op;         // "mm", "addmm", "kernel_perf", "best_config"...
+    std::string inputs;     // human form: "512x512 float16, 512x512 float16"
+    std::string precision;  // float32 matmul precision ("highest") where recorded
+    std::string device;
+    std::vector<Choice> choices;
+    std::string best;       // name of the fastest choice ("" when none has a time)
+    std::string source;     // path of the file it came from (not part of the JSON schema)
+    // Sizes of each input ("512x512"), for matching the same op across sources and devices.
+    std::vector<std::string> sizes;
+};
+
+struct TimingSet {
+    std::vector<Source> sources;
+    std::vector<Op> ops;
+    std::vector<std::string> warnings;  // files that looked like timings but did not parse
+};
+
+// Sets op.best to the choice with the smallest finite time.
+void pick_best(Op& op);
+const Choice* find_choice(const Op& op, const std::string& name);
+// Fastest time of the op, if any choice has one.
+std::optional<double> best_ms(const Op& op);
+// Same operation and input sizes (device, precision and dtypes may differ).
+bool same_problem(const Op& a, const Op& b);
+
+// "inf", "NaN", or the JSON of a value that should have been a time in ms.
+std::string describe_bad_time(const nlohmann::ordered_json& v);
+
+// {"sources": [...], "ops": [...]} exactly as documented for `kiln-cli timings --json`.
+nlohmann::ordered_json to_json(const TimingSet& set);
+// "{BLOCK_M: 64, num_warps: 4}" -> "BLOCK_M=64, num_warps=4" (Python's literal spelling of values).
+std::string params_text(const nlohmann::ordered_json& params);
+
+}  // namespace kiln::timings

@@ -1,0 +1,109 @@
+#include "rebench_controller.hpp"
+
+#include <algorithm>
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "launcher_controller.hpp"
+#include "timings/kernel_files.hpp"
+
+namespace kiln::ui {
+
+QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
+    QJsonParseError err;
+    const QJsonObject top = QJsonDocument::fromJson(json, &err).object();
+    if (err.error != QJsonParseError::NoError) return QObject::tr("kiln-cli rebench printed no JSON (%1)").arg(err.errorString());
+    for (const QJsonValue& v : top.value(QStringLiteral("devices")).toArray()) {
+        const QJsonObject d = v.toObject();
+        const QString name = d.value(QStringLiteral("device")).toString();
+        auto it = std::find_if(into.begin(), into.end(), [&](const RebenchDevice& r) { return r.device == name; });
+        if (it == into.end()) {
+            into.push_back({name, {}, {}, -1, {}});
+            it = into.end() - 1;
+        }
+        it->status = d.value(QStringLiteral("status")).toString();
+        it->reason = d.value(QStringLiteral("reason")).toString();
+        const QJsonObject t = d.value(QStringLiteral("timings")).toObject();
+        if (t.contains(QStringLiteral("graph_ms"))) it->graphMs = d.value(QStringLiteral("ms")).toDouble();
+        for (const QJsonValue& k : t.value(QStringLiteral("kernels")).toArray())
+            it->kernelMs.insert(k[QStringLiteral("name")].toString(), k[QStringLiteral("ms")].toDouble());
+    }
+    return {};
+}
+
+QMap<QString, double> storedKernelTimes(const QString& cacheRoot) {
+    QMap<QString, double> out;
+    QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        auto op = timings::read_kernel_perf(it.next().toStdString());
+        if (op.ok() && !op->inputs.empty() && op->choices.front().ms) out.insert(QString::fromStdString(op->inputs), *op->choices.front().ms);
+    }
+    return out;
+}
+
+RebenchController::RebenchController(QObject* parent) : QObject(parent) {
+    connect(&process_, &QProcess::finished, this, &RebenchController::onFinished);
+}
+
+RebenchController::~RebenchController() {
+    if (isRunning()) {
+        process_.terminate();
+        if (!process_.waitForFinished(3000)) process_.kill();
+        process_.waitForFinished(3000);
+    }
+}
+
+QString RebenchController::start(const QString& modulePath, const QString& devices, const QString& cliPath) {
+    if (isRunning()) return tr("a benchmark is already running");
+    cli_ = cliPath.isEmpty() ? LauncherController::defaultCliPath() : cliPath;
+    if (!QFileInfo(cli_).isExecutable()) return tr("kiln-cli not found at %1").arg(cli_);
+    if (!QFileInfo(modulePath).isFile()) return tr("no such module: %1").arg(modulePath);
+    module_ = modulePath;
+    devices_ = devices;
+    results_.clear();
+    cancelled_ = false;
+    runStage(false);
+    return {};
+}
+
+void RebenchController::runStage(bool kernels) {
+    kernels_ = kernels;
+    QStringList args{QStringLiteral("rebench"), module_, QStringLiteral("--json")};
+    if (!devices_.isEmpty()) args << QStringLiteral("--devices") << devices_;
+    if (kernels) args << QStringLiteral("-k");
+    emit stageChanged(kernels ? tr("timing each kernel") : tr("timing the graph"));
+    process_.start(cli_, args);
+}
+
+void RebenchController::cancel() {
+    if (!isRunning()) return;
+    cancelled_ = true;
+    process_.terminate();
+}
+
+void RebenchController::onFinished(int exitCode, QProcess::ExitStatus status) {
+    if (cancelled_) {
+        emit finished(false, tr("cancelled"));
+        return;
+    }
+    const QByteArray out = process_.readAllStandardOutput();
+    const QString err = QString::fromUtf8(process_.readAllStandardError()).trimmed();
+    const QString parseError = parseRebenchJson(out, results_);
+    if (status != QProcess::NormalExit || !parseError.isEmpty()) {
+        emit finished(false, err.isEmpty() ? parseError : err.split(QLatin1Char('\n')).last());
+        return;
+    }
+    // Exit 1 with JSON: some device failed; its reason is in results(). Go on to the kernels.
+    if (!kernels_) {
+        runStage(true);
+        return;
+    }
+    emit finished(exitCode == 0, exitCode == 0 ? tr("done") : tr("some devices failed; see their reasons"));
+}
+
+}  // namespace kiln::ui

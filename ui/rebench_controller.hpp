@@ -1,0 +1,53 @@
+#pragma once
+// Re-benchmarks an Inductor output-code module through `kiln-cli rebench` (one kiln-worker per
+// device runs the module's Python): first the whole graph, then each kernel (-k). No widgets.
+// Stored timings to compare with: the .kernel_perf files of the cache, by kernel name.
+#include <QMap>
+#include <QObject>
+#include <QProcess>
+#include <QVector>
+
+namespace kiln::ui {
+
+struct RebenchDevice {
+    QString device;
+    QString status;     // "ok" or the failure kind
+    QString reason;
+    double graphMs = -1;                  // < 0: not measured
+    QMap<QString, double> kernelMs;       // kernel name -> ms
+};
+
+// Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
+// error message, empty on success.
+QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into);
+// Kernel name -> ms from the .kernel_perf files of the cache root (their sibling module's name).
+QMap<QString, double> storedKernelTimes(const QString& cacheRoot);
+
+class RebenchController : public QObject {
+    Q_OBJECT
+public:
+    explicit RebenchController(QObject* parent = nullptr);
+    ~RebenchController() override;
+
+    // Starts the graph run; the kernel run follows. `cliPath` empty: $KILN_CLI or beside the app.
+    QString start(const QString& modulePath, const QString& devices, const QString& cliPath = {});
+    void cancel();
+    bool isRunning() const { return process_.state() != QProcess::NotRunning; }
+    const QVector<RebenchDevice>& results() const { return results_; }
+
+signals:
+    void stageChanged(const QString& stage);
+    void finished(bool ok, const QString& message);
+
+private:
+    void runStage(bool kernels);
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+
+    QProcess process_;
+    QString cli_, module_, devices_;
+    bool kernels_ = false;
+    bool cancelled_ = false;
+    QVector<RebenchDevice> results_;
+};
+
+}  // namespace kiln::ui
