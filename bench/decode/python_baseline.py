@@ -24,10 +24,10 @@ class StubUnpickler(pickle.Unpickler):
 def main():
     repeats = max(1, int(sys.argv[1]))
     files = sys.argv[2:]
-    rounds = []
+    rounds, cpu = [], []
     total = 0
     for r in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         objs = []
         for path in files:
             with open(path, "rb") as f:
@@ -36,12 +36,15 @@ def main():
             if r == 0:
                 total += len(data)
             del data
+        cpu.append(time.process_time() - c0)
         rounds.append(time.perf_counter() - t0)
         del objs
     rounds.sort()
+    cpu.sort()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"impl": "python", "files": len(files), "bytes": total,
-                      "median_s": rounds[len(rounds) // 2], "min_s": rounds[0], "peak_rss_bytes": rss}))
+                      "median_s": rounds[len(rounds) // 2], "min_s": rounds[0],
+                      "median_cpu_s": cpu[len(cpu) // 2], "peak_rss_bytes": rss}))
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,7 @@
 #include "inductor/graph_entry.hpp"
 
 #include "pickle/json.hpp"
+#include "pickle/text.hpp"
 
 namespace kiln::inductor {
 
@@ -224,11 +225,14 @@ std::optional<std::string> GraphEntry::backward_fx_key() const { return fx_key_o
 
 nlohmann::ordered_json GraphEntry::to_json() const {
     nlohmann::ordered_json out;
-    out["type"] = type();
+    out["type"] = pickle::strict_utf8(type());
     auto fields = nlohmann::ordered_json::object();
     if (Ref s = state()) {
-        for (const auto& [k, v] : s->entries())
-            fields[k->kind() == Kind::string ? pickle::to_json(k).get<std::string>() : pickle::short_repr(k)] = pickle::to_json(v);
+        for (const auto& [k, v] : s->entries()) {
+            // Keys as the JSON mapping prints dict keys: str as is, others as their repr.
+            auto key = pickle::to_json(k);
+            fields[key.is_string() ? key.get<std::string>() : pickle::strict_utf8(pickle::short_repr(k))] = pickle::to_json(v);
+        }
     }
     out["fields"] = std::move(fields);
     return out;

@@ -24,7 +24,7 @@ private:
     std::string origin_;
 };
 
-// Maps `path` read-only (an empty file yields an empty buffer).
+// The bytes of `path`: read into memory up to 64 MiB, mapped read-only beyond.
 Result<std::shared_ptr<const Buffer>> map_file(const std::filesystem::path& path);
 // Takes ownership of `bytes`.
 std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin = "<memory>");

@@ -378,7 +378,10 @@ const char* Decoder::step(const RawArg& a) {
         case op::BINGET:
         case op::LONG_BINGET: return memo_get(a.u);
 
-        case op::GLOBAL: return push_global(a.data, a.data2);
+        case op::GLOBAL:
+            // CPython decodes the module and name as strict UTF-8.
+            if (!valid_utf8(a.data) || !valid_utf8(a.data2)) return "GLOBAL module or name is not UTF-8";
+            return push_global(a.data, a.data2);
         case op::STACK_GLOBAL: {
             if (!check_stack(2)) return "STACK_GLOBAL needs a module and a name";
             Ref name = pop();
@@ -414,6 +417,7 @@ const char* Decoder::step(const RawArg& a) {
             return push_call(cls, args, kwargs, true);
         }
         case op::INST: {
+            if (!valid_utf8(a.data) || !valid_utf8(a.data2)) return "INST module or name is not UTF-8";
             std::vector<Ref> args;
             if (!pop_mark(args)) return "no MARK for INST";
             Value* cls = node(Kind::global);
@@ -445,6 +449,7 @@ const char* Decoder::step(const RawArg& a) {
             return nullptr;
         }
         case op::PERSID: {
+            if (!is_ascii(a.data)) return "PERSID id is not ASCII";  // as CPython
             Value* v = node(Kind::persistent);
             if (v) v->text_ = a.data;
             return push(v);

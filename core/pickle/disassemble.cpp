@@ -16,10 +16,13 @@ std::string quote(std::string_view s, const char* prefix, std::size_t max_chars)
     out += '\'';
     std::size_t shown = 0;
     for (unsigned char c : s) {
-        if (shown++ >= max_chars) {
+        // Shorten only between UTF-8 characters.
+        if (shown >= max_chars && (c & 0xC0) != 0x80) {
+            ++shown;
             out += "...";
             break;
         }
+        ++shown;
         if (c == '\'' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
         else if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";

@@ -11,11 +11,13 @@ namespace {
 
 constexpr std::string_view kOrderedSet = "torch.utils._ordered_set.OrderedSet";
 
-// Python str may hold lone surrogates (encoded as ED A0..BF xx); JSON needs strict UTF-8.
+// A decoded str is valid UTF-8 but may hold lone surrogates (ED A0..BF xx), which JSON refuses.
 std::string text(std::string_view s) {
     if (!std::memchr(s.data(), 0xED, s.size())) return std::string(s);
     return strict_utf8(s);
 }
+// Text the decoder did not validate as a str (names, shortened reprs): always sanitised.
+std::string any_text(std::string_view s) { return strict_utf8(s); }
 
 class JsonWriter {
 public:
@@ -43,7 +45,7 @@ public:
             case Kind::string: return text(v->text());
             case Kind::bytes:
             case Kind::bytearray: return J{{"$bytes", v->text().size()}};
-            case Kind::global: return J{{"$global", v->qualified_name()}};
+            case Kind::global: return J{{"$global", any_text(v->qualified_name())}};
             case Kind::buffer: return J{{"$buffer", v->buffer_index()}};
             default: break;
         }
@@ -64,7 +66,7 @@ private:
     static std::string key_text(Ref k) {
         if (k && k->kind() == Kind::string) return text(k->text());
         if (k && k->kind() == Kind::integer) return k->as_int().to_decimal();
-        return short_repr(k, 200);
+        return any_text(short_repr(k, 200));
     }
 
     nlohmann::ordered_json object_of(const std::vector<Entry>& entries, std::size_t depth, nlohmann::ordered_json out) {
@@ -79,7 +81,7 @@ private:
                 return array_of(v->items(), depth);
             case Kind::dict: return object_of(v->entries(), depth, J::object());
             case Kind::persistent: {
-                J pid = v->items().empty() ? J(std::string(v->text())) : write(v->items()[0], depth + 1);
+                J pid = v->items().empty() ? J(any_text(v->text())) : write(v->items()[0], depth + 1);
                 return J{{"$persistent_id", std::move(pid)}};
             }
             default: break;
@@ -101,7 +103,7 @@ private:
             return out;
         }
         J out = J::object();
-        out["$type"] = type.empty() ? short_repr(v->callable(), 200) : type;
+        out["$type"] = any_text(type.empty() ? short_repr(v->callable(), 200) : type);
         Ref args = v->args();
         Ref state = v->state();
         // Without state the object's content is its constructor arguments (e.g. REDUCE-built values).

@@ -117,19 +117,55 @@ const char* decode_raw_unicode_escape(std::string_view s, std::string& out) {
     return nullptr;
 }
 
+namespace {
+// Length of the strictly valid UTF-8 sequence at s[i] (surrogates excluded), or 0.
+std::size_t strict_sequence(std::string_view s, std::size_t i) {
+    auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    unsigned c = b(0);
+    if (c < 0x80) return 1;
+    std::size_t len;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c == 0xE0) { len = 3; lo = 0xA0; }
+    else if (c == 0xED) { len = 3; hi = 0x9F; }
+    else if (c >= 0xE1 && c <= 0xEF) len = 3;
+    else if (c == 0xF0) { len = 4; lo = 0x90; }
+    else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) { len = 4; hi = 0x8F; }
+    else return 0;
+    if (s.size() - i < len || b(1) < lo || b(1) > hi) return 0;
+    for (std::size_t k = 2; k < len; ++k)
+        if ((b(k) & 0xC0) != 0x80) return 0;
+    return len;
+}
+}  // namespace
+
 std::string strict_utf8(std::string_view s) {
     std::string out;
     out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        auto c = static_cast<unsigned char>(s[i]);
-        if (c == 0xED && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0xA0) {
-            out += "\xEF\xBF\xBD";
-            i += 2;
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t n = strict_sequence(s, i);
+        if (n == 0 && static_cast<unsigned char>(s[i]) == 0xED && s.size() - i >= 3 &&
+            (static_cast<unsigned char>(s[i + 1]) & 0xE0) == 0xA0 && (static_cast<unsigned char>(s[i + 2]) & 0xC0) == 0x80) {
+            out += "\xEF\xBF\xBD";  // one encoded surrogate: one replacement character
+            i += 3;
             continue;
         }
-        out += static_cast<char>(c);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";
+            ++i;
+            continue;
+        }
+        out.append(s.substr(i, n));
+        i += n;
     }
     return out;
+}
+
+std::string_view utf8_prefix(std::string_view s, std::size_t n) {
+    if (n >= s.size()) return s;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return s.substr(0, n);
 }
 
 const char* decode_string_escapes(std::string_view q, std::string& out) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "pickle/buffer.hpp"
+#include "pickle/text.hpp"
 
 namespace kiln::pickle {
 
@@ -93,11 +94,12 @@ namespace {
 void append_quoted(std::string& out, std::string_view s, std::size_t budget) {
     out += '\'';
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (out.size() >= budget) {
+        char c = s[i];
+        // Stop only between characters so the result stays valid UTF-8.
+        if (out.size() >= budget && (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
             out += "...";
             break;
         }
-        char c = s[i];
         if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";
         else if (c == '\'' || c == '\\') { out += '\\'; out += c; }
@@ -186,7 +188,7 @@ std::string short_repr(Ref v, std::size_t max_chars) {
     std::string out;
     repr_into(out, v, max_chars, 0);
     if (out.size() > max_chars + 3) {
-        out.resize(max_chars);
+        out.resize(utf8_prefix(out, max_chars).size());
         out += "...";
     }
     return out;

@@ -165,3 +165,38 @@ TEST(PickleHostile, TruncationAtEveryOffsetOfTwoRealEntries) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace kiln;
+
+// Fuzzer finding (fuzz/regressions/json-invalid-utf8-global-name): a GLOBAL line that is not
+// UTF-8 reached the JSON writer, which threw. CPython rejects such a GLOBAL; so does the decoder.
+TEST(PickleHostileText, NamesThatAreNotUtf8AreRejected) {
+    EXPECT_EQ(decode_error("cmod\x94\nname\n.").message, "GLOBAL module or name is not UTF-8");
+    EXPECT_EQ(decode_error("(imod\nna\xffme\n.").message, "INST module or name is not UTF-8");
+    EXPECT_EQ(decode_error("Pid\xe9\n.").message, "PERSID id is not ASCII");
+}
+
+TEST(PickleHostileText, JsonAndReprsStayValidUtf8) {
+    // STACK_GLOBAL from str values holding a lone surrogate, then an object of that class.
+    std::string p = "\x80\x04\x8c\x04m\xed\xa0\x80\x8c\x01n\x93)\x81.";
+    auto doc = pickle::decode_bytes(p, "surrogate-class");
+    ASSERT_TRUE(doc.ok()) << doc.error().str();
+    auto j = pickle::to_json((*doc)->root());
+    EXPECT_NO_THROW((void)j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::strict));
+    // Shortened reprs cut between characters, never inside one.
+    std::string euro;
+    for (int i = 0; i < 100; ++i) euro += "\xe2\x82\xac";
+    std::string s = "\x80\x04X" + std::string("\x2c\x01\x00\x00", 4) + euro + ".";  // BINUNICODE, 300 bytes
+    auto d2 = pickle::decode_bytes(s, "euros");
+    ASSERT_TRUE(d2.ok()) << d2.error().str();
+    for (std::size_t n : {10u, 11u, 12u, 13u, 40u}) {
+        std::string r = pickle::short_repr((*d2)->root(), n);
+        EXPECT_EQ(pickle::to_json((*d2)->root()).get<std::string>(), euro);
+        nlohmann::ordered_json wrapped = r;
+        EXPECT_NO_THROW((void)wrapped.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::strict)) << n;
+    }
+}
+
+}  // namespace
