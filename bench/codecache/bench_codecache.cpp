@@ -3,6 +3,7 @@
 //  - warm hit: the same request again (library already loaded);
 //  - cold compile of COLD (16) new kernels: one after another vs CompilePool (one worker per core).
 // The population step runs in a child process so every measured dlopen is a first load.
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,7 +71,8 @@ int main(int argc, char** argv) {
     std::filesystem::path dir = argv[1];
     int kernels = argc > 2 ? std::atoi(argv[2]) : 1000;
     int cold = argc > 3 ? std::atoi(argv[3]) : 16;
-    unsigned cores = std::thread::hardware_concurrency();
+    cpu_set_t set;
+    unsigned cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : std::thread::hardware_concurrency();
     std::printf("machine: %u cores, load average at start %s\n", cores, loadavg().c_str());
 
     // Population (untimed; reused across runs): -O1 keeps 1,000 compiles affordable.

@@ -1,5 +1,7 @@
 #include "codecache/compile_pool.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 
 namespace kiln::codecache {
@@ -14,8 +16,17 @@ std::shared_future<T> ready(T value) {
 
 }  // namespace
 
+namespace {
+// Cores this process may run on (taskset, cgroups' cpusets), not all the machine's.
+unsigned usable_cores() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+}  // namespace
+
 CompilePool::CompilePool(CodeCache& cache, unsigned workers) : cache_(cache) {
-    if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+    if (workers == 0) workers = usable_cores();
     threads_.reserve(workers);
     for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { run_worker(); });
 }

@@ -19,7 +19,7 @@ namespace kiln::codecache {
 
 class CompilePool {
 public:
-    // workers == 0: std::thread::hardware_concurrency().
+    // workers == 0: the number of cores this process may use (its CPU affinity).
     explicit CompilePool(CodeCache& cache, unsigned workers = 0);
     ~CompilePool();  // finishes queued work, then joins
     CompilePool(const CompilePool&) = delete;

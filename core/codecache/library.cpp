@@ -1,5 +1,7 @@
 #include "codecache/library.hpp"
 
+#include "codecache/artifact_check.hpp"
+
 #include <dlfcn.h>
 
 
@@ -13,6 +15,12 @@ std::string last_dl_error() {
 }  // namespace
 
 Result<std::shared_ptr<Library>> Library::open(const std::filesystem::path& path) {
+    // dlopen maps a truncated library's segments past the end of the file and dies of SIGBUS while
+    // relocating, so check the ELF headers against the file size first.
+    if (auto problem = artifact_problem(path, "so"); !problem.empty())
+        return make_error(Errc::io, "cannot load library: " + problem, path.string(),
+                          problem == "missing" ? std::string()
+                                               : "the library is corrupt; rebuild it (kiln-cli compile --force)");
     dlerror();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {

@@ -23,7 +23,7 @@ struct CliCompile : ::testing::Test {
     std::filesystem::path src = dir.path() / "add.cpp";
 
     void SetUp() override {
-        std::ofstream(cxx) << "#!/bin/sh\necho $$ >> '" << calls.string() << "'\nsleep 0.3\nexec g++ \"$@\"\n";
+        std::ofstream(cxx) << "#!/bin/sh\n[ \"$1\" = --version ] && exec g++ --version\necho $$ >> '" << calls.string() << "'\nsleep 0.3\nexec g++ \"$@\"\n";
         ::chmod(cxx.c_str(), 0755);
         std::ofstream(src) << "\nextern \"C\" int add(int a, int b) { return a + b; }\n";
         ::setenv("CXX", cxx.c_str(), 1);  // inherited by kiln-cli

@@ -19,6 +19,7 @@ public:
         path_ = dir / "counting-cxx";
         std::ofstream(path_) << "#!/bin/sh\n"
                              << "d='" << dir.string() << "'\n"
+                             << "[ \"$1\" = --version ] && exec " << real << " --version\n"  // not a build
                              << "echo $$ >> \"$d/calls\"\n"
                              << "[ -f \"$d/slow\" ] && sleep 0.5\n"
                              << "if [ -f \"$d/hang\" ]; then\n"
