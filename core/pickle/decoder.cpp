@@ -103,8 +103,9 @@ private:
             return nullptr;
         }
         if (memo_count_ >= limits_.max_memo) return limit("the memo exceeds its limit");
-        // MEMOIZE and BINPUT count up from 0; keep those dense, anything else in a map.
-        if (idx <= memo_dense_.size() + 1024) {
+        // MEMOIZE and BINPUT count up from 0; keep those dense, anything else in a map. The dense
+        // table stays under 2x the entries (+64), so spread-out indices cannot inflate memory.
+        if (idx < 2 * memo_count_ + 64) {
             memo_dense_.resize(static_cast<std::size_t>(idx) + 1, nullptr);
             memo_dense_[idx] = top;
             ++memo_count_;

@@ -116,6 +116,18 @@ TEST(PickleHostile, LimitsAreTypedLimitErrors) {
     EXPECT_EQ(e.code, Errc::limit);
     EXPECT_EQ(e.context, "input: byte 5, opcode MEMOIZE");
 
+    // Memo indices far apart (LONG_BINPUT 0, 4096, 8192, ...) go to a sparse table: memory
+    // stays proportional to the entries, not to the largest index.
+    std::string spread = "N";
+    for (std::uint32_t i = 0; i < 1000; ++i) {
+        std::uint32_t idx = i * 4096;
+        spread += 'r';
+        spread.append(reinterpret_cast<const char*>(&idx), 4);  // little-endian host
+    }
+    auto doc = pickle::decode_bytes(spread + "j" + std::string("\x00\x10\x00\x00", 4) + ".", "spread");
+    ASSERT_TRUE(doc.ok()) << doc.error().str();
+    EXPECT_TRUE((*doc)->root()->is(pickle::Kind::none));
+
     small = {};
     small.max_stack = 3;
     EXPECT_EQ(decode_error("NNNN.", small).code, Errc::limit);
