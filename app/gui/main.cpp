@@ -4,6 +4,7 @@
 
 #include "app/screenshot_tour.hpp"
 #include "main_window.hpp"
+#include "timings_install.hpp"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     cli.process(app);
 
     kiln::ui::MainWindow w;
+    kiln::ui::installAutotuneViews(w);  // Autotune, Compare devices, Compile times tabs; Tune menu
     const QStringList args = cli.positionalArguments();
     w.openStartupRoot(args.isEmpty() ? QString() : args.front());
     if (cli.isSet(shots)) {

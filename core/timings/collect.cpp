@@ -120,12 +120,14 @@ Result<TimingSet> collect_timings(const std::vector<fs::path>& paths) {
                 if (it->is_directory(ec) && skipped_dir(it->path())) { it.disable_recursion_pending(); continue; }
                 if (it->is_regular_file(ec)) files.push_back(it->path());
             }
-            std::sort(files.begin(), files.end());  // stable output whatever the file system's order
-            for (const auto& f : files) {
-                auto kind = classify_timing_file(f);
-                if (!kind) continue;
-                if (auto st = read_timing_file(f, *kind, set); !st.ok()) set.warnings.push_back(st.error().str());
-            }
+            // Multi-choice sources first (what a user opens the view for), per-kernel files last;
+            // by path within a kind, for the same output whatever the file system's order.
+            std::vector<std::pair<SourceKind, fs::path>> found;
+            for (const auto& f : files)
+                if (auto kind = classify_timing_file(f)) found.emplace_back(*kind, f);
+            std::sort(found.begin(), found.end());
+            for (const auto& [kind, f] : found)
+                if (auto st = read_timing_file(f, kind, set); !st.ok()) set.warnings.push_back(st.error().str());
         } else if (fs::is_regular_file(p, ec)) {
             auto kind = classify_timing_file(p);
             if (!kind)

@@ -10,7 +10,8 @@
 
 namespace kiln::timings {
 
-enum class SourceKind { timing_cache, best_config, kernel_perf, mm_log, stderr_log, session_log };
+// In the order a directory scan reports them: multi-choice sources first.
+enum class SourceKind { timing_cache, session_log, mm_log, stderr_log, kernel_perf, best_config };
 const char* source_kind_name(SourceKind k);
 
 struct Source {
