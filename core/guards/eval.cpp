@@ -178,6 +178,11 @@ Status Expr::check_arity(std::span<const std::int64_t> values) const {
 
 Result<bool> Expr::evaluate(std::span<const std::int64_t> values) const {
     if (values.size() < symbols_.size()) KILN_CHECK(check_arity(values));
+    if (program_) {
+        FastResult f = run_program(*program_, values.data());
+        if (f != FastResult::bail) return f == FastResult::true_;
+    }
+    // The tree: exact 128-bit values, and the error that made the fast path bail.
     Evaluator ev(*this, values.data());
     bool r = ev.eval(root_).truthy();
     if (ev.error() != ArithError::none) return arith_error(*this, ev.error(), ev.error_node());

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "guards/bytecode.hpp"
 #include "guards/value.hpp"
 #include "util/result.hpp"
 
@@ -77,6 +78,11 @@ public:
     const std::vector<Node>& nodes() const { return nodes_; }
     std::uint32_t root() const { return root_; }
     std::string_view text(const Node& n) const { return std::string_view(source_).substr(n.begin, n.end - n.begin); }
+    i128 int_literal(std::uint32_t i) const { return ints_[i]; }
+    std::uint32_t list_item(std::uint32_t i) const { return lists_[i]; }
+    CmpOp cmp_op(std::uint32_t i) const { return cmp_ops_[i]; }
+    // Whether the int64 fast path applies (see bytecode.hpp).
+    bool has_fast_path() const { return program_.has_value(); }
 
 private:
     friend class Parser;
@@ -94,6 +100,7 @@ private:
     std::vector<bool> used_;
     std::vector<std::uint32_t> conjuncts_;  // top-level `and` operands (node indices)
     std::uint32_t root_ = 0;
+    std::optional<Program> program_;
 };
 
 }  // namespace kiln::guards

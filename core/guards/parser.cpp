@@ -382,6 +382,7 @@ Result<Expr> Expr::parse(std::string_view source) {
     } else {
         e.conjuncts_.push_back(e.root_);
     }
+    e.program_ = compile_program(e);
     return e;
 }
 

@@ -1,0 +1,63 @@
+// kiln-cli diff: entries and trace-log events aligned by component name.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+using kiln::test::run_command;
+using nlohmann::json;
+
+std::string h100(const std::string& rel) { return (kiln::test::h100_root() / rel).string(); }
+const std::string kCold = "fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi";
+const std::string kChanged = "fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5";
+std::string changed_log() { return (kiln::test::fixture_dir() / "h100/trace/changed").string(); }
+
+TEST(CliDiff, ChangedConfigBetweenEntries) {
+    auto r = run_command({kiln::test::cli_path(), "diff", h100(kCold), h100(kChanged), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = json::parse(r.out);
+    std::vector<std::string> keys;
+    for (auto& [k, v] : j.items()) keys.push_back(k);
+    EXPECT_EQ(keys, (std::vector<std::string>{"changed", "only_a", "only_b", "same"}));
+    ASSERT_EQ(j["changed"].size(), 2u);
+    EXPECT_EQ(j["changed"][0]["component"], "inductor_config[realize_opcount_threshold]");
+    EXPECT_EQ(j["changed"][1]["component"], "inductor_config[max_fusion_size]");
+    EXPECT_NE(j["changed"][0]["a"], j["changed"][0]["b"]);
+    EXPECT_EQ(j["only_a"].size(), 0u);
+    EXPECT_EQ(j["same"], 539);
+}
+
+TEST(CliDiff, EntryAgainstItsOwnTraceEvent) {
+    // The changed run's miss event carries the same components as the entry it wrote.
+    auto r = run_command({kiln::test::cli_path(), "diff", changed_log() + "#0", h100(kChanged), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = json::parse(r.out);
+    EXPECT_EQ(j["changed"].size(), 0u);
+    EXPECT_EQ(j["same"], 541);
+}
+
+TEST(CliDiff, GraphCodeGetsALineDiff) {
+    auto r = run_command({kiln::test::cli_path(), "diff", h100(kCold),
+                          h100("fxgraph/pc/fpcye2sboffhsdw2klzl7dravdgn3qctsmfkisehk733aaz7atbd")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("~ gm (line diff, - A + B)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("    -    sin = torch.ops.aten.sin.default(arg1_1)"), std::string::npos) << r.out;
+}
+
+TEST(CliDiff, BadInput) {
+    auto r = run_command({kiln::test::cli_path(), "diff", h100(kCold), "/nonexistent"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no such entry, key dir or log"), std::string::npos) << r.err;
+    // AOTAutograd entries store no debug lines.
+    r = run_command({kiln::test::cli_path(), "diff", h100(kCold),
+                     h100("aotautograd/aojam2cfkjwlqcxcqpd3plr2uvmfbweeyzfiywbwqsv44vqf3wlt")});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no _fx_graph_cache_debug_lines"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "diff", changed_log() + "#7", h100(kCold)});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no fx_graph cache event #7 (the log has 1)"), std::string::npos) << r.err;
+}
+
+}  // namespace

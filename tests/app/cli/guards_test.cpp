@@ -1,0 +1,77 @@
+// kiln-cli guards: --expr and key-dir lookups on the two-entries fixture, JSON schemas, bad input.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+using kiln::test::run_command;
+using nlohmann::json;
+
+std::string key_dir() {
+    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh").string();
+}
+
+json run_json(const std::vector<std::string>& args, int want_exit = 0) {
+    std::vector<std::string> argv{kiln::test::cli_path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, want_exit) << r.err;
+    return r.exit_code == 0 ? json::parse(r.out) : json();
+}
+
+TEST(CliGuards, ExprPassAndFail) {
+    auto ok = run_json({"guards", "--expr", "Eq(Mod(L['t0'], 16), 0) and L['t1'] <= 4096", "--sizes", "64,1024", "--json"});
+    EXPECT_EQ(ok, json::parse(R"({"pass": true, "failing": null})"));
+    auto bad = run_json({"guards", "--expr", "2 <= L['t0'] and L['t1']*L['t0'] <= 2147483647", "--sizes", "65536,65536", "--json"});
+    EXPECT_EQ(bad["pass"], false);
+    EXPECT_EQ(bad["failing"], "L['t1']*L['t0'] <= 2147483647 (L['t1'] = 65536, L['t0'] = 65536, L['t1']*L['t0'] = 4294967296)");
+    EXPECT_EQ(bad.size(), 2u);
+}
+
+TEST(CliGuards, KeyDirServesBoundedEntryForSmallSizes) {
+    auto j = run_json({"guards", key_dir(), "--sizes", "1000", "--json"});
+    ASSERT_EQ(j["entries"].size(), 2u);
+    EXPECT_EQ(j["entries"][0]["file"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
+    EXPECT_EQ(j["entries"][0]["guards_expr"], "2 <= L['t0'] and L['t0'] <= 2147483647");
+    EXPECT_EQ(j["entries"][0]["pass"], true);
+    EXPECT_EQ(j["entries"][0]["failing"], nullptr);
+    EXPECT_EQ(j["entries"][1]["pass"], true);
+    EXPECT_EQ(j["served"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
+    EXPECT_EQ(j["ambiguous"], true);
+    std::vector<std::string> keys;
+    for (auto& [k, v] : j.items()) keys.push_back(k);
+    EXPECT_EQ(keys, (std::vector<std::string>{"entries", "served", "ambiguous"}));
+}
+
+TEST(CliGuards, KeyDirServesUnboundedEntryForHugeSizes) {
+    auto j = run_json({"guards", key_dir(), "--sizes", "2147483664", "--json"});
+    EXPECT_EQ(j["served"], "naiolsaiywonfvjqzuuystkn5qe7virsv3d3rgkz7xkb52e6pb5");
+    EXPECT_EQ(j["ambiguous"], false);
+    EXPECT_EQ(j["entries"][0]["failing"], "L['t0'] <= 2147483647 (L['t0'] = 2147483664)");
+}
+
+TEST(CliGuards, TextOutput) {
+    auto r = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "1000"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga  (several entries hold"), std::string::npos)
+        << r.out;
+}
+
+TEST(CliGuards, BadInputExitsTwoWithAMessage) {
+    auto r = run_command({kiln::test::cli_path(), "guards", "--expr", "L['t0'] < os.system('x')", "--sizes", "1"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("unknown function 'os.system' at column 11"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "guards", "--expr", "L['t0'] < L['t1']", "--sizes", "1"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("missing symbol L['t1']"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "8,x"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("not an integer size: 'x'"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "guards", "/nonexistent/keydir", "--sizes", "8"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no such key dir or entry"), std::string::npos) << r.err;
+}
+
+}  // namespace
