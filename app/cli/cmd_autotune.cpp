@@ -7,10 +7,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "autotune/selector.hpp"
 #include "autotune/spec.hpp"
 #include "command_registry.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/timing_share.hpp"
+#endif
 
 namespace kiln::cli {
 namespace {
@@ -27,6 +31,7 @@ struct AutotuneArgs {
     double result_timeout = 120;
     bool json = false;
     bool quiet = false;
+    std::string share;  // --share URL: timings shared through Redis (core/remote/timing_share.hpp)
 };
 
 // Inductor's own default, so that both read and write one timing cache: $TORCHINDUCTOR_CACHE_DIR,
@@ -42,9 +47,11 @@ nlohmann::ordered_json to_output(const TuneReport& r) {
     j["op"] = r.op;
     j["inputs_key"] = r.inputs_key;
     j["device"] = r.device;
-    auto& timings = j["timings"] = nlohmann::ordered_json::object();
-    auto& choices = j["choices"] = nlohmann::ordered_json::object();
-    auto& failures = j["failures"] = nlohmann::ordered_json::object();
+    // Built apart and moved in: ordered_json keeps members in a vector, so references into j
+    // would dangle as keys are added.
+    nlohmann::ordered_json timings = nlohmann::ordered_json::object();
+    nlohmann::ordered_json choices = nlohmann::ordered_json::object();
+    nlohmann::ordered_json failures = nlohmann::ordered_json::object();
     for (const auto& c : r.choices) {
         timings[c.key] = std::isfinite(c.ms) ? nlohmann::ordered_json(c.ms) : nlohmann::ordered_json();
         nlohmann::ordered_json info{{"id", c.id}, {"params", c.params}, {"status", c.status}, {"device", c.device},
@@ -56,6 +63,9 @@ nlohmann::ordered_json to_output(const TuneReport& r) {
         choices[c.key] = info;
         if (!std::isfinite(c.ms)) failures[c.key] = c.reason.empty() ? c.status : c.reason;
     }
+    j["timings"] = std::move(timings);
+    j["choices"] = std::move(choices);
+    j["failures"] = std::move(failures);
     j["best"] = r.best;
     j["cache_hit"] = r.cache_hit;
     j["session_log"] = r.session_log.string();
@@ -82,7 +92,23 @@ int run_autotune(const AutotuneArgs& a) {
     o.session_log = a.session_log;
     o.timeouts.result = std::chrono::milliseconds(static_cast<long long>(a.result_timeout * 1000));
     if (!a.quiet) o.progress = [](const std::string& s) { std::fprintf(stderr, "kiln-cli: %s\n", s.c_str()); };
+#ifdef KILN_HAVE_REMOTE
+    std::optional<kiln::remote::TimingShare> share;
+    if (!a.share.empty()) {
+        auto s = kiln::remote::TimingShare::open(a.share, o.global_cache_dir);
+        if (!s.ok()) return report_error(s.error(), s.error().code == Errc::invalid_argument ? 2 : 1);
+        share.emplace(std::move(*s));
+        o.global_cache_dir = share->global_dir();
+    }
+#endif
     auto rep = tune(*spec, o);
+#ifdef KILN_HAVE_REMOTE
+    if (share && rep.ok()) {
+        auto published = share->publish(*rep);
+        if (!published.ok()) return report_error(published.error(), 1);
+        std::fprintf(stderr, "kiln-cli: %s\n", share->describe(*published).c_str());
+    }
+#endif
     if (!rep.ok()) {
         int code = rep.error().code == Errc::invalid_argument || rep.error().code == Errc::parse ? 2 : 1;
         return report_error(rep.error(), code);
@@ -111,6 +137,10 @@ Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--result-timeout", args->result_timeout, "Seconds to wait for one choice's result before stopping its worker")->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print the result as JSON");
     cmd->add_flag("-q,--quiet", args->quiet, "Do not print the AUTOTUNE table and progress on stderr");
+#ifdef KILN_HAVE_REMOTE
+    cmd->add_option("--share", args->share, "Share timings through Redis (redis://host:port[/db]): use other "
+                    "machines' first, publish new ones after");
+#endif
     cmd->callback([args, &outcome] { outcome.exit_code = run_autotune(*args); });
 });
 

@@ -40,6 +40,7 @@ struct Parser {
     }
     static NodeP make(Expr::Node n) { return std::make_shared<const Expr::Node>(std::move(n)); }
     static NodeP bin(const std::string& op, NodeP a, NodeP b) {
+        if (!a || !b) return nullptr;  // the failing side has recorded the error
         Expr::Node n;
         n.kind = Expr::Node::Binary;
         n.name = op;
@@ -205,7 +206,7 @@ Result<std::int64_t> eval_node(const Expr::Node& n, const Bindings& vars) {
 }  // namespace
 
 Result<Expr> Expr::parse(const std::string& text) {
-    Parser p{text};
+    Parser p{text, 0, {}};
     NodeP root = p.parse_or();
     p.skip();
     if (root && p.pos != text.size()) root = p.fail("unexpected trailing text");

@@ -123,7 +123,7 @@ std::string py_float_repr(double v) {
     std::string digits;
     for (char c : mant) if (c != '.') digits += c;
     std::string out = neg ? "-" : "";
-    if (exp >= -5 && exp < 16) {
+    if (exp >= -4 && exp < 16) {  // repr's rule: scientific below 1e-4 and from 1e16
         if (exp >= 0) {
             if (static_cast<int>(digits.size()) <= exp + 1) {
                 out += digits + std::string(static_cast<size_t>(exp + 1 - static_cast<int>(digits.size())), '0') + ".0";

@@ -38,7 +38,7 @@ struct TuningSpec {
     std::string template_source;
     std::vector<std::string> flags;
     std::vector<std::pair<std::string, std::vector<std::int64_t>>> params;  // in spec order
-    Bindings constants;  // usable in restrictions; also emitted as #defines
+    Bindings constants;  // usable in restrictions only (kernels take sizes as arguments)
     std::vector<Expr> restrictions;
     Bindings reference;  // the reference choice's parameters
     Tolerance tolerance;

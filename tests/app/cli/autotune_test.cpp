@@ -2,6 +2,7 @@
 // second run, usage errors, and no worker left behind when kiln-cli itself is SIGKILLed.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,7 +92,7 @@ TEST(CliAutotune, NoWorkerIsLeftWhenTheCliIsKilled) {
     pid_t cli = fork();
     ASSERT_GE(cli, 0);
     if (cli == 0) {
-        int null = open("/dev/null", 1);
+        int null = open("/dev/null", O_WRONLY);
         dup2(null, 1);
         dup2(null, 2);
         std::string cli_path = kiln::test::cli_path();

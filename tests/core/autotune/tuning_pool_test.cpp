@@ -91,7 +91,7 @@ TEST(TuningProcess, MissingWorkerBinaryIsAClearError) {
 
 TEST(TuningProcessPool, SurvivesBadChoicesAndFinishesInBoundedTime) {
     TuningProcessPool pool({{Device{}, Device{}}, kiln::test::worker_path(), quick()});
-    ASSERT_TRUE(pool.start().ok());
+    { auto st = pool.start(); ASSERT_TRUE(st.ok()) << st.error().str(); }
     std::vector<BenchmarkRequest> reqs;
     for (int i = 0; i < 6; ++i) reqs.push_back(test_request("value", i + 1.0));
     reqs.push_back(test_request("segfault"));
@@ -116,14 +116,19 @@ TEST(TuningProcessPool, SurvivesBadChoicesAndFinishesInBoundedTime) {
     EXPECT_EQ(res[7].status, "crash");
     EXPECT_EQ(res[8].status, "timeout");
     EXPECT_EQ(res[9].status, "error");
+    // Three different worker processes died (so workers were replaced), none is left behind, and
+    // every later choice still got its answer.
+    std::set<int> crashed{res[6].worker_pid, res[7].worker_pid, res[8].worker_pid};
+    EXPECT_EQ(crashed.size(), 3u);
+    for (int pid : crashed) EXPECT_TRUE(process_gone(pid)) << pid;
     int starts = 0;
     for (const auto& w : pool.workers()) starts += w.starts;
-    EXPECT_EQ(starts, 2 + 3);  // two initial workers, three replacements
+    EXPECT_GE(starts, 2 + 2);  // 2 workers cannot run 3 crashing choices without a restart
 }
 
 TEST(TuningProcessPool, SpreadsWorkOverFreeWorkers) {
     TuningProcessPool pool({{Device{}, Device{}, Device{}}, kiln::test::worker_path(), quick()});
-    ASSERT_TRUE(pool.start().ok());
+    { auto st = pool.start(); ASSERT_TRUE(st.ok()) << st.error().str(); }
     std::vector<BenchmarkRequest> reqs(9, test_request("sleep", 1.0, 150));
     auto t0 = std::chrono::steady_clock::now();
     auto res = pool.benchmark(reqs);
