@@ -128,6 +128,7 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
         // Precompile in parallel.
         auto t_compile = Clock::now();
         std::map<size_t, fs::path> libraries;
+        std::vector<std::pair<std::string, std::shared_ptr<codecache::Library>>> preloaded;
         {
             codecache::CompilePool pool(cc, o.compile_workers);
             std::vector<std::pair<size_t, std::shared_future<Result<codecache::CompileOutcome>>>> futures;
@@ -147,6 +148,11 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
                 }
             }
         }
+        if (o.in_process)  // load while precompiling, like Inductor's precompile (CppCodeCache.load)
+            for (auto& [i, path] : libraries) {
+                auto lib = cc.load(path);
+                if (lib.ok()) preloaded.emplace_back(path.string(), *lib);
+            }
         rep.precompile_seconds = seconds_since(t_compile);
         progress("precompiled " + std::to_string(todo.size()) + " choices in " + fmt_ms(rep.precompile_seconds) + " s");
 
@@ -169,6 +175,7 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
         // The runner: the device workers, or this process.
         std::unique_ptr<TuningProcessPool> pool;
         Executor local;
+        for (auto& [path, lib] : preloaded) local.preload(path, lib);
         if (!o.in_process) {
             pool = std::make_unique<TuningProcessPool>(PoolOptions{devices, o.worker_path, o.timeouts});
             KILN_CHECK(pool->start());

@@ -2,6 +2,7 @@
 // inputs, output, extra arguments, size_t* workspace_size, void* workspace, stream. Each block
 // computes a BM x BN tile from BK-wide slices in shared memory; each thread a TM x TN micro-tile.
 // kiln autotune defines BM, BN, BK, TM, TN; M, N, K must be multiples of the tiles (restrictions).
+// The entry point is exported explicitly: CUDA libraries build with -fvisibility=hidden, as in Inductor.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -46,7 +47,7 @@ __global__ void __launch_bounds__(THREADS) kiln_matmul_kernel(const float* __res
         for (int n = 0; n < TN; ++n) C[(row0 + ty * TM + m) * N + col0 + tx * TN + n] = acc[m][n];
 }
 
-extern "C" int kiln_matmul(const float* A, const float* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
+extern "C" __attribute__((visibility("default"))) int kiln_matmul(const float* A, const float* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K,
                            std::size_t* workspace_size, void* workspace, cudaStream_t stream) {
     (void)workspace;
     if (workspace_size) {

@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(BLOCK) kiln_row_sum_kernel(const float* __rest
     }
 }
 
-extern "C" int kiln_row_sum(const float* x, float* out, std::int64_t rows, std::int64_t cols, std::size_t* workspace_size,
+extern "C" __attribute__((visibility("default"))) int kiln_row_sum(const float* x, float* out, std::int64_t rows, std::int64_t cols, std::size_t* workspace_size,
                             void* workspace, cudaStream_t stream) {
     (void)workspace;
     if (workspace_size) {
