@@ -72,13 +72,16 @@ int main(int argc, char** argv) {
     int kernels = argc > 2 ? std::atoi(argv[2]) : 1000;
     int cold = argc > 3 ? std::atoi(argv[3]) : 16;
     cpu_set_t set;
+    if (kernels < 1 || cold < 1) { std::fprintf(stderr, "KERNELS and COLD must be positive numbers\n"); return 2; }
     unsigned cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : std::thread::hardware_concurrency();
     std::printf("machine: %u cores, load average at start %s\n", cores, loadavg().c_str());
 
     // Population (untimed; reused across runs): -O1 keeps 1,000 compiles affordable.
     CodeCacheOptions hot{.root = dir / "hot", .opt_level = "-O1", .march = ""};
     auto populate_t0 = Clock::now();
-    if (pid_t pid = fork(); pid == 0) {
+    pid_t pid = fork();
+    if (pid < 0) { std::perror("fork"); return 1; }
+    if (pid == 0) {
         CodeCache cache(hot);
         CompilePool pool(cache);
         std::vector<std::shared_future<kiln::Result<CompileOutcome>>> fs;
@@ -116,7 +119,7 @@ int main(int argc, char** argv) {
         if (!lib.ok()) return 1;
     }
     auto k = stats(key_only), f = stats(first), w = stats(warm);
-    std::printf("%-40s %10s %10s %10s %14s\n", "hit latency (1,000 kernels)", "median us", "p99 us", "target us",
+    std::printf("%-40s %10s %10s %10s %14s\n", ("hit latency (" + std::to_string(kernels) + " kernels)").c_str(), "median us", "p99 us", "target us",
                 "median/target");
     std::printf("%-40s %10.2f %10.2f %10s %14s\n", "key computation only (baseline)", k.median, k.p99, "-", "-");
     std::printf("%-40s %10.2f %10.2f %10d %14.2f\n", "first-load hit (key+lookup+dlopen)", f.median, f.p99, 300,
@@ -133,7 +136,7 @@ int main(int argc, char** argv) {
     }
     std::sort(seq.begin(), seq.end());
     std::sort(par.begin(), par.end());
-    std::printf("\n%-40s %10s %10s %10s %14s\n", "cold compile, 16 kernels (median of 3)", "seconds", "per kernel",
+    std::printf("\n%-40s %10s %10s %10s %14s\n", ("cold compile, " + std::to_string(cold) + " kernels (median of 3)").c_str(), "seconds", "per kernel",
                 "speed-up", "target");
     std::printf("%-40s %10.2f %10.3f %10s %14s\n", "sequential (baseline)", seq[1], seq[1] / cold, "1.00x", "-");
     std::printf("%-40s %10.2f %10.3f %9.2fx %14s\n", ("CompilePool, " + std::to_string(cores) + " workers").c_str(),
