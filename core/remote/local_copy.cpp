@@ -44,4 +44,12 @@ Result<LocalCopy> LocalCopy::fetch(std::string_view url, RedisTimeouts timeouts)
     return copy;
 }
 
+Status localize(std::string& spec, std::optional<LocalCopy>& keep, RedisTimeouts timeouts) {
+    if (!is_redis_url(spec)) return ok_status();
+    KILN_TRY(auto copy, LocalCopy::fetch(spec, timeouts));
+    spec = copy.entry().string();
+    keep.emplace(std::move(copy));
+    return ok_status();
+}
+
 }  // namespace kiln::remote

@@ -3,6 +3,8 @@
 // that take a path (guards, diff, show) read it like a local entry with a one-line change. The
 // directory is removed when the LocalCopy dies.
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "remote/entry_source.hpp"
@@ -27,5 +29,9 @@ private:
     std::filesystem::path entry_;
     std::string origin_;
 };
+
+// The one-line hook for commands: when `spec` is a redis:// URL, fetches it into `keep` and points
+// `spec` at the local copy's entry file; other specs are left alone.
+Status localize(std::string& spec, std::optional<LocalCopy>& keep, RedisTimeouts timeouts = {});
 
 }  // namespace kiln::remote

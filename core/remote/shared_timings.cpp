@@ -200,4 +200,14 @@ timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared
     return set;
 }
 
+Result<timings::TimingSet> collect_shared_timings(std::string_view url, RedisTimeouts timeouts) {
+    KILN_TRY(auto ep, resolve_redis_endpoint(url));
+    KILN_TRY(auto client, RedisClient::connect(ep, timeouts));
+    std::vector<std::string> warnings;
+    KILN_TRY(auto shared, read_shared_timings(client, &warnings));
+    auto set = shared_to_timing_set(shared, ep.display());
+    set.warnings.insert(set.warnings.end(), warnings.begin(), warnings.end());
+    return set;
+}
+
 }  // namespace kiln::remote

@@ -58,6 +58,10 @@ Status write_as_global_cache(const std::vector<SharedTimings>& shared, const std
 // For `kiln-cli timings --redis`: one op per entry and publishing host, device "<name> @ <host>".
 timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared, const std::string& origin);
 
+// `kiln-cli timings --redis URL`: connect, read every shared entry, convert; undecodable entries
+// become warnings of the set. An empty URL means torch's variables.
+Result<timings::TimingSet> collect_shared_timings(std::string_view url, RedisTimeouts timeouts = {});
+
 std::string this_host();
 
 }  // namespace kiln::remote

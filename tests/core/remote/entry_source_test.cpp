@@ -47,6 +47,18 @@ TEST(EntrySource, LocalPathsAndRemoteUrlsGiveTheSameBytes) {
     auto dir = copy->key_dir().parent_path();
     { LocalCopy moved = std::move(*copy); }
     EXPECT_FALSE(std::filesystem::exists(dir));
+
+    std::string spec = server.url(2) + "/" + key;
+    std::optional<LocalCopy> keep;
+    ASSERT_TRUE(localize(spec, keep));
+    ASSERT_TRUE(keep.has_value());
+    EXPECT_EQ(spec, keep->entry().string());
+    EXPECT_EQ(kiln::test::read_file(spec), local);
+    std::string path = last_fx->source_path;
+    std::optional<LocalCopy> untouched;
+    ASSERT_TRUE(localize(path, untouched));
+    EXPECT_EQ(path, last_fx->source_path);
+    EXPECT_FALSE(untouched.has_value());
 }
 
 TEST(EntrySource, ErrorsSayWhatIsThere) {
