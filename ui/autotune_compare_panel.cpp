@@ -81,11 +81,16 @@ void AutotuneComparePanel::addSource(const QString& path) {
                      auto r = timings::collect_timings({std::filesystem::path(path.toStdString())});
                      if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
                      auto devices = timings::split_by_device(*r);
-                     // Files that name no device (mm logs, stderr tables): the path is the label.
+                     // Files that name no device (mm logs, stderr tables, per-kernel files) belong
+                     // to the source's one device, or stand for the machine themselves (labelled by
+                     // path); beside several devices they are ambiguous and left out.
                      timings::TimingSet unnamed;
                      for (const auto& op : r->ops)
                          if (op.device.empty()) unnamed.ops.push_back(op);
-                     if (!unnamed.ops.empty()) devices.push_back({QFileInfo(path).fileName().toStdString(), std::move(unnamed)});
+                     if (devices.size() == 1)
+                         for (auto& op : unnamed.ops) devices.front().set.ops.push_back(std::move(op));
+                     else if (devices.empty() && !unnamed.ops.empty())
+                         devices.push_back({QFileInfo(path).fileName().toStdString(), std::move(unnamed)});
                      return Outcome{std::move(devices), QString()};
                  },
                  [this, path](Outcome out) {
