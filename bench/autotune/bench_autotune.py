@@ -20,6 +20,9 @@ def tune(build, spec, cache, devices, in_process=False, extra=()):
 def overheads(j):
     return [c["overhead_ms"] for c in j["choices"].values() if "overhead_ms" in c and c["status"] == "ok"]
 
+def verifies(j):
+    return [c["verify_ms"] for c in j["choices"].values() if "verify_ms" in c and c["status"] == "ok"]
+
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
@@ -157,9 +160,11 @@ def gpu(a, res, names):
               f"overhead {s['overhead_ms_subprocess']:.3f} ms/choice, workers {s['workers']}")
     inp = tune(a.build, spec, seeded("inproc"), "0", in_process=True)
     res["overhead_gpu"] = {"subprocess_ms": med(overheads(one)), "in_process_ms": med(overheads(inp)),
-                           "in_process_bench_seconds": inp["bench_seconds"]}
+                           "verify_ms": med(verifies(one)), "in_process_bench_seconds": inp["bench_seconds"]}
     print(f"GPU overhead per choice: subprocess {res['overhead_gpu']['subprocess_ms']:.3f} ms, "
-          f"in-process {res['overhead_gpu']['in_process_ms']:.3f} ms (targets 2 / 0.2 ms)")
+          f"in-process {res['overhead_gpu']['in_process_ms']:.3f} ms (targets 2 / 0.2 ms); output check "
+          f"(copy back + compare {one['choices'][one['best']].get('stats', {}).get('count', 0) and 3072 * 3072} floats) "
+          f"{res['overhead_gpu']['verify_ms']:.3f} ms, counted apart")
     do_bench_compare(a, one, res)
     a._seeded = seeded
     if len(names) > 1:
