@@ -167,7 +167,10 @@ private:
 
     bool sniff_python(int dfd, const char* name) {
         if (!opt_.sniff_python) return false;
-        int fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        // O_NOATIME: Kiln's own reads must not make a module look recently used to eviction.
+        // Only the owner (or CAP_FOWNER) may ask for it; others get EPERM and read normally.
+        int fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+        if (fd < 0 && errno == EPERM) fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             note_unreadable("cannot read module", errno);
             return false;

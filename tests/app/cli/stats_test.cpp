@@ -1,0 +1,92 @@
+// `kiln-cli stats` end to end: the real binary on the real fixtures.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace kiln::test {
+namespace {
+
+TEST(CliStats, JsonOnH100FixtureIsExactlyTheReadmeCounts) {
+    auto r = run_command({cli_path(), "stats", h100_root().string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["root"], h100_root().string());
+    auto files = [&](const char* c) { return j["categories"][c]["files"].get<int>(); };
+    EXPECT_EQ(files("fxgraph"), 13);
+    EXPECT_EQ(files("aotautograd"), 12);
+    EXPECT_EQ(files("output_code"), 15);
+    EXPECT_EQ(files("kernel_module"), 74);
+    EXPECT_EQ(files("best_config"), 5);
+    EXPECT_EQ(files("kernel_perf"), 3);
+    EXPECT_EQ(files("cpp_source"), 13);
+    EXPECT_EQ(files("cpp_library"), 13);
+    EXPECT_EQ(files("triton_compiled"), 905);
+    EXPECT_EQ(j["categories"]["triton_compiled"]["entries"], 114);
+    EXPECT_EQ(files("autotune_local_cache"), 1);
+    EXPECT_EQ(files("lock"), 13);
+    EXPECT_FALSE(j["categories"].contains("temp"));   // zero-file categories are left out
+    EXPECT_FALSE(j["categories"].contains("other"));
+    EXPECT_EQ(j["fxgraph_keys"], 13);
+    EXPECT_EQ(j["total"]["files"], 1067);
+    EXPECT_EQ(j["total"]["bytes"], 63905170);
+    EXPECT_EQ(j["unreadable"], 0);
+    // Exactly the documented keys, in order.
+    std::vector<std::string> keys;
+    for (auto& [k, v] : j.items()) keys.push_back(k);
+    EXPECT_EQ(keys, (std::vector<std::string>{"root", "categories", "fxgraph_keys", "total", "unreadable"}));
+    for (auto& [name, c] : j["categories"].items()) EXPECT_EQ(c.size(), 3u) << name;
+}
+
+TEST(CliStats, HumanOutputLikeCcache) {
+    auto r = run_command({cli_path(), "stats", two_entries_root().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("fxgraph"), std::string::npos);
+    EXPECT_NE(r.out.find("triton_compiled"), std::string::npos);
+    EXPECT_NE(r.out.find("645.6 kB"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("oldest"), std::string::npos);
+}
+
+TEST(CliStats, RootFromTheEnvironmentLikeTorch) {
+    auto r = run_command({"env", "TORCHINDUCTOR_CACHE_DIR=" + two_entries_root().string(), cli_path(), "stats", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["total"]["files"], 33);
+    auto t = run_command({"env", "-u", "TORCHINDUCTOR_CACHE_DIR", "TMPDIR=" + (fixture_dir() / "two").string(),
+                          "LOGNAME=nobody-kiln", cli_path(), "stats"});
+    EXPECT_EQ(t.exit_code, 2);
+    EXPECT_NE(t.err.find("torchinductor_nobody-kiln"), std::string::npos) << t.err;
+}
+
+TEST(CliStats, StandaloneTritonCache) {
+    auto r = run_command({cli_path(), "stats", (h100_root() / "triton" / "0").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["categories"]["triton_compiled"]["files"], 905);
+    EXPECT_EQ(j["categories"]["triton_compiled"]["entries"], 114);
+    auto e = run_command({"env", "TRITON_CACHE_DIR=" + (h100_root() / "triton" / "0").string(), cli_path(), "stats", "--triton", "--json"});
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    EXPECT_EQ(nlohmann::json::parse(e.out)["total"]["files"], 905);
+}
+
+TEST(CliStats, MissingRootExitsTwoWithThePath) {
+    auto r = run_command({cli_path(), "stats", "/nonexistent/kiln/cache"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("/nonexistent/kiln/cache"), std::string::npos);
+    EXPECT_TRUE(r.out.empty());
+}
+
+TEST(CliStats, SampleCacheShippedWithKilnIsReal) {
+    auto r = run_command({cli_path(), "stats", (source_dir() / "resources" / "sample-cache" / "inductor").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_GE(j["fxgraph_keys"].get<int>(), 2);
+    EXPECT_GE(j["categories"]["output_code"]["files"].get<int>(), 1);
+    EXPECT_GE(j["categories"]["kernel_module"]["files"].get<int>(), 1);
+    EXPECT_EQ(j["categories"]["autotune_local_cache"]["files"], 1);
+    EXPECT_FALSE(j["categories"].contains("other"));
+    EXPECT_LT(j["total"]["bytes"].get<long>(), 1000000);
+}
+
+}  // namespace
+}  // namespace kiln::test
