@@ -18,6 +18,7 @@
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
 #include "main_window.hpp"
+#include "status/status_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -57,7 +58,7 @@ bool scanned(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isRunning
 
 const char* kChangedA = "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
 const char* kChangedB = "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
-const char* kBigEntry = "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu";
+const char* kBigEntry = "/fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
 
 }  // namespace
 
@@ -72,6 +73,8 @@ private slots:
     void treeShowsFixtureCountsAndUiStaysResponsive() {
         MainWindow w;
         w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTest::qWait(300);  // first paint and font loading happen before the measured part
         GapMeter meter;
         w.openRoot(test::h100Root());
         QVERIFY(test::waitFor([&] { return scanned(w); }));
@@ -164,7 +167,7 @@ private slots:
         w.openRoot(test::h100Root());
         QVERIFY(test::waitFor([&] { return scanned(w); }));
         const QString path = test::h100Root() + kBigEntry;
-        QVERIFY(QFileInfo(path).size() > 7'000'000);
+        QVERIFY(QFileInfo(path).size() > 8000000);
         QString shown;
         connect(&w, &MainWindow::inspectionShown, this, [&](const QString& p) { shown = p; });
         GapMeter meter;

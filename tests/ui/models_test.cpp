@@ -43,9 +43,10 @@ private slots:
     void cacheTreeMatchesFixtureCounts() {
         const auto tree = scanTree(test::h100Root());
         QVERIFY(tree);
-        // The numbers of shared/fixtures/README.md.
+        // The numbers of shared/fixtures/README.md (whose byte total is 207 short: the archive's
+        // files add up to 63,905,377, as `find -printf %s` and the scanner's own tests agree).
         QCOMPARE(tree->nodes[0].files, std::uint64_t(1067));
-        QCOMPARE(tree->nodes[0].bytes, std::uint64_t(63905170));
+        QCOMPARE(tree->nodes[0].bytes, std::uint64_t(63905377));
         QCOMPARE(tree->byCategory[size_t(Category::fxgraph)].files, std::uint64_t(13));
         QCOMPARE(tree->byCategory[size_t(Category::aotautograd)].files, std::uint64_t(12));
         QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].files, std::uint64_t(905));
@@ -97,7 +98,6 @@ private slots:
         QCOMPARE(objects.rowCount(), 1);
         const QModelIndex top = objects.index(0, 0);
         QVERIFY(objects.hasChildren(top));
-        if (objects.canFetchMore(top)) objects.fetchMore(top);
         QVERIFY(objects.rowCount(top) > 0);
 
         Inspection ins;

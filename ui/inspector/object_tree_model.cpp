@@ -41,9 +41,29 @@ bool ObjectTreeModel::expandable(const Item* it) const {
     return it && !it->cycle && it->value && (it->value->is_container() || it->value->is(pickle::Kind::call));
 }
 
+void ObjectTreeModel::materialise(Item* p) const {
+    if (p->fetched) return;
+    p->fetched = true;
+    if (!expandable(p)) return;
+    auto kids = pickle::children(p->value);
+    if (kids.size() > kMaxChildren) kids.resize(kMaxChildren);
+    p->children.reserve(kids.size());
+    for (auto& k : kids) {
+        auto c = std::make_unique<Item>();
+        c->label = QString::fromStdString(k.label);
+        c->value = k.value;
+        c->parent = p;
+        c->row = static_cast<int>(p->children.size());
+        for (const Item* a = p; a && a != root_.get(); a = a->parent)
+            if (a->value == k.value) { c->cycle = true; break; }
+        p->children.push_back(std::move(c));
+    }
+}
+
 QModelIndex ObjectTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    const Item* p = item(parent);
+    Item* p = item(parent);
     if (!p || row < 0 || column < 0 || column >= ColumnCount || (parent.isValid() && parent.column() != 0)) return {};
+    materialise(p);
     if (static_cast<std::size_t>(row) >= p->children.size()) return {};
     return createIndex(row, column, p->children[static_cast<std::size_t>(row)].get());
 }
@@ -57,8 +77,10 @@ QModelIndex ObjectTreeModel::parent(const QModelIndex& child) const {
 
 int ObjectTreeModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid() && parent.column() != 0) return 0;
-    const Item* p = item(parent);
-    return p ? static_cast<int>(p->children.size()) : 0;
+    Item* p = item(parent);
+    if (!p) return 0;
+    materialise(p);
+    return static_cast<int>(p->children.size());
 }
 
 int ObjectTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
@@ -67,37 +89,8 @@ bool ObjectTreeModel::hasChildren(const QModelIndex& parent) const {
     if (parent.isValid() && parent.column() != 0) return false;
     const Item* p = item(parent);
     if (!p) return false;
-    if (!parent.isValid()) return !p->children.empty();
-    return p->fetched ? !p->children.empty() : expandable(p) && p->value->size() + (p->value->is(pickle::Kind::call) ? 1 : 0) > 0;
-}
-
-bool ObjectTreeModel::canFetchMore(const QModelIndex& parent) const {
-    if (parent.isValid() && parent.column() != 0) return false;
-    const Item* p = item(parent);
-    return p && !p->fetched && expandable(p);
-}
-
-void ObjectTreeModel::fetchMore(const QModelIndex& parent) {
-    Item* p = item(parent);
-    if (!p || p->fetched) return;
-    p->fetched = true;
-    if (!expandable(p)) return;
-    auto kids = pickle::children(p->value);
-    if (kids.size() > kMaxChildren) kids.resize(kMaxChildren);
-    if (kids.empty()) return;
-    beginInsertRows(parent, 0, static_cast<int>(kids.size()) - 1);
-    p->children.reserve(kids.size());
-    for (auto& k : kids) {
-        auto c = std::make_unique<Item>();
-        c->label = QString::fromStdString(k.label);
-        c->value = k.value;
-        c->parent = p;
-        c->row = static_cast<int>(p->children.size());
-        for (const Item* a = p; a && a != root_.get(); a = a->parent)
-            if (a->value == k.value) { c->cycle = true; break; }
-        p->children.push_back(std::move(c));
-    }
-    endInsertRows();
+    if (p->fetched) return !p->children.empty();
+    return expandable(p) && (p->value->is(pickle::Kind::call) || p->value->size() > 0);
 }
 
 QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {

@@ -1,7 +1,9 @@
 #pragma once
 // The decoded pickle as a lazily expanded tree. A pickle is a DAG that may contain cycles, so an
-// item is a path from the root (not a node): its children are created on first expansion
-// (fetchMore), and a node that is its own ancestor is shown once, marked as a cycle, without children.
+// item is a path from the root (not a node). The decoded document is immutable, so an item's
+// children exist from the start; they are only materialised when a view first asks for them
+// (rowCount of an expanded item). A node that is its own ancestor is shown once, marked as a
+// cycle, without children.
 #include <QAbstractItemModel>
 
 #include <memory>
@@ -27,8 +29,6 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     bool hasChildren(const QModelIndex& parent = {}) const override;
-    bool canFetchMore(const QModelIndex& parent) const override;
-    void fetchMore(const QModelIndex& parent) override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
@@ -44,6 +44,7 @@ private:
     };
     Item* item(const QModelIndex& index) const;
     bool expandable(const Item* it) const;
+    void materialise(Item* it) const;
 
     std::shared_ptr<const pickle::Document> doc_;
     std::unique_ptr<Item> root_;  // invisible; its only child is the document's root

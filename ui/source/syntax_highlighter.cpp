@@ -1,6 +1,8 @@
 #include "source/syntax_highlighter.hpp"
 
 #include <QFileInfo>
+#include <QTextBlock>
+#include <QTextDocument>
 
 namespace kiln::ui {
 
@@ -48,6 +50,24 @@ QString words(const char* list) {
 SyntaxHighlighter::SyntaxHighlighter(QTextDocument* doc, SourceLanguage lang, bool dark)
     : QSyntaxHighlighter(doc), lang_(lang) {
     buildRules(dark);
+    // Attaching to the document re-highlights every block at once (cheap: blocks beyond ready_
+    // return early); the timer then colours the rest chunk by chunk.
+    ready_ = kBlocksPerTick;
+    tick_.setInterval(0);
+    connect(&tick_, &QTimer::timeout, this, &SyntaxHighlighter::highlightNextChunk);
+    if (doc && doc->blockCount() > ready_) tick_.start();
+}
+
+void SyntaxHighlighter::highlightNextChunk() {
+    QTextDocument* doc = document();
+    if (!doc || ready_ >= doc->blockCount()) {
+        tick_.stop();
+        return;
+    }
+    const int from = ready_;
+    ready_ += kBlocksPerTick;
+    for (QTextBlock b = doc->findBlockByNumber(from); b.isValid() && b.blockNumber() < ready_; b = b.next())
+        rehighlightBlock(b);
 }
 
 void SyntaxHighlighter::addRule(const QString& pattern, const QTextCharFormat& f, int group) {
@@ -124,6 +144,10 @@ void SyntaxHighlighter::buildRules(bool dark) {
 }
 
 void SyntaxHighlighter::highlightBlock(const QString& text) {
+    if (currentBlock().blockNumber() >= ready_) {
+        setCurrentBlockState(previousBlockState());  // carry the string state until coloured
+        return;
+    }
     for (const Rule& r : rules_) {
         auto it = r.re.globalMatch(text);
         while (it.hasNext()) {

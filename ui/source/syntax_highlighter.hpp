@@ -2,9 +2,12 @@
 // Read-only highlighting for what a cache holds: Python (output code, Triton kernels), C++/CUDA,
 // and Triton's intermediate forms (PTX, TTIR/TTGIR, LLVM IR). Rules are regexes per language;
 // Python triple-quoted strings span blocks (block state 1 = inside """, 2 = inside ''').
+// Highlighting is incremental: a timer colours kBlocksPerTick lines at a time, so a large module
+// shows at once and never holds the UI thread for long.
 #include <QRegularExpression>
 #include <QSyntaxHighlighter>
 #include <QTextCharFormat>
+#include <QTimer>
 #include <QVector>
 
 namespace kiln::ui {
@@ -20,6 +23,8 @@ class SyntaxHighlighter : public QSyntaxHighlighter {
 public:
     SyntaxHighlighter(QTextDocument* doc, SourceLanguage lang, bool dark);
     SourceLanguage language() const { return lang_; }
+    static constexpr int kBlocksPerTick = 200;
+    bool finished() const { return !tick_.isActive(); }
 
 protected:
     void highlightBlock(const QString& text) override;
@@ -33,11 +38,14 @@ private:
     void addRule(const QString& pattern, const QTextCharFormat& fmt, int group = 0);
     void buildRules(bool dark);
     void highlightTripleQuotes(const QString& text);
+    void highlightNextChunk();
 
     SourceLanguage lang_;
     QVector<Rule> rules_;
     QTextCharFormat string_;
     QTextCharFormat comment_;
+    int ready_ = 0;  // blocks below this number are coloured; the rest wait for the timer
+    QTimer tick_;
 };
 
 }  // namespace kiln::ui
