@@ -9,6 +9,9 @@
 
 #include "command_registry.hpp"
 #include "timings/collect.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/shared_timings.hpp"
+#endif
 
 namespace kiln::cli {
 namespace {
@@ -18,6 +21,7 @@ struct TimingsArgs {
     bool json = false;
     int top = 10;
     std::string op_filter;
+    std::string redis;  // --redis URL: timings shared by `autotune --share` instead of paths
 };
 
 void print_op(const timings::Op& op, int top) {
@@ -51,7 +55,13 @@ void print_op(const timings::Op& op, int top) {
 
 int run_timings(const TimingsArgs& args) {
     std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+#ifdef KILN_HAVE_REMOTE
+    if (args.paths.empty() && args.redis.empty())
+        return report_error(make_error(Errc::invalid_argument, "give PATH... or --redis URL"), 2);
+    auto set = args.redis.empty() ? timings::collect_timings(paths) : kiln::remote::collect_shared_timings(args.redis);
+#else
     auto set = timings::collect_timings(paths);
+#endif
     if (!set.ok()) {
         auto code = set.error().code;
         bool bad_input = code == Errc::not_found || code == Errc::unsupported || code == Errc::invalid_argument;
@@ -80,8 +90,14 @@ const Registration registration{"timings", 60, [](CLI::App& app, Outcome& outcom
     auto args = std::make_shared<TimingsArgs>();
     auto* cmd = app.add_subcommand("timings", "Show autotune timings: timing caches, .best_config, .kernel_perf, "
                                               "mm logs, stderr AUTOTUNE tables, session logs");
-    cmd->add_option("paths", args->paths, "Files, or directories (cache roots) searched for all of them")
+    auto* paths_opt = cmd->add_option("paths", args->paths, "Files, or directories (cache roots) searched for all of them")
         ->required()->check(CLI::ExistingPath);
+#ifdef KILN_HAVE_REMOTE
+    paths_opt->required(false);
+    cmd->add_option("--redis", args->redis, "Timings shared in Redis by `autotune --share` (redis://host:port[/db])");
+#else
+    (void)paths_opt;
+#endif
     cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
     cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
     cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");

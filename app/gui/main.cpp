@@ -5,6 +5,9 @@
 #include "app/screenshot_tour.hpp"
 #include "main_window.hpp"
 #include "timings_install.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote_install.hpp"
+#endif
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -35,6 +38,9 @@ int main(int argc, char** argv) {
 
     kiln::ui::MainWindow w;
     kiln::ui::installAutotuneViews(w);  // Autotune, Compare devices, Compile times tabs; Tune menu
+#ifdef KILN_HAVE_REMOTE
+    kiln::ui::installRemoteSource(w);  // the Redis source: a dock beside the cache browser
+#endif
     const QStringList args = cli.positionalArguments();
     w.openStartupRoot(args.isEmpty() ? QString() : args.front());
     if (cli.isSet(shots)) {
