@@ -54,6 +54,8 @@ private:
     std::uint32_t rel_offset_ = 0;
     std::uint64_t bytes_ = 0;
     std::unordered_map<std::string, GroupId> group_index_;
+    GroupId last_group_ = kNoGroup;
+    std::string_view last_group_rel_;
     // best_config files wait for the kernel module of their directory (see classify_code_file).
     std::vector<std::uint32_t> pending_best_configs_;
 
@@ -116,6 +118,9 @@ private:
             ++out_.symlinks;
             return ok_status();
         }
+        // Directories need no stat (nothing of theirs is recorded): open them straight away;
+        // O_NOFOLLOW keeps a racing swap to a symlink from being followed.
+        if (d_type == DT_DIR) return enter_dir(dfd, name, depth);
         if (::fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             note_unreadable("cannot stat", errno);
             return ok_status();
@@ -124,23 +129,27 @@ private:
             ++out_.symlinks;
             return ok_status();
         }
-        if (S_ISDIR(st.st_mode)) {
-            if (depth + 1 > kMaxDepth) {
-                note_unreadable("directory nesting too deep", ELOOP);
-                return ok_status();
-            }
-            int sub = ::openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (sub < 0) {
-                note_unreadable("cannot open directory", errno);
-                return ok_status();
-            }
-            return walk_dir(sub, depth + 1);
-        }
+        if (S_ISDIR(st.st_mode)) return enter_dir(dfd, name, depth);
         if (!S_ISREG(st.st_mode)) return ok_status();  // sockets, fifos: never part of a cache
         add_file(dfd, name, st);
         if (opt_.progress && opt_.progress_every && out_.artifacts.size() % opt_.progress_every == 0)
             report_progress();
         return ok_status();
+    }
+
+    Status enter_dir(int dfd, const char* name, int depth) {
+        if (depth + 1 > kMaxDepth) {
+            note_unreadable("directory nesting too deep", ELOOP);
+            return ok_status();
+        }
+        int sub = ::openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) {
+            int err = errno;
+            if (err == ELOOP) ++out_.symlinks;  // became a symlink since readdir
+            else note_unreadable("cannot open directory", err);
+            return ok_status();
+        }
+        return walk_dir(sub, depth + 1);
     }
 
     void add_file(int dfd, const char* name, const struct stat& st) {
@@ -188,6 +197,12 @@ private:
     }
 
     GroupId group_for(std::string_view group_rel, const Classification& c, std::uint32_t index) {
+        // Files of one group arrive together (one directory, or one module's files in a shard
+        // dir): reuse the last group without building a lookup key.
+        if (last_group_ != kNoGroup && group_rel == last_group_rel_) {
+            out_.groups[last_group_].artifacts.push_back(index);
+            return last_group_;
+        }
         auto [it, inserted] = group_index_.try_emplace(std::string(group_rel), static_cast<GroupId>(out_.groups.size()));
         if (inserted) {
             Group g;
@@ -200,6 +215,8 @@ private:
             out_.groups.push_back(std::move(g));
         }
         out_.groups[it->second].artifacts.push_back(index);
+        last_group_ = it->second;
+        last_group_rel_ = it->first;  // the map's node keeps the key alive and in place
         return it->second;
     }
 
