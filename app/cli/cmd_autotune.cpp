@@ -57,7 +57,10 @@ nlohmann::ordered_json to_output(const TuneReport& r) {
         nlohmann::ordered_json info{{"id", c.id}, {"params", c.params}, {"status", c.status}, {"device", c.device},
                                     {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds}};
         if (!c.library.empty()) info["library"] = c.library;
-        if (!c.from_cache && c.stats.count > 0) info["overhead_ms"] = c.overhead_seconds * 1000.0;
+        if (!c.from_cache && c.stats.count > 0) {
+            info["overhead_ms"] = c.overhead_seconds * 1000.0;
+            info["verify_ms"] = c.verify_seconds * 1000.0;
+        }
         if (c.stats.count > 0) info["stats"] = {{"median", c.stats.median}, {"p20", c.stats.p20}, {"p80", c.stats.p80},
                                                 {"min", c.stats.min}, {"max", c.stats.max}, {"count", c.stats.count}};
         choices[c.key] = info;

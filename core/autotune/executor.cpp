@@ -156,8 +156,10 @@ BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {
     if (args.size() > 24) return BenchmarkResult::failure("error", "kernel takes more than 24 arguments");
     auto k0 = Clock::now();
     double first = once();
+    auto v0 = Clock::now();
     BenchmarkResult bad = check_output(*this, req, out, &Executor::reference);
     if (!bad.reason.empty()) return bad;
+    double verify = std::chrono::duration<double>(Clock::now() - v0).count();
 
     // do_bench's plan: estimate from a few runs, then fill warmup_ms and rep_ms.
     double est = first;
@@ -171,7 +173,8 @@ BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {
     for (int i = 0; i < n_rep; ++i) samples.push_back(once());
 
     BenchmarkResult r;
-    r.kernel_seconds = std::chrono::duration<double>(Clock::now() - k0).count();
+    r.kernel_seconds = std::chrono::duration<double>(Clock::now() - k0).count() - verify;
+    r.verify_seconds = verify;
     r.stats = summarize(samples);
     r.ms = r.stats.median;
     r.device = "cpu";
@@ -195,8 +198,10 @@ BenchmarkResult Executor::run_cuda(const BenchmarkRequest& req) {
     std::vector<std::byte> out_result;
     auto r = slot->run(req, *sym, inputs, out_init, out_result);
     if (!r.ok()) return r;
+    auto v0 = Clock::now();
     BenchmarkResult bad = check_output(*this, req, out_result, &Executor::reference);
     if (!bad.reason.empty()) return bad;
+    r.verify_seconds += std::chrono::duration<double>(Clock::now() - v0).count();
     return r;
 }
 

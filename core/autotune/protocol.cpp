@@ -140,7 +140,7 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const BenchmarkResult& r) {
     return {{"status", r.status}, {"ms", r.ms}, {"stats", to_json(r.stats)}, {"reason", r.reason},
-            {"kernel_seconds", r.kernel_seconds}, {"worker_seconds", r.worker_seconds}, {"details", r.details},
+            {"kernel_seconds", r.kernel_seconds}, {"worker_seconds", r.worker_seconds}, {"verify_seconds", r.verify_seconds}, {"details", r.details},
             {"worker_pid", r.worker_pid}, {"device", r.device}};
 }
 
@@ -157,6 +157,7 @@ BenchmarkResult result_from_json(const nlohmann::json& j) {
         r.reason = j.value("reason", "");
         r.kernel_seconds = j.value("kernel_seconds", 0.0);
         r.worker_seconds = j.value("worker_seconds", 0.0);
+        r.verify_seconds = j.value("verify_seconds", 0.0);
         if (j.contains("details")) r.details = j["details"];
         r.worker_pid = j.value("worker_pid", 0);
         r.device = j.value("device", "");

@@ -71,6 +71,7 @@ struct BenchmarkResult {
     double kernel_seconds = 0;  // time spent inside the kernel's runs (warm-up and timed)
     double worker_seconds = 0;  // time from receiving the request to answering it
     double wall_seconds = 0;    // set by the caller: from sending the request to having the result
+    double verify_seconds = 0;  // copying the output back and comparing it with the reference's
     nlohmann::json details = nlohmann::json::object();  // InductorModule timings, device facts
     int worker_pid = 0;
     std::string device;

@@ -192,12 +192,14 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
             c.reason = r.reason;
             c.device = r.device;
             c.stats = r.stats;
-            c.overhead_seconds = std::max(0.0, r.wall_seconds - r.kernel_seconds);
+            c.overhead_seconds = std::max(0.0, r.wall_seconds - r.kernel_seconds - r.verify_seconds);
+            c.verify_seconds = r.verify_seconds;
             log.write("measurement", {{"device", r.device}, {"choice", c.key}, {"id", c.id}, {"params", c.params},
                                       {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds},
                                       {"stats", to_json(r.stats)}, {"ms", r.ok() ? nlohmann::json(r.ms) : nlohmann::json()},
                                       {"status", r.status}, {"reason", r.reason}, {"worker_pid", r.worker_pid},
-                                      {"kernel_seconds", r.kernel_seconds}, {"wall_seconds", r.wall_seconds}});
+                                      {"kernel_seconds", r.kernel_seconds}, {"verify_seconds", r.verify_seconds},
+                                      {"wall_seconds", r.wall_seconds}});
         };
         auto run = [&](std::vector<BenchmarkRequest>& reqs, const std::vector<size_t>& idx) {
             if (pool) {

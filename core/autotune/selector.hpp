@@ -42,7 +42,8 @@ struct ChoiceReport {
     double compile_seconds = 0;
     std::string library;          // the compiled .so (empty on a cache hit)
     TimingStats stats;
-    double overhead_seconds = 0;  // wall time of its benchmark beyond the kernel's own runs
+    double overhead_seconds = 0;  // wall time of its benchmark beyond the kernel's own runs and the check
+    double verify_seconds = 0;    // copying its output back and comparing it with the reference's
 };
 
 struct TuneReport {
