@@ -2,14 +2,25 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <cstdio>
+#include <cstring>
+
 #include "app/screenshot_tour.hpp"
 #include "main_window.hpp"
 #include "timings_install.hpp"
+#include "version_info.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote_install.hpp"
 #endif
 
 int main(int argc, char** argv) {
+    // --version needs no display: answer before Qt opens a platform plugin.
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
+            std::printf("%s\n", kiln::cli::version_report("kiln", qVersion()).c_str());
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Kiln"));
     QApplication::setOrganizationName(QStringLiteral("Kiln"));
