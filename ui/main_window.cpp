@@ -46,7 +46,7 @@ MainWindow::MainWindow(QWidget* parent)
     split->addWidget(browser_);
     split->addWidget(inspector_);
     split->setStretchFactor(1, 2);
-    split->setSizes({420, 780});
+    split->setSizes({560, 720});
     workspace_->addTab(split, tr("Cache"));
     workspace_->addTab(diff_, tr("Diff"));
     workspace_->setDocumentMode(true);

@@ -30,6 +30,7 @@ CacheBrowser::CacheBrowser(QWidget* parent)
     view_->sortByColumn(CacheTreeModel::NameColumn, Qt::AscendingOrder);
     view_->setContextMenuPolicy(Qt::CustomContextMenu);
     view_->header()->setStretchLastSection(false);
+    view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->header()->setSectionResizeMode(CacheTreeModel::NameColumn, QHeaderView::Stretch);
     view_->setAlternatingRowColors(true);
 

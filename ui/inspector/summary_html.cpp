@@ -100,9 +100,8 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
             const QString where = req.tree && req.tree->findPath(dir) >= 0 ? pathLink(dir, hash.left(12) + QStringLiteral("…"))
                                                                            : filterLink(hash, hash.left(12) + QStringLiteral("…"));
             kernels << QStringLiteral("%1 — %2, %3 files, %4")
-                           .arg(filterLink(QString::fromStdString(k.name), QString::fromStdString(k.name)), where)
-                           .arg(k.files.size())
-                           .arg(formatBytes(k.total_bytes()));
+                           .arg(filterLink(QString::fromStdString(k.name), QString::fromStdString(k.name)), where,
+                                QString::number(k.files.size()), formatBytes(k.total_bytes()));
         }
         if (!kernels.isEmpty()) t.row(QObject::tr("Bundled kernels"), kernels.join(QStringLiteral("<br>")));
     }
