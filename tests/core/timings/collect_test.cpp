@@ -34,8 +34,7 @@ TEST(Collect, CacheRootFindsEveryTimingFile) {
     EXPECT_EQ(set->ops.size(), 2u + 5u + 3u);
     // Per-kernel files carry no device; the cache's device is the only one named.
     for (const auto& op : set->ops) {
-        if (op.op == "mm") EXPECT_EQ(op.device, "NVIDIA H100 80GB HBM3");
-        else EXPECT_EQ(op.device, "") << op.op;
+        EXPECT_EQ(op.device, op.op == "mm" ? "NVIDIA H100 80GB HBM3" : "") << op.op;
     }
 }
 

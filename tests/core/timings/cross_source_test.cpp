@@ -50,14 +50,18 @@ TEST(CrossSource, TimingCacheBestsMatchMmLog) {
             if (same) match = &op;
         }
         ASSERT_NE(match, nullptr) << "no timing-cache op with the mm log's times for " << logged.inputs;
-        if (logged.sizes[0].find('s') == std::string::npos) EXPECT_EQ(match->sizes, logged.sizes);
+        if (logged.sizes[0].find('s') == std::string::npos) {
+            EXPECT_EQ(match->sizes, logged.sizes);
+        }
         const Choice* cache_best = find_choice(*match, match->best);
         const Choice* log_best = find_choice(logged, logged.best);
         ASSERT_TRUE(cache_best && log_best);
         EXPECT_EQ(cache_best->ms, log_best->ms) << logged.inputs;
         bool cache_extern = cache_best->module_path.empty();
         EXPECT_EQ(cache_extern, log_best->name == "cublas") << cache_best->name << " vs " << log_best->name;
-        if (!cache_extern) EXPECT_EQ(mm_log_params(cache_best->params), log_best->params) << logged.inputs;
+        if (!cache_extern) {
+            EXPECT_EQ(mm_log_params(cache_best->params), log_best->params) << logged.inputs;
+        }
     }
 }
 
