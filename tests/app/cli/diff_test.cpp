@@ -19,7 +19,8 @@ TEST(CliDiff, ChangedConfigBetweenEntries) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = json::parse(r.out);
     std::vector<std::string> keys;
-    for (auto& [k, v] : j.items()) keys.push_back(k);
+    auto ordered = nlohmann::ordered_json::parse(r.out);  // key order as printed
+    for (auto& [k, v] : ordered.items()) keys.push_back(k);
     EXPECT_EQ(keys, (std::vector<std::string>{"changed", "only_a", "only_b", "same"}));
     ASSERT_EQ(j["changed"].size(), 2u);
     EXPECT_EQ(j["changed"][0]["component"], "inductor_config[realize_opcount_threshold]");

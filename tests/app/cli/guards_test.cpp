@@ -40,8 +40,11 @@ TEST(CliGuards, KeyDirServesBoundedEntryForSmallSizes) {
     EXPECT_EQ(j["entries"][1]["pass"], true);
     EXPECT_EQ(j["served"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
     EXPECT_EQ(j["ambiguous"], true);
+    // Key order as printed (nlohmann::json would sort the keys).
+    auto raw = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "1000", "--json"});
     std::vector<std::string> keys;
-    for (auto& [k, v] : j.items()) keys.push_back(k);
+    auto ordered = nlohmann::ordered_json::parse(raw.out);
+    for (auto& [k, v] : ordered.items()) keys.push_back(k);
     EXPECT_EQ(keys, (std::vector<std::string>{"entries", "served", "ambiguous"}));
 }
 
