@@ -141,8 +141,10 @@ def gpu(a, res, names):
         d = fresh(a.out, name)
         shutil.copytree(warm, d, dirs_exist_ok=True, ignore=shutil.ignore_patterns("cache", "kiln"))
         return d
-    if len(names) > 1:
-        runs[str(len(names))] = tune(a.build, spec, seeded("gpu" + str(len(names))), all_ids)
+    # Scaling curve: 1, 2, 4, 8 GPUs as far as the machine goes, and all of them.
+    for c in sorted({c for c in (2, 4, 8) if c <= len(names)} | {len(names)}):
+        if c > 1:
+            runs[str(c)] = tune(a.build, spec, seeded("gpu" + str(c)), ",".join(str(i) for i in range(c)))
     one = runs["1"]
     n = len(one["timings"])
     res["scaling"] = {}
