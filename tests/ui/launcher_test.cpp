@@ -1,5 +1,6 @@
 // The launcher's controller runs a real CPU example session through kiln-cli autotune (the core
 // engine: compile pool, kiln-worker processes, timing cache, session log) offscreen.
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
