@@ -37,12 +37,22 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
 }
 
 QMap<QString, double> storedKernelTimes(const QString& cacheRoot) {
-    QMap<QString, double> out;
+    // Keyed by kernel name; benchmark-harness modules often share the generic name `triton_`, so a
+    // name seen more than once is qualified with its module's key instead of silently overwritten.
+    struct Stored { QString name, module; double ms; };
+    QList<Stored> found;
+    QMap<QString, int> seen;
     QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
-        auto op = timings::read_kernel_perf(it.next().toStdString());
-        if (op.ok() && !op->inputs.empty() && op->choices.front().ms) out.insert(QString::fromStdString(op->inputs), *op->choices.front().ms);
+        const QString path = it.next();
+        auto op = timings::read_kernel_perf(path.toStdString());
+        if (!op.ok() || op->inputs.empty() || !op->choices.front().ms) continue;
+        found.push_back({QString::fromStdString(op->inputs), QFileInfo(path).completeBaseName(), *op->choices.front().ms});
+        ++seen[found.back().name];
     }
+    QMap<QString, double> out;
+    for (const auto& s : found)
+        out.insert(seen[s.name] > 1 ? QStringLiteral("%1 (%2)").arg(s.name, s.module.left(12)) : s.name, s.ms);
     return out;
 }
 

@@ -23,8 +23,11 @@ static QString exportSvg(QCustomPlot* plot, const QString& path, int w, int h) {
 }
 
 QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height) {
-    const int w = width > 0 ? width : plot->width();
-    const int h = height > 0 ? height : plot->height();
+    // A plot that was never laid out (hidden tab, export from a script) still has its tiny default
+    // size: export it at a readable one instead.
+    const bool laidOut = plot->width() >= 200 && plot->height() >= 150;
+    const int w = width > 0 ? width : laidOut ? plot->width() : 1000;
+    const int h = height > 0 ? height : laidOut ? plot->height() : 600;
     const QString suffix = QFileInfo(path).suffix().toLower();
     bool ok = false;
     if (suffix == QLatin1String("png")) ok = plot->savePng(path, w, h);
