@@ -32,10 +32,10 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
     set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${CPACK_DEBIAN_PACKAGE_RECOMMENDS}, qt6-svg-plugins")
   endif()
   set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
-  # Debian's description: a synopsis line, then an extended description (each line indented by CPack).
+  # Debian's description: CPack takes the synopsis from CPACK_PACKAGE_DESCRIPTION_SUMMARY and indents
+  # this extended description under it.
   set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-"inspector and tuner for torch.compile (PyTorch Inductor) caches
-Kiln reads the compile cache of PyTorch Inductor without executing it:
+"Kiln reads the compile cache of PyTorch Inductor without executing it:
 what is cached per category and how much space it takes, which cached
 graph is served for given input sizes and why a cache key missed. It
 evicts least recently used entries to keep the cache at a chosen size,

@@ -33,7 +33,8 @@ case "$step" in
     grep -q '^Section: devel$' <<<"$control" || fail "Section is not devel"
     grep -q '^Depends: .*libc6' <<<"$control" || fail "Depends lacks the shared-library dependencies (dpkg-shlibdeps)"
     grep -q '^Depends: .*libssl' <<<"$control" || fail "Depends lacks OpenSSL"
-    grep -q '^Description: inspector and tuner' <<<"$control" || fail "unexpected Description"
+    grep -qi '^Description: inspector and tuner' <<<"$control" || fail "unexpected Description"
+    [ "$(grep -ci 'inspector and tuner' <<<"$control")" = 1 ] || fail "the synopsis is repeated in the extended description"
     dpkg -x "$deb" "$root"
     expect_file usr/bin/kiln-cli
     expect_file usr/share/man/man1/kiln-cli.1.gz
