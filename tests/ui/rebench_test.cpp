@@ -33,7 +33,7 @@ private slots:
 
     void storedTimesFromFixture() {
         const auto stored = storedKernelTimes(test::h100Root());
-        QCOMPARE(stored.size(), 3);  // the fixture's three .kernel_perf files
+        QCOMPARE(stored.size(), 3);  // the fixture's three .kernel_perf files (all named `triton_`: kept apart)
         for (double ms : stored) QVERIFY(ms != 0);
     }
 
