@@ -6,7 +6,11 @@
 
 #include "command_registry.hpp"
 #include "inductor/graph_entry.hpp"
+#include "pickle/buffer.hpp"
 #include "pickle/json.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/entry_source.hpp"
+#endif
 
 namespace kiln::cli {
 namespace {
@@ -88,16 +92,28 @@ int print_field(const std::string& path, const inductor::GraphEntry& e, const Sh
     return 0;
 }
 
+// A local entry file, or (with Redis support) a remote value redis://host:port[/db]/KEY.
+Result<inductor::GraphEntry> load_any(const std::string& spec) {
+#ifdef KILN_HAVE_REMOTE
+    if (spec.rfind("redis://", 0) == 0 || spec.rfind("rediss://", 0) == 0) {
+        KILN_TRY(auto remote, remote::load_entry_any(spec));
+        return inductor::decode_graph_entry(pickle::own_bytes(std::move(remote.bytes), remote.origin));
+    }
+#endif
+    return inductor::load_graph_entry(spec);
+}
+
 int run_show(const ShowArgs& a) {
     if (a.raw && a.field.empty())
         return report_error(make_error(Errc::invalid_argument, "--raw needs --field NAME"), 2);
     int status = 0;
     for (std::size_t i = 0; i < a.files.size(); ++i) {
         const auto& path = a.files[i];
-        auto entry = inductor::load_graph_entry(path);
+        auto entry = load_any(path);
         if (!entry.ok()) {
             std::fflush(stdout);
-            status = report_error(entry.error(), 1);
+            // A path or key that does not exist is bad input (2); an entry that does not decode is 1.
+            status = report_error(entry.error(), entry.error().code == Errc::not_found ? 2 : 1);
             continue;
         }
         if (!a.field.empty()) {
@@ -115,7 +131,7 @@ int run_show(const ShowArgs& a) {
 Registration reg{"show", 40, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<ShowArgs>();
     auto* cmd = app.add_subcommand("show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
-    cmd->add_option("FILE", args->files, "Graph entry files")->required()->check(CLI::ExistingFile);
+    cmd->add_option("FILE", args->files, "Graph entry files, or remote entries redis://host:port[/db]/KEY")->required();
     cmd->add_flag("--json", args->json, R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
     cmd->add_option("--field", args->field, "Print only this field (JSON; with --raw its text as is)");
     cmd->add_flag("--raw", args->raw, "With --field: print the string or bytes as they are (e.g. source_code)");

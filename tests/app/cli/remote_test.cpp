@@ -1,6 +1,8 @@
 // kiln-cli against a real redis-server holding the H100 fixture in Inductor's remote format:
 // stats --redis, and the error paths a user meets first (unreachable, wrong password, bad URL).
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "redis_server.hpp"
@@ -85,4 +87,22 @@ TEST_F(RemoteCli, ClearErrors) {
     EXPECT_NE(missing.err.find("NOAUTH"), std::string::npos) << missing.err;
     auto right = run_command({cli_path(), "stats", "--redis", locked.url(), "--json"});
     EXPECT_EQ(right.exit_code, 0) << right.err;
+}
+
+TEST_F(RemoteCli, ShowDecodesARemoteEntryLikeTheLocalFile) {
+    // The same entry, once from the fixture and once from Redis: identical decoded JSON.
+    std::string local_file;
+    for (auto& e : std::filesystem::recursive_directory_iterator(h100_root() / "fxgraph"))
+        if (e.is_regular_file()) { local_file = e.path().string(); break; }
+    ASSERT_FALSE(local_file.empty());
+    const std::string key = std::filesystem::path(local_file).parent_path().filename().string();  // f...
+    auto local = run_command({cli_path(), "show", local_file, "--json"});
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    auto remote = run_command({cli_path(), "show", server_->url() + "/" + key, "--json"});
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    EXPECT_EQ(nlohmann::json::parse(remote.out), nlohmann::json::parse(local.out));
+
+    auto missing = run_command({cli_path(), "show", server_->url() + "/fnosuchkey", "--json"});
+    EXPECT_EQ(missing.exit_code, 2) << missing.err;
+    EXPECT_FALSE(missing.err.empty());
 }
