@@ -60,6 +60,7 @@ nlohmann::ordered_json to_output(const TuneReport& r) {
         if (!c.from_cache && c.stats.count > 0) {
             info["overhead_ms"] = c.overhead_seconds * 1000.0;
             info["verify_ms"] = c.verify_seconds * 1000.0;
+            if (c.details.contains("phases_ms")) info["phases_ms"] = c.details["phases_ms"];
         }
         if (c.stats.count > 0) info["stats"] = {{"median", c.stats.median}, {"p20", c.stats.p20}, {"p80", c.stats.p80},
                                                 {"min", c.stats.min}, {"max", c.stats.max}, {"count", c.stats.count}};

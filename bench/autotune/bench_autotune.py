@@ -23,6 +23,20 @@ def overheads(j):
 def verifies(j):
     return [c["verify_ms"] for c in j["choices"].values() if "verify_ms" in c and c["status"] == "ok"]
 
+def phases(j):
+    """Median of each phase (ms) over the ok choices: where a choice's wall time goes."""
+    per = {}
+    for c in j["choices"].values():
+        if c["status"] == "ok":
+            for k, v in c.get("phases_ms", {}).items():
+                per.setdefault(k, []).append(v)
+    return {k: med(v) for k, v in per.items()}
+
+def print_phases(label, ph):
+    order = ["ipc", "library", "setup", "workspace", "first_run", "read_back", "estimate", "warmup_and_timed", "statistics", "compare"]
+    keys = [k for k in order if k in ph] + sorted(k for k in ph if k not in order)
+    print(f"  {label:12} " + "  ".join(f"{k} {ph[k]:.3f}" for k in keys))
+
 def med(xs):
     return statistics.median(xs) if xs else float("nan")
 
@@ -142,7 +156,7 @@ def gpu(a, res, names):
         shutil.copytree(warm, d, dirs_exist_ok=True, ignore=shutil.ignore_patterns("cache", "kiln"))
         return d
     # Scaling curve: 1, 2, 4, 8 GPUs as far as the machine goes, and all of them.
-    for c in sorted({c for c in (2, 4, 8) if c <= len(names)} | {len(names)}):
+    for c in ([] if a.quick else sorted({c for c in (2, 4, 8) if c <= len(names)} | {len(names)})):
         if c > 1:
             runs[str(c)] = tune(a.build, spec, seeded("gpu" + str(c)), ",".join(str(i) for i in range(c)))
     one = runs["1"]
@@ -167,6 +181,15 @@ def gpu(a, res, names):
           f"in-process {res['overhead_gpu']['in_process_ms']:.3f} ms (targets 2 / 0.2 ms); output check "
           f"(copy back + compare {one['choices'][one['best']].get('stats', {}).get('count', 0) and 3072 * 3072} floats) "
           f"{res['overhead_gpu']['verify_ms']:.3f} ms, counted apart")
+    res["overhead_gpu"]["phases_subprocess"] = phases(one)
+    res["overhead_gpu"]["phases_in_process"] = phases(inp)
+    print("GPU phases per choice, median ms (first_run - median kernel time = lazy module load):")
+    print_phases("subprocess", res["overhead_gpu"]["phases_subprocess"])
+    print_phases("in-process", res["overhead_gpu"]["phases_in_process"])
+    kern = med([c["stats"]["median"] for c in one["choices"].values() if c["status"] == "ok"])
+    print(f"  median kernel {kern:.3f} ms")
+    if a.quick:
+        return
     do_bench_compare(a, one, res)
     a._seeded = seeded
     if len(names) > 1:
@@ -207,6 +230,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", required=True); p.add_argument("--source", required=True); p.add_argument("--out", required=True)
     p.add_argument("--skip-cpu", action="store_true")
+    p.add_argument("--quick", action="store_true", help="GPU: only the overhead per choice on GPU 0 and its phases")
     a = p.parse_args()
     res = {"time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if not a.skip_cpu:

@@ -43,6 +43,10 @@ Loaded load() {
     bind(lib, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2", e);
     bind(lib, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2", e);
     bind(lib, a.cuMemsetD8Async, "cuMemsetD8Async", e);
+    bind(lib, a.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", e);
+    bind(lib, a.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", e);
+    bind(lib, a.cuMemAllocHost, "cuMemAllocHost_v2", e);
+    bind(lib, a.cuMemFreeHost, "cuMemFreeHost", e);
     bind(lib, a.cuStreamCreate, "cuStreamCreate", e);
     bind(lib, a.cuStreamSynchronize, "cuStreamSynchronize", e);
     bind(lib, a.cuEventCreate, "cuEventCreate", e);

@@ -32,6 +32,10 @@ struct Api {
     int (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t);
     int (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t);
     int (*cuMemsetD8Async)(CUdeviceptr, unsigned char, std::size_t, CUstream);
+    int (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream);
+    int (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, std::size_t, CUstream);
+    int (*cuMemAllocHost)(void**, std::size_t);  // page-locked: copies run at full PCIe/NVLink speed
+    int (*cuMemFreeHost)(void*);
     int (*cuStreamCreate)(CUstream*, unsigned);
     int (*cuStreamSynchronize)(CUstream);
     int (*cuEventCreate)(CUevent*, unsigned);

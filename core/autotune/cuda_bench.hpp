@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,16 @@ public:
     ~CudaBench();
 
     // Runs the seed's convention: fn(inputs..., output, extra..., size_t* workspace_size,
-    // void* workspace, stream) -> int (0 = success). `out_result` receives the output after the
-    // first run (for verification); the returned result holds the timing.
+    // void* workspace, stream) -> int (0 = success). `output` views the output after the first run
+    // (for verification), in page-locked memory owned here and valid until the next run; the
+    // returned result holds the timing and, in details["phases_ms"], where the time went.
     BenchmarkResult run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
-                        const std::vector<std::byte>& out_init, std::vector<std::byte>& out_result);
+                        const std::vector<std::byte>& out_init, std::span<const std::byte>& output);
 
 private:
     CudaBench() = default;
     Result<cuda::CUdeviceptr> device_input(const std::string& key, const std::vector<std::byte>& host);
+    Result<std::byte*> host_pinned(std::size_t bytes);
     Result<cuda::CUdeviceptr> scratch(std::size_t bytes, cuda::CUdeviceptr& slot, std::size_t& have);
     Status ensure_events(std::size_t n);
     Status set_current();
@@ -39,7 +42,9 @@ private:
     std::size_t flush_bytes_ = 0;
     cuda::CUdeviceptr out_ = 0, workspace_ = 0;
     std::size_t out_bytes_ = 0, workspace_bytes_ = 0;
-    std::map<std::string, cuda::CUdeviceptr> inputs_;
+    std::map<std::string, cuda::CUdeviceptr> inputs_;  // inputs and the outputs' random starts, uploaded once
+    std::byte* pinned_ = nullptr;  // the output read back after the first run
+    std::size_t pinned_bytes_ = 0;
     std::vector<cuda::CUevent> starts_, ends_;
 };
 

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
+#include <span>
 #include <thread>
 
 #include "autotune/cuda_bench.hpp"
@@ -18,7 +20,51 @@ namespace kiln::autotune {
 using Clock = std::chrono::steady_clock;
 
 Executor::Executor() = default;
-Executor::~Executor() = default;
+
+Executor::~Executor() {
+    {
+        std::lock_guard lk(lib_mutex_);
+        stopping_ = true;
+        prefetch_queue_.clear();
+    }
+    lib_cv_.notify_all();
+    if (loader_.joinable()) loader_.join();
+}
+
+void Executor::prefetch(const std::vector<std::string>& paths) {
+    if (paths.empty()) return;
+    {
+        std::lock_guard lk(lib_mutex_);
+        for (const auto& p : paths)
+            if (!libraries_.count(p) && !loading_.count(p) &&
+                std::find(prefetch_queue_.begin(), prefetch_queue_.end(), p) == prefetch_queue_.end())
+                prefetch_queue_.push_back(p);
+        if (!loader_.joinable()) loader_ = std::thread([this] { loader_loop(); });
+    }
+    lib_cv_.notify_all();
+}
+
+bool Executor::loaded(const std::string& path) {
+    std::lock_guard lk(lib_mutex_);
+    return libraries_.count(path) > 0;
+}
+
+void Executor::loader_loop() {
+    std::unique_lock lk(lib_mutex_);
+    for (;;) {
+        lib_cv_.wait(lk, [&] { return stopping_ || !prefetch_queue_.empty(); });
+        if (stopping_) return;
+        std::string path = std::move(prefetch_queue_.front());
+        prefetch_queue_.pop_front();
+        loading_.insert(path);
+        lk.unlock();
+        auto lib = codecache::Library::open(path);
+        lk.lock();
+        loading_.erase(path);
+        if (lib.ok()) libraries_.emplace(path, *lib);
+        lib_cv_.notify_all();
+    }
+}
 
 nlohmann::json Executor::describe_process() {
     nlohmann::json j{{"pid", static_cast<int>(::getpid())}};
@@ -42,6 +88,7 @@ nlohmann::json Executor::describe_process() {
 
 BenchmarkResult Executor::run(const BenchmarkRequest& req) {
     auto t0 = Clock::now();
+    prefetch(req.prefetch_libraries);
     BenchmarkResult r;
     switch (req.kind) {
         case RequestKind::test: r = run_test(req); break;
@@ -78,13 +125,22 @@ BenchmarkResult Executor::run_test(const BenchmarkRequest& req) {
 }
 
 Result<std::shared_ptr<codecache::Library>> Executor::library(const std::string& path) {
-    if (auto it = libraries_.find(path); it != libraries_.end()) return it->second;
+    {
+        std::unique_lock lk(lib_mutex_);
+        // Being loaded in the background: wait for it rather than pay dlopen twice.
+        lib_cv_.wait(lk, [&] { return !loading_.count(path); });
+        if (auto it = libraries_.find(path); it != libraries_.end()) return it->second;
+        if (auto q = std::find(prefetch_queue_.begin(), prefetch_queue_.end(), path); q != prefetch_queue_.end())
+            prefetch_queue_.erase(q);
+    }
     KILN_TRY(auto lib, codecache::Library::open(path));
+    std::lock_guard lk(lib_mutex_);
     libraries_[path] = lib;
     return lib;
 }
 
 void Executor::preload(const std::string& path, std::shared_ptr<codecache::Library> library) {
+    std::lock_guard lk(lib_mutex_);
     libraries_[path] = std::move(library);
 }
 
@@ -102,21 +158,22 @@ const std::vector<std::byte>& Executor::host_input(const TensorMeta& t, std::uin
     return it->second;
 }
 
-Result<std::vector<std::byte>> Executor::reference(const std::string& path, std::size_t bytes) {
-    if (auto it = references_.find(path); it != references_.end() && it->second.size() == bytes) return it->second;
+Result<const std::vector<std::byte>*> Executor::reference(const std::string& path, std::size_t bytes) {
+    if (auto it = references_.find(path); it != references_.end() && it->second.size() == bytes) return &it->second;
     std::ifstream in(path, std::ios::binary);
     if (!in) return make_error(Errc::not_found, "reference output missing", path, "the reference choice must run first");
     std::vector<std::byte> data(bytes);
     in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
     if (static_cast<std::size_t>(in.gcount()) != bytes)
         return make_error(Errc::parse, "reference output has the wrong size", path);
-    references_[path] = data;
-    return data;
+    auto& kept = references_[path];
+    kept = std::move(data);
+    return &kept;
 }
 
 // Saves or checks the output of the first run. Empty: fine; otherwise the failure to report.
-static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, const std::vector<std::byte>& out,
-                                    Result<std::vector<std::byte>> (Executor::*reference)(const std::string&, std::size_t)) {
+static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, std::span<const std::byte> out,
+                                    Result<const std::vector<std::byte>*> (Executor::*reference)(const std::string&, std::size_t)) {
     if (!req.save_output_path.empty()) {
         auto st = write_atomic(req.save_output_path, std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
         if (!st.ok()) return BenchmarkResult::failure("error", "cannot save the reference output: " + st.error().str());
@@ -124,7 +181,7 @@ static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, c
     if (!req.reference_output_path.empty()) {
         auto ref = (ex.*reference)(req.reference_output_path, out.size());
         if (!ref.ok()) return BenchmarkResult::failure("error", ref.error().str());
-        std::string diff = compare_storage(req.output, out.data(), ref->data(), req.tolerance);
+        std::string diff = compare_storage(req.output, out.data(), (*ref)->data(), req.tolerance);
         if (!diff.empty()) return BenchmarkResult::failure("mismatch", "mismatch: " + diff);
     }
     return {};
@@ -157,7 +214,7 @@ BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {
     auto k0 = Clock::now();
     double first = once();
     auto v0 = Clock::now();
-    BenchmarkResult bad = check_output(*this, req, out, &Executor::reference);
+    BenchmarkResult bad = check_output(*this, req, std::span<const std::byte>(out), &Executor::reference);
     if (!bad.reason.empty()) return bad;
     double verify = std::chrono::duration<double>(Clock::now() - v0).count();
 
@@ -188,20 +245,25 @@ BenchmarkResult Executor::run_cuda(const BenchmarkRequest& req) {
         if (!made.ok()) return BenchmarkResult::failure("error", made.error().str());
         slot = std::move(*made);
     }
+    auto l0 = Clock::now();
     auto lib = library(req.library_path);
     if (!lib.ok()) return BenchmarkResult::failure("error", lib.error().str());
     auto sym = (*lib)->raw_symbol(req.kernel_name);
     if (!sym.ok()) return BenchmarkResult::failure("error", sym.error().str());
+    double library_ms = std::chrono::duration<double, std::milli>(Clock::now() - l0).count();
     std::vector<const std::vector<std::byte>*> inputs;
     for (size_t i = 0; i < req.inputs.size(); ++i) inputs.push_back(&host_input(req.inputs[i], req.seed + i));
     const std::vector<std::byte>& out_init = host_output_init(req.output, req.seed + 1000003);
-    std::vector<std::byte> out_result;
-    auto r = slot->run(req, *sym, inputs, out_init, out_result);
+    std::span<const std::byte> output;
+    auto r = slot->run(req, *sym, inputs, out_init, output);
     if (!r.ok()) return r;
     auto v0 = Clock::now();
-    BenchmarkResult bad = check_output(*this, req, out_result, &Executor::reference);
+    BenchmarkResult bad = check_output(*this, req, output, &Executor::reference);
     if (!bad.reason.empty()) return bad;
-    r.verify_seconds += std::chrono::duration<double>(Clock::now() - v0).count();
+    double compare = std::chrono::duration<double>(Clock::now() - v0).count();
+    r.verify_seconds += compare;
+    r.details["phases_ms"]["library"] = library_ms;
+    r.details["phases_ms"]["compare"] = compare * 1000.0;
     return r;
 }
 

@@ -1,6 +1,7 @@
 #include "autotune/inductor_module.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -34,21 +35,37 @@ Result<PythonTorch> find_python_with_torch(const std::string& configured) {
     return PythonTorch{python, ver};
 }
 
+// Inductor colours slow kernels red (ANSI escapes); the numbers sit inside them.
+static std::string strip_ansi(const std::string& s) {
+    static const std::regex esc("\x1b\\[[0-9;]*m");
+    return std::regex_replace(s, esc, "");
+}
+
 Result<nlohmann::json> parse_module_output(const std::string& out, bool per_kernel) {
-    std::istringstream in(out);
+    std::istringstream in(strip_ansi(out));
     std::string line;
     nlohmann::json j = nlohmann::json::object();
     if (per_kernel) {
-        static const std::regex kernel_line(R"(^\s*(\S+)\s.*?([0-9.]+)ms\s+([0-9.]+)GB\s+([0-9.]+)GB/s)");
+        // wrapper_benchmark.benchmark_all_kernels, one line a kernel:
+        // "<benchmark name> <CAT> <key[:10]> 0.007ms  0.006 GB  928.00GB/s  31 regs  0 spills  32 shared mem"
+        static const std::regex kernel_line(
+            R"(^(.*?)\s*\b([A-Z]{3})\s+(\S+)\s+([0-9.]+)ms\s+([0-9.]+)\s*GB\s+([0-9.]+)\s*GB/s(?:\s+(\d+)\s+regs\s+(\d+)\s+spills\s+(\d+)\s+shared mem)?)");
         auto& ks = j["kernels"] = nlohmann::json::array();
         while (std::getline(in, line)) {
             std::smatch m;
-            if (std::regex_search(line, m, kernel_line))
-                ks.push_back({{"name", m[1].str()}, {"ms", std::stod(m[2].str())}, {"gb", std::stod(m[3].str())},
-                              {"gb_per_s", std::stod(m[4].str())}});
+            if (!std::regex_search(line, m, kernel_line)) continue;
+            nlohmann::json k{{"name", m[3].str()}, {"key", m[3].str()}, {"category", m[2].str()}, {"ms", std::stod(m[4].str())},
+                             {"gb", std::stod(m[5].str())}, {"gb_per_s", std::stod(m[6].str())}};
+            if (m[7].matched) {
+                k["regs"] = std::stoi(m[7].str());
+                k["spills"] = std::stoi(m[8].str());
+                k["shared_bytes"] = std::stoi(m[9].str());
+            }
+            ks.push_back(std::move(k));
         }
         if (ks.empty()) return make_error(Errc::parse, "no per-kernel timings in the module's output", tail(out),
-                                          "per-kernel timing needs a module compiled with inductor config benchmark_kernel=True");
+                                          "per-kernel timing needs a module compiled with inductor config benchmark_kernel=True "
+                                          "(TORCHINDUCTOR_BENCHMARK_KERNEL=1)");
         return j;
     }
     static const std::regex seconds_line(R"(^\s*([0-9]+\.[0-9]+)\s*$)");
@@ -60,6 +77,29 @@ Result<nlohmann::json> parse_module_output(const std::string& out, bool per_kern
         }
     }
     return make_error(Errc::parse, "no graph timing in the module's output", tail(out));
+}
+
+void name_kernels(nlohmann::json& parsed, const std::filesystem::path& cache_root) {
+    if (!parsed.contains("kernels") || cache_root.empty()) return;
+    static const std::regex name_re(R"('kernel_name':\s*'([^']+)')");
+    for (auto& k : parsed["kernels"]) {
+        std::string key = k.value("key", "");
+        if (key.size() < 3) continue;
+        // The kernel's module is <root>/<key[1:3]>/<key>.py (PyCodeCache); the line shows key[:10].
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(cache_root / key.substr(1, 2), ec)) {
+            std::string f = e.path().filename().string();
+            if (f.rfind(key, 0) != 0 || e.path().extension() != ".py") continue;
+            std::ifstream in(e.path());
+            std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::smatch m;
+            if (std::regex_search(text, m, name_re)) {
+                k["name"] = m[1].str();
+                k["module"] = e.path().string();
+            }
+            break;
+        }
+    }
 }
 
 BenchmarkResult run_inductor_module(const BenchmarkRequest& req) {
@@ -76,6 +116,7 @@ BenchmarkResult run_inductor_module(const BenchmarkRequest& req) {
         return BenchmarkResult::failure("error", "module " + describe_wait_status(r->wait_status) + ": " + tail(r->err));
     auto parsed = parse_module_output(r->out, req.per_kernel);
     if (!parsed.ok()) return BenchmarkResult::failure("error", parsed.error().str());
+    name_kernels(*parsed, req.cache_root);
     BenchmarkResult res;
     res.details = *parsed;
     if (parsed->contains("graph_ms")) res.ms = (*parsed)["graph_ms"].get<double>();

@@ -76,6 +76,7 @@ nlohmann::json to_json(const BenchmarkRequest& r) {
             j["atol"] = r.tolerance.atol;
             j["timing"] = {{"warmup_ms", r.timing.warmup_ms}, {"rep_ms", r.timing.rep_ms}, {"min_reps", r.timing.min_reps},
                            {"max_reps", r.timing.max_reps}, {"flush_l2", r.timing.flush_l2}};
+            if (!r.prefetch_libraries.empty()) j["prefetch"] = r.prefetch_libraries;
             break;
         }
         case RequestKind::inductor_module:
@@ -127,6 +128,7 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
             r.timing.max_reps = t.value("max_reps", r.timing.max_reps);
             r.timing.flush_l2 = t.value("flush_l2", r.timing.flush_l2);
         }
+        if (j.contains("prefetch")) r.prefetch_libraries = j["prefetch"].get<std::vector<std::string>>();
         r.module_path = j.value("module", "");
         r.python = j.value("python", "");
         r.cache_root = j.value("cache_root", "");

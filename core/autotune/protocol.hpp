@@ -48,6 +48,9 @@ struct BenchmarkRequest {
     std::string reference_output_path;  // compare the output with this storage
     Tolerance tolerance;
     TimingOptions timing;
+    // Libraries of the choices likely to come next: the worker loads them in the background while
+    // this one runs, so that dlopen is not paid between choices.
+    std::vector<std::string> prefetch_libraries;
 
     // InductorModule: `python MODULE.py [-k]` with TORCHINDUCTOR_CACHE_DIR = cache_root.
     std::string module_path;

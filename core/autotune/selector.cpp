@@ -194,12 +194,14 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
             c.stats = r.stats;
             c.overhead_seconds = std::max(0.0, r.wall_seconds - r.kernel_seconds - r.verify_seconds);
             c.verify_seconds = r.verify_seconds;
+            c.details = r.details;
+            if (r.worker_seconds > 0) c.details["phases_ms"]["ipc"] = (r.wall_seconds - r.worker_seconds) * 1000.0;
             log.write("measurement", {{"device", r.device}, {"choice", c.key}, {"id", c.id}, {"params", c.params},
                                       {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds},
                                       {"stats", to_json(r.stats)}, {"ms", r.ok() ? nlohmann::json(r.ms) : nlohmann::json()},
                                       {"status", r.status}, {"reason", r.reason}, {"worker_pid", r.worker_pid},
                                       {"kernel_seconds", r.kernel_seconds}, {"verify_seconds", r.verify_seconds},
-                                      {"wall_seconds", r.wall_seconds}});
+                                      {"wall_seconds", r.wall_seconds}, {"details", c.details}});
         };
         auto run = [&](std::vector<BenchmarkRequest>& reqs, const std::vector<size_t>& idx) {
             if (pool) {

@@ -44,6 +44,7 @@ struct ChoiceReport {
     TimingStats stats;
     double overhead_seconds = 0;  // wall time of its benchmark beyond the kernel's own runs and the check
     double verify_seconds = 0;    // copying its output back and comparing it with the reference's
+    nlohmann::json details = nlohmann::json::object();  // the worker's: run counts, phases_ms, ...
 };
 
 struct TuneReport {

@@ -78,6 +78,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
         slot.process->stop();
         return;
     }
+    std::vector<std::string> prefetch;
     for (;;) {
         Job job;
         {
@@ -86,8 +87,13 @@ void TuningProcessPool::dispatch(Slot& slot) {
             if (queue_.empty()) break;  // stopping and nothing left
             job = std::move(queue_.front());
             queue_.pop_front();
+            // What this worker may run next: the next few queued choices (as many as workers).
+            for (std::size_t k = 0; k < queue_.size() && k < slots_.size(); ++k)
+                if (!queue_[k].request->library_path.empty()) prefetch.push_back(queue_[k].request->library_path);
         }
         BenchmarkRequest req = *job.request;
+        req.prefetch_libraries = std::move(prefetch);
+        prefetch.clear();
         if (req.kind == RequestKind::cuda) req.device_ordinal = 0;  // the worker sees only its device
         auto t0 = std::chrono::steady_clock::now();
         BenchmarkResult r = slot.process->benchmark(req);

@@ -61,3 +61,25 @@ TEST(CliRebench, WithTorchEachDeviceReportsAGraphTime) {
     EXPECT_EQ(j["devices"][0]["status"], "ok") << j.dump();
     EXPECT_GT(j["devices"][0]["ms"].get<double>(), 0);
 }
+
+TEST(CliRebench, WithTorchPerKernelTimesNameEachKernel) {
+    if (!python_has_torch() || !fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "needs python3 with torch and an NVIDIA GPU";
+    // A module compiled with benchmark_kernel on (the fixture's were not), in a fresh cache.
+    kiln::test::ScratchDir dir("cli-rebench-k");
+    auto made = run_command({"python3", (kiln::test::source_dir() / "tests/app/cli/make_kernel_module.py").string(),
+                             (dir.path() / "cache").string()});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    std::string module = made.out.substr(0, made.out.find_last_not_of("\n") + 1);
+    module = module.substr(module.find_last_of('\n') + 1);
+    auto r = run_command({kiln::test::cli_path(), "rebench", module, "--devices", "0", "--kernels", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["devices"].size(), 1u);
+    const auto& d = j["devices"][0];
+    ASSERT_EQ(d["status"], "ok") << j.dump();
+    ASSERT_GE(d["timings"]["kernels"].size(), 2u) << j.dump();
+    for (const auto& k : d["timings"]["kernels"]) {
+        EXPECT_GT(k["ms"].get<double>(), 0) << k.dump();
+        EXPECT_EQ(k["name"].get<std::string>().rfind("triton_", 0), 0u) << "named from the cache: " << k.dump();
+    }
+}
