@@ -30,9 +30,45 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
         it->reason = d.value(QStringLiteral("reason")).toString();
         const QJsonObject t = d.value(QStringLiteral("timings")).toObject();
         if (t.contains(QStringLiteral("graph_ms"))) it->graphMs = d.value(QStringLiteral("ms")).toDouble();
-        for (const QJsonValue& k : t.value(QStringLiteral("kernels")).toArray())
-            it->kernelMs.insert(k[QStringLiteral("name")].toString(), k[QStringLiteral("ms")].toDouble());
+        for (const QJsonValue& k : t.value(QStringLiteral("kernels")).toArray()) {
+            const QString kname = k[QStringLiteral("name")].toString();
+            it->kernelMs.insert(kname, k[QStringLiteral("ms")].toDouble());
+            if (k.toObject().contains(QStringLiteral("key"))) it->kernelKey.insert(kname, k[QStringLiteral("key")].toString());
+        }
     }
+    return {};
+}
+
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) {
+    QMap<QString, double> out;
+    QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        auto op = timings::read_kernel_perf(path.toStdString());
+        if (!op.ok() || op->choices.empty() || !op->choices.front().ms) continue;
+        out.insert(QFileInfo(path).completeBaseName(), *op->choices.front().ms);
+    }
+    return out;
+}
+
+double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<QString, double>& byKey,
+                     const QMap<QString, double>& byName) {
+    const QString key = d.kernelKey.value(kernel);
+    if (key.size() >= 3) {
+        // Keys sort, so the first stored key not below the prefix is the only candidate.
+        auto it = byKey.lowerBound(key);
+        if (it != byKey.end() && it.key().startsWith(key)) return it.value();
+    }
+    return byName.value(kernel, -1.0);
+}
+
+QString RebenchController::loadResults(const QByteArray& json) {
+    if (isRunning()) return tr("a benchmark is running");
+    QVector<RebenchDevice> loaded = results_;
+    const QString err = parseRebenchJson(json, loaded);
+    if (!err.isEmpty()) return err;
+    if (loaded.isEmpty()) return tr("no devices in these results");
+    results_ = loaded;
     return {};
 }
 

@@ -15,6 +15,7 @@ struct RebenchDevice {
     QString reason;
     double graphMs = -1;                  // < 0: not measured
     QMap<QString, double> kernelMs;       // kernel name -> ms
+    QMap<QString, QString> kernelKey;     // kernel name -> its module's key as -k prints it (10 characters)
 };
 
 // Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
@@ -22,6 +23,12 @@ struct RebenchDevice {
 QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into);
 // Kernel name -> ms from the .kernel_perf files of the cache root (their sibling module's name).
 QMap<QString, double> storedKernelTimes(const QString& cacheRoot);
+// Module key (the file name without .kernel_perf) -> ms, for matching -k's kernel keys.
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot);
+// The stored time of a re-benchmarked kernel: by its module key (a prefix of the stored key), else
+// by name; < 0 when the cache holds none.
+double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<QString, double>& byKey,
+                     const QMap<QString, double>& byName);
 
 class RebenchController : public QObject {
     Q_OBJECT
@@ -34,6 +41,9 @@ public:
     void cancel();
     bool isRunning() const { return process_.state() != QProcess::NotRunning; }
     const QVector<RebenchDevice>& results() const { return results_; }
+    // Adds the results of a `kiln-cli rebench --json` run saved earlier (e.g. on a GPU machine);
+    // returns an error message, empty on success.
+    QString loadResults(const QByteArray& json);
 
 signals:
     void stageChanged(const QString& stage);

@@ -1,6 +1,9 @@
 #include "rebench_dialog.hpp"
 
+#include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -15,9 +18,11 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
     : QDialog(parent),
       module_(modulePath),
       stored_(storedKernelTimes(cacheRoot)),
+      storedByKey_(storedKernelTimesByKey(cacheRoot)),
       controller_(new RebenchController(this)),
       devices_(new QLineEdit(this)),
       run_(new QPushButton(tr("Run…"), this)),
+      load_(new QPushButton(tr("Load results…"), this)),
       status_(new QLabel(this)),
       plot_(new QCustomPlot(this)) {
     setWindowTitle(tr("Re-benchmark %1").arg(QFileInfo(modulePath).fileName()));
@@ -27,7 +32,11 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
     form->addRow(tr("Devices"), devices_);
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(form);
-    lay->addWidget(run_);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(run_);
+    buttons->addWidget(load_);
+    load_->setToolTip(tr("Open the output of `kiln-cli rebench MODULE --json [--kernels]` saved on another machine"));
+    lay->addLayout(buttons);
     lay->addWidget(status_);
     lay->addWidget(plot_, 1);
     status_->setWordWrap(true);
@@ -37,6 +46,13 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
     plot_->yAxis->setRangeReversed(true);
     resize(900, 640);
     connect(run_, &QPushButton::clicked, this, &RebenchDialog::confirmAndRun);
+    connect(load_, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load re-benchmark results"), QString(),
+                                                          tr("kiln-cli rebench --json output (*.json);;All files (*)"));
+        if (path.isEmpty()) return;
+        const QString err = loadResultsFile(path);
+        status_->setText(err.isEmpty() ? tr("Loaded %1").arg(path) : err);
+    });
     connect(controller_, &RebenchController::stageChanged, status_, &QLabel::setText);
     connect(controller_, &RebenchController::finished, this, [this](bool ok, const QString& msg) {
         run_->setEnabled(true);
@@ -66,10 +82,20 @@ bool RebenchDialog::confirmAndRun() {
     return true;
 }
 
+QString RebenchDialog::loadResultsFile(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return tr("cannot read %1: %2").arg(path, f.errorString());
+    const QString err = controller_->loadResults(f.read(64 << 20));
+    if (!err.isEmpty()) return tr("%1: %2").arg(path, err);
+    showResults();
+    return {};
+}
+
 void RebenchDialog::showResults() {
     plot_->clearPlottables();
     // Rows: the graph, then every kernel seen on any device or stored in the cache for it.
-    QStringList rows{tr("(graph)")};
+    QStringList& rows = rows_;
+    rows = QStringList{tr("(graph)")};
     for (const auto& d : controller_->results())
         for (auto it = d.kernelMs.begin(); it != d.kernelMs.end(); ++it)
             if (!rows.contains(it.key())) rows << it.key();
@@ -88,11 +114,19 @@ void RebenchDialog::showResults() {
         for (int i = 0; i < rows.size(); ++i)
             if (double v = valueOf(i); v >= 0) bars->addData(i, v);
     };
-    addSeries(tr("stored in cache"), 0, [&](int i) { return i == 0 ? -1.0 : stored_.value(rows[i], -1.0); });
+    // The stored time of a kernel: found through any device's key for it (keys are per module).
+    auto stored = [&](int i) {
+        if (i == 0) return -1.0;
+        for (const auto& d : controller_->results())
+            if (double v = storedTimeFor(d, rows[i], storedByKey_, stored_); v >= 0) return v;
+        return stored_.value(rows[i], -1.0);
+    };
+    addSeries(tr("stored in cache"), 0, stored);
     int s = 1;
     for (const auto& d : controller_->results())
         addSeries(d.device, s++, [&](int i) { return i == 0 ? d.graphMs : d.kernelMs.value(rows[i], -1.0); });
     plot_->rescaleAxes();
+    plot_->xAxis->setRange(0, plot_->xAxis->range().upper * 1.1);  // room for the longest bar's end
     plot_->yAxis->setRange(-0.6, rows.size() - 0.4);
     plot_->replot();
 }

@@ -22,13 +22,19 @@ public:
     // Asks first (the module's code runs); returns false when the user declined.
     bool confirmAndRun();
     void showResults();  // redraws the chart from controller()->results() and the stored times
+    // Adds results saved from `kiln-cli rebench --json [--kernels]` and redraws; error text or empty.
+    QString loadResultsFile(const QString& path);
+    QStringList rows() const { return rows_; }  // the chart's rows, top to bottom
 
 private:
     QString module_;
     QMap<QString, double> stored_;
+    QMap<QString, double> storedByKey_;
+    QStringList rows_;
     RebenchController* controller_;
     QLineEdit* devices_;
     QPushButton* run_;
+    QPushButton* load_;
     QLabel* status_;
     QCustomPlot* plot_;
 };

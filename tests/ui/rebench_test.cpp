@@ -1,6 +1,7 @@
 // Re-benchmark plumbing: parsing kiln-cli rebench's JSON, the stored kernel times of the fixture,
 // and a real run of kiln-cli rebench whose failure reason (no GPU/torch here) reaches the dialog.
 #include <QSignalSpy>
+#include <QTemporaryFile>
 #include <QTest>
 #include <qcustomplot.h>
 
@@ -35,6 +36,58 @@ private slots:
         const auto stored = storedKernelTimes(test::h100Root());
         QCOMPARE(stored.size(), 3);  // the fixture's three .kernel_perf files (all named `triton_`: kept apart)
         for (double ms : stored) QVERIFY(ms != 0);
+    }
+
+    void chartsRealH200Results() {
+        // kiln-cli rebench's own output from an H200 run (tests/ui/data): the graph, then -k.
+        const QString data = test::sourceDir() + QStringLiteral("/tests/ui/data/");
+        RebenchDialog dlg(QStringLiteral("/tmp/kmod/cache/dw/cdwqezbxexiqsckoxc6n5ecelmibyogcx675gok7sjkrbsvaq5wk.py"), test::h100Root());
+        QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_graph_h200.json")), QString());
+        QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_kernels_h200.json")), QString());
+        const auto& r = dlg.controller()->results();
+        QCOMPARE(r.size(), 1);
+        QCOMPARE(r[0].device, QStringLiteral("cuda:0"));
+        QCOMPARE(r[0].graphMs, 0.142);
+        QCOMPARE(r[0].kernelMs.size(), 4);
+        QCOMPARE(r[0].kernelKey.value(QStringLiteral("triton_per_fused_cumsum_3")), QStringLiteral("cyoejxaxpd"));
+        const QStringList rows = dlg.rows();
+        QCOMPARE(rows.size(), 5);  // the graph and four kernels
+        QVERIFY(rows.contains(QStringLiteral("triton_red_fused_gelu_sum_1")));
+        // Series: stored in cache (none of these kernels is in the fixture) and cuda:0 with 5 bars.
+        QCOMPARE(dlg.plot()->plottableCount(), 2);
+        auto* bars = qobject_cast<QCPBars*>(dlg.plot()->plottable(1));
+        QVERIFY(bars);
+        QCOMPARE(bars->name(), QStringLiteral("cuda:0"));
+        QCOMPARE(bars->data()->size(), 5);
+        QCOMPARE(bars->data()->at(0)->value, 0.142);
+        const int cumsum = static_cast<int>(rows.indexOf(QStringLiteral("triton_per_fused_cumsum_3")));
+        QCOMPARE(bars->data()->findBegin(cumsum, false)->value, 0.007);
+        QCOMPARE(qobject_cast<QCPBars*>(dlg.plot()->plottable(0))->data()->size(), 0);
+        dlg.resize(900, 520);
+        test::saveScreenshot(&dlg, QStringLiteral("rebench.png"));
+    }
+
+    void storedTimesMatchByModuleKey() {
+        // A kernel whose -k key is a prefix of a fixture .kernel_perf's module key gets that time.
+        RebenchDevice d;
+        d.kernelMs.insert(QStringLiteral("triton_"), 0.02);
+        d.kernelKey.insert(QStringLiteral("triton_"), QStringLiteral("civajokybo"));
+        const auto byKey = storedKernelTimesByKey(test::h100Root());
+        QCOMPARE(byKey.size(), 3);
+        QCOMPARE(storedTimeFor(d, QStringLiteral("triton_"), byKey, {}), 0.011807999573647976);
+        d.kernelKey[QStringLiteral("triton_")] = QStringLiteral("cnotstored");
+        QCOMPARE(storedTimeFor(d, QStringLiteral("triton_"), byKey, {}), -1.0);
+    }
+
+    void loadingBadResultsSaysWhy() {
+        RebenchDialog dlg(QStringLiteral("/m.py"), test::h100Root());
+        QVERIFY(dlg.loadResultsFile(QStringLiteral("/no/such.json")).contains(QStringLiteral("cannot read")));
+        QTemporaryFile f;
+        QVERIFY(f.open());
+        f.write("{\"devices\": [");
+        f.flush();
+        QVERIFY(dlg.loadResultsFile(f.fileName()).contains(QStringLiteral("printed no JSON")));
+        QVERIFY(dlg.controller()->results().isEmpty());
     }
 
     void realRunReportsWhyItFailed() {

@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QString>
 #include <QTest>
+#include <QWidget>
 
 namespace kiln::ui::test {
 
@@ -14,6 +15,15 @@ inline QString fixtureDir() { return qEnvironmentVariable("KILN_FIXTURE_DIR"); }
 inline QString h100Root() { return fixtureDir() + QStringLiteral("/h100/inductor"); }
 inline QString twoEntriesRoot() { return fixtureDir() + QStringLiteral("/two/inductor"); }
 inline QString binaryDir() { return qEnvironmentVariable("KILN_BINARY_DIR"); }
+inline QString sourceDir() { return qEnvironmentVariable("KILN_SOURCE_DIR"); }
+
+// With KILN_SCREENSHOT_DIR set, saves `w` there as `name` (the README's screenshots).
+inline void saveScreenshot(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("KILN_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QDir().mkpath(dir);
+    w->grab().save(dir + QLatin1Char('/') + name);
+}
 
 // Runs $KILN_CLI with `args`; returns stdout parsed as JSON (fails the test on error).
 inline QJsonDocument runCliJson(const QStringList& args) {

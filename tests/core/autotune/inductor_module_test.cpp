@@ -28,6 +28,18 @@ TEST(InductorModule, ParsesARealPerKernelLine) {
     EXPECT_EQ(k["shared_bytes"], 32);
 }
 
+TEST(InductorModule, ParsesEveryKernelOfARealModule) {
+    auto j = parse_module_output(data("module_k_h200.txt"), true);
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    const auto& ks = (*j)["kernels"];
+    ASSERT_EQ(ks.size(), 4u);
+    EXPECT_EQ(ks[0]["key"], "cgl77scpkv");
+    EXPECT_DOUBLE_EQ(ks[0]["gb_per_s"].get<double>(), 1846.08);
+    EXPECT_EQ(ks[2]["shared_bytes"], 4096);
+    EXPECT_DOUBLE_EQ(ks[3]["ms"].get<double>(), 0.007);
+    EXPECT_EQ(ks[3]["regs"], 62);
+}
+
 TEST(InductorModule, SlowKernelsInRedAndLinesWithoutLauncherFactsParseToo) {
     // Inductor wraps slow kernels in ANSI red; without launcher facts the regs/spills part is absent.
     std::string out = "\x1b[31mmodel                RED c7qommo3bn 0.125ms    \t0.268 GB \t 2144.00GB/s   40 regs    0 spills         0 shared mem\x1b[0m\n"
