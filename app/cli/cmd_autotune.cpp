@@ -77,6 +77,7 @@ nlohmann::ordered_json to_output(const TuneReport& r) {
     j["precision"] = r.precision;
     j["bench_seconds"] = r.bench_seconds;
     j["precompile_seconds"] = r.precompile_seconds;
+    j["prepare_seconds"] = r.prepare_seconds;
     j["workers"] = r.workers;
     return j;
 }

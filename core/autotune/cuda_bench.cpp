@@ -73,6 +73,22 @@ Status CudaBench::ensure_events(std::size_t n) {
     return ok_status();
 }
 
+std::string CudaBench::input_key(const TensorMeta& t, std::uint64_t seed) { return to_json(t).dump() + "#" + std::to_string(seed); }
+
+Status CudaBench::prepare(const BenchmarkRequest& req, const std::vector<const std::vector<std::byte>*>& inputs,
+                          const std::vector<std::byte>& out_init) {
+    KILN_CHECK(set_current());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        KILN_TRY(auto in, device_input(input_key(req.inputs[i], req.seed + i), *inputs[i]));
+        (void)in;
+    }
+    KILN_TRY(auto init, device_input("output:" + input_key(req.output, req.seed), out_init));
+    KILN_TRY(auto out, scratch(out_init.size(), out_, out_bytes_));
+    KILN_TRY(auto pinned, host_pinned(out_init.size()));
+    (void)init, (void)out, (void)pinned;
+    return ensure_events(64);
+}
+
 Result<std::byte*> CudaBench::host_pinned(std::size_t bytes) {
     if (pinned_bytes_ < bytes) {
         if (pinned_) KILN_CHECK(check(api_->cuMemFreeHost(pinned_), "cuMemFreeHost"));
@@ -100,12 +116,12 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     if (auto st = set_current(); !st.ok()) return fail(st.error());
     std::vector<std::uint64_t> args;
     for (size_t i = 0; i < inputs.size(); ++i) {
-        auto p = device_input(to_json(req.inputs[i]).dump() + "#" + std::to_string(req.seed + i), *inputs[i]);
+        auto p = device_input(input_key(req.inputs[i], req.seed + i), *inputs[i]);
         if (!p.ok()) return fail(p.error());
         args.push_back(*p + static_cast<std::uint64_t>(req.inputs[i].offset) * dtype_size(req.inputs[i].dtype));
     }
     // The output's random start stays on the device; each choice starts from a device-to-device copy.
-    auto init = device_input("output:" + to_json(req.output).dump() + "#" + std::to_string(req.seed), out_init);
+    auto init = device_input("output:" + input_key(req.output, req.seed), out_init);
     if (!init.ok()) return fail(init.error());
     auto out = scratch(out_init.size(), out_, out_bytes_);
     if (!out.ok()) return fail(out.error());

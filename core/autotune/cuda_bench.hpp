@@ -26,8 +26,14 @@ public:
     BenchmarkResult run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
                         const std::vector<std::byte>& out_init, std::span<const std::byte>& output);
 
+    // Uploads the inputs and the output's random start and sizes the read-back buffer, so that the
+    // first choice pays for none of it (a warm-up request).
+    Status prepare(const BenchmarkRequest& req, const std::vector<const std::vector<std::byte>*>& inputs,
+                   const std::vector<std::byte>& out_init);
+
 private:
     CudaBench() = default;
+    static std::string input_key(const TensorMeta& t, std::uint64_t seed);
     Result<cuda::CUdeviceptr> device_input(const std::string& key, const std::vector<std::byte>& host);
     Result<std::byte*> host_pinned(std::size_t bytes);
     Result<cuda::CUdeviceptr> scratch(std::size_t bytes, cuda::CUdeviceptr& slot, std::size_t& have);

@@ -103,6 +103,14 @@ BenchmarkResult Executor::run(const BenchmarkRequest& req) {
     return r;
 }
 
+// A warm-up's answer: nothing was timed.
+static BenchmarkResult warmed_up() {
+    BenchmarkResult r;
+    r.ms = 0;
+    r.details["warmup"] = true;
+    return r;
+}
+
 BenchmarkResult Executor::run_test(const BenchmarkRequest& req) {
     const std::string& m = req.test_mode;
     if (m == "value" || m == "sleep") {
@@ -188,6 +196,11 @@ static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, s
 }
 
 BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {
+    if (req.warmup_only) {
+        for (size_t i = 0; i < req.inputs.size(); ++i) (void)host_input(req.inputs[i], req.seed + i);
+        (void)host_output_init(req.output, req.seed + 1000003);
+        return warmed_up();
+    }
     auto lib = library(req.library_path);
     if (!lib.ok()) return BenchmarkResult::failure("error", lib.error().str());
     auto sym = (*lib)->raw_symbol(req.kernel_name);
@@ -244,6 +257,13 @@ BenchmarkResult Executor::run_cuda(const BenchmarkRequest& req) {
         auto made = CudaBench::create(req.device_ordinal);
         if (!made.ok()) return BenchmarkResult::failure("error", made.error().str());
         slot = std::move(*made);
+    }
+    if (req.warmup_only) {
+        std::vector<const std::vector<std::byte>*> inputs;
+        for (size_t i = 0; i < req.inputs.size(); ++i) inputs.push_back(&host_input(req.inputs[i], req.seed + i));
+        if (auto st = slot->prepare(req, inputs, host_output_init(req.output, req.seed + 1000003)); !st.ok())
+            return BenchmarkResult::failure("error", st.error().str());
+        return warmed_up();
     }
     auto l0 = Clock::now();
     auto lib = library(req.library_path);

@@ -77,6 +77,7 @@ nlohmann::json to_json(const BenchmarkRequest& r) {
             j["timing"] = {{"warmup_ms", r.timing.warmup_ms}, {"rep_ms", r.timing.rep_ms}, {"min_reps", r.timing.min_reps},
                            {"max_reps", r.timing.max_reps}, {"flush_l2", r.timing.flush_l2}};
             if (!r.prefetch_libraries.empty()) j["prefetch"] = r.prefetch_libraries;
+            if (r.warmup_only) j["warmup_only"] = true;
             break;
         }
         case RequestKind::inductor_module:
@@ -128,6 +129,7 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
             r.timing.max_reps = t.value("max_reps", r.timing.max_reps);
             r.timing.flush_l2 = t.value("flush_l2", r.timing.flush_l2);
         }
+        r.warmup_only = j.value("warmup_only", false);
         if (j.contains("prefetch")) r.prefetch_libraries = j["prefetch"].get<std::vector<std::string>>();
         r.module_path = j.value("module", "");
         r.python = j.value("python", "");

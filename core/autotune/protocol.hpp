@@ -51,6 +51,9 @@ struct BenchmarkRequest {
     // Libraries of the choices likely to come next: the worker loads them in the background while
     // this one runs, so that dlopen is not paid between choices.
     std::vector<std::string> prefetch_libraries;
+    // Warm-up only: set up the device (CUDA context, streams, the L2 flush buffer), make the
+    // inputs and upload them, run nothing. Sent to every worker while the choices precompile.
+    bool warmup_only = false;
 
     // InductorModule: `python MODULE.py [-k]` with TORCHINDUCTOR_CACHE_DIR = cache_root.
     std::string module_path;

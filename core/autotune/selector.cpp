@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <map>
 
@@ -125,6 +126,35 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
     if (!todo.empty() && rep.choices[0].from_cache) todo.insert(todo.begin(), 0);  // its output checks the others
 
     if (!todo.empty()) {
+        // The runner: the device workers, or this process. It starts and warms up (CUDA context,
+        // inputs on the device) while the choices precompile.
+        BenchmarkRequest warm;
+        warm.kind = spec.lang == Lang::cuda ? RequestKind::cuda : RequestKind::cpp;
+        warm.warmup_only = true;
+        warm.inputs = spec.inputs;
+        warm.output = spec.output;
+        warm.seed = spec.seed;
+        if (o.in_process && devices[0].cuda) warm.device_ordinal = *devices[0].cuda;
+        std::unique_ptr<TuningProcessPool> pool;
+        Executor local;
+        auto t_prepare = Clock::now();
+        std::future<Status> ready;
+        if (!o.in_process) {
+            PoolOptions po{devices, o.worker_path, o.timeouts, warm};
+            pool = std::make_unique<TuningProcessPool>(po);
+            ready = std::async(std::launch::async, [&] {
+                Status st = pool->start();
+                rep.prepare_seconds = seconds_since(t_prepare);
+                return st;
+            });
+        } else {
+            ready = std::async(std::launch::async, [&] {
+                BenchmarkResult r = local.run(warm);
+                rep.prepare_seconds = seconds_since(t_prepare);
+                return r.ok() ? ok_status() : Status(make_error(Errc::external, "warm-up failed: " + r.reason));
+            });
+        }
+
         // Precompile in parallel.
         auto t_compile = Clock::now();
         std::map<size_t, fs::path> libraries;
@@ -172,18 +202,15 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
             return r;
         };
 
-        // The runner: the device workers, or this process.
-        std::unique_ptr<TuningProcessPool> pool;
-        Executor local;
+        KILN_CHECK(ready.get());
         for (auto& [path, lib] : preloaded) local.preload(path, lib);
-        if (!o.in_process) {
-            pool = std::make_unique<TuningProcessPool>(PoolOptions{devices, o.worker_path, o.timeouts});
-            KILN_CHECK(pool->start());
+        if (pool)
             for (const auto& w : pool->workers()) {
                 rep.workers.push_back(w.pong);
-                log.write("worker_started", {{"device", w.device.label()}, {"pid", w.pid}, {"pong", w.pong}});
+                nlohmann::json ev{{"device", w.device.label()}, {"pid", w.pid}, {"pong", w.pong}, {"warmup_seconds", w.warmup_seconds}};
+                if (!w.warmup_error.empty()) ev["warmup_error"] = w.warmup_error;
+                log.write("worker_started", ev);
             }
-        }
         auto record = [&](size_t i, const BenchmarkResult& r) {
             auto& c = rep.choices[i];
             c.from_cache = false;
@@ -280,7 +307,7 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
         if (c.ms < best) { best = c.ms; rep.best = c.key; }
     log.write("session_end", {{"best", rep.best}, {"best_ms", std::isfinite(best) ? nlohmann::json(best) : nlohmann::json()},
                               {"cache_hit", rep.cache_hit}, {"bench_seconds", rep.bench_seconds},
-                              {"precompile_seconds", rep.precompile_seconds}});
+                              {"precompile_seconds", rep.precompile_seconds}, {"prepare_seconds", rep.prepare_seconds}});
     return rep;
 }
 

@@ -60,6 +60,7 @@ struct TuneReport {
     std::filesystem::path cache_file;
     double bench_seconds = 0;
     double precompile_seconds = 0;
+    double prepare_seconds = 0;  // starting the workers and warming up the devices, during precompile
     std::vector<nlohmann::json> workers;  // pongs of the pool's workers
 };
 

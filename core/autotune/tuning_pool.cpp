@@ -67,11 +67,24 @@ void TuningProcessPool::dispatch(Slot& slot) {
     // Start (and warm up) the worker on this thread: PR_SET_PDEATHSIG follows the creating thread.
     Status st = slot.process->start();
     if (st.ok()) st = check_one_device(slot.device, slot.process->pong());
+    double warmup_seconds = 0;
+    std::string warmup_error;
+    if (st.ok() && options_.warmup) {
+        BenchmarkRequest w = *options_.warmup;
+        w.warmup_only = true;
+        if (w.kind == RequestKind::cuda) w.device_ordinal = 0;
+        auto t0 = std::chrono::steady_clock::now();
+        BenchmarkResult r = slot.process->benchmark(w);
+        warmup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!r.ok()) warmup_error = r.status + ": " + r.reason;
+    }
     {
         std::lock_guard lk(slot.info_mutex);
         slot.info.pid = slot.process->pid();
         slot.info.starts = slot.process->starts();
         slot.info.pong = slot.process->pong();
+        slot.info.warmup_seconds = warmup_seconds;
+        slot.info.warmup_error = warmup_error;
     }
     slot.started.set_value(st);
     if (!st.ok()) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct PoolOptions {
     std::vector<Device> devices;
     std::string worker_path;  // empty: default_worker_path()
     Timeouts timeouts;
+    // Sent to every worker right after its Pong (a request with warmup_only set): each device sets
+    // itself up in parallel, before the first choice, instead of on the first choice's clock.
+    std::optional<BenchmarkRequest> warmup;
 };
 
 struct WorkerInfo {
@@ -29,6 +33,8 @@ struct WorkerInfo {
     pid_t pid = -1;
     int starts = 0;
     nlohmann::json pong;
+    double warmup_seconds = 0;
+    std::string warmup_error;  // a failed warm-up is not fatal: the choices report their own errors
 };
 
 class TuningProcessPool {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "autotune/executor.hpp"
@@ -83,4 +84,40 @@ TEST(Executor, PrefetchRoundTripsThroughTheProtocol) {
     auto back = request_from_json(to_json(r));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(back->prefetch_libraries, r.prefetch_libraries);
+}
+
+TEST(Executor, RandomInputsAreDeterministicNonZeroAndBothSigned) {
+    TensorMeta t;
+    t.dtype = DType::f32;
+    t.sizes = {4096};
+    auto a = random_storage(t, 7), b = random_storage(t, 7), c = random_storage(t, 8);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    const float* f = reinterpret_cast<const float*>(a.data());
+    int neg = 0;
+    for (int i = 0; i < 4096; ++i) {
+        EXPECT_GE(std::abs(f[i]), 0.1f);
+        EXPECT_LT(std::abs(f[i]), 1.0f);
+        neg += f[i] < 0;
+    }
+    EXPECT_GT(neg, 1800);
+    EXPECT_LT(neg, 2300);
+    t.dtype = DType::i32;
+    auto ints = random_storage(t, 1);
+    const std::int32_t* n = reinterpret_cast<const std::int32_t*>(ints.data());
+    for (int i = 0; i < 4096; ++i) {
+        EXPECT_GE(n[i], 1);
+        EXPECT_LE(n[i], 9);
+    }
+}
+
+TEST(Executor, AWarmUpPreparesInputsAndTimesNothing) {
+    Executor ex;
+    BenchmarkRequest w = scale_request("/nonexistent/not-loaded.so");
+    w.warmup_only = true;
+    BenchmarkResult r = ex.run(w);
+    EXPECT_TRUE(r.ok()) << r.reason;  // no library is touched by a warm-up
+    EXPECT_EQ(r.stats.count, 0);
+    EXPECT_TRUE(r.details.value("warmup", false));
+    EXPECT_FALSE(ex.loaded("/nonexistent/not-loaded.so"));
 }

@@ -142,6 +142,25 @@ TEST(TuningProcessPool, SpreadsWorkOverFreeWorkers) {
     EXPECT_LT(took, 9 * 150ms);  // sequential would take 1.35 s; three workers about 0.45 s
 }
 
+TEST(TuningProcessPool, EveryWorkerIsWarmedUpBeforeTheFirstRequest) {
+    BenchmarkRequest warm;
+    warm.kind = RequestKind::cpp;
+    TensorMeta t;
+    t.sizes = {1 << 20};
+    warm.inputs = {t, t};
+    warm.output = t;
+    PoolOptions po{{Device{}, Device{}}, kiln::test::worker_path(), quick()};
+    po.warmup = warm;
+    TuningProcessPool pool(po);
+    { auto st = pool.start(); ASSERT_TRUE(st.ok()) << st.error().str(); }
+    for (const auto& w : pool.workers()) {
+        EXPECT_TRUE(w.warmup_error.empty()) << w.warmup_error;
+        EXPECT_GT(w.warmup_seconds, 0);
+    }
+    auto res = pool.benchmark({test_request("value", 2.5)});
+    EXPECT_EQ(res[0].status, "ok");
+}
+
 TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
