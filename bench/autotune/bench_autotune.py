@@ -168,12 +168,14 @@ def gpu(a, res, names):
         res["scaling"][label] = {"devices": j["device"], "bench_seconds": j["bench_seconds"], "choices_per_s": cps,
                                  "speedup": one["bench_seconds"] / j["bench_seconds"],
                                  "overhead_ms_subprocess": med(overheads(j)),
+                                 "prepare_seconds": j.get("prepare_seconds"), "precompile_seconds": j.get("precompile_seconds"),
                                  "workers": [{"cvd": w.get("cuda_visible_devices"), "count": w.get("device_count"),
                                               "bus": w.get("pci_bus_id"), "name": w.get("device_name")} for w in j["workers"]],
                                  "failures": j["failures"]}
         s = res["scaling"][label]
         print(f"  {label} GPU(s) [{j['device']}]: {j['bench_seconds']:.2f} s, {cps:.2f} choices/s, speed-up {s['speedup']:.2f}x, "
-              f"overhead {s['overhead_ms_subprocess']:.3f} ms/choice, workers {s['workers']}")
+              f"overhead {s['overhead_ms_subprocess']:.3f} ms/choice, workers started and warmed up in {s['prepare_seconds']:.2f} s "
+              f"(during the {s['precompile_seconds']:.2f} s precompile), workers {s['workers']}")
     inp = tune(a.build, spec, seeded("inproc"), "0", in_process=True)
     res["overhead_gpu"] = {"subprocess_ms": med(overheads(one)), "in_process_ms": med(overheads(inp)),
                            "verify_ms": med(verifies(one)), "in_process_bench_seconds": inp["bench_seconds"]}
