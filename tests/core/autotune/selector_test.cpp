@@ -150,3 +150,49 @@ TEST(Selector, CudaSpecWithoutADriverIsAClearError) {
     ASSERT_FALSE(rep.ok());
     EXPECT_NE(rep.error().str().find("CUDA"), std::string::npos) << rep.error().str();
 }
+
+TEST(Selector, ATimeBudgetStopsStartingChoicesAndSaysWhichWereSkipped) {
+    // 16 sampled choices of about 20 ms a run (at least 10 runs each: about 0.2 s a choice) on one
+    // worker, with a 0.5 s budget: the first rounds run, the rest are skipped with the reason.
+    auto j = nlohmann::json::parse(R"({
+      "op": "kiln_test_budget", "kernel_name": "slow",
+      "inputs": [{"dtype": "float32", "sizes": [16]}], "output": {"dtype": "float32", "sizes": [16]},
+      "extra_args": [16], "params": {"K": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]},
+      "reference": {"K": 0}, "timing": {"warmup_ms": 1, "rep_ms": 2},
+      "strategy": {"kind": "random", "seconds": 0.5, "seed": 3}
+    })");
+    j["template"] = R"(
+#include <chrono>
+#include <cstdint>
+#include <thread>
+extern "C" void slow(const float* x, float* y, std::int64_t n) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] + 0.0f * K;
+}
+)";
+    auto spec = parse_spec(j, ".");
+    ASSERT_TRUE(spec.ok()) << spec.error().str();
+    kiln::test::ScratchDir dir("sel-budget");
+    TuneOptions o = options_for(dir.path());
+    o.devices = {Device{}};
+    auto rep = tune(*spec, o);
+    ASSERT_TRUE(rep.ok()) << rep.error().str();
+    int ok = 0, skipped = 0;
+    for (const auto& c : rep->choices) {
+        if (c.status == "ok") ++ok;
+        if (c.status == "skipped") {
+            ++skipped;
+            EXPECT_EQ(c.reason, "time budget spent");
+            EXPECT_TRUE(std::isinf(c.ms));
+        }
+    }
+    EXPECT_EQ(ok + skipped, 17);
+    EXPECT_GE(ok, 2);       // the reference and at least one round
+    EXPECT_GE(skipped, 6);  // 16 choices cannot fit in 0.5 s at 0.2 s each
+    // Skipped choices are not persisted: a later session may still measure them.
+    TimingCache cache(dir.path(), cpu_system());
+    auto stored = cache.lookup({"kiln_test_budget", rep->inputs_key, rep->precision});
+    ASSERT_TRUE(stored.ok());
+    EXPECT_EQ(static_cast<int>(stored->size()), ok);
+}
+
