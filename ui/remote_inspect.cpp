@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 
+#include "inspector/summary_html.hpp"
 #include "jobs/job_control.hpp"
 #include "remote/entry_source.hpp"
 #include "remote/remote_graph.hpp"
@@ -50,10 +51,12 @@ Inspection inspectRemoteEntry(const QString& url, const QString& redisKey, const
         const QString dir = QDir(scratchDir).filePath(safeKey);
         QDir().mkpath(dir);
         file = QDir(dir).filePath(QStringLiteral("remote-entry"));
+        node.bytes = entry->pickle.size();
         if (!writeFile(file, QByteArray::fromStdString(entry->pickle), &error)) { out.error = error; return out; }
     } else if (entry->state == remote::RemoteState::json) {
         node.category = inductor::Category::best_config;
         file = QDir(scratchDir).filePath(safeKey + QStringLiteral(".json"));
+        node.bytes = entry->json.dump(2).size();
         if (!writeFile(file, QByteArray::fromStdString(entry->json.dump(2)), &error)) { out.error = error; return out; }
     } else {
         out.node = node;
@@ -65,7 +68,14 @@ Inspection inspectRemoteEntry(const QString& url, const QString& redisKey, const
     const QString origin = out.path;
     InspectRequest req{file, node, scratchDir, nullptr};
     out = inspectArtifact(req, ctl);
-    out.path = origin;  // show where it lives, not the scratch copy
+    // Show where it lives, not the scratch copy: the path and the summary name the remote origin.
+    out.path = origin;
+    if (out.error.isEmpty()) {
+        InspectRequest shown = req;
+        shown.node.path = origin;
+        out.node.path = origin;
+        out.summaryHtml = summaryHtml(shown, out);
+    }
     return out;
 }
 

@@ -13,6 +13,10 @@
 #include "inductor/guard_lookup.hpp"
 #include "inductor/key_diff.hpp"
 #include "inductor/trace_log.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/local_copy.hpp"
+#include "remote/redis_url.hpp"
+#endif
 
 namespace kiln::cli {
 namespace {
@@ -82,6 +86,17 @@ bool looks_like_pickle(const fs::path& p) {
 }
 
 Result<Side> load_side(const std::string& spec) {
+#ifdef KILN_HAVE_REMOTE
+    // A remote entry (redis://host:port[/db]/KEY): a private local copy, labelled with its origin.
+    if (remote::is_redis_url(spec)) {
+        std::string local = spec;
+        std::optional<remote::LocalCopy> keep;
+        KILN_CHECK(remote::localize(local, keep));
+        KILN_TRY(auto side, from_entry(local));
+        side.label = keep->origin();
+        return side;
+    }
+#endif
     std::error_code ec;
     if (auto hash = spec.rfind('#'); hash != std::string::npos && !fs::exists(spec, ec) && fs::exists(spec.substr(0, hash), ec))
         return from_log(spec.substr(0, hash), spec.substr(hash + 1));
@@ -146,7 +161,8 @@ int run_diff(const DiffArgs& args) {
 Registration reg{"diff", 42, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<DiffArgs>();
     auto* cmd = app.add_subcommand("diff", "Why two FX graph cache keys differ: their components side by side");
-    cmd->add_option("A", args->a, "Entry file, key dir with one entry, or TRACE_LOG#N / TRACE_LOG#KEY")->required();
+    cmd->add_option("A", args->a, "Entry file, key dir with one entry, TRACE_LOG#N / TRACE_LOG#KEY, or a remote entry "
+                                  "redis://host:port[/db]/KEY")->required();
     cmd->add_option("B", args->b, "Same forms as A")->required();
     cmd->add_flag("--json", args->json, "Print JSON: changed, only_a, only_b, same");
     cmd->callback([args, &outcome] { outcome.exit_code = run_diff(*args); });

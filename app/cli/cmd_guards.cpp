@@ -10,6 +10,10 @@
 #include "command_registry.hpp"
 #include "guards/expr.hpp"
 #include "inductor/guard_lookup.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/local_copy.hpp"
+#include "remote/redis_url.hpp"
+#endif
 
 namespace kiln::cli {
 namespace {
@@ -70,8 +74,21 @@ int run_expr(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
 }
 
 int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
-    auto r = inductor::lookup_guards(a.path, sizes);
+    std::string path = a.path;
+    std::string origin;  // a remote entry: shown instead of its private local copy
+#ifdef KILN_HAVE_REMOTE
+    std::optional<remote::LocalCopy> keep;
+    if (remote::is_redis_url(path)) {
+        if (auto st = remote::localize(path, keep); !st.ok()) return report_error(st.error(), exit_code_for(st.error()));
+        origin = keep->origin();
+    }
+#endif
+    auto r = inductor::lookup_guards(path, sizes);
     if (!r) return report_error(r.error(), exit_code_for(r.error()));
+    if (!origin.empty()) {
+        for (auto& e : r->entries) e.file = origin;
+        if (r->served) r->served = origin;
+    }
     if (a.json) {
         nlohmann::ordered_json j;
         j["entries"] = nlohmann::ordered_json::array();
@@ -113,7 +130,8 @@ int run_guards(const GuardsArgs& a) {
 Registration reg{"guards", 40, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<GuardsArgs>();
     auto* cmd = app.add_subcommand("guards", "Evaluate guards: which cached entry of a key dir would serve these sizes");
-    cmd->add_option("KEYDIR_OR_ENTRY", args->path, "An fxgraph key dir (fxgraph/<xx>/<key>) or one entry file");
+    cmd->add_option("KEYDIR_OR_ENTRY", args->path, "An fxgraph key dir (fxgraph/<xx>/<key>), one entry file, or a remote entry "
+                                                   "redis://host:port[/db]/KEY (would the remote entry serve these sizes?)");
     cmd->add_option("--expr", args->expr, "Evaluate this guard expression instead, e.g. \"2 <= L['t0']\"");
     cmd->add_option("--sizes", args->sizes, "Values of t0,t1,... (the graph's SymInt inputs), e.g. 8,1024");
     cmd->add_flag("--json", args->json, "Print JSON");

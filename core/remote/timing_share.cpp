@@ -78,6 +78,8 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
 }
 
 Result<PublishReport> TimingShare::publish(const autotune::TuneReport& report, const std::string& host) {
+    // A full hit (local or shared) measured nothing, and may have left no local file to read.
+    if (report.cache_hit) return PublishReport{};
     KILN_TRY(auto file, autotune::read_cache_file(report.cache_file));
     if (!file.contains("system"))
         return make_error(Errc::not_found, "the timing cache has no system block", report.cache_file.string());

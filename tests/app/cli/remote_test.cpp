@@ -106,3 +106,116 @@ TEST_F(RemoteCli, ShowDecodesARemoteEntryLikeTheLocalFile) {
     EXPECT_EQ(missing.exit_code, 2) << missing.err;
     EXPECT_FALSE(missing.err.empty());
 }
+
+namespace {
+
+const kiln::remote::RemoteItem* fx_item(const std::vector<kiln::remote::RemoteItem>& items, const std::string& key) {
+    for (const auto& it : items)
+        if (it.redis_key == "pt2:fx-graph-v1::" + key + ":c1") return &it;
+    return nullptr;
+}
+
+std::vector<kiln::remote::RemoteItem> h100_items() {
+    auto items = kiln::remote::remote_items_from_local(h100_root());
+    EXPECT_TRUE(items) << items.error().str();
+    return items ? *items : std::vector<kiln::remote::RemoteItem>{};
+}
+
+}  // namespace
+
+TEST_F(RemoteCli, GuardsOnARemoteEntryAgreeWithTheLocalFile) {
+    // An entry guarded by "4 <= L['t0'] and 2 <= L['t1']" (golden.json).
+    const std::string key = "f3cdfleezqubqjd7q7dm627jcph45mmb5ictibltsepfezuo54wk";
+    auto items = h100_items();
+    const auto* item = fx_item(items, key);
+    ASSERT_NE(item, nullptr);
+    const std::string origin = "redis://127.0.0.1:" + std::to_string(server_->port()) + "/0/pt2:fx-graph-v1::" + key + ":c1";
+    for (const char* sizes : {"8,4", "2,4", "4,1"}) {
+        auto remote = run_command({cli_path(), "guards", server_->url() + "/" + key, "--sizes", sizes, "--json"});
+        auto local = run_command({cli_path(), "guards", item->source_path, "--sizes", sizes, "--json"});
+        ASSERT_EQ(remote.exit_code, 0) << remote.err;
+        ASSERT_EQ(local.exit_code, 0) << local.err;
+        auto r = nlohmann::json::parse(remote.out), l = nlohmann::json::parse(local.out);
+        ASSERT_EQ(r["entries"].size(), 1u);
+        EXPECT_EQ(r["entries"][0]["guards_expr"], l["entries"][0]["guards_expr"]) << sizes;
+        EXPECT_EQ(r["entries"][0]["pass"], l["entries"][0]["pass"]) << sizes;
+        EXPECT_EQ(r["entries"][0]["failing"], l["entries"][0]["failing"]) << sizes;
+        EXPECT_EQ(r["entries"][0]["file"], origin);
+        if (std::string(sizes) == "8,4") EXPECT_EQ(r["served"], origin);
+        else EXPECT_TRUE(r["served"].is_null()) << sizes;
+    }
+    auto text = run_command({cli_path(), "guards", server_->url() + "/" + key, "--sizes", "2,4"});
+    EXPECT_EQ(text.exit_code, 0);
+    EXPECT_NE(text.out.find("fail  " + origin), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("failing: 4 <= L['t0']"), std::string::npos) << text.out;
+}
+
+TEST_F(RemoteCli, DiffOfRemoteEntriesEqualsTheLocalDiff) {
+    auto items = h100_items();
+    std::vector<const kiln::remote::RemoteItem*> fx;
+    for (const auto& it : items)
+        if (it.redis_key.rfind("pt2:fx-graph-v1::", 0) == 0) fx.push_back(&it);
+    ASSERT_GE(fx.size(), 2u);
+    const auto& a = *fx[0];
+    const auto& b = *fx[1];
+    auto remote = run_command({cli_path(), "diff", server_->url() + "/" + a.redis_key, server_->url() + "/" + b.redis_key, "--json"});
+    auto local = run_command({cli_path(), "diff", a.source_path, b.source_path, "--json"});
+    ASSERT_EQ(remote.exit_code, 0) << remote.err;
+    ASSERT_EQ(local.exit_code, 0) << local.err;
+    EXPECT_EQ(nlohmann::json::parse(remote.out), nlohmann::json::parse(local.out));
+    // Mixed: my local entry against the team's remote one, labelled by where each lives.
+    auto mixed = run_command({cli_path(), "diff", a.source_path, server_->url() + "/" + b.redis_key});
+    ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
+    EXPECT_NE(mixed.out.find("A: " + a.source_path), std::string::npos) << mixed.out;
+    EXPECT_NE(mixed.out.find("B: redis://127.0.0.1:" + std::to_string(server_->port()) + "/0/" + b.redis_key), std::string::npos)
+        << mixed.out;
+    auto missing = run_command({cli_path(), "diff", a.source_path, server_->url() + "/fnosuchkey"});
+    EXPECT_EQ(missing.exit_code, 2) << missing.err;
+    EXPECT_NE(missing.err.find("fnosuchkey"), std::string::npos) << missing.err;
+}
+
+TEST_F(RemoteCli, AutotuneShareLetsAnotherMachineSkipBenchmarkingAndTimingsReadsItBack) {
+    ScratchDir a("share-a"), b("share-b");
+    const std::string url = server_->url(5);  // a db of its own
+    const std::string spec = (source_dir() / "resources/examples/reduction_cpu.json").string();
+    auto first = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--cache-dir", a.path().string(), "--share", url,
+                              "--json", "--quiet"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    auto ja = nlohmann::json::parse(first.out);
+    EXPECT_FALSE(ja["cache_hit"].get<bool>());
+    EXPECT_NE(first.err.find("publish"), std::string::npos) << first.err;
+
+    // "Another machine": an empty cache dir, the same server. Everything comes from Redis.
+    auto second = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--cache-dir", b.path().string(), "--share", url,
+                               "--json", "--quiet"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    auto jb = nlohmann::json::parse(second.out);
+    EXPECT_TRUE(jb["cache_hit"].get<bool>());
+    EXPECT_EQ(jb["bench_seconds"].get<double>(), 0.0);
+    EXPECT_EQ(jb["timings"], ja["timings"]);
+    EXPECT_EQ(jb["best"], ja["best"]);
+
+    auto t = run_command({cli_path(), "timings", "--redis", url, "--json"});
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    auto jt = nlohmann::json::parse(t.out);
+    ASSERT_EQ(jt["ops"].size(), 1u) << jt.dump();
+    const auto& op = jt["ops"][0];
+    EXPECT_EQ(op["op"], ja["op"]);
+    EXPECT_NE(op["inputs"].get<std::string>().find("256x4096"), std::string::npos) << op["inputs"];  // readable form
+    EXPECT_EQ(op["best"], ja["best"]);
+    EXPECT_EQ(op["choices"].size(), ja["timings"].size());
+    for (const auto& c : op["choices"]) {
+        const std::string choice = c["choice"];
+        ASSERT_TRUE(ja["timings"].contains(choice)) << choice;
+        EXPECT_DOUBLE_EQ(c["ms"].get<double>(), ja["timings"][choice].get<double>());
+    }
+}
+
+TEST_F(RemoteCli, TimingsRedisOnAnEmptyDbAndAnUnreachableServer) {
+    auto empty = run_command({cli_path(), "timings", "--redis", server_->url(6), "--json"});
+    ASSERT_EQ(empty.exit_code, 0) << empty.err;
+    EXPECT_EQ(nlohmann::json::parse(empty.out)["ops"].size(), 0u);
+    auto gone = run_command({cli_path(), "timings", "--redis", "redis://127.0.0.1:" + std::to_string(free_loopback_port()), "--json"});
+    EXPECT_NE(gone.exit_code, 0);
+    EXPECT_NE(gone.err.find("127.0.0.1"), std::string::npos) << gone.err;
+}
