@@ -83,6 +83,9 @@ Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisTimeouts 
     }
     if (redisSetTimeout(ctx.get(), to_timeval(timeouts.command)) != REDIS_OK)
         return make_error(Errc::io, "cannot set the command timeout", ep.display());
+    // Keep the reader's buffer between replies: by default hiredis frees it once it is empty and
+    // larger than 16 KB, so every value of ~100 KB paid for a fresh buffer and its page faults.
+    ctx->reader->maxbuf = 0;
     RedisClient client(std::move(ctx), ep);
     if (!ep.password.empty()) {
         std::vector<std::string> auth{"AUTH"};
@@ -163,6 +166,35 @@ Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std:
         else values.emplace_back(std::nullopt);
     }
     return values;
+}
+
+Status RedisClient::get_many(const std::vector<std::string>& keys, ValueBlock& out) {
+    out.clear();
+    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
+    // A sliding window of GETs in flight rather than the whole batch: with hundreds of large values
+    // queued, the server builds megabytes of output buffers before the socket drains them (2 s for
+    // 1 GB in 256-GET batches on the dev box, 0.45 s with 8 in flight).
+    constexpr size_t kWindow = 8;
+    size_t sent = 0;
+    for (; sent < keys.size() && sent < kWindow; ++sent) KILN_CHECK(append({"GET", keys[sent]}));
+    for (size_t i = 0; i < keys.size(); ++i) {
+        if (sent < keys.size()) KILN_CHECK(append({"GET", keys[sent++]}));
+        void* raw = nullptr;
+        if (redisGetReply(ctx_.get(), &raw) != REDIS_OK || !raw) return io_failure("reading a reply");
+        std::unique_ptr<redisReply, void (*)(void*)> r(static_cast<redisReply*>(raw), freeReplyObject);
+        out.offsets.push_back(out.bytes.size());
+        if (r->type == REDIS_REPLY_STRING) {
+            out.bytes.append(r->str, r->len);
+            out.sizes.push_back(r->len);
+            out.present.push_back(1);
+            continue;
+        }
+        if (r->type == REDIS_REPLY_ERROR && !std::string_view(r->str, r->len).starts_with("WRONGTYPE"))
+            return reply_error(std::string(r->str, r->len), endpoint_, "GET " + keys[i]);
+        out.sizes.push_back(0);  // nil, WRONGTYPE (a list, a hash, ...) or another reply type
+        out.present.push_back(0);
+    }
+    return ok_status();
 }
 
 Status RedisClient::set_many(const std::vector<std::pair<std::string, std::string>>& items) {

@@ -37,6 +37,20 @@ struct ScanPage {
     std::vector<std::string> keys;
 };
 
+// The values of one pipelined batch in one reusable buffer (a browse recycles a few of these, so a
+// gigabyte of values does not become a gigabyte of separate allocations and page faults).
+struct ValueBlock {
+    std::string bytes;
+    std::vector<std::size_t> offsets, sizes;
+    std::vector<char> present;  // 0: nil (gone, or not a string)
+    void clear() { bytes.clear(); offsets.clear(); sizes.clear(); present.clear(); }
+    std::size_t size() const { return present.size(); }
+    std::optional<std::string_view> value(std::size_t i) const {
+        if (!present[i]) return std::nullopt;
+        return std::string_view(bytes).substr(offsets[i], sizes[i]);
+    }
+};
+
 class RedisClient {
 public:
     // Connects, authenticates (AUTH [user] password), selects the db, and PINGs, so a wrong
@@ -58,6 +72,8 @@ public:
     // Pipelined GETs; nullopt where the key is gone (expired or deleted between SCAN and GET) or
     // holds no string (a list, a hash: foreign data in a shared server).
     Result<std::vector<std::optional<std::string>>> get_many(const std::vector<std::string>& keys);
+    // The same into `out` (cleared first, its capacity kept).
+    Status get_many(const std::vector<std::string>& keys, ValueBlock& out);
     // Pipelined SETs (the writer side, used for sharing timings and by tests and benchmarks).
     Status set_many(const std::vector<std::pair<std::string, std::string>>& items);
     Result<std::optional<std::string>> get(std::string_view key);

@@ -1,5 +1,9 @@
 #include "remote/remote_browser.hpp"
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <unordered_set>
 
 #include "remote/remote_value.hpp"
@@ -18,6 +22,10 @@ const char* remote_state_name(RemoteState s) {
 }
 
 RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::string> value, bool keep_value) {
+    return classify_remote_value(std::move(redis_key), value ? std::optional<std::string_view>(*value) : std::nullopt, keep_value);
+}
+
+RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::string_view> value, bool keep_value) {
     RemoteEntry e;
     e.redis_key = std::move(redis_key);
     auto parsed = parse_remote_key(e.redis_key);
@@ -44,38 +52,109 @@ RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::stri
 }
 
 Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& options, const BatchSink& sink) {
+    // Two stages so that the server, the network and the decoding overlap: a fetcher thread runs
+    // SCAN and the pipelined GETs, this thread unwraps each batch and hands it to the sink. At
+    // most one fetched batch waits, so memory stays bounded by three batches.
+    struct Raw {
+        std::vector<std::string> keys;
+        std::unique_ptr<ValueBlock> values;
+    };
+    std::vector<std::unique_ptr<ValueBlock>> spare;  // blocks handed back by this thread
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<Raw> ready;
+    bool fetch_done = false, stop = false;
+    Status fetch_status = ok_status();
+    std::uint64_t round_trips = 0;  // the fetcher's; read after join
+
+    auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+    std::thread fetcher([&] {
+        auto run = [&]() -> Status {
+            std::unordered_set<std::string> seen;  // SCAN may return a key more than once (rehashing)
+            std::vector<std::string> pending;
+            auto flush = [&]() -> Status {
+                if (pending.empty()) return ok_status();
+                std::unique_ptr<ValueBlock> block;
+                {
+                    std::lock_guard lk(m);
+                    if (!spare.empty()) { block = std::move(spare.back()); spare.pop_back(); }
+                }
+                if (!block) block = std::make_unique<ValueBlock>();
+                KILN_CHECK(client.get_many(pending, *block));
+                ++round_trips;
+                std::unique_lock lk(m);
+                cv.wait(lk, [&] { return ready.empty() || stop; });
+                if (stop) return ok_status();
+                ready.push_back(Raw{std::move(pending), std::move(block)});
+                pending.clear();
+                cv.notify_all();
+                return ok_status();
+            };
+            std::string cursor = "0";
+            do {
+                {
+                    std::lock_guard lk(m);
+                    if (stop) return ok_status();
+                }
+                if (cancelled()) return make_error(Errc::cancelled, "browse cancelled");
+                KILN_TRY(auto page, client.scan(cursor, options.match, options.scan_count));
+                ++round_trips;
+                cursor = std::move(page.cursor);
+                for (auto& k : page.keys) {
+                    if (!seen.insert(k).second) continue;
+                    pending.push_back(std::move(k));
+                    if (pending.size() >= options.batch) KILN_CHECK(flush());
+                }
+            } while (cursor != "0");
+            return flush();
+        };
+        Status st = run();
+        std::lock_guard lk(m);
+        fetch_status = std::move(st);
+        fetch_done = true;
+        cv.notify_all();
+    });
+
     BrowseTotals totals;
-    // SCAN may return a key more than once (rehashing during the iteration): remember them.
-    std::unordered_set<std::string> seen;
-    std::vector<std::string> pending;
-    auto flush = [&]() -> Status {
-        if (pending.empty()) return ok_status();
-        auto values = client.get_many(pending);
-        if (!values) return std::move(values.error());
-        ++totals.round_trips;
+    Status sink_status = ok_status();
+    for (;;) {
+        Raw raw;
+        {
+            std::unique_lock lk(m);
+            cv.wait(lk, [&] { return !ready.empty() || fetch_done; });
+            if (ready.empty()) break;
+            raw = std::move(ready.front());
+            ready.pop_front();
+            cv.notify_all();
+        }
         std::vector<RemoteEntry> batch;
-        batch.reserve(pending.size());
-        for (size_t i = 0; i < pending.size(); ++i) {
-            totals.value_bytes += (*values)[i] ? (*values)[i]->size() : 0;
-            batch.push_back(classify_remote_value(std::move(pending[i]), std::move((*values)[i]), options.keep_values));
+        batch.reserve(raw.keys.size());
+        for (size_t i = 0; i < raw.keys.size(); ++i) {
+            auto v = raw.values->value(i);
+            totals.value_bytes += v ? v->size() : 0;
+            batch.push_back(classify_remote_value(std::move(raw.keys[i]), v, options.keep_values));
         }
         totals.keys += batch.size();
-        pending.clear();
-        return sink(batch);
-    };
-    std::string cursor = "0";
-    do {
-        if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "browse cancelled");
-        KILN_TRY(auto page, client.scan(cursor, options.match, options.scan_count));
-        ++totals.round_trips;
-        cursor = std::move(page.cursor);
-        for (auto& k : page.keys) {
-            if (!seen.insert(k).second) continue;
-            pending.push_back(std::move(k));
-            if (pending.size() >= options.batch) KILN_CHECK(flush());
+        {
+            std::lock_guard lk(m);
+            spare.push_back(std::move(raw.values));
         }
-    } while (cursor != "0");
-    KILN_CHECK(flush());
+        sink_status = sink(batch);
+        if (!sink_status.ok()) break;
+        if (cancelled()) {
+            sink_status = make_error(Errc::cancelled, "browse cancelled");
+            break;
+        }
+    }
+    {
+        std::lock_guard lk(m);
+        stop = true;
+    }
+    cv.notify_all();
+    fetcher.join();
+    if (!sink_status.ok()) return std::move(sink_status.error());
+    if (!fetch_status.ok()) return std::move(fetch_status.error());
+    totals.round_trips = round_trips;
     return totals;
 }
 

@@ -61,5 +61,6 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
 
 // Unwraps one value by the cache id of its key (exposed for `show` and tests).
 RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::string> value, bool keep_value);
+RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::string_view> value, bool keep_value);
 
 }  // namespace kiln::remote

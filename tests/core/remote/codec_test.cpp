@@ -30,6 +30,20 @@ TEST(Base64, RejectsCorruption) {
     }
 }
 
+TEST(Base64, LongInputsDecodeAndABadCharacterIsLocated) {
+    std::string plain;
+    for (int i = 0; i < 100003; ++i) plain += static_cast<char>((i * 131 + 7) & 0xff);
+    std::string coded = base64_encode(plain);
+    EXPECT_EQ(*base64_decode(coded), plain);
+    for (size_t at : {size_t{0}, size_t{5}, size_t{13}, coded.size() / 2, coded.size() - 6}) {
+        std::string bad = coded;
+        bad[at] = '*';
+        auto r = base64_decode(bad);
+        ASSERT_FALSE(r) << at;
+        EXPECT_NE(r.error().str().find("offset " + std::to_string(at)), std::string::npos) << r.error().str();
+    }
+}
+
 TEST(RemoteKey, ParsesInductorKeys) {
     auto k = parse_remote_key("pt2:fx-graph-v1::fabcdef:c1");
     ASSERT_TRUE(k);
