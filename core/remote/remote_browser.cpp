@@ -1,11 +1,14 @@
 #include "remote/remote_browser.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
 
+#include "remote/remote_graph.hpp"
 #include "remote/remote_value.hpp"
 
 namespace kiln::remote {
@@ -115,6 +118,7 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
         cv.notify_all();
     });
 
+    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     BrowseTotals totals;
     Status sink_status = ok_status();
     for (;;) {
@@ -127,13 +131,31 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
             ready.pop_front();
             cv.notify_all();
         }
-        std::vector<RemoteEntry> batch;
-        batch.reserve(raw.keys.size());
+        std::vector<RemoteEntry> batch(raw.keys.size());
         for (size_t i = 0; i < raw.keys.size(); ++i) {
             auto v = raw.values->value(i);
             totals.value_bytes += v ? v->size() : 0;
-            batch.push_back(classify_remote_value(std::move(raw.keys[i]), v, options.keep_values));
         }
+        // Unwrap (base64, JSON) and decode the batch's values on `threads` threads, each taking
+        // the next value: values differ in size by 100x, so no fixed split balances.
+        std::atomic<size_t> next{0};
+        auto work = [&] {
+            for (size_t i; (i = next.fetch_add(1)) < batch.size();) {
+                RemoteEntry e = classify_remote_value(std::move(raw.keys[i]), raw.values->value(i),
+                                                      options.keep_values || options.decode_graphs);
+                if (options.decode_graphs && e.state == RemoteState::graph) {
+                    std::string origin = e.redis_key;
+                    auto g = decode_remote_graph(e, std::move(origin));
+                    if (g) e.graph = std::make_shared<const inductor::GraphEntry>(std::move(*g));
+                    else e.decode_problem = g.error().str();
+                }
+                batch[i] = std::move(e);
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (unsigned t = 1; t < threads && t < batch.size(); ++t) helpers.emplace_back(work);
+        work();
+        for (auto& h : helpers) h.join();
         totals.keys += batch.size();
         {
             std::lock_guard lk(m);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "inductor/graph_entry.hpp"
+#include "inductor/graph_entry.hpp"
 #include "remote/redis_client.hpp"
 #include "remote/remote_key.hpp"
 #include "util/result.hpp"
@@ -37,6 +39,10 @@ struct RemoteEntry {
     std::string pickle;                  // graph: the entry bytes (when BrowseOptions::keep_values)
     nlohmann::ordered_json json;                 // json: the value (when keep_values)
     std::string problem;                 // corrupt: the error, one line
+    // With BrowseOptions::decode_graphs: the decoded graph entry (its buffer now holds the pickle,
+    // so `pickle` is left empty), or why the pickle does not decode.
+    std::shared_ptr<const inductor::GraphEntry> graph;
+    std::string decode_problem;
 };
 
 struct BrowseOptions {
@@ -44,6 +50,8 @@ struct BrowseOptions {
     int scan_count = 1000;       // SCAN COUNT hint: keys the server looks at per step
     std::size_t batch = 256;     // GETs per pipelined batch
     bool keep_values = true;     // false: sizes and states only (stats), values dropped after checking
+    bool decode_graphs = false;  // also decode each graph pickle with Kiln's decoder (RemoteEntry::graph)
+    unsigned threads = 0;        // unwrapping and decoding a batch: 0 = one per hardware thread
     const std::atomic<bool>* cancel = nullptr;
 };
 
@@ -53,7 +61,8 @@ struct BrowseTotals {
     std::uint64_t round_trips = 0;  // SCAN steps + GET batches
 };
 
-// Called once per batch, in SCAN order; the batch is the callee's to move from. Returning an
+// Each batch is fetched on a thread of its own while the previous one is unwrapped (and decoded)
+// on `threads` threads. The sink is called once per batch, in SCAN order, on the calling thread; the batch is the callee's to move from. Returning an
 // error stops the browse with it.
 using BatchSink = std::function<Status(std::vector<RemoteEntry>& batch)>;
 
