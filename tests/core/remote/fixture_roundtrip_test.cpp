@@ -144,3 +144,75 @@ TEST(FixtureRoundTrip, CorruptAndForeignValuesAreListedNotFatal) {
     EXPECT_EQ(inductor_only.by_key.count("sessions:1"), 0u);
     EXPECT_EQ(inductor_only.by_key.size() + 1, got.by_key.size());
 }
+
+TEST(FixtureRoundTrip, DecodingOnSeveralThreadsGivesTheLocalEntriesInScanOrder) {
+    kiln::test::RedisServer server;
+    auto client = RedisClient::connect(*parse_redis_url(server.url()));
+    ASSERT_TRUE(client) << client.error().str();
+    auto items = remote_items_from_local(kiln::test::h100_root());
+    ASSERT_TRUE(items) << items.error().str();
+    ASSERT_TRUE(publish_items(*client, *items));
+    ASSERT_TRUE(client->set("pt2:fx-graph-v1::fbroken:c1", R"({"data": "gASVAAAA", "time_taken_ms": 1})"));
+
+    // The order the sink sees must be SCAN's: record it with one thread, then compare.
+    auto order_of = [&](BrowseOptions o) {
+        std::vector<std::string> keys;
+        std::map<std::string, RemoteEntry> entries;
+        auto totals = browse_remote(*client, o, [&](std::vector<RemoteEntry>& batch) -> kiln::Status {
+            for (auto& e : batch) {
+                keys.push_back(e.redis_key);
+                entries.emplace(e.redis_key, std::move(e));
+            }
+            return kiln::ok_status();
+        });
+        EXPECT_TRUE(totals) << totals.error().str();
+        return std::make_pair(keys, std::move(entries));
+    };
+    BrowseOptions one;
+    one.batch = 5;
+    one.threads = 1;
+    BrowseOptions many = one;
+    many.threads = 4;
+    many.decode_graphs = true;
+    auto [order1, plain] = order_of(one);
+    auto [order4, decoded] = order_of(many);
+    EXPECT_EQ(order4, order1);
+    ASSERT_EQ(decoded.size(), items->size() + 1);
+
+    for (const auto& item : *items) {
+        const RemoteEntry& e = decoded.at(item.redis_key);
+        if (e.state == RemoteState::json) continue;
+        ASSERT_TRUE(e.graph) << item.redis_key << ": " << e.decode_problem;
+        EXPECT_TRUE(e.pickle.empty());  // moved into the decoded entry's buffer
+        auto local = kiln::inductor::load_graph_entry(item.source_path);
+        ASSERT_TRUE(local);
+        EXPECT_EQ(e.graph->to_json(), local->to_json()) << item.source_path;
+        EXPECT_FALSE(plain.at(item.redis_key).graph);  // not asked for: not decoded
+    }
+    // A value whose base64 unwraps but whose pickle is cut short: listed with why, not fatal.
+    const RemoteEntry& broken = decoded.at("pt2:fx-graph-v1::fbroken:c1");
+    EXPECT_EQ(broken.state, RemoteState::graph);
+    EXPECT_FALSE(broken.graph);
+    EXPECT_FALSE(broken.decode_problem.empty());
+}
+
+TEST(FixtureRoundTrip, ASinkErrorStopsTheBrowseAndTheFetcher) {
+    kiln::test::RedisServer server;
+    auto client = RedisClient::connect(*parse_redis_url(server.url()));
+    ASSERT_TRUE(client);
+    auto items = remote_items_from_local(kiln::test::h100_root());
+    ASSERT_TRUE(items && publish_items(*client, *items));
+    BrowseOptions o;
+    o.batch = 3;
+    int calls = 0;
+    auto totals = browse_remote(*client, o, [&](std::vector<RemoteEntry>&) -> kiln::Status {
+        if (++calls == 2) return kiln::make_error(kiln::Errc::cancelled, "enough");
+        return kiln::ok_status();
+    });
+    ASSERT_FALSE(totals);
+    EXPECT_EQ(totals.error().message, "enough");
+    EXPECT_EQ(calls, 2);
+    // The connection is still usable afterwards (the fetcher finished its pipelined batch).
+    auto pong = client->command({"PING"});
+    EXPECT_TRUE(pong) << (pong ? "" : pong.error().str());
+}
