@@ -2,7 +2,9 @@
 // A blocking Redis connection over hiredis: connect and command timeouts, AUTH, SELECT, SCAN,
 // and pipelined batches (many commands written at once, replies read back in order), which is
 // what makes browsing thousands of keys cost a few round trips instead of thousands.
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,15 +42,34 @@ struct ScanPage {
 // The values of one pipelined batch in one reusable buffer (a browse recycles a few of these, so a
 // gigabyte of values does not become a gigabyte of separate allocations and page faults).
 struct ValueBlock {
-    std::string bytes;
     std::vector<std::size_t> offsets, sizes;
     std::vector<char> present;  // 0: nil (gone, or not a string)
-    void clear() { bytes.clear(); offsets.clear(); sizes.clear(); present.clear(); }
+
+    void clear() { used_ = 0; offsets.clear(); sizes.clear(); present.clear(); }
     std::size_t size() const { return present.size(); }
     std::optional<std::string_view> value(std::size_t i) const {
         if (!present[i]) return std::nullopt;
-        return std::string_view(bytes).substr(offsets[i], sizes[i]);
+        return std::string_view(data_.get() + offsets[i], sizes[i]);
     }
+    // Room for `n` more bytes at the end (uninitialised: the socket writes them), then commit.
+    char* tail(std::size_t n) {
+        if (used_ + n > capacity_) {
+            std::size_t cap = std::max(used_ + n, capacity_ * 2);
+            std::unique_ptr<char[]> grown(new char[cap]);
+            if (used_) std::memcpy(grown.get(), data_.get(), used_);
+            data_ = std::move(grown);
+            capacity_ = cap;
+        }
+        return data_.get() + used_;
+    }
+    void commit(std::size_t n) { used_ += n; }
+    std::size_t used() const { return used_; }
+    void add_value(std::size_t offset, std::size_t n) { offsets.push_back(offset); sizes.push_back(n); present.push_back(1); }
+    void add_absent() { offsets.push_back(used_); sizes.push_back(0); present.push_back(0); }
+
+private:
+    std::unique_ptr<char[]> data_;
+    std::size_t capacity_ = 0, used_ = 0;
 };
 
 class RedisClient {
@@ -72,7 +93,8 @@ public:
     // Pipelined GETs; nullopt where the key is gone (expired or deleted between SCAN and GET) or
     // holds no string (a list, a hash: foreign data in a shared server).
     Result<std::vector<std::optional<std::string>>> get_many(const std::vector<std::string>& keys);
-    // The same into `out` (cleared first, its capacity kept).
+    // The same into `out` (cleared first, its capacity kept), reading the socket straight into the
+    // block (bulk_get.hpp) so that a value is copied once, by the kernel.
     Status get_many(const std::vector<std::string>& keys, ValueBlock& out);
     // Pipelined SETs (the writer side, used for sharing timings and by tests and benchmarks).
     Status set_many(const std::vector<std::pair<std::string, std::string>>& items);

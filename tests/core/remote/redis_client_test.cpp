@@ -141,3 +141,60 @@ TEST(RedisClient, CommandTimeout) {
     EXPECT_EQ(blocked.error().code, kiln::Errc::timeout) << blocked.error().str();
     EXPECT_LT(took, std::chrono::seconds(3));
 }
+
+TEST(RedisClient, BlockReadsOfLargeAbsentAndForeignValues) {
+    RedisServer server;
+    auto c = RedisClient::connect(endpoint_of(server));
+    ASSERT_TRUE(c) << c.error().str();
+    // Values around the reader's 64 KB buffer, an empty one, a list (WRONGTYPE) and a missing key.
+    std::vector<std::pair<std::string, std::string>> items;
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536}, std::size_t{300000}}) {
+        std::string v(n, '\0');
+        for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<char>('a' + (i * 7 + n) % 26);
+        if (n > 2) v[n / 2] = '\r', v[n / 2 + 1] = '\n';  // CRLF inside a value is data
+        items.emplace_back("v" + std::to_string(n), v);
+    }
+    ASSERT_TRUE(c->set_many(items));
+    ASSERT_TRUE(c->command({"RPUSH", "alist", "x"}));
+    std::vector<std::string> keys;
+    for (int round = 0; round < 3; ++round)  // more keys than the window, in several rounds
+        for (const auto& [k, v] : items) keys.push_back(k);
+    keys.push_back("alist");
+    keys.push_back("missing");
+    ValueBlock block;
+    for (int again = 0; again < 2; ++again) {  // the block is reused with its capacity
+        ASSERT_TRUE(c->get_many(keys, block));
+        ASSERT_EQ(block.size(), keys.size());
+        for (std::size_t i = 0; i + 2 < keys.size(); ++i) {
+            ASSERT_TRUE(block.value(i)) << keys[i];
+            EXPECT_EQ(*block.value(i), items[i % items.size()].second) << keys[i];
+        }
+        EXPECT_FALSE(block.value(keys.size() - 2));  // WRONGTYPE: foreign data, absent
+        EXPECT_FALSE(block.value(keys.size() - 1));
+    }
+    // The connection is still in step: an ordinary command works after the block reads.
+    auto pong = c->command({"PING"});
+    ASSERT_TRUE(pong) << pong.error().str();
+}
+
+TEST(RedisClient, ABlockReadThatTimesOutSaysSoAndDropsTheConnection) {
+    RedisServer server;
+    RedisTimeouts t;
+    t.command = std::chrono::milliseconds(200);
+    auto c = RedisClient::connect(endpoint_of(server), t);
+    ASSERT_TRUE(c) << c.error().str();
+    ASSERT_TRUE(c->set("k", "v"));
+    auto other = RedisClient::connect(endpoint_of(server));
+    ASSERT_TRUE(other);
+    ASSERT_TRUE(other->command({"CLIENT", "PAUSE", "1500", "ALL"}));  // the server answers nobody for 1.5 s
+    ValueBlock block;
+    auto start = std::chrono::steady_clock::now();
+    auto st = c->get_many({"k"}, block);
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().code, kiln::Errc::timeout) << st.error().str();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1400));
+    // A late reply must never be taken for the next request's: the connection is gone.
+    auto after = c->get_many({"k"}, block);
+    ASSERT_FALSE(after);
+    EXPECT_NE(after.error().str().find("not connected"), std::string::npos) << after.error().str();
+}

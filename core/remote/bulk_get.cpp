@@ -1,0 +1,147 @@
+#include "remote/bulk_get.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+namespace kiln::remote {
+namespace {
+
+using Kind = BulkGetFailure::Kind;
+
+BulkGetFailure failure(Kind k, std::string text, std::size_t index = 0) { return {k, std::move(text), index}; }
+
+BulkGetFailure io_failure(int err) {
+    if (err == EAGAIN || err == EWOULDBLOCK) return failure(Kind::timeout, "timed out");
+    return failure(Kind::io, std::strerror(err));
+}
+
+class Reader {
+public:
+    explicit Reader(int fd) : fd_(fd), buf_(new char[kSize]) {}
+
+    // Reads more into the small buffer (keeping unread bytes). Failure or ok.
+    BulkGetFailure fill() {
+        if (pos_ > 0) {
+            std::memmove(buf_.get(), buf_.get() + pos_, len_ - pos_);
+            len_ -= pos_;
+            pos_ = 0;
+        }
+        for (;;) {
+            ssize_t n = ::read(fd_, buf_.get() + len_, kSize - len_);
+            if (n > 0) { len_ += static_cast<std::size_t>(n); return {}; }
+            if (n == 0) return failure(Kind::eof, "the server closed the connection");
+            if (errno != EINTR) return io_failure(errno);
+        }
+    }
+    // One CRLF-terminated line (without the CRLF).
+    BulkGetFailure line(std::string_view& out) {
+        for (;;) {
+            std::string_view avail(buf_.get() + pos_, len_ - pos_);
+            if (auto nl = avail.find("\r\n"); nl != std::string_view::npos) {
+                out = avail.substr(0, nl);
+                pos_ += nl + 2;
+                return {};
+            }
+            if (len_ - pos_ >= kSize / 2) return failure(Kind::protocol, "reply header too long");
+            if (auto f = fill(); !f.ok()) return f;
+        }
+    }
+    // Exactly n bytes into dst: first what is buffered, the rest straight from the socket.
+    BulkGetFailure bytes(char* dst, std::size_t n) {
+        std::size_t have = std::min(n, len_ - pos_);
+        std::memcpy(dst, buf_.get() + pos_, have);
+        pos_ += have;
+        for (std::size_t got = have; got < n;) {
+            ssize_t r = ::read(fd_, dst + got, n - got);
+            if (r > 0) { got += static_cast<std::size_t>(r); continue; }
+            if (r == 0) return failure(Kind::eof, "the server closed the connection");
+            if (errno != EINTR) return io_failure(errno);
+        }
+        return {};
+    }
+
+private:
+    static constexpr std::size_t kSize = 64 * 1024;
+    int fd_;
+    std::unique_ptr<char[]> buf_;
+    std::size_t pos_ = 0, len_ = 0;
+};
+
+BulkGetFailure send_all(int fd, const std::string& data) {
+    for (std::size_t off = 0; off < data.size();) {
+        ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+        if (n > 0) { off += static_cast<std::size_t>(n); continue; }
+        if (n < 0 && errno == EINTR) continue;
+        return io_failure(n < 0 ? errno : EIO);
+    }
+    return {};
+}
+
+void append_get(std::string& req, const std::string& key) {
+    req += "*2\r\n$3\r\nGET\r\n$";
+    req += std::to_string(key.size());
+    req += "\r\n";
+    req += key;
+    req += "\r\n";
+}
+
+}  // namespace
+
+BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, std::size_t window) {
+    out.clear();
+    Reader in(fd);
+    std::size_t sent = 0;
+    std::string req;
+    auto send_more = [&](std::size_t done) -> BulkGetFailure {
+        // Top the window up in groups, so a small write goes out every few replies, not every one.
+        if (sent >= keys.size() || sent - done > window / 2) return {};
+        req.clear();
+        for (; sent < keys.size() && sent - done < window; ++sent) append_get(req, keys[sent]);
+        return send_all(fd, req);
+    };
+    if (auto f = send_more(0); !f.ok()) return f;
+    std::optional<BulkGetFailure> reply_error;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!reply_error)
+            if (auto f = send_more(i); !f.ok()) return f;
+        if (i >= sent) break;  // after an error nothing more was sent
+        std::string_view head;
+        if (auto f = in.line(head); !f.ok()) return f;
+        if (head.empty()) return failure(Kind::protocol, "empty reply header");
+        if (head[0] == '$') {
+            long long n = 0;
+            auto [p, ec] = std::from_chars(head.data() + 1, head.data() + head.size(), n);
+            if (ec != std::errc() || p != head.data() + head.size() || n < -1)
+                return failure(Kind::protocol, "bad bulk length: " + std::string(head.substr(0, 40)));
+            if (n == -1) { out.add_absent(); continue; }
+            std::size_t len = static_cast<std::size_t>(n);
+            std::size_t at = out.used();
+            if (auto f = in.bytes(out.tail(len + 2), len + 2); !f.ok()) return f;
+            if (std::memcmp(out.tail(0) + len, "\r\n", 2) != 0) return failure(Kind::protocol, "bulk string not followed by CRLF");
+            out.commit(len);
+            out.add_value(at, len);
+            continue;
+        }
+        if (head[0] == '-') {
+            // WRONGTYPE: a list, a hash, ... (foreign data) reads as absent; other errors fail the
+            // batch once the replies already on their way are read.
+            if (!head.substr(1).starts_with("WRONGTYPE") && !reply_error)
+                reply_error = failure(Kind::reply, std::string(head.substr(1)), i);
+            out.add_absent();
+            continue;
+        }
+        if (head[0] == '+' || head[0] == ':') { out.add_absent(); continue; }
+        return failure(Kind::protocol, "unexpected reply to GET: " + std::string(head.substr(0, 40)));
+    }
+    if (reply_error) return *reply_error;
+    return {};
+}
+
+}  // namespace kiln::remote

@@ -1,0 +1,28 @@
+#pragma once
+// Pipelined GETs read straight from the socket into a ValueBlock: a small RESP reader for the
+// replies a GET can get (bulk string, nil, error), so a browse copies each value once (the
+// kernel's copy) instead of three times through hiredis's buffers and reply objects. Used by
+// RedisClient::get_many when hiredis holds no buffered input or output on the connection.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "remote/redis_client.hpp"
+
+namespace kiln::remote {
+
+struct BulkGetFailure {
+    enum class Kind { none, timeout, eof, io, protocol, reply } kind = Kind::none;
+    std::string text;          // errno text, the unexpected bytes, or the server's error reply
+    std::size_t key_index = 0; // reply: the GET that failed
+    bool ok() const { return kind == Kind::none; }
+    // After timeout / eof / io / protocol the connection is out of step and must not be reused;
+    // after a reply error every pending reply has been read and it is fine.
+    bool connection_lost() const { return kind != Kind::none && kind != Kind::reply; }
+};
+
+// Sends GET for every key (at most `window` in flight) on the blocking socket `fd` (its
+// SO_RCVTIMEO / SO_SNDTIMEO are the command timeout) and fills `out` in key order.
+BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, std::size_t window = 8);
+
+}  // namespace kiln::remote
