@@ -1,5 +1,7 @@
 #include "remote/remote_value.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "remote/base64.hpp"
@@ -102,10 +104,19 @@ Result<nlohmann::ordered_json> decode_json_value(std::string_view value) {
 static std::optional<GraphValue> decode_inductor_layout(std::string_view value) {
     constexpr std::string_view head = "{\"data\": \"";
     if (!value.starts_with(head)) return std::nullopt;
-    auto close = value.find('"', head.size());
-    if (close == std::string_view::npos) return std::nullopt;
-    auto pickle = base64_decode(value.substr(head.size(), close - head.size()));
-    if (!pickle) return std::nullopt;
+    // The closing quote is near the end (only ", "time_taken_ms": n}" follows): look for the first
+    // quote in the last 256 bytes instead of scanning megabytes of base64. If that guess is past
+    // the real close, the data holds a '"', base64 rejects it, and the full scan decides.
+    std::size_t from = std::max(head.size(), value.size() > 256 ? value.size() - 256 : std::size_t{0});
+    auto close = value.find('"', from);
+    auto pickle = close == std::string_view::npos ? Result<std::string>(make_error(Errc::parse, "no closing quote"))
+                                                  : base64_decode(value.substr(head.size(), close - head.size()));
+    if (!pickle) {
+        close = value.find('"', head.size());
+        if (close == std::string_view::npos) return std::nullopt;
+        pickle = base64_decode(value.substr(head.size(), close - head.size()));
+        if (!pickle) return std::nullopt;
+    }
     std::string rest = "{\"data\": \"\"";
     rest.append(value.substr(close + 1));
     auto j = nlohmann::ordered_json::parse(rest, nullptr, false);

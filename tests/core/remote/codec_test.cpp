@@ -73,6 +73,23 @@ TEST(RemoteValue, GraphValueIsPythonsJsonDumps) {
     EXPECT_EQ(g->time_taken_ms, 12);
 }
 
+TEST(RemoteValue, LargeGraphValuesWithShortAndLongTails) {
+    std::string pickle;
+    for (int i = 0; i < 50000; ++i) pickle += static_cast<char>(i * 31 + 5);
+    std::string v = encode_graph_value(pickle, 7);
+    auto g = decode_graph_value(v);
+    ASSERT_TRUE(g) << g.error().str();
+    EXPECT_EQ(g->pickle, pickle);
+    EXPECT_EQ(g->time_taken_ms, 7);
+    // A newer torch may add fields after "data": a tail longer than the quick look-behind, with quotes.
+    std::string tail = ", \"note\": \"" + std::string(400, 'q') + "\", \"time_taken_ms\": 9}";
+    std::string longer = v.substr(0, v.size() - std::string(", \"time_taken_ms\": 7}").size()) + tail;
+    auto h = decode_graph_value(longer);
+    ASSERT_TRUE(h) << h.error().str();
+    EXPECT_EQ(h->pickle, pickle);
+    EXPECT_EQ(h->time_taken_ms, 9);
+}
+
 TEST(RemoteValue, GraphValueErrorsSayWhy) {
     auto not_json = decode_graph_value(std::string("\x80\x04K\x01.", 5));
     ASSERT_FALSE(not_json);
