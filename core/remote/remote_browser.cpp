@@ -4,6 +4,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
+#include <optional>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -53,6 +55,64 @@ RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::stri
     if (keep_value) e.json = std::move(j).value();
     return e;
 }
+
+namespace {
+
+// Helper threads kept for a whole browse: each batch is a job that the caller and every helper run
+// together (thread creation per batch cost more than small batches' decoding).
+class BatchWorkers {
+public:
+    explicit BatchWorkers(unsigned helpers) {
+        for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { loop(); });
+    }
+    ~BatchWorkers() {
+        {
+            std::lock_guard lk(m_);
+            quit_ = true;
+        }
+        wake_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+    // Runs `job` on this thread and on every helper; returns when all of them have returned.
+    void run(const std::function<void()>& job) {
+        {
+            std::lock_guard lk(m_);
+            job_ = &job;
+            ++generation_;
+            busy_ = threads_.size();
+        }
+        wake_.notify_all();
+        job();
+        std::unique_lock lk(m_);
+        done_.wait(lk, [&] { return busy_ == 0; });
+        job_ = nullptr;
+    }
+
+private:
+    void loop() {
+        std::uint64_t seen = 0;
+        std::unique_lock lk(m_);
+        for (;;) {
+            wake_.wait(lk, [&] { return quit_ || generation_ != seen; });
+            if (quit_) return;
+            seen = generation_;
+            const auto* job = job_;
+            lk.unlock();
+            (*job)();
+            lk.lock();
+            if (--busy_ == 0) done_.notify_all();
+        }
+    }
+    std::mutex m_;
+    std::condition_variable wake_, done_;
+    const std::function<void()>* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    std::size_t busy_ = 0;
+    bool quit_ = false;
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace
 
 Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& options, const BatchSink& sink) {
     // Two stages so that the server, the network and the decoding overlap: a fetcher thread runs
@@ -119,6 +179,8 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
     });
 
     const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::optional<BatchWorkers> workers;
+    if (threads > 1) workers.emplace(std::min<unsigned>(threads, static_cast<unsigned>(options.batch)) - 1);
     BrowseTotals totals;
     Status sink_status = ok_status();
     for (;;) {
@@ -139,7 +201,7 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
         // Unwrap (base64, JSON) and decode the batch's values on `threads` threads, each taking
         // the next value: values differ in size by 100x, so no fixed split balances.
         std::atomic<size_t> next{0};
-        auto work = [&] {
+        std::function<void()> work = [&] {
             for (size_t i; (i = next.fetch_add(1)) < batch.size();) {
                 RemoteEntry e = classify_remote_value(std::move(raw.keys[i]), raw.values->value(i),
                                                       options.keep_values || options.decode_graphs);
@@ -152,10 +214,8 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
                 batch[i] = std::move(e);
             }
         };
-        std::vector<std::thread> helpers;
-        for (unsigned t = 1; t < threads && t < batch.size(); ++t) helpers.emplace_back(work);
-        work();
-        for (auto& h : helpers) h.join();
+        if (workers) workers->run(work);
+        else work();
         totals.keys += batch.size();
         {
             std::lock_guard lk(m);

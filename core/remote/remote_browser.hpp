@@ -48,7 +48,7 @@ struct RemoteEntry {
 struct BrowseOptions {
     std::string match = std::string(kInductorKeyPattern);  // SCAN MATCH pattern
     int scan_count = 1000;       // SCAN COUNT hint: keys the server looks at per step
-    std::size_t batch = 256;     // GETs per pipelined batch
+    std::size_t batch = 32;      // values per batch: small enough to stay in cache between fetch and decode
     bool keep_values = true;     // false: sizes and states only (stats), values dropped after checking
     bool decode_graphs = false;  // also decode each graph pickle with Kiln's decoder (RemoteEntry::graph)
     unsigned threads = 0;        // unwrapping and decoding a batch: 0 = one per hardware thread
