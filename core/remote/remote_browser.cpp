@@ -1,5 +1,7 @@
 #include "remote/remote_browser.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -57,6 +59,15 @@ RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::stri
 }
 
 namespace {
+
+// The CPUs this process may run on (taskset, cgroups' cpusets), not the machine's count: more
+// threads than that only take turns.
+unsigned usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // Helper threads kept for a whole browse: each batch is a job that the caller and every helper run
 // together (thread creation per batch cost more than small batches' decoding).
@@ -178,7 +189,7 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
         cv.notify_all();
     });
 
-    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = options.threads ? options.threads : usable_cpus();
     std::optional<BatchWorkers> workers;
     if (threads > 1) workers.emplace(std::min<unsigned>(threads, static_cast<unsigned>(options.batch)) - 1);
     BrowseTotals totals;
