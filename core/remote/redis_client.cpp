@@ -171,96 +171,21 @@ Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std:
     return values;
 }
 
-namespace {
-
-// Reply objects that go straight into a ValueBlock: hiredis hands each string over once (no
-// redisReply allocation, no second copy), which halves the copying of a browse.
-struct BlockSink {
-    ValueBlock* block = nullptr;
-    std::string error;  // the first error reply, other than WRONGTYPE
-};
-
-void push_absent(BlockSink* s) { s->block->add_absent(); }
-
-void* block_string(const redisReadTask* t, char* str, size_t len) {
-    auto* s = static_cast<BlockSink*>(t->privdata);
-    if (t->parent) return s;  // inside an array: not a GET reply, ignored
-    if (t->type == REDIS_REPLY_STRING) {
-        std::size_t at = s->block->used();
-        std::memcpy(s->block->tail(len), str, len);
-        s->block->commit(len);
-        s->block->add_value(at, len);
-        return s;
-    }
-    std::string_view text(str, len);
-    if (t->type == REDIS_REPLY_ERROR && !text.starts_with("WRONGTYPE") && s->error.empty()) s->error = text;
-    push_absent(s);
-    return s;
-}
-void* block_array(const redisReadTask* t, int) {
-    auto* s = static_cast<BlockSink*>(t->privdata);
-    if (!t->parent) push_absent(s);
-    return s;
-}
-void* block_integer(const redisReadTask* t, long long) { return block_array(t, 0); }
-void* block_nil(const redisReadTask* t) { return block_array(t, 0); }
-void block_free(void*) {}
-
-redisReplyObjectFunctions kBlockFunctions{block_string, block_array, block_integer, block_nil, block_free};
-
-}  // namespace
-
 Status RedisClient::get_many(const std::vector<std::string>& keys, ValueBlock& out) {
     out.clear();
     if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
-    if (sdslen(ctx_->obuf) == 0 && ctx_->reader->pos == ctx_->reader->len) {
-        // Nothing buffered in hiredis: the socket is ours for this batch.
-        BulkGetFailure f = bulk_get(ctx_->fd, keys, out);
-        if (f.ok()) return ok_status();
-        if (f.kind == BulkGetFailure::Kind::reply) return reply_error(f.text, endpoint_, "GET " + keys[f.key_index]);
-        ctx_.reset();  // out of step with the server: not usable any more
-        Errc code = f.kind == BulkGetFailure::Kind::timeout ? Errc::timeout : Errc::io;
-        return make_error(code, "reading values: " + f.text, endpoint_.display(),
-                          f.kind == BulkGetFailure::Kind::timeout ? "the server is slow or unreachable; a value may be very large"
-                                                                  : "the server may have restarted; connect again");
-    }
-    // Input or output still buffered in hiredis (never after a complete command): its reader,
-    // with reply objects that write straight into the block.
-    // A sliding window of GETs in flight rather than the whole batch: with hundreds of large values
-    // queued, the server builds megabytes of output buffers before the socket drains them (2 s for
-    // 1 GB in 256-GET batches on the dev box, 0.45 s with 8 in flight).
-    constexpr size_t kWindow = 8;
-    size_t sent = 0;
-    for (; sent < keys.size() && sent < kWindow; ++sent) KILN_CHECK(append({"GET", keys[sent]}));
-    BlockSink sink{&out, {}};
-    redisReader* reader = ctx_->reader;
-    redisReplyObjectFunctions* old_fn = reader->fn;
-    void* old_priv = reader->privdata;
-    reader->fn = &kBlockFunctions;
-    reader->privdata = &sink;
-    auto restore = [&] {
-        reader->fn = old_fn;
-        reader->privdata = old_priv;
-    };
-    for (size_t i = 0; i < keys.size(); ++i) {
-        if (sent < keys.size()) {
-            if (auto st = append({"GET", keys[sent++]}); !st.ok()) { restore(); return st; }
-        }
-        void* raw = nullptr;
-        if (redisGetReply(ctx_.get(), &raw) != REDIS_OK || !raw) {
-            restore();
-            return io_failure("reading a reply");
-        }
-        if (!sink.error.empty()) {
-            // The rest of the window is still on its way: read it so the connection stays usable.
-            for (size_t k = i + 1; k < sent; ++k)
-                if (redisGetReply(ctx_.get(), &raw) != REDIS_OK) break;
-            restore();
-            return reply_error(sink.error, endpoint_, "GET " + keys[i]);
-        }
-    }
-    restore();
-    return ok_status();
+    // The socket is read directly: hiredis must hold nothing half-read or unsent (it never does
+    // between complete commands).
+    if (sdslen(ctx_->obuf) != 0 || ctx_->reader->pos != ctx_->reader->len)
+        return make_error(Errc::io, "the connection has unread replies or unsent commands", endpoint_.display());
+    BulkGetFailure f = bulk_get(ctx_->fd, keys, out);
+    if (f.ok()) return ok_status();
+    if (f.kind == BulkGetFailure::Kind::reply) return reply_error(f.text, endpoint_, "GET " + keys[f.key_index]);
+    ctx_.reset();  // out of step with the server: not usable any more
+    Errc code = f.kind == BulkGetFailure::Kind::timeout ? Errc::timeout : Errc::io;
+    return make_error(code, "reading values: " + f.text, endpoint_.display(),
+                      f.kind == BulkGetFailure::Kind::timeout ? "the server is slow or unreachable; a value may be very large"
+                                                              : "the server may have restarted; connect again");
 }
 
 Status RedisClient::set_many(const std::vector<std::pair<std::string, std::string>>& items) {
