@@ -39,17 +39,7 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
     return {};
 }
 
-QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) {
-    QMap<QString, double> out;
-    QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        auto op = timings::read_kernel_perf(path.toStdString());
-        if (!op.ok() || op->choices.empty() || !op->choices.front().ms) continue;
-        out.insert(QFileInfo(path).completeBaseName(), *op->choices.front().ms);
-    }
-    return out;
-}
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) { return readStoredKernelTimes(cacheRoot).byKey; }
 
 double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<QString, double>& byKey,
                      const QMap<QString, double>& byName) {
@@ -72,25 +62,30 @@ QString RebenchController::loadResults(const QByteArray& json) {
     return {};
 }
 
-QMap<QString, double> storedKernelTimes(const QString& cacheRoot) {
-    // Keyed by kernel name; benchmark-harness modules often share the generic name `triton_`, so a
-    // name seen more than once is qualified with its module's key instead of silently overwritten.
+StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot) {
+    // By name, benchmark-harness modules often share the generic name `triton_`: a name seen more
+    // than once is qualified with its module's key instead of silently overwritten.
     struct Stored { QString name, module; double ms; };
     QList<Stored> found;
     QMap<QString, int> seen;
+    StoredKernelTimes out;
     QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();
         auto op = timings::read_kernel_perf(path.toStdString());
-        if (!op.ok() || op->inputs.empty() || !op->choices.front().ms) continue;
-        found.push_back({QString::fromStdString(op->inputs), QFileInfo(path).completeBaseName(), *op->choices.front().ms});
+        if (!op.ok() || op->choices.empty() || !op->choices.front().ms) continue;
+        const QString module = QFileInfo(path).completeBaseName();
+        out.byKey.insert(module, *op->choices.front().ms);
+        if (op->inputs.empty()) continue;
+        found.push_back({QString::fromStdString(op->inputs), module, *op->choices.front().ms});
         ++seen[found.back().name];
     }
-    QMap<QString, double> out;
     for (const auto& s : found)
-        out.insert(seen[s.name] > 1 ? QStringLiteral("%1 (%2)").arg(s.name, s.module.left(12)) : s.name, s.ms);
+        out.byName.insert(seen[s.name] > 1 ? QStringLiteral("%1 (%2)").arg(s.name, s.module.left(12)) : s.name, s.ms);
     return out;
 }
+
+QMap<QString, double> storedKernelTimes(const QString& cacheRoot) { return readStoredKernelTimes(cacheRoot).byName; }
 
 RebenchController::RebenchController(QObject* parent) : QObject(parent) {
     connect(&process_, &QProcess::finished, this, &RebenchController::onFinished);

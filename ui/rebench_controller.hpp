@@ -21,10 +21,14 @@ struct RebenchDevice {
 // Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
 // error message, empty on success.
 QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into);
-// Kernel name -> ms from the .kernel_perf files of the cache root (their sibling module's name).
-QMap<QString, double> storedKernelTimes(const QString& cacheRoot);
-// Module key (the file name without .kernel_perf) -> ms, for matching -k's kernel keys.
-QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot);
+// The times of the .kernel_perf files of a cache root, read in one walk: by kernel name (their
+// sibling module's name) and by module key (the file name without .kernel_perf, for -k's keys).
+struct StoredKernelTimes {
+    QMap<QString, double> byName, byKey;
+};
+StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot);
+QMap<QString, double> storedKernelTimes(const QString& cacheRoot);       // readStoredKernelTimes().byName
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot);  // readStoredKernelTimes().byKey
 // The stored time of a re-benchmarked kernel: by its module key (a prefix of the stored key), else
 // by name; < 0 when the cache holds none.
 double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<QString, double>& byKey,

@@ -17,8 +17,7 @@ namespace kiln::ui {
 RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot, QWidget* parent)
     : QDialog(parent),
       module_(modulePath),
-      stored_(storedKernelTimes(cacheRoot)),
-      storedByKey_(storedKernelTimesByKey(cacheRoot)),
+      stored_(readStoredKernelTimes(cacheRoot)),
       controller_(new RebenchController(this)),
       devices_(new QLineEdit(this)),
       run_(new QPushButton(tr("Run…"), this)),
@@ -118,8 +117,8 @@ void RebenchDialog::showResults() {
     auto stored = [&](int i) {
         if (i == 0) return -1.0;
         for (const auto& d : controller_->results())
-            if (double v = storedTimeFor(d, rows[i], storedByKey_, stored_); v >= 0) return v;
-        return stored_.value(rows[i], -1.0);
+            if (double v = storedTimeFor(d, rows[i], stored_.byKey, stored_.byName); v >= 0) return v;
+        return stored_.byName.value(rows[i], -1.0);
     };
     addSeries(tr("stored in cache"), 0, stored);
     int s = 1;

@@ -28,8 +28,7 @@ public:
 
 private:
     QString module_;
-    QMap<QString, double> stored_;
-    QMap<QString, double> storedByKey_;
+    StoredKernelTimes stored_;
     QStringList rows_;
     RebenchController* controller_;
     QLineEdit* devices_;

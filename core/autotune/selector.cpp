@@ -128,13 +128,19 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
     if (!todo.empty()) {
         // The runner: the device workers, or this process. It starts and warms up (CUDA context,
         // inputs on the device) while the choices precompile.
-        BenchmarkRequest warm;
-        warm.kind = spec.lang == Lang::cuda ? RequestKind::cuda : RequestKind::cpp;
+        // What every request of this op shares; choices add their library, the warm-up its flag.
+        BenchmarkRequest base;
+        base.kind = spec.lang == Lang::cuda ? RequestKind::cuda : RequestKind::cpp;
+        base.kernel_name = spec.kernel_name;
+        base.inputs = spec.inputs;
+        base.output = spec.output;
+        base.extra_args = spec.extra_args;
+        base.seed = spec.seed;
+        base.tolerance = spec.tolerance;
+        base.timing = spec.timing;
+        if (o.in_process && devices[0].cuda) base.device_ordinal = *devices[0].cuda;
+        BenchmarkRequest warm = base;
         warm.warmup_only = true;
-        warm.inputs = spec.inputs;
-        warm.output = spec.output;
-        warm.seed = spec.seed;
-        if (o.in_process && devices[0].cuda) warm.device_ordinal = *devices[0].cuda;
         std::unique_ptr<TuningProcessPool> pool;
         Executor local;
         auto t_prepare = Clock::now();
@@ -187,18 +193,9 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
         progress("precompiled " + std::to_string(todo.size()) + " choices in " + fmt_ms(rep.precompile_seconds) + " s");
 
         auto make_request = [&](size_t i) {
-            BenchmarkRequest r;
-            r.kind = spec.lang == Lang::cuda ? RequestKind::cuda : RequestKind::cpp;
+            BenchmarkRequest r = base;
             r.choice = rep.choices[i].key;
             r.library_path = libraries[i].string();
-            r.kernel_name = spec.kernel_name;
-            r.inputs = spec.inputs;
-            r.output = spec.output;
-            r.extra_args = spec.extra_args;
-            r.seed = spec.seed;
-            r.tolerance = spec.tolerance;
-            r.timing = spec.timing;
-            if (o.in_process && devices[0].cuda) r.device_ordinal = *devices[0].cuda;
             return r;
         };
 
