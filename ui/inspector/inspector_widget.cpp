@@ -28,6 +28,7 @@ QTableView* makeTable(QWidget* parent, QAbstractItemModel* model) {
     v->verticalHeader()->hide();
     v->verticalHeader()->setDefaultSectionSize(v->fontMetrics().height() + 4);  // fixed rows: no per-row measuring
     v->horizontalHeader()->setStretchLastSection(true);
+    v->horizontalHeader()->setResizeContentsPrecision(200);  // sizing a column reads 200 rows, not all of a long key
     v->setSelectionBehavior(QAbstractItemView::SelectRows);
     v->setWordWrap(false);
     return v;
