@@ -2,8 +2,10 @@
 // and the memo, but every "call" becomes an inert node: nothing is imported or executed.
 #include "pickle/decoder.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <span>
 #include <unordered_map>
 
 #include "pickle/bigint.hpp"
@@ -55,13 +57,13 @@ private:
     // ---- nodes --------------------------------------------------------------------------
     Value* node(Kind k) {
         if (doc_->nodes_.size() >= limits_.max_nodes) return nullptr;
-        Value& v = doc_->nodes_.emplace_back();
+        Value& v = doc_->nodes_.emplace();
         v.kind_ = k;
         v.offset_ = op_pos_;
         return &v;
     }
     Value::More& more(Value* v) {
-        if (!v->more_) v->more_ = &doc_->more_.emplace_back();
+        if (!v->more_) v->more_ = &doc_->more_.emplace();
         return *v->more_;
     }
     std::string_view own(std::string s) { return doc_->owned_.emplace_back(std::move(s)); }
@@ -81,13 +83,25 @@ private:
         stack_.pop_back();
         return v;
     }
+    // Removes the last MARK; `k` is where the values pushed since it start on the stack.
+    bool take_mark(std::size_t& k) {
+        if (marks_.empty()) return false;
+        k = marks_.back();
+        marks_.pop_back();
+        return true;
+    }
+    // The values from stack position `k` up (valid until the stack changes).
+    std::span<const Ref> from(std::size_t k) const { return {stack_.data() + k, stack_.size() - k}; }
+    std::vector<Ref> pop_from(std::size_t k) {
+        std::vector<Ref> out(stack_.begin() + static_cast<std::ptrdiff_t>(k), stack_.end());
+        stack_.resize(k);
+        return out;
+    }
     // The values pushed since the last MARK; removes them and the MARK.
     bool pop_mark(std::vector<Ref>& out) {
-        if (marks_.empty()) return false;
-        std::size_t k = marks_.back();
-        marks_.pop_back();
-        out.assign(stack_.begin() + static_cast<std::ptrdiff_t>(k), stack_.end());
-        stack_.resize(k);
+        std::size_t k = 0;
+        if (!take_mark(k)) return false;
+        out = pop_from(k);
         return true;
     }
     // A mutable view of a node already on the stack (nodes are only mutated while decoding).
@@ -190,17 +204,20 @@ private:
         return push(v);
     }
     // APPEND(S) / ADDITEMS target: a list (set for ADDITEMS) or an object that takes them.
-    const char* add_items(Ref target, Kind want, std::vector<Ref> values) {
+    // The values come straight off the stack: no temporary vector per APPEND or SETITEM.
+    const char* add_items(Ref target, Kind want, std::span<const Ref> values) {
         if (!(target->kind() == want || target->kind() == Kind::call))
             return want == Kind::set ? "ADDITEMS to something that is not a set" : "APPEND to something that is not a list";
         auto& items = more(mut(target)).items;
-        if (items.empty()) items = std::move(values);
-        else items.insert(items.end(), values.begin(), values.end());
+        items.insert(items.end(), values.begin(), values.end());
         return nullptr;
     }
-    const char* set_items(Ref target, const std::vector<Ref>& kv) {
+    const char* set_items(Ref target, std::span<const Ref> kv) {
         if (!(target->kind() == Kind::dict || target->kind() == Kind::call)) return "SETITEM on something that is not a dict";
         auto& entries = more(mut(target)).entries;
+        // Grow geometrically (a plain reserve per SETITEM would copy the entries every time).
+        if (std::size_t need = entries.size() + kv.size() / 2; need > entries.capacity())
+            entries.reserve(std::max(need, 2 * entries.capacity()));
         for (std::size_t i = 0; i + 1 < kv.size(); i += 2) entries.emplace_back(kv[i], kv[i + 1]);
         return nullptr;
     }
@@ -219,7 +236,6 @@ private:
     std::unordered_map<std::uint64_t, Ref> memo_sparse_;
     std::size_t memo_count_ = 0;
     std::uint64_t next_buffer_ = 0;
-    std::vector<Ref> scratch_;
 };
 
 const char* Decoder::step(const RawArg& a) {
@@ -241,9 +257,12 @@ const char* Decoder::step(const RawArg& a) {
             else if (stack_.empty()) return "POP from an empty stack";
             else stack_.pop_back();
             return nullptr;
-        case op::POP_MARK:
-            if (!pop_mark(scratch_)) return "POP_MARK without a MARK";
+        case op::POP_MARK: {
+            std::size_t k = 0;
+            if (!take_mark(k)) return "POP_MARK without a MARK";
+            stack_.resize(k);
             return nullptr;
+        }
         case op::DUP:
             if (!check_stack(1)) return "DUP with an empty stack";
             return push(stack_.back());
@@ -327,38 +346,45 @@ const char* Decoder::step(const RawArg& a) {
             return push_seq(Kind::tuple, std::move(items));
         }
         case op::DICT: {
-            std::vector<Ref> kv;
-            if (!pop_mark(kv)) return "no MARK for DICT";
-            if (kv.size() % 2) return "odd number of items for DICT";
+            std::size_t k = 0;
+            if (!take_mark(k)) return "no MARK for DICT";
+            if ((stack_.size() - k) % 2) return "odd number of items for DICT";
             Value* v = node(Kind::dict);
-            if (!v) return push(v);
-            if (const char* why = set_items(v, kv)) return why;
+            if (v) set_items(v, from(k));
+            stack_.resize(k);
             return push(v);
         }
         case op::APPEND: {
             if (!check_stack(2)) return "APPEND needs a list and a value";
-            Ref value = pop();
-            return add_items(stack_.back(), Kind::list, {value});
+            const std::size_t k = stack_.size() - 1;
+            const char* why = add_items(stack_[k - 1], Kind::list, from(k));
+            stack_.resize(k);
+            return why;
         }
         case op::APPENDS:
         case op::ADDITEMS: {
-            std::vector<Ref> values;
-            if (!pop_mark(values)) return "no MARK for APPENDS/ADDITEMS";
-            if (!check_stack(1)) return "APPENDS/ADDITEMS without a target";
-            return add_items(stack_.back(), code_ == op::APPENDS ? Kind::list : Kind::set, std::move(values));
+            std::size_t k = 0;
+            if (!take_mark(k)) return "no MARK for APPENDS/ADDITEMS";
+            if (k == 0 || k <= fence()) return "APPENDS/ADDITEMS without a target";
+            const char* why = add_items(stack_[k - 1], code_ == op::APPENDS ? Kind::list : Kind::set, from(k));
+            stack_.resize(k);
+            return why;
         }
         case op::SETITEM: {
             if (!check_stack(3)) return "SETITEM needs a dict, a key and a value";
-            Ref value = pop();
-            Ref key = pop();
-            return set_items(stack_.back(), {key, value});
+            const std::size_t k = stack_.size() - 2;
+            const char* why = set_items(stack_[k - 1], from(k));
+            stack_.resize(k);
+            return why;
         }
         case op::SETITEMS: {
-            std::vector<Ref> kv;
-            if (!pop_mark(kv)) return "no MARK for SETITEMS";
-            if (kv.size() % 2) return "odd number of items for SETITEMS";
-            if (!check_stack(1)) return "SETITEMS without a target";
-            return set_items(stack_.back(), kv);
+            std::size_t k = 0;
+            if (!take_mark(k)) return "no MARK for SETITEMS";
+            if ((stack_.size() - k) % 2) return "odd number of items for SETITEMS";
+            if (k == 0 || k <= fence()) return "SETITEMS without a target";
+            const char* why = set_items(stack_[k - 1], from(k));
+            stack_.resize(k);
+            return why;
         }
 
         case op::PUT: {

@@ -8,9 +8,11 @@
 //
 // Strings and bytes are views into the document's bytes whenever the pickle stores them
 // verbatim (BINUNICODE*, BINBYTES*, ...); the Document keeps those bytes alive.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -120,6 +122,45 @@ private:
     More* more_ = nullptr;  // owned by the Document
 };
 
+// Stable-address storage that grows in geometric chunks, constructing elements only as they
+// are added: a document of n nodes costs O(log n) allocations (std::deque made one per 10
+// nodes) and never touches memory it does not use.
+template <class T>
+class Arena {
+public:
+    Arena() = default;
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    ~Arena() {
+        for (std::size_t c = 0; c < chunks_.size(); ++c) {
+            std::size_t n = c + 1 == chunks_.size() ? used_ : chunks_[c].cap;
+            for (std::size_t k = 0; k < n; ++k) chunks_[c].data[k].~T();
+            ::operator delete(chunks_[c].data);
+        }
+    }
+    T& emplace() {
+        if (used_ == cap_) grow();
+        ++size_;
+        return *::new (static_cast<void*>(chunks_.back().data + used_++)) T();
+    }
+    std::size_t size() const { return size_; }
+
+private:
+    static constexpr std::size_t kFirst = 64, kMax = 8192;
+    struct Chunk {
+        T* data;
+        std::size_t cap;
+    };
+    void grow() {
+        cap_ = cap_ ? std::min(cap_ * 2, kMax) : kFirst;
+        chunks_.reserve(chunks_.size() + 1);  // so push_back below cannot throw after the allocation
+        chunks_.push_back(Chunk{static_cast<T*>(::operator new(cap_ * sizeof(T))), cap_});
+        used_ = 0;
+    }
+    std::vector<Chunk> chunks_;
+    std::size_t used_ = 0, cap_ = 0, size_ = 0;
+};
+
 // Owns the bytes the views point into and every node. Immutable once decoded.
 class Document {
 public:
@@ -132,8 +173,8 @@ public:
 private:
     friend class Decoder;
     std::shared_ptr<const Buffer> buffer_;
-    std::deque<Value> nodes_;           // stable addresses
-    std::deque<Value::More> more_;      // container / call payloads
+    Arena<Value> nodes_;                // stable addresses
+    Arena<Value::More> more_;           // container / call payloads
     std::deque<std::string> owned_;     // decoded text that is not a verbatim view (protocol 0, big ints)
     Ref root_ = nullptr;
     int protocol_ = 0;
