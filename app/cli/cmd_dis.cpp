@@ -15,7 +15,7 @@ struct DisArgs {
 };
 
 int run_dis(const DisArgs& a) {
-    auto buffer = pickle::map_file(a.file);
+    auto buffer = pickle::load_file(a.file);
     if (!buffer.ok()) return report_error(buffer.error(), 1);
     pickle::DisassembleOptions options;
     options.max_arg_chars = a.max_arg == 0 ? SIZE_MAX : a.max_arg;

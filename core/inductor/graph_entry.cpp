@@ -254,7 +254,7 @@ Result<GraphEntry> decode_graph_entry(std::string_view bytes, std::string origin
 }
 
 Result<GraphEntry> load_graph_entry(const std::filesystem::path& path, const pickle::Limits& limits) {
-    KILN_TRY(auto buffer, pickle::map_file(path));
+    KILN_TRY(auto buffer, pickle::load_file(path));
     return decode_graph_entry(std::move(buffer), limits);
 }
 

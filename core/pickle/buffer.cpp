@@ -1,17 +1,15 @@
 #include "pickle/buffer.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <new>
+#include <string>
 
 namespace kiln::pickle {
 namespace {
-
-// Files up to this size are read into memory; larger ones are mapped.
-constexpr std::size_t kReadLimit = std::size_t{64} << 20;
 
 class OwnedBuffer final : public Buffer {
 public:
@@ -34,28 +32,13 @@ private:
     std::size_t size_;
 };
 
-class MappedBuffer final : public Buffer {
-public:
-    MappedBuffer(void* addr, std::size_t size, std::string origin) : Buffer(std::move(origin)), addr_(addr), size_(size) {}
-    ~MappedBuffer() override {
-        if (addr_) munmap(addr_, size_);
-    }
-    MappedBuffer(const MappedBuffer&) = delete;
-    MappedBuffer& operator=(const MappedBuffer&) = delete;
-    std::string_view bytes() const override { return {static_cast<const char*>(addr_), size_}; }
-
-private:
-    void* addr_;
-    std::size_t size_;
-};
-
 }  // namespace
 
 std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin) {
     return std::make_shared<OwnedBuffer>(std::move(bytes), std::move(origin));
 }
 
-Result<std::shared_ptr<const Buffer>> map_file(const std::filesystem::path& path) {
+Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error("cannot open", path.string(), errno);
     struct stat st {};
@@ -73,31 +56,34 @@ Result<std::shared_ptr<const Buffer>> map_file(const std::filesystem::path& path
         ::close(fd);
         return own_bytes({}, path.string());
     }
-    if (size <= kReadLimit) {
-        // Graph entries are small (<= ~10 MB): one read(2) beats a page fault per 4 KiB page
-        // of a mapping, and large str/bytes values are still views into this one block.
-        std::unique_ptr<char[]> data(new char[size]);
-        std::size_t got = 0;
-        while (got < size) {
-            ssize_t n = ::read(fd, data.get() + got, size - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                int err = n < 0 ? errno : EIO;
-                ::close(fd);
-                return io_error("cannot read", path.string(), err);
-            }
-            got += static_cast<std::size_t>(n);
-        }
+    // One read(2) into one block, never a mapping: a mapped file that its writer truncates kills
+    // the reader with SIGBUS, and one rewritten in place would change bytes after the decoder
+    // checked them. The block is a snapshot; large str/bytes values are views into it.
+    std::unique_ptr<char[]> data(new (std::nothrow) char[size]);
+    if (!data) {
         ::close(fd);
-        return std::shared_ptr<const Buffer>(std::make_shared<ReadBuffer>(std::move(data), size, path.string()));
+        return make_error(Errc::limit, "not enough memory to read " + std::to_string(size) + " bytes", path.string(),
+                          "free memory or open a smaller file");
     }
-    void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int err = errno;
-    ::close(fd);  // the mapping stays valid without the descriptor
-    if (addr == MAP_FAILED) return io_error("cannot map", path.string(), err);
-    // Decoding reads the file front to back once.
-    // no madvise: most pages (bytes payloads) are never touched
-    return std::shared_ptr<const Buffer>(std::make_shared<MappedBuffer>(addr, size, path.string()));
+    std::size_t got = 0;
+    while (got < size) {
+        ssize_t n = ::read(fd, data.get() + got, size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int err = errno;
+            ::close(fd);
+            return io_error("cannot read", path.string(), err);
+        }
+        if (n == 0) {
+            ::close(fd);
+            return make_error(Errc::io, "the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
+                                            " bytes while it was read (another process is writing it)",
+                              path.string(), "open it again once the writer is done");
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return std::shared_ptr<const Buffer>(std::make_shared<ReadBuffer>(std::move(data), size, path.string()));
 }
 
 }  // namespace kiln::pickle

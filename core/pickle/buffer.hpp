@@ -1,6 +1,6 @@
 #pragma once
-// The bytes of one pickle: a read-only memory map of a file, or an owned string (remote cache
-// values, tests). Shared by the Document and everything that holds views into it.
+// The bytes of one pickle: a file read into one block, or an owned string (remote cache values,
+// tests). Shared by the Document and everything that holds views into it.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -24,8 +24,8 @@ private:
     std::string origin_;
 };
 
-// The bytes of `path`: read into memory up to 64 MiB, mapped read-only beyond.
-Result<std::shared_ptr<const Buffer>> map_file(const std::filesystem::path& path);
+// The bytes of `path`, read once into memory (a snapshot: later writes to the file do not reach it).
+Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path);
 // Takes ownership of `bytes`.
 std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin = "<memory>");
 

@@ -500,7 +500,7 @@ Result<std::shared_ptr<const Document>> decode_bytes(std::string_view bytes, std
 }
 
 Result<std::shared_ptr<const Document>> decode_file(const std::filesystem::path& path, const Limits& limits) {
-    KILN_TRY(auto buffer, map_file(path));
+    KILN_TRY(auto buffer, load_file(path));
     return decode(std::move(buffer), limits);
 }
 

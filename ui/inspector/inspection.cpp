@@ -48,7 +48,7 @@ QString sourceFileOfGroup(const InspectRequest& req) {
 }
 
 void loadEntry(const InspectRequest& req, Inspection& out, JobControl& ctl) {
-    auto bytes = pickle::map_file(req.path.toStdString());
+    auto bytes = pickle::load_file(req.path.toStdString());
     if (!bytes) {
         out.error = QString::fromStdString(bytes.error().str());
         return;
