@@ -3,7 +3,7 @@
 // `AOTAutogradResult` (aotautograd/...), also the `data` of a remote-cache value. Decoding is
 // the safe pickle decoder's (core/pickle): nothing in the file is imported or run.
 //
-// A GraphEntry shares ownership of the decoded Document, which keeps the mapped bytes alive,
+// A GraphEntry shares ownership of the decoded Document, which keeps the file's bytes alive,
 // so the string_views and value Refs it hands out stay valid as long as the entry (or a copy).
 #include <cstdint>
 #include <filesystem>

@@ -20,7 +20,7 @@
 
 namespace kiln::pickle {
 
-class Buffer;  // buffer.hpp: the file's bytes (mapped or owned)
+class Buffer;  // buffer.hpp: the bytes (a file read once, or owned)
 
 enum class Kind : std::uint8_t {
     none,

@@ -112,7 +112,7 @@ TEST(GraphEntryViews, EntryKeepsItsBytesAliveAfterCopies) {
     auto src = kept.source_code();
     ASSERT_TRUE(src.has_value());
     EXPECT_EQ(std::string(*src), expected);
-    // Zero-copy: the source is a view into the mapped file, not a copy.
+    // Zero-copy: the source is a view into the file's bytes, not a copy.
     std::string_view all = kept.document().bytes();
     EXPECT_GE(src->data(), all.data());
     EXPECT_LE(src->data() + src->size(), all.data() + all.size());
