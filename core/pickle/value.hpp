@@ -146,7 +146,7 @@ public:
     std::size_t size() const { return size_; }
 
 private:
-    static constexpr std::size_t kFirst = 64, kMax = 8192;
+    static constexpr std::size_t kFirst = 16, kMax = 8192;  // small first chunk: a tiny pickle stays tiny
     struct Chunk {
         T* data;
         std::size_t cap;
