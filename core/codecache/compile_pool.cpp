@@ -1,8 +1,6 @@
 #include "codecache/compile_pool.hpp"
 
-#include <sched.h>
-
-#include <algorithm>
+#include "util/cpus.hpp"
 
 namespace kiln::codecache {
 namespace {
@@ -16,17 +14,8 @@ std::shared_future<T> ready(T value) {
 
 }  // namespace
 
-namespace {
-// Cores this process may run on (taskset, cgroups' cpusets), not all the machine's.
-unsigned usable_cores() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-    return std::max(1u, std::thread::hardware_concurrency());
-}
-}  // namespace
-
 CompilePool::CompilePool(CodeCache& cache, unsigned workers) : cache_(cache) {
-    if (workers == 0) workers = usable_cores();
+    if (workers == 0) workers = usable_cpus();
     threads_.reserve(workers);
     for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { run_worker(); });
 }

@@ -1,7 +1,5 @@
 #include "remote/remote_browser.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -14,6 +12,7 @@
 
 #include "remote/remote_graph.hpp"
 #include "remote/remote_value.hpp"
+#include "util/cpus.hpp"
 
 namespace kiln::remote {
 
@@ -59,15 +58,6 @@ RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::stri
 }
 
 namespace {
-
-// The CPUs this process may run on (taskset, cgroups' cpusets), not the machine's count: more
-// threads than that only take turns.
-unsigned usable_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // Helper threads kept for a whole browse: each batch is a job that the caller and every helper run
 // together (thread creation per batch cost more than small batches' decoding).

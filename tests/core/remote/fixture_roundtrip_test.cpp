@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 
 #include "inductor/graph_entry.hpp"
 #include "redis_server.hpp"
@@ -33,6 +34,26 @@ Browsed browse_all(RedisClient& c, BrowseOptions options = {}) {
     EXPECT_TRUE(totals) << totals.error().str();
     if (totals) b.totals = *totals;
     return b;
+}
+
+// A client on `server` after every entry of the local cache at `root` is published; empty, with the
+// failure recorded, when a step fails.
+std::optional<RedisClient> published(const kiln::test::RedisServer& server, const fs::path& root) {
+    auto client = RedisClient::connect(*parse_redis_url(server.url()));
+    if (!client) {
+        ADD_FAILURE() << client.error().str();
+        return std::nullopt;
+    }
+    auto items = remote_items_from_local(root);
+    if (!items) {
+        ADD_FAILURE() << items.error().str();
+        return std::nullopt;
+    }
+    if (auto st = publish_items(*client, *items); !st) {
+        ADD_FAILURE() << st.error().str();
+        return std::nullopt;
+    }
+    return std::move(*client);
 }
 
 }  // namespace
@@ -104,11 +125,8 @@ TEST(FixtureRoundTrip, H100EntriesReadBackIdentically) {
 
 TEST(FixtureRoundTrip, CorruptAndForeignValuesAreListedNotFatal) {
     kiln::test::RedisServer server;
-    auto client = RedisClient::connect(*parse_redis_url(server.url()));
-    ASSERT_TRUE(client) << client.error().str();
-    auto items = remote_items_from_local(kiln::test::two_entries_root());
-    ASSERT_TRUE(items) << items.error().str();
-    ASSERT_TRUE(publish_items(*client, *items));
+    auto client = published(server, kiln::test::two_entries_root());
+    ASSERT_TRUE(client);
     ASSERT_TRUE(client->set_many({
         {"pt2:fx-graph-v1::fnotjson:c1", std::string("\x80\x04\x95garbage", 11)},
         {"pt2:fx-graph-v1::fbadb64:c1", R"({"data": "!!!!", "time_taken_ms": 1})"},
@@ -198,10 +216,8 @@ TEST(FixtureRoundTrip, DecodingOnSeveralThreadsGivesTheLocalEntriesInScanOrder) 
 
 TEST(FixtureRoundTrip, ASinkErrorStopsTheBrowseAndTheFetcher) {
     kiln::test::RedisServer server;
-    auto client = RedisClient::connect(*parse_redis_url(server.url()));
+    auto client = published(server, kiln::test::h100_root());
     ASSERT_TRUE(client);
-    auto items = remote_items_from_local(kiln::test::h100_root());
-    ASSERT_TRUE(items && publish_items(*client, *items));
     BrowseOptions o;
     o.batch = 3;
     int calls = 0;

@@ -17,6 +17,12 @@ RedisEndpoint endpoint_of(const RedisServer& s, int db = 0) {
     EXPECT_TRUE(ep) << ep.error().str();
     return *ep;
 }
+// A client whose commands give up after 200 ms.
+kiln::Result<RedisClient> connect_impatient(const RedisServer& s) {
+    RedisTimeouts t;
+    t.command = std::chrono::milliseconds(200);
+    return RedisClient::connect(endpoint_of(s), t);
+}
 }  // namespace
 
 TEST(RedisClient, SetGetAndPipelinedBatches) {
@@ -130,9 +136,7 @@ TEST(RedisClient, UnreachableServerIsAClearError) {
 
 TEST(RedisClient, CommandTimeout) {
     RedisServer server;
-    RedisTimeouts t;
-    t.command = std::chrono::milliseconds(200);
-    auto c = RedisClient::connect(endpoint_of(server), t);
+    auto c = connect_impatient(server);
     ASSERT_TRUE(c) << c.error().str();
     auto start = std::chrono::steady_clock::now();
     auto blocked = c->command({"BLPOP", "never-pushed", "5"});  // the server holds the reply for 5 s
@@ -179,9 +183,7 @@ TEST(RedisClient, BlockReadsOfLargeAbsentAndForeignValues) {
 
 TEST(RedisClient, ABlockReadThatTimesOutSaysSoAndDropsTheConnection) {
     RedisServer server;
-    RedisTimeouts t;
-    t.command = std::chrono::milliseconds(200);
-    auto c = RedisClient::connect(endpoint_of(server), t);
+    auto c = connect_impatient(server);
     ASSERT_TRUE(c) << c.error().str();
     ASSERT_TRUE(c->set("k", "v"));
     auto other = RedisClient::connect(endpoint_of(server));
