@@ -1,17 +1,22 @@
-# The shared fixtures are real Inductor caches; tests read them from the build tree,
-# extracted once per configure (never edited, never committed).
+# The test fixtures are real Inductor caches, committed unchanged in tests/data/ (copies of the
+# shared fixtures) so a plain clone tests on its own. Tests read them from the build tree,
+# extracted once per configure (never edited). Only test builds include this file: running and
+# packaging Kiln never need test data.
+set(KILN_TEST_DATA_DIR "${CMAKE_SOURCE_DIR}/tests/data")
 set(KILN_FIXTURE_DIR "${CMAKE_BINARY_DIR}/fixtures")
-set(_kiln_fixtures
+set(KILN_FIXTURE_ARCHIVES
   "h100:inductor-h100-torch2.11.tar.xz"
-  "two:inductor-two-entries-torch2.11.tar.xz")
-foreach(pair IN LISTS _kiln_fixtures)
+  "two:inductor-two-entries-torch2.11.tar.xz"
+  "h100h200:inductor-h100-then-h200-torch2.11.tar.xz"
+  "pgo:inductor-pgo-torch2.11.tar.xz")
+foreach(pair IN LISTS KILN_FIXTURE_ARCHIVES)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 name)
   list(GET pair 1 archive)
-  set(src "${KILN_SHARED_DIR}/fixtures/${archive}")
+  set(src "${KILN_TEST_DATA_DIR}/${archive}")
   if(NOT EXISTS "${src}")
-    message(FATAL_ERROR "Kiln: fixture ${src} is missing. Tests need the shared fixtures; "
-      "set -DKILN_SHARED_DIR=<path to shared/> or configure with -DKILN_BUILD_TESTS=OFF.")
+    message(FATAL_ERROR "Kiln: test data ${src} is missing from the checkout (git checkout -- tests/data), "
+      "or configure with -DKILN_BUILD_TESTS=OFF to build without tests.")
   endif()
   set(dst "${KILN_FIXTURE_DIR}/${name}")
   set(stamp "${dst}/.extracted")
@@ -20,7 +25,5 @@ foreach(pair IN LISTS _kiln_fixtures)
     file(ARCHIVE_EXTRACT INPUT "${src}" DESTINATION "${dst}")
     file(TOUCH "${stamp}")
   endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src}")
 endforeach()
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-  "${KILN_SHARED_DIR}/fixtures/inductor-h100-torch2.11.tar.xz"
-  "${KILN_SHARED_DIR}/fixtures/inductor-two-entries-torch2.11.tar.xz")

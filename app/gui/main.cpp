@@ -3,7 +3,7 @@
 #include <QCommandLineParser>
 
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 
 #include "app/screenshot_tour.hpp"
 #include "main_window.hpp"
@@ -13,39 +13,68 @@
 #include "remote_install.hpp"
 #endif
 
-int main(int argc, char** argv) {
-    // --version needs no display: answer before Qt opens a platform plugin.
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
-            std::printf("%s\n", kiln::cli::version_report("kiln", qVersion()).c_str());
-            return 0;
-        }
-    }
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Kiln"));
-    QApplication::setOrganizationName(QStringLiteral("Kiln"));
+namespace {
 
-    QCommandLineParser cli;
+struct Options {
+    QCommandLineOption select{QStringLiteral("select"), QStringLiteral("Select this artifact once scanned."),
+                              QStringLiteral("PATH")};
+    QCommandLineOption shots{QStringLiteral("screenshots"),
+                             QStringLiteral("Save the window with each tab into DIR as PNG files, then exit."),
+                             QStringLiteral("DIR")};
+    QCommandLineOption diffWith{QStringLiteral("diff-with"),
+                                QStringLiteral("With --screenshots: diff the selected entry with PATH."),
+                                QStringLiteral("PATH")};
+    QCommandLineOption sizes{QStringLiteral("sizes"),
+                             QStringLiteral("With --screenshots: values typed into the Guards tab (t0,t1,...)."),
+                             QStringLiteral("N,...")};
+    QCommandLineOption prefix{QStringLiteral("prefix"), QStringLiteral("With --screenshots: file name prefix."),
+                              QStringLiteral("TEXT")};
+    QCommandLineOption version{{QStringLiteral("v"), QStringLiteral("version")},
+                               QStringLiteral("Print Kiln's version and those of Qt, OpenSSL and CUDA, then exit.")};
+};
+
+void describe(QCommandLineParser& cli, const Options& o) {
     cli.setApplicationDescription(QStringLiteral("Inspector and tuner for torch.compile caches"));
     cli.addHelpOption();
     cli.addPositionalArgument(QStringLiteral("ROOT"),
                               QStringLiteral("Cache folder (default: $TORCHINDUCTOR_CACHE_DIR, else "
                                              "/tmp/torchinductor_<user>, else the bundled sample cache)"));
-    const QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select this artifact once scanned."),
-                                    QStringLiteral("PATH"));
-    const QCommandLineOption shots(QStringLiteral("screenshots"),
-                                   QStringLiteral("Save the window with each tab into DIR as PNG files, then exit."),
-                                   QStringLiteral("DIR"));
-    const QCommandLineOption diffWith(QStringLiteral("diff-with"),
-                                      QStringLiteral("With --screenshots: diff the selected entry with PATH."),
-                                      QStringLiteral("PATH"));
-    const QCommandLineOption sizes(QStringLiteral("sizes"),
-                                   QStringLiteral("With --screenshots: values typed into the Guards tab (t0,t1,...)."),
-                                   QStringLiteral("N,..."));
-    const QCommandLineOption prefix(QStringLiteral("prefix"), QStringLiteral("With --screenshots: file name prefix."),
-                                    QStringLiteral("TEXT"));
-    cli.addOptions({select, shots, diffWith, sizes, prefix});
+    cli.addOptions({o.select, o.shots, o.diffWith, o.sizes, o.prefix, o.version});
+}
+
+// --help and --version need no display: answer them before QApplication opens a platform plugin
+// (without X, QApplication aborts). Anything else is left to the full parse.
+void answerWithoutDisplay(int argc, char** argv) {
+    QCoreApplication core(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("kiln"));
+    QCommandLineParser cli;
+    const Options o;
+    describe(cli, o);
+    if (!cli.parse(QCoreApplication::arguments())) return;
+    if (cli.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(cli.helpText()), stdout);
+        std::exit(0);
+    }
+    if (cli.isSet(o.version)) {
+        std::printf("%s\n", kiln::cli::version_report("kiln", qVersion()).c_str());
+        std::exit(0);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    answerWithoutDisplay(argc, argv);
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Kiln"));
+    QApplication::setOrganizationName(QStringLiteral("Kiln"));
+
+    QCommandLineParser cli;
+    const Options o;
+    describe(cli, o);
     cli.process(app);
+    const auto& [select, shots, diffWith, sizes, prefix, version] = o;
+    (void)version;
 
     kiln::ui::MainWindow w;
     kiln::ui::installAutotuneViews(w);  // Autotune, Compare devices, Compile times tabs; Tune menu

@@ -23,6 +23,8 @@ static std::string env_or(const char* name, const char* fallback) {
 fs::path fixture_dir() { return env_or("KILN_FIXTURE_DIR", KILN_FIXTURE_DIR_DEFAULT); }
 fs::path h100_root() { return fixture_dir() / "h100" / "inductor"; }
 fs::path two_entries_root() { return fixture_dir() / "two" / "inductor"; }
+fs::path h100_h200_root() { return fixture_dir() / "h100h200" / "inductor"; }
+fs::path pgo_root() { return fixture_dir() / "pgo" / "inductor"; }
 fs::path source_dir() { return env_or("KILN_SOURCE_DIR", KILN_SOURCE_DIR_DEFAULT); }
 fs::path binary_dir() { return env_or("KILN_BINARY_DIR", KILN_BINARY_DIR_DEFAULT); }
 std::string cli_path() { return env_or("KILN_CLI", (std::string(KILN_BINARY_DIR_DEFAULT) + "/bin/kiln-cli").c_str()); }
