@@ -7,6 +7,7 @@
 #include "inductor/evict.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -28,6 +29,8 @@ void print_human(const EvictReport& r) {
     for (const auto& g : r.removed)
         std::printf("%s  %10s  %-16s last used %s  %s\n", verb, format_bytes(g.bytes).c_str(),
                     std::string(category_name(g.category)).c_str(), format_time_utc(g.last_use_ns).c_str(), g.path.c_str());
+    for (const auto& p : r.partial)
+        std::printf("partial  %10s  freed, then: %s (%s)\n", format_bytes(p.bytes).c_str(), p.reason.c_str(), p.path.c_str());
     for (const auto& s : r.skipped) std::printf("skipped  %s: %s\n", s.path.c_str(), s.reason.c_str());
     std::printf("%s %zu group(s), %s of %s in %s\n", r.dry_run ? "Would free" : "Freed", r.removed.size(),
                 format_bytes(r.freed_bytes).c_str(), format_bytes(r.bytes_before).c_str(), r.root.c_str());
@@ -41,8 +44,10 @@ void print_json(const EvictReport& r) {
     j["freed_bytes"] = r.freed_bytes;
     j["skipped"] = nlohmann::ordered_json::array();
     for (const auto& s : r.skipped) j["skipped"].push_back({{"path", s.path}, {"reason", s.reason}});
+    j["partial"] = nlohmann::ordered_json::array();
+    for (const auto& p : r.partial) j["partial"].push_back({{"path", p.path}, {"bytes", p.bytes}, {"reason", p.reason}});
     j["dry_run"] = r.dry_run;
-    std::cout << j.dump(2) << "\n";
+    std::cout << dump_json(j) << "\n";  // file names may be any bytes: never throws
 }
 
 int run_evict(const EvictArgs& args) {
@@ -58,6 +63,9 @@ int run_evict(const EvictArgs& args) {
         auto size = parse_size(args.max_size);
         if (!size.ok()) return report_error(size.error(), 2);
         policy.max_bytes = *size;
+        if (args.max_size.find_first_not_of("0123456789.") == std::string::npos && *size != 0)
+            std::fprintf(stderr, "kiln-cli: --max-size %s means %s (a bare number is GB, as in ccache; write %sB for bytes)\n",
+                         args.max_size.c_str(), format_bytes(*size).c_str(), args.max_size.c_str());
     }
     for (const auto& name : args.categories) {
         auto c = category_from_name(name);
@@ -81,7 +89,7 @@ Registration reg{"evict", 20, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("ROOT", args->root, "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
     cmd->add_option("--root", args->root, "Same as ROOT");
     auto* age = cmd->add_option("--older-than", args->older_than, "Remove groups not used for AGE (30d, 12h, 90m, 2w)");
-    auto* size = cmd->add_option("--max-size", args->max_size, "Remove LRU groups until the cache is at most SIZE (500M, 2G, 1.5GiB)");
+    auto* size = cmd->add_option("--max-size", args->max_size, "Remove LRU groups until the cache is at most SIZE (500M, 2G, 1.5GiB, 100B; a bare number is GB, as in ccache)");
     age->excludes(size);
     cmd->add_option("--category", args->categories, "Only groups of these categories (fxgraph, triton_compiled, ...)");
     cmd->add_flag("--yes,-y", args->yes, "Really delete (default: list what would go)");

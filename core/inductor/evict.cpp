@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
 
 #include "inductor/evict_fs.hpp"
 #include "inductor/roots.hpp"
@@ -56,56 +58,113 @@ std::pair<std::string_view, std::string> split_parent(std::string_view rel) {
     return {rel.substr(0, slash), std::string(rel.substr(slash + 1))};
 }
 
-}  // namespace
-
-std::vector<const Group*> plan_eviction(const ScanResult& scan, const EvictPolicy& policy) {
-    std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();
-    std::uint64_t remaining = scan.total_bytes();
-    std::vector<const Group*> plan;
-    for (const Group* g : lru_candidates(scan, policy)) {
-        if (!selected(*g, policy, now, remaining)) continue;
-        plan.push_back(g);
-        remaining -= std::min(remaining, g->bytes);
-    }
-    return plan;
+std::string_view lock_key(const ScanResult& scan, const Group& g) {
+    return scan.kind == RootKind::inductor ? std::string_view(g.key) : std::string_view();
 }
 
-Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
-    KILN_TRY(std::string_view rel, relative_to_root(scan, group.path));
-    int root = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0) return io_error("cannot open the cache root", scan.root, errno);
-    evict_fs::Fd root_fd(root);
-    // Held until the group is gone, so Inductor cannot start using it half-way.
-    KILN_TRY(evict_fs::Fd lock, evict_fs::try_lock_key(root_fd.get(), scan.kind == RootKind::inductor ? group.key : "",
-                                                       group.path));
-    (void)lock;
-    if (group.kind == GroupKind::key_dir || group.kind == GroupKind::triton_kernel_dir) {
-        auto [parent, name] = split_parent(rel);
-        KILN_TRY(evict_fs::Fd dir, evict_fs::open_dir_beneath(root_fd.get(), parent, group.path));
-        return evict_fs::remove_tree_at(dir.get(), name.c_str(), group.path);
+__extension__ typedef unsigned __int128 u128;
+
+// Decimal "<digits>[.<digits>]<unit>" times the unit's factor, exactly; `max` bounds the result.
+struct Scaled {
+    u128 value = 0;
+    std::string_view unit;
+    bool ok = false;
+};
+
+Scaled scale_decimal(std::string_view text, const std::function<std::optional<std::uint64_t>(std::string_view)>& factor_of) {
+    Scaled out;
+    std::size_t i = 0;
+    u128 whole = 0;
+    constexpr u128 kCap = static_cast<u128>(1) << 100;  // far beyond any limit
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        whole = whole * 10 + static_cast<unsigned>(text[i++] - '0');
+        if (whole > kCap) return out;
     }
-    std::uint64_t freed = 0;
+    std::size_t int_digits = i;
+    u128 frac = 0, frac_scale = 1;
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+            if (frac_scale < static_cast<u128>(1000000000000000000ULL)) {  // 18 digits: below 1 byte/ns
+                frac = frac * 10 + static_cast<unsigned>(text[i] - '0');
+                frac_scale *= 10;
+            }
+            ++i;
+            ++int_digits;
+        }
+    }
+    if (int_digits == 0) return out;
+    out.unit = text.substr(i);
+    auto factor = factor_of(out.unit);
+    if (!factor) return out;
+    out.value = whole * *factor + frac * *factor / frac_scale;  // whole < 2^100, factor < 2^27 * 10^9
+    out.ok = true;
+    return out;
+}
+
+}  // namespace
+
+GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& group) {
+    GroupRemoval out;
+    auto rel = relative_to_root(scan, group.path);
+    if (!rel.ok()) {
+        out.status = std::move(rel.error());
+        return out;
+    }
+    // Held until the group is gone, so Inductor cannot start using it half-way.
+    auto lock = evict_fs::try_lock_key(root_fd, lock_key(scan, group), group.path);
+    if (!lock.ok()) {
+        out.status = std::move(lock.error());
+        return out;
+    }
+    auto collect = [&](evict_fs::Removal r) {
+        out.freed += r.freed;
+        if (!r.status.ok() && out.status.ok()) out.status = std::move(r.status.error());
+    };
+    if (group.kind == GroupKind::key_dir || group.kind == GroupKind::triton_kernel_dir) {
+        auto [parent, name] = split_parent(*rel);
+        auto dir = evict_fs::open_dir_beneath(root_fd, parent, group.path);
+        if (!dir.ok()) {
+            out.status = std::move(dir.error());
+            return out;
+        }
+        collect(evict_fs::remove_tree_at(dir->get(), name.c_str(), {scan.root_dev, group.ino}, group.path));
+        return out;
+    }
     for (auto index : group.artifacts) {
         const Artifact& a = scan.artifacts[index];
-        KILN_TRY(std::string_view file_rel, relative_to_root(scan, a.path));
-        auto [parent, name] = split_parent(file_rel);
-        KILN_TRY(evict_fs::Fd dir, evict_fs::open_dir_beneath(root_fd.get(), parent, a.path));
-        KILN_TRY(std::uint64_t n, evict_fs::remove_file_at(dir.get(), name.c_str(), a.path));
-        freed += n;
+        auto file_rel = relative_to_root(scan, a.path);
+        if (!file_rel.ok()) {
+            collect({0, std::move(file_rel.error())});
+            continue;
+        }
+        auto [parent, name] = split_parent(*file_rel);
+        auto dir = evict_fs::open_dir_beneath(root_fd, parent, a.path);
+        if (!dir.ok()) {
+            collect({0, std::move(dir.error())});
+            continue;
+        }
+        collect(evict_fs::remove_file_at(dir->get(), name.c_str(), {scan.root_dev, a.ino}, a.path));
     }
-    return freed;
+    return out;
 }
 
 Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& policy) {
     if (!policy.older_than_ns && !policy.max_bytes)
         return make_error(Errc::invalid_argument, "nothing to evict by", root_arg, "give --older-than AGE or --max-size SIZE");
     KILN_TRY(auto root, resolve_root(root_arg));
+    // The one descriptor of the root, opened before the scan: a symlinked root is followed here, once,
+    // as the user named it; everything after goes through this descriptor.
+    int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return io_error("cannot open the cache root", root.string(), errno);
+    evict_fs::Fd root_fd(fd);
     auto kind = detect_root_kind(root);
     if (!kind && !policy.force)
         return make_error(Errc::invalid_argument, "does not look like an Inductor or Triton cache; refusing to delete",
                           root.string(), "check the path; --force evicts anyway");
     ScanOptions options;
     options.kind = kind.value_or(RootKind::inductor);
+    options.root_fd = root_fd.get();
     KILN_TRY(ScanResult scan, scan_cache(root, options));
 
     EvictReport report;
@@ -114,67 +173,80 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
     report.bytes_before = scan.total_bytes();
     std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();
     std::uint64_t remaining = report.bytes_before;
-    int root_fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root_fd < 0) return io_error("cannot open the cache root", scan.root, errno);
-    evict_fs::Fd root_guard(root_fd);
     for (const Group* g : lru_candidates(scan, policy)) {
         if (!selected(*g, policy, now, remaining)) continue;
-        Result<std::uint64_t> freed = std::uint64_t{g->bytes};
+        GroupRemoval removal;
         if (policy.dry_run) {
-            auto lock = evict_fs::try_lock_key(root_fd, scan.kind == RootKind::inductor ? g->key : "", g->path);
-            if (!lock.ok()) freed = std::move(lock.error());
+            removal.freed = g->bytes;
+            auto lock = evict_fs::try_lock_key(root_fd.get(), lock_key(scan, *g), g->path);
+            if (!lock.ok()) {
+                removal.freed = 0;
+                removal.status = std::move(lock.error());
+            }
         } else {
-            freed = remove_group(scan, *g);
+            removal = remove_group(root_fd.get(), scan, *g);
         }
-        if (!freed.ok()) {
-            report.skipped.push_back({g->path, freed.error().str()});
-            continue;
-        }
-        report.removed.push_back({g->path, *freed, g->kind, g->category, g->last_use_ns});
-        report.freed_bytes += *freed;
-        remaining -= std::min(remaining, g->bytes);
+        report.freed_bytes += removal.freed;
+        remaining -= std::min(remaining, removal.freed);
+        if (removal.status.ok())
+            report.removed.push_back({g->path, removal.freed, g->kind, g->category, g->last_use_ns});
+        else if (removal.freed == 0)
+            report.skipped.push_back({g->path, removal.status.error().str()});
+        else
+            report.partial.push_back({g->path, removal.freed, removal.status.error().str()});
     }
     return report;
 }
 
 Result<std::int64_t> parse_age_ns(std::string_view text) {
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-    if (ec != std::errc() || value < 0 || !std::isfinite(value))
+    auto factor = [](std::string_view unit) -> std::optional<std::uint64_t> {
+        constexpr std::uint64_t s = 1000000000ULL;
+        if (unit.empty() || unit == "s") return s;
+        if (unit == "m") return 60 * s;
+        if (unit == "h") return 3600 * s;
+        if (unit == "d") return 86400 * s;
+        if (unit == "w") return 7 * 86400 * s;
+        return std::nullopt;
+    };
+    Scaled v = scale_decimal(text, factor);
+    if (!v.ok) {
+        if (!text.empty() && text[0] >= '0' && text[0] <= '9' && !factor(v.unit) && !v.unit.empty())
+            return make_error(Errc::invalid_argument, "unknown age unit '" + std::string(v.unit) + "'", std::string(text),
+                              "use s, m, h, d or w");
         return make_error(Errc::invalid_argument, "not an age", std::string(text), "e.g. 30d, 12h, 90m, 45s, 2w");
-    double seconds = 0;
-    if (unit.empty() || unit == "s") seconds = value;
-    else if (unit == "m") seconds = value * 60;
-    else if (unit == "h") seconds = value * 3600;
-    else if (unit == "d") seconds = value * 86400;
-    else if (unit == "w") seconds = value * 7 * 86400;
-    else return make_error(Errc::invalid_argument, "unknown age unit '" + std::string(unit) + "'", std::string(text), "use s, m, h, d or w");
-    return static_cast<std::int64_t>(seconds * 1e9);
+    }
+    if (v.value > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
+        return make_error(Errc::invalid_argument, "age out of range (at most about 292 years)", std::string(text));
+    return static_cast<std::int64_t>(v.value);
 }
 
 Result<std::uint64_t> parse_size(std::string_view text) {
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    std::string unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-    if (ec != std::errc() || value < 0 || !std::isfinite(value))
-        return make_error(Errc::invalid_argument, "not a size", std::string(text), "e.g. 500M, 2G, 1.5GiB, 100000");
-    if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
-    double factor = 1;
-    bool binary = unit.size() == 2 && unit[1] == 'i';
-    char prefix = unit.empty() ? 0 : static_cast<char>(unit[0] & ~0x20);  // upper case
-    if (unit.size() > (binary ? 2u : 1u)) prefix = '?';
-    double base = binary ? 1024.0 : 1000.0;
-    switch (prefix) {
-        case 0: factor = 1; break;
-        case 'K': factor = base; break;
-        case 'M': factor = base * base; break;
-        case 'G': factor = base * base * base; break;
-        case 'T': factor = base * base * base * base; break;
-        default:
-            return make_error(Errc::invalid_argument, "unknown size unit", std::string(text), "use K, M, G, T (1000) or Ki, Mi, Gi, Ti (1024)");
+    auto factor = [](std::string_view unit) -> std::optional<std::uint64_t> {
+        if (unit.empty()) return 1000000000ULL;  // a bare number is GB, as in ccache
+        if (unit == "B" || unit == "b") return 1;
+        std::string u(unit);
+        if (u.size() > 1 && (u.back() == 'B' || u.back() == 'b')) u.pop_back();
+        bool binary = u.size() == 2 && u[1] == 'i';
+        if (u.size() != (binary ? 2u : 1u)) return std::nullopt;
+        std::uint64_t base = binary ? 1024 : 1000;
+        switch (u[0] & ~0x20) {
+            case 'K': return base;
+            case 'M': return base * base;
+            case 'G': return base * base * base;
+            case 'T': return base * base * base * base;
+            default: return std::nullopt;
+        }
+    };
+    Scaled v = scale_decimal(text, factor);
+    if (!v.ok) {
+        if (!text.empty() && text[0] >= '0' && text[0] <= '9' && !factor(v.unit))
+            return make_error(Errc::invalid_argument, "unknown size unit '" + std::string(v.unit) + "'", std::string(text),
+                              "use B, K, M, G, T (1000) or Ki, Mi, Gi, Ti (1024); a bare number is GB");
+        return make_error(Errc::invalid_argument, "not a size", std::string(text), "e.g. 500M, 2G, 1.5GiB, 100000B");
     }
-    return static_cast<std::uint64_t>(value * factor);
+    if (v.value > static_cast<u128>(std::numeric_limits<std::uint64_t>::max()))
+        return make_error(Errc::invalid_argument, "size out of range (at most 18446744073709551615 bytes)", std::string(text));
+    return static_cast<std::uint64_t>(v.value);
 }
 
 }  // namespace kiln::inductor

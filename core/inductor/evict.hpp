@@ -3,6 +3,9 @@
 // an fxgraph key dir, a Triton kernel dir, a module with its sidecars go together or not at all.
 // Safety: nothing outside the root is touched, no symlink is followed (a link inside a group is
 // removed as a link), a group whose locks/<key>.lock is held (flock) by another process is skipped.
+// The root is opened once: the scan and every removal go through that descriptor (openat/unlinkat,
+// O_NOFOLLOW), so a root path that is a symlink swapped mid-run cannot redirect the deletions, and a
+// group whose directory or files were replaced since the scan (another st_ino) is left alone.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,29 +39,43 @@ struct SkippedGroup {
     std::string reason;
 };
 
+// A group of which some files were removed before something failed (an undeletable subfolder, a
+// racing writer): `bytes` were really freed.
+struct PartialGroup {
+    std::string path;
+    std::uint64_t bytes = 0;
+    std::string reason;
+};
+
 struct EvictReport {
     std::string root;
     bool dry_run = true;
     std::vector<EvictedGroup> removed;  // in a dry run: what would be removed
-    std::vector<SkippedGroup> skipped;
-    std::uint64_t freed_bytes = 0;
+    std::vector<SkippedGroup> skipped;  // nothing of these was removed
+    std::vector<PartialGroup> partial;
+    std::uint64_t freed_bytes = 0;      // removed and partial together
     std::uint64_t bytes_before = 0;
 };
-
-// The groups `policy` selects, least recently used first. No file system changes.
-std::vector<const Group*> plan_eviction(const ScanResult& scan, const EvictPolicy& policy);
 
 // Scans `root`, plans, and (unless policy.dry_run) removes. Errors: a missing root (not_found), a root
 // that looks like no cache without policy.force (invalid_argument), neither limit given.
 Result<EvictReport> evict_cache(const std::string& root, const EvictPolicy& policy);
 
-// Removes one group of `scan` safely (see above). Returns the bytes removed, Errc::busy if its lock is held.
-Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group);
+// Removes one group of `scan` safely (see above) through `root_fd`, the directory the scan walked.
+// `freed` counts what is really gone even when `status` reports a failure (partial removal);
+// Errc::busy when its lock is held or it changed since the scan (then nothing is removed).
+struct GroupRemoval {
+    std::uint64_t freed = 0;
+    Status status;
+};
+GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& group);
 
-// "30d", "12h", "90m", "45s", "2w", "1.5d"; a bare number is seconds.
+// "30d", "12h", "90m", "45s", "2w", "1.5d"; a bare number is seconds. Exact (integer arithmetic);
+// negative, malformed or beyond ~292 years is an error, never a wrapped value.
 Result<std::int64_t> parse_age_ns(std::string_view text);
-// "500M", "2G", "1.5GiB", "100KB", "123" (bytes). Like ccache: K, M, G, T are powers of 1000,
-// Ki, Mi, Gi, Ti powers of 1024; a trailing "B" is allowed.
+// "500M", "2G", "1.5GiB", "100KB", "123B" (bytes), "20" (GB). Like ccache: a bare number is GB, K, M,
+// G, T are powers of 1000, Ki, Mi, Gi, Ti powers of 1024, a trailing "B" is allowed, "B" alone means
+// bytes. Exact; more than 2^64-1 bytes is an error, never a limit of 0.
 Result<std::uint64_t> parse_size(std::string_view text);
 
 }  // namespace kiln::inductor

@@ -47,59 +47,105 @@ Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_v
     return cur;
 }
 
-Result<std::uint64_t> remove_tree_at(int parent_fd, const char* name, std::string_view context) {
-    int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return io_error("cannot open directory for removal", std::string(context), errno);
+namespace {
+
+bool same(const struct stat& st, Identity id) {
+    return id.ino == 0 || (static_cast<std::uint64_t>(st.st_dev) == id.dev && static_cast<std::uint64_t>(st.st_ino) == id.ino);
+}
+
+Error changed(std::string_view context) {
+    return make_error(Errc::busy, "changed since the scan (replaced or moved); left alone", std::string(context),
+                      "run evict again to see the cache as it is now");
+}
+
+void note(Removal& r, Error e) {
+    if (r.status.ok()) r.status = std::move(e);
+}
+
+// Removes everything inside the open directory `fd` (closed here).
+void remove_contents(int fd, std::string_view context, Removal& out) {
     DIR* dir = ::fdopendir(fd);
     if (!dir) {
-        int err = errno;
+        note(out, io_error("cannot list directory for removal", std::string(context), errno));
         ::close(fd);
-        return io_error("cannot list directory for removal", std::string(context), err);
+        return;
     }
-    std::uint64_t freed = 0;
-    Status status;
     while (struct dirent* e = ::readdir(dir)) {
         const char* n = e->d_name;
         if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
         std::string sub_context = std::string(context) + "/" + n;
         struct stat st;
         if (::fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            status = io_error("cannot stat", sub_context, errno);
-            break;
+            if (errno != ENOENT) note(out, io_error("cannot stat", sub_context, errno));
+            continue;
         }
         if (S_ISDIR(st.st_mode)) {
-            auto r = remove_tree_at(fd, n, sub_context);
-            if (!r.ok()) {
-                status = std::move(r.error());
-                break;
-            }
-            freed += *r;
-        } else {
-            // Regular files and symlinks alike: unlinkat removes the link itself, never its target.
-            if (::unlinkat(fd, n, 0) != 0) {
-                status = io_error("cannot remove", sub_context, errno);
-                break;
-            }
-            if (S_ISREG(st.st_mode)) freed += static_cast<std::uint64_t>(st.st_size);
+            Removal sub = remove_tree_at(fd, n, {}, sub_context);
+            out.freed += sub.freed;
+            if (!sub.status.ok()) note(out, std::move(sub.status.error()));
+            continue;
         }
+        // Regular files and symlinks alike: unlinkat removes the link itself, never its target.
+        if (::unlinkat(fd, n, 0) != 0) {
+            if (errno != ENOENT) note(out, io_error("cannot remove", sub_context, errno));
+            continue;
+        }
+        if (S_ISREG(st.st_mode)) out.freed += static_cast<std::uint64_t>(st.st_size);
     }
     ::closedir(dir);
-    if (!status.ok()) return std::move(status.error());
-    if (::unlinkat(parent_fd, name, AT_REMOVEDIR) != 0) return io_error("cannot remove directory", std::string(context), errno);
-    return freed;
 }
 
-Result<std::uint64_t> remove_file_at(int parent_fd, const char* name, std::string_view context) {
+}  // namespace
+
+Removal remove_tree_at(int parent_fd, const char* name, Identity expected, std::string_view context) {
+    Removal out;
+    int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ELOOP || err == ENOTDIR) out.status = changed(context);
+        else out.status = io_error("cannot open directory for removal", std::string(context), err);
+        return out;
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !same(st, expected)) {
+        ::close(fd);
+        out.status = changed(context);
+        return out;
+    }
+    remove_contents(fd, context, out);
+    if (::unlinkat(parent_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT) {
+        int err = errno;
+        // The first error says why the directory could not go; a bare ENOTEMPTY only repeats it.
+        if (out.status.ok() && err == ENOTEMPTY)
+            out.status = make_error(Errc::io, "not empty after removal (a process wrote into it meanwhile)",
+                                    std::string(context), "run evict again");
+        else note(out, io_error("cannot remove directory", std::string(context), err));
+    }
+    return out;
+}
+
+Removal remove_file_at(int parent_fd, const char* name, Identity expected, std::string_view context) {
+    Removal out;
     struct stat st;
     if (::fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         int err = errno;
-        if (err == ENOENT) return std::uint64_t{0};  // gone already (Inductor or another evict)
-        return io_error("cannot stat", std::string(context), err);
+        if (err != ENOENT) out.status = io_error("cannot stat", std::string(context), err);
+        return out;  // gone already (Inductor or another evict)
     }
-    if (!S_ISREG(st.st_mode))
-        return make_error(Errc::invalid_argument, "not a regular file any more; left alone", std::string(context));
-    if (::unlinkat(parent_fd, name, 0) != 0) return io_error("cannot remove", std::string(context), errno);
-    return static_cast<std::uint64_t>(st.st_size);
+    if (!S_ISREG(st.st_mode)) {
+        out.status = make_error(Errc::invalid_argument, "not a regular file any more; left alone", std::string(context));
+        return out;
+    }
+    if (!same(st, expected)) {
+        out.status = changed(context);
+        return out;
+    }
+    if (::unlinkat(parent_fd, name, 0) != 0) {
+        out.status = io_error("cannot remove", std::string(context), errno);
+        return out;
+    }
+    out.freed = static_cast<std::uint64_t>(st.st_size);
+    return out;
 }
 
 Result<Fd> try_lock_key(int root_fd, std::string_view key, std::string_view context) {

@@ -28,12 +28,27 @@ private:
 // Opens `rel_dir` ('/'-separated, relative, no "." or "..") beneath `root_fd`, refusing symlinks.
 Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context);
 
-// Removes the directory `name` in `parent_fd` with everything in it; symlinks inside are removed as
-// links, never followed. Returns the bytes of the regular files removed.
-Result<std::uint64_t> remove_tree_at(int parent_fd, const char* name, std::string_view context);
+// What a removal did: the bytes of the regular files it removed, and the first error, if any. After
+// an error the rest is still removed where possible, so `freed` counts what is really gone.
+struct Removal {
+    std::uint64_t freed = 0;
+    Status status;
+};
 
-// Removes the regular file `name` in `parent_fd` (refuses anything else). Returns its size.
-Result<std::uint64_t> remove_file_at(int parent_fd, const char* name, std::string_view context);
+// The identity a scan recorded (st_dev, st_ino); ino 0 means unknown (not checked).
+struct Identity {
+    std::uint64_t dev = 0;
+    std::uint64_t ino = 0;
+};
+
+// Removes the directory `name` in `parent_fd` with everything in it, if it is still the directory
+// `expected` names (else Errc::busy "changed since the scan", nothing removed); symlinks inside are
+// removed as links, never followed.
+Removal remove_tree_at(int parent_fd, const char* name, Identity expected, std::string_view context);
+
+// Removes the regular file `name` in `parent_fd` if it is still the file `expected` names (refuses
+// anything else). A file already gone frees 0 bytes and is no error.
+Removal remove_file_at(int parent_fd, const char* name, Identity expected, std::string_view context);
 
 // Takes locks/<key>.lock with flock(LOCK_EX | LOCK_NB) if the file exists. The returned Fd holds the
 // lock until it is destroyed (invalid Fd: no lock file). Errc::busy when another process holds it.

@@ -33,13 +33,20 @@ public:
         while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
         out_.root = path_;
         rel_offset_ = static_cast<std::uint32_t>(path_.size() + 1);
-        int fd = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        // openat(fd, ".") opens the same directory with an offset of its own (a dup would share it).
+        int fd = opt_.root_fd >= 0 ? ::openat(opt_.root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                   : ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
             int err = errno;
             if (err == ENOENT || err == ENOTDIR)
                 return make_error(Errc::not_found, "no cache directory here", path_,
                                   "pass the cache root (ROOT or --root) or set TORCHINDUCTOR_CACHE_DIR");
             return io_error("cannot open the cache root", path_, err);
+        }
+        struct stat st;
+        if (::fstat(fd, &st) == 0) {
+            out_.root_dev = static_cast<std::uint64_t>(st.st_dev);
+            out_.root_ino = static_cast<std::uint64_t>(st.st_ino);
         }
         Status s = walk_dir(fd, 0);
         finish_groups();
@@ -163,13 +170,14 @@ private:
         a.mtime_ns = to_ns(st.st_mtim);
         a.atime_ns = to_ns(st.st_atim);
         a.key.assign(c.key);
+        a.ino = static_cast<std::uint64_t>(st.st_ino);
         bytes_ += a.size;
         auto index = static_cast<std::uint32_t>(out_.artifacts.size());
         if (c.category == Category::best_config) {
             pending_best_configs_.push_back(index);
         } else {
             std::string_view group_rel = c.group_kind == GroupKind::single_file ? rel() : c.group_rel;
-            a.group = group_for(group_rel, c, index);
+            a.group = group_for(group_rel, c, index, dfd);
         }
         out_.artifacts.push_back(std::move(a));
     }
@@ -196,7 +204,8 @@ private:
         return python_is_output_code(std::string_view(buf, got));
     }
 
-    GroupId group_for(std::string_view group_rel, const Classification& c, std::uint32_t index) {
+    // dfd: the directory of the file being added; a key/kernel dir group made from it records its inode.
+    GroupId group_for(std::string_view group_rel, const Classification& c, std::uint32_t index, int dfd = -1) {
         // Files of one group arrive together (one directory, or one module's files in a shard
         // dir): reuse the last group without building a lookup key.
         if (last_group_ != kNoGroup && group_rel == last_group_rel_) {
@@ -212,6 +221,12 @@ private:
             g.path += '/';
             g.path += group_rel;
             g.key.assign(c.key);
+            std::string_view r = rel();
+            auto slash = r.rfind('/');
+            struct stat st;
+            if (dfd >= 0 && c.group_kind != GroupKind::module && c.group_kind != GroupKind::single_file &&
+                slash != std::string_view::npos && r.substr(0, slash) == group_rel && ::fstat(dfd, &st) == 0)
+                g.ino = static_cast<std::uint64_t>(st.st_ino);
             out_.groups.push_back(std::move(g));
         }
         out_.groups[it->second].artifacts.push_back(index);

@@ -67,6 +67,7 @@ struct Artifact {
     std::int64_t mtime_ns = 0;   // nanoseconds since the Unix epoch
     std::int64_t atime_ns = 0;
     std::string key;             // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
+    std::uint64_t ino = 0;       // st_ino: eviction removes only the file the scan saw
     GroupId group = kNoGroup;
 
     std::string_view rel_path() const { return std::string_view(path).substr(rel_offset); }
@@ -83,6 +84,7 @@ struct Group {
     std::vector<std::uint32_t> artifacts;   // indices into ScanResult::artifacts
     std::uint64_t bytes = 0;
     std::int64_t last_use_ns = 0;         // max of the members' last_use_ns()
+    std::uint64_t ino = 0;                // key/kernel dirs: the directory's st_ino at scan time (0: unknown)
 };
 
 struct ScanProgress {
@@ -99,6 +101,8 @@ struct ScanOptions {
     std::uint32_t progress_every = 4096;
     const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled
     std::size_t max_errors = 100;            // errors kept verbatim; all are counted in `unreadable`
+    int root_fd = -1;                        // walk this open directory (not closed) instead of opening `root`:
+                                             // eviction removes through the same descriptor it scanned
 };
 
 struct ScanResult {
@@ -110,6 +114,8 @@ struct ScanResult {
     std::vector<Error> errors;        // the first `max_errors` of them, with paths
     std::uint64_t dirs = 0;
     std::uint64_t symlinks = 0;       // seen and not followed (not artifacts)
+    std::uint64_t root_dev = 0;       // identity of the directory walked (st_dev, st_ino)
+    std::uint64_t root_ino = 0;
 
     std::uint64_t total_bytes() const;
 };

@@ -1,6 +1,9 @@
 // `kiln-cli evict` end to end on a copy of the two-entries fixture.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,22 @@ namespace fs = std::filesystem;
 
 namespace kiln::test {
 namespace {
+
+// Starts argv with stdout and stderr to /dev/null; returns its pid.
+pid_t spawn_background(const std::vector<std::string>& argv) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        std::vector<char*> args;
+        for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        ::execv(args[0], args.data());
+        ::_exit(127);
+    }
+    return pid;
+}
 
 std::uint64_t file_count(const fs::path& root) {
     std::uint64_t n = 0;
@@ -86,6 +105,88 @@ TEST_F(CliEvict, ForeignRootNeedsForce) {
     EXPECT_EQ(forced.exit_code, 0);
     EXPECT_EQ(nlohmann::json::parse(forced.out)["removed"].size(), 1u);
     EXPECT_TRUE(fs::exists(home / "notes.txt"));  // --force without --yes is still a dry run
+}
+
+// Issue 16.1: a size or age beyond 64 bits used to become a limit of 0 (everything deleted).
+TEST_F(CliEvict, OutOfRangeLimitsAreUsageErrorsAndDeleteNothing) {
+    for (const char* size : {"18446744073709551615", "2e19", "1e30", "1e300", "18446744073709551616B"}) {
+        auto r = run_command({cli_path(), "evict", root.string(), "--max-size", size, "--yes"});
+        EXPECT_EQ(r.exit_code, 2) << size << ": " << r.out << r.err;
+        EXPECT_NE(r.err.find(size), std::string::npos) << r.err;
+    }
+    for (const char* age : {"1e300", "2e19", "106752d"}) {
+        auto r = run_command({cli_path(), "evict", root.string(), "--older-than", age, "--yes"});
+        EXPECT_EQ(r.exit_code, 2) << age << ": " << r.out << r.err;
+    }
+    EXPECT_EQ(file_count(root), 33u);
+    // A bare number is GB, and the command says so.
+    auto bare = run_command({cli_path(), "evict", root.string(), "--max-size", "20"});
+    EXPECT_EQ(bare.exit_code, 0);
+    EXPECT_NE(bare.err.find("a bare number is GB"), std::string::npos) << bare.err;
+    EXPECT_NE(bare.out.find("Would free 0 group(s)"), std::string::npos) << bare.out;
+}
+
+// Issue 16.3: a file name that is not UTF-8 used to kill `--json` after the files were deleted.
+TEST_F(CliEvict, JsonReportsNonUtf8NamesAfterDeleting) {
+    fs::path odd = root / "fxgraph" / "zz" / "fzz\xff\xfename";
+    fs::create_directories(odd);
+    std::ofstream(odd / "entry\x80") << "bytes";
+    auto r = run_command({cli_path(), "evict", root.string(), "--max-size", "0", "--yes", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Python reads it and gets the original bytes back (json.loads + os.fsencode).
+    auto py = run_command({"python3", "-c",
+                           "import json,os,sys; r=json.load(sys.stdin)['removed']; "
+                           "sys.stdout.buffer.write(b'\\n'.join(os.fsencode(g['path']) for g in r))"},
+                          r.out);
+    ASSERT_EQ(py.exit_code, 0) << py.err;
+    EXPECT_NE(py.out.find(odd.string()), std::string::npos) << py.out;
+    EXPECT_NE(r.out.find("fzz\\udcff\\udcfename"), std::string::npos);
+    EXPECT_FALSE(fs::exists(odd));
+}
+
+// Issue 16.2: the root is a symlink swapped to another directory while evict runs. Everything is
+// removed through the descriptor opened before the scan: the other directory, shaped like the cache
+// with the same relative paths (what a path-based removal would delete), keeps every file.
+TEST_F(CliEvict, SwappingASymlinkedRootMidRunNeverTouchesTheOtherTree) {
+    auto make_cache = [](const fs::path& r, int groups) {
+        for (int i = 0; i < groups; ++i) {
+            char key[64];
+            std::snprintf(key, sizeof key, "f%02d%049d", i % 100, i);
+            fs::path kd = r / "fxgraph" / std::string(key + 1, 2) / key;
+            fs::create_directories(kd);
+            std::ofstream(kd / "entry") << key;
+        }
+    };
+    fs::path many = dir.path() / "many", other = dir.path() / "other", link = dir.path() / "link";
+    make_cache(many, 1000);
+    make_cache(other, 1000);
+    const std::uint64_t other_files = file_count(other);
+    fs::create_directory_symlink(many, link);
+
+    pid_t pid = spawn_background({cli_path(), "evict", link.string(), "--max-size", "0", "--yes", "--json"});
+    ASSERT_GT(pid, 0);
+    // Once evict has begun deleting (the oldest group, made first, is gone), swap the link back and
+    // forth until it ends.
+    fs::path first = many / "fxgraph" / "00" / ("f00" + std::string(49, '0'));
+    fs::path last = many / "fxgraph" / "99" / ("f99" + std::string(46, '0') + "999");
+    ASSERT_TRUE(fs::exists(first) && fs::exists(last));
+    int swaps = 0, status = 0;
+    bool exited = false;
+    while (fs::exists(first) && !(exited = ::waitpid(pid, &status, WNOHANG) != 0)) ::usleep(100);
+    EXPECT_FALSE(exited) << "evict ended before the first group was seen gone";
+    EXPECT_TRUE(fs::exists(last)) << "evict finished before the first swap: the test proves nothing";
+    while (!exited && ::waitpid(pid, &status, WNOHANG) == 0) {
+        fs::path tmp = dir.path() / "link.tmp";
+        fs::create_directory_symlink(swaps % 2 == 0 ? other : many, tmp);
+        fs::rename(tmp, link);  // atomic, like `mv -T`
+        ++swaps;
+        ::usleep(200);
+    }
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_GT(swaps, 2);
+    EXPECT_EQ(file_count(other), other_files) << "evict deleted outside the tree it scanned";
+    EXPECT_EQ(file_count(many), 0u);
 }
 
 }  // namespace

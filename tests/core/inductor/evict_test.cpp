@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <sys/file.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fstream>
 
 #include "inductor/evict.hpp"
@@ -167,18 +170,110 @@ TEST_F(EvictTest, SymlinksPointingOutsideAreNeverFollowed) {
     EXPECT_TRUE(fs::is_symlink(root / "fxgraph" / "zz" / "fzzlinked"));  // not a cache group: left alone
 }
 
+class RootFd {
+public:
+    explicit RootFd(const fs::path& p) : fd_(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+    ~RootFd() { ::close(fd_); }
+    int get() const { return fd_; }
+private:
+    int fd_;
+};
+
 TEST_F(EvictTest, GroupOutsideTheRootIsRefused) {
+    RootFd fd(root);
     auto scan = scan_cache(root);
     ASSERT_TRUE(scan.ok());
     Group g = scan->groups[0];
     g.path = dir.path().string();  // the root's parent
-    auto r = remove_group(*scan, g);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, Errc::invalid_argument);
+    auto r = remove_group(fd.get(), *scan, g);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_EQ(r.status.error().code, Errc::invalid_argument);
     g.path = scan->root + "/../escape";
     g.kind = GroupKind::key_dir;
-    EXPECT_FALSE(remove_group(*scan, g).ok());
+    EXPECT_FALSE(remove_group(fd.get(), *scan, g).status.ok());
     EXPECT_TRUE(fs::exists(root));
+}
+
+// A key dir replaced (moved away, a new one made in its place) after the scan is not the group the
+// scan saw: it is skipped, and the moved one is untouched.
+TEST_F(EvictTest, GroupReplacedSinceTheScanIsSkipped) {
+    RootFd fd(root);
+    ScanOptions o;
+    o.root_fd = fd.get();
+    auto scan = scan_cache(root, o);
+    ASSERT_TRUE(scan.ok());
+    const Group* key_dir = nullptr;
+    for (auto& g : scan->groups)
+        if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) key_dir = &g;
+    ASSERT_NE(key_dir, nullptr);
+    EXPECT_NE(key_dir->ino, 0u);
+    fs::rename(key_dir->path, dir.path() / "moved");
+    fs::create_directory(key_dir->path);
+    std::ofstream(fs::path(key_dir->path) / "newer") << "written after the scan";
+    auto r = remove_group(fd.get(), *scan, *key_dir);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_EQ(r.freed, 0u);
+    EXPECT_NE(r.status.error().message.find("changed since the scan"), std::string::npos);
+    EXPECT_TRUE(fs::exists(fs::path(key_dir->path) / "newer"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path() / "moved"), fs::directory_iterator()), 2);
+}
+
+// A module whose sidecar was rewritten (a new inode) after the scan: the rest of the group goes, the
+// removal counts the bytes really freed and says why it is not whole, and the new file stays.
+TEST_F(EvictTest, PartlyRemovedGroupCountsTheBytesFreed) {
+    RootFd fd(root);
+    ScanOptions o;
+    o.root_fd = fd.get();
+    auto scan = scan_cache(root, o);
+    ASSERT_TRUE(scan.ok());
+    const Group* module = nullptr;
+    for (auto& g : scan->groups)
+        if (g.kind == GroupKind::module && g.artifacts.size() >= 2) module = &g;
+    ASSERT_NE(module, nullptr) << "the fixture has a kernel module with its .best_config";
+    const Artifact& replaced = scan->artifacts[module->artifacts.back()];
+    fs::path tmp = replaced.path + ".new";
+    fs::copy_file(replaced.path, tmp);
+    fs::rename(tmp, replaced.path);  // the way Inductor rewrites a file: same name, new inode
+    auto r = remove_group(fd.get(), *scan, *module);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_EQ(r.freed, module->bytes - replaced.size);
+    EXPECT_NE(r.status.error().message.find("changed since the scan"), std::string::npos);
+    EXPECT_TRUE(fs::exists(replaced.path));
+    for (auto i : module->artifacts) {
+        if (i != module->artifacts.back()) { EXPECT_FALSE(fs::exists(scan->artifacts[i].path)); }
+    }
+}
+
+// An undeletable subfolder (the files in it belong to someone else): what could go went, and the
+// group is partial, not "skipped".
+TEST_F(EvictTest, UndeletableSubfolderMakesThePartialReport) {
+    fs::path key_dir = fx_key_dir();
+    fs::path sub = key_dir / "held";
+    fs::create_directory(sub);
+    std::ofstream(sub / "file") << "not yours";
+    if (geteuid() == 0) {  // the evicting child runs as nobody: the cache is its, the subfolder root's
+        for (auto& e : fs::recursive_directory_iterator(root)) ::lchown(e.path().c_str(), 65534, 65534);
+        ::lchown(root.c_str(), 65534, 65534);
+        ::lchown(sub.c_str(), 0, 0);
+        ::lchown((sub / "file").c_str(), 0, 0);
+    } else {
+        ::chmod(sub.c_str(), 0555);  // our own, but not writable: its file cannot be unlinked
+    }
+    std::string key_dir_s = key_dir.string(), root_s = root.string();
+    int rc = test::run_unprivileged([&] {
+        EvictPolicy p;
+        p.max_bytes = 0;
+        p.categories = {Category::fxgraph};
+        p.dry_run = false;
+        auto r = evict_cache(root_s, p);
+        if (!r.ok()) return 1;
+        for (auto& part : r->partial)
+            if (part.path == key_dir_s && part.bytes > 0) return 0;
+        return 2;
+    });
+    EXPECT_EQ(rc, 0);
+    EXPECT_TRUE(fs::exists(sub / "file"));
+    ::chmod(sub.c_str(), 0755);
 }
 
 TEST_F(EvictTest, ForeignRootRefusedUnlessForced) {
@@ -226,7 +321,9 @@ TEST(EvictParse, AgesAndSizes) {
     EXPECT_FALSE(parse_age_ns("soon").ok());
     EXPECT_FALSE(parse_age_ns("3y").ok());
     EXPECT_FALSE(parse_age_ns("-1d").ok());
-    EXPECT_EQ(*parse_size("123"), 123u);
+    EXPECT_EQ(*parse_size("123B"), 123u);
+    EXPECT_EQ(*parse_size("20"), 20000000000u);  // a bare number is GB, as in ccache
+    EXPECT_EQ(*parse_size("0"), 0u);
     EXPECT_EQ(*parse_size("500M"), 500000000u);
     EXPECT_EQ(*parse_size("2G"), 2000000000u);
     EXPECT_EQ(*parse_size("1.5GiB"), 1610612736u);
@@ -235,6 +332,24 @@ TEST(EvictParse, AgesAndSizes) {
     EXPECT_FALSE(parse_size("lots").ok());
     EXPECT_FALSE(parse_size("5X").ok());
     EXPECT_FALSE(parse_size("5GiBB").ok());
+}
+
+// Out of range is an error, never a wrapped (or zero) limit: a limit of 0 deletes everything.
+TEST(EvictParse, OutOfRangeIsAnErrorNotZero) {
+    EXPECT_EQ(*parse_size("18446744073709551615B"), 18446744073709551615u);
+    for (const char* text : {"18446744073709551615", "18446744073709551616B", "2e19", "1e30", "1e300",
+                             "99999999999999999999999999999999999999999", "18446744073709551615T", "0.5.5G", ".G",
+                             "-1", "nanG", "inf", "1e3B"}) {
+        auto r = parse_size(text);
+        EXPECT_FALSE(r.ok()) << text << " gave " << (r.ok() ? *r : 0);
+    }
+    EXPECT_EQ(*parse_size("1.5"), 1500000000u);
+    EXPECT_EQ(*parse_size("0.000000001G"), 1u);
+    EXPECT_EQ(*parse_age_ns("106751d"), 106751LL * test::kDayNs);
+    for (const char* text : {"106752d", "1e300", "2e19", "9223372036854775808", "99999999999999999999w", "inf", "nan"}) {
+        auto r = parse_age_ns(text);
+        EXPECT_FALSE(r.ok()) << text << " gave " << (r.ok() ? *r : 0);
+    }
 }
 
 }  // namespace
