@@ -76,6 +76,13 @@ std::optional<std::string> fx_key_of(Ref compiled) {
     return as_string(info->items()[0]);
 }
 
+std::vector<std::string> fx_lines_of(Ref compiled) {
+    if (!compiled || compiled->kind() != Kind::call) return {};
+    Ref info = compiled->get("fx_graph_cache_info");
+    if (!info || info->items().size() < 2) return {};
+    return strings_of(info->items()[1]->items());
+}
+
 }  // namespace
 
 std::uint64_t BundledKernel::total_bytes() const {
@@ -222,6 +229,8 @@ std::vector<BundledKernel> GraphEntry::triton_bundle() const {
 
 std::optional<std::string> GraphEntry::forward_fx_key() const { return fx_key_of(field("compiled_fw")); }
 std::optional<std::string> GraphEntry::backward_fx_key() const { return fx_key_of(field("compiled_bw")); }
+std::vector<std::string> GraphEntry::forward_debug_lines() const { return fx_lines_of(field("compiled_fw")); }
+std::vector<std::string> GraphEntry::backward_debug_lines() const { return fx_lines_of(field("compiled_bw")); }
 
 nlohmann::ordered_json GraphEntry::to_json() const {
     nlohmann::ordered_json out;

@@ -72,6 +72,9 @@ public:
     // AOTAutograd entries: the FX graph cache keys of the compiled forward/backward graphs.
     std::optional<std::string> forward_fx_key() const;
     std::optional<std::string> backward_fx_key() const;
+    // ...and the debug lines of those inner keys (`fx_graph_cache_info[1]`); empty when absent.
+    std::vector<std::string> forward_debug_lines() const;
+    std::vector<std::string> backward_debug_lines() const;
 
     // {"type": "module.Class", "fields": {name: value}} with the mapping of pickle/json.hpp.
     nlohmann::ordered_json to_json() const;

@@ -64,12 +64,7 @@ bool classify(const std::string& name, std::string& cache, std::string& state) {
     return false;
 }
 
-struct Record {
-    std::size_t line = 0;
-    std::string time;
-    std::string header_json;
-    std::string payload;
-};
+using Record = TraceRecord;
 
 Status to_event(const Record& r, const std::string& log, std::vector<CacheEvent>& out) {
     // Cheap filter first: most records are not cache artifacts.
@@ -107,21 +102,18 @@ Status to_event(const Record& r, const std::string& log, std::vector<CacheEvent>
 
 }  // namespace
 
-Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path) {
+Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return io_error("open", path.string(), errno);
-    std::vector<CacheEvent> out;
-    std::string log = path.string();
     std::string line;
     Record rec;
-    bool have = false;
+    bool have = false, stop = false;
     std::size_t lineno = 0, headers = 0;
-    auto flush = [&]() -> Status {
-        if (!have) return ok_status();
+    auto flush = [&] {
+        if (have && !stop) stop = !fn(rec);
         have = false;
-        return to_event(rec, log, out);
     };
-    while (std::getline(in, line)) {
+    while (!stop && std::getline(in, line)) {
         ++lineno;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (!line.empty() && line[0] == '\t') {
@@ -131,7 +123,7 @@ Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path
             }
             continue;
         }
-        KILN_CHECK(flush());
+        flush();
         std::string time;
         std::string_view body;
         if (!split_header(line, time, body)) continue;
@@ -139,16 +131,28 @@ Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path
         rec = Record{lineno, std::move(time), std::string(body), {}};
         have = true;
     }
-    KILN_CHECK(flush());
+    flush();
     if (headers == 0 && lineno > 0)
-        return make_error(Errc::parse, "no TORCH_TRACE records (glog lines followed by '{...}')", log,
+        return make_error(Errc::parse, "no TORCH_TRACE records (glog lines followed by '{...}')", path.string(),
                           "pass a log written with TORCH_TRACE=<dir>");
+    return ok_status();
+}
+
+Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path) {
+    std::vector<CacheEvent> out;
+    std::string log = path.string();
+    Status failed = ok_status();
+    KILN_CHECK(for_each_trace_record(path, [&](const TraceRecord& r) {
+        failed = to_event(r, log, out);
+        return failed.ok();
+    }));
+    if (!failed) return std::move(failed.error());
     return out;
 }
 
-Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir) {
+Result<std::vector<std::filesystem::path>> trace_log_files(const std::filesystem::path& path_or_dir) {
     std::error_code ec;
-    if (!std::filesystem::is_directory(path_or_dir, ec)) return read_trace_log(path_or_dir);
+    if (!std::filesystem::is_directory(path_or_dir, ec)) return std::vector<std::filesystem::path>{path_or_dir};
     std::vector<std::filesystem::path> files;
     for (auto it = std::filesystem::recursive_directory_iterator(path_or_dir, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
@@ -156,6 +160,11 @@ Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& pat
     }
     if (ec) return io_error("list", path_or_dir.string(), ec.value());
     std::sort(files.begin(), files.end());
+    return files;
+}
+
+Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir) {
+    KILN_TRY(auto files, trace_log_files(path_or_dir));
     std::vector<CacheEvent> out;
     for (const auto& f : files) {
         KILN_TRY(auto events, read_trace_log(f));

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,21 @@ struct CacheEvent {
     std::string reason;          // bypass reason, when given
     std::vector<std::string> components;  // debug lines of the key, one per component
 };
+
+// One record of a log: the header's JSON (the event name and its metadata) and the payload
+// (the tab-prefixed lines after it, joined with newlines).
+struct TraceRecord {
+    std::size_t line = 0;     // 1-based line of the header
+    std::string time;         // "1126 01:17:33.288000"
+    std::string header_json;
+    std::string payload;
+};
+// Calls `fn` for every record of one log, in order; a false return stops the walk. Lines that are
+// neither a glog header with JSON nor payload are skipped. Error when the file cannot be read, or
+// when it has lines but no record at all (not a TORCH_TRACE log).
+Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn);
+// The log files of a directory (recursively, no dot-files), or the file itself, in sorted order.
+Result<std::vector<std::filesystem::path>> trace_log_files(const std::filesystem::path& path_or_dir);
 
 // Reads one log; malformed records are skipped only when they are not cache events (a cache event
 // with a broken payload is an error naming the file and line).

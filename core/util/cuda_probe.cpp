@@ -36,6 +36,26 @@ CudaDriverInfo probe_cuda_driver() {
         return info;
     }
     count(&info.device_count);
+    using GetFn = int (*)(int*, int);
+    using NameFn = int (*)(char*, int, int);
+    using AttrFn = int (*)(int*, int, int);
+    auto get = reinterpret_cast<GetFn>(dlsym(lib, "cuDeviceGet"));
+    auto name = reinterpret_cast<NameFn>(dlsym(lib, "cuDeviceGetName"));
+    auto attr = reinterpret_cast<AttrFn>(dlsym(lib, "cuDeviceGetAttribute"));
+    if (!get || !name || !attr) return info;
+    // CUdevice_attribute: WARP_SIZE 10, MULTIPROCESSOR_COUNT 16, COMPUTE_CAPABILITY_MAJOR 75 / MINOR 76.
+    for (int i = 0; i < info.device_count && i < 256; ++i) {
+        int dev = 0;
+        if (get(&dev, i) != 0) continue;
+        CudaDeviceInfo d;
+        char buf[256] = {};
+        if (name(buf, sizeof buf - 1, dev) == 0) d.name = buf;
+        attr(&d.warp_size, 10, dev);
+        attr(&d.multiprocessors, 16, dev);
+        attr(&d.cc_major, 75, dev);
+        attr(&d.cc_minor, 76, dev);
+        info.devices.push_back(std::move(d));
+    }
     return info;
 }
 

@@ -1,0 +1,96 @@
+// kiln-cli portable ROOT --target FINGERPRINT|PATH|local [--json]: will this cache hit there? Every
+// graph entry, timing cache, .best_config and Triton kernel dir of ROOT judged against the target's
+// environment: hit, miss (the components that differ, cached -> target) or unknown (what is unknown).
+#include <cstdio>
+#include <iostream>
+
+#include "command_registry.hpp"
+#include "inductor/roots.hpp"
+#include "portability/portable.hpp"
+#include "portability/sources.hpp"
+#include "util/json_out.hpp"
+
+namespace kiln::cli {
+namespace {
+
+using namespace kiln::portability;
+
+struct PortableArgs {
+    std::string root;
+    std::string target;
+    std::string python;
+    const CLI::Option* python_opt = nullptr;
+    bool json = false;
+    std::size_t limit = 50;
+};
+
+int exit_code_for(const Error& e) {
+    switch (e.code) {
+        case Errc::not_found: case Errc::parse: case Errc::invalid_argument: case Errc::unsupported: return 2;
+        default: return 1;
+    }
+}
+
+std::string cut(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(0, n) + "…" : s; }
+
+void print_report(const PortableReport& r, std::size_t limit) {
+    for (const auto& l : r.summary.lines) std::printf("%s\n", l.c_str());
+    std::printf("\ntarget: %s\n", r.target.origin.c_str());
+    std::size_t shown = 0, graphs = 0;
+    for (const auto& it : r.items) {
+        if (it.kind != ItemKind::fx_graph && it.kind != ItemKind::aot_autograd) continue;
+        if (graphs++ == 0) std::printf("\ngraph entries (cached -> target):\n");
+        if (shown >= limit) continue;
+        ++shown;
+        std::printf("  %-7s %s\n", std::string(verdict_name(it.assessment.verdict)).c_str(), it.path.c_str());
+        for (const auto& d : it.assessment.differs)
+            std::printf("            %s: %s -> %s\n", d.component.c_str(), cut(d.cached, 70).c_str(), cut(d.target, 70).c_str());
+        for (const auto& u : it.assessment.unknown)
+            std::printf("            %s unknown: %s\n", u.name.c_str(), cut(u.why, 140).c_str());
+    }
+    if (graphs > shown) std::printf("  ... %zu more graph entries (--limit, or --json for all)\n", graphs - shown);
+    for (const auto& n : r.target.notes) std::printf("note: %s\n", n.c_str());
+    if (!r.skipped.empty()) std::printf("(%zu files could not be read; --json lists them)\n", r.skipped.size());
+}
+
+Result<Fingerprint> target_of(const PortableArgs& args) {
+    if (args.target == "local") {
+        std::optional<std::string> py;
+        if (args.python_opt && args.python_opt->count() > 0) py = args.python;
+        return this_machine_fingerprint(py);
+    }
+    return load_fingerprint(args.target);
+}
+
+int run_portable(const PortableArgs& args) {
+    auto root = inductor::resolve_root(args.root.empty() ? std::nullopt : std::optional<std::string>(args.root));
+    if (!root) return report_error(root.error(), 2);
+    auto target = target_of(args);
+    if (!target) return report_error(std::move(target.error()).with_context("--target " + args.target), exit_code_for(target.error()));
+    auto report = assess_root(*root, *target);
+    if (!report) return report_error(report.error(), exit_code_for(report.error()));
+    if (args.json) std::cout << dump_json(report_to_json(*report), 2) << "\n";
+    else print_report(*report, args.limit);
+    const auto& c = report->summary.counts;
+    bool all_hit = c[0].hit == c[0].total && c[1].hit == c[1].total;
+    return all_hit ? 0 : 1;
+}
+
+Registration reg{"portable", 47, [](CLI::App& app, Outcome& outcome) {
+    auto args = std::make_shared<PortableArgs>();
+    auto* cmd = app.add_subcommand("portable",
+                                   "Will this cache hit on another machine? Every entry judged against the target's "
+                                   "environment (exit 0: every graph entry would hit, 1: some would miss or are unknown)");
+    cmd->add_option("ROOT", args->root, "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+    cmd->add_option("--target", args->target,
+                    "The target: a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory or log, or a "
+                    "graph entry written there; `local` for this machine")
+        ->required();
+    args->python_opt = cmd->add_option("--python", args->python, "With --target local: the Python with torch to ask");
+    cmd->add_option("--limit", args->limit, "Graph entries listed in the text output (default 50)");
+    cmd->add_flag("--json", args->json, "Print JSON");
+    cmd->callback([args, &outcome] { outcome.exit_code = run_portable(*args); });
+}};
+
+}  // namespace
+}  // namespace kiln::cli

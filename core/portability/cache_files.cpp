@@ -1,0 +1,217 @@
+#include "portability/cache_files.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "hash/sha256.hpp"
+#include "portability/key_env.hpp"
+#include "portability/py_value.hpp"
+
+namespace kiln::portability {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// At most `max` bytes from the start of a file.
+Result<std::string> read_prefix(const fs::path& path, std::size_t max) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_error("open", path.string(), errno);
+    std::string buf(max, '\0');
+    std::size_t have = 0;
+    while (have < max) {
+        ssize_t n = ::read(fd, buf.data() + have, max - have);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        have += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    buf.resize(have);
+    return buf;
+}
+
+// The JSON object that starts at `open` ('{'), by brace matching outside strings; empty if unclosed.
+std::string_view object_at(std::string_view text, std::size_t open) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = open; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{') {
+            ++depth;
+        } else if (c == '}' && --depth == 0) {
+            return text.substr(open, i - open + 1);
+        }
+    }
+    return {};
+}
+
+PyValue to_py(const ojson& j) {
+    if (j.is_string()) return PyValue::str(j.get<std::string>());
+    if (j.is_boolean()) return PyValue::boolean(j.get<bool>());
+    if (j.is_number_integer()) return PyValue::integer(j.get<std::int64_t>());
+    if (j.is_object()) {
+        PyDict d;
+        for (const auto& [k, v] : j.items()) d.emplace_back(k, to_py(v));
+        return PyValue::dict(std::move(d));
+    }
+    return PyValue::none();
+}
+
+}  // namespace
+
+Fingerprint TimingCacheSystem::as_components(const std::string& source) const {
+    Fingerprint fp;
+    fp.origin = source;
+    auto add = [&](std::string_view name, const std::string& value, bool absent) {
+        fp.set({std::string(name), value, "", scope_of(name), true, absent, false, false, source});
+    };
+    add(names::device, has_device ? device_value : "(not in the key: no GPU in that process)", !has_device);
+    add(names::version, has_device ? version_value : "(not in the key: no GPU in that process)", !has_device);
+    add(names::system_hash, hash, false);
+    return fp;
+}
+
+Result<TimingCacheSystem> read_timing_system(const fs::path& file, std::string rel_path) {
+    KILN_TRY(std::string text, read_prefix(file, 1 << 20));
+    std::size_t key = text.find("\"system\"");
+    std::size_t open = key == std::string::npos ? key : text.find('{', key);
+    std::string_view block = open == std::string::npos ? std::string_view() : object_at(text, open);
+    if (block.empty())
+        return make_error(Errc::parse, "no \"system\" object in the first MB of the timing cache", file.string(),
+                          "an Inductor timing cache starts with {\"system\": {...}, \"cache\": ...}");
+    ojson sys = ojson::parse(block, nullptr, false);
+    if (sys.is_discarded() || !sys.is_object())
+        return make_error(Errc::parse, "the \"system\" block is not JSON", file.string());
+    TimingCacheSystem out;
+    out.rel_path = std::move(rel_path);
+    out.hash = sys.contains("hash") && sys["hash"].is_string() ? sys["hash"].get<std::string>() : std::string();
+    if (sys.contains("device") && sys["device"].is_object()) {
+        out.has_device = true;
+        out.device_value = py_str(to_py(sys["device"]));
+        const auto& d = sys["device"];
+        out.device_name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>() : std::string();
+        out.version_value = sys.contains("version") ? py_str(to_py(sys["version"])) : std::string("{}");
+    }
+    return out;
+}
+
+std::vector<TimingCacheSystem> read_timing_systems(const fs::path& root) {
+    std::vector<TimingCacheSystem> out;
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(root / "cache", ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().filename().string().size() == 64) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+        if (auto s = read_timing_system(f, "cache/" + f.filename().string())) out.push_back(std::move(s).value());
+    return out;
+}
+
+Result<TritonTarget> read_triton_target(const fs::path& dir) {
+    std::error_code ec;
+    fs::path meta;
+    std::string abi;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string n = it->path().filename().string();
+        if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0 && n.rfind("__grp__", 0) != 0) {
+            meta = it->path();
+            break;
+        }
+        // cuda_utils.cpython-312-x86_64-linux-gnu.so: Triton's launcher, built for one Python ABI.
+        if (auto p = n.find(".cpython-"); p != std::string::npos && n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0)
+            abi = n.substr(p + 1, n.find('-', p + 9) - p - 1);
+    }
+    if (meta.empty() && !abi.empty()) {
+        TritonTarget out;
+        out.kernel = dir.filename().string();
+        out.python_abi = abi;
+        return out;
+    }
+    if (meta.empty()) return make_error(Errc::not_found, "no <kernel>.json in the Triton kernel dir", dir.string());
+    KILN_TRY(std::string text, read_prefix(meta, 1 << 20));
+    ojson j = ojson::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("target") || !j["target"].is_object())
+        return make_error(Errc::parse, "Triton metadata without a \"target\" object", meta.string());
+    auto text_of = [](const ojson& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    const ojson& t = j["target"];
+    TritonTarget out;
+    out.kernel = text_of(j.value("name", ojson()));
+    out.backend = text_of(t.value("backend", ojson()));
+    out.arch = text_of(t.value("arch", ojson()));
+    out.warp_size = text_of(t.value("warp_size", ojson()));
+    out.triton_version = text_of(j.value("triton_version", ojson()));
+    out.ptx_version = text_of(j.value("ptx_version", ojson()));
+    return out;
+}
+
+std::optional<std::pair<std::string, std::string>> common_triton_arch(const fs::path& root) {
+    std::optional<std::pair<std::string, std::string>> found;
+    std::error_code ec;
+    for (fs::directory_iterator dev(root / "triton", ec), end; !ec && dev != end; dev.increment(ec)) {
+        std::error_code ec2;
+        for (fs::directory_iterator k(dev->path(), ec2); !ec2 && k != end; k.increment(ec2)) {
+            auto t = read_triton_target(k->path());
+            if (!t) continue;
+            if (!found) found = {{t->arch, fs::relative(k->path(), root, ec2).generic_string()}};
+            else if (found->first != t->arch) return std::nullopt;
+        }
+    }
+    return found;
+}
+
+std::string best_config_name(const std::string& module_basename, const std::string& tag, const std::string& torch_key_hex) {
+    if (torch_key_hex.size() != 64 ||
+        !std::all_of(torch_key_hex.begin(), torch_key_hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+        return {};
+    std::string inner = hash::sha256_hex(module_basename + ":" + tag);
+    std::string key;
+    for (std::size_t i = 0; i + 1 < torch_key_hex.size(); i += 2)
+        key += static_cast<char>(std::stoi(torch_key_hex.substr(i, 2), nullptr, 16));
+    return hash::sha256_hex(inner + key);
+}
+
+KernelModuleTarget read_kernel_module_target(const fs::path& module) {
+    KernelModuleTarget out;
+    auto text = read_prefix(module, 16 * 1024);
+    if (!text) return out;
+    static const std::regex props(R"(DeviceProperties\(type='\w+', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
+    static const std::regex backend(R"('backend_hash': '([0-9A-Fa-f]+)')");
+    std::smatch m;
+    if (std::regex_search(*text, m, props)) {
+        out.multi_processor_count = m[1].str();
+        out.cc = m[2].str();
+        out.warp_size = m[3].str();
+    }
+    if (std::regex_search(*text, m, backend)) out.backend_hash = m[1].str();
+    return out;
+}
+
+std::string python_abi_of(const std::string& v) {
+    std::size_t dot1 = v.find('.');
+    std::size_t dot2 = dot1 == std::string::npos ? dot1 : v.find_first_not_of("0123456789", dot1 + 1);
+    if (dot1 == std::string::npos || dot1 == 0) return {};
+    return "cpython-" + v.substr(0, dot1) + v.substr(dot1 + 1, (dot2 == std::string::npos ? v.size() : dot2) - dot1 - 1);
+}
+
+std::string triton_version_of_key(const std::string& key) {
+    std::string first = key.substr(0, key.find('-'));
+    if (first.size() <= 64) return {};
+    std::string tail = first.substr(first.size() - 64);
+    if (!std::all_of(tail.begin(), tail.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) return {};
+    return first.substr(0, first.size() - 64);
+}
+
+}  // namespace kiln::portability

@@ -1,0 +1,189 @@
+#include "portability/entry_lines.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <unordered_map>
+
+#include "inductor/debug_lines.hpp"
+#include "inductor/graph_entry.hpp"
+#include "pickle/opcodes.hpp"
+
+namespace kiln::portability {
+
+namespace {
+
+namespace op = pickle::op;
+
+bool is_text_op(std::uint8_t c) {
+    return c == op::SHORT_BINUNICODE || c == op::BINUNICODE || c == op::BINUNICODE8;
+}
+// Opcodes that may sit between the strings of one list: memo writes, batching, frames.
+bool is_list_glue(std::uint8_t c) {
+    return c == op::MEMOIZE || c == op::BINPUT || c == op::LONG_BINPUT || c == op::MARK || c == op::APPENDS ||
+           c == op::APPEND || c == op::FRAME;
+}
+
+// The walk's state: waiting for the field's name, just past it, or inside its list of lines.
+struct Walker {
+    EntryKind kind;
+    std::string_view field;
+    std::vector<std::vector<std::string>>& lists;
+    enum { idle, armed, collecting } state = idle;
+    int armed_ops = 0;
+    std::vector<std::string> current;
+    std::unordered_map<std::uint64_t, std::string> memo;  // short strings only; others map to ""
+    std::string_view last_text;
+    bool last_was_text = false;
+
+    void end_list() {
+        lists.push_back(std::move(current));
+        current.clear();
+        state = idle;
+    }
+    // A str pushed (directly or from the memo). Returns true when the walk is finished.
+    bool text(std::string_view s) {
+        if (state == collecting) {
+            if (inductor::starts_component(s)) {
+                current.emplace_back(s);
+                return false;
+            }
+            end_list();
+            if (kind == EntryKind::fx_graph) return true;
+        } else if (state == armed && inductor::starts_component(s)) {
+            state = collecting;
+            current.emplace_back(s);
+            return false;
+        }
+        if (state == idle && s == field) {
+            state = armed;
+            armed_ops = 0;
+        }
+        return false;
+    }
+    // Any other opcode. Returns true when the walk is finished.
+    bool other(std::uint8_t c) {
+        if (state == collecting && !is_list_glue(c)) {
+            end_list();
+            return kind == EntryKind::fx_graph;
+        }
+        // The field's value starts within a few opcodes (AOT: a tuple of the key and the list);
+        // a None or an empty list leaves the walk armed, so give up on it after a while.
+        if (state == armed && ++armed_ops > 12) state = idle;
+        return false;
+    }
+    void put(std::uint64_t index) { memo[index] = last_was_text && last_text.size() <= 64 ? std::string(last_text) : std::string(); }
+};
+
+}  // namespace
+
+WalkResult walk_entry_lines(std::string_view in, bool complete, EntryKind kind,
+                            std::vector<std::vector<std::string>>& lists, std::string& why) {
+    lists.clear();
+    Walker w{kind, kind == EntryKind::fx_graph ? "_fx_graph_cache_debug_lines" : "fx_graph_cache_info", lists};
+    std::size_t pos = 0;
+    while (pos < in.size()) {
+        auto code = static_cast<std::uint8_t>(in[pos]);
+        const pickle::OpInfo& info = pickle::op_info(code);
+        if (!info.name) {
+            why = "unknown opcode at byte " + std::to_string(pos);
+            return WalkResult::unsupported;
+        }
+        ++pos;
+        pickle::RawArg arg;
+        if (const char* err = pickle::read_arg(in, pos, info.arg, arg)) {
+            if (!complete) return WalkResult::need_more;
+            why = std::string(err) + " (opcode " + info.name + ")";
+            return WalkResult::unsupported;
+        }
+        bool finished = false;
+        bool was_text = false;
+        if (is_text_op(code)) {
+            finished = w.text(arg.data);
+            w.last_text = arg.data;
+            was_text = true;
+        } else if (code == op::BINGET || code == op::LONG_BINGET) {
+            auto it = w.memo.find(arg.u);
+            if (it != w.memo.end() && !it->second.empty()) {
+                finished = w.text(it->second);
+                w.last_text = {};
+            } else {
+                finished = w.other(code);
+            }
+        } else if (code == op::MEMOIZE) {
+            w.put(w.memo.size());
+            finished = w.other(code);
+        } else if (code == op::BINPUT || code == op::LONG_BINPUT) {
+            w.put(arg.u);
+            finished = w.other(code);
+        } else if (code == op::STOP) {
+            if (w.state == Walker::collecting) w.end_list();
+            return WalkResult::done;
+        } else {
+            finished = w.other(code);
+        }
+        if (code != op::MEMOIZE && code != op::BINPUT && code != op::LONG_BINPUT) w.last_was_text = was_text;
+        if (finished) return WalkResult::done;
+    }
+    if (!complete) return WalkResult::need_more;
+    why = "the pickle ends without STOP";
+    return WalkResult::unsupported;
+}
+
+namespace {
+
+Result<EntryLines> decode_fully(const std::filesystem::path& path, EntryKind kind, std::uint64_t size) {
+    KILN_TRY(auto entry, inductor::load_graph_entry(path));
+    EntryLines out;
+    out.decoded = true;
+    out.bytes_read = size;
+    if (kind == EntryKind::fx_graph) {
+        out.lists.push_back(entry.debug_lines());
+    } else {
+        if (auto fw = entry.forward_debug_lines(); !fw.empty()) out.lists.push_back(std::move(fw));
+        if (auto bw = entry.backward_debug_lines(); !bw.empty()) out.lists.push_back(std::move(bw));
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind kind) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_error("open", path.string(), errno);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    std::string buf;
+    std::size_t want = 128 * 1024;
+    bool eof = false;
+    for (;;) {
+        std::size_t have = buf.size();
+        buf.resize(want);
+        while (have < want) {
+            ssize_t n = ::pread(fd, buf.data() + have, want - have, static_cast<off_t>(have));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return io_error("read", path.string(), errno);
+            if (n == 0) {
+                eof = true;
+                break;
+            }
+            have += static_cast<std::size_t>(n);
+        }
+        buf.resize(have);
+        EntryLines out;
+        out.bytes_read = have;
+        std::string why;
+        switch (walk_entry_lines(buf, eof, kind, out.lists, why)) {
+            case WalkResult::done: return out;
+            case WalkResult::unsupported: return decode_fully(path, kind, have);
+            case WalkResult::need_more: break;
+        }
+        if (eof) return decode_fully(path, kind, have);
+        want *= 4;
+    }
+}
+
+}  // namespace kiln::portability

@@ -1,0 +1,130 @@
+#include "portability/key_env.hpp"
+
+#include <set>
+
+#include "portability/py_value.hpp"
+
+namespace kiln::portability {
+
+namespace {
+
+using inductor::KeyComponent;
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The key components that belong to the environment rather than to the program.
+constexpr std::string_view kEnvNames[] = {names::device, names::version, names::system_hash, names::torch_version,
+                                          names::cache_key_tag, names::deterministic, names::matmul,
+                                          names::default_device_index, names::cxx};
+
+// "device(type='cuda', index=0)" occurrences in example_inputs values -> {"cuda:0"}.
+void collect_devices(std::string_view value, std::set<std::string>& out) {
+    constexpr std::string_view head = "device(type='";
+    for (std::size_t pos = value.find(head); pos != std::string_view::npos; pos = value.find(head, pos + 1)) {
+        std::size_t t = pos + head.size();
+        std::size_t q = value.find('\'', t);
+        if (q == std::string_view::npos) return;
+        std::string type(value.substr(t, q - t));
+        if (type == "cpu" || type == "meta") continue;
+        constexpr std::string_view idx = ", index=";
+        std::string index = "?";
+        if (value.substr(q + 1, idx.size()) == idx) {
+            std::size_t d = q + 1 + idx.size(), e = d;
+            while (e < value.size() && value[e] >= '0' && value[e] <= '9') ++e;
+            if (e > d) index = std::string(value.substr(d, e - d));
+        }
+        out.insert(type + ":" + index);
+    }
+}
+
+// The first quoted absolute path in a printed value ("(None, '/opt/gcc/bin/g++')"), or empty.
+std::string absolute_path_in(std::string_view v) {
+    for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+        if ((v[i] != '\'' && v[i] != '"') || v[i + 1] != '/') continue;
+        std::size_t end = v.find(v[i], i + 1);
+        if (end == std::string_view::npos) return {};
+        return std::string(v.substr(i + 1, end - i - 1));
+    }
+    return {};
+}
+
+std::string join(const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+    return out;
+}
+
+}  // namespace
+
+Scope scope_of(std::string_view n) {
+    if (n == names::device || n == names::system_hash || n == names::compute_capability || n == names::sm_count ||
+        n == names::warp_size || n == names::devices || n == names::cuda_driver)
+        return Scope::machine;
+    if (n == names::version || n == names::torch_version || n == names::pickle_protocol || n == names::torch_key ||
+        n == names::backend_hash || n == names::torch || n == names::torch_cuda || n == names::triton ||
+        n == names::python || n == names::cuda_toolkit)
+        return Scope::install;
+    if (n == names::deterministic || n == names::matmul || n == names::default_device_index || n == names::input_device)
+        return Scope::process;
+    return Scope::environment;  // cache_key_tag, inductor_config[...], environment variables
+}
+
+std::optional<int> detect_protocol(const std::vector<KeyComponent>& comps) {
+    for (const auto& c : comps) {
+        if (c.name != names::system_hash && c.name != names::cache_key_tag) continue;
+        for (int p : {4, 5, 3, 2})
+            if (component_hash(PyValue::str(c.value), p) == c.hash) return p;
+    }
+    return std::nullopt;
+}
+
+KeyEnv key_env(const std::vector<KeyComponent>& comps, const std::string& source) {
+    KeyEnv out;
+    out.env.origin = source;
+    std::set<std::string> devices;
+    bool has_system_hash = false;
+    for (const auto& c : comps) {
+        if (starts_with(c.name, "example_inputs[")) collect_devices(c.value, devices);
+        if (starts_with(c.name, "inductor_config[")) out.config.push_back(c);
+        if (c.name == names::system_hash) has_system_hash = true;
+        bool env = false;
+        for (auto n : kEnvNames) env = env || c.name == n;
+        if (env) {
+            EnvComponent e{c.name, c.value, c.hash, scope_of(c.name), true, false, c.name == names::torch_version, false,
+                           source};
+            out.env.set(std::move(e));
+        }
+        if (c.name != "gm" && !starts_with(c.name, "example_inputs[")) {
+            if (std::string p = absolute_path_in(c.value); !p.empty())
+                out.hazards.push_back({c.name, c.value,
+                                       "an absolute path (" + p + ") in the key: a machine with another layout" +
+                                           (c.name == names::cxx ? " or another $CXX" : std::string()) + " computes another key"});
+        }
+    }
+    // Without CUDA/ROCm, get_system() is {"hash": sha256("{}")}: no device or version line at all.
+    if (has_system_hash) {
+        for (auto n : {names::device, names::version})
+            if (!out.env.find(n))
+                out.env.set({std::string(n), "(not in the key: no GPU in that process)", "", scope_of(n), true, true, false,
+                             false, source});
+    }
+    if (!devices.empty()) {
+        out.env.set({std::string(names::input_device), join(devices), "", Scope::process, true, false, false, false, source});
+        if (devices.size() > 1 || *devices.begin() != "cuda:0")
+            out.hazards.push_back({std::string(names::input_device), join(devices),
+                                   "inputs on " + join(devices) + ": a process on another device index (another rank) "
+                                   "computes another key"});
+    }
+    if (const EnvComponent* d = out.env.find(names::default_device_index); d && d->value != "0")
+        out.hazards.push_back({d->name, d->value, "compiled with current device " + d->value +
+                                                      ": a process on another device index computes another key"});
+    if (const EnvComponent* t = out.env.find(names::cache_key_tag); t && !t->value.empty())
+        out.hazards.push_back({t->name, t->value, "a cache key tag ($TORCH_COMPILE_CACHE_KEY_TAG): only processes with "
+                                                  "the same tag hit"});
+    if (auto p = detect_protocol(comps))
+        out.env.set({std::string(names::pickle_protocol), std::to_string(*p), "", Scope::install, true, false, false, false,
+                     source});
+    return out;
+}
+
+}  // namespace kiln::portability

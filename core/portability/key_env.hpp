@@ -1,0 +1,38 @@
+#pragma once
+// The environment-bound components of one cache key, read from its debug lines (an FX entry's
+// `_fx_graph_cache_debug_lines`, an AOT entry's inner forward/backward lines, a TORCH_TRACE cache
+// event's `components`), and the parts of a key that tie it to one machine without being about
+// hardware (absolute paths, device indices, a cache key tag).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inductor/debug_lines.hpp"
+#include "portability/fingerprint.hpp"
+
+namespace kiln::portability {
+
+// Something in a key that breaks sharing between identical machines.
+struct Hazard {
+    std::string component;  // "inductor_config[cpp.cxx]", "example_inputs[*].device", ...
+    std::string value;
+    std::string why;
+};
+
+struct KeyEnv {
+    Fingerprint env;                             // the environment-bound components (names:: key names)
+    std::vector<inductor::KeyComponent> config;  // every inductor_config[...] line of the key
+    std::vector<Hazard> hazards;
+};
+
+// `source` names where the lines came from ("entry fxgraph/…", "trace <log>:<line>").
+KeyEnv key_env(const std::vector<inductor::KeyComponent>& components, const std::string& source);
+
+// The pickle protocol that made the key's component hashes (4 up to Python 3.13, 5 from 3.14),
+// recomputed from a string component (system_info[hash], cache_key_tag); nullopt when none matches.
+std::optional<int> detect_protocol(const std::vector<inductor::KeyComponent>& components);
+
+// The device scope a component name belongs to (names:: key names; inductor_config[...] is environment).
+Scope scope_of(std::string_view component_name);
+
+}  // namespace kiln::portability

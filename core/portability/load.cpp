@@ -1,0 +1,56 @@
+// `--from PATH` / `--target PATH`: a fingerprint from whatever the path is.
+#include <fstream>
+
+#include "inductor/roots.hpp"
+#include "portability/sources.hpp"
+
+namespace kiln::portability {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string head_of(const fs::path& p, std::size_t n) {
+    std::ifstream in(p, std::ios::binary);
+    std::string s(n, '\0');
+    in.read(s.data(), static_cast<std::streamsize>(n));
+    s.resize(static_cast<std::size_t>(in.gcount()));
+    return s;
+}
+
+Result<Fingerprint> from_json_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
+    if (j.is_discarded()) return make_error(Errc::parse, "not valid JSON", p.string(), "pass the output of `kiln-cli env --json`");
+    if (j.is_object() && j.contains("kiln_probe")) return fingerprint_from_probe(nlohmann::json(j), nullptr, "probe " + p.string());
+    return fingerprint_from_json(j, p.string());
+}
+
+bool looks_like_trace_line(const std::string& head) {
+    return head.size() > 24 && std::string("VIWEC").find(head[0]) != std::string::npos && head.find("] {") != std::string::npos;
+}
+
+}  // namespace
+
+Result<Fingerprint> load_fingerprint(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        return make_error(Errc::not_found, "no such file or directory", path.string(),
+                          "pass a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory or a graph entry");
+    if (fs::is_directory(path, ec)) {
+        if (inductor::detect_root_kind(path) == inductor::RootKind::inductor) return fingerprint_from_root(path);
+        return fingerprint_from_trace(path);
+    }
+    std::string head = head_of(path, 4096);
+    std::size_t first = head.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && head[first] == '{') return from_json_file(path);
+    if (looks_like_trace_line(head)) return fingerprint_from_trace(path);
+    if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) return fingerprint_from_entry(path);
+    if (path.extension() == ".bin")
+        return make_error(Errc::unsupported, "Mega-Cache blobs are not read yet", path.string(),
+                          "load it with torch.compiler.load_cache_artifacts() and pass the cache root instead");
+    return make_error(Errc::parse, "not a fingerprint file, TORCH_TRACE log, cache root or graph entry", path.string(),
+                      "pass the output of `kiln-cli env --json`, a cache root, a TORCH_TRACE directory or a graph entry");
+}
+
+}  // namespace kiln::portability

@@ -1,0 +1,249 @@
+#include "portability/portable.hpp"
+
+#include <algorithm>
+#include <map>
+#include <thread>
+
+#include "inductor/scanner.hpp"
+#include "portability/cache_files.hpp"
+#include "portability/entry_lines.hpp"
+#include "util/cpus.hpp"
+
+namespace kiln::portability {
+
+namespace fs = std::filesystem;
+
+std::string_view item_kind_name(ItemKind k) {
+    switch (k) {
+        case ItemKind::fx_graph: return "fxgraph";
+        case ItemKind::aot_autograd: return "aotautograd";
+        case ItemKind::timing_cache: return "autotune_local_cache";
+        case ItemKind::best_config: return "best_config";
+        case ItemKind::triton_kernel: return "triton_kernel";
+    }
+    return "fxgraph";
+}
+
+namespace {
+
+struct Task {
+    ItemKind kind;
+    std::string abs;  // absolute path
+    std::string rel;
+    std::string key;
+};
+
+// The target with facts derived from its components (Triton's short version from its key).
+Fingerprint with_derived(const Fingerprint& target) {
+    Fingerprint t = target;
+    if (!t.find(names::triton))
+        if (const EnvComponent* v = t.find(names::version); v && !v->absent) {
+            auto pos = v->value.find("'triton': '");
+            if (pos != std::string::npos) {
+                std::string key = v->value.substr(pos + 11, v->value.find('\'', pos + 11) - pos - 11);
+                if (std::string ver = triton_version_of_key(key); !ver.empty())
+                    t.set({std::string(names::triton), ver, "", Scope::install, false, false, false, false, v->source});
+            }
+        }
+    if (!t.find("python_abi"))
+        if (const EnvComponent* py = t.find(names::python))
+            if (std::string abi = python_abi_of(py->value); !abi.empty())
+                t.set({"python_abi", abi, "", Scope::install, false, false, false, false, py->source});
+    return t;
+}
+
+struct Context {
+    const Fingerprint& target;
+    const std::map<std::string, std::vector<std::string>>& modules_by_dir;  // rel dir -> .py basenames
+    std::string root;
+};
+
+Result<PortableItem> assess_graph(const Task& t, const Context& ctx) {
+    KILN_TRY(EntryLines lines, read_entry_lines(t.abs, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd));
+    PortableItem item{t.rel, t.kind, t.key, {}, {}};
+    if (lines.lists.empty() || lines.lists[0].empty()) {
+        item.assessment.not_known("key components", t.kind == ItemKind::fx_graph
+                                                        ? "the entry records no _fx_graph_cache_debug_lines"
+                                                        : "the entry holds no inner graph's debug lines (fx_graph_cache_info)");
+        item.assessment.finish();
+        return item;
+    }
+    KILN_TRY(auto comps, inductor::parse_debug_lines(lines.lists[0]));
+    KeyEnv env = key_env(comps, "cache");
+    item.assessment = assess_key(env.env, env.config, ctx.target);
+    item.hazards = std::move(env.hazards);
+    return item;
+}
+
+PortableItem assess_timing(const Task& t, const Context& ctx) {
+    PortableItem item{t.rel, t.kind, t.key, {}, {}};
+    auto sys = read_timing_system(t.abs, t.rel);
+    if (!sys) {
+        item.assessment.not_known("system", sys.error().str());
+    } else {
+        Fingerprint cached = sys->as_components("cache");
+        compare_components(cached, ctx.target,
+                           {std::string(names::device), std::string(names::version), std::string(names::system_hash)}, {},
+                           item.assessment);
+    }
+    item.assessment.finish();
+    return item;
+}
+
+void check_module(const fs::path& module, const Fingerprint& target, Assessment& a) {
+    KernelModuleTarget m = read_kernel_module_target(module);
+    Fingerprint cached;
+    std::vector<std::string> list;
+    auto add = [&](std::string_view name, const std::string& value) {
+        if (value.empty()) return;
+        cached.set({std::string(name), value, "", Scope::machine, false, false, false, false, "kernel module"});
+        list.emplace_back(name);
+    };
+    add(names::compute_capability, m.cc);
+    add(names::sm_count, m.multi_processor_count);
+    add(names::backend_hash, m.backend_hash);
+    compare_components(cached, target, list, {}, a);
+}
+
+PortableItem assess_best_config(const Task& t, const Context& ctx) {
+    PortableItem item{t.rel, t.kind, t.key, {}, {}};
+    Assessment& a = item.assessment;
+    const EnvComponent* key = ctx.target.find(names::torch_key);
+    const EnvComponent* tag = ctx.target.find(names::cache_key_tag);
+    fs::path rel(t.rel);
+    std::string dir = rel.parent_path().generic_string();
+    std::string stem = rel.stem().string();
+    auto mods = ctx.modules_by_dir.find(dir);
+    if (!key) {
+        const UnknownComponent* u = ctx.target.find_unknown(names::torch_key);
+        a.not_known(std::string(names::torch_key),
+                    "the .best_config name is derived from torch_key(), which " + std::string(u ? "is unknown: " + u->why
+                                                                                                : "the target does not record (a trace or cache shows only its hash): run `kiln-cli env --python` there"));
+    } else if (!tag) {
+        a.not_known(std::string(names::cache_key_tag), "the .best_config name is derived from the cache key tag");
+    } else if (mods == ctx.modules_by_dir.end()) {
+        a.not_known("kernel module", "no kernel module (.py) beside it to derive the name from");
+    } else {
+        std::string owner;
+        for (const auto& m : mods->second)
+            if (best_config_name(m, tag->value, key->value) == stem) owner = m;
+        if (owner.empty())
+            a.differ("torch_key/cache_key_tag", "file name " + stem.substr(0, 16) + "…",
+                     "torch_key " + key->value.substr(0, 12) + "…, tag '" + tag->value + "' name no file here (another torch install)",
+                     Scope::install);
+        else
+            check_module(fs::path(ctx.root) / dir / owner, ctx.target, a);
+    }
+    a.finish();
+    return item;
+}
+
+PortableItem assess_triton(const Task& t, const Context& ctx) {
+    PortableItem item{t.rel, t.kind, t.key, {}, {}};
+    auto target = read_triton_target(t.abs);
+    if (!target) {
+        item.assessment.not_known("target", target.error().str());
+        item.assessment.finish();
+        return item;
+    }
+    Fingerprint cached;
+    auto add = [&](std::string_view name, const std::string& value, Scope s) {
+        if (!value.empty()) cached.set({std::string(name), value, "", s, false, false, false, false, "kernel json"});
+    };
+    if (!target->python_abi.empty()) {  // Triton's launcher module: only the Python ABI matters
+        add("python_abi", target->python_abi, Scope::install);
+        compare_components(cached, ctx.target, {"python_abi"}, {}, item.assessment);
+        item.assessment.finish();
+        return item;
+    }
+    add(names::compute_capability, target->arch, Scope::machine);
+    add(names::triton, target->triton_version, Scope::install);
+    add(names::warp_size, target->warp_size, Scope::machine);
+    // Inductor points Triton at <root>/triton/<device index>/: another device index looks elsewhere.
+    fs::path rel(t.rel);
+    auto part = rel.begin();
+    if (part != rel.end() && ++part != rel.end()) add(names::input_device, "cuda:" + part->string(), Scope::process);
+    std::vector<std::string> optional = {std::string(names::input_device)};
+    if (ctx.target.find(names::warp_size)) optional.push_back(std::string(names::warp_size));
+    compare_components(cached, ctx.target, {std::string(names::compute_capability), std::string(names::triton)}, optional,
+                       item.assessment);
+    item.assessment.finish();
+    return item;
+}
+
+Result<PortableItem> assess_task(const Task& t, const Context& ctx) {
+    switch (t.kind) {
+        case ItemKind::fx_graph:
+        case ItemKind::aot_autograd: return assess_graph(t, ctx);
+        case ItemKind::timing_cache: return assess_timing(t, ctx);
+        case ItemKind::best_config: return assess_best_config(t, ctx);
+        case ItemKind::triton_kernel: return assess_triton(t, ctx);
+    }
+    return make_error(Errc::invalid_argument, "unknown item kind");
+}
+
+std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::string, std::vector<std::string>>& modules) {
+    using inductor::Category;
+    std::vector<Task> tasks;
+    for (const auto& a : scan.artifacts) {
+        std::string rel(a.rel_path());
+        std::optional<ItemKind> kind;
+        switch (a.category) {
+            case Category::fxgraph: kind = ItemKind::fx_graph; break;
+            case Category::aotautograd: kind = ItemKind::aot_autograd; break;
+            case Category::autotune_local_cache: kind = ItemKind::timing_cache; break;
+            case Category::best_config: kind = ItemKind::best_config; break;
+            default: break;
+        }
+        if (rel.size() > 3 && rel.compare(rel.size() - 3, 3, ".py") == 0 && std::count(rel.begin(), rel.end(), '/') == 1)
+            modules[rel.substr(0, rel.find('/'))].push_back(rel.substr(rel.find('/') + 1));
+        if (kind) tasks.push_back({*kind, a.path, rel, a.key});
+    }
+    for (const auto& g : scan.groups)
+        if (g.kind == inductor::GroupKind::triton_kernel_dir && scan.kind == inductor::RootKind::inductor)
+            tasks.push_back({ItemKind::triton_kernel, g.path, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key});
+    std::sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
+        return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel;
+    });
+    return tasks;
+}
+
+}  // namespace
+
+Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& target_in, const PortableOptions& options) {
+    inductor::ScanOptions so;
+    so.kind = inductor::RootKind::inductor;
+    so.cancel = options.cancel;
+    KILN_TRY(auto scan, inductor::scan_cache(root, so));
+    std::map<std::string, std::vector<std::string>> modules;
+    std::vector<Task> tasks = tasks_of(scan, modules);
+    PortableReport report;
+    report.root = scan.root;
+    report.target = target_in;
+    Fingerprint target = with_derived(target_in);
+    Context ctx{target, modules, scan.root};
+    std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+            if (options.cancel && options.cancel->load()) return;
+            results[i] = assess_task(tasks[i], ctx);
+        }
+    };
+    unsigned n = options.threads ? options.threads : usable_cpus();
+    n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, tasks.size() / 64)));
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+    if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", root.string());
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (!results[i]) continue;
+        if (results[i]->ok()) report.items.push_back(std::move(*results[i]).value());
+        else report.skipped.push_back(tasks[i].rel + ": " + results[i]->error().str());
+    }
+    report.summary = summarize(report);
+    return report;
+}
+
+}  // namespace kiln::portability

@@ -1,0 +1,77 @@
+#pragma once
+// "Will this cache hit there?": every graph entry (fxgraph, AOTAutograd), autotune timing cache,
+// `.best_config` and Triton kernel dir of a cache root judged against a target environment, and a
+// summary: how many would hit, which components differ (cached -> target), what is unknown, and
+// what in the keys ties them to one machine without being hardware (absolute paths, device indices).
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "portability/fingerprint.hpp"
+#include "portability/key_env.hpp"
+#include "portability/verdict.hpp"
+#include "util/result.hpp"
+
+namespace kiln::portability {
+
+enum class ItemKind : std::uint8_t { fx_graph, aot_autograd, timing_cache, best_config, triton_kernel };
+inline constexpr std::size_t kItemKinds = 5;
+std::string_view item_kind_name(ItemKind k);
+
+struct PortableItem {
+    std::string path;  // relative to the root (a Triton kernel dir: the dir)
+    ItemKind kind = ItemKind::fx_graph;
+    std::string key;   // graph entries: the key dir's name
+    Assessment assessment;
+    std::vector<Hazard> hazards;  // graph entries only
+};
+
+struct KindCounts {
+    std::size_t total = 0, hit = 0, miss = 0, unknown = 0;
+};
+
+// A component across many items: how many, with the first values seen.
+struct ComponentTally {
+    std::string component;
+    std::size_t items = 0;
+    std::string cached, target, why;  // the first difference / reason seen
+};
+
+struct PortableSummary {
+    std::array<KindCounts, kItemKinds> counts{};
+    std::vector<ComponentTally> differing;  // over graph entries, most frequent first
+    std::vector<ComponentTally> unknown;    // over graph entries
+    std::vector<ComponentTally> hazards;    // over graph entries
+    std::vector<std::string> lines;         // the summary in words, answer first
+};
+
+struct PortableReport {
+    std::string root;
+    Fingerprint target;
+    std::vector<PortableItem> items;  // graph entries, timing caches, best_configs, Triton dirs (scan order within kind)
+    std::vector<std::string> skipped; // files that could not be read: "path: reason"
+    PortableSummary summary;
+};
+
+struct PortableOptions {
+    unsigned threads = 0;  // 0: the CPUs this process may use
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+Result<PortableReport> assess_root(const std::filesystem::path& root, const Fingerprint& target,
+                                   const PortableOptions& options = {});
+
+// The counts, tallies and the lines in words of `r.items` (assess_root fills it in).
+PortableSummary summarize(const PortableReport& r);
+
+// {"root", "target": fingerprint JSON, "entries": [{"path", "kind", "verdict", "differs": [{"component",
+// "cached", "target"}], "unknown": [{"component", "why"}], "hazards": [...]}], "summary": {...}}
+nlohmann::ordered_json report_to_json(const PortableReport& r);
+
+}  // namespace kiln::portability
