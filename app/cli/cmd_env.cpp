@@ -17,6 +17,7 @@ struct EnvArgs {
     std::string python;
     std::string from;
     bool json = false;
+    bool print_probe = false;
     const CLI::Option* python_opt = nullptr;
 };
 
@@ -52,6 +53,10 @@ void print_fingerprint(const Fingerprint& fp) {
 }
 
 int run_env(const EnvArgs& args) {
+    if (args.print_probe) {
+        std::cout << probe_script();
+        return 0;
+    }
     Result<Fingerprint> fp = Error{};
     if (!args.from.empty()) {
         if (args.python_opt && args.python_opt->count() > 0)
@@ -77,6 +82,8 @@ Registration reg{"env", 46, [](CLI::App& app, Outcome& outcome) {
                     "Read the fingerprint of the machine that wrote PATH: a cache root, a graph entry, a TORCH_TRACE log or "
                     "directory, or a fingerprint file (kiln-cli env --json)");
     cmd->add_flag("--json", args->json, "Print JSON (the fingerprint file `portable --target` reads)");
+    cmd->add_flag("--print-probe", args->print_probe,
+                  "Print the Python script --python runs (its raw output is accepted by --from and --target too)");
     cmd->callback([args, &outcome] { outcome.exit_code = run_env(*args); });
 }};
 

@@ -164,7 +164,7 @@ std::optional<std::pair<std::string, std::string>> common_triton_arch(const fs::
         std::error_code ec2;
         for (fs::directory_iterator k(dev->path(), ec2); !ec2 && k != end; k.increment(ec2)) {
             auto t = read_triton_target(k->path());
-            if (!t) continue;
+            if (!t || t->arch.empty()) continue;  // unreadable, or a launcher module
             if (!found) found = {{t->arch, fs::relative(k->path(), root, ec2).generic_string()}};
             else if (found->first != t->arch) return std::nullopt;
         }

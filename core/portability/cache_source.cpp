@@ -90,7 +90,7 @@ std::vector<Group> entry_groups(const fs::path& root) {
 }  // namespace
 
 Result<Fingerprint> fingerprint_from_entry(const fs::path& path) {
-    KILN_TRY(KeyEnv k, entry_env(path, "entry " + path.string()));
+    KILN_TRY(KeyEnv k, entry_env(path, "entry"));
     Fingerprint fp = std::move(k.env);
     fp.origin = "entry " + path.string();
     for (const auto& h : k.hazards) fp.notes.push_back(h.component + ": " + h.why);

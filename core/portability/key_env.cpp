@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "autotune/python_json.hpp"
 #include "portability/py_value.hpp"
 
 namespace kiln::portability {
@@ -54,7 +55,62 @@ std::string join(const std::set<std::string>& s) {
     return out;
 }
 
+// "'key': 'value'" pairs of a printed dict of strings ("{'triton': '3.6.0…', 'cuda': '13.0'}"), in order.
+std::optional<std::vector<std::pair<std::string, std::string>>> string_pairs(std::string_view v) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (v.size() < 2 || v.front() != '{' || v.back() != '}') return std::nullopt;
+    std::size_t pos = 1;
+    auto quoted = [&](std::string& s) {
+        if (pos >= v.size() || v[pos] != '\'') return false;
+        std::size_t end = v.find('\'', pos + 1);
+        if (end == std::string_view::npos) return false;
+        s = std::string(v.substr(pos + 1, end - pos - 1));
+        pos = end + 1;
+        return true;
+    };
+    while (pos < v.size() - 1) {
+        std::string k, val;
+        if (!quoted(k) || v.substr(pos, 2) != ": ") return std::nullopt;
+        pos += 2;
+        if (v.substr(pos, 4) == "None") {
+            pos += 4;
+            val = "\x01None";  // marks JSON null
+        } else if (!quoted(val)) {
+            return std::nullopt;
+        }
+        out.emplace_back(k, val);
+        if (v.substr(pos, 2) == ", ") pos += 2;
+    }
+    return out;
+}
+
 }  // namespace
+
+std::optional<std::string> recompute_system_hash(const Fingerprint& fp) {
+    const EnvComponent* dev = fp.find(names::device);
+    const EnvComponent* ver = fp.find(names::version);
+    if (!dev || !ver) return std::nullopt;
+    nlohmann::ordered_json system = nlohmann::ordered_json::object();
+    if (!dev->absent || !ver->absent) {
+        auto d = string_pairs(dev->value);
+        auto v = string_pairs(ver->value);
+        if (!d || !v) return std::nullopt;
+        for (auto* part : {&*d, &*v}) {
+            nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+            for (const auto& [k, val] : *part) obj[k] = val == "\x01None" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(val);
+            system[part == &*d ? "device" : "version"] = obj;
+        }
+    }
+    return autotune::system_hash(system);
+}
+
+void check_system_hash(Fingerprint& fp) {
+    const EnvComponent* h = fp.find(names::system_hash);
+    auto computed = recompute_system_hash(fp);
+    if (h && computed && *computed != h->value)
+        fp.notes.push_back("system_info[hash] " + h->value + " is not the hash of system_info[device] and [version] (" +
+                           *computed + "): written by another Inductor version?");
+}
 
 Scope scope_of(std::string_view n) {
     if (n == names::device || n == names::system_hash || n == names::compute_capability || n == names::sm_count ||

@@ -32,6 +32,14 @@ KeyEnv key_env(const std::vector<inductor::KeyComponent>& components, const std:
 // recomputed from a string component (system_info[hash], cache_key_tag); nullopt when none matches.
 std::optional<int> detect_protocol(const std::vector<inductor::KeyComponent>& components);
 
+// system_info[hash] recomputed from the printed system_info[device] and [version] as Inductor does
+// (sha256 of json.dumps(system, sort_keys=True)); nullopt when they are unknown or do not parse.
+// A CPU-only system ({}: both absent) gives the hash of "{}".
+std::optional<std::string> recompute_system_hash(const Fingerprint& fp);
+
+// Adds a note to `fp` when its system_info[hash] is not the hash of its device and version.
+void check_system_hash(Fingerprint& fp);
+
 // The device scope a component name belongs to (names:: key names; inductor_config[...] is environment).
 Scope scope_of(std::string_view component_name);
 

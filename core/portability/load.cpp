@@ -2,6 +2,8 @@
 #include <fstream>
 
 #include "inductor/roots.hpp"
+#include "portability/cache_files.hpp"
+#include "portability/key_env.hpp"
 #include "portability/sources.hpp"
 
 namespace kiln::portability {
@@ -23,7 +25,22 @@ Result<Fingerprint> from_json_file(const fs::path& p) {
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
     if (j.is_discarded()) return make_error(Errc::parse, "not valid JSON", p.string(), "pass the output of `kiln-cli env --json`");
     if (j.is_object() && j.contains("kiln_probe")) return fingerprint_from_probe(nlohmann::json(j), nullptr, "probe " + p.string());
+    if (j.is_object() && j.contains("system") && j.contains("cache")) {  // an autotune timing cache
+        KILN_TRY(auto sys, read_timing_system(p, p.filename().string()));
+        Fingerprint fp = sys.as_components("cache " + p.string());
+        fp.notes.push_back("a timing cache names only the system (device, CUDA and Triton versions)");
+        return fp;
+    }
     return fingerprint_from_json(j, p.string());
+}
+
+// A Mega-Cache blob: a CRC-32, then the format version 1 as a big-endian u64, then the first group's
+// type as a length-prefixed base64 string (megacache notes §1).
+bool looks_like_megacache(const std::string& head) {
+    if (head.size() < 20 || head.compare(4, 8, std::string("\0\0\0\0\0\0\0\x01", 8)) != 0) return false;
+    std::uint64_t len = 0;
+    for (int i = 12; i < 20; ++i) len = (len << 8) | static_cast<unsigned char>(head[static_cast<std::size_t>(i)]);
+    return len > 0 && len < 64;
 }
 
 bool looks_like_trace_line(const std::string& head) {
@@ -32,7 +49,15 @@ bool looks_like_trace_line(const std::string& head) {
 
 }  // namespace
 
+static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path);
+
 Result<Fingerprint> load_fingerprint(const fs::path& path) {
+    KILN_TRY(Fingerprint fp, load_fingerprint_unchecked(path));
+    check_system_hash(fp);
+    return fp;
+}
+
+static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path) {
     std::error_code ec;
     if (!fs::exists(path, ec))
         return make_error(Errc::not_found, "no such file or directory", path.string(),
@@ -46,7 +71,7 @@ Result<Fingerprint> load_fingerprint(const fs::path& path) {
     if (first != std::string::npos && head[first] == '{') return from_json_file(path);
     if (looks_like_trace_line(head)) return fingerprint_from_trace(path);
     if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) return fingerprint_from_entry(path);
-    if (path.extension() == ".bin")
+    if (looks_like_megacache(head))
         return make_error(Errc::unsupported, "Mega-Cache blobs are not read yet", path.string(),
                           "load it with torch.compiler.load_cache_artifacts() and pass the cache root instead");
     return make_error(Errc::parse, "not a fingerprint file, TORCH_TRACE log, cache root or graph entry", path.string(),

@@ -71,12 +71,13 @@ Result<Fingerprint> this_machine_fingerprint(const std::optional<std::string>& p
     auto fp = python_fingerprint(o);
     if (!fp) {
         if (python) return std::move(fp.error());
-        local.notes.push_back("values from the driver and the environment only: " + fp.error().message +
+        local.notes.push_back("values from the driver and the environment only: " + fp.error().context + ": " + fp.error().message +
                               " (pass --python PY to use another interpreter)");
         return local;
     }
     for (const auto& c : local.components)  // driver and toolkit facts the probe does not give
         if (!c.in_key && !fp->find(c.name)) fp->set(c);
+    check_system_hash(*fp);
     return fp;
 }
 

@@ -114,7 +114,7 @@ Result<json> run_probe(const ProbeOptions& o, const std::vector<std::string>& re
     }
     if (j.contains("error")) {
         std::string e = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
-        return make_error(r.exit_code == 3 ? Errc::not_found : Errc::external, o.python + " " + e, o.python,
+        return make_error(r.exit_code == 3 ? Errc::not_found : Errc::external, e, o.python,
                           r.exit_code == 3 ? "pass --python with the interpreter of the environment torch is installed in"
                                            : "");
     }

@@ -1,0 +1,91 @@
+// kiln-cli env on this machine (no GPU, python3 without torch) and --from.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "test_support.hpp"
+
+namespace {
+
+using kiln::test::run_command;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+fs::path fx() { return kiln::test::fixture_dir() / "h100h200"; }
+
+const json* named(const json& list, const std::string& name) {
+    for (const auto& c : list)
+        if (c["name"] == name) return &c;
+    return nullptr;
+}
+
+TEST(CliEnv, ThisMachineSaysWhatItCannotKnow) {
+    auto r = run_command({kiln::test::cli_path(), "env", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    EXPECT_EQ(j["kiln_fingerprint"], 1);
+    EXPECT_TRUE(j["hash"].is_null());
+    const json* dev = named(j["unknown"], "system_info[device]");
+    ASSERT_NE(dev, nullptr) << r.out;
+    EXPECT_NE((*dev)["why"].get<std::string>().find("no CUDA driver"), std::string::npos);
+    ASSERT_NE(named(j["unknown"], "torch_version"), nullptr);
+    const json* cxx = named(j["components"], "inductor_config[cpp.cxx]");
+    ASSERT_NE(cxx, nullptr);
+    EXPECT_EQ((*cxx)["scope"], "environment");
+    ASSERT_FALSE(j["notes"].empty());
+    EXPECT_NE(j["notes"][0].get<std::string>().find("cannot import torch"), std::string::npos);  // python3 here has no torch
+
+    auto text = run_command({kiln::test::cli_path(), "env"});
+    EXPECT_EQ(text.exit_code, 0);
+    EXPECT_NE(text.out.find("system hash   unknown"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  system_info[device]                no CUDA driver"), std::string::npos) << text.out;
+}
+
+TEST(CliEnv, PythonWithoutTorchIsAUsageError) {
+    kiln::test::ScratchDir dir("cli-env-python");
+    fs::path py = dir.path() / "python-no-site";  // a real interpreter that cannot see site-packages
+    std::ofstream(py) << "#!/bin/sh\nexec python3 -S \"$@\"\n";
+    fs::permissions(py, fs::perms::owner_all);
+    auto r = run_command({kiln::test::cli_path(), "env", "--python", py.string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("cannot import torch: ModuleNotFoundError"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "env", "--python", (dir.path() / "missing").string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("cannot run"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "env", "--python", "python3", "--from", (fx() / "h200/trace/warm").string()});
+    EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(CliEnv, FromATraceACacheAndAnEntry) {
+    auto r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/trace/warm").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    std::string hash = j["hash"];
+    EXPECT_TRUE(fs::exists(fx() / "inductor/cache" / hash));  // the H200's own timing cache is named by it
+    EXPECT_EQ((*named(j["components"], "system_info[device]"))["value"], "{'name': 'NVIDIA H200'}");
+    EXPECT_EQ((*named(j["facts"], "compute_capability"))["value"], "90");
+
+    r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "inductor").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    j = json::parse(r.out);
+    EXPECT_EQ(j["hash"], hash);  // the newest entries are the H200's
+    EXPECT_NE(j["notes"].dump().find("another environment (NVIDIA H100 80GB HBM3"), std::string::npos) << j["notes"];
+
+    r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/megacache.bin").string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("Mega-Cache"), std::string::npos);
+}
+
+TEST(CliEnv, PrintsTheProbeScript) {
+    auto r = run_command({kiln::test::cli_path(), "env", "--print-probe"});
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("FxGraphCachePickler"), std::string::npos);
+    auto py = run_command({"python3", "-S", "-c", r.out});  // runs; without torch it says so, as JSON, exit 3
+    EXPECT_EQ(py.exit_code, 3);
+    json j = json::parse(py.out);
+    EXPECT_EQ(j["kiln_probe"], 1);
+    EXPECT_NE(j["error"].get<std::string>().find("cannot import torch"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,167 @@
+// Issue 19's fixture proof through the real kiln-cli: the H100 cache judged against the H200's
+// fingerprint (taken --from the H200 trace) misses exactly where the H200 trace missed, on the
+// components the trace shows; against the H100's own (from its warm trace) it hits where the warm
+// H100 process hit. Checked against the traces' events, `kiln-cli misses`, and run_*.json counters.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "inductor/trace_log.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using kiln::test::run_command;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+fs::path fx() { return kiln::test::fixture_dir() / "h100h200"; }
+std::string h100_root() { return kiln::test::h100_root().string(); }
+
+json cli_json(const std::vector<std::string>& args, int expect_rc) {
+    std::vector<std::string> argv{kiln::test::cli_path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, expect_rc) << r.err;
+    return json::parse(r.out, nullptr, false);
+}
+
+// Sums a torch counter over the scenarios of a run_*.json.
+int counter(const fs::path& run, const char* group, const char* name) {
+    json j = json::parse(kiln::test::read_file(run));
+    int n = 0;
+    for (const auto& [scenario, s] : j["scenarios"].items()) n += s["counters"][group].value(name, 0);
+    return n;
+}
+
+std::map<std::string, json> by_path(const json& portable) {
+    std::map<std::string, json> m;
+    for (const auto& e : portable["entries"]) m[e["path"].get<std::string>()] = e;
+    return m;
+}
+
+TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
+    json p = cli_json({"portable", h100_root(), "--target", (fx() / "h200/trace/warm").string(), "--json"}, 1);
+    json m = cli_json({"misses", (fx() / "h200/trace/warm").string(), "--root", h100_root(), "--json"}, 0);
+    auto entries = by_path(p);
+    int misses = 0;
+    std::set<std::string> explained;
+    for (const auto& ev : m["events"]) {
+        ASSERT_EQ(ev["state"], "miss");  // the H200 hit nothing
+        ++misses;
+        const json& closest = ev["closest"];
+        ASSERT_TRUE(closest.is_object()) << ev.dump();
+        const json& e = entries.at(closest["entry"].get<std::string>());
+        EXPECT_EQ(e["verdict"], "miss") << closest["entry"];
+        // The predicted components are the ones that differ per the trace, with the same values.
+        std::map<std::string, std::pair<std::string, std::string>> predicted, actual;
+        for (const auto& d : e["differs"]) predicted[d["component"]] = {d["cached"], d["target"]};
+        for (const auto& c : closest["changed"]) actual[c["component"]] = {c["entry"], c["event"]};
+        EXPECT_EQ(predicted, actual) << closest["entry"];
+        EXPECT_EQ(closest["differing"].size(), actual.size());  // nothing only on one side
+        explained.insert(closest["entry"].get<std::string>());
+    }
+    EXPECT_EQ(misses, counter(fx() / "h200/run_warm.json", "inductor", "fxgraph_cache_miss"));
+    EXPECT_EQ(misses, 6);
+    EXPECT_EQ(explained.size(), 6u);  // six different H100 graphs, one per miss
+    // Every H100 graph entry would miss there (the other seven were not compiled by that run).
+    EXPECT_EQ(p["summary"]["counts"]["fxgraph"]["miss"], 13);
+    EXPECT_EQ(p["summary"]["counts"]["aotautograd"]["miss"], 12);
+    // AOTAutograd: the H200 trace's misses match its counters, and no H100 entry was predicted to hit.
+    auto events = kiln::inductor::read_trace_logs(fx() / "h200/trace/warm");
+    ASSERT_TRUE(events.ok());
+    int aot_misses = 0;
+    for (const auto& e : *events)
+        if (e.cache == "aotautograd" && e.state == "miss") ++aot_misses;
+    EXPECT_EQ(aot_misses, counter(fx() / "h200/run_warm.json", "aot_autograd", "autograd_cache_miss"));
+    EXPECT_EQ(p["summary"]["counts"]["aotautograd"]["hit"], 0);
+    EXPECT_EQ(p["summary"]["text"][3], "autotune timing caches: 0 of 1 apply to NVIDIA H200; autotune results for "
+                                       "NVIDIA H100 80GB HBM3 do not apply");
+}
+
+TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
+    json p = cli_json({"portable", h100_root(), "--target", (fx() / "h100/trace/warm").string(), "--json"}, 0);
+    std::map<std::string, std::set<std::string>> verdicts_by_key;
+    for (const auto& e : p["entries"])
+        if (e.contains("key")) verdicts_by_key[e["key"].get<std::string>()].insert(e["verdict"].get<std::string>());
+    auto events = kiln::inductor::read_trace_logs(fx() / "h100/trace/warm");
+    ASSERT_TRUE(events.ok());
+    int fx_hits = 0, aot_hits = 0;
+    for (const auto& e : *events) {
+        ASSERT_EQ(e.state, "hit") << e.key;
+        (e.cache == "fx_graph" ? fx_hits : aot_hits)++;
+        EXPECT_EQ(verdicts_by_key[e.key], std::set<std::string>{"hit"}) << e.key;
+    }
+    EXPECT_EQ(fx_hits, counter(fx() / "h100/run_warm.json", "inductor", "fxgraph_cache_hit"));
+    EXPECT_EQ(aot_hits, counter(fx() / "h100/run_warm.json", "aot_autograd", "autograd_cache_hit"));
+    EXPECT_EQ(fx_hits, 6);
+    EXPECT_EQ(aot_hits, 5);
+}
+
+TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
+    kiln::test::ScratchDir dir("cli-portable-compare");
+    for (const char* machine : {"h100", "h200"}) {
+        std::string trace = (fx() / machine / "trace/warm").string();
+        auto p = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", trace, "--json"});
+        auto m = run_command({kiln::test::cli_path(), "misses", trace, "--root", h100_root(), "--json"});
+        std::ofstream(dir.path() / "p.json") << p.out;
+        std::ofstream(dir.path() / "m.json") << m.out;
+        auto r = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(), "--portable",
+                              (dir.path() / "p.json").string(), "--misses", (dir.path() / "m.json").string(), "--trace", trace,
+                              "--runs", (fx() / machine / "run_warm.json").string(), "--json"});
+        ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+        json j = json::parse(r.out);
+        EXPECT_EQ(j["disagreements"], 0);
+        EXPECT_EQ(j["rows"].size(), 11u);
+        EXPECT_TRUE(j["counters_match"].get<bool>());
+        // A wrong prediction must be caught: swap the targets.
+        std::string other = (fx() / (std::string(machine) == "h100" ? "h200" : "h100") / "trace/warm").string();
+        auto wrong = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", other, "--json"});
+        std::ofstream(dir.path() / "p.json") << wrong.out;
+        auto bad = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(), "--portable",
+                                (dir.path() / "p.json").string(), "--misses", (dir.path() / "m.json").string(), "--trace", trace});
+        EXPECT_EQ(bad.exit_code, 1) << bad.out;
+    }
+}
+
+TEST(CliPortable, TextAnswersFirst) {
+    auto r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/trace/warm").string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out.rfind("Will this cache hit on NVIDIA H200? no: none of the 25 graph entries would hit\n", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("FX graph entries: 0 of 13 would hit on NVIDIA H200; 13 miss: system_info[device] differs in all 13 "
+                         "(NVIDIA H100 80GB HBM3 -> NVIDIA H200)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("            system_info[device]: {'name': 'NVIDIA H100 80GB HBM3'} -> {'name': 'NVIDIA H200'}"),
+              std::string::npos);
+    EXPECT_NE(r.out.find("bound to the environment, not the hardware: inductor_config[cpp.cxx]"), std::string::npos);
+}
+
+TEST(CliPortable, FingerprintFileAndProbeOutputAsTarget) {
+    kiln::test::ScratchDir dir("cli-portable-file");
+    auto env = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/trace/warm").string(), "--json"});
+    ASSERT_EQ(env.exit_code, 0) << env.err;
+    std::ofstream(dir.path() / "h200.json") << env.out;
+    json from_file = cli_json({"portable", h100_root(), "--target", (dir.path() / "h200.json").string(), "--json"}, 1);
+    json from_trace = cli_json({"portable", h100_root(), "--target", (fx() / "h200/trace/warm").string(), "--json"}, 1);
+    EXPECT_EQ(from_file["entries"], from_trace["entries"]);
+    json probe = cli_json({"portable", h100_root(), "--target",
+                           (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string(), "--json"}, 0);
+    EXPECT_EQ(probe["summary"]["counts"]["best_config"]["hit"], 5);
+}
+
+TEST(CliPortable, BadInput) {
+    auto r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", "/nonexistent"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--target /nonexistent"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/megacache.bin").string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("Mega-Cache blobs are not read yet"), std::string::npos) << r.err;
+    r = run_command({kiln::test::cli_path(), "portable", "/nonexistent-root", "--target", (fx() / "h200/trace/warm").string()});
+    EXPECT_EQ(r.exit_code, 2);
+    r = run_command({kiln::test::cli_path(), "portable", h100_root()});
+    EXPECT_EQ(r.exit_code, 2);  // --target is required
+}
+
+}  // namespace
