@@ -7,7 +7,11 @@ are the fixture's. Sizes are the fixture's sizes: .py modules are copied byte fo
 reads their first 4 KB), every other file is sparse (st_size real, no disk blocks), which keeps a
 100,000-file tree at a few tens of MB on disk. Only the file system's view is copied; nothing is run.
 
-usage: make_synthetic_cache.py FIXTURE_ROOT OUT_DIR [MIN_FILES]
+With --real-entries (bench/portable), the files `kiln-cli portable` reads are real bytes too: graph
+entries, timing caches, .best_config files and Triton kernel metadata (`<kernel>.json`). Each is copied
+once into OUT_DIR/../<name>.pool/ and hard-linked from every replica (the fixture is never linked to).
+
+usage: make_synthetic_cache.py FIXTURE_ROOT OUT_DIR [MIN_FILES] [--real-entries]
 """
 import base64
 import hashlib
@@ -65,9 +69,21 @@ def remap(rel: str, replica: int, keys: dict, module_of_dir: dict) -> str:
     return f"{nk[1:3]}/{nk}{rest}"
 
 
+def read_by_portable(rel: str) -> bool:
+    parts = rel.split("/")
+    if parts[0] in ("fxgraph", "aotautograd", "cache"):
+        return True
+    if rel.endswith(".best_config"):
+        return True
+    return parts[0] == "triton" and rel.endswith(".json") and not parts[-1].startswith("__grp__")
+
+
 def main() -> int:
-    src, out = sys.argv[1], sys.argv[2]
-    min_files = int(sys.argv[3]) if len(sys.argv) > 3 else 100_000
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    real_entries = "--real-entries" in sys.argv
+    src, out = args[0], args[1]
+    min_files = int(args[2]) if len(args) > 2 else 100_000
+    pool = os.path.normpath(out) + ".pool"
     files = []
     for dirpath, _, names in os.walk(src):
         for n in names:
@@ -87,7 +103,14 @@ def main() -> int:
             if d not in made_dirs:
                 os.makedirs(d, exist_ok=True)
                 made_dirs.add(d)
-            if rel.endswith(".py"):
+            if real_entries and read_by_portable(rel):
+                pooled = os.path.join(pool, rel)
+                if not os.path.exists(pooled):
+                    os.makedirs(os.path.dirname(pooled), exist_ok=True)
+                    with open(os.path.join(src, rel), "rb") as f, open(pooled, "wb") as g:
+                        g.write(f.read())
+                os.link(pooled, dst)
+            elif rel.endswith(".py"):
                 with open(os.path.join(src, rel), "rb") as f, open(dst, "wb") as g:
                     g.write(f.read())
             else:

@@ -1,39 +1,53 @@
 #include "inductor/debug_lines.hpp"
 
+#include <array>
+
 namespace kiln::inductor {
 
 namespace {
 
 constexpr std::size_t kHashLen = 51;  // sha256_hash(): base32 of SHA-256, 51 characters
 
-bool is_base32_lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7'); }
+// Lower-case base32 characters, as a table: starts_component runs once per line of every key read.
+constexpr std::array<bool, 256> kBase32Lower = [] {
+    std::array<bool, 256> t{};
+    for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (int c = '2'; c <= '7'; ++c) t[static_cast<std::size_t>(c)] = true;
+    return t;
+}();
+bool is_base32_lower(char c) { return kBase32Lower[static_cast<unsigned char>(c)]; }
 
-// Splits "[hash] name: value"; the name ends at the first ": " (names never contain one), or the
-// line is "name:" with an empty value.
 Result<KeyComponent> split_component(std::string_view item, std::size_t index) {
-    KeyComponent c;
-    c.hash = std::string(item.substr(1, kHashLen));
+    auto v = split_component_view(item);
+    if (!v)
+        return make_error(Errc::parse, "debug line without a component name and ': ' after it",
+                          "debug line " + std::to_string(index), "expected '[hash] name: value'");
+    return KeyComponent{std::string(v->hash), std::string(v->name), std::string(v->value)};
+}
+
+}  // namespace
+
+// The name ends at the first ": " (names never contain one), or the line is "name:" with an empty
+// value (a multi-line value then starts on the next line).
+std::optional<KeyComponentView> split_component_view(std::string_view item) {
+    if (!starts_component(item)) return std::nullopt;
+    KeyComponentView c;
+    c.hash = item.substr(1, kHashLen);
     std::string_view rest = item.substr(kHashLen + 3);
     std::size_t colon = rest.find(": ");
     std::size_t nl = rest.find('\n');
     if (colon == std::string_view::npos || (nl != std::string_view::npos && nl < colon)) {
         std::string_view head = rest.substr(0, nl);
-        if (!head.empty() && head.back() == ':') {
-            c.name = std::string(head.substr(0, head.size() - 1));
-            if (nl != std::string_view::npos) c.value = std::string(rest.substr(nl + 1));
-            return c;
-        }
-        return make_error(Errc::parse, "debug line without ': ' after the component name",
-                          "debug line " + std::to_string(index), "expected '[hash] name: value'");
+        if (head.empty() || head.back() != ':' || head.size() == 1) return std::nullopt;
+        c.name = head.substr(0, head.size() - 1);
+        if (nl != std::string_view::npos) c.value = rest.substr(nl + 1);
+        return c;
     }
-    c.name = std::string(rest.substr(0, colon));
-    c.value = std::string(rest.substr(colon + 2));
-    if (c.name.empty())
-        return make_error(Errc::parse, "debug line with an empty component name", "debug line " + std::to_string(index));
+    c.name = rest.substr(0, colon);
+    c.value = rest.substr(colon + 2);
+    if (c.name.empty()) return std::nullopt;
     return c;
 }
-
-}  // namespace
 
 bool starts_component(std::string_view line) {
     if (line.size() < kHashLen + 3 || line[0] != '[' || line[kHashLen + 1] != ']' || line[kHashLen + 2] != ' ')

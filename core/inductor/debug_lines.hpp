@@ -3,6 +3,7 @@
 // `_fx_graph_cache_debug_lines`, and each of a TORCH_TRACE cache event's `components`, reads
 // `[<sha256_hash of the component>] <name>[<index>]: <value>`, where the value may span lines
 // (the `gm` component holds the graph's code).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,16 @@ struct KeyComponent {
     std::string name;   // "gm", "inductor_config[max_fusion_size]", "example_inputs[0]", ...
     std::string value;  // the printed value, newlines kept
 };
+
+// A component without copies: views into the item it was split from.
+struct KeyComponentView {
+    std::string_view hash;
+    std::string_view name;
+    std::string_view value;
+};
+// Splits one "[hash] name: value" item (or "[hash] name:" with an empty value); nullopt when it is
+// not one (see starts_component) or has no name.
+std::optional<KeyComponentView> split_component_view(std::string_view item);
 
 // One component per list item; an item that does not start with "[hash] " continues the value of
 // the previous one (a log that split a multi-line value). Errors name the item index.

@@ -1,6 +1,7 @@
 #include "portability/cache_files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,10 +22,12 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-// At most `max` bytes from the start of a file.
-Result<std::string> read_prefix(const fs::path& path, std::size_t max) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// At most `max` bytes from the start of a file (a relative path: relative to `dirfd`).
+Result<std::string> read_prefix(const fs::path& path, std::size_t max, int dirfd = AT_FDCWD) {
+    int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error("open", path.string(), errno);
+    struct stat st{};
+    if (::fstat(fd, &st) == 0 && st.st_size >= 0) max = std::min(max, static_cast<std::size_t>(st.st_size) + 1);
     std::string buf(max, '\0');
     std::size_t have = 0;
     while (have < max) {
@@ -84,8 +87,8 @@ Fingerprint TimingCacheSystem::as_components(const std::string& source) const {
     return fp;
 }
 
-Result<TimingCacheSystem> read_timing_system(const fs::path& file, std::string rel_path) {
-    KILN_TRY(std::string text, read_prefix(file, 1 << 20));
+Result<TimingCacheSystem> read_timing_system(const fs::path& file, std::string rel_path, int dirfd) {
+    KILN_TRY(std::string text, read_prefix(file, 1 << 20, dirfd));
     std::size_t key = text.find("\"system\"");
     std::size_t open = key == std::string::npos ? key : text.find('{', key);
     std::string_view block = open == std::string::npos ? std::string_view() : object_at(text, open);
@@ -120,14 +123,54 @@ std::vector<TimingCacheSystem> read_timing_systems(const fs::path& root) {
     return out;
 }
 
-Result<TritonTarget> read_triton_target(const fs::path& dir) {
-    std::error_code ec;
+namespace {
+
+// Triton writes its metadata with json.dumps (", " and ": "): the fields needed are found without a
+// full parse: the "target" object (parsed on its own), and the top-level "triton_version",
+// "ptx_version" and "name" (the last key). Anything else falls back to a full parse.
+std::optional<TritonTarget> quick_triton_meta(std::string_view text) {
+    std::size_t t = text.find("\"target\": {");
+    std::string_view obj = t == std::string_view::npos ? std::string_view() : object_at(text, t + 10);
+    ojson target = obj.empty() ? ojson() : ojson::parse(obj, nullptr, false);
+    if (!target.is_object()) return std::nullopt;
+    auto string_after = [&](std::string_view key, bool last) -> std::optional<std::string> {
+        std::size_t k = last ? text.rfind(key) : text.find(key);
+        if (k == std::string_view::npos) return std::nullopt;
+        std::size_t v = k + key.size();
+        if (text.substr(v, 4) == "null") return std::string();
+        if (v >= text.size() || text[v] != '"') return std::nullopt;
+        std::size_t end = text.find('"', v + 1);
+        if (end == std::string_view::npos) return std::nullopt;
+        return std::string(text.substr(v + 1, end - v - 1));
+    };
+    auto version = string_after("\"triton_version\": ", false);
+    auto ptx = string_after("\"ptx_version\": ", false);
+    auto name = string_after(", \"name\": ", true);
+    if (!version || !name) return std::nullopt;
+    auto text_of = [](const ojson& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    TritonTarget out;
+    out.kernel = *name;
+    out.backend = text_of(target.value("backend", ojson()));
+    out.arch = text_of(target.value("arch", ojson()));
+    out.warp_size = text_of(target.value("warp_size", ojson()));
+    out.triton_version = *version;
+    out.ptx_version = ptx.value_or(std::string());
+    return out;
+}
+
+}  // namespace
+
+Result<TritonTarget> read_triton_target(const fs::path& dir, const std::vector<std::string>& files, int dirfd) {
+    std::vector<std::string> listed;
+    if (files.empty()) {
+        std::error_code ec;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) listed.push_back(it->path().filename().string());
+    }
     fs::path meta;
     std::string abi;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string n = it->path().filename().string();
+    for (const auto& n : files.empty() ? listed : files) {
         if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0 && n.rfind("__grp__", 0) != 0) {
-            meta = it->path();
+            meta = dir / n;
             break;
         }
         // cuda_utils.cpython-312-x86_64-linux-gnu.so: Triton's launcher, built for one Python ABI.
@@ -141,7 +184,8 @@ Result<TritonTarget> read_triton_target(const fs::path& dir) {
         return out;
     }
     if (meta.empty()) return make_error(Errc::not_found, "no <kernel>.json in the Triton kernel dir", dir.string());
-    KILN_TRY(std::string text, read_prefix(meta, 1 << 20));
+    KILN_TRY(std::string text, read_prefix(meta, 1 << 20, dirfd));
+    if (auto quick = quick_triton_meta(text)) return *quick;
     ojson j = ojson::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("target") || !j["target"].is_object())
         return make_error(Errc::parse, "Triton metadata without a \"target\" object", meta.string());
@@ -183,9 +227,9 @@ std::string best_config_name(const std::string& module_basename, const std::stri
     return hash::sha256_hex(inner + key);
 }
 
-KernelModuleTarget read_kernel_module_target(const fs::path& module) {
+KernelModuleTarget read_kernel_module_target(const fs::path& module, int dirfd) {
     KernelModuleTarget out;
-    auto text = read_prefix(module, 16 * 1024);
+    auto text = read_prefix(module, 16 * 1024, dirfd);
     if (!text) return out;
     static const std::regex props(R"(DeviceProperties\(type='\w+', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
     static const std::regex backend(R"('backend_hash': '([0-9A-Fa-f]+)')");

@@ -3,6 +3,8 @@
 // cache (`cache/<system hash>`), the target of a compiled Triton kernel (`triton/<dev>/<HASH>/<name>.json`),
 // the name of a `.best_config` (derived from torch_key and the cache key tag) and the device
 // properties a kernel module was generated for.
+#include <fcntl.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -28,7 +30,8 @@ struct TimingCacheSystem {
 };
 
 // Reads the "system" block at the start of a timing cache (the rest, the timings, is not parsed).
-Result<TimingCacheSystem> read_timing_system(const std::filesystem::path& file, std::string rel_path);
+// Relative paths in these readers are relative to `dirfd` (an open directory: a root walked once).
+Result<TimingCacheSystem> read_timing_system(const std::filesystem::path& file, std::string rel_path, int dirfd = AT_FDCWD);
 // Every readable `cache/<hex64>` under a root, in name order.
 std::vector<TimingCacheSystem> read_timing_systems(const std::filesystem::path& root);
 
@@ -43,7 +46,9 @@ struct TritonTarget {
 };
 // The `<name>.json` metadata of one Triton kernel dir (the first one that is not `__grp__*.json`),
 // or for a dir holding only Triton's compiled launcher module, the Python ABI it was built for.
-Result<TritonTarget> read_triton_target(const std::filesystem::path& kernel_dir);
+// `files`: the dir's file names when the caller knows them (a scan), else the dir is listed.
+Result<TritonTarget> read_triton_target(const std::filesystem::path& kernel_dir, const std::vector<std::string>& files = {},
+                                        int dirfd = AT_FDCWD);
 // The arch every Triton kernel dir under `root`/triton/<dev>/ agrees on, with the first dir read
 // (relative path); nullopt when there are none or they disagree.
 std::optional<std::pair<std::string, std::string>> common_triton_arch(const std::filesystem::path& root);
@@ -58,7 +63,7 @@ std::string best_config_name(const std::string& module_basename, const std::stri
 struct KernelModuleTarget {
     std::string cc, multi_processor_count, warp_size, backend_hash;
 };
-KernelModuleTarget read_kernel_module_target(const std::filesystem::path& module);
+KernelModuleTarget read_kernel_module_target(const std::filesystem::path& module, int dirfd = AT_FDCWD);
 
 // "cpython-312" for Python "3.12.3", or empty.
 std::string python_abi_of(const std::string& python_version);

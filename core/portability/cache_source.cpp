@@ -34,8 +34,9 @@ Result<KeyEnv> entry_env(const fs::path& path, const std::string& label) {
     if (lines.lists.empty() || lines.lists[0].empty())
         return make_error(Errc::not_found, "the entry records no key debug lines", path.string(),
                           "pass an fxgraph/ or aotautograd/ entry written by torch 2.x");
-    KILN_TRY(auto comps, inductor::parse_debug_lines(lines.lists[0]));
-    return key_env(comps, label);
+    KeyEnv k = key_env(component_views(lines.lists[0]), label);
+    k.config.clear();  // views into `lines`, which end here
+    return k;
 }
 
 std::string signature(const Fingerprint& fp) {

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <unordered_map>
+#include <algorithm>
 
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
@@ -29,11 +29,11 @@ bool is_list_glue(std::uint8_t c) {
 struct Walker {
     EntryKind kind;
     std::string_view field;
-    std::vector<std::vector<std::string>>& lists;
+    std::vector<std::vector<std::string_view>>& lists;
     enum { idle, armed, collecting } state = idle;
     int armed_ops = 0;
-    std::vector<std::string> current;
-    std::unordered_map<std::uint64_t, std::string> memo;  // short strings only; others map to ""
+    std::vector<std::string_view> current;
+    std::vector<std::uint64_t> field_at;  // memo indices that hold the field's name
     std::string_view last_text;
     bool last_was_text = false;
 
@@ -42,18 +42,20 @@ struct Walker {
         current.clear();
         state = idle;
     }
+    // "[" + 51 hash characters + "] ": the shape of a line (split_component_view checks the rest).
+    static bool line_shaped(std::string_view s) { return s.size() > 53 && s[0] == '[' && s[52] == ']' && s[53] == ' '; }
     // A str pushed (directly or from the memo). Returns true when the walk is finished.
     bool text(std::string_view s) {
         if (state == collecting) {
-            if (inductor::starts_component(s)) {
-                current.emplace_back(s);
+            if (line_shaped(s)) {
+                current.push_back(s);
                 return false;
             }
             end_list();
             if (kind == EntryKind::fx_graph) return true;
-        } else if (state == armed && inductor::starts_component(s)) {
+        } else if (state == armed && line_shaped(s)) {
             state = collecting;
-            current.emplace_back(s);
+            current.push_back(s);
             return false;
         }
         if (state == idle && s == field) {
@@ -73,13 +75,18 @@ struct Walker {
         if (state == armed && ++armed_ops > 12) state = idle;
         return false;
     }
-    void put(std::uint64_t index) { memo[index] = last_was_text && last_text.size() <= 64 ? std::string(last_text) : std::string(); }
+    // A memo write: only the field's name is ever looked up again (AOT: compiled_bw's attribute name).
+    void put(std::uint64_t index) {
+        if (last_was_text && last_text == field) field_at.push_back(index);
+        memo_next = std::max(memo_next, index + 1);
+    }
+    std::uint64_t memo_next = 0;  // where MEMOIZE stores: len(memo), as pickle numbers its puts
 };
 
 }  // namespace
 
 WalkResult walk_entry_lines(std::string_view in, bool complete, EntryKind kind,
-                            std::vector<std::vector<std::string>>& lists, std::string& why) {
+                            std::vector<std::vector<std::string_view>>& lists, std::string& why) {
     lists.clear();
     Walker w{kind, kind == EntryKind::fx_graph ? "_fx_graph_cache_debug_lines" : "fx_graph_cache_info", lists};
     std::size_t pos = 0;
@@ -104,15 +111,14 @@ WalkResult walk_entry_lines(std::string_view in, bool complete, EntryKind kind,
             w.last_text = arg.data;
             was_text = true;
         } else if (code == op::BINGET || code == op::LONG_BINGET) {
-            auto it = w.memo.find(arg.u);
-            if (it != w.memo.end() && !it->second.empty()) {
-                finished = w.text(it->second);
-                w.last_text = {};
-            } else {
-                finished = w.other(code);
+            if (w.state == Walker::collecting) {  // a line shared through the memo: never seen in torch's
+                why = "a memo reference inside the debug lines";  // entries; the full decoder handles it
+                return WalkResult::unsupported;
             }
+            if (std::find(w.field_at.begin(), w.field_at.end(), arg.u) != w.field_at.end()) finished = w.text(w.field);
+            else finished = w.other(code);
         } else if (code == op::MEMOIZE) {
-            w.put(w.memo.size());
+            w.put(w.memo_next);
             finished = w.other(code);
         } else if (code == op::BINPUT || code == op::LONG_BINPUT) {
             w.put(arg.u);
@@ -135,29 +141,41 @@ namespace {
 
 Result<EntryLines> decode_fully(const std::filesystem::path& path, EntryKind kind, std::uint64_t size) {
     KILN_TRY(auto entry, inductor::load_graph_entry(path));
+    auto owned = std::make_shared<std::vector<std::vector<std::string>>>();
+    if (kind == EntryKind::fx_graph) {
+        owned->push_back(entry.debug_lines());
+    } else {
+        if (auto fw = entry.forward_debug_lines(); !fw.empty()) owned->push_back(std::move(fw));
+        if (auto bw = entry.backward_debug_lines(); !bw.empty()) owned->push_back(std::move(bw));
+    }
     EntryLines out;
     out.decoded = true;
     out.bytes_read = size;
-    if (kind == EntryKind::fx_graph) {
-        out.lists.push_back(entry.debug_lines());
-    } else {
-        if (auto fw = entry.forward_debug_lines(); !fw.empty()) out.lists.push_back(std::move(fw));
-        if (auto bw = entry.backward_debug_lines(); !bw.empty()) out.lists.push_back(std::move(bw));
-    }
+    for (const auto& list : *owned) out.lists.emplace_back(list.begin(), list.end());
+    out.storage = std::move(owned);
     return out;
+}
+
+// The decoder opens paths itself: a path relative to `dirfd` goes through /proc/self/fd.
+std::filesystem::path via_dirfd(const std::filesystem::path& path, int dirfd) {
+    if (dirfd == AT_FDCWD || path.is_absolute()) return path;
+    return std::filesystem::path("/proc/self/fd") / std::to_string(dirfd) / path;
 }
 
 }  // namespace
 
-Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind kind) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind kind, std::string* scratch, int dirfd) {
+    int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error("open", path.string(), errno);
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
-    std::string buf;
-    std::size_t want = 128 * 1024;
+    std::shared_ptr<std::string> storage;
+    if (!scratch) storage = std::make_shared<std::string>();
+    std::string& buf = scratch ? *scratch : *storage;
+    buf.clear();
+    std::size_t want = 120 * 1024;  // the debug lines of torch's FX entries end within ~110 KB
     bool eof = false;
     for (;;) {
         std::size_t have = buf.size();
@@ -177,11 +195,11 @@ Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind
         out.bytes_read = have;
         std::string why;
         switch (walk_entry_lines(buf, eof, kind, out.lists, why)) {
-            case WalkResult::done: return out;
-            case WalkResult::unsupported: return decode_fully(path, kind, have);
+            case WalkResult::done: out.storage = storage; return out;
+            case WalkResult::unsupported: return decode_fully(via_dirfd(path, dirfd), kind, have);
             case WalkResult::need_more: break;
         }
-        if (eof) return decode_fully(path, kind, have);
+        if (eof) return decode_fully(via_dirfd(path, dirfd), kind, have);
         want *= 4;
     }
 }

@@ -10,6 +10,14 @@ namespace kiln::portability {
 namespace {
 
 using inductor::KeyComponent;
+using inductor::KeyComponentView;
+
+std::vector<KeyComponentView> views_of(const std::vector<KeyComponent>& comps) {
+    std::vector<KeyComponentView> v;
+    v.reserve(comps.size());
+    for (const auto& c : comps) v.push_back({c.hash, c.name, c.value});
+    return v;
+}
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -125,16 +133,31 @@ Scope scope_of(std::string_view n) {
     return Scope::environment;  // cache_key_tag, inductor_config[...], environment variables
 }
 
-std::optional<int> detect_protocol(const std::vector<KeyComponent>& comps) {
+std::optional<int> detect_protocol(const std::vector<KeyComponentView>& comps) {
     for (const auto& c : comps) {
         if (c.name != names::system_hash && c.name != names::cache_key_tag) continue;
         for (int p : {4, 5, 3, 2})
-            if (component_hash(PyValue::str(c.value), p) == c.hash) return p;
+            if (component_hash(PyValue::str(std::string(c.value)), p) == c.hash) return p;
     }
     return std::nullopt;
 }
 
+std::optional<int> detect_protocol(const std::vector<KeyComponent>& comps) { return detect_protocol(views_of(comps)); }
+
+std::vector<KeyComponentView> component_views(const std::vector<std::string_view>& lines) {
+    std::vector<KeyComponentView> out;
+    out.reserve(lines.size());
+    for (auto l : lines)
+        if (auto v = inductor::split_component_view(l)) out.push_back(*v);
+    return out;
+}
+
 KeyEnv key_env(const std::vector<KeyComponent>& comps, const std::string& source) {
+    KeyEnv k = key_env(views_of(comps), source);
+    return k;  // `config` views `comps`
+}
+
+KeyEnv key_env(const std::vector<KeyComponentView>& comps, const std::string& source) {
     KeyEnv out;
     out.env.origin = source;
     std::set<std::string> devices;
@@ -146,13 +169,13 @@ KeyEnv key_env(const std::vector<KeyComponent>& comps, const std::string& source
         bool env = false;
         for (auto n : kEnvNames) env = env || c.name == n;
         if (env) {
-            EnvComponent e{c.name, c.value, c.hash, scope_of(c.name), true, false, c.name == names::torch_version, false,
-                           source};
+            EnvComponent e{std::string(c.name), std::string(c.value), std::string(c.hash), scope_of(c.name), true, false,
+                           c.name == names::torch_version, false, source};
             out.env.set(std::move(e));
         }
         if (c.name != "gm" && !starts_with(c.name, "example_inputs[")) {
             if (std::string p = absolute_path_in(c.value); !p.empty())
-                out.hazards.push_back({c.name, c.value,
+                out.hazards.push_back({std::string(c.name), std::string(c.value),
                                        "an absolute path (" + p + ") in the key: a machine with another layout" +
                                            (c.name == names::cxx ? " or another $CXX" : std::string()) + " computes another key"});
         }

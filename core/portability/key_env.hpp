@@ -20,16 +20,22 @@ struct Hazard {
 };
 
 struct KeyEnv {
-    Fingerprint env;                             // the environment-bound components (names:: key names)
-    std::vector<inductor::KeyComponent> config;  // every inductor_config[...] line of the key
+    Fingerprint env;                                 // the environment-bound components (names:: key names)
+    std::vector<inductor::KeyComponentView> config;  // every inductor_config[...] line: views into the input
     std::vector<Hazard> hazards;
 };
 
-// `source` names where the lines came from ("entry fxgraph/…", "trace <log>:<line>").
+// `source` names where the lines came from ("entry", "trace <log>:<line>"). `config` views the
+// components given, which must outlive its use.
+KeyEnv key_env(const std::vector<inductor::KeyComponentView>& components, const std::string& source);
 KeyEnv key_env(const std::vector<inductor::KeyComponent>& components, const std::string& source);
+
+// The debug lines of one key as component views (lines that are not components are left out).
+std::vector<inductor::KeyComponentView> component_views(const std::vector<std::string_view>& lines);
 
 // The pickle protocol that made the key's component hashes (4 up to Python 3.13, 5 from 3.14),
 // recomputed from a string component (system_info[hash], cache_key_tag); nullopt when none matches.
+std::optional<int> detect_protocol(const std::vector<inductor::KeyComponentView>& components);
 std::optional<int> detect_protocol(const std::vector<inductor::KeyComponent>& components);
 
 // system_info[hash] recomputed from the printed system_info[device] and [version] as Inductor does

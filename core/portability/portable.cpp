@@ -1,6 +1,10 @@
 #include "portability/portable.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <thread>
 
@@ -31,6 +35,7 @@ struct Task {
     std::string abs;  // absolute path
     std::string rel;
     std::string key;
+    std::vector<std::string> files;  // Triton kernel dirs: the file names the scan saw
 };
 
 // The target with facts derived from its components (Triton's short version from its key).
@@ -55,11 +60,14 @@ Fingerprint with_derived(const Fingerprint& target) {
 struct Context {
     const Fingerprint& target;
     const std::map<std::string, std::vector<std::string>>& modules_by_dir;  // rel dir -> .py basenames
-    std::string root;
+    int root_fd;  // files are opened relative to the root: short path lookups
 };
 
 Result<PortableItem> assess_graph(const Task& t, const Context& ctx) {
-    KILN_TRY(EntryLines lines, read_entry_lines(t.abs, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd));
+    thread_local std::string scratch;  // one read buffer per thread; the lines are used before the next read
+    KILN_TRY(EntryLines lines,
+             read_entry_lines(t.rel, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd, &scratch,
+                              ctx.root_fd));
     PortableItem item{t.rel, t.kind, t.key, {}, {}};
     if (lines.lists.empty() || lines.lists[0].empty()) {
         item.assessment.not_known("key components", t.kind == ItemKind::fx_graph
@@ -68,7 +76,7 @@ Result<PortableItem> assess_graph(const Task& t, const Context& ctx) {
         item.assessment.finish();
         return item;
     }
-    KILN_TRY(auto comps, inductor::parse_debug_lines(lines.lists[0]));
+    auto comps = component_views(lines.lists[0]);
     KeyEnv env = key_env(comps, "cache");
     item.assessment = assess_key(env.env, env.config, ctx.target);
     item.hazards = std::move(env.hazards);
@@ -77,7 +85,7 @@ Result<PortableItem> assess_graph(const Task& t, const Context& ctx) {
 
 PortableItem assess_timing(const Task& t, const Context& ctx) {
     PortableItem item{t.rel, t.kind, t.key, {}, {}};
-    auto sys = read_timing_system(t.abs, t.rel);
+    auto sys = read_timing_system(t.rel, t.rel, ctx.root_fd);
     if (!sys) {
         item.assessment.not_known("system", sys.error().str());
     } else {
@@ -90,8 +98,8 @@ PortableItem assess_timing(const Task& t, const Context& ctx) {
     return item;
 }
 
-void check_module(const fs::path& module, const Fingerprint& target, Assessment& a) {
-    KernelModuleTarget m = read_kernel_module_target(module);
+void check_module(const fs::path& module, int root_fd, const Fingerprint& target, Assessment& a) {
+    KernelModuleTarget m = read_kernel_module_target(module, root_fd);
     Fingerprint cached;
     std::vector<std::string> list;
     auto add = [&](std::string_view name, const std::string& value) {
@@ -132,7 +140,7 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
                      "torch_key " + key->value.substr(0, 12) + "…, tag '" + tag->value + "' name no file here (another torch install)",
                      Scope::install);
         else
-            check_module(fs::path(ctx.root) / dir / owner, ctx.target, a);
+            check_module(fs::path(dir) / owner, ctx.root_fd, ctx.target, a);
     }
     a.finish();
     return item;
@@ -140,7 +148,7 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
 
 PortableItem assess_triton(const Task& t, const Context& ctx) {
     PortableItem item{t.rel, t.kind, t.key, {}, {}};
-    auto target = read_triton_target(t.abs);
+    auto target = read_triton_target(t.rel, t.files, ctx.root_fd);
     if (!target) {
         item.assessment.not_known("target", target.error().str());
         item.assessment.finish();
@@ -197,11 +205,18 @@ std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::strin
         }
         if (rel.size() > 3 && rel.compare(rel.size() - 3, 3, ".py") == 0 && std::count(rel.begin(), rel.end(), '/') == 1)
             modules[rel.substr(0, rel.find('/'))].push_back(rel.substr(rel.find('/') + 1));
-        if (kind) tasks.push_back({*kind, a.path, rel, a.key});
+        if (kind) tasks.push_back({*kind, a.path, rel, a.key, {}});
     }
-    for (const auto& g : scan.groups)
-        if (g.kind == inductor::GroupKind::triton_kernel_dir && scan.kind == inductor::RootKind::inductor)
-            tasks.push_back({ItemKind::triton_kernel, g.path, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key});
+    for (const auto& g : scan.groups) {
+        if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
+        Task t{ItemKind::triton_kernel, g.path, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key, {}};
+        for (auto i : g.artifacts) {
+            const std::string& p = scan.artifacts[i].path;
+            if (p.size() > g.path.size() && p.compare(0, g.path.size(), g.path) == 0 && p.find('/', g.path.size() + 1) == std::string::npos)
+                t.files.push_back(p.substr(g.path.size() + 1));
+        }
+        tasks.push_back(std::move(t));
+    }
     std::sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
         return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel;
     });
@@ -214,6 +229,7 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     inductor::ScanOptions so;
     so.kind = inductor::RootKind::inductor;
     so.cancel = options.cancel;
+    so.sniff_python = false;  // output code or kernel module: the same here (reading 4 KB of every .py is not)
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
     std::map<std::string, std::vector<std::string>> modules;
     std::vector<Task> tasks = tasks_of(scan, modules);
@@ -221,7 +237,13 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     report.root = scan.root;
     report.target = target_in;
     Fingerprint target = with_derived(target_in);
-    Context ctx{target, modules, scan.root};
+    int root_fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) return io_error("open", scan.root, errno);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{root_fd};
+    Context ctx{target, modules, root_fd};
     std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
     std::atomic<std::size_t> next{0};
     auto work = [&] {

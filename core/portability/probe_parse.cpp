@@ -82,10 +82,10 @@ Result<Fingerprint> fingerprint_from_probe(const json& probe, const json* baseli
         std::map<std::string, std::string> base_hash;
         for (const auto& c : base) base_hash[c.name] = c.hash;
         for (const auto& c : k.config) {
-            auto it = base_hash.find(c.name);
+            auto it = base_hash.find(std::string(c.name));
             if (it != base_hash.end() && it->second == c.hash) continue;
-            fp.set({c.name, c.value, c.hash, Scope::environment, true, false, false, false,
-                    "python (set by environment variables)"});
+            fp.set({std::string(c.name), std::string(c.value), std::string(c.hash), Scope::environment, true, false, false,
+                    false, "python (set by environment variables)"});
         }
     }
     fact(fp, names::torch, text(probe, "torch"), "python");

@@ -88,18 +88,20 @@ void compare_components(const Fingerprint& cached, const Fingerprint& target, co
         if (const EnvComponent* c = cached.find(name)) compare_one(*c, target, out);
 }
 
-Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::KeyComponent>& config, const Fingerprint& target) {
+Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::KeyComponentView>& config,
+                      const Fingerprint& target) {
     Assessment a;
     compare_components(cached, target, graph_names(), graph_optional(), a);
     // Config the target's environment sets (beyond cpp.cxx): compared with the key's own line.
     for (const auto& t : target.components) {
         if (!t.in_key || t.name.rfind("inductor_config[", 0) != 0 || t.name == names::cxx) continue;
-        auto it = std::find_if(config.begin(), config.end(), [&](const inductor::KeyComponent& k) { return k.name == t.name; });
+        auto it = std::find_if(config.begin(), config.end(), [&](const inductor::KeyComponentView& k) { return k.name == t.name; });
         if (it == config.end()) {
             a.differ(t.name, "(not in the key)", t.value, Scope::environment);
             continue;
         }
-        EnvComponent c{it->name, it->value, it->hash, Scope::environment, true, false, false, false, "cache"};
+        EnvComponent c{std::string(it->name), std::string(it->value), std::string(it->hash), Scope::environment, true, false,
+                       false, false, "cache"};
         compare_one(c, target, a);
     }
     a.finish();

@@ -41,7 +41,7 @@ void compare_components(const Fingerprint& cached, const Fingerprint& target, co
 
 // A graph entry's (or trace event's) key environment against the target: every environment-bound
 // component, plus the inductor_config values the target's environment sets (looked up in `config`).
-Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::KeyComponent>& config,
+Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::KeyComponentView>& config,
                       const Fingerprint& target);
 
 }  // namespace kiln::portability

@@ -1,6 +1,9 @@
 // The prefix walk reads the same debug lines as the full decoder, from a fraction of the bytes.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -12,6 +15,8 @@ namespace {
 
 using namespace kiln::portability;
 namespace fs = std::filesystem;
+
+std::vector<std::string> strings(const std::vector<std::string_view>& v) { return {v.begin(), v.end()}; }
 
 std::vector<fs::path> entries(const fs::path& dir) {
     std::vector<fs::path> out;
@@ -32,7 +37,7 @@ TEST(EntryLines, FxEntriesMatchTheFullDecoder) {
         ASSERT_TRUE(fast.ok()) << fast.error().str();
         EXPECT_FALSE(fast->decoded) << f;
         ASSERT_EQ(fast->lists.size(), 1u) << f;
-        EXPECT_EQ(fast->lists[0], full->debug_lines()) << f;
+        EXPECT_EQ(strings(fast->lists[0]), full->debug_lines()) << f;
         EXPECT_GT(fast->lists[0].size(), 500u);
         read += fast->bytes_read;
         total += fs::file_size(f);
@@ -51,11 +56,11 @@ TEST(EntryLines, AotEntriesGiveTheInnerGraphsLines) {
         ASSERT_TRUE(fast.ok()) << fast.error().str();
         EXPECT_FALSE(fast->decoded);
         ASSERT_GE(fast->lists.size(), 1u);
-        EXPECT_EQ(fast->lists[0], full->forward_debug_lines()) << f;
+        EXPECT_EQ(strings(fast->lists[0]), full->forward_debug_lines()) << f;
         if (full->backward_fx_key()) {
             ++with_backward;
             ASSERT_EQ(fast->lists.size(), 2u) << f;
-            EXPECT_EQ(fast->lists[1], full->backward_debug_lines()) << f;
+            EXPECT_EQ(strings(fast->lists[1]), full->backward_debug_lines()) << f;
         } else {
             EXPECT_EQ(fast->lists.size(), 1u) << f;
         }
@@ -81,8 +86,34 @@ TEST(EntryLines, TruncatedEntryFallsBackToTheDecodersError) {
     }
 }
 
+TEST(EntryLines, RelativeToADirectoryAndIntoAScratchBuffer) {
+    fs::path root = kiln::test::h100_root();
+    int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    std::string scratch;
+    for (const auto& f : entries(root / "aotautograd")) {
+        auto abs = read_entry_lines(f, EntryKind::aot_autograd);
+        auto rel = read_entry_lines(fs::relative(f, root), EntryKind::aot_autograd, &scratch, fd);
+        ASSERT_TRUE(rel.ok()) << rel.error().str();
+        EXPECT_EQ(rel->storage, nullptr);  // the lines view `scratch`
+        ASSERT_EQ(rel->lists.size(), abs->lists.size());
+        for (std::size_t i = 0; i < rel->lists.size(); ++i) EXPECT_EQ(strings(rel->lists[i]), strings(abs->lists[i]));
+    }
+    // A truncated entry, relative to the directory: the full decoder opens it through /proc/self/fd.
+    kiln::test::ScratchDir dir("entry-lines-dirfd");
+    fs::path aot = entries(root / "aotautograd")[0];
+    std::string bytes = kiln::test::read_file(aot);
+    std::ofstream(dir.path() / "cut", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    int dfd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+    auto cut = read_entry_lines("cut", EntryKind::aot_autograd, &scratch, dfd);
+    ASSERT_FALSE(cut.ok());
+    EXPECT_NE(cut.error().str().find("/proc/self/fd/"), std::string::npos) << cut.error().str();
+    ::close(dfd);
+    ::close(fd);
+}
+
 TEST(EntryLines, UnknownOpcodeFallsBackToTheFullDecoder) {
-    std::vector<std::vector<std::string>> lists;
+    std::vector<std::vector<std::string_view>> lists;
     std::string why;
     EXPECT_EQ(walk_entry_lines(std::string("\x80\x04\xff", 3), true, EntryKind::fx_graph, lists, why), WalkResult::unsupported);
     EXPECT_NE(why.find("unknown opcode"), std::string::npos);

@@ -1,6 +1,8 @@
 // Key environments of real entries against real targets: what differs, what is unknown, never a guessed hit.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "inductor/graph_entry.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
@@ -19,12 +21,15 @@ EnvComponent comp(const Fingerprint& fp, std::string_view name) {
 }
 namespace fs = std::filesystem;
 
+// The entry's key environment; its config views lines kept alive here for the test's duration.
 KeyEnv env_of(const fs::path& entry) {
+    static std::vector<std::unique_ptr<std::vector<kiln::inductor::KeyComponent>>> keep;
     auto e = kiln::inductor::load_graph_entry(entry);
     EXPECT_TRUE(e.ok());
     auto c = kiln::inductor::parse_debug_lines(e->debug_lines());
     EXPECT_TRUE(c.ok());
-    return key_env(c.value_or({}), "entry");
+    keep.push_back(std::make_unique<std::vector<kiln::inductor::KeyComponent>>(c.value_or({})));
+    return key_env(*keep.back(), "entry");
 }
 
 fs::path first_entry(const std::string& key) {
@@ -112,7 +117,7 @@ TEST(Verdict, ConfigTheTargetEnvironmentSetsIsCompared) {
     Fingerprint t = trace_fp("h100/trace/warm");
     for (const auto& c : k.config)
         if (c.name == "inductor_config[max_autotune]")
-            t.set({c.name, c.value == "True" ? "False" : "True", "", Scope::environment, true, false, false, false, "test"});
+            t.set({std::string(c.name), c.value == "True" ? "False" : "True", "", Scope::environment, true, false, false, false, "test"});
     Assessment a = assess_key(k.env, k.config, t);
     EXPECT_EQ(a.verdict, Verdict::miss);
     ASSERT_EQ(a.differs.size(), 1u);
