@@ -38,7 +38,8 @@ void print_fingerprint(const Fingerprint& fp) {
     for (const auto& c : fp.components) {
         if (!c.in_key) continue;
         std::string hash = c.hash.empty() ? "" : "[" + c.hash.substr(0, 12) + "…] ";
-        std::printf("  %-34s %s%s\n      %s, from %s%s\n", c.name.c_str(), hash.c_str(), cut(c.value, 100).c_str(),
+        std::printf("  %-34s %s%s\n      %s, from %s%s\n", c.name.c_str(), hash.c_str(),
+                    c.value.empty() ? "(empty)" : cut(c.value, 100).c_str(),
                     std::string(scope_name(c.scope)).c_str(), c.source.c_str(),
                     c.fresh_default ? " (a fresh process; a program may set it)" : "");
     }

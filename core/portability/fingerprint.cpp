@@ -143,7 +143,8 @@ Result<Fingerprint> fingerprint_from_json(const ojson& j, const std::string& ori
     if (j.contains("unknown") && j["unknown"].is_array())
         for (const auto& u : j["unknown"])
             if (u.is_object() && u.contains("name") && u["name"].is_string())
-                fp.mark_unknown(u["name"].get<std::string>(), u.value("why", std::string()));
+                fp.mark_unknown(u["name"].get<std::string>(),
+                                u.contains("why") && u["why"].is_string() ? u["why"].get<std::string>() : std::string());
     if (j.contains("notes") && j["notes"].is_array())
         for (const auto& n : j["notes"])
             if (n.is_string()) fp.notes.push_back(n.get<std::string>());

@@ -190,11 +190,14 @@ Result<PortableItem> assess_task(const Task& t, const Context& ctx) {
     return make_error(Errc::invalid_argument, "unknown item kind");
 }
 
-std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::string, std::vector<std::string>>& modules) {
+std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::string, std::vector<std::string>>& modules,
+                           std::vector<std::string>& pgo) {
     using inductor::Category;
     std::vector<Task> tasks;
     for (const auto& a : scan.artifacts) {
         std::string rel(a.rel_path());
+        if (rel.rfind("dynamo/code_state_", 0) == 0 && rel.size() > 4 && rel.compare(rel.size() - 4, 4, ".pkl") == 0)
+            pgo.push_back(rel);
         std::optional<ItemKind> kind;
         switch (a.category) {
             case Category::fxgraph: kind = ItemKind::fx_graph; break;
@@ -232,8 +235,8 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     so.sniff_python = false;  // output code or kernel module: the same here (reading 4 KB of every .py is not)
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
     std::map<std::string, std::vector<std::string>> modules;
-    std::vector<Task> tasks = tasks_of(scan, modules);
     PortableReport report;
+    std::vector<Task> tasks = tasks_of(scan, modules, report.pgo_profiles);
     report.root = scan.root;
     report.target = target_in;
     Fingerprint target = with_derived(target_in);

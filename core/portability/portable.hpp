@@ -56,6 +56,9 @@ struct PortableReport {
     Fingerprint target;
     std::vector<PortableItem> items;  // graph entries, timing caches, best_configs, Triton dirs (scan order within kind)
     std::vector<std::string> skipped; // files that could not be read: "path: reason"
+    // PGO profiles (dynamo/code_state_<job>_<rank>_<tag>.pkl): read only by a process of the same job
+    // id, rank and tag, so bound to the job's layout rather than to the hardware.
+    std::vector<std::string> pgo_profiles;
     PortableSummary summary;
 };
 

@@ -37,15 +37,19 @@ void device_facts(Fingerprint& fp, const json& probe) {
     }
     const json& devs = probe["devices"];
     std::string list;
-    for (std::size_t i = 0; i < devs.size(); ++i) list += (i ? "; " : "") + std::to_string(i) + ": " + text(devs[i], "name");
+    for (std::size_t i = 0; i < devs.size(); ++i)
+        if (devs[i].is_object()) list += (i ? "; " : "") + std::to_string(i) + ": " + text(devs[i], "name");
     fact(fp, names::devices, list, "python");
-    std::size_t cur = probe.value("current_device", 0);
+    std::size_t cur = 0;
+    if (probe.contains("current_device") && probe["current_device"].is_number_unsigned())
+        cur = probe["current_device"].get<std::size_t>();
     if (cur >= devs.size()) cur = 0;
     const json& d = devs[cur];
+    if (!d.is_object()) return;
     std::string src = "python (device " + std::to_string(cur) + ")";
     std::string gcn = text(d, "gcnArchName");
     if (!text(probe, "torch_hip").empty() && !gcn.empty()) fact(fp, names::compute_capability, gcn.substr(0, gcn.find(':')), src);
-    else if (d.contains("major") && d.contains("minor"))
+    else if (d.contains("major") && d.contains("minor") && d["major"].is_number_integer() && d["minor"].is_number_integer())
         fact(fp, names::compute_capability, std::to_string(d["major"].get<int>() * 10 + d["minor"].get<int>()), src);
     fact(fp, names::sm_count, text(d, "multi_processor_count"), src);
     fact(fp, names::warp_size, text(d, "warp_size"), src);

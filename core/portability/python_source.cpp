@@ -86,7 +86,7 @@ if torch.cuda.is_available():
     out["devices"] = devs
 out["environment"] = {k: v for k, v in sorted(os.environ.items())
                       if any(s in k for s in ("TORCH", "INDUCTOR", "TRITON", "DYNAMO"))
-                      or k in ("CXX", "CC", "CUDA_VISIBLE_DEVICES", "CUDA_HOME")}
+                      or k in ("CXX", "CC", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "RANK", "LOCAL_RANK", "WORLD_SIZE")}
 done(0)
 )PY";
 

@@ -151,6 +151,9 @@ PortableSummary summarize(const PortableReport& r) {
     for (const auto& h : s.hazards)
         s.lines.push_back("bound to the environment, not the hardware: " + h.component + " = " + short_value(h.cached, 80) + " in " +
                           std::to_string(h.items) + " graph entries: " + h.why);
+    for (const auto& p : r.pgo_profiles)
+        s.lines.push_back("bound to the job, not the hardware: the PGO profile " + p +
+                          " is read only by a process with the same job id, rank and tag (code_state_<job>_<rank>_<tag>)");
     return s;
 }
 
@@ -204,6 +207,7 @@ ojson report_to_json(const PortableReport& r) {
     s["differing"] = tallies(r.summary.differing, true, false);
     s["unknown"] = tallies(r.summary.unknown, false, true);
     s["hazards"] = tallies(r.summary.hazards, true, true);
+    s["pgo_profiles"] = r.pgo_profiles;
     s["text"] = r.summary.lines;
     j["summary"] = std::move(s);
     j["skipped"] = r.skipped;

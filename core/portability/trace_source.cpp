@@ -126,13 +126,14 @@ Status scan_log(const std::filesystem::path& log, TraceScan& s) {
             return true;
         }
         json meta = json::parse(h, nullptr, false);
-        if (meta.is_discarded()) return true;
+        if (meta.is_discarded() || !meta.is_object()) return true;
         if (metrics) {
-            json m = r.payload.empty() ? meta["compilation_metrics"] : json::parse(r.payload, nullptr, false);
+            json m = r.payload.empty() ? meta.value("compilation_metrics", json()) : json::parse(r.payload, nullptr, false);
             if (m.is_object()) on_metrics(s, m, where);
             return true;
         }
-        std::string name = meta["artifact"].value("name", std::string());
+        const json& art = meta["artifact"];
+        std::string name = art.is_object() && art.contains("name") && art["name"].is_string() ? art["name"].get<std::string>() : "";
         if (cache_artifact(name)) {
             json p = json::parse(r.payload, nullptr, false);
             if (p.is_object()) on_cache_event(s, p, name, where);

@@ -83,6 +83,13 @@ TEST(Portable, JsonShape) {
     EXPECT_EQ(j["target"]["kiln_fingerprint"], 1);
 }
 
+TEST(Portable, PgoProfilesAreNamedAsBoundToTheJob) {
+    PortableReport r = assess(kiln::test::pgo_root(), load(kiln::test::fixture_dir() / "h100h200/h100/trace/warm"));
+    EXPECT_EQ(r.pgo_profiles, std::vector<std::string>{"dynamo/code_state_kiln-dev-job_None_.pkl"});
+    EXPECT_NE(r.summary.lines.back().find("PGO profile dynamo/code_state_kiln-dev-job_None_.pkl"), std::string::npos);
+    EXPECT_EQ(counts(r, ItemKind::fx_graph).hit, 2u);
+}
+
 TEST(Portable, UnreadableEntryIsSkippedNotFatal) {
     kiln::test::ScratchDir dir("portable-broken");
     fs::copy(kiln::test::two_entries_root(), dir.path() / "root", fs::copy_options::recursive);
