@@ -47,6 +47,7 @@ inline constexpr std::string_view torch = "torch";                  // "2.11.0+c
 inline constexpr std::string_view torch_cuda = "torch.version.cuda";
 inline constexpr std::string_view triton = "triton";                // "3.6.0"
 inline constexpr std::string_view python = "python";
+inline constexpr std::string_view python_abi = "python_abi";       // "cpython-312": Triton's launcher modules
 inline constexpr std::string_view devices = "devices";              // "0: NVIDIA H100 80GB HBM3; 1: ..."
 inline constexpr std::string_view cuda_driver = "cuda_driver";
 inline constexpr std::string_view cuda_toolkit = "cuda_toolkit";

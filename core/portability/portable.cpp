@@ -32,8 +32,7 @@ namespace {
 
 struct Task {
     ItemKind kind;
-    std::string abs;  // absolute path
-    std::string rel;
+    std::string rel;  // relative to the root (opened through its descriptor)
     std::string key;
     std::vector<std::string> files;  // Triton kernel dirs: the file names the scan saw
 };
@@ -50,10 +49,10 @@ Fingerprint with_derived(const Fingerprint& target) {
                     t.set({std::string(names::triton), ver, "", Scope::install, false, false, false, false, v->source});
             }
         }
-    if (!t.find("python_abi"))
+    if (!t.find(names::python_abi))
         if (const EnvComponent* py = t.find(names::python))
             if (std::string abi = python_abi_of(py->value); !abi.empty())
-                t.set({"python_abi", abi, "", Scope::install, false, false, false, false, py->source});
+                t.set({std::string(names::python_abi), abi, "", Scope::install, false, false, false, false, py->source});
     return t;
 }
 
@@ -63,8 +62,8 @@ struct Context {
     int root_fd;  // files are opened relative to the root: short path lookups
 };
 
-Result<PortableItem> assess_graph(const Task& t, const Context& ctx) {
-    thread_local std::string scratch;  // one read buffer per thread; the lines are used before the next read
+// `scratch`: the worker thread's read buffer; the lines view it and are used before its next read.
+Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string& scratch) {
     KILN_TRY(EntryLines lines,
              read_entry_lines(t.rel, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd, &scratch,
                               ctx.root_fd));
@@ -124,9 +123,9 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
     auto mods = ctx.modules_by_dir.find(dir);
     if (!key) {
         const UnknownComponent* u = ctx.target.find_unknown(names::torch_key);
-        a.not_known(std::string(names::torch_key),
-                    "the .best_config name is derived from torch_key(), which " + std::string(u ? "is unknown: " + u->why
-                                                                                                : "the target does not record (a trace or cache shows only its hash): run `kiln-cli env --python` there"));
+        std::string why = u ? "is unknown: " + u->why
+                            : "the target does not record (a trace or cache shows only its hash): run `kiln-cli env --python` there";
+        a.not_known(std::string(names::torch_key), "the .best_config name is derived from torch_key(), which " + why);
     } else if (!tag) {
         a.not_known(std::string(names::cache_key_tag), "the .best_config name is derived from the cache key tag");
     } else if (mods == ctx.modules_by_dir.end()) {
@@ -159,8 +158,8 @@ PortableItem assess_triton(const Task& t, const Context& ctx) {
         if (!value.empty()) cached.set({std::string(name), value, "", s, false, false, false, false, "kernel json"});
     };
     if (!target->python_abi.empty()) {  // Triton's launcher module: only the Python ABI matters
-        add("python_abi", target->python_abi, Scope::install);
-        compare_components(cached, ctx.target, {"python_abi"}, {}, item.assessment);
+        add(names::python_abi, target->python_abi, Scope::install);
+        compare_components(cached, ctx.target, {std::string(names::python_abi)}, {}, item.assessment);
         item.assessment.finish();
         return item;
     }
@@ -179,10 +178,10 @@ PortableItem assess_triton(const Task& t, const Context& ctx) {
     return item;
 }
 
-Result<PortableItem> assess_task(const Task& t, const Context& ctx) {
+Result<PortableItem> assess_task(const Task& t, const Context& ctx, std::string& scratch) {
     switch (t.kind) {
         case ItemKind::fx_graph:
-        case ItemKind::aot_autograd: return assess_graph(t, ctx);
+        case ItemKind::aot_autograd: return assess_graph(t, ctx, scratch);
         case ItemKind::timing_cache: return assess_timing(t, ctx);
         case ItemKind::best_config: return assess_best_config(t, ctx);
         case ItemKind::triton_kernel: return assess_triton(t, ctx);
@@ -208,11 +207,11 @@ std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::strin
         }
         if (rel.size() > 3 && rel.compare(rel.size() - 3, 3, ".py") == 0 && std::count(rel.begin(), rel.end(), '/') == 1)
             modules[rel.substr(0, rel.find('/'))].push_back(rel.substr(rel.find('/') + 1));
-        if (kind) tasks.push_back({*kind, a.path, rel, a.key, {}});
+        if (kind) tasks.push_back({*kind, rel, a.key, {}});
     }
     for (const auto& g : scan.groups) {
         if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
-        Task t{ItemKind::triton_kernel, g.path, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key, {}};
+        Task t{ItemKind::triton_kernel, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key, {}};
         for (auto i : g.artifacts) {
             const std::string& p = scan.artifacts[i].path;
             if (p.size() > g.path.size() && p.compare(0, g.path.size(), g.path) == 0 && p.find('/', g.path.size() + 1) == std::string::npos)
@@ -250,9 +249,10 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
     std::atomic<std::size_t> next{0};
     auto work = [&] {
+        std::string scratch;
         for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();) {
             if (options.cancel && options.cancel->load()) return;
-            results[i] = assess_task(tasks[i], ctx);
+            results[i] = assess_task(tasks[i], ctx, scratch);
         }
     };
     unsigned n = options.threads ? options.threads : usable_cpus();

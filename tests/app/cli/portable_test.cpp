@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -149,6 +150,25 @@ TEST(CliPortable, FingerprintFileAndProbeOutputAsTarget) {
     json probe = cli_json({"portable", h100_root(), "--target",
                            (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string(), "--json"}, 0);
     EXPECT_EQ(probe["summary"]["counts"]["best_config"]["hit"], 5);
+}
+
+TEST(CliPortable, ThisMachineAsTarget) {
+    // No GPU and no torch here: nothing can be a hit; $CXX alone already decides a miss unless it is
+    // the compiler path the fixture's keys recorded.
+    json p = cli_json({"portable", h100_root(), "--target", "local", "--json"}, 1);
+    EXPECT_EQ(p["summary"]["counts"]["fxgraph"]["hit"], 0);
+    const char* cxx = std::getenv("CXX");
+    bool same_cxx = cxx && std::string(cxx) == "/opt/gcc/bin/g++";
+    const json& first = p["entries"][0];
+    EXPECT_EQ(first["verdict"], same_cxx ? "unknown" : "miss");
+    if (!same_cxx) {
+        ASSERT_EQ(first["differs"].size(), 1u) << first.dump();
+        EXPECT_EQ(first["differs"][0]["component"], "inductor_config[cpp.cxx]");
+        EXPECT_EQ(first["differs"][0]["cached"], "(None, '/opt/gcc/bin/g++')");
+    }
+    bool names_torch_version = false;
+    for (const auto& u : first["unknown"]) names_torch_version = names_torch_version || u["component"] == "torch_version";
+    EXPECT_TRUE(names_torch_version) << first.dump();
 }
 
 TEST(CliPortable, BadInput) {
