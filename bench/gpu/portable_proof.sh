@@ -20,7 +20,8 @@
 # CXX=$FIXTURE_CXX (/opt/gcc/bin/g++, the compiler path recorded in the fixture's keys as
 # inductor_config[cpp.cxx]), creating it as a symlink to g++ when it is missing and we may, so that the
 # only differences left are the machine's own.
-# Env: PYTHON (python3), ROUNDS, ROOTS ("h100 h100h200"), SCENARIO_TIMEOUT (420 s), KILN_PROOF_BUILD.
+# Env: PYTHON (python3), ROUNDS, ROOTS ("h100 h100h200"), SCENARIO_TIMEOUT (420 s), KILN_PROOF_BUILD,
+# FINGERPRINT (a fingerprint file to use instead of `env --python`, e.g. one taken on another machine).
 set -uo pipefail
 out="${1:?usage: portable_proof.sh OUT SCENARIOS_PY [SCENARIO_ARGS...]}"; scenarios="${2:?scenario script}"; shift 2
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"; carry="$src/.carry"
@@ -54,9 +55,13 @@ for round in $rounds; do
     export CXX="$fixture_cxx"
   fi
   echo "== round $round (CXX=${CXX:-<unset>})"
-  "$cli" env --python "$py" --json > "$rdir/fingerprint.json" 2> "$rdir/env.err" || { cat "$rdir/env.err"; exit 1; }
+  if [ -n "${FINGERPRINT:-}" ]; then
+    cp "$FINGERPRINT" "$rdir/fingerprint.json"
+  else
+    "$cli" env --python "$py" --json > "$rdir/fingerprint.json" 2> "$rdir/env.err" || { cat "$rdir/env.err"; exit 1; }
+    "$py" -c "$("$cli" env --print-probe)" > "$rdir/probe-raw.json" 2> /dev/null
+  fi
   "$cli" env --from "$rdir/fingerprint.json" > "$rdir/fingerprint.txt"
-  "$py" -c "$("$cli" env --print-probe)" > "$rdir/probe-raw.json" 2> /dev/null
   for root in $roots; do
     d="$rdir/$root"; w="$work/$round/$root"; rm -rf "$w"; mkdir -p "$d/run" "$d/trace" "$w/pristine" "$w/copy"
     tar -xJf "$src/tests/data/$(archive_of "$root")" -C "$w/pristine" || exit 1
