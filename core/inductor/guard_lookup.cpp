@@ -72,7 +72,8 @@ Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<c
             return check_entry_guards(entry, f.filename().string(), sizes);
         }();
         if (!checked) {
-            if (single) return std::move(checked.error());
+            // Too few sizes is the caller's mistake, not the entry's: the whole lookup fails.
+            if (single || checked.error().code == Errc::not_found) return std::move(checked.error());
             GuardCheck bad;
             bad.file = f.filename().string();
             // The file is named beside the reason: keep the rest of the context (byte offset, opcode).
