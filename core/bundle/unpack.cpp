@@ -81,6 +81,52 @@ std::vector<std::string> skipped_notes(const Blob& blob) {
     return notes;
 }
 
+struct Pending {
+    UnpackStep step;
+    std::string_view content;
+};
+
+// What writing `step.target` would do, looked at through the root's descriptor (-1: no root yet).
+Pending plan_step(int root_fd, UnpackStep step, std::string_view content, bool force) {
+    if (root_fd >= 0) {
+        auto [dir, name] = split_target(step.target);
+        auto dfd = open_dir_beneath(root_fd, dir, step.target);
+        Existing e = Existing::absent;
+        if (dfd.ok())
+            e = step.lock_file ? (::faccessat(dfd->get(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? Existing::same : Existing::absent)
+                               : compare_existing(dfd->get(), name, content);
+        else if (dfd.error().code != Errc::not_found)  // a symlink or a file where a directory goes
+            e = Existing::not_a_file;
+        if (e == Existing::same) step.action = UnpackAction::same;
+        if (e == Existing::different) {
+            step.action = force ? UnpackAction::replace : UnpackAction::conflict;
+            step.why = "a file with other bytes is there";
+        }
+        if (e == Existing::not_a_file) {
+            step.action = UnpackAction::conflict;
+            step.why = dfd.ok() ? "something that is not a regular file (a symlink, a directory) is there"
+                                : dfd.error().message;
+        }
+    }
+    return {std::move(step), content};
+}
+
+Status apply_step(int root_fd, const std::string& root, const Pending& p) {
+    if (p.step.action != UnpackAction::write && p.step.action != UnpackAction::replace) return ok_status();
+    auto [dir, name] = split_target(p.step.target);
+    const std::string context = root + "/" + p.step.target;
+    KILN_TRY(Fd dfd, open_dir_beneath(root_fd, dir, context, true));
+    if (p.step.lock_file) {
+        // FileLock's file: created empty, never truncated if it appeared meanwhile.
+        int fd = ::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) return io_error("cannot create", context, errno);
+        ::close(fd);
+        return ok_status();
+    }
+    // A file that appeared since the plan is not replaced unless --force asked for replacing.
+    return codecache::write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace);
+}
+
 }  // namespace
 
 std::string_view unpack_action_name(UnpackAction a) {
@@ -116,65 +162,23 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
     if (rfd < 0 && !(options.dry_run && errno == ENOENT)) return io_error("cannot open the cache root", root, errno);
     Fd root_fd(rfd);
 
-    struct Pending {
-        UnpackStep step;
-        std::string_view content;
-    };
     std::vector<Pending> plan;
-    auto add = [&](const BlobArtifact& a, std::string target, std::string_view content, bool lock) {
-        UnpackStep s{std::move(target), blob.groups[a.group].type, a.key, content.size(), UnpackAction::write, {}, lock};
-        if (root_fd.valid()) {
-            auto [dir, name] = split_target(s.target);
-            auto dfd = open_dir_beneath(root_fd.get(), dir, s.target);
-            if (!dfd.ok()) {
-                // A missing directory is fine (made on write); a symlink or file in the way is a conflict.
-                if (dfd.error().code != Errc::not_found) {
-                    s.action = UnpackAction::conflict;
-                    s.why = dfd.error().message;
-                }
-            } else {
-                Existing e = lock ? (::faccessat(dfd->get(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? Existing::same : Existing::absent)
-                                  : compare_existing(dfd->get(), name, content);
-                if (e == Existing::same) s.action = UnpackAction::same;
-                if (e == Existing::different) {
-                    s.action = options.force ? UnpackAction::replace : UnpackAction::conflict;
-                    s.why = "a file with other bytes is there";
-                }
-                if (e == Existing::not_a_file) {
-                    s.action = UnpackAction::conflict;
-                    s.why = "something that is not a regular file (a symlink or directory) is there";
-                }
-            }
-        }
-        plan.push_back({std::move(s), content});
-    };
     for (const BlobArtifact* a : load_order(blob)) {
         if (!a->effective()) continue;
-        add(*a, a->target, a->content, false);
-        if (a->kind == ArtifactType::pgo) add(*a, pgo_lock_target(a->key), {}, true);
+        const std::string& type = blob.groups[a->group].type;
+        plan.push_back(plan_step(root_fd.get(), {a->target, type, a->key, a->content.size()}, a->content, options.force));
+        if (a->kind == ArtifactType::pgo)
+            plan.push_back(plan_step(root_fd.get(), {pgo_lock_target(a->key), type, a->key, 0, UnpackAction::write, {}, true}, {},
+                                     options.force));
     }
-    for (auto& p : plan) {
-        if (p.step.action == UnpackAction::write || p.step.action == UnpackAction::replace) {
-            ++report.files_written;
-            report.bytes_written += p.step.bytes;
-        }
+    for (const auto& p : plan) {
+        bool writes = p.step.action == UnpackAction::write || p.step.action == UnpackAction::replace;
+        report.files_written += writes;
+        report.bytes_written += writes ? p.step.bytes : 0;
         report.refused |= p.step.action == UnpackAction::conflict;
     }
-    if (!options.dry_run && !report.refused) {
-        for (auto& p : plan) {
-            if (p.step.action != UnpackAction::write && p.step.action != UnpackAction::replace) continue;
-            auto [dir, name] = split_target(p.step.target);
-            KILN_TRY(Fd dfd, open_dir_beneath(root_fd.get(), dir, p.step.target, true));
-            if (p.step.lock_file) {
-                // FileLock's file: created empty, never truncated if it appeared meanwhile.
-                int fd = ::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-                if (fd < 0) return io_error("cannot create", root + "/" + p.step.target, errno);
-                ::close(fd);
-            } else {
-                KILN_CHECK(codecache::write_atomic_at(dfd.get(), name, p.content, root + "/" + p.step.target));
-            }
-        }
-    }
+    if (!options.dry_run && !report.refused)
+        for (const auto& p : plan) KILN_CHECK(apply_step(root_fd.get(), root, p));
     for (auto& p : plan) report.steps.push_back(std::move(p.step));
     return report;
 }

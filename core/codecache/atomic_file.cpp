@@ -1,6 +1,7 @@
 #include "codecache/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,7 +54,8 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
     return s;
 }
 
-Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context) {
+Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
+                       bool replace) {
     const std::string tmp = temp_suffix() + ".tmp";
     int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
@@ -75,9 +77,18 @@ Status write_atomic_at(int dir_fd, const std::string& name, std::string_view con
         ::unlinkat(dir_fd, tmp.c_str(), 0);
         return io_error("fsync temporary file for", context, err);
     }
-    if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
+    int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())
+                     : ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
+        // A file system without RENAME_NOREPLACE: check, then rename (a narrow race instead of none).
+        rc = ::faccessat(dir_fd, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? (errno = EEXIST, -1)
+                                                                                 : ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str());
+    }
+    if (rc != 0) {
         int err = errno;
         ::unlinkat(dir_fd, tmp.c_str(), 0);
+        if (err == EEXIST)
+            return make_error(Errc::busy, "a file appeared there meanwhile; left alone", context, "run again to compare it");
         return io_error("rename temporary file onto", context, err);
     }
     return ok_status();

@@ -102,6 +102,18 @@ TEST(Unpack, SymlinksInTheRootAreNeverFollowed) {
         EXPECT_TRUE(r->refused);
         EXPECT_TRUE(fs::is_empty(dir.path() / "outside"));
     }
+    // A symlink where a file goes: a conflict even with force (never written through, never replaced).
+    const std::string tune = "cu/8a6e004d059faa86f042c57db31bc918aa7506a6f07d9c5a7f991603e1b728cb.best_config";
+    fs::remove(dir.path() / "root" / "fxgraph");
+    fs::create_directories(dir.path() / "root" / "cu");
+    craft::write(dir.path() / "outside" / "victim", "keep");
+    fs::create_symlink(dir.path() / "outside" / "victim", dir.path() / "root" / tune);
+    UnpackOptions force;
+    force.force = true;
+    auto r = unpack_blob(must_open(test::pgo_blob()), (dir.path() / "root").string(), force);
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    EXPECT_TRUE(r->refused);
+    EXPECT_EQ(test::read_file(dir.path() / "outside" / "victim"), "keep");
 }
 
 TEST(Unpack, HostileKeysAndUnknownTypesAreRefused) {
