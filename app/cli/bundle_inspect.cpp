@@ -127,7 +127,8 @@ Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::stri
     std::vector<const BlobArtifact*> exact;
     std::set<std::string> prefixed;
     for (const auto& a : b.artifacts) {
-        bool hit = a.key == key || (a.kind == ArtifactType::autotune && a.key.size() > 3 && a.key.substr(3) == key);
+        bool hit = a.key == key || (a.kind == ArtifactType::autotune && a.key.size() > 3 && a.key.substr(3) == key) ||
+                   (a.kind == ArtifactType::pgo && pgo_file_name(a.key) == pgo_file_name(key));
         if (hit) exact.push_back(&a);
         else if (key.size() >= 6 && (a.key.rfind(key, 0) == 0 || (a.kind == ArtifactType::autotune && a.key.find(key) == 3)))
             prefixed.insert(a.key);

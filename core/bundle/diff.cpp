@@ -14,8 +14,15 @@ namespace {
 
 using Side = std::map<std::pair<int, std::string>, std::pair<ArtifactType, std::vector<SideEntry>>>;
 
+// PGO keys by the file torch writes: a blob's "job:0:" and a root's "job_0_" are one profile.
+std::string comparable_key(ArtifactType t, const std::string& key) {
+    if (t != ArtifactType::pgo) return key;
+    std::string name = pgo_file_name(key);  // code_state_<sanitized>.pkl
+    return name.substr(11, name.size() - 15);
+}
+
 void add(Side& side, ArtifactType t, const std::string& key, std::string_view content) {
-    auto& slot = side[{blob_type_rank(t), key}];
+    auto& slot = side[{blob_type_rank(t), comparable_key(t, key)}];
     slot.first = t;
     std::string h = hash::sha256_hash(content);
     for (const auto& e : slot.second)

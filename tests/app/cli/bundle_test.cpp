@@ -177,6 +177,9 @@ TEST(CliBundle, FlippedBitsBadChecksumBadVersion) {
     EXPECT_EQ(listed.exit_code, 1);  // listed, and flagged: torch refuses it
     EXPECT_NE(listed.out.find("torch refuses it"), std::string::npos) << listed.out;
     craft::write(dir.path() / "v.bin", craft::blob(craft::group("autotune", {{craft::kTune, "{}"}}), 7));
+    auto big = cli({"bundle", "ls", h200_blob().string(), "--max-size", "1M"});  // the memory bound
+    EXPECT_EQ(big.exit_code, 2);
+    EXPECT_NE(big.err.find("over the limit of 1000000"), std::string::npos) << big.err;
     auto v = cli({"bundle", "ls", (dir.path() / "v.bin").string()});
     EXPECT_EQ(v.exit_code, 2);
     EXPECT_NE(v.err.find("format version 7"), std::string::npos) << v.err;

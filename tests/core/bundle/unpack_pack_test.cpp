@@ -233,6 +233,12 @@ TEST(Diff, BlobAgainstTheRootItCameFrom) {
     EXPECT_EQ(d->count(DiffStatus::only_a), 0u);
     EXPECT_EQ(d->count(DiffStatus::differ), 0u);
     EXPECT_GT(d->count(DiffStatus::only_b), 0u);
+    // The blob's PGO key "kiln-dev-job:None:" is the root's code_state_kiln-dev-job_None_.pkl.
+    auto pgo = diff_bundles(test::pgo_blob().string(), test::pgo_root().string());
+    ASSERT_TRUE(pgo.ok()) << pgo.error().str();
+    EXPECT_EQ(pgo->count(DiffStatus::same), 4u);
+    EXPECT_EQ(pgo->count(DiffStatus::only_a), 0u);
+    EXPECT_EQ(pgo->count(DiffStatus::only_b), 3u);
     auto self = diff_bundles(test::pgo_blob().string(), test::pgo_blob().string());
     ASSERT_TRUE(self.ok());
     EXPECT_EQ(self->count(DiffStatus::same), self->keys.size());
