@@ -4,7 +4,6 @@
 #include "blob_craft.hpp"
 #include "bundle/blob.hpp"
 #include "bundle_fixtures.hpp"
-#include "hash/crc32.hpp"
 #include "hash/sha256.hpp"
 
 namespace kiln::bundle {
@@ -74,15 +73,6 @@ TEST(BlobReader, ContentsAreViewsIntoOneBuffer) {
         EXPECT_LE(a.content.data() + a.content.size(), begin + blob->bytes().size());
         EXPECT_EQ(blob->bytes().substr(a.content_offset, a.content.size()), a.content);
     }
-}
-
-TEST(BlobReader, Crc32IsZlibs) {
-    EXPECT_EQ(hash::crc32(""), 0u);
-    EXPECT_EQ(hash::crc32("123456789"), 0xCBF43926u);  // the CRC-32/ISO-HDLC check value
-    std::string all;
-    for (int i = 0; i < 1000; ++i) all += static_cast<char>(i * 7);
-    EXPECT_EQ(hash::crc32(all), craft::crc32(all));
-    for (std::size_t cut : {0, 1, 7, 8, 9, 500, 999}) EXPECT_EQ(hash::crc32(all.substr(cut), hash::crc32(all.substr(0, cut))), hash::crc32(all));
 }
 
 TEST(BlobReader, TruncatedAtEvery4KiBIsAnErrorNamingTheOffset) {
