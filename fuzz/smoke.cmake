@@ -1,6 +1,6 @@
-# Included by tests/CMakeLists.txt: a short libFuzzer run of the pickle decoder inside ctest
+# Included by tests/CMakeLists.txt: a short libFuzzer run of the pickle decoder and the blob reader inside ctest
 # (label `fuzz`), so `./scripts/kiln test` exercises the fuzz build. It configures and builds the
-# `fuzz` preset into <build>/fuzz-smoke (clang, ASan + UBSan) and fuzzes for 30 s, replaying
+# `fuzz` preset into <build>/fuzz-smoke (clang, ASan + UBSan) and fuzzes each for 30 s, replaying
 # fuzz/regressions first. Without clang the test reports "skipped" (exit 77), never "passed".
 add_test(NAME fuzz.pickle_decode_smoke
   COMMAND "${CMAKE_SOURCE_DIR}/scripts/fuzz" 30)

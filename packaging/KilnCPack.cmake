@@ -15,7 +15,8 @@ set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/;/build[^/]*/;/dist/")
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
   set(CPACK_GENERATOR "DEB;TGZ")
   # .tar.gz: one top-level folder with bin/, libexec/kiln/, share/: runs from wherever it is unpacked.
-  set(CPACK_ARCHIVE_FILE_NAME "kiln-${PROJECT_VERSION}-linux-${CMAKE_SYSTEM_PROCESSOR}")
+  # CPACK_ARCHIVE_FILE_NAME only applies per component; the .deb keeps its own name (DEB-DEFAULT).
+  set(CPACK_PACKAGE_FILE_NAME "kiln-${PROJECT_VERSION}-linux-${CMAKE_SYSTEM_PROCESSOR}")
   set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY ON)
 
   set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

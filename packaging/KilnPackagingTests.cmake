@@ -9,6 +9,10 @@ add_test(NAME packaging.deb_builds COMMAND bash "${_check}" build "${CMAKE_BINAR
 set_tests_properties(packaging.deb_builds PROPERTIES FIXTURES_SETUP kiln_deb LABELS packaging TIMEOUT 170
   RESOURCE_LOCK kiln_cpack)
 
+add_test(NAME packaging.tarball_runs COMMAND bash "${_check}" tarball_runs "${CMAKE_BINARY_DIR}" "${_work}" ${_gui})
+set_tests_properties(packaging.tarball_runs PROPERTIES FIXTURES_REQUIRED kiln_deb LABELS packaging TIMEOUT 170
+  RESOURCE_LOCK kiln_cpack)
+
 foreach(step IN ITEMS unpacked_runs lintian)
   add_test(NAME packaging.${step} COMMAND bash "${_check}" ${step} "${CMAKE_BINARY_DIR}" "${_work}" ${_gui})
   set_tests_properties(packaging.${step} PROPERTIES FIXTURES_REQUIRED kiln_deb LABELS packaging TIMEOUT 170)

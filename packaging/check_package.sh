@@ -6,6 +6,8 @@
 #   desktop_file_valid  desktop-file-validate on the installed .desktop file
 #   appstream_valid     appstreamcli validate --no-net on the installed metainfo file
 #   lintian             lintian on the .deb: no errors (warnings are printed, allowed)
+#   tarball_runs        cpack the .tar.gz, unpack it elsewhere: its programs run from there (the worker
+#                       found beside them), `kiln --help` without a display
 set -euo pipefail
 step="$1" build="$2" work="$3" gui="${4:-0}"
 root="$work/root"
@@ -51,6 +53,28 @@ case "$step" in
       file "$root/usr/share/icons/hicolor/256x256/apps/$app_id.png" | grep -q '256 x 256' || fail "the PNG icon is not 256x256"
     fi
     echo "ok: $(basename "$deb") built and unpacked into $root"
+    ;;
+  tarball_runs)
+    out="$work/tgz"
+    rm -rf "$out"
+    mkdir -p "$out/unpacked"
+    (cd "$build" && cpack -G TGZ -B "$out") >"$out/cpack.log" 2>&1 || { cat "$out/cpack.log"; fail "cpack TGZ failed"; }
+    tgz=$(ls "$out"/kiln-*-linux-*.tar.gz 2>/dev/null | head -n1)
+    [ -n "$tgz" ] || fail "no kiln-<version>-linux-<arch>.tar.gz in $out: $(ls "$out")"
+    tar -xzf "$tgz" -C "$out/unpacked"
+    top=$(ls -d "$out"/unpacked/kiln-* | head -n1)
+    [ -x "$top/bin/kiln-cli" ] || fail "the tarball lacks bin/kiln-cli"
+    unset KILN_WORKER
+    version=$(cd / && "$top/bin/kiln-cli" --version)
+    echo "$version"
+    if [ -x "$build/bin/kiln-worker" ]; then
+      grep -qx "kiln-worker $top/libexec/kiln/kiln-worker" <<<"$version" || fail "kiln-cli does not find the worker beside it"
+    fi
+    if [ "$gui" = 1 ]; then
+      env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$top/bin/kiln" --help | grep -q -- '--screenshots' ||
+        fail "kiln --help from the tarball failed"
+    fi
+    echo "ok: $(basename "$tgz") runs from $top"
     ;;
   unpacked_runs)
     [ -x "$root/usr/bin/kiln-cli" ] || fail "nothing unpacked in $root"

@@ -98,6 +98,7 @@ int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
             x["guards_expr"] = e.guards_expr ? nlohmann::ordered_json(*e.guards_expr) : nlohmann::ordered_json(nullptr);
             x["pass"] = e.pass;
             x["failing"] = e.failing ? nlohmann::ordered_json(*e.failing) : nlohmann::ordered_json(nullptr);
+            if (e.error) x["error"] = *e.error;
             j["entries"].push_back(std::move(x));
         }
         j["served"] = r->served ? nlohmann::ordered_json(*r->served) : nlohmann::ordered_json(nullptr);
@@ -106,6 +107,10 @@ int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
         return 0;
     }
     for (const auto& e : r->entries) {
+        if (e.error) {
+            std::printf("bad   %s\n      skipped: %s\n", e.file.c_str(), e.error->c_str());
+            continue;
+        }
         std::printf("%s  %s\n", e.pass ? "hold" : "fail", e.file.c_str());
         std::printf("      guards: %s\n", json_or_null(e.guards_expr).c_str());
         if (e.failing) std::printf("      failing: %s\n", e.failing->c_str());

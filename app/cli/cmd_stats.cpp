@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "bundle/temp_root.hpp"
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
@@ -35,6 +36,8 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     }
     std::printf("%-22s %9llu %9s %12s\n\n", "total", static_cast<unsigned long long>(s.total_files), "",
                 format_bytes(s.total_bytes).c_str());
+    if (s[Category::pgo_profile].files)
+        std::printf("PGO profiles are kept by evict unless asked for: --category pgo_profile\n\n");
     std::printf("fxgraph keys  %llu\n", static_cast<unsigned long long>(s.fxgraph_keys));
     std::printf("groups        %llu (evicted as a whole)\n", static_cast<unsigned long long>(s.groups));
     std::printf("oldest        %s\n", format_time_utc(s.oldest_mtime_ns).c_str());
@@ -49,6 +52,15 @@ int run_stats(const StatsArgs& args) {
 #endif
     std::optional<std::string> explicit_root;
     if (!args.root.empty()) explicit_root = args.root;
+    // A Mega-Cache blob counts as the cache load_cache_artifacts would make of it.
+    std::optional<bundle::TempRoot> blob_root;
+    if (explicit_root && bundle::is_blob_file(*explicit_root)) {
+        auto blob = bundle::open_blob(*explicit_root);
+        auto tmp = blob.ok() ? bundle::materialize_blob(*blob) : Result<bundle::TempRoot>(blob.error());
+        if (!tmp.ok()) return report_error(tmp.error(), 2);
+        blob_root = std::move(tmp).value();
+        explicit_root = blob_root->root().string();
+    }
     auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
     if (!root.ok()) return report_error(root.error(), 2);
     ScanOptions options;
@@ -56,6 +68,7 @@ int run_stats(const StatsArgs& args) {
     auto scan = scan_cache(*root, options);
     if (!scan.ok()) return report_error(scan.error(), scan.error().code == Errc::not_found ? 2 : 1);
     CacheStats stats = compute_stats(*scan);
+    if (blob_root) stats.root = args.root + " (Mega-Cache blob, as load_cache_artifacts would write it)";
     if (args.json) std::cout << stats_to_json(stats).dump(2) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.
@@ -70,7 +83,7 @@ Registration reg{"stats", 10, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<StatsArgs>();
     auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
     cmd->add_option("ROOT", args->root,
-                    "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+                    "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
     cmd->add_option("--root", args->root, "Same as ROOT");
     cmd->add_flag("--triton", args->triton,
                   "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");

@@ -1,6 +1,7 @@
 #include "codecache/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,9 +46,19 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
         std::filesystem::create_directories(path.parent_path(), ec);
         if (ec) return io_error("create directory", path.parent_path().string(), ec.value());
     }
-    auto tmp = path.parent_path() / (temp_suffix() + ".tmp");
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return io_error("create temporary file", tmp.string(), errno);
+    std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+    int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) return io_error("open directory", dir.string(), errno);
+    Status s = write_atomic_at(dir_fd, path.filename().string(), content, path.string());
+    ::close(dir_fd);
+    return s;
+}
+
+Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
+                       bool replace) {
+    const std::string tmp = temp_suffix() + ".tmp";
+    int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
     std::size_t off = 0;
     while (off < content.size()) {
         ssize_t n = ::write(fd, content.data() + off, content.size() - off);
@@ -55,21 +66,30 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
         if (n <= 0) {
             int err = errno;
             ::close(fd);
-            ::unlink(tmp.c_str());
-            return io_error("write", tmp.string(), err);
+            ::unlinkat(dir_fd, tmp.c_str(), 0);
+            return io_error("write temporary file for", context, err);
         }
         off += static_cast<std::size_t>(n);
     }
     // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         int err = errno;
-        ::unlink(tmp.c_str());
-        return io_error("fsync", tmp.string(), err);
+        ::unlinkat(dir_fd, tmp.c_str(), 0);
+        return io_error("fsync temporary file for", context, err);
     }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())
+                     : ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
+        // A file system without RENAME_NOREPLACE: check, then rename (a narrow race instead of none).
+        rc = ::faccessat(dir_fd, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? (errno = EEXIST, -1)
+                                                                                 : ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str());
+    }
+    if (rc != 0) {
         int err = errno;
-        ::unlink(tmp.c_str());
-        return io_error("rename temporary file onto", path.string(), err);
+        ::unlinkat(dir_fd, tmp.c_str(), 0);
+        if (err == EEXIST)
+            return make_error(Errc::busy, "a file appeared there meanwhile; left alone", context, "run again to compare it");
+        return io_error("rename temporary file onto", context, err);
     }
     return ok_status();
 }

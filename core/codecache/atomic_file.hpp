@@ -11,6 +11,11 @@
 namespace kiln::codecache {
 
 Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs = true);
+// The same in the open directory `dir_fd` (file `name`, no '/'): for writers that reached the
+// directory without following symlinks (bundle unpack). `context` names the target in errors. With
+// `replace` false an existing `name` is left alone and the call fails (Errc::busy).
+Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
+                       bool replace = true);
 
 // fsync an existing file (e.g. a compiler's output before it is renamed into place).
 Status fsync_file(const std::filesystem::path& path);

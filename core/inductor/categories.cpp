@@ -9,7 +9,11 @@ namespace {
 constexpr std::array<std::string_view, kCategoryCount> kCategoryNames = {
     "fxgraph",     "aotautograd",     "output_code",          "kernel_module", "best_config",
     "kernel_perf", "cpp_source",      "cpp_library",          "cuda_source",   "triton_compiled",
-    "autotune_local_cache", "lock",   "temp",                 "build_record",  "other",
+    "autotune_local_cache", "lock",   "temp",                 "build_record",  "pgo_profile",
+    "precompile_entry", "triton_autotune", "picked_kernel",   "object_file",   "compile_error",
+    "aoti_artifact", "halide",        "aoti_eager",           "cutlass",       "cutedsl",
+    "precompiled_header", "caching_module", "toolchain",      "nested_root",   "debug_dump",
+    "other",
 };
 }  // namespace
 
@@ -23,6 +27,8 @@ std::optional<Category> category_from_name(std::string_view name) {
         if (kCategoryNames[i] == name) return static_cast<Category>(i);
     return std::nullopt;
 }
+
+bool kept_by_default(Category c) { return c == Category::lock || c == Category::pgo_profile; }
 
 std::string_view group_kind_name(GroupKind k) {
     switch (k) {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "inductor/classify_torch_dirs.hpp"
+
 namespace kiln::inductor {
 
 namespace {
@@ -59,9 +61,16 @@ Classification classify_code_file(std::string_view rel, std::string_view dir, st
     auto module = [&](Category c, bool sniff = false) { return Classification{c, GroupKind::module, key, group, sniff}; };
     if (ext == "py") return module(Category::kernel_module, true);
     if (ext == "kernel_perf") return module(Category::kernel_perf);
-    if (ext == "cpp" || ext == "main.cpp") return module(Category::cpp_source);
+    if (ext == "cpp" || ext == "main.cpp" || ext == "optimized.cpp") return module(Category::cpp_source);
     if (ext == "so" || ext == "main.so") return module(Category::cpp_library);
     if (ext == "cu") return module(Category::cuda_source);
+    if (ext == "picked_kernel") return module(Category::picked_kernel);
+    if (ext == "o" || ext == "main.o") return module(Category::object_file);
+    if (ends_with(ext, ".error")) return module(Category::compile_error);
+    // AOTInductor without an output path: c<51>.wrapper.cpp/.so, .kernel.cpp, .wrapper_metadata.json, ...
+    if (starts_with(ext, "wrapper.") || starts_with(ext, "wrapper_") || starts_with(ext, "kernel.") ||
+        starts_with(ext, "kernel_"))
+        return module(Category::aoti_artifact);
     if (ends_with(ext, ".json") && ext.size() > 5) return module(Category::build_record);
     // Other outputs of the same compile (objects, fatbins) live and die with the module.
     return module(Category::other);
@@ -80,12 +89,18 @@ Classification classify_inductor(std::string_view rel, const std::array<std::str
         return single(Category::other, rel);
     }
     if (top == "triton") {
-        // triton/<device index>/<HASH>/<file>
-        if (n == 4 && !s[1].empty() && all_of(s[1], digit))
-            return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[2], prefix_through(rel, s[2]), false};
+        // triton/<device index>/<HASH>/<file>; staging dirs and autotune results beside the kernels
+        if (n >= 4 && !s[1].empty() && all_of(s[1], digit)) {
+            if (auto c = classify_triton_extra(rel, s[2], n >= 5 ? s[3] : std::string_view(), s[n - 1], n == 4)) return *c;
+            if (n == 4) return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[2], prefix_through(rel, s[2]), false};
+        }
         return single(Category::other, rel);
     }
     if (top == "cache" && n == 2 && is_hex64(s[1])) return single(Category::autotune_local_cache, rel, s[1]);
+    if (top == "cache" && n >= 3)  // cache/<name>/...: the caching module's on-disk caches
+        return single(s[n - 1] == "dir.lock" ? Category::lock : Category::caching_module, rel);
+    if (n == 3 && top.size() == 2 && ends_with(s[1], ".halide") && is_code_key(s[1].substr(0, 52)) && s[1].size() == 59)
+        return {Category::halide, GroupKind::key_dir, s[1].substr(0, 52), prefix_through(rel, s[1]), false};
     if (top == "locks" && n == 2 && ends_with(s[1], ".lock") && s[1].size() > 5)
         return single(Category::lock, rel, s[1].substr(0, s[1].size() - 5));
     if (n == 2 && top.size() == 2) return classify_code_file(rel, top, s[1]);
@@ -113,11 +128,15 @@ Classification classify_path(std::string_view rel, RootKind kind) {
     if (n == 0) return single(Category::other, rel);
     std::string_view name = n <= kMax ? s[n - 1] : rel.substr(rel.rfind('/') + 1);
     if (is_atomic_temp_name(name)) return single(Category::temp, rel);
-    if (n > kMax) return single(Category::other, rel);
     if (kind == RootKind::triton) {
+        if (n >= 2 && n <= 3)
+            if (auto c = classify_triton_extra(rel, s[0], n == 3 ? s[1] : std::string_view(), name, n == 2)) return *c;
         if (n == 2) return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[0], s[0], false};
         return single(Category::other, rel);
     }
+    // Folders of their own (dynamo/, debug output, nested roots) may nest deeper than the cache proper.
+    if (auto c = classify_torch_folder(rel, s[0], n == 1 ? std::string_view() : s[1], name, n)) return *c;
+    if (n > kMax) return single(Category::other, rel);
     return classify_inductor(rel, s, n);
 }
 

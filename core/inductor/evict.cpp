@@ -23,7 +23,7 @@ std::int64_t now_ns() {
 }
 
 bool eligible(const Group& g, const EvictPolicy& p) {
-    if (p.categories.empty()) return g.category != Category::lock;  // locks coordinate processes; keep them
+    if (p.categories.empty()) return !kept_by_default(g.category);  // locks, PGO profiles: only when named
     return std::find(p.categories.begin(), p.categories.end(), g.category) != p.categories.end();
 }
 

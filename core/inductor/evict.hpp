@@ -20,7 +20,7 @@ namespace kiln::inductor {
 struct EvictPolicy {
     std::optional<std::int64_t> older_than_ns;  // remove groups whose last use is older than now - this
     std::optional<std::uint64_t> max_bytes;     // remove LRU groups until the cache is at most this big
-    std::vector<Category> categories;           // only groups whose main category is listed (empty: all but lock)
+    std::vector<Category> categories;           // only groups whose main category is listed (empty: all but kept_by_default)
     bool dry_run = true;
     bool force = false;                         // accept a root that does not look like a cache
     std::int64_t now_ns = 0;                    // 0: the current time

@@ -24,7 +24,7 @@ Fd::~Fd() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context) {
+Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context, bool create) {
     Fd cur(::dup(root_fd));
     if (!cur.valid()) return io_error("cannot duplicate descriptor", std::string(context), errno);
     while (!rel_dir.empty()) {
@@ -33,6 +33,8 @@ Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_v
         if (part.empty() || part == "." || part == "..")
             return make_error(Errc::invalid_argument, "path leaves the cache root", std::string(context));
         int fd = ::openat(cur.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && create && (::mkdirat(cur.get(), part.c_str(), 0777) == 0 || errno == EEXIST))
+            fd = ::openat(cur.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             int err = errno;
             if (err == ELOOP || err == ENOTDIR)

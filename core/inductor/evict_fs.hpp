@@ -26,7 +26,8 @@ private:
 };
 
 // Opens `rel_dir` ('/'-separated, relative, no "." or "..") beneath `root_fd`, refusing symlinks.
-Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context);
+// With `create`, missing directories are made (mode 0777 less the umask, like os.makedirs).
+Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context, bool create = false);
 
 // What a removal did: the bytes of the regular files it removed, and the first error, if any. After
 // an error the rest is still removed where possible, so `freed` counts what is really gone.

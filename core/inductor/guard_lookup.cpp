@@ -27,6 +27,15 @@ Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem
 Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file, std::span<const std::int64_t> sizes) {
     GuardCheck c;
     c.file = std::move(file);
+    if (!entry.is_fx_graph() && !entry.is_aot_autograd())
+        return make_error(Errc::parse, "not a graph entry: the pickle builds " + entry.type() +
+                                           ", which torch would run while loading it; Kiln never does",
+                          c.file, "a cache dir should hold only what torch wrote; check where this file came from");
+    pickle::Ref g = entry.field("guards_expr");
+    if (g && g->kind() != pickle::Kind::none && g->kind() != pickle::Kind::string)
+        return make_error(Errc::parse, std::string("guards_expr is not a string but ") + pickle::kind_name(g->kind()) +
+                                           ": torch would fail on this entry, not one it wrote",
+                          c.file);
     c.guards_expr = entry.guards_expr();
     if (!c.guards_expr || c.guards_expr->empty()) {
         c.pass = true;
@@ -56,9 +65,26 @@ Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<c
     }
     GuardLookup out;
     int holding = 0;
+    const bool single = files.size() == 1 && !std::filesystem::is_directory(path, ec);
     for (const auto& f : files) {
-        KILN_TRY(GraphEntry entry, load_graph_entry(f));
-        KILN_TRY(GuardCheck c, check_entry_guards(entry, f.filename().string(), sizes));
+        auto checked = [&]() -> Result<GuardCheck> {
+            KILN_TRY(GraphEntry entry, load_graph_entry(f));
+            return check_entry_guards(entry, f.filename().string(), sizes);
+        }();
+        if (!checked) {
+            // Too few sizes is the caller's mistake, not the entry's: the whole lookup fails.
+            if (single || checked.error().code == Errc::not_found) return std::move(checked.error());
+            GuardCheck bad;
+            bad.file = f.filename().string();
+            // The file is named beside the reason: keep the rest of the context (byte offset, opcode).
+            Error e = std::move(checked.error());
+            for (const std::string& prefix : {f.string(), bad.file})
+                if (e.context.starts_with(prefix)) e.context.erase(0, std::min(e.context.size(), prefix.size() + 2));
+            bad.error = e.str();
+            out.entries.push_back(std::move(bad));
+            continue;
+        }
+        GuardCheck c = std::move(*checked);
         if (c.pass) {
             ++holding;
             if (!out.served) out.served = c.file;

@@ -1,7 +1,9 @@
 #pragma once
 // The cache-hit simulator: which entry of an FX graph key dir torch would serve for given sizes
 // (docs/inductor-cache-format.md §5). Entries are tried in sorted file-name order, names starting
-// with '.' skipped; an entry without guards is a hit; the first whose guards hold is served.
+// with '.' skipped; an entry without guards is a hit; the first whose guards hold is served. An
+// entry that cannot be read or decoded is skipped, as torch skips it (and reported); one that is
+// not a graph entry at all (a pickle that would run os.system, say) is reported and never served.
 // Value types only, for the CLI and the GUI's Guards tab.
 #include <cstdint>
 #include <filesystem>
@@ -20,6 +22,7 @@ struct GuardCheck {
     std::optional<std::string> guards_expr;  // nullopt: the entry has no guards (always a hit)
     bool pass = false;
     std::optional<std::string> failing;      // the first failing conjunct with the values it saw
+    std::optional<std::string> error;        // unreadable / not a graph entry / bad guards: skipped
 };
 
 struct GuardLookup {
@@ -29,9 +32,9 @@ struct GuardLookup {
 };
 
 // `sizes` are the values of t0, t1, ... (the graph's SymInt inputs in order).
-// Errors: an entry that cannot be decoded, a guard that does not parse, too few sizes.
+// Errors: not a graph entry, a guards_expr that is not a string or does not parse, too few sizes.
 Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file, std::span<const std::int64_t> sizes);
-// A key dir, or a single entry file (then that entry alone is looked up).
+// A key dir, or a single entry file (then that entry alone is looked up, and its error is the result's).
 Result<GuardLookup> lookup_guards(const std::filesystem::path& key_dir_or_entry, std::span<const std::int64_t> sizes);
 
 // The entry files of a key dir in lookup order (sorted, dot-names skipped, regular files only).

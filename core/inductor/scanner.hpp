@@ -17,7 +17,9 @@
 
 namespace kiln::inductor {
 
-// One per rule of §2, plus `build_record`: Kiln's own compile sidecars `<key>.<ext>.json`.
+// One per rule of §2, plus `build_record`: Kiln's own compile sidecars `<key>.<ext>.json`, and the
+// other folders and files torch 2.9-2.12 writes under the cache dir (ARCHITECTURE.md, "What torch
+// writes under the cache dir", says which torch writes each one).
 enum class Category : std::uint8_t {
     fxgraph,
     aotautograd,
@@ -33,6 +35,23 @@ enum class Category : std::uint8_t {
     lock,
     temp,
     build_record,
+    pgo_profile,         // dynamo/code_state_<key>.pkl: learned dynamic shapes; kept by evict unless asked by --category
+    precompile_entry,    // dynamo/<hex64>/entry (torch 2.10+, TORCH_CACHING_PRECOMPILE=1)
+    triton_autotune,     // triton/<dev>/<hex64>/<fn>.autotune.json (@triton.autotune(cache_results=True))
+    picked_kernel,       // <xx>/<key>.picked_kernel: the multi-kernel choice
+    object_file,         // <xx>/<key>.o: an object of a C++/CUDA build
+    compile_error,       // <xx>/<key>.<ext>.error: a failed CUDA/CUTLASS build's command and output
+    aoti_artifact,       // <xx>/<key>.wrapper.* / .kernel.*: AOTInductor builds without an output path
+    halide,              // <xx>/<key>.halide/ kernel dirs, halide-runtime-*/ at the top
+    aoti_eager,          // aoti_eager/<namespace>/<device>/: AOTI eager kernels and their JSON index
+    cutlass,             // configs_*.json op lists, compiled_cache.db, torch_cutlass/
+    cutedsl,             // cutedsl_compile_cache/: CuTe-DSL objects (newer than torch 2.11)
+    precompiled_header,  // precompiled_headers/ (only in the default dir <tmp>/torchinductor_<user>)
+    caching_module,      // cache/<name>/...: the opt-in caching module (TORCHINDUCTOR_ENABLE_CACHING_MODULE)
+    toolchain,           // gcc/: a compiler installed through conda by old torch on old systems
+    nested_root,         // tmp<8>/: a whole cache left by fresh_cache(delete=False) (force_disable_caches)
+    debug_dump,          // opt-in debug and data collection: bisect/, unhashed_kernel_inputs/, autoheuristic/,
+                         // memoizer_cache.json, tmp<8>.py tuning code dumps
     other,
 };
 inline constexpr std::size_t kCategoryCount = static_cast<std::size_t>(Category::other) + 1;
@@ -40,6 +59,9 @@ inline constexpr std::size_t kCategoryCount = static_cast<std::size_t>(Category:
 // The names of §2 ("fxgraph", "output_code", ...), used by the CLI's --json and --category.
 std::string_view category_name(Category c);
 std::optional<Category> category_from_name(std::string_view name);
+// Categories evict leaves alone unless they are named with --category: user state that costs more
+// than a recompile to rebuild (PGO profiles), and locks that coordinate processes.
+bool kept_by_default(Category c);
 
 enum class GroupKind : std::uint8_t {
     key_dir,            // fxgraph/<xx>/<key>/ or aotautograd/<key>/: all entries of one key

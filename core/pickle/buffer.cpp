@@ -38,7 +38,7 @@ std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin) {
     return std::make_shared<OwnedBuffer>(std::move(bytes), std::move(origin));
 }
 
-Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path) {
+Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error("cannot open", path.string(), errno);
     struct stat st {};
@@ -50,6 +50,11 @@ Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& pat
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
         return make_error(Errc::invalid_argument, "not a regular file", path.string());
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+        ::close(fd);
+        return make_error(Errc::limit, "a file of " + std::to_string(st.st_size) + " bytes is over the limit of " +
+                                           std::to_string(max_bytes), path.string());
     }
     auto size = static_cast<std::size_t>(st.st_size);
     if (size == 0) {

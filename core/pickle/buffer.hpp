@@ -1,6 +1,7 @@
 #pragma once
 // The bytes of one pickle: a file read into one block, or an owned string (remote cache values,
 // tests). Shared by the Document and everything that holds views into it.
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -25,7 +26,8 @@ private:
 };
 
 // The bytes of `path`, read once into memory (a snapshot: later writes to the file do not reach it).
-Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path);
+// A file larger than `max_bytes` is refused (Errc::limit) before anything is allocated.
+Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path, std::uint64_t max_bytes = UINT64_MAX);
 // Takes ownership of `bytes`.
 std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin = "<memory>");
 

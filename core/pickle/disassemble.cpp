@@ -146,7 +146,12 @@ std::string format_op(const Op& op) {
         code = buf;
     }
     code.resize(std::max<std::size_t>(code.size(), 4), ' ');
-    std::string line = head + code + " " + std::string(static_cast<std::size_t>(op.depth) * 4, ' ') + op.name;
+    // Indent by MARK depth like pickletools, but only so far: a small hostile file can nest MARKs
+    // thousands deep, and unbounded indentation turned 20 KB into 800 MB of output.
+    constexpr int kMaxIndentLevels = 16;
+    std::string indent(static_cast<std::size_t>(std::min(op.depth, kMaxIndentLevels)) * 4, ' ');
+    if (op.depth > kMaxIndentLevels) indent += "[depth " + std::to_string(op.depth) + "] ";
+    std::string line = head + code + " " + indent + op.name;
     if (!op.arg.empty()) {
         std::size_t n = std::string_view(op.name).size();
         line += std::string(n < 10 ? 10 - n : 0, ' ') + " " + op.arg;

@@ -1,16 +1,8 @@
 #pragma once
-// RFC 4648 base64 (standard alphabet, '=' padding), as Python's base64.b64encode writes it:
-// Inductor's remote values carry their pickles this way.
-#include <string>
-#include <string_view>
-
-#include "util/result.hpp"
+// base64 lives in core/hash (Mega-Cache blobs need it without Redis); the remote code keeps its names.
+#include "hash/base64.hpp"
 
 namespace kiln::remote {
-
-std::string base64_encode(std::string_view bytes);
-// Strict: rejects characters outside the alphabet and bad padding (a corrupt value must say so,
-// not decode to garbage). Ignores nothing, like Python's b64decode(validate=True).
-Result<std::string> base64_decode(std::string_view text);
-
+using hash::base64_decode;
+using hash::base64_encode;
 }  // namespace kiln::remote

@@ -1,10 +1,12 @@
 #include "remote/bulk_get.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -17,6 +19,20 @@ using Kind = BulkGetFailure::Kind;
 
 BulkGetFailure failure(Kind k, std::string text, std::size_t index = 0) { return {k, std::move(text), index}; }
 
+// Bytes from a server that may be anything (an HTTP banner, binary): shown escaped.
+std::string printable(std::string_view s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') out += static_cast<char>(c);
+        else {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\x%02x", c);
+            out += esc;
+        }
+    }
+    return out + "\"";
+}
+
 BulkGetFailure io_failure(int err) {
     if (err == EAGAIN || err == EWOULDBLOCK) return failure(Kind::timeout, "timed out");
     return failure(Kind::io, std::strerror(err));
@@ -24,7 +40,11 @@ BulkGetFailure io_failure(int err) {
 
 class Reader {
 public:
-    explicit Reader(int fd) : fd_(fd), buf_(new char[kSize]) {}
+    Reader(int fd, std::chrono::milliseconds per_reply) : fd_(fd), per_reply_(per_reply), buf_(new char[kSize]) {
+        next_reply();
+    }
+    // Each reply gets the whole timeout, from when the previous one was complete.
+    void next_reply() { deadline_ = std::chrono::steady_clock::now() + per_reply_; }
 
     // Reads more into the small buffer (keeping unread bytes). Failure or ok.
     BulkGetFailure fill() {
@@ -34,6 +54,7 @@ public:
             pos_ = 0;
         }
         for (;;) {
+            if (auto f = wait_readable(); !f.ok()) return f;
             ssize_t n = ::read(fd_, buf_.get() + len_, kSize - len_);
             if (n > 0) { len_ += static_cast<std::size_t>(n); return {}; }
             if (n == 0) return failure(Kind::eof, "the server closed the connection");
@@ -59,6 +80,7 @@ public:
         std::memcpy(dst, buf_.get() + pos_, have);
         pos_ += have;
         for (std::size_t got = have; got < n;) {
+            if (auto f = wait_readable(); !f.ok()) return f;
             ssize_t r = ::read(fd_, dst + got, n - got);
             if (r > 0) { got += static_cast<std::size_t>(r); continue; }
             if (r == 0) return failure(Kind::eof, "the server closed the connection");
@@ -68,8 +90,21 @@ public:
     }
 
 private:
+    BulkGetFailure wait_readable() {
+        for (;;) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+            pollfd p{fd_, POLLIN, 0};
+            int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+            if (ready > 0) return {};
+            if (ready < 0 && errno == EINTR) continue;
+            return failure(Kind::timeout, "timed out: no complete reply within " + std::to_string(per_reply_.count()) + " ms");
+        }
+    }
+
     static constexpr std::size_t kSize = 64 * 1024;
     int fd_;
+    std::chrono::milliseconds per_reply_;
+    std::chrono::steady_clock::time_point deadline_;
     std::unique_ptr<char[]> buf_;
     std::size_t pos_ = 0, len_ = 0;
 };
@@ -94,9 +129,10 @@ void append_get(std::string& req, const std::string& key) {
 
 }  // namespace
 
-BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, std::size_t window) {
+BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, BulkGetLimits limits,
+                        std::size_t window) {
     out.clear();
-    Reader in(fd);
+    Reader in(fd, limits.reply);
     std::size_t sent = 0;
     std::string req;
     auto send_more = [&](std::size_t done) -> BulkGetFailure {
@@ -112,6 +148,7 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
         if (!reply_error)
             if (auto f = send_more(i); !f.ok()) return f;
         if (i >= sent) break;  // after an error nothing more was sent
+        in.next_reply();
         std::string_view head;
         if (auto f = in.line(head); !f.ok()) return f;
         if (head.empty()) return failure(Kind::protocol, "empty reply header");
@@ -119,8 +156,12 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             long long n = 0;
             auto [p, ec] = std::from_chars(head.data() + 1, head.data() + head.size(), n);
             if (ec != std::errc() || p != head.data() + head.size() || n < -1)
-                return failure(Kind::protocol, "bad bulk length: " + std::string(head.substr(0, 40)));
+                return failure(Kind::protocol, "bad bulk length: " + printable(head.substr(0, 40)));
             if (n == -1) { out.add_absent(); continue; }
+            if (static_cast<unsigned long long>(n) > limits.max_value_bytes)
+                return failure(Kind::limit, "a value of " + std::to_string(n) + " bytes for " + keys[i] +
+                                                " (the limit is " + std::to_string(limits.max_value_bytes) + ")",
+                               i);
             std::size_t len = static_cast<std::size_t>(n);
             std::size_t at = out.used();
             if (auto f = in.bytes(out.tail(len + 2), len + 2); !f.ok()) return f;
@@ -138,7 +179,7 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             continue;
         }
         if (head[0] == '+' || head[0] == ':') { out.add_absent(); continue; }
-        return failure(Kind::protocol, "unexpected reply to GET: " + std::string(head.substr(0, 40)));
+        return failure(Kind::protocol, "not a Redis reply to GET: " + printable(head.substr(0, 40)));
     }
     if (reply_error) return *reply_error;
     return {};

@@ -3,6 +3,7 @@
 // replies a GET can get (bulk string, nil, error), so a browse copies each value once (the
 // kernel's copy) instead of three times through hiredis's buffers and reply objects. Used by
 // RedisClient::get_many when hiredis holds no buffered input or output on the connection.
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 namespace kiln::remote {
 
 struct BulkGetFailure {
-    enum class Kind { none, timeout, eof, io, protocol, reply } kind = Kind::none;
+    enum class Kind { none, timeout, eof, io, protocol, limit, reply } kind = Kind::none;
     std::string text;          // errno text, the unexpected bytes, or the server's error reply
     std::size_t key_index = 0; // reply: the GET that failed
     bool ok() const { return kind == Kind::none; }
@@ -21,8 +22,14 @@ struct BulkGetFailure {
     bool connection_lost() const { return kind != Kind::none && kind != Kind::reply; }
 };
 
-// Sends GET for every key (at most `window` in flight) on the blocking socket `fd` (its
-// SO_RCVTIMEO / SO_SNDTIMEO are the command timeout) and fills `out` in key order.
-BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, std::size_t window = 8);
+struct BulkGetLimits {
+    std::chrono::milliseconds reply{10000};      // each reply complete within this (a trickle times out)
+    std::size_t max_value_bytes = 512ull << 20;  // a larger bulk length is refused before allocating
+};
+
+// Sends GET for every key (at most `window` in flight) on the blocking socket `fd` and fills `out`
+// in key order.
+BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, BulkGetLimits limits = {},
+                        std::size_t window = 8);
 
 }  // namespace kiln::remote

@@ -19,7 +19,7 @@ Result<EntryBytes> read_local(std::string_view path) {
 
 }  // namespace
 
-Result<RemoteEntry> load_remote_value(std::string_view url, RedisTimeouts timeouts) {
+Result<RemoteEntry> load_remote_value(std::string_view url, RedisLimits timeouts) {
     KILN_TRY(auto ref, parse_redis_key_url(url));
     KILN_TRY(auto client, RedisClient::connect(ref.endpoint, timeouts));
     std::vector<std::string> candidates{ref.key};
@@ -36,7 +36,7 @@ Result<RemoteEntry> load_remote_value(std::string_view url, RedisTimeouts timeou
                       "tried " + tried + "; list the keys with kiln-cli stats --redis");
 }
 
-Result<EntryBytes> load_entry_any(std::string_view spec, RedisTimeouts timeouts) {
+Result<EntryBytes> load_entry_any(std::string_view spec, RedisLimits timeouts) {
     if (!is_redis_url(spec)) return read_local(spec);
     KILN_TRY(auto ref, parse_redis_key_url(spec));
     KILN_TRY(auto entry, load_remote_value(spec, timeouts));

@@ -23,9 +23,9 @@ struct EntryBytes {
 // Errors: Errc::not_found (no such file / key), Errc::parse (a value that does not unwrap),
 // Errc::invalid_argument (the key holds JSON, e.g. an autotune result, not a graph entry),
 // and the client's connection errors.
-Result<EntryBytes> load_entry_any(std::string_view spec, RedisTimeouts timeouts = {});
+Result<EntryBytes> load_entry_any(std::string_view spec, RedisLimits timeouts = {});
 
 // A remote value of any kind, classified (for `show` of autotune keys and foreign values).
-Result<RemoteEntry> load_remote_value(std::string_view url, RedisTimeouts timeouts = {});
+Result<RemoteEntry> load_remote_value(std::string_view url, RedisLimits timeouts = {});
 
 }  // namespace kiln::remote

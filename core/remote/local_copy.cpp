@@ -22,7 +22,7 @@ LocalCopy::~LocalCopy() {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
 }
 
-Result<LocalCopy> LocalCopy::fetch(std::string_view url, RedisTimeouts timeouts) {
+Result<LocalCopy> LocalCopy::fetch(std::string_view url, RedisLimits timeouts) {
     KILN_TRY(auto bytes, load_entry_any(url, timeouts));
     // The key dir is named after Inductor's key, the file after the server, so paths printed by
     // the commands still say where the entry came from.
@@ -44,7 +44,7 @@ Result<LocalCopy> LocalCopy::fetch(std::string_view url, RedisTimeouts timeouts)
     return copy;
 }
 
-Status localize(std::string& spec, std::optional<LocalCopy>& keep, RedisTimeouts timeouts) {
+Status localize(std::string& spec, std::optional<LocalCopy>& keep, RedisLimits timeouts) {
     if (!is_redis_url(spec)) return ok_status();
     KILN_TRY(auto copy, LocalCopy::fetch(spec, timeouts));
     spec = copy.entry().string();

@@ -14,7 +14,7 @@ namespace kiln::remote {
 class LocalCopy {
 public:
     // `url`: redis://[user:password@]host:port[/db]/KEY (see entry_source.hpp for KEY's forms).
-    static Result<LocalCopy> fetch(std::string_view url, RedisTimeouts timeouts = {});
+    static Result<LocalCopy> fetch(std::string_view url, RedisLimits timeouts = {});
     LocalCopy(LocalCopy&&) noexcept;
     LocalCopy& operator=(LocalCopy&&) = delete;
     ~LocalCopy();
@@ -32,6 +32,6 @@ private:
 
 // The one-line hook for commands: when `spec` is a redis:// URL, fetches it into `keep` and points
 // `spec` at the local copy's entry file; other specs are left alone.
-Status localize(std::string& spec, std::optional<LocalCopy>& keep, RedisTimeouts timeouts = {});
+Status localize(std::string& spec, std::optional<LocalCopy>& keep, RedisLimits timeouts = {});
 
 }  // namespace kiln::remote

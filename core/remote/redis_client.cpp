@@ -5,9 +5,12 @@
 #include <hiredis/hiredis.h>
 #include <hiredis/sds.h>
 
+#include <poll.h>
+#include <sys/time.h>
+
 #include <cerrno>
 #include <cstring>
-#include <sys/time.h>
+#include <unordered_set>
 
 namespace kiln::remote {
 namespace {
@@ -54,8 +57,8 @@ Error reply_error(const std::string& text, const RedisEndpoint& ep, std::string_
 
 void RedisClient::ContextDeleter::operator()(redisContext* c) const { redisFree(c); }
 
-RedisClient::RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint)
-    : ctx_(std::move(ctx)), endpoint_(std::move(endpoint)) {}
+RedisClient::RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint, RedisLimits limits)
+    : ctx_(std::move(ctx)), endpoint_(std::move(endpoint)), limits_(limits) {}
 RedisClient::RedisClient(RedisClient&&) noexcept = default;
 RedisClient& RedisClient::operator=(RedisClient&&) noexcept = default;
 RedisClient::~RedisClient() = default;
@@ -70,10 +73,13 @@ Error RedisClient::io_failure(std::string_view what) const {
     if (err == REDIS_ERR_EOF)
         return make_error(Errc::io, std::string(what) + ": the server closed the connection", endpoint_.display(),
                           "the server may have restarted or hit its client output limit");
+    if (err == REDIS_ERR_PROTOCOL)
+        return make_error(Errc::parse, std::string(what) + ": the server does not speak Redis (" + text + ")",
+                          endpoint_.display(), "is this host:port a Redis server? (not an HTTP or TLS-only port)");
     return make_error(Errc::io, std::string(what) + " failed: " + text, endpoint_.display());
 }
 
-Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisTimeouts timeouts) {
+Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisLimits timeouts) {
     std::unique_ptr<redisContext, ContextDeleter> ctx(
         redisConnectWithTimeout(ep.host.c_str(), ep.port, to_timeval(timeouts.connect)));
     if (!ctx) return make_error(Errc::io, "cannot allocate a Redis connection", ep.display());
@@ -89,7 +95,7 @@ Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisTimeouts 
     // Keep the reader's buffer between replies: by default hiredis frees it once it is empty and
     // larger than 16 KB, so every value of ~100 KB paid for a fresh buffer and its page faults.
     ctx->reader->maxbuf = 0;
-    RedisClient client(std::move(ctx), ep);
+    RedisClient client(std::move(ctx), ep, timeouts);
     if (!ep.password.empty()) {
         std::vector<std::string> auth{"AUTH"};
         if (!ep.user.empty()) auth.push_back(ep.user);
@@ -114,9 +120,34 @@ Status RedisClient::append(const std::vector<std::string>& argv) {
     return ok_status();
 }
 
+// Like redisGetReply, but the whole reply must arrive within the command timeout (hiredis's own
+// timeout is per read, so a server trickling a byte at a time would hold Kiln forever) and may not
+// grow past the value limit. After a failure the connection is out of step and is dropped.
 Result<RedisReply> RedisClient::read_reply() {
+    auto deadline = std::chrono::steady_clock::now() + limits_.command;
     void* raw = nullptr;
-    if (redisGetReply(ctx_.get(), &raw) != REDIS_OK || !raw) return io_failure("reading a reply");
+    auto fail = [&](Error e) -> Result<RedisReply> {
+        ctx_.reset();
+        return e;
+    };
+    for (int done = 0; !done;)
+        if (redisBufferWrite(ctx_.get(), &done) != REDIS_OK) return fail(io_failure("writing a command"));
+    for (;;) {
+        if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK) return fail(io_failure("reading a reply"));
+        if (raw) break;
+        if (ctx_->reader->len - ctx_->reader->pos > limits_.max_value_bytes + 64)
+            return fail(make_error(Errc::limit, "a reply larger than " + std::to_string(limits_.max_value_bytes) + " bytes",
+                                   endpoint_.display(), "a value that large is not an Inductor cache entry"));
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{ctx_->fd, POLLIN, 0};
+        int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0)
+            return fail(make_error(Errc::timeout, "reading a reply timed out after " + std::to_string(limits_.command.count()) +
+                                                      " ms", endpoint_.display(),
+                                   "the server is slow or unreachable; a value may be very large"));
+        if (redisBufferRead(ctx_.get()) != REDIS_OK) return fail(io_failure("reading a reply"));
+    }
     auto* r = static_cast<redisReply*>(raw);
     RedisReply out = convert(r);
     freeReplyObject(r);
@@ -132,18 +163,6 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string>& argv) {
     return reply;
 }
 
-Result<std::vector<RedisReply>> RedisClient::pipeline(const std::vector<std::vector<std::string>>& commands) {
-    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
-    for (const auto& c : commands) KILN_CHECK(append(c));
-    std::vector<RedisReply> replies;
-    replies.reserve(commands.size());
-    for (size_t i = 0; i < commands.size(); ++i) {
-        KILN_TRY(auto r, read_reply());
-        replies.push_back(std::move(r));
-    }
-    return replies;
-}
-
 Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view match, int count) {
     KILN_TRY(auto r, command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
     if (r.type != RedisReply::Type::array || r.elements.size() != 2 ||
@@ -153,6 +172,31 @@ Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view mat
     page.keys.reserve(r.elements[1].elements.size());
     for (auto& k : r.elements[1].elements) page.keys.push_back(std::move(k.str));
     return page;
+}
+
+Status RedisClient::scan_all(std::string_view match, int count, const std::function<Result<bool>(ScanPage&)>& page) {
+    // A real server visits its buckets once: about buckets / COUNT rounds, and its table has at most
+    // ~10 buckets per key. The cap is that with a wide margin, and DBSIZE is asked once.
+    KILN_TRY(auto size, command({"DBSIZE"}));
+    long long keys = size.type == RedisReply::Type::integer && size.integer > 0 ? size.integer : 0;
+    const long long max_rounds = 16 * (keys / std::max(count, 1) + 1) * 10 + 1024;
+    std::unordered_set<std::string> seen_cursors;
+    std::string cursor = "0";
+    for (long long round = 0;; ++round) {
+        if (round >= max_rounds)
+            return make_error(Errc::limit, "SCAN did not finish after " + std::to_string(round) + " rounds (DBSIZE " +
+                                               std::to_string(keys) + ")",
+                              endpoint_.display(), "the server's SCAN cursor never returns to 0: is it a Redis server?");
+        auto scanned = scan(cursor, match, count);
+        if (!scanned) return std::move(scanned.error());
+        ScanPage& p = *scanned;
+        if (p.cursor != "0" && !seen_cursors.insert(p.cursor).second)
+            return make_error(Errc::parse, "SCAN returned cursor " + p.cursor + " a second time", endpoint_.display(),
+                              "the server's SCAN would never end: is it a Redis server?");
+        cursor = p.cursor;
+        KILN_TRY(bool more, page(p));
+        if (!more || cursor == "0") return ok_status();
+    }
 }
 
 Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std::vector<std::string>& keys) {
@@ -178,14 +222,18 @@ Status RedisClient::get_many(const std::vector<std::string>& keys, ValueBlock& o
     // between complete commands).
     if (sdslen(ctx_->obuf) != 0 || ctx_->reader->pos != ctx_->reader->len)
         return make_error(Errc::io, "the connection has unread replies or unsent commands", endpoint_.display());
-    BulkGetFailure f = bulk_get(ctx_->fd, keys, out);
+    BulkGetFailure f = bulk_get(ctx_->fd, keys, out, {limits_.command, limits_.max_value_bytes});
     if (f.ok()) return ok_status();
     if (f.kind == BulkGetFailure::Kind::reply) return reply_error(f.text, endpoint_, "GET " + keys[f.key_index]);
     ctx_.reset();  // out of step with the server: not usable any more
-    Errc code = f.kind == BulkGetFailure::Kind::timeout ? Errc::timeout : Errc::io;
-    return make_error(code, "reading values: " + f.text, endpoint_.display(),
-                      f.kind == BulkGetFailure::Kind::timeout ? "the server is slow or unreachable; a value may be very large"
-                                                              : "the server may have restarted; connect again");
+    using Kind = BulkGetFailure::Kind;
+    Errc code = f.kind == Kind::timeout ? Errc::timeout : f.kind == Kind::limit ? Errc::limit
+                                      : f.kind == Kind::protocol ? Errc::parse : Errc::io;
+    const char* hint = f.kind == Kind::timeout    ? "the server is slow or unreachable; a value may be very large"
+                       : f.kind == Kind::limit    ? "a value that large is not an Inductor cache entry"
+                       : f.kind == Kind::protocol ? "is this host:port a Redis server? (not an HTTP or TLS-only port)"
+                                                  : "the server may have restarted; connect again";
+    return make_error(code, "reading values: " + f.text, endpoint_.display(), hint);
 }
 
 Status RedisClient::set_many(const std::vector<std::pair<std::string, std::string>>& items) {

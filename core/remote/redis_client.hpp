@@ -1,10 +1,11 @@
 #pragma once
 // A blocking Redis connection over hiredis: connect and command timeouts, AUTH, SELECT, SCAN,
-// and pipelined batches (many commands written at once, replies read back in order), which is
-// what makes browsing thousands of keys cost a few round trips instead of thousands.
+// and pipelined GET/SET batches (many commands written at once, replies read back in order), which
+// is what makes browsing thousands of keys cost a few round trips instead of thousands.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,9 +19,12 @@ struct redisContext;
 
 namespace kiln::remote {
 
-struct RedisTimeouts {
+// What one connection may cost: a broken or hostile server must neither hang Kiln nor make it
+// allocate without bound.
+struct RedisLimits {
     std::chrono::milliseconds connect{3000};
-    std::chrono::milliseconds command{10000};
+    std::chrono::milliseconds command{10000};     // a whole reply, not each read: a trickle times out too
+    std::size_t max_value_bytes = 512ull << 20;   // one reply's size (Inductor's values are a few MB)
 };
 
 // A reply as a value (hiredis' own is freed right after conversion).
@@ -76,7 +80,7 @@ class RedisClient {
 public:
     // Connects, authenticates (AUTH [user] password), selects the db, and PINGs, so a wrong
     // password or an unreachable server is reported here, with a hint, not at the first read.
-    static Result<RedisClient> connect(const RedisEndpoint& endpoint, RedisTimeouts timeouts = {});
+    static Result<RedisClient> connect(const RedisEndpoint& endpoint, RedisLimits timeouts = {});
 
     RedisClient(RedisClient&&) noexcept;
     RedisClient& operator=(RedisClient&&) noexcept;
@@ -84,12 +88,12 @@ public:
 
     // One command; an error reply (-ERR ...) becomes an Error.
     Result<RedisReply> command(const std::vector<std::string>& argv);
-    // Writes every command, then reads every reply, in order. Error replies stay replies (one bad
-    // key must not hide the others); only I/O failures fail the whole batch.
-    Result<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string>>& commands);
-
     // One SCAN step: SCAN cursor MATCH pattern COUNT count.
     Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
+    // SCAN from cursor 0 until it comes back to 0, handing each page's keys to `page` (which returns
+    // false to stop early). Ends with an error when the server repeats a cursor (a SCAN that revisits
+    // a cursor would never end) or goes on far longer than its DBSIZE allows.
+    Status scan_all(std::string_view match, int count, const std::function<Result<bool>(ScanPage&)>& page);
     // Pipelined GETs; nullopt where the key is gone (expired or deleted between SCAN and GET) or
     // holds no string (a list, a hash: foreign data in a shared server).
     Result<std::vector<std::optional<std::string>>> get_many(const std::vector<std::string>& keys);
@@ -105,13 +109,14 @@ public:
 
 private:
     struct ContextDeleter { void operator()(redisContext* c) const; };
-    RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint);
+    RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint, RedisLimits limits);
     Error io_failure(std::string_view what) const;
     Status append(const std::vector<std::string>& argv);
     Result<RedisReply> read_reply();
 
     std::unique_ptr<redisContext, ContextDeleter> ctx_;
     RedisEndpoint endpoint_;
+    RedisLimits limits_;
 };
 
 }  // namespace kiln::remote

@@ -154,25 +154,28 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
                 cv.notify_all();
                 return ok_status();
             };
-            std::string cursor = "0";
-            do {
+            KILN_CHECK(client.scan_all(options.match, options.scan_count, [&](ScanPage& page) -> Result<bool> {
                 {
                     std::lock_guard lk(m);
-                    if (stop) return ok_status();
+                    if (stop) return false;
                 }
                 if (cancelled()) return make_error(Errc::cancelled, "browse cancelled");
-                KILN_TRY(auto page, client.scan(cursor, options.match, options.scan_count));
                 ++round_trips;
-                cursor = std::move(page.cursor);
                 for (auto& k : page.keys) {
                     if (!seen.insert(k).second) continue;
                     pending.push_back(std::move(k));
                     if (pending.size() >= options.batch) KILN_CHECK(flush());
                 }
-            } while (cursor != "0");
+                return true;
+            }));
             return flush();
         };
-        Status st = run();
+        Status st = ok_status();
+        try {
+            st = run();
+        } catch (const std::exception& e) {  // never let the fetcher thread terminate the process
+            st = make_error(Errc::generic, std::string("fetching values failed: ") + e.what(), client.endpoint().display());
+        }
         std::lock_guard lk(m);
         fetch_status = std::move(st);
         fetch_done = true;

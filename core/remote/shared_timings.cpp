@@ -127,11 +127,8 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
 
 Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std::vector<std::string>* warnings) {
     std::vector<SharedTimings> out;
-    std::string cursor = "0";
     std::string pattern = std::string(kSharedTimingsPrefix) + "*";
-    do {
-        KILN_TRY(auto page, client.scan(cursor, pattern, 1000));
-        cursor = page.cursor;
+    KILN_CHECK(client.scan_all(pattern, 1000, [&](ScanPage& page) -> Result<bool> {
         KILN_TRY(auto values, client.get_many(page.keys));
         for (size_t i = 0; i < page.keys.size(); ++i) {
             if (!values[i]) continue;
@@ -139,7 +136,8 @@ Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std:
             if (s) out.push_back(std::move(s).value());
             else if (warnings) warnings->push_back(s.error().str());
         }
-    } while (cursor != "0");
+        return true;
+    }));
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key < b.redis_key; });
     // SCAN can repeat a key: keep one.
     out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key == b.redis_key; }),
@@ -200,7 +198,7 @@ timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared
     return set;
 }
 
-Result<timings::TimingSet> collect_shared_timings(std::string_view url, RedisTimeouts timeouts) {
+Result<timings::TimingSet> collect_shared_timings(std::string_view url, RedisLimits timeouts) {
     KILN_TRY(auto ep, resolve_redis_endpoint(url));
     KILN_TRY(auto client, RedisClient::connect(ep, timeouts));
     std::vector<std::string> warnings;

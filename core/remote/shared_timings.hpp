@@ -60,7 +60,7 @@ timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared
 
 // `kiln-cli timings --redis URL`: connect, read every shared entry, convert; undecodable entries
 // become warnings of the set. An empty URL means torch's variables.
-Result<timings::TimingSet> collect_shared_timings(std::string_view url, RedisTimeouts timeouts = {});
+Result<timings::TimingSet> collect_shared_timings(std::string_view url, RedisLimits timeouts = {});
 
 std::string this_host();
 

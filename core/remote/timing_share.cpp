@@ -45,7 +45,7 @@ TimingShare::~TimingShare() {
 }
 
 Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<fs::path>& user_global_dir,
-                                      RedisTimeouts timeouts) {
+                                      RedisLimits timeouts) {
     KILN_TRY(auto ep, resolve_redis_endpoint(url));
     KILN_TRY(auto client, RedisClient::connect(ep, timeouts));
     std::vector<std::string> warnings;

@@ -17,7 +17,7 @@ class TimingShare {
 public:
     // `user_global_dir`: the --global-cache-dir the user gave, copied in first (its values win).
     static Result<TimingShare> open(std::string_view url, const std::optional<std::filesystem::path>& user_global_dir,
-                                    RedisTimeouts timeouts = {});
+                                    RedisLimits timeouts = {});
     TimingShare(TimingShare&&) noexcept;
     TimingShare& operator=(TimingShare&&) = delete;
     ~TimingShare();

@@ -72,6 +72,7 @@ GuardOutcome evaluateGuards(const QString& keyDir, const QVector<qint64>& values
         row.expr = e.guards_expr ? qstr(*e.guards_expr) : QString();
         row.pass = e.pass;
         row.failing = e.failing ? qstr(*e.failing) : QString();
+        row.error = e.error ? qstr(*e.error) : QString();  // skipped, as torch skips it
         out.rows.push_back(std::move(row));
     }
     out.served = lookup->served ? qstr(*lookup->served) : QString();

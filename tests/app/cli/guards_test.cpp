@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "test_support.hpp"
 
 namespace {
@@ -75,6 +78,41 @@ TEST(CliGuards, BadInputExitsTwoWithAMessage) {
     r = run_command({kiln::test::cli_path(), "guards", "/nonexistent/keydir", "--sizes", "8"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("no such key dir or entry"), std::string::npos) << r.err;
+}
+
+// Issue 16.16/17: a key dir holding an unreadable entry, a pickle that would run os.system and an
+// entry whose guards_expr is not a string: each is reported and skipped, as torch skips what it
+// cannot load, and the entry whose guards hold is still served.
+TEST(CliGuards, BadEntriesInAKeyDirAreReportedAndSkipped) {
+    namespace fs = std::filesystem;
+    kiln::test::ScratchDir dir("cli-guards-bad");
+    fs::path kd = dir.path() / "fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+    fs::copy(key_dir(), kd);
+    std::string first = kiln::test::read_file(kd / "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
+    std::ofstream(kd / "0truncated", std::ios::binary) << first.substr(0, first.size() / 2);
+    // pickle.dumps of an object whose __reduce__ is (os.system, ("touch /tmp/x",)), protocol 2
+    std::ofstream(kd / "1evil", std::ios::binary) << std::string("\x80\x02" "cposix\nsystem\nq\x00X\x0c\x00\x00\x00touch /tmp/xq\x01\x85q\x02Rq\x03.", 44);
+    // a CompiledFxGraph whose guards_expr is the int 42
+    std::ofstream(kd / "2intguards", std::ios::binary)
+        << std::string("\x80\x02" "ctorch._inductor.output_code\nCompiledFxGraph\n)\x81}(X\x0b\x00\x00\x00guards_exprK*ub.", 72);
+    auto r = run_command({kiln::test::cli_path(), "guards", kd.string(), "--sizes", "1000"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("bad   0truncated"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("bad   1evil\n      skipped: not a graph entry: the pickle builds posix.system"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("bad   2intguards\n      skipped: guards_expr is not a string but int"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga"), std::string::npos) << r.out;
+    auto j = run_json({"guards", kd.string(), "--sizes", "1000", "--json"});
+    ASSERT_EQ(j["entries"].size(), 5u);
+    EXPECT_TRUE(j["entries"][0].contains("error"));
+    EXPECT_FALSE(j["entries"][0]["pass"].get<bool>());
+    EXPECT_EQ(j["served"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
+    // The evil entry alone is an error, never "served".
+    auto alone = run_command({kiln::test::cli_path(), "guards", (kd / "1evil").string(), "--sizes", "1000"});
+    EXPECT_NE(alone.exit_code, 0);
+    EXPECT_EQ(alone.out.find("served"), std::string::npos) << alone.out;
+    EXPECT_NE(alone.err.find("not a graph entry"), std::string::npos) << alone.err;
 }
 
 }  // namespace

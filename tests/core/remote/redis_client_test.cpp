@@ -19,7 +19,7 @@ RedisEndpoint endpoint_of(const RedisServer& s, int db = 0) {
 }
 // A client whose commands give up after 200 ms.
 kiln::Result<RedisClient> connect_impatient(const RedisServer& s) {
-    RedisTimeouts t;
+    RedisLimits t;
     t.command = std::chrono::milliseconds(200);
     return RedisClient::connect(endpoint_of(s), t);
 }

@@ -1,4 +1,4 @@
-#include "remote/base64.hpp"
+#include "hash/base64.hpp"
 
 #include <array>
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <immintrin.h>
 #endif
 
-namespace kiln::remote {
+namespace kiln::hash {
 namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -147,4 +147,4 @@ Result<std::string> base64_decode(std::string_view in) {
     return out;
 }
 
-}  // namespace kiln::remote
+}  // namespace kiln::hash

@@ -1,0 +1,46 @@
+#pragma once
+// `kiln-cli bundle pack`: a Mega-Cache blob torch's load_cache_artifacts accepts, built from a cache
+// root: every graph entry, AOTAutograd entry and best config (or those selected by key or age),
+// the Inductor graphs each selected AOTAutograd entry names (its closure), PGO profiles only when
+// asked. One group per type, a fixed order: the same root gives the same bytes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bundle/root_artifacts.hpp"
+#include "util/result.hpp"
+
+namespace kiln::bundle {
+
+struct PackOptions {
+    std::vector<std::string> select;    // keys (a unique prefix of 6+ characters will do); empty: everything
+    std::optional<std::int64_t> since_ns;  // only files modified at or after this time (ns since the epoch)
+    bool include_pgo = false;           // PGO profiles (also packed when selected by key)
+    bool include_precompile = true;     // precompile entries (torch 2.10+ loaders)
+    std::uint64_t max_bytes = UINT64_MAX;
+};
+
+struct PackedArtifact {
+    ArtifactType type = ArtifactType::unknown;
+    std::string key;
+    std::string rel_path;
+    std::uint64_t bytes = 0;
+    std::string closure_of;  // the aot_autograd key that needed it, when it was added for closure
+};
+
+struct PackResult {
+    std::string root;
+    std::vector<PackedArtifact> artifacts;  // in blob order
+    std::vector<std::string> notes;         // missing closure graphs, skipped files, left-out PGO profiles
+    std::string blob;                       // the bytes to write
+};
+
+// Errors: a --select key that matches nothing or more than one key (Errc::invalid_argument),
+// nothing to pack, an unreadable file, a blob over max_bytes.
+Result<PackResult> pack_root(const std::string& root, const PackOptions& options);
+
+// "2h", "30d" (ago, as evict's --older-than), or an ISO date "2026-11-26" / "2026-11-26T09:30[:00][Z]" (UTC).
+Result<std::int64_t> parse_since(std::string_view text, std::int64_t now_ns);
+
+}  // namespace kiln::bundle

@@ -1,0 +1,32 @@
+#pragma once
+// A blob seen as a cache root: its artifacts unpacked (exactly as `bundle unpack` writes them) into a
+// private temporary directory that goes away with the object. Every command that works on a root
+// (stats, guards, the portability check, the GUI's browser) works on a blob through it.
+#include <filesystem>
+#include <string>
+
+#include "bundle/blob.hpp"
+#include "util/result.hpp"
+
+namespace kiln::bundle {
+
+class TempRoot {
+public:
+    TempRoot() = default;
+    explicit TempRoot(std::filesystem::path dir) : dir_(std::move(dir)) {}
+    TempRoot(TempRoot&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+    TempRoot& operator=(TempRoot&& o) noexcept;
+    TempRoot(const TempRoot&) = delete;
+    TempRoot& operator=(const TempRoot&) = delete;
+    ~TempRoot();
+    // <tmp>/kiln-blob-XXXXXX/inductor: the root to scan.
+    std::filesystem::path root() const { return dir_ / "inductor"; }
+
+private:
+    std::filesystem::path dir_;
+};
+
+// Unpacks what torch would load from `blob` (unknown types are skipped). Errors: invalid keys, I/O.
+Result<TempRoot> materialize_blob(const Blob& blob);
+
+}  // namespace kiln::bundle
