@@ -107,7 +107,10 @@ Result<json> run_probe(const ProbeOptions& o, const std::vector<std::string>& re
                           o.python, "importing torch and hashing its files can be slow on a network file system");
     if (r.exit_code == 127 && r.out.empty())
         return make_error(Errc::not_found, "cannot run " + o.python, o.python, "pass --python with a Python interpreter");
-    json j = json::parse(r.out.substr(0, r.out.find('\n')), nullptr, false);
+    // The probe's JSON is its last line: anything torch or a site hook prints on import comes before.
+    std::string out = r.out;
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    json j = json::parse(out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         std::string tail = r.err.size() > 600 ? r.err.substr(r.err.size() - 600) : r.err;
         return make_error(Errc::external, "the torch probe failed (exit " + std::to_string(r.exit_code) + "): " + tail, o.python);
