@@ -17,7 +17,7 @@
 #include <QVBoxLayout>
 
 #include "charts/choice_bar_chart.hpp"
-#include "util/cuda_probe.hpp"
+#include "cuda/driver.hpp"
 
 namespace kiln::ui {
 
@@ -73,7 +73,7 @@ LauncherDialog::LauncherDialog(const QString& cacheRoot, QWidget* parent)
         item->setData(Qt::UserRole, id);
         item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
     };
-    const auto cuda = probe_cuda_driver();
+    const auto cuda = cuda::driver_info();
     addDevice(tr("CPU"), QStringLiteral("cpu"), cuda.device_count == 0);
     for (int i = 0; i < cuda.device_count; ++i) addDevice(tr("GPU %1 (cuda:%1)").arg(i), QString::number(i), i == 0);
     devices_->setMaximumHeight(90);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/cuda_api.hpp"
+#include "cuda/driver.hpp"
 #include "autotune/protocol.hpp"
 
 namespace kiln::autotune {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "autotune/cuda_api.hpp"
+#include "cuda/driver.hpp"
 
 namespace kiln::autotune {
 

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "autotune/cuda_bench.hpp"
-#include "autotune/file_util.hpp"
+#include "util/atomic_file.hpp"
 #include "autotune/inductor_module.hpp"
 #include "codecache/library.hpp"
 

@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "autotune/spawn.hpp"
+#include "util/process.hpp"
 
 namespace kiln::autotune {
 
@@ -13,21 +13,19 @@ static std::string tail(const std::string& s, size_t n = 600) { return s.size() 
 
 Result<PythonTorch> find_python_with_torch(const std::string& configured) {
     std::string python = configured.empty() ? "python3" : configured;
-    SpawnOptions o;
-    o.argv = {python, "-c", "import torch; print(torch.__version__)"};
-    auto r = run_process(o, std::chrono::seconds(120));
-    if (!r.ok()) return std::move(r.error());
-    if (r->exit_code == 127 && r->out.empty())
-        return make_error(Errc::not_found, "no Python interpreter '" + python + "'", python,
+    auto r = run_process({.argv = {python, "-c", "import torch; print(torch.__version__)"}}, {.timeout = std::chrono::seconds(120)});
+    if (!r.ok() && r.error().code == Errc::not_found)
+        return make_error(Errc::unavailable, "no Python interpreter '" + python + "'", python,
                           "pass --python /path/to/python with torch installed");
-    if (r->exit_code != 0) {
+    if (!r.ok()) return std::move(r.error());
+    if (r->exit_status != 0) {
         std::string why = r->err;
         if (auto pos = why.rfind("Error:"); pos != std::string::npos) {
             auto start = why.rfind('\n', pos);
             why = why.substr(start == std::string::npos ? 0 : start + 1);
         }
         while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-        return make_error(Errc::not_found, "torch is not importable by " + python + ": " + tail(why, 300), python,
+        return make_error(Errc::unavailable, "torch is not importable by " + python + ": " + tail(why, 300), python,
                           "re-benchmarking runs the module with PyTorch; pass --python /path/to/python with torch installed");
     }
     std::string ver = r->out;
@@ -105,14 +103,14 @@ void name_kernels(nlohmann::json& parsed, const std::filesystem::path& cache_roo
 BenchmarkResult run_inductor_module(const BenchmarkRequest& req) {
     if (!std::filesystem::is_regular_file(req.module_path))
         return BenchmarkResult::failure("error", "no such module: " + req.module_path);
-    SpawnOptions o;
+    ProcessOptions o;
     o.argv = {req.python.empty() ? "python3" : req.python, req.module_path};
     if (req.per_kernel) o.argv.push_back("-k");
     if (!req.cache_root.empty()) o.env["TORCHINDUCTOR_CACHE_DIR"] = req.cache_root;
-    auto r = run_process(o, std::chrono::milliseconds(static_cast<long long>(req.module_timeout_s * 1000)));
+    auto r = run_process(o, {.timeout = std::chrono::milliseconds(static_cast<long long>(req.module_timeout_s * 1000))});
     if (!r.ok()) return BenchmarkResult::failure("error", r.error().str());
     if (r->timed_out) return BenchmarkResult::failure("timeout", "module timed out after " + std::to_string(req.module_timeout_s) + " s");
-    if (r->exit_code != 0)
+    if (r->exit_status != 0)
         return BenchmarkResult::failure("error", "module " + describe_wait_status(r->wait_status) + ": " + tail(r->err));
     auto parsed = parse_module_output(r->out, req.per_kernel);
     if (!parsed.ok()) return BenchmarkResult::failure("error", parsed.error().str());

@@ -7,14 +7,14 @@
 #include <limits>
 #include <map>
 
-#include "autotune/cuda_api.hpp"
+#include "cuda/driver.hpp"
 #include "autotune/executor.hpp"
 #include "autotune/session_log.hpp"
 #include "autotune/timing_cache.hpp"
 #include "autotune/tuning_pool.hpp"
 #include "codecache/code_cache.hpp"
 #include "codecache/compile_pool.hpp"
-#include "util/cuda_probe.hpp"
+#include "cuda/nvcc.hpp"
 
 namespace fs = std::filesystem;
 
@@ -42,7 +42,7 @@ Result<std::vector<Device>> session_devices(const TuningSpec& spec, const TuneOp
 
 // "13.0" from nvcc's "release 13.0, V13.0.88": the toolkit version, like torch.version.cuda.
 std::string cuda_toolkit_version() {
-    std::string v = nvcc_version(find_nvcc());
+    std::string v = cuda::nvcc_version(cuda::find_nvcc());
     if (v.rfind("release ", 0) == 0) v = v.substr(8);
     return v.substr(0, v.find(','));
 }

@@ -8,12 +8,18 @@
 #include <fstream>
 #include <sstream>
 
-#include "autotune/file_util.hpp"
-#include "autotune/python_json.hpp"
+#include "hash/sha256.hpp"
+#include "util/atomic_file.hpp"
+#include "util/file_lock.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kiln::autotune {
+
+std::string system_hash(const nlohmann::ordered_json& system_without_hash) {
+    return hash::sha256_hex(py_dumps(system_without_hash, {.sort_keys = true, .indent = -1}));
+}
 
 SystemInfo make_system(const nlohmann::ordered_json& without_hash) {
     SystemInfo info;

@@ -22,6 +22,8 @@ struct SystemInfo {
     std::string hash;
 };
 
+// sha256 hex of py_dumps(system, sort_keys=True): Inductor's CacheBase.get_system() hash rule.
+std::string system_hash(const nlohmann::ordered_json& system_without_hash);
 SystemInfo make_system(const nlohmann::ordered_json& without_hash);
 SystemInfo cpu_system();
 // A CUDA device's system. Kiln cannot compute Triton's key, so when `cache_root/cache/` already

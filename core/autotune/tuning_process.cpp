@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "autotune/channel.hpp"
-#include "autotune/spawn.hpp"
+#include "util/process.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,7 +37,7 @@ Status TuningProcess::start() {
     // A socket pair rather than two pipes: one descriptor each way, and MSG_NOSIGNAL on send.
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return io_error("socketpair failed", "", errno);
-    SpawnOptions o;
+    ProcessOptions o;
     o.argv = {config_.worker_path, "--fd", std::to_string(sv[1])};
     o.keep_fds = {sv[1]};
     if (config_.cuda_device) o.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*config_.cuda_device);
@@ -46,7 +46,8 @@ Status TuningProcess::start() {
     ::close(sv[1]);
     if (!pid.ok()) {
         ::close(sv[0]);
-        return std::move(pid.error());
+        return make_error(Errc::external, "kiln-worker did not start: " + pid.error().str(), config_.worker_path,
+                          "check that kiln-worker exists beside kiln-cli or set KILN_WORKER");
     }
     pid_ = *pid;
     fd_ = sv[0];

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <sstream>
 
-#include "codecache/atomic_file.hpp"
-#include "codecache/process.hpp"
-#include "util/cuda_probe.hpp"
+#include "util/atomic_file.hpp"
+#include "cuda/nvcc.hpp"
+#include "util/process.hpp"
 
 namespace kiln::codecache {
 
@@ -32,9 +32,9 @@ std::string compiler_version(const std::string& compiler, bool is_nvcc) {
     }
     std::string version;
     if (is_nvcc) {
-        version = nvcc_version(compiler);
-    } else if (auto r = run_process({compiler, "--version"}); r.ok() && r->exit_status == 0) {
-        version = r->output.substr(0, r->output.find('\n'));
+        version = cuda::nvcc_version(compiler);
+    } else if (auto r = run_process({.argv = {compiler, "--version"}}, {.merge_output = true}); r.ok() && r->exit_status == 0) {
+        version = r->out.substr(0, r->out.find('\n'));
     }
     std::lock_guard lock(mutex);
     versions[compiler] = version;

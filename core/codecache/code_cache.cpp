@@ -6,17 +6,29 @@
 #include <system_error>
 
 #include "codecache/artifact_check.hpp"
-#include "codecache/atomic_file.hpp"
 #include "codecache/build_record.hpp"
 #include "codecache/compile_command.hpp"
-#include "codecache/file_lock.hpp"
-#include "codecache/process.hpp"
 #include "hash/sha256.hpp"
+#include "util/atomic_file.hpp"
+#include "util/file_lock.hpp"
+#include "util/process.hpp"
 
 namespace kiln::codecache {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Python's str.strip() for ASCII whitespace (" \t\n\r\v\f" and \x1c-\x1f); Inductor hashes the
+// stripped source so leading/trailing blank lines do not change the key.
+std::string_view strip_python(std::string_view s) {
+    auto space = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+               (c >= '\x1c' && c <= '\x1f');
+    };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -88,16 +100,22 @@ Result<CompileOutcome> CodeCache::compile(const CompileRequest& req) const {
     auto tmp = dir / ("." + out.key + temp_suffix() + ".tmp." + req.out_ext);
     auto real = substitute(argv, out.source_path.string(), tmp.string());
     auto compile_start = Clock::now();
-    auto ran = run_process(real);
-    if (!ran.ok()) return std::move(ran.error()).with_context(render_command(real));
+    auto ran = run_process({.argv = real}, {.merge_output = true});
+    if (!ran.ok()) {
+        Error e = std::move(ran.error());
+        if (e.code == Errc::not_found)
+            e = make_error(Errc::unavailable, "cannot run the compiler: " + e.message, argv.front(),
+                           "install it, or set $CXX / $CUDACXX / --cache options to a compiler that exists");
+        return std::move(e).with_context(render_command(real));
+    }
     double duration = since(compile_start);
-    out.compiler_output = ran->output;
+    out.compiler_output = ran->out;
     std::error_code ec;
     if (ran->exit_status != 0) {
         std::filesystem::remove(tmp, ec);
         std::string why = ran->signal ? "compiler killed by signal " + std::to_string(ran->signal)
                                       : "compilation failed (exit status " + std::to_string(ran->exit_status) + ")";
-        return make_error(Errc::external, why + "\n" + ran->output, render_command(real),
+        return make_error(Errc::external, why + "\n" + ran->out, render_command(real),
                           "the compiler's output above says why; the source is " + out.source_path.string());
     }
     if (auto problem = artifact_problem(tmp, req.out_ext); !problem.empty()) {

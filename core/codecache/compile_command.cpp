@@ -7,7 +7,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "util/cuda_probe.hpp"
+#include "cuda/nvcc.hpp"
 
 namespace kiln::codecache {
 namespace {
@@ -65,9 +65,9 @@ Result<std::vector<std::string>> cpp_command(const CodeCacheOptions& opt, const 
 }
 
 Result<std::vector<std::string>> cuda_command(const CodeCacheOptions& opt, const CompileRequest& req) {
-    std::string nvcc = find_nvcc(opt.nvcc);
+    std::string nvcc = cuda::find_nvcc(opt.nvcc);
     if (nvcc.empty())
-        return make_error(Errc::not_found, "nvcc not found", "$CUDACXX, $CUDA_HOME/bin/nvcc, /usr/local/cuda, PATH",
+        return make_error(Errc::unavailable, "nvcc not found", "$CUDACXX, $CUDA_HOME/bin/nvcc, /usr/local/cuda, PATH",
                           "install the CUDA toolkit or set $CUDACXX");
     std::string arch = cuda_arch(opt);
     if (arch == "90") arch = "90a";  // as the seed: CUTLASS's sm90 paths need the "a" features

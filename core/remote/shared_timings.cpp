@@ -7,7 +7,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "hash/sha256.hpp"
 #include "timings/timing_cache.hpp"
 
@@ -42,7 +42,7 @@ nlohmann::ordered_json to_value(const SharedTimings& s) {
 }
 
 Result<SharedTimings> from_value(const std::string& redis_key, std::string_view text) {
-    KILN_TRY(auto j, autotune::py_loads(text, redis_key));
+    KILN_TRY(auto j, py_loads(text, redis_key));
     auto bad = [&](const char* what) { return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key); };
     if (!j.is_object() || !j.contains("system") || !j["system"].is_object()) return bad("no \"system\" object");
     for (const char* f : {"op", "inputs_key", "precision"})
@@ -117,7 +117,7 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
         }
         KILN_TRY(auto m, client.command({"MULTI"}));
         (void)m;
-        KILN_TRY(auto q, client.command({"SET", redis_key, autotune::py_dumps(to_value(s))}));
+        KILN_TRY(auto q, client.command({"SET", redis_key, py_dumps(to_value(s))}));
         (void)q;
         KILN_TRY(auto exec, client.command({"EXEC"}));
         if (exec.type == RedisReply::Type::array) return report;
@@ -163,7 +163,7 @@ Status write_as_global_cache(const std::vector<SharedTimings>& shared, const std
     if (ec) return io_error("create directory", dir.string(), ec.value());
     for (const auto& [hash, f] : files) {
         std::ofstream out(dir / hash, std::ios::binary | std::ios::trunc);
-        out << autotune::py_dumps(f, {.sort_keys = false, .indent = 4});
+        out << py_dumps(f, {.sort_keys = false, .indent = 4});
         if (!out) return io_error("write", (dir / hash).string(), errno);
     }
     return ok_status();
@@ -186,7 +186,7 @@ timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared
                     if (r.host == host) { slot[choice] = r.ms; break; }
             nlohmann::ordered_json file{{"system", s.system}, {"cache", nlohmann::ordered_json::object()}};
             file["cache"][s.key.op][s.key.inputs_key][s.key.precision] = slot;
-            auto parsed = timings::parse_timing_cache(autotune::py_dumps(file), path, {});
+            auto parsed = timings::parse_timing_cache(py_dumps(file), path, {});
             if (!parsed) { set.warnings.push_back(parsed.error().str()); continue; }
             for (auto& op : parsed->ops) {
                 op.device = device_of(s.system) + " @ " + host;

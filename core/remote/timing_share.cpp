@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -69,7 +69,7 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
                 merge_missing_timings(merged, remote);
             }
             std::ofstream out(target, std::ios::binary | std::ios::trunc);
-            out << autotune::py_dumps(merged, {.sort_keys = false, .indent = 4});
+            out << py_dumps(merged, {.sort_keys = false, .indent = 4});
             if (!out) return io_error("write", target.string(), errno);
         }
         if (ec) return io_error("read directory", user_global_dir->string(), ec.value());

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "autotune/timing_cache.hpp"
 
 #include "timings/kernel_files.hpp"
@@ -90,7 +90,7 @@ static Error torn(Error e) {
 
 Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::string& origin, const fs::path& root) {
     // Inductor writes Python's Infinity for choices that failed; the autotune module reads that dialect.
-    auto j = autotune::py_loads(text, origin);
+    auto j = py_loads(text, origin);
     if (!j.ok()) return torn(std::move(j.error()));
     return from_json(*j, origin, root);
 }

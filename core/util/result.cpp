@@ -17,6 +17,7 @@ const char* errc_name(Errc c) {
     case Errc::cancelled: return "cancelled";
     case Errc::busy: return "busy";
     case Errc::external: return "external";
+    case Errc::unavailable: return "unavailable";
     }
     return "error";
 }

@@ -21,6 +21,7 @@ enum class Errc {
     cancelled,
     busy,           // held by another process (locks)
     external,       // an external tool (compiler, worker, server) failed
+    unavailable,    // something the work needs is missing: a tool (python, nvcc), the CUDA driver
 };
 
 const char* errc_name(Errc c);

@@ -9,7 +9,7 @@
 #include <QTest>
 #include <qcustomplot.h>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "autotune_compare_model.hpp"
 #include "autotune_compare_panel.hpp"
 #include "charts/compare_chart.hpp"
@@ -37,7 +37,7 @@ QByteArray readAll(const QString& path) {
 // extern mm on the 512 shape, which wins there.
 std::vector<kt::DeviceTimings> twoMachines() {
     const std::string text = readAll(cacheFile()).toStdString();
-    auto j = kiln::autotune::py_loads(text).value();
+    auto j = kiln::py_loads(text).value();
     j["system"]["device"]["name"] = "synthetic: H100 x1.6";  // labelled as made up, also in screenshots
     for (auto& [inputs, byPrecision] : j["cache"]["mm"].items())
         for (auto& [precision, choices] : byPrecision.items())

@@ -7,12 +7,12 @@
 #include <openssl/crypto.h>
 
 #include "kiln/version.hpp"
-#include "util/cuda_probe.hpp"
+#include "cuda/nvcc.hpp"
 
 namespace kiln::ui {
 
 QString versionReportHtml() {
-    const QString cuda = QString::fromStdString(kiln::cuda_version_summary()).toHtmlEscaped();
+    const QString cuda = QString::fromStdString(kiln::cuda::cuda_version_summary()).toHtmlEscaped();
     return QStringLiteral(
                "<h3>Kiln %1</h3>"
                "<p>Inspector and tuner for <code>torch.compile</code> caches.</p>"

@@ -3,11 +3,12 @@
 #include <cmath>
 #include <limits>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "autotune/timing_cache.hpp"
 #include "hash/sha256.hpp"
 #include "test_support.hpp"
 
+using namespace kiln;
 using namespace kiln::autotune;
 using nlohmann::ordered_json;
 

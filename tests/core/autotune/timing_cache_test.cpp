@@ -7,7 +7,7 @@
 #include <fstream>
 #include <limits>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "autotune/timing_cache.hpp"
 #include "test_support.hpp"
 

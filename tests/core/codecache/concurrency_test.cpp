@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "codecache/compile_pool.hpp"
-#include "codecache/file_lock.hpp"
+#include "util/file_lock.hpp"
 #include "counting_compiler.hpp"
 
 namespace kiln::codecache {

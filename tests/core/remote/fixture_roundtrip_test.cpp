@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "inductor/graph_entry.hpp"
+#include "util/python_json.hpp"
 #include "redis_server.hpp"
 #include "remote/remote_browser.hpp"
 #include "remote/remote_export.hpp"
@@ -90,7 +91,7 @@ TEST(FixtureRoundTrip, H100EntriesReadBackIdentically) {
         if (e.cache_id == "autotune-best-config-v2") {
             ASSERT_EQ(e.state, RemoteState::json) << e.problem;
             // json.dumps wrote both the local file and the remote value: same bytes.
-            EXPECT_EQ(python_json_dumps(e.json), local) << item.source_path;
+            EXPECT_EQ(kiln::py_dumps(e.json), local) << item.source_path;
             EXPECT_EQ(e.time_taken_ms, nlohmann::json::parse(local)["time_taken_ms"].get<long long>());
             continue;
         }

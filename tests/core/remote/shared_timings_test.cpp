@@ -9,7 +9,7 @@
 #include <fstream>
 #include <limits>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "redis_server.hpp"
 
 using namespace kiln::remote;
@@ -95,7 +95,7 @@ TEST(SharedTimings, PullWritesAGlobalTimingCacheThatTheTimingCacheReads) {
     nlohmann::ordered_json mine{{"system", sys.system}, {"cache", {{"mm", {{kMm.inputs_key, {{"highest", {{"mm-ca", 0.011}}}}}}}}}};
     {
         std::ofstream out(user_global.path() / sys.hash);
-        out << kiln::autotune::py_dumps(mine);
+        out << kiln::py_dumps(mine);
     }
     std::filesystem::path dir;
     {

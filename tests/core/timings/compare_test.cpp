@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 #include "test_support.hpp"
 #include "timings/compare.hpp"
 #include "timings/timing_cache.hpp"
@@ -39,7 +39,7 @@ TEST(Compare, IdentityIgnoresModuleHashAndIndex) {
 
 TEST(Compare, SpeedupAndWinnerDiffers) {
     std::string text = fixture_cache_text();
-    auto j = kiln::autotune::py_loads(text).value();
+    auto j = kiln::py_loads(text).value();
     // "Machine B": everything twice as slow, except that for the 512 shape the extern mm is now
     // the fastest, so the winner differs there and not for the other shape (mm wins both).
     j["system"]["device"]["name"] = "Other GPU";

@@ -1,4 +1,4 @@
-#include "codecache/atomic_file.hpp"
+#include "util/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <functional>
 #include <thread>
 
-namespace kiln::codecache {
+namespace kiln {
 
 std::string temp_suffix() {
     auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id());
@@ -16,16 +16,6 @@ std::string temp_suffix() {
     s += std::to_string(::getpid());
     s += '.';
     s += std::to_string(tid);
-    return s;
-}
-
-std::string_view strip_python(std::string_view s) {
-    auto space = [](char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
-               (c >= '\x1c' && c <= '\x1f');
-    };
-    while (!s.empty() && space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && space(s.back())) s.remove_suffix(1);
     return s;
 }
 
@@ -39,6 +29,33 @@ Status fsync_file(const std::filesystem::path& path) {
     return ok_status();
 }
 
+namespace {
+
+// Writes everything, fsyncs and closes `fd` (always, whatever fails); unlinks `tmp` on failure.
+Status finish_temporary(int fd, const std::filesystem::path& tmp, std::string_view content) {
+    const char* failed = nullptr;
+    int err = 0;
+    std::size_t off = 0;
+    while (off < content.size()) {
+        ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            failed = "write";
+            err = n < 0 ? errno : EIO;
+            break;
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
+    if (!failed && ::fsync(fd) != 0) failed = "fsync", err = errno;
+    if (::close(fd) != 0 && !failed) failed = "close", err = errno;
+    if (!failed) return ok_status();
+    ::unlink(tmp.c_str());
+    return io_error(failed, tmp.string(), err);
+}
+
+}  // namespace
+
 Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs) {
     std::error_code ec;
     if (make_dirs) {
@@ -48,24 +65,7 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
     auto tmp = path.parent_path() / (temp_suffix() + ".tmp");
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return io_error("create temporary file", tmp.string(), errno);
-    std::size_t off = 0;
-    while (off < content.size()) {
-        ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int err = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            return io_error("write", tmp.string(), err);
-        }
-        off += static_cast<std::size_t>(n);
-    }
-    // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        int err = errno;
-        ::unlink(tmp.c_str());
-        return io_error("fsync", tmp.string(), err);
-    }
+    KILN_CHECK(finish_temporary(fd, tmp, content));
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         int err = errno;
         ::unlink(tmp.c_str());
@@ -74,4 +74,4 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
     return ok_status();
 }
 
-}  // namespace kiln::codecache
+}  // namespace kiln

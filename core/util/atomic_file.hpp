@@ -1,25 +1,22 @@
 #pragma once
 // Atomic file replacement (Inductor's write_atomic, plus fsync): write a temporary file named
 // `.<pid>.<tid>.tmp` in the target's directory, fsync it, rename it over the target. A reader sees
-// the old content or the new, never a partial file; a crash leaves only a hidden temporary.
+// the old content or the new, never a partial file; a crash leaves only a hidden temporary (the
+// scanner classifies it as `temp`).
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "util/result.hpp"
 
-namespace kiln::codecache {
+namespace kiln {
 
 Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs = true);
 
 // fsync an existing file (e.g. a compiler's output before it is renamed into place).
 Status fsync_file(const std::filesystem::path& path);
 
-// Unique per process and thread: ".<pid>.<tid>" (the seed's naming).
+// Unique per process and thread: ".<pid>.<tid>".
 std::string temp_suffix();
 
-// Python's str.strip() for ASCII whitespace (" \t\n\r\v\f" and \x1c-\x1f); Inductor hashes the
-// stripped source so leading/trailing blank lines do not change the key.
-std::string_view strip_python(std::string_view s);
-
-}  // namespace kiln::codecache
+}  // namespace kiln

@@ -1,14 +1,15 @@
 #pragma once
-// The CUDA driver API, opened at run time with dlopen("libcuda.so.1") so that Kiln's binaries start
-// on machines without a GPU driver; its absence is an Error, not a crash. Every call's status is
-// checked and turned into an Error naming the call and the driver's own message.
+// The CUDA driver API, opened once at run time with dlopen("libcuda.so.1") so that Kiln's binaries
+// start on machines without a GPU driver; its absence is an Error, not a crash. Every call's status
+// is checked and turned into an Error naming the call and the driver's own message. The one place
+// Kiln loads libcuda: the tuner, the workers, `--version` and the GUI all ask here.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "util/result.hpp"
 
-namespace kiln::autotune::cuda {
+namespace kiln::cuda {
 
 using CUdevice = int;
 using CUcontext = struct CUctx_st*;
@@ -46,8 +47,18 @@ struct Api {
     int (*cuGetErrorString)(int, const char**);
 };
 
-// The process-wide driver table (loaded once, cuInit done). Error: no driver, with a hint.
+// The process-wide driver table (loaded once, cuInit done). Error (Errc::unavailable): no driver,
+// or cuInit failed, with a hint.
 Result<const Api*> api();
+
+// What `--version` and the GUI show; never fails. `loaded`: libcuda.so.1 opened with every symbol.
+struct DriverInfo {
+    bool loaded = false;
+    int driver_version = 0;  // e.g. 13000 for 13.0
+    int device_count = 0;
+    std::string error;       // why CUDA is unavailable; empty when usable
+};
+DriverInfo driver_info();
 
 // Status of one driver call: ok, or an Error "cuMemAlloc: out of memory (CUresult 2)".
 Status check(int rc, const char* call);
@@ -66,4 +77,4 @@ struct DeviceFacts {
 Result<int> device_count();
 Result<DeviceFacts> device_facts(int ordinal);
 
-}  // namespace kiln::autotune::cuda
+}  // namespace kiln::cuda

@@ -1,43 +1,15 @@
-#include "util/cuda_probe.hpp"
+#include "cuda/nvcc.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
-namespace kiln {
+#include "cuda/driver.hpp"
+#include "util/process.hpp"
 
-CudaDriverInfo probe_cuda_driver() {
-    CudaDriverInfo info;
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        info.error = "no CUDA driver (libcuda.so.1 not found)";
-        return info;
-    }
-    using InitFn = int (*)(unsigned);
-    using VersionFn = int (*)(int*);
-    using CountFn = int (*)(int*);
-    auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
-    auto version = reinterpret_cast<VersionFn>(dlsym(lib, "cuDriverGetVersion"));
-    auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
-    if (!init || !version || !count) {
-        info.error = "libcuda.so.1 lacks cuInit/cuDriverGetVersion";
-        return info;  // keep the library loaded: unloading a driver is not worth the risk
-    }
-    info.loaded = true;
-    version(&info.driver_version);
-    int rc = init(0);
-    if (rc != 0) {
-        info.error = "cuInit failed with CUresult " + std::to_string(rc);
-        return info;
-    }
-    count(&info.device_count);
-    return info;
-}
+namespace kiln::cuda {
 
 static bool is_executable(const std::filesystem::path& p) {
     return !p.empty() && ::access(p.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(p);
@@ -60,25 +32,19 @@ std::string find_nvcc(const std::string& configured) {
 
 std::string nvcc_version(const std::string& nvcc) {
     if (nvcc.empty()) return {};
-    std::string cmd = "'" + nvcc + "' --version 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return {};
-    std::array<char, 512> buf{};
+    auto r = run_process({.argv = {nvcc, "--version"}}, {.timeout = std::chrono::seconds(60)});
+    if (!r.ok() || r->exit_status != 0) return {};
+    std::istringstream lines(r->out);
     std::string line, found;
-    while (fgets(buf.data(), buf.size(), p)) {
-        line = buf.data();
-        if (auto pos = line.find("release "); pos != std::string::npos) {
-            found = line.substr(pos);
-            while (!found.empty() && (found.back() == '\n' || found.back() == '\r')) found.pop_back();
-        }
-    }
-    pclose(p);
+    while (std::getline(lines, line))
+        if (auto pos = line.find("release "); pos != std::string::npos) found = line.substr(pos);
+    while (!found.empty() && (found.back() == '\n' || found.back() == '\r')) found.pop_back();
     return found;
 }
 
 std::string cuda_version_summary() {
     std::string s;
-    CudaDriverInfo d = probe_cuda_driver();
+    DriverInfo d = driver_info();
     if (d.loaded) {
         s += "driver " + std::to_string(d.driver_version / 1000) + "." + std::to_string((d.driver_version % 1000) / 10);
         s += d.error.empty() ? " (" + std::to_string(d.device_count) + " device" + (d.device_count == 1 ? "" : "s") + ")"
@@ -88,12 +54,13 @@ std::string cuda_version_summary() {
     }
     std::string nvcc = find_nvcc();
     s += " | toolkit ";
-    if (nvcc.empty()) s += "not found";
-    else {
+    if (nvcc.empty()) {
+        s += "not found";
+    } else {
         std::string v = nvcc_version(nvcc);
         s += (v.empty() ? "unknown version" : v) + " (" + nvcc + ")";
     }
     return s;
 }
 
-}  // namespace kiln
+}  // namespace kiln::cuda

@@ -1,4 +1,4 @@
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,9 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "hash/sha256.hpp"
 
-namespace kiln::autotune {
+namespace kiln {
 namespace {
 
 // Python's json.dumps with ensure_ascii=True: non-ASCII as \uXXXX (surrogate pairs above the BMP).
@@ -192,8 +191,4 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
     }
 }
 
-std::string system_hash(const nlohmann::ordered_json& system_without_hash) {
-    return hash::sha256_hex(py_dumps(system_without_hash, {.sort_keys = true, .indent = -1}));
-}
-
-}  // namespace kiln::autotune
+}  // namespace kiln

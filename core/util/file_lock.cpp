@@ -1,4 +1,4 @@
-#include "codecache/file_lock.hpp"
+#include "util/file_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,13 +8,13 @@
 #include <cerrno>
 #include <thread>
 
-namespace kiln::codecache {
+namespace kiln {
 
 Result<FileLock> FileLock::acquire(const std::filesystem::path& path, std::chrono::milliseconds timeout) {
     std::error_code ec;
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) return io_error("create lock directory", path.parent_path().string(), ec.value());
-    // O_CLOEXEC: a compiler we spawn must not inherit the lock and keep it past our death.
+    // O_CLOEXEC: a child we spawn must not inherit the lock and keep it past our death.
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return io_error("open lock file", path.string(), errno);
     auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -29,7 +29,7 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& path, std::chron
             ::close(fd);
             return make_error(Errc::timeout,
                               "timed out after " + std::to_string(timeout.count()) + " ms waiting for the lock",
-                              path.string(), "another process is compiling this key; wait, or raise the lock timeout");
+                              path.string(), "another process holds it (the kernel frees it when that process ends)");
         }
         std::this_thread::sleep_for(pause);
         pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(20));
@@ -50,4 +50,4 @@ FileLock::~FileLock() {
     if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
 }
 
-}  // namespace kiln::codecache
+}  // namespace kiln

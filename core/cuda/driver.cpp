@@ -1,14 +1,15 @@
-#include "autotune/cuda_api.hpp"
+#include "cuda/driver.hpp"
 
 #include <dlfcn.h>
 
 #include <mutex>
 
-namespace kiln::autotune::cuda {
+namespace kiln::cuda {
 namespace {
 
 struct Loaded {
     Api api{};
+    bool library = false;  // dlopen and every symbol succeeded (cuInit may still have failed)
     std::string error;
 };
 
@@ -56,6 +57,7 @@ Loaded load() {
     bind(lib, a.cuEventDestroy, "cuEventDestroy_v2", e);
     bind(lib, a.cuGetErrorString, "cuGetErrorString", e);
     if (!e.empty()) return l;
+    l.library = true;
     int rc = a.cuInit(0);
     if (rc != 0) {
         const char* msg = nullptr;
@@ -65,14 +67,29 @@ Loaded load() {
     return l;
 }
 
+const Loaded& loaded() {
+    static const Loaded once = load();
+    return once;
+}
+
 }  // namespace
 
 Result<const Api*> api() {
-    static Loaded loaded = load();
-    if (!loaded.error.empty())
-        return make_error(Errc::unsupported, loaded.error, {},
+    const Loaded& l = loaded();
+    if (!l.error.empty())
+        return make_error(Errc::unavailable, l.error, {},
                           "CUDA choices need an NVIDIA driver; use --devices cpu for CPU kernels");
-    return &loaded.api;
+    return &l.api;
+}
+
+DriverInfo driver_info() {
+    const Loaded& l = loaded();
+    DriverInfo info;
+    info.loaded = l.library;
+    info.error = l.error;
+    if (l.library) l.api.cuDriverGetVersion(&info.driver_version);
+    if (info.error.empty() && l.api.cuDeviceGetCount(&info.device_count) != 0) info.device_count = 0;
+    return info;
 }
 
 Status check(int rc, const char* call) {
@@ -107,4 +124,4 @@ Result<DeviceFacts> device_facts(int ordinal) {
     return f;
 }
 
-}  // namespace kiln::autotune::cuda
+}  // namespace kiln::cuda

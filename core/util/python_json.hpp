@@ -3,6 +3,7 @@
 // Inductor match byte for byte: `json.dumps(obj, sort_keys=...)` (", " / ": " separators) and
 // `json.dumps(obj, indent=4)` ("," / ": ", newlines), ASCII-only escapes, floats in repr form,
 // and Python's non-standard Infinity / -Infinity / NaN tokens, which Inductor writes for failed choices.
+// The one implementation: the timing caches, Redis values and shared timings all write through it.
 #include <string>
 #include <string_view>
 
@@ -10,7 +11,7 @@
 
 #include "util/result.hpp"
 
-namespace kiln::autotune {
+namespace kiln {
 
 struct PyDumpOptions {
     bool sort_keys = false;
@@ -25,7 +26,4 @@ std::string py_float_repr(double v);
 // Parses JSON that may contain Python's Infinity / -Infinity / NaN (outside strings).
 Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context = {});
 
-// sha256 hex of py_dumps(system, sort_keys=True): Inductor's CacheBase.get_system() hash rule.
-std::string system_hash(const nlohmann::ordered_json& system_without_hash);
-
-}  // namespace kiln::autotune
+}  // namespace kiln

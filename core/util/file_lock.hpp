@@ -1,0 +1,28 @@
+#pragma once
+// An exclusive advisory lock on a file (flock), taken with a timeout: the code cache's per-key
+// locks and the timing cache's read-merge-write. The kernel releases it when the holder dies, so
+// a killed process never leaves a stale lock behind.
+#include <chrono>
+#include <filesystem>
+
+#include "util/result.hpp"
+
+namespace kiln {
+
+class FileLock {
+public:
+    // Creates the file and its folders. Errc::timeout when another process holds it that long.
+    static Result<FileLock> acquire(const std::filesystem::path& path,
+                                    std::chrono::milliseconds timeout = std::chrono::minutes(2));
+    FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+    FileLock& operator=(FileLock&& other) noexcept;
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    ~FileLock();
+
+private:
+    explicit FileLock(int fd) : fd_(fd) {}
+    int fd_ = -1;
+};
+
+}  // namespace kiln
