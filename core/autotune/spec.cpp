@@ -46,7 +46,7 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
             for (auto it = j["constants"].begin(); it != j["constants"].end(); ++it) s.constants[it.key()] = it.value().get<std::int64_t>();
         if (j.contains("restrictions"))
             for (const auto& r : j["restrictions"]) {
-                KILN_TRY(auto e, Expr::parse(r.get<std::string>()));
+                KILN_TRY(auto e, guards::Expr::parse(r.get<std::string>(), guards::Dialect::restriction));
                 s.restrictions.push_back(std::move(e));
             }
         if (j.contains("reference"))
@@ -123,8 +123,9 @@ static Result<bool> allowed(const TuningSpec& spec, const Bindings& params) {
     Bindings vars = spec.constants;
     for (const auto& [k, v] : params) vars[k] = v;
     for (const auto& r : spec.restrictions) {
-        KILN_TRY(auto v, r.eval(vars));
-        if (v == 0) return false;
+        KILN_TRY(auto values, r.bind(vars));
+        KILN_TRY(bool holds, r.evaluate(values));
+        if (!holds) return false;
     }
     return true;
 }

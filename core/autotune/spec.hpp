@@ -5,18 +5,22 @@
 // resources/examples/*.json.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "autotune/expr.hpp"
 #include "autotune/protocol.hpp"
 #include "autotune/tensor.hpp"
+#include "guards/expr.hpp"
 #include "util/result.hpp"
 
 namespace kiln::autotune {
+
+// Parameter (and constant) values by name.
+using Bindings = std::map<std::string, std::int64_t>;
 
 enum class Lang { cpp, cuda };
 
@@ -39,7 +43,7 @@ struct TuningSpec {
     std::vector<std::string> flags;
     std::vector<std::pair<std::string, std::vector<std::int64_t>>> params;  // in spec order
     Bindings constants;  // usable in restrictions only (kernels take sizes as arguments)
-    std::vector<Expr> restrictions;
+    std::vector<guards::Expr> restrictions;  // Dialect::restriction, over params and constants
     Bindings reference;  // the reference choice's parameters
     Tolerance tolerance;
     std::string devices;  // "" (defaults), "cpu", "0,1"

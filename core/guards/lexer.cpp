@@ -30,6 +30,9 @@ const char* tok_name(Tok t) {
         case Tok::rbracket: return "']'";
         case Tok::comma: return "','";
         case Tok::dot: return "'.'";
+        case Tok::and_and: return "'&&'";
+        case Tok::or_or: return "'||'";
+        case Tok::bang: return "'!'";
         case Tok::end: return "end of expression";
     }
     return "?";
@@ -98,7 +101,7 @@ Result<Token> lex_string(std::string_view s, std::size_t& i) {
 
 }  // namespace
 
-Result<std::vector<Token>> tokenize(std::string_view s) {
+Result<std::vector<Token>> tokenize(std::string_view s, bool c_logic) {
     std::vector<Token> out;
     std::size_t i = 0;
     auto op = [&](Tok t, std::size_t len) {
@@ -127,6 +130,9 @@ Result<std::vector<Token>> tokenize(std::string_view s) {
         } else if (c == '>' && n == '=') { op(Tok::ge, 2);
         } else if (c == '=' && n == '=') { op(Tok::eq, 2);
         } else if (c == '!' && n == '=') { op(Tok::ne, 2);
+        } else if (c_logic && c == '&' && n == '&') { op(Tok::and_and, 2);
+        } else if (c_logic && c == '|' && n == '|') { op(Tok::or_or, 2);
+        } else if (c_logic && c == '!') { op(Tok::bang, 1);
         } else if (c == '+') { op(Tok::plus, 1);
         } else if (c == '-') { op(Tok::minus, 1);
         } else if (c == '*') { op(Tok::star, 1);

@@ -14,6 +14,7 @@ enum class Tok : std::uint8_t {
     plus, minus, star, dslash, slash, percent, dstar,
     lt, le, gt, ge, eq, ne,
     lparen, rparen, lbracket, rbracket, comma, dot,
+    and_and, or_or, bang,  // &&, ||, ! (tuning-spec restrictions only)
     end,
 };
 
@@ -25,7 +26,8 @@ struct Token {
 };
 
 // Splits the whole source; errors name the offending character and its 1-based column.
-Result<std::vector<Token>> tokenize(std::string_view source);
+// `c_logic` admits &&, || and ! (restrictions accept them; torch never prints them).
+Result<std::vector<Token>> tokenize(std::string_view source, bool c_logic = false);
 
 const char* tok_name(Tok t);
 

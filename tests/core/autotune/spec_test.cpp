@@ -1,45 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "autotune/expr.hpp"
 #include "autotune/spec.hpp"
 #include "test_support.hpp"
 
 using namespace kiln::autotune;
-
-static std::int64_t eval(const std::string& text, const Bindings& b = {}) {
-    auto e = Expr::parse(text);
-    EXPECT_TRUE(e.ok()) << text << ": " << (e.ok() ? "" : e.error().str());
-    if (!e.ok()) return -999;
-    auto v = e->eval(b);
-    EXPECT_TRUE(v.ok()) << text;
-    return v.ok() ? *v : -999;
-}
-
-TEST(Expr, ArithmeticAndComparisonsFollowPython) {
-    Bindings b{{"BLOCK_M", 64}, {"BLOCK_N", 256}};
-    EXPECT_EQ(eval("BLOCK_M * BLOCK_N <= 16384", b), 1);
-    EXPECT_EQ(eval("BLOCK_M * BLOCK_N < 16384", b), 0);
-    EXPECT_EQ(eval("-7 // 2"), -4);
-    EXPECT_EQ(eval("-7 % 3"), 2);
-    EXPECT_EQ(eval("2 ** 10 + 1"), 1025);
-    EXPECT_EQ(eval("1 < 2 < 3"), 1);
-    EXPECT_EQ(eval("3 > 2 > 2"), 0);
-    EXPECT_EQ(eval("not 0 and (1 or 0)"), 1);
-    EXPECT_EQ(eval("1 && !0 || 0"), 1);
-    EXPECT_EQ(eval("BLOCK_N != 256", b), 0);
-}
-
-TEST(Expr, ErrorsNameTheProblem) {
-    EXPECT_FALSE(Expr::parse("1 +").ok());
-    EXPECT_FALSE(Expr::parse("(1").ok());
-    EXPECT_FALSE(Expr::parse("1 $ 2").ok());
-    auto e = Expr::parse("X + 1");
-    ASSERT_TRUE(e.ok());
-    auto v = e->eval({});
-    ASSERT_FALSE(v.ok());
-    EXPECT_NE(v.error().message.find("unknown name 'X'"), std::string::npos);
-    EXPECT_FALSE(Expr::parse("1 // 0")->eval({}).ok());
-}
 
 static nlohmann::json small_spec() {
     return nlohmann::json::parse(R"({

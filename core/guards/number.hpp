@@ -12,42 +12,42 @@ __extension__ typedef unsigned __int128 u128;
 inline constexpr i128 kI128Max = static_cast<i128>((u128{1} << 127) - 1);
 inline constexpr i128 kI128Min = -kI128Max - 1;
 
-enum class Kind : std::uint8_t { Int, Float, Bool };
+enum class NumberKind : std::uint8_t { Int, Float, Bool };
 
-struct Value {
-    Kind kind = Kind::Int;
+struct Number {
+    NumberKind kind = NumberKind::Int;
     i128 i = 0;      // Int and Bool (0/1): Python's bool is an int
     double f = 0.0;  // Float
 
-    static Value of_int(i128 v) { return {Kind::Int, v, 0.0}; }
-    static Value of_float(double v) { return {Kind::Float, 0, v}; }
-    static Value of_bool(bool v) { return {Kind::Bool, v ? 1 : 0, 0.0}; }
+    static Number of_int(i128 v) { return {NumberKind::Int, v, 0.0}; }
+    static Number of_float(double v) { return {NumberKind::Float, 0, v}; }
+    static Number of_bool(bool v) { return {NumberKind::Bool, v ? 1 : 0, 0.0}; }
 
-    bool is_float() const { return kind == Kind::Float; }
+    bool is_float() const { return kind == NumberKind::Float; }
     double as_double() const { return is_float() ? f : static_cast<double>(i); }
     bool truthy() const { return is_float() ? f != 0.0 : i != 0; }
 };
 
 // Python's repr(): True/False, decimal ints, shortest round-trip floats ("2.0", "1e+16").
-std::string repr(const Value& v);
+std::string repr(const Number& v);
 std::string int_to_string(i128 v);
 
 // Why an operation produced no value; the evaluator turns it into an Error naming the node.
-enum class ArithError : std::uint8_t { none, overflow, zero_division, domain };
+enum class ArithError : std::uint8_t { none, overflow, zero_division, domain, float_range };
 
 // Python semantics: `//` and `%` round towards minus infinity, `%` takes the divisor's sign,
 // int ** negative int is a float. Each returns ArithError::none on success.
-ArithError py_add(const Value& a, const Value& b, Value& out);
-ArithError py_sub(const Value& a, const Value& b, Value& out);
-ArithError py_mul(const Value& a, const Value& b, Value& out);
-ArithError py_floordiv(const Value& a, const Value& b, Value& out);
-ArithError py_mod(const Value& a, const Value& b, Value& out);
-ArithError py_pow(const Value& a, const Value& b, Value& out);
-ArithError py_truediv(const Value& a, const Value& b, Value& out);
-ArithError py_neg(const Value& a, Value& out);
+ArithError py_add(const Number& a, const Number& b, Number& out);
+ArithError py_sub(const Number& a, const Number& b, Number& out);
+ArithError py_mul(const Number& a, const Number& b, Number& out);
+ArithError py_floordiv(const Number& a, const Number& b, Number& out);
+ArithError py_mod(const Number& a, const Number& b, Number& out);
+ArithError py_pow(const Number& a, const Number& b, Number& out);
+ArithError py_truediv(const Number& a, const Number& b, Number& out);
+ArithError py_neg(const Number& a, Number& out);
 
 enum class CmpOp : std::uint8_t { lt, le, gt, ge, eq, ne };
-bool py_compare(CmpOp op, const Value& a, const Value& b);
+bool py_compare(CmpOp op, const Number& a, const Number& b);
 const char* cmp_op_text(CmpOp op);
 
 }  // namespace kiln::guards

@@ -1,4 +1,4 @@
-#include "guards/value.hpp"
+#include "guards/number.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -21,11 +21,11 @@ std::string int_to_string(i128 v) {
     return s;
 }
 
-std::string repr(const Value& v) {
+std::string repr(const Number& v) {
     switch (v.kind) {
-        case Kind::Bool: return v.i ? "True" : "False";
-        case Kind::Int: return int_to_string(v.i);
-        case Kind::Float: break;
+        case NumberKind::Bool: return v.i ? "True" : "False";
+        case NumberKind::Int: return int_to_string(v.i);
+        case NumberKind::Float: break;
     }
     if (std::isnan(v.f)) return "nan";
     if (std::isinf(v.f)) return v.f > 0 ? "inf" : "-inf";
@@ -38,7 +38,7 @@ std::string repr(const Value& v) {
 
 namespace {
 
-bool both_int(const Value& a, const Value& b) { return !a.is_float() && !b.is_float(); }
+bool both_int(const Number& a, const Number& b) { return !a.is_float() && !b.is_float(); }
 
 // Floor division and modulo on integers, rounding towards minus infinity like Python.
 void floor_divmod(i128 a, i128 b, i128& q, i128& r) {
@@ -58,97 +58,98 @@ double float_mod(double a, double b) {
 
 }  // namespace
 
-ArithError py_add(const Value& a, const Value& b, Value& out) {
+ArithError py_add(const Number& a, const Number& b, Number& out) {
     if (both_int(a, b)) {
         i128 r;
         if (__builtin_add_overflow(a.i, b.i, &r)) return ArithError::overflow;
-        out = Value::of_int(r);
+        out = Number::of_int(r);
     } else {
-        out = Value::of_float(a.as_double() + b.as_double());
+        out = Number::of_float(a.as_double() + b.as_double());
     }
     return ArithError::none;
 }
 
-ArithError py_sub(const Value& a, const Value& b, Value& out) {
+ArithError py_sub(const Number& a, const Number& b, Number& out) {
     if (both_int(a, b)) {
         i128 r;
         if (__builtin_sub_overflow(a.i, b.i, &r)) return ArithError::overflow;
-        out = Value::of_int(r);
+        out = Number::of_int(r);
     } else {
-        out = Value::of_float(a.as_double() - b.as_double());
+        out = Number::of_float(a.as_double() - b.as_double());
     }
     return ArithError::none;
 }
 
-ArithError py_mul(const Value& a, const Value& b, Value& out) {
+ArithError py_mul(const Number& a, const Number& b, Number& out) {
     if (both_int(a, b)) {
         i128 r;
         if (__builtin_mul_overflow(a.i, b.i, &r)) return ArithError::overflow;
-        out = Value::of_int(r);
+        out = Number::of_int(r);
     } else {
-        out = Value::of_float(a.as_double() * b.as_double());
+        out = Number::of_float(a.as_double() * b.as_double());
     }
     return ArithError::none;
 }
 
-ArithError py_neg(const Value& a, Value& out) {
+ArithError py_neg(const Number& a, Number& out) {
     if (a.is_float()) {
-        out = Value::of_float(-a.f);
+        out = Number::of_float(-a.f);
         return ArithError::none;
     }
     i128 r;
     if (__builtin_sub_overflow(i128{0}, a.i, &r)) return ArithError::overflow;
-    out = Value::of_int(r);
+    out = Number::of_int(r);
     return ArithError::none;
 }
 
-ArithError py_floordiv(const Value& a, const Value& b, Value& out) {
+ArithError py_floordiv(const Number& a, const Number& b, Number& out) {
     if (both_int(a, b)) {
         if (b.i == 0) return ArithError::zero_division;
         if (b.i == -1 && a.i == kI128Min) return ArithError::overflow;
         i128 q, r;
         floor_divmod(a.i, b.i, q, r);
-        out = Value::of_int(q);
+        out = Number::of_int(q);
     } else {
         double y = b.as_double();
         if (y == 0.0) return ArithError::zero_division;
-        out = Value::of_float(std::floor(a.as_double() / y));
+        out = Number::of_float(std::floor(a.as_double() / y));
     }
     return ArithError::none;
 }
 
-ArithError py_mod(const Value& a, const Value& b, Value& out) {
+ArithError py_mod(const Number& a, const Number& b, Number& out) {
     if (both_int(a, b)) {
         if (b.i == 0) return ArithError::zero_division;
         if (b.i == -1) {
-            out = Value::of_int(0);
+            out = Number::of_int(0);
             return ArithError::none;
         }
         i128 q, r;
         floor_divmod(a.i, b.i, q, r);
-        out = Value::of_int(r);
+        out = Number::of_int(r);
     } else {
         double y = b.as_double();
         if (y == 0.0) return ArithError::zero_division;
-        out = Value::of_float(float_mod(a.as_double(), y));
+        out = Number::of_float(float_mod(a.as_double(), y));
     }
     return ArithError::none;
 }
 
-ArithError py_truediv(const Value& a, const Value& b, Value& out) {
+ArithError py_truediv(const Number& a, const Number& b, Number& out) {
     double y = b.as_double();
     if (y == 0.0) return ArithError::zero_division;
-    out = Value::of_float(a.as_double() / y);
+    out = Number::of_float(a.as_double() / y);
     return ArithError::none;
 }
 
-ArithError py_pow(const Value& a, const Value& b, Value& out) {
+ArithError py_pow(const Number& a, const Number& b, Number& out) {
     if (!both_int(a, b) || b.i < 0) {
         double x = a.as_double(), y = b.as_double();
         if (x == 0.0 && y < 0) return ArithError::zero_division;  // Python: 0.0 ** -1 raises
         double r = std::pow(x, y);
         if (std::isnan(r) && !std::isnan(x) && !std::isnan(y)) return ArithError::domain;
-        out = Value::of_float(r);
+        if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) return ArithError::float_range;  // Python raises
+        out = Number::of_float(r);
         return ArithError::none;
     }
     i128 base = a.i, result = 1;
@@ -160,11 +161,11 @@ ArithError py_pow(const Value& a, const Value& b, Value& out) {
         e >>= 1;
         if (e > 0 && __builtin_mul_overflow(base, base, &base)) return ArithError::overflow;
     }
-    out = Value::of_int(result);
+    out = Number::of_int(result);
     return ArithError::none;
 }
 
-bool py_compare(CmpOp op, const Value& a, const Value& b) {
+bool py_compare(CmpOp op, const Number& a, const Number& b) {
     int c;
     if (both_int(a, b)) {
         c = a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
