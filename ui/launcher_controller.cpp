@@ -8,6 +8,7 @@
 #include <QJsonObject>
 
 #include "autotune/session_log.hpp"
+#include "autotune/tune_report.hpp"
 #include "timings/session_log.hpp"
 
 namespace kiln::ui {
@@ -145,8 +146,13 @@ void LauncherController::onFinished(int exitCode, QProcess::ExitStatus status) {
         emit finished(false, why.isEmpty() ? tr("kiln-cli exited with status %1").arg(exitCode) : why);
         return;
     }
-    const QJsonObject report = QJsonDocument::fromJson(stdout_.toUtf8()).object();
-    emit finished(true, tr("best %1; results in %2").arg(report.value(QStringLiteral("best")).toString(), sessionLog_));
+    // kiln-cli autotune --json: the core's TuneReport schema (autotune/tune_report.hpp).
+    auto report = autotune::tune_report_from_json(nlohmann::json::parse(stdout_.toStdString(), nullptr, false));
+    if (!report) {
+        emit finished(false, QString::fromStdString(report.error().str()));
+        return;
+    }
+    emit finished(true, tr("best %1; results in %2").arg(QString::fromStdString(report->best), sessionLog_));
 }
 
 }  // namespace kiln::ui

@@ -5,35 +5,33 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
+#include "autotune/rebench.hpp"
 #include "launcher_controller.hpp"
 #include "timings/kernel_files.hpp"
 
 namespace kiln::ui {
 
 QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
-    QJsonParseError err;
-    const QJsonObject top = QJsonDocument::fromJson(json, &err).object();
-    if (err.error != QJsonParseError::NoError) return QObject::tr("kiln-cli rebench printed no JSON (%1)").arg(err.errorString());
-    for (const QJsonValue& v : top.value(QStringLiteral("devices")).toArray()) {
-        const QJsonObject d = v.toObject();
-        const QString name = d.value(QStringLiteral("device")).toString();
+    // kiln-cli rebench --json: the core's RebenchReport schema (autotune/rebench.hpp).
+    auto parsed = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
+    if (parsed.is_discarded()) return QObject::tr("kiln-cli rebench printed no JSON");
+    auto report = autotune::rebench_report_from_json(parsed);
+    if (!report) return QString::fromStdString(report.error().str());
+    for (const auto& d : report->devices) {
+        const QString name = QString::fromStdString(d.device);
         auto it = std::find_if(into.begin(), into.end(), [&](const RebenchDevice& r) { return r.device == name; });
         if (it == into.end()) {
             into.push_back({name, {}, {}, -1, {}});
             it = into.end() - 1;
         }
-        it->status = d.value(QStringLiteral("status")).toString();
-        it->reason = d.value(QStringLiteral("reason")).toString();
-        const QJsonObject t = d.value(QStringLiteral("timings")).toObject();
-        if (t.contains(QStringLiteral("graph_ms"))) it->graphMs = d.value(QStringLiteral("ms")).toDouble();
-        for (const QJsonValue& k : t.value(QStringLiteral("kernels")).toArray()) {
-            const QString kname = k[QStringLiteral("name")].toString();
-            it->kernelMs.insert(kname, k[QStringLiteral("ms")].toDouble());
-            if (k.toObject().contains(QStringLiteral("key"))) it->kernelKey.insert(kname, k[QStringLiteral("key")].toString());
+        it->status = QString::fromStdString(d.status);
+        it->reason = QString::fromStdString(d.reason);
+        if (d.timings.contains("graph_ms")) it->graphMs = d.ms;
+        for (const auto& k : d.timings.value("kernels", nlohmann::json::array())) {
+            const QString kname = QString::fromStdString(k.value("name", ""));
+            it->kernelMs.insert(kname, k.value("ms", 0.0));
+            if (k.contains("key")) it->kernelKey.insert(kname, QString::fromStdString(k.value("key", "")));
         }
     }
     return {};

@@ -1,11 +1,7 @@
 #include "recompile_job.hpp"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 #include <fstream>
 #include <sstream>
@@ -46,27 +42,21 @@ RecompileResult recompileArtifact(const RecompileRequest& req) {
     return out;
 }
 
-static BuildHistoryEntry entryOf(const QJsonObject& o, bool current) {
-    BuildHistoryEntry e;
-    e.time = o.value(QStringLiteral("time")).toString();
-    e.command = o.value(QStringLiteral("command")).toString();
-    e.compilerVersion = o.value(QStringLiteral("compiler_version")).toString();
-    e.durationS = o.value(QStringLiteral("duration_s")).toDouble();
-    e.exitCode = o.value(QStringLiteral("exit_code")).toInt();
-    e.size = o.value(QStringLiteral("size")).toInteger();
-    e.current = current;
-    return e;
-}
-
 QVector<BuildHistoryEntry> readBuildHistory(const QString& artifactPath) {
     QVector<BuildHistoryEntry> out;
-    QFile f(QString::fromStdString(codecache::sidecar_path(artifactPath.toStdString()).string()));
-    if (!f.open(QIODevice::ReadOnly)) return out;
-    const QJsonObject top = QJsonDocument::fromJson(f.readAll()).object();
-    if (top.isEmpty()) return out;
-    out << entryOf(top, true);
-    const QJsonArray history = top.value(QStringLiteral("history")).toArray();
-    for (auto it = history.end(); it != history.begin();) out << entryOf((*--it).toObject(), false);  // newest first
+    auto records = codecache::read_build_history(artifactPath.toStdString());
+    if (!records) return out;
+    for (const auto& r : *records) {
+        BuildHistoryEntry e;
+        e.time = QString::fromStdString(r.time);
+        e.command = QString::fromStdString(r.command);
+        e.compilerVersion = QString::fromStdString(r.compiler_version);
+        e.durationS = r.duration_s;
+        e.exitCode = r.exit_code;
+        e.size = static_cast<qint64>(r.size);
+        e.current = out.isEmpty();
+        out << e;
+    }
     return out;
 }
 

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "codecache/code_cache.hpp"
@@ -23,14 +22,6 @@ struct CompileArgs {
     std::string cache_dir;
     bool json = false;
 };
-
-// $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code, else ~/.cache/kiln/code.
-std::filesystem::path default_cache_dir() {
-    if (const char* d = std::getenv("KILN_CODE_CACHE_DIR"); d && *d) return d;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kiln/code";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache/kiln/code";
-    return std::filesystem::temp_directory_path() / "kiln-code";
-}
 
 Result<std::string> read_source(const std::string& path) {
     std::error_code ec;
@@ -66,9 +57,9 @@ int report_failure(const Error& e, bool json) {
 
 int run_compile(const CompileArgs& args) {
     auto source = read_source(args.source);
-    if (!source.ok()) return report_error(source.error(), 2);
+    if (!source.ok()) return fail(frontend::as_bad_input(source.error()));
     CodeCacheOptions options;
-    options.root = args.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(args.cache_dir);
+    options.root = args.cache_dir.empty() ? default_code_cache_dir() : std::filesystem::path(args.cache_dir);
     CodeCache cache(options);
     CompileRequest req{.source = std::move(source).value(),
                        .lang = args.cuda ? Lang::Cuda : Lang::Cpp,
@@ -79,17 +70,10 @@ int run_compile(const CompileArgs& args) {
     if (!out.ok()) {
         const Error& e = out.error();
         if (e.code == Errc::external) return report_failure(e, args.json);
-        return report_error(e, e.code == Errc::invalid_argument || e.code == Errc::not_found ? 2 : 1);
+        return fail(e);
     }
     if (args.json) {
-        nlohmann::ordered_json j;
-        j["key"] = out->key;
-        j["source"] = out->source_path.string();
-        j["output"] = out->output_path.string();
-        j["hit"] = out->hit;
-        j["seconds"] = out->seconds;
-        j["command"] = out->command;
-        std::cout << j.dump(2) << "\n";
+        std::cout << to_json(*out).dump(2) << "\n";
     } else {
         std::printf("key      %s\nsource   %s\noutput   %s\nresult   %s in %.3f s\ncommand  %s\n", out->key.c_str(),
                     out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled",

@@ -16,14 +16,14 @@ struct DisArgs {
 
 int run_dis(const DisArgs& a) {
     auto buffer = pickle::load_file(a.file);
-    if (!buffer.ok()) return report_error(buffer.error(), 1);
+    if (!buffer.ok()) return fail(buffer.error());
     pickle::DisassembleOptions options;
     options.max_arg_chars = a.max_arg == 0 ? SIZE_MAX : a.max_arg;
     Error err;
     auto ops = pickle::disassemble_prefix((*buffer)->bytes(), &err, options);
     for (const auto& op : ops) std::printf("%s\n", pickle::format_op(op).c_str());
     std::fflush(stdout);
-    if (!err.message.empty()) return report_error(std::move(err).with_context(a.file), 1);
+    if (!err.message.empty()) return fail(std::move(err).with_context(a.file));
     return 0;
 }
 

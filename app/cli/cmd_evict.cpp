@@ -51,24 +51,23 @@ int run_evict(const EvictArgs& args) {
     policy.force = args.force;
     if (!args.older_than.empty()) {
         auto age = parse_age_ns(args.older_than);
-        if (!age.ok()) return report_error(age.error(), 2);
+        if (!age.ok()) return fail(age.error());
         policy.older_than_ns = *age;
     }
     if (!args.max_size.empty()) {
         auto size = parse_size(args.max_size);
-        if (!size.ok()) return report_error(size.error(), 2);
+        if (!size.ok()) return fail(size.error());
         policy.max_bytes = *size;
     }
     for (const auto& name : args.categories) {
         auto c = category_from_name(name);
-        if (!c) return report_error(make_error(Errc::invalid_argument, "unknown category", name, "see `kiln-cli stats` for the names"), 2);
+        if (!c) return fail(make_error(Errc::invalid_argument, "unknown category", name, "see `kiln-cli stats` for the names"));
         policy.categories.push_back(*c);
     }
     std::string root = args.root.empty() ? default_inductor_root().string() : args.root;
     auto report = evict_cache(root, policy);
     if (!report.ok()) {
-        Errc code = report.error().code;
-        return report_error(report.error(), code == Errc::not_found || code == Errc::invalid_argument ? 2 : 1);
+        return fail(report.error());
     }
     if (args.json) print_json(*report);
     else print_human(*report);
@@ -89,7 +88,7 @@ Registration reg{"evict", 20, [](CLI::App& app, Outcome& outcome) {
     cmd->add_flag("--json", args->json, "Print JSON");
     cmd->callback([args, &outcome, age, size] {
         if (age->count() == 0 && size->count() == 0) {
-            outcome.exit_code = report_error(make_error(Errc::invalid_argument, "give --older-than AGE or --max-size SIZE"), 2);
+            outcome.exit_code = fail(make_error(Errc::invalid_argument, "give --older-than AGE or --max-size SIZE"));
             return;
         }
         outcome.exit_code = run_evict(*args);

@@ -22,10 +22,6 @@ struct MissesArgs {
     bool json = false;
 };
 
-int exit_code_for(const Error& e) {
-    return e.code == Errc::parse || e.code == Errc::not_found || e.code == Errc::invalid_argument ? 2 : 1;
-}
-
 template <class T>
 ojson opt(const std::optional<T>& v) { return v ? ojson(*v) : ojson(nullptr); }
 
@@ -39,11 +35,11 @@ std::vector<std::string> differing(const ComponentDiff& d) {
 
 int run_misses(const MissesArgs& args) {
     auto events = read_trace_logs(args.log);
-    if (!events) return report_error(events.error(), exit_code_for(events.error()));
+    if (!events) return fail(events.error());
     std::optional<KeyedEntries> cached;
     if (!args.root.empty()) {
         auto loaded = load_keyed_entries(args.root);
-        if (!loaded) return report_error(loaded.error(), exit_code_for(loaded.error()));
+        if (!loaded) return fail(loaded.error());
         cached = std::move(loaded).value();
     }
     ojson out;

@@ -8,9 +8,6 @@
 #include "inductor/graph_entry.hpp"
 #include "pickle/buffer.hpp"
 #include "pickle/json.hpp"
-#ifdef KILN_HAVE_REMOTE
-#include "remote/entry_source.hpp"
-#endif
 
 namespace kiln::cli {
 namespace {
@@ -74,17 +71,17 @@ void print_summary(const std::string& path, const inductor::GraphEntry& e) {
     for (const auto& n : names) std::printf("    %-36s %s\n", n.c_str(), pickle::short_repr(e.field(n), 90).c_str());
 }
 
-// Prints one field; returns the exit status.
+// Prints one field; returns the exit status. A field this entry lacks (or has in no text form) is
+// a failure of the work on this entry, not bad usage: other entries may well have it.
 int print_field(const std::string& path, const inductor::GraphEntry& e, const ShowArgs& a) {
     pickle::Ref v = e.field(a.field);
     if (!v) {
-        return report_error(make_error(Errc::not_found, "no field '" + a.field + "'", path,
-                                       "fields: " + join(e.field_names())));
+        return fail(make_error(Errc::unavailable, "no field '" + a.field + "'", path, "fields: " + join(e.field_names())));
     }
     if (a.raw) {
         if (!(v->is(pickle::Kind::string) || v->is(pickle::Kind::bytes) || v->is(pickle::Kind::bytearray)))
-            return report_error(make_error(Errc::invalid_argument, "field '" + a.field + "' is a " +
-                                           pickle::kind_name(v->kind()) + ", not text", path, "drop --raw to print it as JSON"));
+            return fail(make_error(Errc::unavailable, "field '" + a.field + "' is a " + pickle::kind_name(v->kind()) +
+                                                          ", not text", path, "drop --raw to print it as JSON"));
         std::fwrite(v->text().data(), 1, v->text().size(), stdout);
         return 0;
     }
@@ -93,27 +90,21 @@ int print_field(const std::string& path, const inductor::GraphEntry& e, const Sh
 }
 
 // A local entry file, or (with Redis support) a remote value redis://host:port[/db]/KEY.
-Result<inductor::GraphEntry> load_any(const std::string& spec) {
-#ifdef KILN_HAVE_REMOTE
-    if (spec.rfind("redis://", 0) == 0 || spec.rfind("rediss://", 0) == 0) {
-        KILN_TRY(auto remote, remote::load_entry_any(spec));
-        return inductor::decode_graph_entry(pickle::own_bytes(std::move(remote.bytes), remote.origin));
-    }
-#endif
-    return inductor::load_graph_entry(spec);
+Result<inductor::GraphEntry> load_any(const std::string& text) {
+    KILN_TRY(auto ref, frontend::parse_entry_ref(text));
+    KILN_TRY(auto named, frontend::load_entry(ref, remote_fetch()));
+    return std::move(named.entry);
 }
 
 int run_show(const ShowArgs& a) {
-    if (a.raw && a.field.empty())
-        return report_error(make_error(Errc::invalid_argument, "--raw needs --field NAME"), 2);
+    if (a.raw && a.field.empty()) return fail(make_error(Errc::invalid_argument, "--raw needs --field NAME"));
     int status = 0;
     for (std::size_t i = 0; i < a.files.size(); ++i) {
         const auto& path = a.files[i];
         auto entry = load_any(path);
         if (!entry.ok()) {
             std::fflush(stdout);
-            // A path or key that does not exist is bad input (2); an entry that does not decode is 1.
-            status = report_error(entry.error(), entry.error().code == Errc::not_found ? 2 : 1);
+            status = fail(entry.error());
             continue;
         }
         if (!a.field.empty()) {

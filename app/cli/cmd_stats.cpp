@@ -7,7 +7,8 @@
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
 #ifdef KILN_HAVE_REMOTE
-#include "remote/remote_cli.hpp"
+#include "remote/redis_url.hpp"
+#include "remote/remote_stats.hpp"
 #endif
 
 namespace kiln::cli {
@@ -43,26 +44,43 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     if (scan.symlinks) std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
 }
 
+#ifdef KILN_HAVE_REMOTE
+// `stats --redis [URL]`: the same schema over a remote cache; an empty URL means torch's variables.
+int run_remote_stats(const std::string& url, bool json) {
+    auto ep = remote::resolve_redis_endpoint(url);
+    if (!ep) return fail(ep.error());
+    auto client = remote::RedisClient::connect(*ep);
+    if (!client) return fail(client.error());
+    auto stats = remote::collect_remote_stats(*client);
+    if (!stats) return fail(stats.error());
+    if (json) std::cout << to_json(*stats).dump(2) << "\n";
+    else std::cout << remote::format_remote_stats(*stats);
+    // Corrupt values are listed, never fatal.
+    for (const auto& p : stats->problems) warn(p);
+    if (stats->unreadable > stats->problems.size())
+        warn(std::to_string(stats->unreadable - stats->problems.size()) + " more unreadable");
+    return 0;
+}
+#endif
+
 int run_stats(const StatsArgs& args) {
 #ifdef KILN_HAVE_REMOTE
-    if (args.redis_opt && args.redis_opt->count() > 0) return kiln::remote::run_remote_stats(args.redis, args.json);
+    if (args.redis_opt && args.redis_opt->count() > 0) return run_remote_stats(args.redis, args.json);
 #endif
     std::optional<std::string> explicit_root;
     if (!args.root.empty()) explicit_root = args.root;
     auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
-    if (!root.ok()) return report_error(root.error(), 2);
+    if (!root.ok()) return fail(root.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
     auto scan = scan_cache(*root, options);
-    if (!scan.ok()) return report_error(scan.error(), scan.error().code == Errc::not_found ? 2 : 1);
+    if (!scan.ok()) return fail(scan.error());
     CacheStats stats = compute_stats(*scan);
-    if (args.json) std::cout << stats_to_json(stats).dump(2) << "\n";
+    if (args.json) std::cout << to_json(stats).dump(2) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.
-    for (const Error& e : scan->errors) std::fprintf(stderr, "kiln-cli: warning: %s\n", e.str().c_str());
-    if (scan->unreadable > scan->errors.size())
-        std::fprintf(stderr, "kiln-cli: warning: %llu more unreadable\n",
-                     static_cast<unsigned long long>(scan->unreadable - scan->errors.size()));
+    for (const Error& e : scan->errors) warn(e.str());
+    if (scan->unreadable > scan->errors.size()) warn(std::to_string(scan->unreadable - scan->errors.size()) + " more unreadable");
     return 0;
 }
 

@@ -57,17 +57,13 @@ int run_timings(const TimingsArgs& args) {
     std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
 #ifdef KILN_HAVE_REMOTE
     if (args.paths.empty() && args.redis.empty())
-        return report_error(make_error(Errc::invalid_argument, "give PATH... or --redis URL"), 2);
+        return fail(make_error(Errc::invalid_argument, "give PATH... or --redis URL"));
     auto set = args.redis.empty() ? timings::collect_timings(paths) : kiln::remote::collect_shared_timings(args.redis);
 #else
     auto set = timings::collect_timings(paths);
 #endif
-    if (!set.ok()) {
-        auto code = set.error().code;
-        bool bad_input = code == Errc::not_found || code == Errc::unsupported || code == Errc::invalid_argument;
-        return report_error(set.error(), bad_input ? 2 : 1);
-    }
-    for (const auto& w : set->warnings) std::fprintf(stderr, "kiln-cli: warning: %s\n", w.c_str());
+    if (!set.ok()) return fail(set.error());
+    for (const auto& w : set->warnings) warn(w);
     if (!args.op_filter.empty()) {
         std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
     }

@@ -5,6 +5,9 @@
 
 #include "command_registry.hpp"
 #include "version_info.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/entry_source.hpp"
+#endif
 
 namespace kiln::cli {
 
@@ -13,9 +16,19 @@ std::vector<CommandInfo>& registry() {
     return commands;
 }
 
-int report_error(const Error& e, int code) {
+int fail(const Error& e) {
     std::fprintf(stderr, "kiln-cli: %s\n", e.str().c_str());
-    return code;
+    return frontend::exit_code(e);
+}
+
+void warn(const std::string& text) { std::fprintf(stderr, "kiln-cli: warning: %s\n", text.c_str()); }
+
+frontend::RemoteFetch remote_fetch() {
+#ifdef KILN_HAVE_REMOTE
+    return [](std::string_view url) { return remote::fetch_entry(url); };
+#else
+    return {};
+#endif
 }
 
 }  // namespace kiln::cli

@@ -52,6 +52,18 @@ nlohmann::json to_json(const TimingStats& s) {
             {"max", s.max}, {"mean", s.mean}, {"count", s.count}};
 }
 
+TimingStats timing_stats_from_json(const nlohmann::json& j) {
+    TimingStats s;
+    s.min = j.value("min", 0.0);
+    s.p20 = j.value("p20", 0.0);
+    s.median = j.value("median", 0.0);
+    s.p80 = j.value("p80", 0.0);
+    s.max = j.value("max", 0.0);
+    s.mean = j.value("mean", 0.0);
+    s.count = j.value("count", 0);
+    return s;
+}
+
 nlohmann::json to_json(const BenchmarkRequest& r) {
     nlohmann::json j{{"kind", request_kind_name(r.kind)}, {"choice", r.choice}};
     switch (r.kind) {
@@ -153,11 +165,7 @@ BenchmarkResult result_from_json(const nlohmann::json& j) {
     try {
         r.status = j.value("status", "error");
         r.ms = j.value("ms", r.ms);
-        if (j.contains("stats")) {
-            const auto& s = j["stats"];
-            r.stats = {s.value("min", 0.0), s.value("p20", 0.0), s.value("median", 0.0), s.value("p80", 0.0),
-                       s.value("max", 0.0), s.value("mean", 0.0), s.value("count", 0)};
-        }
+        if (j.contains("stats")) r.stats = timing_stats_from_json(j["stats"]);
         r.reason = j.value("reason", "");
         r.kernel_seconds = j.value("kernel_seconds", 0.0);
         r.worker_seconds = j.value("worker_seconds", 0.0);

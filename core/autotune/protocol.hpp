@@ -91,5 +91,6 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const BenchmarkResult& r);
 BenchmarkResult result_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const TimingStats& s);
+TimingStats timing_stats_from_json(const nlohmann::json& j);
 
 }  // namespace kiln::autotune

@@ -60,12 +60,6 @@ Result<SystemInfo> session_system(const TuningSpec& spec, const std::vector<Devi
     return cuda_system(root, name, cuda_toolkit_version());
 }
 
-std::string fmt_ms(double ms) {
-    if (!std::isfinite(ms)) return "inf";
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4f", ms);
-    return b;
-}
 
 }  // namespace
 
@@ -190,7 +184,9 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
                 if (lib.ok()) preloaded.emplace_back(path.string(), *lib);
             }
         rep.precompile_seconds = seconds_since(t_compile);
-        progress("precompiled " + std::to_string(todo.size()) + " choices in " + fmt_ms(rep.precompile_seconds) + " s");
+        char took[32];
+        std::snprintf(took, sizeof took, "%.4f", rep.precompile_seconds);
+        progress("precompiled " + std::to_string(todo.size()) + " choices in " + took + " s");
 
         auto make_request = [&](size_t i) {
             BenchmarkRequest r = base;
@@ -306,38 +302,6 @@ Result<TuneReport> tune(const TuningSpec& spec, const TuneOptions& o) {
                               {"cache_hit", rep.cache_hit}, {"bench_seconds", rep.bench_seconds},
                               {"precompile_seconds", rep.precompile_seconds}, {"prepare_seconds", rep.prepare_seconds}});
     return rep;
-}
-
-std::string format_autotune_table(const TuneReport& rep, const TuningSpec& spec, std::size_t top) {
-    std::string sizes, strides, dtypes;
-    for (const auto& t : spec.inputs) {
-        std::string sz, st;
-        for (auto s : t.sizes) sz += (sz.empty() ? "" : "x") + std::to_string(s);
-        for (auto s : t.effective_strides()) st += (st.empty() ? "" : ", ") + std::to_string(s);
-        sizes += (sizes.empty() ? "" : ", ") + sz;
-        strides += (strides.empty() ? "" : ", ") + ("[" + st + "]");
-        dtypes += (dtypes.empty() ? "" : ", ") + torch_dtype_name(t.dtype);
-    }
-    std::vector<const ChoiceReport*> order;
-    for (const auto& c : rep.choices) order.push_back(&c);
-    std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
-    double best = order.empty() ? kInf : order.front()->ms;
-    std::string out = "AUTOTUNE " + rep.op + "(" + sizes + ")\nstrides: " + strides + "\ndtypes: " + dtypes + "\n";
-    for (size_t i = 0; i < order.size() && i < top; ++i) {
-        const auto* c = order[i];
-        char pct[32];
-        if (std::isfinite(c->ms) && c->ms > 0) std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * best / c->ms);
-        else std::snprintf(pct, sizeof pct, "0.0%%");
-        out += "  " + c->id + " " + fmt_ms(c->ms) + " ms " + pct + " " + c->name;
-        if (!c->device.empty() && rep.device.find(',') != std::string::npos) out += " [" + c->device + "]";
-        if (c->status != "ok" && c->status != "cached") out += " (" + c->status + ")";
-        out += "\n";
-    }
-    char tail[200];
-    std::snprintf(tail, sizeof tail, "%s AUTOTUNE benchmarking takes %.4f seconds and %.4f seconds precompiling for %zu choices%s\n",
-                  rep.in_process ? "SingleProcess" : "SubProcess", rep.bench_seconds, rep.precompile_seconds, rep.choices.size(),
-                  rep.cache_hit ? " (all from the timing cache)" : "");
-    return out + tail;
 }
 
 }  // namespace kiln::autotune

@@ -32,7 +32,7 @@ TuningProcessPool::~TuningProcessPool() { stop(); }
 static Status check_one_device(const Device& d, const nlohmann::json& pong) {
     if (d.is_cpu()) return ok_status();
     if (pong.contains("cuda_error"))
-        return make_error(Errc::unsupported, "worker for " + d.label() + " cannot use CUDA: " + pong["cuda_error"].get<std::string>());
+        return make_error(Errc::unavailable, "worker for " + d.label() + " cannot use CUDA: " + pong["cuda_error"].get<std::string>());
     int n = pong.value("device_count", -1);
     if (n != 1)
         return make_error(Errc::external, "worker for " + d.label() + " sees " + std::to_string(n) + " devices, expected exactly 1",

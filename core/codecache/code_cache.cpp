@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <system_error>
 
 #include "codecache/artifact_check.hpp"
@@ -168,6 +169,24 @@ Result<std::shared_ptr<Library>> CodeCache::compile_and_load(const CompileReques
     }
     if (outcome) *outcome = out;
     return lib;
+}
+
+nlohmann::ordered_json to_json(const CompileOutcome& o) {
+    nlohmann::ordered_json j;
+    j["key"] = o.key;
+    j["source"] = o.source_path.string();
+    j["output"] = o.output_path.string();
+    j["hit"] = o.hit;
+    j["seconds"] = o.seconds;
+    j["command"] = o.command;
+    return j;
+}
+
+std::filesystem::path default_code_cache_dir() {
+    if (const char* d = std::getenv("KILN_CODE_CACHE_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kiln/code";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache/kiln/code";
+    return std::filesystem::temp_directory_path() / "kiln-code";
 }
 
 }  // namespace kiln::codecache

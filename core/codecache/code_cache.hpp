@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "codecache/library.hpp"
 #include "util/result.hpp"
 
@@ -41,6 +43,13 @@ struct CompileOutcome {
     std::string command;     // the command template with dummy_input/dummy_output: the key's `extra`
     std::string compiler_output;  // stdout+stderr of the compiler (empty on a hit)
 };
+
+// {"key", "source", "output", "hit", "seconds", "command"} (kiln-cli compile --json).
+nlohmann::ordered_json to_json(const CompileOutcome& outcome);
+
+// Kiln's own code cache when none is named: $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code,
+// else ~/.cache/kiln/code, else <tmp>/kiln-code.
+std::filesystem::path default_code_cache_dir();
 
 struct CodeCacheOptions {
     std::filesystem::path root;                        // the cache directory

@@ -308,6 +308,10 @@ Result<std::vector<std::int64_t>> Expr::bind(const std::map<std::string, std::in
     return out;
 }
 
+nlohmann::ordered_json to_json(const Verdict& v) {
+    return {{"pass", v.pass}, {"failing", v.failing ? nlohmann::ordered_json(*v.failing) : nlohmann::ordered_json()}};
+}
+
 std::vector<std::string> Expr::conjuncts() const {
     std::vector<std::string> out;
     for (std::uint32_t c : conjuncts_) out.emplace_back(text(nodes_[c]));

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "guards/bytecode.hpp"
 #include "guards/number.hpp"
 #include "util/result.hpp"
@@ -70,6 +72,9 @@ struct Verdict {
     std::optional<std::string> failing;
     std::optional<std::size_t> failing_index;  // which conjunct (0-based)
 };
+
+// {"pass", "failing": text or null} (kiln-cli guards --expr --json).
+nlohmann::ordered_json to_json(const Verdict& verdict);
 
 class Expr {
 public:

@@ -34,6 +34,9 @@ Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file,
 // A key dir, or a single entry file (then that entry alone is looked up).
 Result<GuardLookup> lookup_guards(const std::filesystem::path& key_dir_or_entry, std::span<const std::int64_t> sizes);
 
+// {"entries": [{"file", "guards_expr", "pass", "failing"}], "served", "ambiguous"} (kiln-cli guards --json).
+nlohmann::ordered_json to_json(const GuardLookup& lookup);
+
 // The entry files of a key dir in lookup order (sorted, dot-names skipped, regular files only).
 Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem::path& key_dir);
 

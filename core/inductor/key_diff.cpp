@@ -123,4 +123,14 @@ std::string format_line_diff(const std::vector<DiffLine>& lines, std::size_t con
     return out;
 }
 
+nlohmann::ordered_json to_json(const ComponentDiff& d) {
+    nlohmann::ordered_json j;
+    j["changed"] = nlohmann::ordered_json::array();
+    for (const auto& c : d.changed) j["changed"].push_back({{"component", c.component}, {"a", c.a}, {"b", c.b}});
+    j["only_a"] = d.only_a;
+    j["only_b"] = d.only_b;
+    j["same"] = d.same;
+    return j;
+}
+
 }  // namespace kiln::inductor

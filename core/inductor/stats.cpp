@@ -29,7 +29,7 @@ CacheStats compute_stats(const ScanResult& scan) {
     return s;
 }
 
-nlohmann::ordered_json stats_to_json(const CacheStats& stats) {
+nlohmann::ordered_json to_json(const CacheStats& stats) {
     nlohmann::ordered_json j;
     j["root"] = stats.root;
     nlohmann::ordered_json cats = nlohmann::ordered_json::object();

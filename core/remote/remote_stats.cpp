@@ -32,7 +32,7 @@ Result<RemoteStats> collect_remote_stats(RedisClient& client, BrowseOptions opti
     return stats;
 }
 
-nlohmann::ordered_json remote_stats_to_json(const RemoteStats& s) {
+nlohmann::ordered_json to_json(const RemoteStats& s) {
     nlohmann::ordered_json j;
     j["root"] = s.root;
     j["categories"] = nlohmann::ordered_json::object();

@@ -33,7 +33,7 @@ Result<RemoteStats> collect_remote_stats(RedisClient& client, BrowseOptions opti
 
 // {"root", "categories": {id: {"files", "entries", "bytes"}}, "fxgraph_keys", "total": {"files",
 // "bytes"}, "unreadable"}: one key is one file and one entry.
-nlohmann::ordered_json remote_stats_to_json(const RemoteStats& stats);
+nlohmann::ordered_json to_json(const RemoteStats& stats);
 // The table `kiln-cli stats` prints, for a remote cache.
 std::string format_remote_stats(const RemoteStats& stats);
 

@@ -21,7 +21,7 @@ enum class Errc {
     cancelled,
     busy,           // held by another process (locks)
     external,       // an external tool (compiler, worker, server) failed
-    unavailable,    // something the work needs is missing: a tool (python, nvcc), the CUDA driver
+    unavailable,    // what the work needs is missing: a tool (python, nvcc), the CUDA driver, a field
 };
 
 const char* errc_name(Errc c);

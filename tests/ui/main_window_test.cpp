@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QTimer>
@@ -90,10 +91,23 @@ private slots:
         for (auto it = cats.begin(); it != cats.end(); ++it) {
             const auto c = kiln::inductor::category_from_name(it.key().toStdString());
             QVERIFY(c);
-            QCOMPARE(qint64(tree->byCategory[size_t(*c)].files), it.value().toObject()["files"].toInteger());
-            QCOMPARE(qint64(tree->byCategory[size_t(*c)].bytes), it.value().toObject()["bytes"].toInteger());
+            QCOMPARE(qint64(tree->stats[*c].files), it.value().toObject()["files"].toInteger());
+            QCOMPARE(qint64(tree->stats[*c].bytes), it.value().toObject()["bytes"].toInteger());
+            // The category rows the user sees hold exactly those files and bytes.
+            const QModelIndex row = categoryRow(w.browser(), *c);
+            QVERIFY(row.isValid());
+            const CacheNode& node = *w.browser()->model()->node(row);
+            QCOMPARE(qint64(node.files), it.value().toObject()["files"].toInteger());
+            QCOMPARE(qint64(node.bytes), it.value().toObject()["bytes"].toInteger());
         }
         QCOMPARE(qint64(tree->nodes[0].files), stats["total"].toObject()["files"].toInteger());
+        QCOMPARE(qint64(tree->nodes[0].bytes), stats["total"].toObject()["bytes"].toInteger());
+        // The same byte formatting as `kiln-cli stats` (decimal units): its total line's size.
+        const QString human = test::runCli({"stats", test::h100Root()});
+        const QString total = formatBytes(tree->stats.total_bytes);
+        QVERIFY2(human.contains(QRegularExpression("\\ntotal +1067 +" + QRegularExpression::escape(total) + "\\n")),
+                 qPrintable(total + " not in:\n" + human));
+        QVERIFY(w.statusPanel()->totalsText().contains(total));
         // What the user sees: 13 key dirs under fxgraph, 114 kernel dirs under triton_compiled.
         QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::fxgraph)), 13);
         QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::triton_compiled)), 114);

@@ -47,11 +47,11 @@ private slots:
         // files add up to 63,905,377, as `find -printf %s` and the scanner's own tests agree).
         QCOMPARE(tree->nodes[0].files, std::uint64_t(1067));
         QCOMPARE(tree->nodes[0].bytes, std::uint64_t(63905377));
-        QCOMPARE(tree->byCategory[size_t(Category::fxgraph)].files, std::uint64_t(13));
-        QCOMPARE(tree->byCategory[size_t(Category::aotautograd)].files, std::uint64_t(12));
-        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].files, std::uint64_t(905));
-        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].entries, std::uint64_t(114));
-        QCOMPARE(tree->fxgraphKeys, std::uint64_t(13));
+        QCOMPARE(tree->stats[Category::fxgraph].files, std::uint64_t(13));
+        QCOMPARE(tree->stats[Category::aotautograd].files, std::uint64_t(12));
+        QCOMPARE(tree->stats[Category::triton_compiled].files, std::uint64_t(905));
+        QCOMPARE(tree->stats[Category::triton_compiled].entries, std::uint64_t(114));
+        QCOMPARE(tree->stats.fxgraph_keys, std::uint64_t(13));
     }
 
     void cacheTreeModelAndProxyPassTheTester() {

@@ -3,10 +3,12 @@
 #include <QDateTime>
 #include <QLocale>
 
+#include "inductor/stats.hpp"
+
 namespace kiln::ui {
 
 QString formatBytes(std::uint64_t bytes) {
-    return QLocale::system().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeTraditionalFormat);
+    return QString::fromStdString(inductor::format_bytes(bytes));
 }
 
 CacheTreeModel::CacheTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
