@@ -7,9 +7,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include "autotune/session_log.hpp"
-#include "autotune/tune_report.hpp"
-#include "timings/session_log.hpp"
+#include "tuning/session_log.hpp"
+#include "tuning/tune_report.hpp"
+#include "timings/session_log_source.hpp"
 
 namespace kiln::ui {
 
@@ -81,7 +81,7 @@ QString LauncherController::start(const LaunchRequest& req) {
     if (req.cacheRoot.isEmpty()) return tr("no cache root to persist the results in");
 
     sessionLog_ = QString::fromStdString(
-        autotune::SessionLog::default_path(req.cacheRoot.toStdString(), op.toStdString()).string());
+        tuning::SessionLog::default_path(req.cacheRoot.toStdString(), op.toStdString()).string());
     QStringList args{QStringLiteral("autotune"), spec, QStringLiteral("--cache-dir"), req.cacheRoot,
                      QStringLiteral("--session-log"), sessionLog_, QStringLiteral("--json")};
     if (!req.devices.isEmpty()) args << QStringLiteral("--devices") << req.devices;
@@ -147,7 +147,7 @@ void LauncherController::onFinished(int exitCode, QProcess::ExitStatus status) {
         return;
     }
     // kiln-cli autotune --json: the core's TuneReport schema (autotune/tune_report.hpp).
-    auto report = autotune::tune_report_from_json(nlohmann::json::parse(stdout_.toStdString(), nullptr, false));
+    auto report = tuning::tune_report_from_json(nlohmann::json::parse(stdout_.toStdString(), nullptr, false));
     if (!report) {
         emit finished(false, QString::fromStdString(report.error().str()));
         return;

@@ -6,21 +6,21 @@
 #include <QDirIterator>
 #include <QFileInfo>
 
-#include "autotune/rebench.hpp"
+#include "tuning/rebench.hpp"
 #include "launcher_controller.hpp"
 #include "timings/kernel_files.hpp"
 
 namespace kiln::ui {
 
-QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
+QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
     // kiln-cli rebench --json: the core's RebenchReport schema (autotune/rebench.hpp).
     auto parsed = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
     if (parsed.is_discarded()) return QObject::tr("kiln-cli rebench printed no JSON");
-    auto report = autotune::rebench_report_from_json(parsed);
+    auto report = tuning::rebench_report_from_json(parsed);
     if (!report) return QString::fromStdString(report.error().str());
     for (const auto& d : report->devices) {
         const QString name = QString::fromStdString(d.device);
-        auto it = std::find_if(into.begin(), into.end(), [&](const RebenchDevice& r) { return r.device == name; });
+        auto it = std::find_if(into.begin(), into.end(), [&](const RebenchTimes& r) { return r.device == name; });
         if (it == into.end()) {
             into.push_back({name, {}, {}, -1, {}});
             it = into.end() - 1;
@@ -39,7 +39,7 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into) {
 
 QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) { return readStoredKernelTimes(cacheRoot).byKey; }
 
-double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<QString, double>& byKey,
+double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
                      const QMap<QString, double>& byName) {
     const QString key = d.kernelKey.value(kernel);
     if (key.size() >= 3) {
@@ -52,7 +52,7 @@ double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<Q
 
 QString RebenchController::loadResults(const QByteArray& json) {
     if (isRunning()) return tr("a benchmark is running");
-    QVector<RebenchDevice> loaded = results_;
+    QVector<RebenchTimes> loaded = results_;
     const QString err = parseRebenchJson(json, loaded);
     if (!err.isEmpty()) return err;
     if (loaded.isEmpty()) return tr("no devices in these results");

@@ -9,7 +9,7 @@
 
 namespace kiln::ui {
 
-struct RebenchDevice {
+struct RebenchTimes {
     QString device;
     QString status;     // "ok" or the failure kind
     QString reason;
@@ -20,7 +20,7 @@ struct RebenchDevice {
 
 // Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
 // error message, empty on success.
-QString parseRebenchJson(const QByteArray& json, QVector<RebenchDevice>& into);
+QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into);
 // The times of the .kernel_perf files of a cache root, read in one walk: by kernel name (their
 // sibling module's name) and by module key (the file name without .kernel_perf, for -k's keys).
 struct StoredKernelTimes {
@@ -31,7 +31,7 @@ QMap<QString, double> storedKernelTimes(const QString& cacheRoot);       // read
 QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot);  // readStoredKernelTimes().byKey
 // The stored time of a re-benchmarked kernel: by its module key (a prefix of the stored key), else
 // by name; < 0 when the cache holds none.
-double storedTimeFor(const RebenchDevice& d, const QString& kernel, const QMap<QString, double>& byKey,
+double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
                      const QMap<QString, double>& byName);
 
 class RebenchController : public QObject {
@@ -44,7 +44,7 @@ public:
     QString start(const QString& modulePath, const QString& devices, const QString& cliPath = {});
     void cancel();
     bool isRunning() const { return process_.state() != QProcess::NotRunning; }
-    const QVector<RebenchDevice>& results() const { return results_; }
+    const QVector<RebenchTimes>& results() const { return results_; }
     // Adds the results of a `kiln-cli rebench --json` run saved earlier (e.g. on a GPU machine);
     // returns an error message, empty on success.
     QString loadResults(const QByteArray& json);
@@ -61,7 +61,7 @@ private:
     QString cli_, module_, devices_;
     bool kernels_ = false;
     bool cancelled_ = false;
-    QVector<RebenchDevice> results_;
+    QVector<RebenchTimes> results_;
 };
 
 }  // namespace kiln::ui

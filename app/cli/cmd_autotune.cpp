@@ -9,8 +9,8 @@
 #include <iostream>
 #include <optional>
 
-#include "autotune/selector.hpp"
-#include "autotune/spec.hpp"
+#include "tuning/selector.hpp"
+#include "tuning/spec.hpp"
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
 #ifdef KILN_HAVE_REMOTE
@@ -20,7 +20,7 @@
 namespace kiln::cli {
 namespace {
 
-using namespace kiln::autotune;
+using namespace kiln::tuning;
 
 struct AutotuneArgs {
     std::string spec;
@@ -40,7 +40,7 @@ int run_autotune(const AutotuneArgs& a) {
     if (!spec.ok()) return fail(frontend::as_bad_input(spec.error()));  // the spec is the user's input
     TuneOptions o;
     if (!a.devices.empty()) {
-        auto d = parse_devices(a.devices);
+        auto d = worker::parse_devices(a.devices);
         if (!d.ok()) return fail(d.error());
         o.devices = *d;
     }

@@ -1,16 +1,16 @@
 // kiln-cli rebench MODULE.py: re-measure an Inductor output-code module (a cached compiled graph)
 // on each chosen device. This RUNS THE MODULE'S PYTHON CODE (python MODULE.py, or -k for each
-// kernel) inside one kiln-worker per device, with a Python that has torch (autotune/rebench.hpp).
+// kernel) inside one kiln-worker per device, with a Python that has torch (tuning/rebench.hpp).
 #include <cstdio>
 #include <iostream>
 
-#include "autotune/rebench.hpp"
+#include "tuning/rebench.hpp"
 #include "command_registry.hpp"
 
 namespace kiln::cli {
 namespace {
 
-using namespace kiln::autotune;
+using namespace kiln::tuning;
 
 struct RebenchArgs {
     RebenchOptions options;

@@ -9,7 +9,7 @@
 #include <exception>
 #include <string>
 
-#include "autotune/worker_loop.hpp"
+#include "worker/worker_loop.hpp"
 
 int main(int argc, char** argv) {
     int fd = -1;
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     ::dup2(2, 1);
     try {
-        return kiln::autotune::run_worker_loop(fd);
+        return kiln::worker::run_worker_loop(fd);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kiln-worker: internal error: %s\n", e.what());
         return 1;

@@ -2,26 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 
-#include "util/atomic_file.hpp"
 #include "cuda/nvcc.hpp"
+#include "util/atomic_file.hpp"
 #include "util/process.hpp"
 
 namespace kiln::codecache {
-
-std::string utc_now_iso8601() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 std::string compiler_version(const std::string& compiler, bool is_nvcc) {
     static std::mutex mutex;

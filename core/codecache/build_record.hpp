@@ -44,7 +44,4 @@ Result<std::vector<BuildRecord>> read_build_history(const std::filesystem::path&
 // The compiler's version line, queried once per compiler per process.
 std::string compiler_version(const std::string& compiler, bool is_nvcc);
 
-// Current UTC time as "2025-01-31T12:34:56Z".
-std::string utc_now_iso8601();
-
 }  // namespace kiln::codecache

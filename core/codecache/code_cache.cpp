@@ -13,6 +13,7 @@
 #include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/process.hpp"
+#include "util/utc_time.hpp"
 
 namespace kiln::codecache {
 namespace {
@@ -139,7 +140,7 @@ Result<CompileOutcome> CodeCache::compile(const CompileRequest& req) const {
     rec.compiler_version = compiler_version(argv.front(), req.lang == Lang::Cuda);
     rec.duration_s = duration;
     rec.exit_code = ran->exit_status;
-    rec.time = utc_now_iso8601();
+    rec.time = utc_now(UtcFormat::iso);
     rec.size = std::filesystem::file_size(out.output_path, ec);
     KILN_CHECK(write_build_record(out.output_path, rec));
     out.seconds = since(t0);

@@ -1,8 +1,10 @@
 #include "inductor/stats.hpp"
 
+#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <vector>
+
+#include "util/utc_time.hpp"
 
 namespace kiln::inductor {
 
@@ -62,12 +64,9 @@ std::string format_bytes(std::uint64_t bytes) {
 
 std::string format_time_utc(std::int64_t ns) {
     if (ns == 0) return "-";
-    std::time_t t = static_cast<std::time_t>(ns / 1000000000LL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return buf;
+    return format_utc(std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                          std::chrono::nanoseconds(ns))),
+                      UtcFormat::readable);
 }
 
 }  // namespace kiln::inductor

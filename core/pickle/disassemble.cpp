@@ -77,8 +77,8 @@ std::string format_arg(std::uint8_t code, ArgKind kind, const RawArg& a, std::ui
 
 const char* opcode_name(std::uint8_t code) { return op_info(code).name; }
 
-std::vector<Op> disassemble_prefix(std::string_view in, Error* error, const DisassembleOptions& options) {
-    std::vector<Op> ops;
+std::vector<DisassembledOp> disassemble_prefix(std::string_view in, Error* error, const DisassembleOptions& options) {
+    std::vector<DisassembledOp> ops;
     std::size_t pos = 0;
     int depth = 0;
     std::uint64_t memo_next = 0;
@@ -114,7 +114,7 @@ std::vector<Op> disassemble_prefix(std::string_view in, Error* error, const Disa
                 break;
             default: break;
         }
-        Op o;
+        DisassembledOp o;
         o.offset = at;
         o.code = code;
         o.name = info.name;
@@ -128,14 +128,14 @@ std::vector<Op> disassemble_prefix(std::string_view in, Error* error, const Disa
     }
 }
 
-Result<std::vector<Op>> disassemble(std::string_view bytes, const DisassembleOptions& options) {
+Result<std::vector<DisassembledOp>> disassemble(std::string_view bytes, const DisassembleOptions& options) {
     Error err;
     auto ops = disassemble_prefix(bytes, &err, options);
     if (!err.message.empty()) return err;
     return ops;
 }
 
-std::string format_op(const Op& op) {
+std::string format_op(const DisassembledOp& op) {
     char head[32];
     std::snprintf(head, sizeof head, "%5llu: ", static_cast<unsigned long long>(op.offset));
     std::string code;

@@ -9,7 +9,7 @@
 
 #include "util/python_json.hpp"
 #include "hash/sha256.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace kiln::remote {
 namespace {
@@ -72,13 +72,13 @@ std::string this_host() {
     return buf;
 }
 
-std::string shared_timings_key(std::string_view system_hash, const autotune::TimingKey& key) {
+std::string shared_timings_key(std::string_view system_hash, const tuning::TimingKey& key) {
     std::string digest = hash::sha256_hex(key.inputs_key + "\n" + key.precision).substr(0, 16);
     return std::string(kSharedTimingsPrefix) + std::string(system_hash) + ":" + key.op + ":" + digest;
 }
 
 Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::ordered_json& system,
-                                      const autotune::TimingKey& key, const autotune::ChoiceTimings& timings,
+                                      const tuning::TimingKey& key, const tuning::ChoiceTimings& timings,
                                       const std::string& host) {
     if (!system.is_object() || !system.contains("hash") || !system["hash"].is_string())
         return make_error(Errc::invalid_argument, "the system block has no \"hash\"", "publish timings");

@@ -1,5 +1,7 @@
 #include "remote/timing_share.hpp"
 
+#include "inductor/timing_cache_file.hpp"
+
 #include <stdlib.h>
 
 #include <fstream>
@@ -61,11 +63,11 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
     if (user_global_dir) {
         for (auto it = fs::directory_iterator(*user_global_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
             if (!it->is_regular_file()) continue;
-            KILN_TRY(auto mine, autotune::read_cache_file(it->path()));
+            KILN_TRY(auto mine, inductor::read_cache_file(it->path()));
             fs::path target = share.dir_ / it->path().filename();
             nlohmann::ordered_json merged = mine;
             if (fs::exists(target)) {
-                KILN_TRY(auto remote, autotune::read_cache_file(target));
+                KILN_TRY(auto remote, inductor::read_cache_file(target));
                 merge_missing_timings(merged, remote);
             }
             std::ofstream out(target, std::ios::binary | std::ios::trunc);
@@ -77,14 +79,14 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
     return share;
 }
 
-Result<PublishReport> TimingShare::publish(const autotune::TuneReport& report, const std::string& host) {
+Result<PublishReport> TimingShare::publish(const tuning::TuneReport& report, const std::string& host) {
     // A full hit (local or shared) measured nothing, and may have left no local file to read.
     if (report.cache_hit) return PublishReport{};
-    KILN_TRY(auto file, autotune::read_cache_file(report.cache_file));
+    KILN_TRY(auto file, inductor::read_cache_file(report.cache_file));
     if (!file.contains("system"))
         return make_error(Errc::not_found, "the timing cache has no system block", report.cache_file.string());
-    autotune::TimingKey key{report.op, report.inputs_key, report.precision};
-    autotune::ChoiceTimings timings;
+    tuning::TimingKey key{report.op, report.inputs_key, report.precision};
+    tuning::ChoiceTimings timings;
     if (file.contains("cache")) {
         const auto& c = file["cache"];
         if (c.contains(key.op) && c[key.op].contains(key.inputs_key) && c[key.op][key.inputs_key].contains(key.precision))

@@ -5,9 +5,9 @@
 
 #include "timings/kernel_files.hpp"
 #include "timings/mm_log.hpp"
-#include "timings/session_log.hpp"
+#include "timings/session_log_source.hpp"
 #include "timings/stderr_autotune.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 

@@ -14,7 +14,7 @@
 #include "autotune_compare_panel.hpp"
 #include "charts/compare_chart.hpp"
 #include "charts/compile_time_chart.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 #include "timings_compile_panel.hpp"
 #include "timings_panel.hpp"
 #include "ui_test_support.hpp"

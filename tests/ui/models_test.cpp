@@ -134,10 +134,10 @@ private slots:
         QAbstractItemModelTester t2(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setLines(lines);
         QCOMPARE(int(lines.size()), 5);
-        QCOMPARE(int(lines[1].kind), int(DiffLine::Kind::changed));
+        QCOMPARE(int(lines[1].kind), int(SideBySideLine::Kind::changed));
         QCOMPARE(lines[1].a, QStringLiteral("b"));
         QCOMPARE(lines[1].b, QStringLiteral("x"));
-        QCOMPARE(int(lines[4].kind), int(DiffLine::Kind::added));
+        QCOMPARE(int(lines[4].kind), int(SideBySideLine::Kind::added));
         QCOMPARE(lines[4].lineB, 5);
     }
 

@@ -15,7 +15,7 @@ class RebenchTest : public QObject {
     Q_OBJECT
 private slots:
     void parsesGraphThenKernels() {
-        QVector<RebenchDevice> r;
+        QVector<RebenchTimes> r;
         // The shape cmd_rebench.cpp prints: graph run, then -k run.
         QCOMPARE(parseRebenchJson(R"({"module": "/m.py", "devices": [
             {"device": "cuda:0", "status": "ok", "ms": 0.5, "timings": {"graph_ms": 0.5}},
@@ -69,7 +69,7 @@ private slots:
 
     void storedTimesMatchByModuleKey() {
         // A kernel whose -k key is a prefix of a fixture .kernel_perf's module key gets that time.
-        RebenchDevice d;
+        RebenchTimes d;
         d.kernelMs.insert(QStringLiteral("triton_"), 0.02);
         d.kernelKey.insert(QStringLiteral("triton_"), QStringLiteral("civajokybo"));
         const auto byKey = storedKernelTimesByKey(test::h100Root());

@@ -7,7 +7,7 @@ namespace kiln::ui {
 
 DiffLinesModel::DiffLinesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void DiffLinesModel::setLines(QVector<DiffLine> lines) {
+void DiffLinesModel::setLines(QVector<SideBySideLine> lines) {
     beginResetModel();
     lines_ = std::move(lines);
     endResetModel();
@@ -18,7 +18,7 @@ int DiffLinesModel::columnCount(const QModelIndex& parent) const { return parent
 
 QVariant DiffLinesModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-    const DiffLine& d = lines_[index.row()];
+    const SideBySideLine& d = lines_[index.row()];
     const bool sideA = index.column() <= TextAColumn;
     switch (role) {
     case Qt::DisplayRole:
@@ -32,11 +32,11 @@ QVariant DiffLinesModel::data(const QModelIndex& index, int role) const {
     case Qt::FontRole:
         return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     case Qt::BackgroundRole: {
-        const bool removedSide = sideA && (d.kind == DiffLine::Kind::removed || d.kind == DiffLine::Kind::changed);
-        const bool addedSide = !sideA && (d.kind == DiffLine::Kind::added || d.kind == DiffLine::Kind::changed);
+        const bool removedSide = sideA && (d.kind == SideBySideLine::Kind::removed || d.kind == SideBySideLine::Kind::changed);
+        const bool addedSide = !sideA && (d.kind == SideBySideLine::Kind::added || d.kind == SideBySideLine::Kind::changed);
         if (removedSide) return dark_ ? QColor(90, 30, 30) : QColor(255, 220, 220);
         if (addedSide) return dark_ ? QColor(30, 80, 40) : QColor(215, 250, 215);
-        if (d.kind != DiffLine::Kind::same) return dark_ ? QColor(60, 60, 60) : QColor(240, 240, 240);
+        if (d.kind != SideBySideLine::Kind::same) return dark_ ? QColor(60, 60, 60) : QColor(240, 240, 240);
         return {};
     }
     default:

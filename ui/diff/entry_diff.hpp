@@ -22,7 +22,7 @@ struct DiffOutcome {
     QVector<ComponentChange> changed;
     QStringList onlyA, onlyB;
     int same = 0;
-    QVector<DiffLine> gmLines;          // side by side; empty when gm did not change
+    QVector<SideBySideLine> gmLines;          // side by side; empty when gm did not change
     QString error;
 };
 

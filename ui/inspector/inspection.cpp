@@ -61,7 +61,7 @@ void loadEntry(const InspectRequest& req, Inspection& out, JobControl& ctl) {
     // The opcode listing reads the bytes again, without values; it also lists a broken pickle's prefix.
     Error disErr;
     auto ops = pickle::disassemble_prefix(buffer->bytes(), &disErr);
-    out.ops = std::make_shared<const std::vector<pickle::Op>>(std::move(ops));
+    out.ops = std::make_shared<const std::vector<pickle::DisassembledOp>>(std::move(ops));
     if (!disErr.message.empty()) out.opsError = QString::fromStdString(disErr.str());
     if (ctl.cancelled()) return;
     ctl.setProgress(3, 4);
@@ -91,8 +91,8 @@ void loadFile(const QString& path, Inspection& out) {
 
 }  // namespace
 
-QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QString* error) {
-    QVector<KeyComponent> out;
+QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error) {
+    QVector<KeyComponentRow> out;
     auto parsed = inductor::parse_debug_lines(lines);
     if (!parsed) {
         if (error) *error = QString::fromStdString(parsed.error().str());

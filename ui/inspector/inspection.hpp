@@ -19,13 +19,13 @@ namespace kiln::ui {
 class JobControl;
 
 // One component of a cache key (`_fx_graph_cache_debug_lines`, parsed by inductor/debug_lines.hpp).
-struct KeyComponent {
+struct KeyComponentRow {
     QString hash;
     QString name;
     QString value;  // may span lines (the graph code `gm`)
 };
 // Parses with the core; on a parse error returns nothing and sets *error.
-QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QString* error);
+QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error);
 
 struct InspectRequest {
     QString path;             // the file (or group dir) to inspect
@@ -46,9 +46,9 @@ struct Inspection {
     bool hasSource = false;
     QByteArray rawBytes;                        // non-pickles: the file's bytes (for text or hex)
     bool rawIsText = false;
-    std::shared_ptr<const std::vector<pickle::Op>> ops;  // pickles: the opcode listing
+    std::shared_ptr<const std::vector<pickle::DisassembledOp>> ops;  // pickles: the opcode listing
     QString opsError;
-    QVector<KeyComponent> components;
+    QVector<KeyComponentRow> components;
     QString keyDir;                             // the key dir whose guards apply (graph entries, key dirs)
     qint64 elapsedMs = 0;
 };

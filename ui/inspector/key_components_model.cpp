@@ -6,7 +6,7 @@ namespace kiln::ui {
 
 KeyComponentsModel::KeyComponentsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void KeyComponentsModel::setComponents(QVector<KeyComponent> components) {
+void KeyComponentsModel::setComponents(QVector<KeyComponentRow> components) {
     beginResetModel();
     rows_ = std::move(components);
     endResetModel();
@@ -17,7 +17,7 @@ int KeyComponentsModel::columnCount(const QModelIndex& parent) const { return pa
 
 QVariant KeyComponentsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-    const KeyComponent& c = rows_[index.row()];
+    const KeyComponentRow& c = rows_[index.row()];
     if (role == Qt::FontRole && index.column() != NameColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     if (role == Qt::ToolTipRole) return index.column() == ValueColumn ? c.value.left(20000) : QVariant();
     if (role != Qt::DisplayRole) return {};

@@ -13,13 +13,13 @@
 #include "redis_server.hpp"
 
 using namespace kiln::remote;
-using kiln::autotune::ChoiceTimings;
-using kiln::autotune::TimingKey;
+using kiln::tuning::ChoiceTimings;
+using kiln::tuning::TimingKey;
 
 namespace {
 
 nlohmann::ordered_json h100_system() {
-    return kiln::autotune::make_system(nlohmann::ordered_json::parse(
+    return kiln::inductor::make_system(nlohmann::ordered_json::parse(
         R"({"device": {"name": "NVIDIA H100 80GB HBM3"}, "version": {"cuda": "13.0", "triton": null}})")).system;
 }
 
@@ -65,7 +65,7 @@ TEST(SharedTimings, PublishMergesAndKeepsDisagreements) {
     EXPECT_TRUE(warnings.empty());
 
     // Another system (a CPU) gets its own key; a foreign value under the prefix is a warning.
-    ASSERT_TRUE(publish_timings(*c, kiln::autotune::cpu_system().system, kMm, {{"mm-ca", 1.5}}, "node-a"));
+    ASSERT_TRUE(publish_timings(*c, kiln::inductor::cpu_system().system, kMm, {{"mm-ca", 1.5}}, "node-a"));
     ASSERT_TRUE(c->set("kiln:timings:v1:junk", "not json"));
     warnings.clear();
     auto both = read_shared_timings(*c, &warnings);
@@ -91,7 +91,7 @@ TEST(SharedTimings, PullWritesAGlobalTimingCacheThatTheTimingCacheReads) {
 
     kiln::test::ScratchDir user_global("user-global");
     // The user's own global file for the same system: its value for mm-ca wins, mm-cb comes from Redis.
-    auto sys = kiln::autotune::make_system(h100_system());
+    auto sys = kiln::inductor::make_system(h100_system());
     nlohmann::ordered_json mine{{"system", sys.system}, {"cache", {{"mm", {{kMm.inputs_key, {{"highest", {{"mm-ca", 0.011}}}}}}}}}};
     {
         std::ofstream out(user_global.path() / sys.hash);
@@ -104,7 +104,7 @@ TEST(SharedTimings, PullWritesAGlobalTimingCacheThatTheTimingCacheReads) {
         EXPECT_EQ(share->pulled(), 1u);
         dir = share->global_dir();
         kiln::test::ScratchDir root("share-root");
-        kiln::autotune::TimingCache cache(root.path(), sys, dir);
+        kiln::tuning::TimingCache cache(root.path(), sys, dir);
         auto got = cache.lookup(kMm);
         ASSERT_TRUE(got) << got.error().str();
         EXPECT_EQ(got->at("mm-ca"), 0.011);

@@ -5,8 +5,8 @@
 
 #include "test_support.hpp"
 #include "timings/collect.hpp"
-#include "timings/session_log.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/session_log_source.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -98,8 +98,8 @@ TEST(Collect, JsonSchemaIsExactlyTheDocumentedOne) {
     EXPECT_TRUE(j["ops"][0]["choices"][1]["params"].is_object());
 }
 
-TEST(SessionLog, GroupsChoicesPerDeviceAndKeepsFailureReasons) {
-    // The events core/autotune's selector writes (session_start, worker_started, measurement, ...).
+TEST(SessionTimings, GroupsChoicesPerDeviceAndKeepsFailureReasons) {
+    // The events core/tuning's selector writes (session_start, worker_started, measurement, ...).
     std::string text =
         "{\"time\": \"t\", \"event\": \"session_start\", \"op\": \"kiln_add\", "
         "\"inputs_key\": \"[('cpu', 'torch.float32', 1024, 1, 0)]\", \"precision\": \"highest\", \"devices\": \"cpu\", \"choices\": 4}\n"

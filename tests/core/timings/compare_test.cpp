@@ -6,7 +6,7 @@
 #include "util/python_json.hpp"
 #include "test_support.hpp"
 #include "timings/compare.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;

@@ -8,7 +8,7 @@
 #include "test_support.hpp"
 #include "timings/mm_log.hpp"
 #include "timings/stderr_autotune.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
