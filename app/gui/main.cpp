@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "app/screenshot_tour.hpp"
-#include "main_window.hpp"
-#include "timings_install.hpp"
+#include "shell/screenshot_tour.hpp"
+#include "shell/main_window.hpp"
+#include "tuning/timings_install.hpp"
 #include "version_info.hpp"
 #ifdef KILN_HAVE_REMOTE
-#include "remote_install.hpp"
+#include "remote/remote_install.hpp"
 #endif
 
 namespace {

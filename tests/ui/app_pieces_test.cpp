@@ -7,9 +7,9 @@
 #include <QTextDocument>
 #include <QtGlobal>
 
-#include "app/about_dialog.hpp"
-#include "app/root_resolver.hpp"
-#include "app/settings.hpp"
+#include "shell/about_dialog.hpp"
+#include "shell/root_resolver.hpp"
+#include "shell/settings.hpp"
 #include "source/code_view.hpp"
 #include "source/syntax_highlighter.hpp"
 #include "ui_test_support.hpp"

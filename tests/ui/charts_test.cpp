@@ -10,13 +10,13 @@
 #include <qcustomplot.h>
 
 #include "util/python_json.hpp"
-#include "autotune_compare_model.hpp"
-#include "autotune_compare_panel.hpp"
+#include "tuning/autotune_compare_model.hpp"
+#include "tuning/autotune_compare_panel.hpp"
 #include "charts/compare_chart.hpp"
 #include "charts/compile_time_chart.hpp"
 #include "timings/timing_cache_source.hpp"
-#include "timings_compile_panel.hpp"
-#include "timings_panel.hpp"
+#include "tuning/timings_compile_panel.hpp"
+#include "tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -14,8 +14,8 @@
 #include <set>
 
 #include "charts/choice_bar_chart.hpp"
-#include "launcher_controller.hpp"
-#include "launcher_dialog.hpp"
+#include "runs/launcher_controller.hpp"
+#include "runs/launcher_dialog.hpp"
 #include "timings/collect.hpp"
 #include "ui_test_support.hpp"
 

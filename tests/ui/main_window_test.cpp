@@ -18,7 +18,7 @@
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
-#include "main_window.hpp"
+#include "shell/main_window.hpp"
 #include "status/status_panel.hpp"
 #include "ui_test_support.hpp"
 

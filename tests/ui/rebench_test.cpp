@@ -5,8 +5,8 @@
 #include <QTest>
 #include <qcustomplot.h>
 
-#include "rebench_controller.hpp"
-#include "rebench_dialog.hpp"
+#include "runs/rebench_controller.hpp"
+#include "runs/rebench_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -17,9 +17,9 @@
 
 #include <map>
 
-#include "autotune_table_model.hpp"
+#include "tuning/autotune_table_model.hpp"
 #include "charts/choice_bar_chart.hpp"
-#include "timings_panel.hpp"
+#include "tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -13,7 +13,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "app/palette.hpp"
+#include "shell/palette.hpp"
 #include "diff/diff_lines_model.hpp"
 #include "jobs/job_runner.hpp"
 

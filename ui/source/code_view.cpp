@@ -6,7 +6,7 @@
 #include <QPainter>
 #include <QTextBlock>
 
-#include "app/palette.hpp"
+#include "shell/palette.hpp"
 
 namespace kiln::ui {
 
