@@ -21,7 +21,7 @@ void print_human(const RebenchReport& report) {
     std::printf("%s (torch %s)\n", report.module.c_str(), report.torch.c_str());
     for (const auto& r : report.devices) {
         if (!r.ok()) {
-            std::printf("  %-8s %s: %s\n", r.device.c_str(), r.status.c_str(), r.reason.c_str());
+            std::printf("  %-8s %s: %s\n", r.device.c_str(), worker::bench_status_name(r.status), r.reason.c_str());
             continue;
         }
         if (r.timings.contains("graph_ms")) {

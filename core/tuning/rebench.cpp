@@ -96,7 +96,7 @@ Result<RebenchReport> rebench_report_from_json(const nlohmann::json& j) {
         for (const auto& d : j["devices"]) {
             RebenchDevice dev;
             dev.device = d.value("device", "");
-            dev.status = d.value("status", "error");
+            dev.status = d.value("status", worker::BenchStatus::error);
             dev.ms = d.value("ms", 0.0);
             dev.timings = d.value("timings", nlohmann::json::object());
             dev.reason = d.value("reason", "");

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/result.hpp"
+#include "worker/protocol.hpp"
 
 namespace kiln::tuning {
 
@@ -22,11 +23,11 @@ struct RebenchOptions {
 
 struct RebenchDevice {
     std::string device;
-    std::string status = "ok";  // or the failure kind (error, timeout, crash)
+    worker::BenchStatus status = worker::BenchStatus::ok;
     double ms = 0;              // the graph's time, or the sum of the kernels'
     nlohmann::json timings;     // {"graph_ms"} or {"kernels": [{"name", "key", "ms", "gb_per_s", ...}]}
     std::string reason;         // why it failed
-    bool ok() const { return status == "ok"; }
+    bool ok() const { return status == worker::BenchStatus::ok; }
 };
 
 struct RebenchReport {

@@ -32,6 +32,31 @@ nlohmann::ordered_json choice_json(const ChoiceReport& c) {
 
 }  // namespace
 
+const char* choice_status_name(ChoiceStatus s) {
+    switch (s) {
+        case ChoiceStatus::ok: return "ok";
+        case ChoiceStatus::error: return "error";
+        case ChoiceStatus::mismatch: return "mismatch";
+        case ChoiceStatus::timeout: return "timeout";
+        case ChoiceStatus::crash: return "crash";
+        case ChoiceStatus::compile_error: return "compile_error";
+        case ChoiceStatus::cached: return "cached";
+        case ChoiceStatus::skipped: return "skipped";
+    }
+    return "error";
+}
+
+ChoiceStatus choice_status(worker::BenchStatus s) {
+    switch (s) {
+        case worker::BenchStatus::ok: return ChoiceStatus::ok;
+        case worker::BenchStatus::error: return ChoiceStatus::error;
+        case worker::BenchStatus::mismatch: return ChoiceStatus::mismatch;
+        case worker::BenchStatus::timeout: return ChoiceStatus::timeout;
+        case worker::BenchStatus::crash: return ChoiceStatus::crash;
+    }
+    return ChoiceStatus::error;
+}
+
 nlohmann::ordered_json to_json(const TuneReport& r) {
     nlohmann::ordered_json j;
     j["op"] = r.op;
@@ -45,7 +70,7 @@ nlohmann::ordered_json to_json(const TuneReport& r) {
     for (const auto& c : r.choices) {
         timings[c.key] = std::isfinite(c.ms) ? nlohmann::ordered_json(c.ms) : nlohmann::ordered_json();
         choices[c.key] = choice_json(c);
-        if (!std::isfinite(c.ms)) failures[c.key] = c.reason.empty() ? c.status : c.reason;
+        if (!std::isfinite(c.ms)) failures[c.key] = c.reason.empty() ? choice_status_name(c.status) : c.reason;
     }
     j["timings"] = std::move(timings);
     j["choices"] = std::move(choices);
@@ -86,7 +111,7 @@ Result<TuneReport> tune_report_from_json(const nlohmann::json& j) {
             c.key = key;
             c.id = info.value("id", "");
             if (info.contains("params")) c.params = info["params"].get<Bindings>();
-            c.status = info.value("status", "ok");
+            c.status = info.value("status", ChoiceStatus::ok);
             c.device = info.value("device", "");
             c.is_reference = info.value("reference", false);
             c.compile_seconds = info.value("compile_seconds", 0.0);
@@ -125,7 +150,8 @@ std::string format_autotune_table(const TuneReport& rep, const TuningSpec& spec,
         else std::snprintf(pct, sizeof pct, "0.0%%");
         out += "  " + c->id + " " + fmt_ms(c->ms) + " ms " + pct + " " + c->name;
         if (!c->device.empty() && rep.device.find(',') != std::string::npos) out += " [" + c->device + "]";
-        if (c->status != "ok" && c->status != "cached") out += " (" + c->status + ")";
+        if (c->status != ChoiceStatus::ok && c->status != ChoiceStatus::cached)
+            out.append(" (").append(choice_status_name(c->status)).append(")");
         out += "\n";
     }
     char tail[200];

@@ -1,6 +1,7 @@
 #pragma once
 // What a tuning session found (TuneReport, one ChoiceReport per choice), its JSON (the schema of
 // `kiln-cli autotune --json`, read back by the GUI's launcher) and Inductor's AUTOTUNE table.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,6 +14,25 @@
 
 namespace kiln::tuning {
 
+// Where a choice stands after a session: how its benchmark ended (the worker's BenchStatus), or
+// why it was not benchmarked. JSON: the names ("ok", "compile_error", ...).
+enum class ChoiceStatus : std::uint8_t {
+    ok,
+    error,
+    mismatch,
+    timeout,
+    crash,
+    compile_error,  // its source did not compile
+    cached,         // its time came from the timing cache
+    skipped,        // the strategy's time budget ran out before it
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(ChoiceStatus, {{ChoiceStatus::error, "error"}, {ChoiceStatus::ok, "ok"},
+                                            {ChoiceStatus::mismatch, "mismatch"}, {ChoiceStatus::timeout, "timeout"},
+                                            {ChoiceStatus::crash, "crash"}, {ChoiceStatus::compile_error, "compile_error"},
+                                            {ChoiceStatus::cached, "cached"}, {ChoiceStatus::skipped, "skipped"}})
+const char* choice_status_name(ChoiceStatus s);
+ChoiceStatus choice_status(worker::BenchStatus s);
+
 struct ChoiceReport {
     std::string id;    // "<op>_<n>", n = position in the enumeration (0 = the reference)
     std::string key;   // the timing cache's choice key: <op>-<code hash>
@@ -21,7 +41,7 @@ struct ChoiceReport {
     bool is_reference = false;
     bool from_cache = false;
     double ms = 0;                // +inf when it failed
-    std::string status = "ok";    // ok | error | mismatch | timeout | crash | compile_error | cached | skipped
+    ChoiceStatus status = ChoiceStatus::ok;
     std::string reason;
     std::string device;
     double compile_seconds = 0;

@@ -104,7 +104,7 @@ Result<std::byte*> CudaBench::host_pinned(std::size_t bytes) {
 
 BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
                                const std::vector<std::byte>& out_init, std::span<const std::byte>& output) {
-    auto fail = [](const Error& e) { return BenchmarkResult::failure("error", e.str()); };
+    auto fail = [](const Error& e) { return BenchmarkResult::failure(BenchStatus::error, e.str()); };
     // Where the time goes, for the overhead benchmark: each phase's wall time in ms.
     nlohmann::json phases = nlohmann::json::object();
     auto mark = Clock::now();
@@ -142,7 +142,7 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     auto q = call_with_u64_args(fn, query);
     if (!q.ok()) return fail(q.error());
     if (static_cast<int>(*q) != 0)
-        return BenchmarkResult::failure("error", "workspace query returned " + std::to_string(static_cast<int>(*q)));
+        return BenchmarkResult::failure(BenchStatus::error, "workspace query returned " + std::to_string(static_cast<int>(*q)));
     cuda::CUdeviceptr wsp = 0;
     if (ws > 0) {
         auto w = scratch(ws, workspace_, workspace_bytes_);
@@ -165,7 +165,7 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     auto k0 = Clock::now();  // the first run is the kernel's time too (its module loads lazily here)
     launch();
     if (auto st = sync("first run"); !st.ok()) return fail(st.error());
-    if (launch_error) return BenchmarkResult::failure("error", "kernel returned CUDA error " + std::to_string(launch_error));
+    if (launch_error) return BenchmarkResult::failure(BenchStatus::error, "kernel returned CUDA error " + std::to_string(launch_error));
     lap("first_run");
     auto d2h = Clock::now();
     if (auto st = check(api_->cuMemcpyDtoHAsync(*pinned, *out, out_init.size(), stream_), "cuMemcpyDtoHAsync(output)"); !st.ok())
@@ -199,7 +199,7 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
         api_->cuEventRecord(ends_[static_cast<size_t>(i)], stream_);
     }
     if (auto st = sync("timed runs"); !st.ok()) return fail(st.error());
-    if (launch_error) return BenchmarkResult::failure("error", "kernel returned CUDA error " + std::to_string(launch_error));
+    if (launch_error) return BenchmarkResult::failure(BenchStatus::error, "kernel returned CUDA error " + std::to_string(launch_error));
     lap("warmup_and_timed");
     std::vector<double> samples;
     samples.reserve(static_cast<size_t>(n_rep));

@@ -95,7 +95,7 @@ BenchmarkResult Executor::run(const BenchmarkRequest& req) {
         case RequestKind::cpp: r = run_cpp(req); break;
         case RequestKind::cuda: r = run_cuda(req); break;
         case RequestKind::inductor_module: r = run_inductor_module(req); break;
-        default: r = BenchmarkResult::failure("error", std::string("not a benchmark request: ") + request_kind_name(req.kind));
+        default: r = BenchmarkResult::failure(BenchStatus::error, std::string("not a benchmark request: ") + request_kind_name(req.kind));
     }
     if (!r.ok()) r.ms = std::numeric_limits<double>::infinity();
     r.worker_pid = static_cast<int>(::getpid());
@@ -121,7 +121,7 @@ BenchmarkResult Executor::run_test(const BenchmarkRequest& req) {
         r.kernel_seconds = req.test_sleep_ms / 1000.0;
         return r;
     }
-    if (m == "error") return BenchmarkResult::failure("error", "Failed to run (test request)");
+    if (m == "error") return BenchmarkResult::failure(BenchStatus::error, "Failed to run (test request)");
     if (m == "segfault") {
         std::signal(SIGSEGV, SIG_DFL);
         std::raise(SIGSEGV);
@@ -129,7 +129,7 @@ BenchmarkResult Executor::run_test(const BenchmarkRequest& req) {
     if (m == "abort") std::abort();
     if (m == "hang")
         for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-    return BenchmarkResult::failure("error", "unknown test mode '" + m + "'");
+    return BenchmarkResult::failure(BenchStatus::error, "unknown test mode '" + m + "'");
 }
 
 Result<std::shared_ptr<codecache::Library>> Executor::library(const std::string& path) {
@@ -184,13 +184,13 @@ static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, s
                                     Result<const std::vector<std::byte>*> (Executor::*reference)(const std::string&, std::size_t)) {
     if (!req.save_output_path.empty()) {
         auto st = write_atomic(req.save_output_path, std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
-        if (!st.ok()) return BenchmarkResult::failure("error", "cannot save the reference output: " + st.error().str());
+        if (!st.ok()) return BenchmarkResult::failure(BenchStatus::error, "cannot save the reference output: " + st.error().str());
     }
     if (!req.reference_output_path.empty()) {
         auto ref = (ex.*reference)(req.reference_output_path, out.size());
-        if (!ref.ok()) return BenchmarkResult::failure("error", ref.error().str());
+        if (!ref.ok()) return BenchmarkResult::failure(BenchStatus::error, ref.error().str());
         std::string diff = compare_storage(req.output, out.data(), (*ref)->data(), req.tolerance);
-        if (!diff.empty()) return BenchmarkResult::failure("mismatch", "mismatch: " + diff);
+        if (!diff.empty()) return BenchmarkResult::failure(BenchStatus::mismatch, "mismatch: " + diff);
     }
     return {};
 }
@@ -202,9 +202,9 @@ BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {
         return warmed_up();
     }
     auto lib = library(req.library_path);
-    if (!lib.ok()) return BenchmarkResult::failure("error", lib.error().str());
+    if (!lib.ok()) return BenchmarkResult::failure(BenchStatus::error, lib.error().str());
     auto sym = (*lib)->raw_symbol(req.kernel_name);
-    if (!sym.ok()) return BenchmarkResult::failure("error", sym.error().str());
+    if (!sym.ok()) return BenchmarkResult::failure(BenchStatus::error, sym.error().str());
 
     std::vector<std::uint64_t> args;
     for (size_t i = 0; i < req.inputs.size(); ++i) {
@@ -223,7 +223,7 @@ BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {
         (void)call_with_u64_args(*sym, args);
         return std::chrono::duration<double, std::milli>(Clock::now() - a).count();
     };
-    if (args.size() > 24) return BenchmarkResult::failure("error", "kernel takes more than 24 arguments");
+    if (args.size() > 24) return BenchmarkResult::failure(BenchStatus::error, "kernel takes more than 24 arguments");
     auto k0 = Clock::now();
     double first = once();
     auto v0 = Clock::now();
@@ -255,21 +255,21 @@ BenchmarkResult Executor::run_cuda(const BenchmarkRequest& req) {
     auto& slot = cuda_[req.device_ordinal];
     if (!slot) {
         auto made = CudaBench::create(req.device_ordinal);
-        if (!made.ok()) return BenchmarkResult::failure("error", made.error().str());
+        if (!made.ok()) return BenchmarkResult::failure(BenchStatus::error, made.error().str());
         slot = std::move(*made);
     }
     if (req.warmup_only) {
         std::vector<const std::vector<std::byte>*> inputs;
         for (size_t i = 0; i < req.inputs.size(); ++i) inputs.push_back(&host_input(req.inputs[i], req.seed + i));
         if (auto st = slot->prepare(req, inputs, host_output_init(req.output, req.seed + 1000003)); !st.ok())
-            return BenchmarkResult::failure("error", st.error().str());
+            return BenchmarkResult::failure(BenchStatus::error, st.error().str());
         return warmed_up();
     }
     auto l0 = Clock::now();
     auto lib = library(req.library_path);
-    if (!lib.ok()) return BenchmarkResult::failure("error", lib.error().str());
+    if (!lib.ok()) return BenchmarkResult::failure(BenchStatus::error, lib.error().str());
     auto sym = (*lib)->raw_symbol(req.kernel_name);
-    if (!sym.ok()) return BenchmarkResult::failure("error", sym.error().str());
+    if (!sym.ok()) return BenchmarkResult::failure(BenchStatus::error, sym.error().str());
     double library_ms = std::chrono::duration<double, std::milli>(Clock::now() - l0).count();
     std::vector<const std::vector<std::byte>*> inputs;
     for (size_t i = 0; i < req.inputs.size(); ++i) inputs.push_back(&host_input(req.inputs[i], req.seed + i));

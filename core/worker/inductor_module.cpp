@@ -102,18 +102,18 @@ void name_kernels(nlohmann::json& parsed, const std::filesystem::path& cache_roo
 
 BenchmarkResult run_inductor_module(const BenchmarkRequest& req) {
     if (!std::filesystem::is_regular_file(req.module_path))
-        return BenchmarkResult::failure("error", "no such module: " + req.module_path);
+        return BenchmarkResult::failure(BenchStatus::error, "no such module: " + req.module_path);
     ProcessOptions o;
     o.argv = {req.python.empty() ? "python3" : req.python, req.module_path};
     if (req.per_kernel) o.argv.push_back("-k");
     if (!req.cache_root.empty()) o.env["TORCHINDUCTOR_CACHE_DIR"] = req.cache_root;
     auto r = run_process(o, {.timeout = std::chrono::milliseconds(static_cast<long long>(req.module_timeout_s * 1000))});
-    if (!r.ok()) return BenchmarkResult::failure("error", r.error().str());
-    if (r->timed_out) return BenchmarkResult::failure("timeout", "module timed out after " + std::to_string(req.module_timeout_s) + " s");
+    if (!r.ok()) return BenchmarkResult::failure(BenchStatus::error, r.error().str());
+    if (r->timed_out) return BenchmarkResult::failure(BenchStatus::timeout, "module timed out after " + std::to_string(req.module_timeout_s) + " s");
     if (r->exit_status != 0)
-        return BenchmarkResult::failure("error", "module " + describe_wait_status(r->wait_status) + ": " + tail(r->err));
+        return BenchmarkResult::failure(BenchStatus::error, "module " + describe_wait_status(r->wait_status) + ": " + tail(r->err));
     auto parsed = parse_module_output(r->out, req.per_kernel);
-    if (!parsed.ok()) return BenchmarkResult::failure("error", parsed.error().str());
+    if (!parsed.ok()) return BenchmarkResult::failure(BenchStatus::error, parsed.error().str());
     name_kernels(*parsed, req.cache_root);
     BenchmarkResult res;
     res.details = *parsed;

@@ -40,9 +40,20 @@ TimingStats summarize(std::vector<double> s) {
     return t;
 }
 
-BenchmarkResult BenchmarkResult::failure(std::string status, std::string reason) {
+const char* bench_status_name(BenchStatus s) {
+    switch (s) {
+        case BenchStatus::ok: return "ok";
+        case BenchStatus::error: return "error";
+        case BenchStatus::mismatch: return "mismatch";
+        case BenchStatus::timeout: return "timeout";
+        case BenchStatus::crash: return "crash";
+    }
+    return "error";
+}
+
+BenchmarkResult BenchmarkResult::failure(BenchStatus status, std::string reason) {
     BenchmarkResult r;
-    r.status = std::move(status);
+    r.status = status;
     r.reason = std::move(reason);
     return r;
 }
@@ -163,7 +174,7 @@ nlohmann::json to_json(const BenchmarkResult& r) {
 BenchmarkResult result_from_json(const nlohmann::json& j) {
     BenchmarkResult r;
     try {
-        r.status = j.value("status", "error");
+        r.status = j.value("status", BenchStatus::error);
         r.ms = j.value("ms", r.ms);
         if (j.contains("stats")) r.stats = timing_stats_from_json(j["stats"]);
         r.reason = j.value("reason", "");
@@ -174,7 +185,7 @@ BenchmarkResult result_from_json(const nlohmann::json& j) {
         r.worker_pid = j.value("worker_pid", 0);
         r.device = j.value("device", "");
     } catch (const nlohmann::json::exception& e) {
-        return BenchmarkResult::failure("error", std::string("bad result message: ") + e.what());
+        return BenchmarkResult::failure(BenchStatus::error, std::string("bad result message: ") + e.what());
     }
     if (!r.ok()) r.ms = std::numeric_limits<double>::infinity();
     return r;

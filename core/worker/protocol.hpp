@@ -69,8 +69,21 @@ struct TimingStats {
 };
 TimingStats summarize(std::vector<double> samples_ms);
 
+// How one benchmark ended. JSON: the names, "ok", "error", ...; an unknown name reads as error.
+enum class BenchStatus : std::uint8_t {
+    ok,
+    error,     // it did not run: no library or symbol, a bad request, the kernel reported an error
+    mismatch,  // its output differs from the reference choice's beyond the tolerance
+    timeout,   // no result in time: the worker was stopped
+    crash,     // the worker died (a signal, an exit) while running it
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(BenchStatus, {{BenchStatus::error, "error"}, {BenchStatus::ok, "ok"},
+                                           {BenchStatus::mismatch, "mismatch"}, {BenchStatus::timeout, "timeout"},
+                                           {BenchStatus::crash, "crash"}})
+const char* bench_status_name(BenchStatus s);
+
 struct BenchmarkResult {
-    std::string status = "ok";  // ok | error | mismatch | timeout | crash
+    BenchStatus status = BenchStatus::ok;
     double ms = std::numeric_limits<double>::infinity();
     TimingStats stats;
     std::string reason;
@@ -82,8 +95,8 @@ struct BenchmarkResult {
     int worker_pid = 0;
     std::string device;
 
-    bool ok() const { return status == "ok"; }
-    static BenchmarkResult failure(std::string status, std::string reason);
+    bool ok() const { return status == BenchStatus::ok; }
+    static BenchmarkResult failure(BenchStatus status, std::string reason);
 };
 
 nlohmann::json to_json(const BenchmarkRequest& r);

@@ -76,7 +76,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
         auto t0 = std::chrono::steady_clock::now();
         BenchmarkResult r = slot.process->benchmark(w);
         warmup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (!r.ok()) warmup_error = r.status + ": " + r.reason;
+        if (!r.ok()) warmup_error = std::string(bench_status_name(r.status)) + ": " + r.reason;
     }
     {
         std::lock_guard lk(slot.info_mutex);
@@ -133,7 +133,7 @@ std::vector<BenchmarkResult> TuningProcessPool::benchmark(const std::vector<Benc
     batch->on_result = on_result;
     if (requests.empty()) return {};
     if (slots_.empty()) {
-        for (auto& r : batch->results) r = BenchmarkResult::failure("error", "tuning pool is not started");
+        for (auto& r : batch->results) r = BenchmarkResult::failure(BenchStatus::error, "tuning pool is not started");
         return batch->results;
     }
     {

@@ -117,7 +117,7 @@ void TuningProcess::stop() {
 
 BenchmarkResult TuningProcess::benchmark(const BenchmarkRequest& req) {
     if (!valid()) {
-        if (auto st = start(); !st.ok()) return BenchmarkResult::failure("crash", st.error().str());
+        if (auto st = start(); !st.ok()) return BenchmarkResult::failure(BenchStatus::crash, st.error().str());
     }
     pid_t pid = pid_;
     auto reply = exchange(to_json(req), config_.timeouts.result);
@@ -131,18 +131,18 @@ BenchmarkResult TuningProcess::benchmark(const BenchmarkRequest& req) {
         auto secs = std::chrono::duration<double>(config_.timeouts.result).count();
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.3g", secs);
-        BenchmarkResult r = BenchmarkResult::failure("timeout", std::string("timeout: no result within ") + buf + " s; worker stopped");
+        BenchmarkResult r = BenchmarkResult::failure(BenchStatus::timeout, std::string("timeout: no result within ") + buf + " s; worker stopped");
         r.worker_pid = pid;
         return r;
     }
     if (reply.error().code == Errc::cancelled) {
-        BenchmarkResult r = BenchmarkResult::failure("crash", "crash: worker " + reap_after_eof());
+        BenchmarkResult r = BenchmarkResult::failure(BenchStatus::crash, "crash: worker " + reap_after_eof());
         r.worker_pid = pid;
         return r;
     }
     std::string why = reply.error().str();
     stop();
-    BenchmarkResult r = BenchmarkResult::failure("crash", "crash: broken channel to the worker: " + why);
+    BenchmarkResult r = BenchmarkResult::failure(BenchStatus::crash, "crash: broken channel to the worker: " + why);
     r.worker_pid = pid;
     return r;
 }

@@ -22,7 +22,7 @@ int run_worker_loop(int fd) {
         nlohmann::json reply;
         auto req = request_from_json(*msg);
         if (!req.ok()) {
-            reply = to_json(BenchmarkResult::failure("error", req.error().str()));
+            reply = to_json(BenchmarkResult::failure(BenchStatus::error, req.error().str()));
         } else if (req->kind == RequestKind::shutdown) {
             return 0;
         } else if (req->kind == RequestKind::ping) {
@@ -31,7 +31,7 @@ int run_worker_loop(int fd) {
             try {
                 reply = to_json(executor.run(*req));
             } catch (const std::exception& e) {
-                reply = to_json(BenchmarkResult::failure("error", std::string("exception in worker: ") + e.what()));
+                reply = to_json(BenchmarkResult::failure(BenchStatus::error, std::string("exception in worker: ") + e.what()));
             }
         }
         if (!write_message(fd, reply).ok()) return 1;

@@ -21,10 +21,11 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
         const QString name = QString::fromStdString(d.device);
         auto it = std::find_if(into.begin(), into.end(), [&](const RebenchTimes& r) { return r.device == name; });
         if (it == into.end()) {
-            into.push_back({name, {}, {}, -1, {}});
+            into.push_back(RebenchTimes{.device = name});
             it = into.end() - 1;
         }
-        it->status = QString::fromStdString(d.status);
+        it->status = QString::fromUtf8(worker::bench_status_name(d.status));
+        it->ok = d.ok();
         it->reason = QString::fromStdString(d.reason);
         if (d.timings.contains("graph_ms")) it->graphMs = d.ms;
         for (const auto& k : d.timings.value("kernels", nlohmann::json::array())) {

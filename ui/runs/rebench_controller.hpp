@@ -12,7 +12,8 @@ namespace kiln::ui {
 
 struct RebenchTimes {
     QString device;
-    QString status;     // "ok" or the failure kind
+    bool ok = false;
+    QString status;     // "ok" or the failure kind (worker::BenchStatus's name)
     QString reason;
     double graphMs = -1;                  // < 0: not measured
     QMap<QString, double> kernelMs;       // kernel name -> ms

@@ -57,7 +57,7 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
         run_->setEnabled(true);
         QStringList failures;
         for (const auto& d : controller_->results())
-            if (d.status != QLatin1String("ok")) failures << QStringLiteral("%1: %2 %3").arg(d.device, d.status, d.reason);
+            if (!d.ok) failures << QStringLiteral("%1: %2 %3").arg(d.device, d.status, d.reason);
         status_->setText((ok ? tr("Done.") : tr("Failed: %1").arg(msg)) + (failures.isEmpty() ? QString() : QLatin1Char('\n') + failures.join(QLatin1Char('\n'))));
         showResults();
     });

@@ -77,7 +77,7 @@ TEST(Selector, CpuExamplesTuneEndToEndPersistAndThenHitTheCache) {
         EXPECT_FALSE(first->cache_hit);
         ASSERT_FALSE(first->best.empty());
         for (const auto& c : first->choices) {
-            EXPECT_EQ(c.status, "ok") << c.name << ": " << c.reason;
+            EXPECT_EQ(c.status, ChoiceStatus::ok) << c.name << ": " << c.reason;
             EXPECT_GT(c.ms, 0);
             EXPECT_TRUE(std::isfinite(c.ms));
             EXPECT_EQ(c.device, "cpu");
@@ -115,14 +115,14 @@ TEST(Selector, BadChoicesScoreInfinityWithTheirReasons) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 60s);
     std::map<std::int64_t, const ChoiceReport*> by_mode;
     for (const auto& c : rep->choices) by_mode[c.params.at("MODE")] = &c;
-    EXPECT_EQ(by_mode[0]->status, "ok");
-    EXPECT_EQ(by_mode[5]->status, "ok");
-    EXPECT_EQ(by_mode[1]->status, "crash");
+    EXPECT_EQ(by_mode[0]->status, ChoiceStatus::ok);
+    EXPECT_EQ(by_mode[5]->status, ChoiceStatus::ok);
+    EXPECT_EQ(by_mode[1]->status, ChoiceStatus::crash);
     EXPECT_NE(by_mode[1]->reason.find("SIGSEGV"), std::string::npos) << by_mode[1]->reason;
-    EXPECT_EQ(by_mode[2]->status, "crash");
+    EXPECT_EQ(by_mode[2]->status, ChoiceStatus::crash);
     EXPECT_NE(by_mode[2]->reason.find("SIGABRT"), std::string::npos) << by_mode[2]->reason;
-    EXPECT_EQ(by_mode[3]->status, "timeout");
-    EXPECT_EQ(by_mode[4]->status, "mismatch");
+    EXPECT_EQ(by_mode[3]->status, ChoiceStatus::timeout);
+    EXPECT_EQ(by_mode[4]->status, ChoiceStatus::mismatch);
     EXPECT_NE(by_mode[4]->reason.find("mismatch"), std::string::npos);
     for (int m : {1, 2, 3, 4}) EXPECT_TRUE(std::isinf(by_mode[m]->ms)) << m;
     std::set<std::string> best_ok{by_mode[0]->key, by_mode[5]->key};
@@ -140,7 +140,7 @@ TEST(Selector, InProcessGivesTheSameWinnerShape) {
     auto rep = tune(spec, o);
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     EXPECT_TRUE(rep->workers.empty());
-    for (const auto& c : rep->choices) EXPECT_EQ(c.status, "ok") << c.reason;
+    for (const auto& c : rep->choices) EXPECT_EQ(c.status, ChoiceStatus::ok) << c.reason;
     EXPECT_NE(format_autotune_table(*rep, spec).find("SingleProcess AUTOTUNE"), std::string::npos);
 }
 
@@ -182,8 +182,8 @@ extern "C" void slow(const float* x, float* y, std::int64_t n) {
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     int ok = 0, skipped = 0;
     for (const auto& c : rep->choices) {
-        if (c.status == "ok") ++ok;
-        if (c.status == "skipped") {
+        if (c.status == ChoiceStatus::ok) ++ok;
+        if (c.status == ChoiceStatus::skipped) {
             ++skipped;
             EXPECT_EQ(c.reason, "time budget spent");
             EXPECT_TRUE(std::isinf(c.ms));

@@ -23,7 +23,7 @@ TEST(TuneReportJson, RoundTripsWhatTheGuiReads) {
     b.key = "mm-cb";
     b.id = "mm_1";
     b.ms = std::numeric_limits<double>::infinity();
-    b.status = "compile_error";
+    b.status = ChoiceStatus::compile_error;
     b.reason = "no";
     r.choices = {a, b};
     auto back = tune_report_from_json(nlohmann::json::parse(to_json(r).dump()));

@@ -19,13 +19,13 @@ struct SocketPair {
 
 TEST(Channel, FramesRoundTripIncludingInfinity) {
     SocketPair s;
-    BenchmarkResult r = BenchmarkResult::failure("crash", "killed by signal 11 (SIGSEGV)");
+    BenchmarkResult r = BenchmarkResult::failure(BenchStatus::crash, "killed by signal 11 (SIGSEGV)");
     ASSERT_TRUE(write_message(s.fd[0], to_json(r)).ok());
     ASSERT_TRUE(write_message(s.fd[0], {{"kind", "ping"}}).ok());
     auto a = read_message(s.fd[1], std::chrono::seconds(1));
     ASSERT_TRUE(a.ok()) << a.error().str();
     BenchmarkResult back = result_from_json(*a);
-    EXPECT_EQ(back.status, "crash");
+    EXPECT_EQ(back.status, BenchStatus::crash);
     EXPECT_TRUE(std::isinf(back.ms));
     auto b = read_message(s.fd[1], std::chrono::seconds(1));
     ASSERT_TRUE(b.ok());

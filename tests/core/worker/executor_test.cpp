@@ -74,7 +74,7 @@ TEST(Executor, AFailedPrefetchIsReportedByTheRequestThatNeedsIt) {
     ra.prefetch_libraries = {missing.string(), missing.string()};
     ASSERT_TRUE(ex.run(ra).ok());
     BenchmarkResult r = ex.run(scale_request(missing));
-    EXPECT_EQ(r.status, "error");
+    EXPECT_EQ(r.status, BenchStatus::error);
     EXPECT_NE(r.reason.find("no-such-library.so"), std::string::npos) << r.reason;
 }
 

@@ -52,11 +52,11 @@ TEST(TuningProcess, PingPongAndAFixedValue) {
     EXPECT_EQ(p.pong()["pid"].get<int>(), p.pid());
     EXPECT_TRUE(p.pong()["cuda_visible_devices"].is_null());  // a CPU worker sees no CUDA variable
     auto r = p.benchmark(test_request("value", 1.5));
-    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.status, BenchStatus::ok);
     EXPECT_EQ(r.ms, 1.5);
     EXPECT_EQ(r.worker_pid, p.pid());
     auto e = p.benchmark(test_request("error"));
-    EXPECT_EQ(e.status, "error");
+    EXPECT_EQ(e.status, BenchStatus::error);
     EXPECT_NE(e.reason.find("Failed to run"), std::string::npos);
     EXPECT_TRUE(std::isinf(e.ms));
     EXPECT_EQ(p.starts(), 1);  // an error is an answer: the worker stays
@@ -64,8 +64,9 @@ TEST(TuningProcess, PingPongAndAFixedValue) {
 
 TEST(TuningProcess, CrashesAndHangsScoreInfinityAndTheWorkerIsReplaced) {
     TuningProcess p({kiln::test::worker_path(), std::nullopt, quick()});
-    struct Case { const char* mode; const char* status; const char* reason; };
-    for (Case c : {Case{"segfault", "crash", "SIGSEGV"}, Case{"abort", "crash", "SIGABRT"}, Case{"hang", "timeout", "timeout"}}) {
+    struct Case { const char* mode; BenchStatus status; const char* reason; };
+    for (Case c : {Case{"segfault", BenchStatus::crash, "SIGSEGV"}, Case{"abort", BenchStatus::crash, "SIGABRT"},
+                   Case{"hang", BenchStatus::timeout, "timeout"}}) {
         auto t0 = std::chrono::steady_clock::now();
         auto r = p.benchmark(test_request(c.mode));
         auto took = std::chrono::steady_clock::now() - t0;
@@ -76,7 +77,7 @@ TEST(TuningProcess, CrashesAndHangsScoreInfinityAndTheWorkerIsReplaced) {
         EXPECT_LT(took, 5s) << c.mode;
         EXPECT_TRUE(process_gone(r.worker_pid)) << c.mode;
         auto ok = p.benchmark(test_request("value", 2.0));  // next request: a fresh worker
-        EXPECT_EQ(ok.status, "ok") << c.mode;
+        EXPECT_EQ(ok.status, BenchStatus::ok) << c.mode;
         EXPECT_NE(ok.worker_pid, r.worker_pid);
     }
     EXPECT_EQ(p.starts(), 4);
@@ -106,16 +107,16 @@ TEST(TuningProcessPool, SurvivesBadChoicesAndFinishesInBoundedTime) {
     for (size_t i = 0; i < reqs.size(); ++i) {
         const auto& mode = reqs[i].test_mode;
         if (mode == "value") {
-            EXPECT_EQ(res[i].status, "ok");
+            EXPECT_EQ(res[i].status, BenchStatus::ok);
             EXPECT_EQ(res[i].ms, reqs[i].test_value);
         } else {
             EXPECT_TRUE(std::isinf(res[i].ms)) << mode;
         }
     }
-    EXPECT_EQ(res[6].status, "crash");
-    EXPECT_EQ(res[7].status, "crash");
-    EXPECT_EQ(res[8].status, "timeout");
-    EXPECT_EQ(res[9].status, "error");
+    EXPECT_EQ(res[6].status, BenchStatus::crash);
+    EXPECT_EQ(res[7].status, BenchStatus::crash);
+    EXPECT_EQ(res[8].status, BenchStatus::timeout);
+    EXPECT_EQ(res[9].status, BenchStatus::error);
     // Three different worker processes died (so workers were replaced), none is left behind, and
     // every later choice still got its answer.
     std::set<int> crashed{res[6].worker_pid, res[7].worker_pid, res[8].worker_pid};
@@ -135,7 +136,7 @@ TEST(TuningProcessPool, SpreadsWorkOverFreeWorkers) {
     auto took = std::chrono::steady_clock::now() - t0;
     std::set<int> pids;
     for (const auto& r : res) {
-        EXPECT_EQ(r.status, "ok");
+        EXPECT_EQ(r.status, BenchStatus::ok);
         pids.insert(r.worker_pid);
     }
     EXPECT_EQ(pids.size(), 3u);
@@ -158,7 +159,7 @@ TEST(TuningProcessPool, EveryWorkerIsWarmedUpBeforeTheFirstRequest) {
         EXPECT_GT(w.warmup_seconds, 0);
     }
     auto res = pool.benchmark({test_request("value", 2.5)});
-    EXPECT_EQ(res[0].status, "ok");
+    EXPECT_EQ(res[0].status, BenchStatus::ok);
 }
 
 TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
