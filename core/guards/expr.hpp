@@ -54,7 +54,6 @@ enum class Fn : std::uint8_t {
     Eq, Ne, Lt, Le, Gt, Ge, Mod, PythonMod, FloorDiv, CleanDiv, CeilDiv, IntTrueDiv, FloatTrueDiv,
     Max, Min, Abs, math_floor, math_ceil, sym_max, sym_min,
 };
-const char* fn_name(Fn f);
 
 struct Node {
     NodeOp op = NodeOp::int_lit;

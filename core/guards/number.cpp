@@ -187,16 +187,4 @@ bool py_compare(CmpOp op, const Number& a, const Number& b) {
     return false;
 }
 
-const char* cmp_op_text(CmpOp op) {
-    switch (op) {
-        case CmpOp::lt: return "<";
-        case CmpOp::le: return "<=";
-        case CmpOp::gt: return ">";
-        case CmpOp::ge: return ">=";
-        case CmpOp::eq: return "==";
-        case CmpOp::ne: return "!=";
-    }
-    return "?";
-}
-
 }  // namespace kiln::guards

@@ -48,6 +48,5 @@ ArithError py_neg(const Number& a, Number& out);
 
 enum class CmpOp : std::uint8_t { lt, le, gt, ge, eq, ne };
 bool py_compare(CmpOp op, const Number& a, const Number& b);
-const char* cmp_op_text(CmpOp op);
 
 }  // namespace kiln::guards

@@ -49,12 +49,6 @@ std::string known_calls() {
 
 }  // namespace
 
-const char* fn_name(Fn f) {
-    for (const auto& s : kFns)
-        if (s.fn == f) return s.name;
-    return "?";
-}
-
 class Parser {
 public:
     Parser(Expr& e, std::vector<Token> toks) : e_(e), toks_(std::move(toks)) {}

@@ -24,16 +24,6 @@ std::optional<Category> category_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-std::string_view group_kind_name(GroupKind k) {
-    switch (k) {
-        case GroupKind::key_dir: return "key_dir";
-        case GroupKind::triton_kernel_dir: return "triton_kernel_dir";
-        case GroupKind::module: return "module";
-        case GroupKind::single_file: return "single_file";
-    }
-    return "single_file";
-}
-
 std::string_view root_kind_name(RootKind k) { return k == RootKind::triton ? "triton" : "inductor"; }
 
 }  // namespace kiln::inductor

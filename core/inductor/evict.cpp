@@ -58,18 +58,6 @@ std::pair<std::string_view, std::string> split_parent(std::string_view rel) {
 
 }  // namespace
 
-std::vector<const Group*> plan_eviction(const ScanResult& scan, const EvictPolicy& policy) {
-    std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();
-    std::uint64_t remaining = scan.total_bytes();
-    std::vector<const Group*> plan;
-    for (const Group* g : lru_candidates(scan, policy)) {
-        if (!selected(*g, policy, now, remaining)) continue;
-        plan.push_back(g);
-        remaining -= std::min(remaining, g->bytes);
-    }
-    return plan;
-}
-
 Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
     KILN_TRY(std::string_view rel, relative_to_root(scan, group.path));
     int root = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

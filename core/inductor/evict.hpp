@@ -45,8 +45,6 @@ struct EvictReport {
     std::uint64_t bytes_before = 0;
 };
 
-// The groups `policy` selects, least recently used first. No file system changes.
-std::vector<const Group*> plan_eviction(const ScanResult& scan, const EvictPolicy& policy);
 
 // Scans `root`, plans, and (unless policy.dry_run) removes. Errors: a missing root (not_found), a root
 // that looks like no cache without policy.force (invalid_argument), neither limit given.

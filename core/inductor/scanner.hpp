@@ -47,7 +47,6 @@ enum class GroupKind : std::uint8_t {
     module,             // <xx>/<key>.py|.cpp|.so|... with its .kernel_perf, .best_config, build records
     single_file,        // anything else: autotune cache, lock, temp, other
 };
-std::string_view group_kind_name(GroupKind k);
 
 using GroupId = std::uint32_t;
 inline constexpr GroupId kNoGroup = 0xffffffffu;

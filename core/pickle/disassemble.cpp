@@ -75,7 +75,6 @@ std::string format_arg(std::uint8_t code, ArgKind kind, const RawArg& a, std::ui
 
 }  // namespace
 
-const char* opcode_name(std::uint8_t code) { return op_info(code).name; }
 
 std::vector<DisassembledOp> disassemble_prefix(std::string_view in, Error* error, const DisassembleOptions& options) {
     std::vector<DisassembledOp> ops;

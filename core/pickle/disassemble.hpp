@@ -34,6 +34,5 @@ std::vector<DisassembledOp> disassemble_prefix(std::string_view bytes, Error* er
 std::string format_op(const DisassembledOp& op);
 
 // The opcode's pickletools name, or nullptr for a byte that is not an opcode.
-const char* opcode_name(std::uint8_t code);
 
 }  // namespace kiln::pickle

@@ -18,7 +18,6 @@ struct BulkGetFailure {
     bool ok() const { return kind == Kind::none; }
     // After timeout / eof / io / protocol the connection is out of step and must not be reused;
     // after a reply error every pending reply has been read and it is fine.
-    bool connection_lost() const { return kind != Kind::none && kind != Kind::reply; }
 };
 
 // Sends GET for every key (at most `window` in flight) on the blocking socket `fd` (its

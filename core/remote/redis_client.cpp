@@ -132,18 +132,6 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string>& argv) {
     return reply;
 }
 
-Result<std::vector<RedisReply>> RedisClient::pipeline(const std::vector<std::vector<std::string>>& commands) {
-    if (!ctx_) return make_error(Errc::io, "not connected", endpoint_.display());
-    for (const auto& c : commands) KILN_CHECK(append(c));
-    std::vector<RedisReply> replies;
-    replies.reserve(commands.size());
-    for (size_t i = 0; i < commands.size(); ++i) {
-        KILN_TRY(auto r, read_reply());
-        replies.push_back(std::move(r));
-    }
-    return replies;
-}
-
 Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view match, int count) {
     KILN_TRY(auto r, command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
     if (r.type != RedisReply::Type::array || r.elements.size() != 2 ||

@@ -84,10 +84,6 @@ public:
 
     // One command; an error reply (-ERR ...) becomes an Error.
     Result<RedisReply> command(const std::vector<std::string>& argv);
-    // Writes every command, then reads every reply, in order. Error replies stay replies (one bad
-    // key must not hide the others); only I/O failures fail the whole batch.
-    Result<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string>>& commands);
-
     // One SCAN step: SCAN cursor MATCH pattern COUNT count.
     Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
     // Pipelined GETs; nullopt where the key is gone (expired or deleted between SCAN and GET) or

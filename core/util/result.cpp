@@ -4,24 +4,6 @@
 
 namespace kiln {
 
-const char* errc_name(Errc c) {
-    switch (c) {
-    case Errc::generic: return "error";
-    case Errc::io: return "io";
-    case Errc::not_found: return "not_found";
-    case Errc::parse: return "parse";
-    case Errc::limit: return "limit";
-    case Errc::invalid_argument: return "invalid_argument";
-    case Errc::unsupported: return "unsupported";
-    case Errc::timeout: return "timeout";
-    case Errc::cancelled: return "cancelled";
-    case Errc::busy: return "busy";
-    case Errc::external: return "external";
-    case Errc::unavailable: return "unavailable";
-    }
-    return "error";
-}
-
 std::string Error::str() const {
     std::string s;
     if (!context.empty()) s += context + ": ";

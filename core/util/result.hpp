@@ -24,7 +24,6 @@ enum class Errc {
     unavailable,    // what the work needs is missing: a tool (python, nvcc), the CUDA driver, a field
 };
 
-const char* errc_name(Errc c);
 
 struct Error {
     Errc code = Errc::generic;

@@ -106,7 +106,7 @@ void LauncherController::onFinished(int exitCode, QProcess::ExitStatus status) {
         emit finished(false, process_.failureReason(exitCode, status));
         return;
     }
-    // kiln-cli autotune --json: the core's TuneReport schema (autotune/tune_report.hpp).
+    // kiln-cli autotune --json: the core's TuneReport schema (tuning/tune_report.hpp).
     auto report = tuning::tune_report_from_json(nlohmann::json::parse(process_.output().toStdString(), nullptr, false));
     if (!report) {
         emit finished(false, QString::fromStdString(report.error().str()));

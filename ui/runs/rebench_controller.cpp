@@ -12,7 +12,7 @@
 namespace kiln::ui {
 
 QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
-    // kiln-cli rebench --json: the core's RebenchReport schema (autotune/rebench.hpp).
+    // kiln-cli rebench --json: the core's RebenchReport schema (tuning/rebench.hpp).
     auto parsed = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
     if (parsed.is_discarded()) return QObject::tr("kiln-cli rebench printed no JSON");
     auto report = tuning::rebench_report_from_json(parsed);

@@ -53,7 +53,6 @@ RecompileDialog::RecompileDialog(const QString& sourcePath, JobRunner* jobs, QWi
     showHistory();
 }
 
-void RecompileDialog::setFlags(const QString& flags) { flags_->setText(flags); }
 
 void RecompileDialog::rebuild() {
     RecompileRequest req;

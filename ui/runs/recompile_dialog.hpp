@@ -20,7 +20,6 @@ class RecompileDialog : public QDialog {
     Q_OBJECT
 public:
     RecompileDialog(const QString& sourcePath, JobRunner* jobs, QWidget* parent = nullptr);
-    void setFlags(const QString& flags);
     QPlainTextEdit* output() const { return output_; }
     QTableWidget* history() const { return history_; }
     QString artifactPath() const { return artifact_; }

@@ -85,7 +85,6 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-bool MainWindow::sampleBannerVisible() const { return !banner_->isHidden(); }
 
 void MainWindow::addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area) {
     if (area == Qt::NoDockWidgetArea) {

@@ -41,7 +41,6 @@ public:
     // "Cache" when `area` is Qt::NoDockWidgetArea, else a dock widget in that area. The window
     // takes ownership. Views follow the open cache through rootChanged()/cacheScanned().
     void addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area = Qt::NoDockWidgetArea);
-    QMenu* viewMenu() const { return viewMenu_; }
     JobRunner* jobs() const { return jobs_; }
 
     CacheBrowser* browser() const { return browser_; }
@@ -49,7 +48,6 @@ public:
     DiffView* diffView() const { return diff_; }
     StatusPanel* statusPanel() const { return status_; }
     QTabWidget* workspace() const { return workspace_; }
-    bool sampleBannerVisible() const;
 
 public slots:
     void rescan();

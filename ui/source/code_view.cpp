@@ -55,14 +55,6 @@ int CodeView::gutterWidth() const {
     return 12 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * std::max(digits, 3);
 }
 
-void CodeView::goToLine(int line) {
-    const QTextBlock b = document()->findBlockByNumber(std::max(0, line - 1));
-    if (!b.isValid()) return;
-    QTextCursor c(b);
-    setTextCursor(c);
-    centerCursor();
-}
-
 void CodeView::resizeEvent(QResizeEvent* e) {
     QPlainTextEdit::resizeEvent(e);
     const QRect cr = contentsRect();

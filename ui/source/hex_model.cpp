@@ -61,9 +61,4 @@ QVariant HexModel::headerData(int section, Qt::Orientation o, int role) const {
     }
 }
 
-QModelIndex HexModel::indexForOffset(qint64 offset) const {
-    if (offset < 0 || offset >= bytes_.size()) return {};
-    return index(static_cast<int>(offset / kBytesPerRow), HexColumn);
-}
-
 }  // namespace kiln::ui

@@ -18,19 +18,6 @@ SourceLanguage languageForFile(const QString& fileName) {
     return SourceLanguage::plain;
 }
 
-QString languageName(SourceLanguage lang) {
-    switch (lang) {
-    case SourceLanguage::python: return QStringLiteral("Python");
-    case SourceLanguage::cpp: return QStringLiteral("C++/CUDA");
-    case SourceLanguage::ptx: return QStringLiteral("PTX");
-    case SourceLanguage::mlir: return QStringLiteral("Triton IR");
-    case SourceLanguage::llvm: return QStringLiteral("LLVM IR");
-    case SourceLanguage::json: return QStringLiteral("JSON");
-    case SourceLanguage::plain: break;
-    }
-    return QStringLiteral("Text");
-}
-
 namespace {
 
 QTextCharFormat fmt(const QColor& c, bool bold = false, bool italic = false) {

@@ -30,7 +30,6 @@ public:
     void load(const QStringList& paths);
     void setTimings(std::shared_ptr<const timings::TimingSet> set);
     void selectOp(int index);
-    int currentOp() const { return current_; }
 
     AutotuneTableModel* model() const { return model_; }
     QSortFilterProxyModel* proxy() const { return proxy_; }
