@@ -64,8 +64,8 @@ Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
     if (root < 0) return io_error("cannot open the cache root", scan.root, errno);
     evict_fs::Fd root_fd(root);
     // Held until the group is gone, so Inductor cannot start using it half-way.
-    KILN_TRY(evict_fs::Fd lock, evict_fs::try_lock_key(root_fd.get(), scan.kind == RootKind::inductor ? group.key : "",
-                                                       group.path));
+    KILN_TRY(auto lock, evict_fs::try_lock_key(root_fd.get(), scan.kind == RootKind::inductor ? group.key : "",
+                                               group.path));
     (void)lock;
     if (group.kind == GroupKind::key_dir || group.kind == GroupKind::triton_kernel_dir) {
         auto [parent, name] = split_parent(rel);

@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,22 +101,17 @@ Result<std::uint64_t> remove_file_at(int parent_fd, const char* name, std::strin
     return static_cast<std::uint64_t>(st.st_size);
 }
 
-Result<Fd> try_lock_key(int root_fd, std::string_view key, std::string_view context) {
-    if (key.empty()) return Fd();
+Result<std::optional<FileLock>> try_lock_key(int root_fd, std::string_view key, std::string_view context) {
+    if (key.empty()) return std::optional<FileLock>();
     int locks = ::openat(root_fd, "locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (locks < 0) return Fd();  // no locks/ dir: nothing can hold a lock
+    if (locks < 0) return std::optional<FileLock>();  // no locks/ dir: nothing can hold a lock
     Fd locks_fd(locks);
-    std::string name = std::string(key) + ".lock";
-    int fd = ::openat(locks_fd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return Fd();
-    Fd lock(fd);
-    if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-        int err = errno;
-        if (err == EWOULDBLOCK)
-            return make_error(Errc::busy, "locked by another process (locks/" + name + ")", std::string(context),
-                              "a torch.compile run is using it; try again when it is done");
-        return io_error("cannot lock locks/" + name, std::string(context), err);
-    }
+    const std::string name = std::string(key) + ".lock";
+    auto lock = FileLock::try_lock_existing(locks_fd.get(), name.c_str());
+    if (!lock && lock.error().code == Errc::busy)
+        return make_error(Errc::busy, "locked by another process (locks/" + name + ")", std::string(context),
+                          "a torch.compile run is using it; try again when it is done");
+    if (!lock) return std::move(lock.error()).with_context(std::string(context));
     return lock;
 }
 

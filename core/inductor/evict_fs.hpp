@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include <optional>
+
+#include "util/file_lock.hpp"
 #include "util/result.hpp"
 
 namespace kiln::inductor::evict_fs {
@@ -35,8 +38,8 @@ Result<std::uint64_t> remove_tree_at(int parent_fd, const char* name, std::strin
 // Removes the regular file `name` in `parent_fd` (refuses anything else). Returns its size.
 Result<std::uint64_t> remove_file_at(int parent_fd, const char* name, std::string_view context);
 
-// Takes locks/<key>.lock with flock(LOCK_EX | LOCK_NB) if the file exists. The returned Fd holds the
-// lock until it is destroyed (invalid Fd: no lock file). Errc::busy when another process holds it.
-Result<Fd> try_lock_key(int root_fd, std::string_view key, std::string_view context);
+// Takes torch's locks/<key>.lock without waiting if the file exists; held until destroyed (nullopt:
+// no lock file). Errc::busy when another process holds it.
+Result<std::optional<FileLock>> try_lock_key(int root_fd, std::string_view key, std::string_view context);
 
 }  // namespace kiln::inductor::evict_fs

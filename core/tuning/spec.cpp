@@ -71,14 +71,7 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
         }
         s.precision = j.value("precision", s.precision);
         s.seed = j.value("seed", s.seed);
-        if (j.contains("timing")) {
-            const auto& t = j["timing"];
-            s.timing.warmup_ms = t.value("warmup_ms", s.timing.warmup_ms);
-            s.timing.rep_ms = t.value("rep_ms", s.timing.rep_ms);
-            s.timing.min_reps = t.value("min_reps", s.timing.min_reps);
-            s.timing.max_reps = t.value("max_reps", s.timing.max_reps);
-            s.timing.flush_l2 = t.value("flush_l2", s.timing.flush_l2);
-        }
+        if (j.contains("timing")) s.timing = worker::timing_options_from_json(j["timing"], s.timing);
     } catch (const nlohmann::json::exception& e) {
         return make_error(Errc::parse, std::string("bad tuning spec: ") + e.what(), ctx);
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 #include <thread>
 
 namespace kiln {
@@ -35,6 +36,17 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& path, std::chron
         pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(20));
     }
     return FileLock(fd);
+}
+
+Result<std::optional<FileLock>> FileLock::try_lock_existing(int dir_fd, const char* name) {
+    int fd = ::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return std::optional<FileLock>();
+    FileLock lock(fd);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) return make_error(Errc::busy, std::string("locked by another process (") + name + ")");
+        return io_error(std::string("flock ") + name, name, errno);
+    }
+    return std::optional<FileLock>(std::move(lock));
 }
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {

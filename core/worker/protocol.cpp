@@ -63,6 +63,20 @@ nlohmann::json to_json(const TimingStats& s) {
             {"max", s.max}, {"mean", s.mean}, {"count", s.count}};
 }
 
+nlohmann::json to_json(const TimingOptions& t) {
+    return {{"warmup_ms", t.warmup_ms}, {"rep_ms", t.rep_ms}, {"min_reps", t.min_reps}, {"max_reps", t.max_reps},
+            {"flush_l2", t.flush_l2}};
+}
+
+TimingOptions timing_options_from_json(const nlohmann::json& j, TimingOptions t) {
+    t.warmup_ms = j.value("warmup_ms", t.warmup_ms);
+    t.rep_ms = j.value("rep_ms", t.rep_ms);
+    t.min_reps = j.value("min_reps", t.min_reps);
+    t.max_reps = j.value("max_reps", t.max_reps);
+    t.flush_l2 = j.value("flush_l2", t.flush_l2);
+    return t;
+}
+
 TimingStats timing_stats_from_json(const nlohmann::json& j) {
     TimingStats s;
     s.min = j.value("min", 0.0);
@@ -97,8 +111,7 @@ nlohmann::json to_json(const BenchmarkRequest& r) {
             j["reference_output"] = r.reference_output_path;
             j["rtol"] = r.tolerance.rtol;
             j["atol"] = r.tolerance.atol;
-            j["timing"] = {{"warmup_ms", r.timing.warmup_ms}, {"rep_ms", r.timing.rep_ms}, {"min_reps", r.timing.min_reps},
-                           {"max_reps", r.timing.max_reps}, {"flush_l2", r.timing.flush_l2}};
+            j["timing"] = to_json(r.timing);
             if (!r.prefetch_libraries.empty()) j["prefetch"] = r.prefetch_libraries;
             if (r.warmup_only) j["warmup_only"] = true;
             break;
@@ -144,14 +157,7 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
         r.reference_output_path = j.value("reference_output", "");
         r.tolerance.rtol = j.value("rtol", r.tolerance.rtol);
         r.tolerance.atol = j.value("atol", r.tolerance.atol);
-        if (j.contains("timing")) {
-            const auto& t = j["timing"];
-            r.timing.warmup_ms = t.value("warmup_ms", r.timing.warmup_ms);
-            r.timing.rep_ms = t.value("rep_ms", r.timing.rep_ms);
-            r.timing.min_reps = t.value("min_reps", r.timing.min_reps);
-            r.timing.max_reps = t.value("max_reps", r.timing.max_reps);
-            r.timing.flush_l2 = t.value("flush_l2", r.timing.flush_l2);
-        }
+        if (j.contains("timing")) r.timing = timing_options_from_json(j["timing"], r.timing);
         r.warmup_only = j.value("warmup_only", false);
         if (j.contains("prefetch")) r.prefetch_libraries = j["prefetch"].get<std::vector<std::string>>();
         r.module_path = j.value("module", "");

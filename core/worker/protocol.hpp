@@ -104,6 +104,9 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const BenchmarkResult& r);
 BenchmarkResult result_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const TimingStats& s);
+nlohmann::json to_json(const TimingOptions& t);
+// The fields `j` has replace those of `base` (a spec's "timing" overrides the defaults).
+TimingOptions timing_options_from_json(const nlohmann::json& j, TimingOptions base = {});
 TimingStats timing_stats_from_json(const nlohmann::json& j);
 
 }  // namespace kiln::worker
