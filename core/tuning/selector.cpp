@@ -9,9 +9,8 @@
 
 #include "codecache/code_cache.hpp"
 #include "codecache/compile_pool.hpp"
-#include "cuda/driver.hpp"
-#include "cuda/nvcc.hpp"
 #include "tuning/bench_runner.hpp"
+#include "tuning/session_devices.hpp"
 #include "tuning/session_log.hpp"
 #include "tuning/timing_cache.hpp"
 
@@ -25,45 +24,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 nlohmann::json ms_or_null(double ms) { return std::isfinite(ms) ? nlohmann::json(ms) : nlohmann::json(); }
-
-Result<std::vector<worker::Device>> session_devices(const TuningSpec& spec, const TuneOptions& o) {
-    std::vector<worker::Device> devices = o.devices;
-    if (devices.empty() && !spec.devices.empty()) {
-        KILN_TRY(devices, worker::parse_devices(spec.devices));
-    }
-    if (devices.empty())
-        devices = spec.lang == codecache::Lang::Cpp ? std::vector<worker::Device>{worker::Device{}} : worker::default_devices();
-    for (const auto& d : devices) {
-        if (spec.lang == codecache::Lang::Cpp && !d.is_cpu())
-            return make_error(Errc::invalid_argument, "C++ kernels run on the CPU, not " + d.label(), spec.path.string(),
-                              "use --devices cpu");
-        if (spec.lang == codecache::Lang::Cuda && d.is_cpu())
-            return make_error(Errc::invalid_argument, "CUDA kernels need a GPU device, not the CPU", spec.path.string(),
-                              "use --devices 0 (or 0,1,...) on a machine with NVIDIA GPUs");
-    }
-    return devices;
-}
-
-// "13.0" from nvcc's "release 13.0, V13.0.88": the toolkit version, like torch.version.cuda.
-std::string cuda_toolkit_version() {
-    std::string v = cuda::nvcc_version(cuda::find_nvcc());
-    if (v.rfind("release ", 0) == 0) v = v.substr(8);
-    return v.substr(0, v.find(','));
-}
-
-Result<inductor::SystemInfo> session_system(const TuningSpec& spec, const std::vector<worker::Device>& devices,
-                                            const fs::path& root) {
-    if (spec.lang == codecache::Lang::Cpp) return inductor::cpu_system();
-    std::string name;
-    for (const auto& d : devices) {
-        KILN_TRY(auto facts, cuda::device_facts(*d.cuda));
-        if (!name.empty() && facts.name != name)
-            return make_error(Errc::invalid_argument, "devices of different models (" + name + ", " + facts.name + ")", {},
-                              "timings are kept per GPU model: tune each model in its own session");
-        name = facts.name;
-    }
-    return inductor::cuda_system(root, name, cuda_toolkit_version());
-}
 
 // One call of tune(), step by step: plan (devices, system, choices and their keys, the log),
 // look the choices up in the timing cache, then for the rest precompile, benchmark the reference,
@@ -119,7 +79,7 @@ private:
 };
 
 Status Session::plan() {
-    KILN_TRY(devices_, session_devices(spec_, o_));
+    KILN_TRY(devices_, session_devices(spec_, o_.devices));
     KILN_TRY(auto system, session_system(spec_, devices_, o_.cache_root));
     cache_.emplace(o_.cache_root, system, o_.global_cache_dir);
     KILN_TRY(auto candidates, enumerate_choices(spec_));
