@@ -9,10 +9,10 @@
 #include <iostream>
 #include <optional>
 
-#include "tuning/selector.hpp"
-#include "tuning/spec.hpp"
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
+#include "tuning/selector.hpp"
+#include "tuning/spec.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/timing_share.hpp"
 #endif
@@ -75,26 +75,35 @@ int run_autotune(const AutotuneArgs& a) {
     } else {
         for (const auto& c : rep->choices)
             if (c.key == rep->best) std::printf("best: %s %.4f ms (%s)\n", c.id.c_str(), c.ms, c.name.c_str());
-        std::printf("timing cache: %s%s\nsession log: %s\n", rep->cache_file.c_str(), rep->cache_hit ? " (full hit)" : "",
-                    rep->session_log.c_str());
+        std::printf("timing cache: %s%s\nsession log: %s\n", rep->cache_file.c_str(),
+                    rep->cache_hit ? " (full hit)" : "", rep->session_log.c_str());
     }
     return rep->best.empty() ? 1 : 0;
 }
 
 Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<AutotuneArgs>();
-    auto* cmd = app.add_subcommand("autotune", "Tune a kernel template (JSON spec) on the CPU or on each GPU; keeps timings in Inductor's cache");
+    auto* cmd = app.add_subcommand(
+        "autotune", "Tune a kernel template (JSON spec) on the CPU or on each GPU; keeps timings in Inductor's cache");
     cmd->add_option("spec", args->spec, "Tuning spec (JSON); examples in resources/examples/")->required();
-    cmd->add_option("--devices", args->devices, "Devices: 0,1 or cpu (default: the spec's, else CUDA_VISIBLE_DEVICES, else every GPU)");
-    cmd->add_flag("--in-process", args->in_process, "Benchmark in this process instead of one kiln-worker per device (a crashing kernel ends the run)");
-    cmd->add_option("--cache-dir", args->cache_dir, "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-    cmd->add_option("--global-cache-dir", args->global_cache_dir, "Read-only global timing cache directory (Inductor's global_cache_dir)");
-    cmd->add_option("--session-log", args->session_log, "Session log path (JSON lines; default under <cache root>/kiln/autotune/)");
-    cmd->add_option("--result-timeout", args->result_timeout, "Seconds to wait for one choice's result before stopping its worker")->check(CLI::PositiveNumber);
+    cmd->add_option("--devices", args->devices,
+                    "Devices: 0,1 or cpu (default: the spec's, else CUDA_VISIBLE_DEVICES, else every GPU)");
+    cmd->add_flag("--in-process", args->in_process,
+                  "Benchmark in this process instead of one kiln-worker per device (a crashing kernel ends the run)");
+    cmd->add_option("--cache-dir", args->cache_dir,
+                    "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+    cmd->add_option("--global-cache-dir", args->global_cache_dir,
+                    "Read-only global timing cache directory (Inductor's global_cache_dir)");
+    cmd->add_option("--session-log", args->session_log,
+                    "Session log path (JSON lines; default under <cache root>/kiln/autotune/)");
+    cmd->add_option("--result-timeout", args->result_timeout,
+                    "Seconds to wait for one choice's result before stopping its worker")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print the result as JSON");
     cmd->add_flag("-q,--quiet", args->quiet, "Do not print the AUTOTUNE table and progress on stderr");
 #ifdef KILN_HAVE_REMOTE
-    cmd->add_option("--share", args->share, "Share timings through Redis (redis://host:port[/db]): use other "
+    cmd->add_option("--share", args->share,
+                    "Share timings through Redis (redis://host:port[/db]): use other "
                     "machines' first, publish new ones after");
 #endif
     cmd->callback([args, &outcome] { outcome.exit_code = run_autotune(*args); });

@@ -25,8 +25,7 @@ struct CompileArgs {
 
 Result<std::string> read_source(const std::string& path) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        return make_error(Errc::not_found, "no such source file", path);
+    if (!std::filesystem::is_regular_file(path, ec)) return make_error(Errc::not_found, "no such source file", path);
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return io_error("open", path, errno);
     std::string s;
@@ -76,29 +75,32 @@ int run_compile(const CompileArgs& args) {
         std::cout << to_json(*out).dump(2) << "\n";
     } else {
         std::printf("key      %s\nsource   %s\noutput   %s\nresult   %s in %.3f s\ncommand  %s\n", out->key.c_str(),
-                    out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled",
-                    out->seconds, out->command.c_str());
+                    out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled", out->seconds,
+                    out->command.c_str());
         if (!out->compiler_output.empty()) std::fputs(out->compiler_output.c_str(), stderr);
     }
     return 0;
 }
 
-Registration reg{"compile", 60, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<CompileArgs>();
-    auto* cmd = app.add_subcommand("compile", "Compile C++/CUDA source through Kiln's content-addressed code cache");
-    cmd->add_option("SOURCE", args->source, "Source file (C++, or CUDA with --cuda)")->required();
-    cmd->add_flag("--cuda", args->cuda, "Compile with nvcc ($CUDACXX, $CUDA_HOME/bin/nvcc, PATH)");
-    cmd->add_option("--out-ext", args->out_ext, "Output kind: so|o|exe (C++), also cubin|ptx|fatbin (CUDA)")
-        ->check(CLI::IsMember({"so", "o", "cubin", "ptx", "fatbin", "exe"}));
-    cmd->add_option("--flag", args->flags, "Extra compiler flag, written --flag=-O2 (repeatable; part of the key)")
-        ->allow_extra_args(false);
-    cmd->add_flag("--force", args->force, "Rebuild even if cached; the previous build record is kept as history");
-    cmd->add_option("--cache-dir", args->cache_dir,
-                    "Cache root (default: $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code, else ~/.cache/kiln/code)");
-    cmd->add_flag("--json", args->json,
-                  "Print JSON: key, source, output, hit, seconds, command (the key's `extra`)");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_compile(*args); });
-}};
+Registration reg{
+    "compile", 60, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<CompileArgs>();
+        auto* cmd =
+            app.add_subcommand("compile", "Compile C++/CUDA source through Kiln's content-addressed code cache");
+        cmd->add_option("SOURCE", args->source, "Source file (C++, or CUDA with --cuda)")->required();
+        cmd->add_flag("--cuda", args->cuda, "Compile with nvcc ($CUDACXX, $CUDA_HOME/bin/nvcc, PATH)");
+        cmd->add_option("--out-ext", args->out_ext, "Output kind: so|o|exe (C++), also cubin|ptx|fatbin (CUDA)")
+            ->check(CLI::IsMember({"so", "o", "cubin", "ptx", "fatbin", "exe"}));
+        cmd->add_option("--flag", args->flags, "Extra compiler flag, written --flag=-O2 (repeatable; part of the key)")
+            ->allow_extra_args(false);
+        cmd->add_flag("--force", args->force, "Rebuild even if cached; the previous build record is kept as history");
+        cmd->add_option(
+            "--cache-dir", args->cache_dir,
+            "Cache root (default: $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code, else ~/.cache/kiln/code)");
+        cmd->add_flag("--json", args->json,
+                      "Print JSON: key, source, output, hit, seconds, command (the key's `extra`)");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_compile(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -58,15 +58,18 @@ int run_diff(const DiffArgs& args) {
     return 0;
 }
 
-Registration reg{"diff", 42, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<DiffArgs>();
-    auto* cmd = app.add_subcommand("diff", "Why two FX graph cache keys differ: their components side by side");
-    cmd->add_option("A", args->a, "Entry file, key dir with one entry, TRACE_LOG#N / TRACE_LOG#KEY, or a remote entry "
-                                  "redis://host:port[/db]/KEY")->required();
-    cmd->add_option("B", args->b, "Same forms as A")->required();
-    cmd->add_flag("--json", args->json, "Print JSON: changed, only_a, only_b, same");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_diff(*args); });
-}};
+Registration reg{
+    "diff", 42, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<DiffArgs>();
+        auto* cmd = app.add_subcommand("diff", "Why two FX graph cache keys differ: their components side by side");
+        cmd->add_option("A", args->a,
+                        "Entry file, key dir with one entry, TRACE_LOG#N / TRACE_LOG#KEY, or a remote entry "
+                        "redis://host:port[/db]/KEY")
+            ->required();
+        cmd->add_option("B", args->b, "Same forms as A")->required();
+        cmd->add_flag("--json", args->json, "Print JSON: changed, only_a, only_b, same");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_diff(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -27,14 +27,16 @@ int run_dis(const DisArgs& a) {
     return 0;
 }
 
-Registration reg{"dis", 41, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<DisArgs>();
-    auto* cmd = app.add_subcommand("dis", "List a pickle's opcodes (offset, opcode, argument), like pickletools.dis");
-    cmd->add_option("FILE", args->file, "A pickle file (e.g. a graph entry)")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--max-arg", args->max_arg, "Shorten str/bytes arguments to this many characters (0: never)")
-        ->capture_default_str();
-    cmd->callback([args, &outcome] { outcome.exit_code = run_dis(*args); });
-}};
+Registration reg{
+    "dis", 41, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<DisArgs>();
+        auto* cmd =
+            app.add_subcommand("dis", "List a pickle's opcodes (offset, opcode, argument), like pickletools.dis");
+        cmd->add_option("FILE", args->file, "A pickle file (e.g. a graph entry)")->required()->check(CLI::ExistingFile);
+        cmd->add_option("--max-arg", args->max_arg, "Shorten str/bytes arguments to this many characters (0: never)")
+            ->capture_default_str();
+        cmd->callback([args, &outcome] { outcome.exit_code = run_dis(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

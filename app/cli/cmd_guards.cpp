@@ -82,16 +82,19 @@ int run_guards(const GuardsArgs& a) {
     return a.expr.empty() ? run_lookup(a, *sizes) : run_expr(a, *sizes);
 }
 
-Registration reg{"guards", 40, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<GuardsArgs>();
-    auto* cmd = app.add_subcommand("guards", "Evaluate guards: which cached entry of a key dir would serve these sizes");
-    cmd->add_option("KEYDIR_OR_ENTRY", args->path, "An fxgraph key dir (fxgraph/<xx>/<key>), one entry file, or a remote entry "
-                                                   "redis://host:port[/db]/KEY (would the remote entry serve these sizes?)");
-    cmd->add_option("--expr", args->expr, "Evaluate this guard expression instead, e.g. \"2 <= L['t0']\"");
-    cmd->add_option("--sizes", args->sizes, "Values of t0,t1,... (the graph's SymInt inputs), e.g. 8,1024");
-    cmd->add_flag("--json", args->json, "Print JSON");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_guards(*args); });
-}};
+Registration reg{
+    "guards", 40, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<GuardsArgs>();
+        auto* cmd =
+            app.add_subcommand("guards", "Evaluate guards: which cached entry of a key dir would serve these sizes");
+        cmd->add_option("KEYDIR_OR_ENTRY", args->path,
+                        "An fxgraph key dir (fxgraph/<xx>/<key>), one entry file, or a remote entry "
+                        "redis://host:port[/db]/KEY (would the remote entry serve these sizes?)");
+        cmd->add_option("--expr", args->expr, "Evaluate this guard expression instead, e.g. \"2 <= L['t0']\"");
+        cmd->add_option("--sizes", args->sizes, "Values of t0,t1,... (the graph's SymInt inputs), e.g. 8,1024");
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_guards(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -23,7 +23,9 @@ struct MissesArgs {
 };
 
 template <class T>
-ojson opt(const std::optional<T>& v) { return v ? ojson(*v) : ojson(nullptr); }
+ojson opt(const std::optional<T>& v) {
+    return v ? ojson(*v) : ojson(nullptr);
+}
 
 std::vector<std::string> differing(const ComponentDiff& d) {
     std::vector<std::string> out;
@@ -90,23 +92,27 @@ int run_misses(const MissesArgs& args) {
     }
     std::printf("%zu fx_graph cache events, %zu misses\n", index, misses);
     for (const auto& j : out["events"]) {
-        std::string taken = j["time_taken_ns"].is_null() ? "" : " took " + std::to_string(j["time_taken_ns"].get<std::int64_t>() / 1000000) + " ms";
-        std::printf("#%zu  %-6s compile %s  key %s  at %s%s\n", j["index"].get<std::size_t>(), j["state"].get<std::string>().c_str(),
-                    j["compile_id"].get<std::string>().c_str(), j["key"].get<std::string>().c_str(),
-                    j["time"].get<std::string>().c_str(), taken.c_str());
+        std::string taken = j["time_taken_ns"].is_null()
+                                ? ""
+                                : " took " + std::to_string(j["time_taken_ns"].get<std::int64_t>() / 1000000) + " ms";
+        std::printf("#%zu  %-6s compile %s  key %s  at %s%s\n", j["index"].get<std::size_t>(),
+                    j["state"].get<std::string>().c_str(), j["compile_id"].get<std::string>().c_str(),
+                    j["key"].get<std::string>().c_str(), j["time"].get<std::string>().c_str(), taken.c_str());
         if (!j.contains("closest")) continue;
         if (j["closest"].is_null()) {
             std::printf("     no comparison: %s\n", j.value("note", std::string("no entry")).c_str());
             continue;
         }
         const auto& c = j["closest"];
-        std::printf("     closest cached entry: %s (%zu components differ, %zu same)\n", c["entry"].get<std::string>().c_str(),
-                    c["differing"].size(), c["same"].get<std::size_t>());
+        std::printf("     closest cached entry: %s (%zu components differ, %zu same)\n",
+                    c["entry"].get<std::string>().c_str(), c["differing"].size(), c["same"].get<std::size_t>());
         for (const auto& ch : c["changed"])
             std::printf("       %s: %s -> %s\n", ch["component"].get<std::string>().c_str(),
-                        ch["entry"].get<std::string>().substr(0, 120).c_str(), ch["event"].get<std::string>().substr(0, 120).c_str());
+                        ch["entry"].get<std::string>().substr(0, 120).c_str(),
+                        ch["event"].get<std::string>().substr(0, 120).c_str());
         for (const auto& n : c["differing"])
-            if (std::none_of(c["changed"].begin(), c["changed"].end(), [&](const ojson& ch) { return ch["component"] == n; }))
+            if (std::none_of(c["changed"].begin(), c["changed"].end(),
+                             [&](const ojson& ch) { return ch["component"] == n; }))
                 std::printf("       %s: present on one side only\n", n.get<std::string>().c_str());
     }
     if (cached && !cached->skipped.empty())
@@ -114,14 +120,16 @@ int run_misses(const MissesArgs& args) {
     return 0;
 }
 
-Registration reg{"misses", 44, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<MissesArgs>();
-    auto* cmd = app.add_subcommand("misses", "Why did my graph miss the cache: FX graph cache events of TORCH_TRACE logs");
-    cmd->add_option("TRACE_LOG_OR_DIR", args->log, "A TORCH_TRACE log file or a directory of them")->required();
-    cmd->add_option("--root", args->root, "Inductor cache root to compare misses against");
-    cmd->add_flag("--json", args->json, "Print JSON");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_misses(*args); });
-}};
+Registration reg{
+    "misses", 44, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<MissesArgs>();
+        auto* cmd =
+            app.add_subcommand("misses", "Why did my graph miss the cache: FX graph cache events of TORCH_TRACE logs");
+        cmd->add_option("TRACE_LOG_OR_DIR", args->log, "A TORCH_TRACE log file or a directory of them")->required();
+        cmd->add_option("--root", args->root, "Inductor cache root to compare misses against");
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_misses(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

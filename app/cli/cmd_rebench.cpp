@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tuning/rebench.hpp"
 #include "command_registry.hpp"
+#include "tuning/rebench.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -52,7 +52,8 @@ Registration reg("rebench", 72, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--devices", o.devices, "GPUs to run on, e.g. 0,1 (default: CUDA_VISIBLE_DEVICES, else every GPU)");
     cmd->add_flag("-k,--kernels", o.kernels, "Time each kernel (python MODULE.py -k) instead of the whole graph");
     cmd->add_option("--python", o.python, "Python with torch (default: python3 on PATH)");
-    cmd->add_option("--cache-dir", o.cache_dir, "TORCHINDUCTOR_CACHE_DIR for the run (default: the module's cache root)");
+    cmd->add_option("--cache-dir", o.cache_dir,
+                    "TORCHINDUCTOR_CACHE_DIR for the run (default: the module's cache root)");
     cmd->add_option("--timeout", o.timeout_s, "Seconds allowed per device")->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print per-device timings as JSON");
     cmd->callback([args, &outcome] { outcome.exit_code = run_rebench(*args); });

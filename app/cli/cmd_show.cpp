@@ -53,9 +53,11 @@ void print_summary(const std::string& path, const inductor::GraphEntry& e) {
     if (auto src = e.source_code()) {
         std::size_t lines = 0;
         for (char c : *src) lines += c == '\n';
-        row("source code", std::to_string(src->size()) + " bytes, " + std::to_string(lines) + " lines (--field source_code --raw)");
+        row("source code",
+            std::to_string(src->size()) + " bytes, " + std::to_string(lines) + " lines (--field source_code --raw)");
     }
-    if (e.field("_fx_graph_cache_debug_lines")) row("key components", std::to_string(e.debug_lines().size()) + " debug lines");
+    if (e.field("_fx_graph_cache_debug_lines"))
+        row("key components", std::to_string(e.debug_lines().size()) + " debug lines");
     auto kernels = e.triton_bundle();
     if (!kernels.empty()) {
         std::uint64_t bytes = 0;
@@ -76,12 +78,14 @@ void print_summary(const std::string& path, const inductor::GraphEntry& e) {
 int print_field(const std::string& path, const inductor::GraphEntry& e, const ShowArgs& a) {
     pickle::Ref v = e.field(a.field);
     if (!v) {
-        return fail(make_error(Errc::unavailable, "no field '" + a.field + "'", path, "fields: " + join(e.field_names())));
+        return fail(
+            make_error(Errc::unavailable, "no field '" + a.field + "'", path, "fields: " + join(e.field_names())));
     }
     if (a.raw) {
         if (!(v->is(pickle::Kind::string) || v->is(pickle::Kind::bytes) || v->is(pickle::Kind::bytearray)))
-            return fail(make_error(Errc::unavailable, "field '" + a.field + "' is a " + pickle::kind_name(v->kind()) +
-                                                          ", not text", path, "drop --raw to print it as JSON"));
+            return fail(make_error(Errc::unavailable,
+                                   "field '" + a.field + "' is a " + pickle::kind_name(v->kind()) + ", not text", path,
+                                   "drop --raw to print it as JSON"));
         std::fwrite(v->text().data(), 1, v->text().size(), stdout);
         return 0;
     }
@@ -119,15 +123,18 @@ int run_show(const ShowArgs& a) {
     return status;
 }
 
-Registration reg{"show", 40, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<ShowArgs>();
-    auto* cmd = app.add_subcommand("show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
-    cmd->add_option("FILE", args->files, "Graph entry files, or remote entries redis://host:port[/db]/KEY")->required();
-    cmd->add_flag("--json", args->json, R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
-    cmd->add_option("--field", args->field, "Print only this field (JSON; with --raw its text as is)");
-    cmd->add_flag("--raw", args->raw, "With --field: print the string or bytes as they are (e.g. source_code)");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_show(*args); });
-}};
+Registration reg{
+    "show", 40, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<ShowArgs>();
+        auto* cmd = app.add_subcommand(
+            "show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
+        cmd->add_option("FILE", args->files, "Graph entry files, or remote entries redis://host:port[/db]/KEY")
+            ->required();
+        cmd->add_flag("--json", args->json, R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
+        cmd->add_option("--field", args->field, "Print only this field (JSON; with --raw its text as is)");
+        cmd->add_flag("--raw", args->raw, "With --field: print the string or bytes as they are (e.g. source_code)");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_show(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -20,7 +20,7 @@ struct StatsArgs {
     std::string root;
     bool triton = false;
     bool json = false;
-    std::string redis;                  // --redis [URL]: a remote cache (URL, or torch's variables when empty)
+    std::string redis;  // --redis [URL]: a remote cache (URL, or torch's variables when empty)
     const CLI::Option* redis_opt = nullptr;
 };
 
@@ -41,7 +41,8 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     std::printf("oldest        %s\n", format_time_utc(s.oldest_mtime_ns).c_str());
     std::printf("newest        %s\n", format_time_utc(s.newest_mtime_ns).c_str());
     std::printf("unreadable    %llu\n", static_cast<unsigned long long>(s.unreadable));
-    if (scan.symlinks) std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
+    if (scan.symlinks)
+        std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
 }
 
 #ifdef KILN_HAVE_REMOTE
@@ -80,25 +81,29 @@ int run_stats(const StatsArgs& args) {
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.
     for (const Error& e : scan->errors) warn(e.str());
-    if (scan->unreadable > scan->errors.size()) warn(std::to_string(scan->unreadable - scan->errors.size()) + " more unreadable");
+    if (scan->unreadable > scan->errors.size())
+        warn(std::to_string(scan->unreadable - scan->errors.size()) + " more unreadable");
     return 0;
 }
 
-Registration reg{"stats", 10, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<StatsArgs>();
-    auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
-    cmd->add_option("ROOT", args->root,
-                    "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-    cmd->add_option("--root", args->root, "Same as ROOT");
-    cmd->add_flag("--triton", args->triton,
-                  "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
-    cmd->add_flag("--json", args->json, "Print JSON");
+Registration reg{
+    "stats", 10, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<StatsArgs>();
+        auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
+        cmd->add_option("ROOT", args->root,
+                        "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+        cmd->add_option("--root", args->root, "Same as ROOT");
+        cmd->add_flag("--triton", args->triton,
+                      "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
+        cmd->add_flag("--json", args->json, "Print JSON");
 #ifdef KILN_HAVE_REMOTE
-    args->redis_opt = cmd->add_option("--redis", args->redis, "A remote cache on Redis: redis://[user:password@]host:port[/db] "
-                    "(empty: $TORCHINDUCTOR_REDIS_URL, else _HOST/_PORT)")->expected(0, 1);
+        args->redis_opt = cmd->add_option("--redis", args->redis,
+                                          "A remote cache on Redis: redis://[user:password@]host:port[/db] "
+                                          "(empty: $TORCHINDUCTOR_REDIS_URL, else _HOST/_PORT)")
+                              ->expected(0, 1);
 #endif
-    cmd->callback([args, &outcome] { outcome.exit_code = run_stats(*args); });
-}};
+        cmd->callback([args, &outcome] { outcome.exit_code = run_stats(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     using namespace kiln::cli;
     CLI::App app{"kiln-cli: inspect, check and tune torch.compile (Inductor) caches"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", [] { return version_report("kiln-cli"); }, "Print versions and exit");
+    app.set_version_flag(
+        "--version", [] { return version_report("kiln-cli"); }, "Print versions and exit");
     Outcome outcome;
     auto& cmds = registry();
     std::stable_sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.order < b.order; });

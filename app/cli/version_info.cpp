@@ -3,8 +3,8 @@
 #include <openssl/crypto.h>
 #include <openssl/opensslv.h>
 
-#include "kiln/version.hpp"
 #include "cuda/nvcc.hpp"
+#include "kiln/version.hpp"
 #include "util/install_paths.hpp"
 
 namespace kiln::cli {

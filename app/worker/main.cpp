@@ -16,8 +16,9 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0 && i + 1 < argc) fd = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--help") == 0) {
-            std::printf("usage: kiln-worker --fd N\n"
-                        "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
+            std::printf(
+                "usage: kiln-worker --fd N\n"
+                "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
             return 0;
         }
     }

@@ -23,7 +23,8 @@ std::string compiler_version(const std::string& compiler, bool is_nvcc) {
     std::string version;
     if (is_nvcc) {
         version = cuda::nvcc_version(compiler);
-    } else if (auto r = run_process({.argv = {compiler, "--version"}}, {.merge_output = true}); r.ok() && r->exit_status == 0) {
+    } else if (auto r = run_process({.argv = {compiler, "--version"}}, {.merge_output = true});
+               r.ok() && r->exit_status == 0) {
         version = r->out.substr(0, r->out.find('\n'));
     }
     std::lock_guard lock(mutex);

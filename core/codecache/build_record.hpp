@@ -23,13 +23,11 @@ struct BuildRecord {
     std::string compiler_version;  // first line of `--version` (nvcc: "release X.Y, VX.Y.Z")
     double duration_s = 0;
     int exit_code = 0;
-    std::string time;              // UTC, ISO 8601
-    std::uintmax_t size = 0;       // bytes of the artifact
+    std::string time;         // UTC, ISO 8601
+    std::uintmax_t size = 0;  // bytes of the artifact
 };
 
-inline std::filesystem::path sidecar_path(const std::filesystem::path& artifact) {
-    return artifact.string() + ".json";
-}
+inline std::filesystem::path sidecar_path(const std::filesystem::path& artifact) { return artifact.string() + ".json"; }
 
 nlohmann::ordered_json to_json(const BuildRecord& rec);
 BuildRecord build_record_from_json(const nlohmann::json& j);

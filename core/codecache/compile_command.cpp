@@ -50,8 +50,8 @@ Result<std::vector<std::string>> cpp_command(const CodeCacheOptions& opt, const 
     } else if (req.out_ext == "o") {
         argv.push_back("-c");
     } else if (req.out_ext != "exe") {
-        return make_error(Errc::invalid_argument, "unsupported output '" + req.out_ext + "' for C++",
-                          {}, "C++ sources compile to so, o or exe");
+        return make_error(Errc::invalid_argument, "unsupported output '" + req.out_ext + "' for C++", {},
+                          "C++ sources compile to so, o or exe");
     }
     for (const auto& d : opt.include_dirs) argv.push_back("-I" + d);
     argv.insert(argv.end(), req.flags.begin(), req.flags.end());
@@ -82,8 +82,8 @@ Result<std::vector<std::string>> cuda_command(const CodeCacheOptions& opt, const
     } else {
         argv.push_back("-gencode=arch=compute_" + arch + ",code=[sm_" + arch + ",compute_" + arch + "]");
     }
-    argv.insert(argv.end(), {opt.opt_level.empty() ? "-O3" : opt.opt_level, "-std=c++17",
-                             "--expt-relaxed-constexpr", "-DNDEBUG"});
+    argv.insert(argv.end(),
+                {opt.opt_level.empty() ? "-O3" : opt.opt_level, "-std=c++17", "--expt-relaxed-constexpr", "-DNDEBUG"});
     argv.insert(argv.end(), req.flags.begin(), req.flags.end());
     for (const char* h : {"-fPIC", "-fno-strict-aliasing", "-fvisibility=hidden"})
         argv.push_back(std::string("-Xcompiler=") + h);

@@ -96,7 +96,8 @@ Status check(int rc, const char* call) {
     if (rc == 0) return ok_status();
     const char* msg = nullptr;
     if (auto a = api(); a.ok()) (*a)->cuGetErrorString(rc, &msg);
-    return make_error(Errc::external, std::string(call) + ": " + (msg ? msg : "error") + " (CUresult " + std::to_string(rc) + ")");
+    return make_error(Errc::external,
+                      std::string(call) + ": " + (msg ? msg : "error") + " (CUresult " + std::to_string(rc) + ")");
 }
 
 Result<int> device_count() {
@@ -119,8 +120,10 @@ Result<DeviceFacts> device_facts(int ordinal) {
     KILN_CHECK(check(a->cuDeviceGetPCIBusId(bus, sizeof bus, dev), "cuDeviceGetPCIBusId"));
     f.pci_bus_id = bus;
     KILN_CHECK(check(a->cuDeviceGetAttribute(&f.l2_bytes, kAttrL2CacheSize, dev), "cuDeviceGetAttribute(L2)"));
-    KILN_CHECK(check(a->cuDeviceGetAttribute(&f.cc_major, kAttrComputeCapabilityMajor, dev), "cuDeviceGetAttribute(cc)"));
-    KILN_CHECK(check(a->cuDeviceGetAttribute(&f.cc_minor, kAttrComputeCapabilityMinor, dev), "cuDeviceGetAttribute(cc)"));
+    KILN_CHECK(
+        check(a->cuDeviceGetAttribute(&f.cc_major, kAttrComputeCapabilityMajor, dev), "cuDeviceGetAttribute(cc)"));
+    KILN_CHECK(
+        check(a->cuDeviceGetAttribute(&f.cc_minor, kAttrComputeCapabilityMinor, dev), "cuDeviceGetAttribute(cc)"));
     return f;
 }
 

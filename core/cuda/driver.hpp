@@ -56,7 +56,7 @@ struct DriverInfo {
     bool loaded = false;
     int driver_version = 0;  // e.g. 13000 for 13.0
     int device_count = 0;
-    std::string error;       // why CUDA is unavailable; empty when usable
+    std::string error;  // why CUDA is unavailable; empty when usable
 };
 DriverInfo driver_info();
 

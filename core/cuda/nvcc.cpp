@@ -25,7 +25,8 @@ std::string find_nvcc(const std::string& configured) {
         std::stringstream ss(path);
         std::string dir;
         while (std::getline(ss, dir, ':'))
-            if (is_executable(std::filesystem::path(dir) / "nvcc")) return (std::filesystem::path(dir) / "nvcc").string();
+            if (is_executable(std::filesystem::path(dir) / "nvcc"))
+                return (std::filesystem::path(dir) / "nvcc").string();
     }
     return {};
 }
@@ -47,8 +48,9 @@ std::string cuda_version_summary() {
     DriverInfo d = driver_info();
     if (d.loaded) {
         s += "driver " + std::to_string(d.driver_version / 1000) + "." + std::to_string((d.driver_version % 1000) / 10);
-        s += d.error.empty() ? " (" + std::to_string(d.device_count) + " device" + (d.device_count == 1 ? "" : "s") + ")"
-                             : " (" + d.error + ")";
+        s += d.error.empty()
+                 ? " (" + std::to_string(d.device_count) + " device" + (d.device_count == 1 ? "" : "s") + ")"
+                 : " (" + d.error + ")";
     } else {
         s += d.error;
     }

@@ -40,7 +40,8 @@ Result<KeySide> from_entry_file(const fs::path& file) {
 
 Result<KeySide> from_event(const CacheEvent& e) {
     if (e.components.empty())
-        return make_error(Errc::not_found, "the cache event records no components", e.log + ":" + std::to_string(e.line));
+        return make_error(Errc::not_found, "the cache event records no components",
+                          e.log + ":" + std::to_string(e.line));
     KILN_TRY(auto comps, inductor::parse_debug_lines(e.components));
     return KeySide{e.log + ":" + std::to_string(e.line) + " (" + e.artifact + ", key " + e.key + ")", std::move(comps)};
 }
@@ -59,8 +60,10 @@ Result<KeySide> from_log(const fs::path& log, const std::string& selector) {
     auto [end, ec] = std::from_chars(selector.data(), selector.data() + selector.size(), n);
     if (ec == std::errc() && end == selector.data() + selector.size()) {
         if (n >= fx.size())
-            return make_error(Errc::not_found, "no fx_graph cache event #" + selector + " (the log has " +
-                                                   std::to_string(fx.size()) + ")", log.string());
+            return make_error(
+                Errc::not_found,
+                "no fx_graph cache event #" + selector + " (the log has " + std::to_string(fx.size()) + ")",
+                log.string());
         return from_event(*fx[n]);
     }
     for (const auto& e : events)
@@ -79,7 +82,8 @@ bool looks_like_pickle(const fs::path& p) {
 Result<EntryRef> parse_entry_ref(std::string_view text) {
     EntryRef ref;
     ref.text = std::string(text);
-    if (text.empty()) return make_error(Errc::invalid_argument, "empty entry reference", {}, "give a path, LOG#N or redis://…/KEY");
+    if (text.empty())
+        return make_error(Errc::invalid_argument, "empty entry reference", {}, "give a path, LOG#N or redis://…/KEY");
     if (is_remote(text)) {
         ref.kind = EntryRef::Kind::remote;
         return ref;
@@ -103,7 +107,8 @@ Result<NamedEntry> load_entry(const EntryRef& ref, const RemoteFetch& fetch) {
         return NamedEntry{std::move(entry), std::move(fetched.origin)};
     }
     if (ref.kind == EntryRef::Kind::trace_event)
-        return make_error(Errc::invalid_argument, "a cache event is not a graph entry", ref.text, "name the entry file");
+        return make_error(Errc::invalid_argument, "a cache event is not a graph entry", ref.text,
+                          "name the entry file");
     KILN_TRY(auto entry, inductor::load_graph_entry(ref.path));
     return NamedEntry{std::move(entry), ref.path};
 }
@@ -126,7 +131,8 @@ Result<KeySide> load_key_side(const EntryRef& ref, const RemoteFetch& fetch) {
                               ref.path, "name one entry file");
         return from_log(ref.path, "");  // a directory of TORCH_TRACE logs
     }
-    if (!fs::is_regular_file(ref.path, ec)) return make_error(Errc::not_found, "no such entry, key dir or log", ref.path);
+    if (!fs::is_regular_file(ref.path, ec))
+        return make_error(Errc::not_found, "no such entry, key dir or log", ref.path);
     if (looks_like_pickle(ref.path)) return from_entry_file(ref.path);
     return from_log(ref.path, "");
 }
@@ -135,7 +141,8 @@ Result<inductor::GuardLookup> lookup_entry_guards(const EntryRef& ref, std::span
                                                   const RemoteFetch& fetch) {
     if (ref.kind != EntryRef::Kind::remote) {
         if (ref.kind == EntryRef::Kind::trace_event)
-            return make_error(Errc::invalid_argument, "a cache event has no guards", ref.text, "name a key dir or an entry");
+            return make_error(Errc::invalid_argument, "a cache event has no guards", ref.text,
+                              "name a key dir or an entry");
         return inductor::lookup_guards(ref.path, sizes);
     }
     KILN_TRY(auto named, load_entry(ref, fetch));

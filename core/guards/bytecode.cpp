@@ -169,9 +169,18 @@ FastResult run_program(const Program& p, const std::int64_t* values) {
         switch (in.op) {
             case Code::push_const: *sp++ = in.arg; break;
             case Code::push_sym: *sp++ = values[in.arg]; break;
-            case Code::add: --sp; if (__builtin_add_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail; break;
-            case Code::sub: --sp; if (__builtin_sub_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail; break;
-            case Code::mul: --sp; if (__builtin_mul_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail; break;
+            case Code::add:
+                --sp;
+                if (__builtin_add_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail;
+                break;
+            case Code::sub:
+                --sp;
+                if (__builtin_sub_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail;
+                break;
+            case Code::mul:
+                --sp;
+                if (__builtin_mul_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail;
+                break;
             case Code::floordiv:
             case Code::mod: {
                 --sp;
@@ -194,17 +203,47 @@ FastResult run_program(const Program& p, const std::int64_t* values) {
                 sp[-1] = r;
                 break;
             }
-            case Code::neg: if (sp[-1] == INT64_MIN) return FastResult::bail; sp[-1] = -sp[-1]; break;
-            case Code::abs: if (sp[-1] == INT64_MIN) return FastResult::bail; if (sp[-1] < 0) sp[-1] = -sp[-1]; break;
-            case Code::max: --sp; if (sp[0] > sp[-1]) sp[-1] = sp[0]; break;
-            case Code::min: --sp; if (sp[0] < sp[-1]) sp[-1] = sp[0]; break;
+            case Code::neg:
+                if (sp[-1] == INT64_MIN) return FastResult::bail;
+                sp[-1] = -sp[-1];
+                break;
+            case Code::abs:
+                if (sp[-1] == INT64_MIN) return FastResult::bail;
+                if (sp[-1] < 0) sp[-1] = -sp[-1];
+                break;
+            case Code::max:
+                --sp;
+                if (sp[0] > sp[-1]) sp[-1] = sp[0];
+                break;
+            case Code::min:
+                --sp;
+                if (sp[0] < sp[-1]) sp[-1] = sp[0];
+                break;
             case Code::not_: sp[-1] = sp[-1] == 0; break;
-            case Code::lt: --sp; sp[-1] = sp[-1] < sp[0]; break;
-            case Code::le: --sp; sp[-1] = sp[-1] <= sp[0]; break;
-            case Code::gt: --sp; sp[-1] = sp[-1] > sp[0]; break;
-            case Code::ge: --sp; sp[-1] = sp[-1] >= sp[0]; break;
-            case Code::eq: --sp; sp[-1] = sp[-1] == sp[0]; break;
-            case Code::ne: --sp; sp[-1] = sp[-1] != sp[0]; break;
+            case Code::lt:
+                --sp;
+                sp[-1] = sp[-1] < sp[0];
+                break;
+            case Code::le:
+                --sp;
+                sp[-1] = sp[-1] <= sp[0];
+                break;
+            case Code::gt:
+                --sp;
+                sp[-1] = sp[-1] > sp[0];
+                break;
+            case Code::ge:
+                --sp;
+                sp[-1] = sp[-1] >= sp[0];
+                break;
+            case Code::eq:
+                --sp;
+                sp[-1] = sp[-1] == sp[0];
+                break;
+            case Code::ne:
+                --sp;
+                sp[-1] = sp[-1] != sp[0];
+                break;
             case Code::jump_if_false_or_pop:
                 if (sp[-1] == 0) pc = static_cast<std::size_t>(in.arg) - 1;
                 else --sp;

@@ -177,8 +177,8 @@ Error arith_error(const Expr& e, const Evaluator& ev) {
         case ArithError::float_range:
             return make_error(Errc::limit, "float result out of range in '" + sub + "'", e.error_context());
         default:
-            return make_error(Errc::limit, "integer overflow in '" + sub + "': the value exceeds 128 bits", e.error_context(),
-                              "Kiln evaluates with 128-bit integers; Python's would be unbounded");
+            return make_error(Errc::limit, "integer overflow in '" + sub + "': the value exceeds 128 bits",
+                              e.error_context(), "Kiln evaluates with 128-bit integers; Python's would be unbounded");
     }
 }
 
@@ -209,8 +209,9 @@ Status Expr::check_arity(std::span<const std::int64_t> values) const {
         std::string order;
         for (auto& n : symbols_) order += (order.empty() ? "" : ",") + n;
         return make_error(Errc::not_found,
-                          "missing symbol L['" + symbols_[s] + "']: the guard needs " + std::to_string(symbols_.size()) +
-                              " value(s), " + std::to_string(values.size()) + " given",
+                          "missing symbol L['" + symbols_[s] + "']: the guard needs " +
+                              std::to_string(symbols_.size()) + " value(s), " + std::to_string(values.size()) +
+                              " given",
                           "guards_expr", "pass one size per symbol, in order: " + order);
     }
     return ok_status();

@@ -39,20 +39,41 @@ enum class NodeOp : std::uint8_t {
     float_lit,  // a = index into floats
     bool_lit,   // a = 0/1
     symbol,     // a = slot
-    neg, pos, not_,                       // a = operand
-    pow,                                  // a, b = operands (right-associative: nests)
-    arith,                                // lists[a..a+b) operands, step_ops[a+1..a+b) operators
-    and_, or_,                            // lists[a..a+b) operands (short-circuit chain)
-    compare,                              // lists[a..a+b) operands, cmp_ops[a..a+b-1) operators
-    call,                                 // fn; lists[a..a+b) arguments
+    neg,
+    pos,
+    not_,   // a = operand
+    pow,    // a, b = operands (right-associative: nests)
+    arith,  // lists[a..a+b) operands, step_ops[a+1..a+b) operators
+    and_,
+    or_,      // lists[a..a+b) operands (short-circuit chain)
+    compare,  // lists[a..a+b) operands, cmp_ops[a..a+b-1) operators
+    call,     // fn; lists[a..a+b) arguments
 };
 
 // The operators of an `arith` chain, applied left to right.
 enum class StepOp : std::uint8_t { add, sub, mul, floordiv, mod, truediv };
 
 enum class Fn : std::uint8_t {
-    Eq, Ne, Lt, Le, Gt, Ge, Mod, PythonMod, FloorDiv, CleanDiv, CeilDiv, IntTrueDiv, FloatTrueDiv,
-    Max, Min, Abs, math_floor, math_ceil, sym_max, sym_min,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Mod,
+    PythonMod,
+    FloorDiv,
+    CleanDiv,
+    CeilDiv,
+    IntTrueDiv,
+    FloatTrueDiv,
+    Max,
+    Min,
+    Abs,
+    math_floor,
+    math_ceil,
+    sym_max,
+    sym_min,
 };
 
 struct Node {

@@ -23,13 +23,26 @@ struct FnSpec {
     int max_args;  // -1: any
 };
 constexpr std::array<FnSpec, 20> kFns{{
-    {"Eq", Fn::Eq, 2, 2}, {"Ne", Fn::Ne, 2, 2}, {"Lt", Fn::Lt, 2, 2}, {"Le", Fn::Le, 2, 2},
-    {"Gt", Fn::Gt, 2, 2}, {"Ge", Fn::Ge, 2, 2}, {"Mod", Fn::Mod, 2, 2}, {"PythonMod", Fn::PythonMod, 2, 2},
-    {"FloorDiv", Fn::FloorDiv, 2, 2}, {"CleanDiv", Fn::CleanDiv, 2, 2}, {"CeilDiv", Fn::CeilDiv, 2, 2},
-    {"IntTrueDiv", Fn::IntTrueDiv, 2, 2}, {"FloatTrueDiv", Fn::FloatTrueDiv, 2, 2},
-    {"Max", Fn::Max, 1, -1}, {"Min", Fn::Min, 1, -1}, {"Abs", Fn::Abs, 1, 1},
-    {"math.floor", Fn::math_floor, 1, 1}, {"math.ceil", Fn::math_ceil, 1, 1},
-    {"torch.sym_max", Fn::sym_max, 2, 2}, {"torch.sym_min", Fn::sym_min, 2, 2},
+    {"Eq", Fn::Eq, 2, 2},
+    {"Ne", Fn::Ne, 2, 2},
+    {"Lt", Fn::Lt, 2, 2},
+    {"Le", Fn::Le, 2, 2},
+    {"Gt", Fn::Gt, 2, 2},
+    {"Ge", Fn::Ge, 2, 2},
+    {"Mod", Fn::Mod, 2, 2},
+    {"PythonMod", Fn::PythonMod, 2, 2},
+    {"FloorDiv", Fn::FloorDiv, 2, 2},
+    {"CleanDiv", Fn::CleanDiv, 2, 2},
+    {"CeilDiv", Fn::CeilDiv, 2, 2},
+    {"IntTrueDiv", Fn::IntTrueDiv, 2, 2},
+    {"FloatTrueDiv", Fn::FloatTrueDiv, 2, 2},
+    {"Max", Fn::Max, 1, -1},
+    {"Min", Fn::Min, 1, -1},
+    {"Abs", Fn::Abs, 1, 1},
+    {"math.floor", Fn::math_floor, 1, 1},
+    {"math.ceil", Fn::math_ceil, 1, 1},
+    {"torch.sym_max", Fn::sym_max, 2, 2},
+    {"torch.sym_min", Fn::sym_min, 2, 2},
 }};
 
 const FnSpec* find_fn(std::string_view name) {
@@ -81,7 +94,8 @@ private:
         return error_at("unexpected " + what + " " + std::string(where), t.begin);
     }
     Status expect(Tok kind, std::string_view where) {
-        if (peek().kind != kind) return unexpected(std::string("(expected ") + tok_name(kind) + " " + std::string(where) + ")");
+        if (peek().kind != kind)
+            return unexpected(std::string("(expected ") + tok_name(kind) + " " + std::string(where) + ")");
         ++pos_;
         return ok_status();
     }
@@ -102,8 +116,10 @@ private:
 
     Status enter() {
         if (++depth_ > kMaxDepth)
-            return make_error(Errc::limit, "expression nested deeper than " + std::to_string(kMaxDepth) + " levels at column " +
-                                               std::to_string(peek().begin + 1), "guards_expr");
+            return make_error(Errc::limit,
+                              "expression nested deeper than " + std::to_string(kMaxDepth) + " levels at column " +
+                                  std::to_string(peek().begin + 1),
+                              "guards_expr");
         return ok_status();
     }
 
@@ -120,7 +136,8 @@ private:
             items.push_back(rhs);
         }
         std::uint32_t at = add_list(items);
-        return add(Node{op, Fn::Eq, at, static_cast<std::uint32_t>(items.size()), begin_of(first), end_of(items.back())});
+        return add(
+            Node{op, Fn::Eq, at, static_cast<std::uint32_t>(items.size()), begin_of(first), end_of(items.back())});
     }
 
     Result<std::uint32_t> parse_or() {
@@ -200,28 +217,31 @@ private:
     }
 
     Result<std::uint32_t> parse_arith() {
-        return parse_arith_chain([this] { return parse_term(); }, [](Tok t, StepOp& op) -> Result<bool> {
-            if (t != Tok::plus && t != Tok::minus) return false;
-            op = t == Tok::plus ? StepOp::add : StepOp::sub;
-            return true;
-        });
+        return parse_arith_chain([this] { return parse_term(); },
+                                 [](Tok t, StepOp& op) -> Result<bool> {
+                                     if (t != Tok::plus && t != Tok::minus) return false;
+                                     op = t == Tok::plus ? StepOp::add : StepOp::sub;
+                                     return true;
+                                 });
     }
 
     Result<std::uint32_t> parse_term() {
-        return parse_arith_chain([this] { return parse_unary(); }, [this](Tok t, StepOp& op) -> Result<bool> {
-            switch (t) {
-                case Tok::star: op = StepOp::mul; return true;
-                case Tok::dslash: op = StepOp::floordiv; return true;
-                case Tok::percent: op = StepOp::mod; return true;
-                case Tok::slash:
-                    if (!restriction())
-                        return error_at("true division '/' is not supported", peek().begin,
-                                        "guards use '//' (floor division) or IntTrueDiv/FloatTrueDiv");
-                    op = StepOp::truediv;
-                    return true;
-                default: return false;
-            }
-        });
+        return parse_arith_chain([this] { return parse_unary(); },
+                                 [this](Tok t, StepOp& op) -> Result<bool> {
+                                     switch (t) {
+                                         case Tok::star: op = StepOp::mul; return true;
+                                         case Tok::dslash: op = StepOp::floordiv; return true;
+                                         case Tok::percent: op = StepOp::mod; return true;
+                                         case Tok::slash:
+                                             if (!restriction())
+                                                 return error_at(
+                                                     "true division '/' is not supported", peek().begin,
+                                                     "guards use '//' (floor division) or IntTrueDiv/FloatTrueDiv");
+                                             op = StepOp::truediv;
+                                             return true;
+                                         default: return false;
+                                     }
+                                 });
     }
 
     Result<std::uint32_t> parse_unary() {
@@ -258,12 +278,14 @@ private:
                 if (res.ec != std::errc() && res.ec != std::errc::result_out_of_range)
                     return error_at("malformed float literal '" + f.text + "'", f.begin);
                 e_.floats_.push_back(v);
-                return add(Node{NodeOp::float_lit, Fn::Eq, static_cast<std::uint32_t>(e_.floats_.size() - 1), 0, f.begin, f.end});
+                return add(Node{NodeOp::float_lit, Fn::Eq, static_cast<std::uint32_t>(e_.floats_.size() - 1), 0,
+                                f.begin, f.end});
             }
             case Tok::lparen: {
                 std::uint32_t open = next().begin;
                 KILN_TRY(std::uint32_t inner, parse_or());
-                if (peek().kind != Tok::rparen) return unexpected("(expected ')' to close '(' at column " + std::to_string(open + 1) + ")");
+                if (peek().kind != Tok::rparen)
+                    return unexpected("(expected ')' to close '(' at column " + std::to_string(open + 1) + ")");
                 std::uint32_t close = next().end;
                 // Widen the span so messages quote the parentheses too.
                 Node n = e_.nodes_[inner];
@@ -309,13 +331,15 @@ private:
             end = next().end;
         }
         if (peek().kind != Tok::lparen) {
-            if (peek().kind == Tok::dot) return error_at("attribute access on '" + dotted + "' is not supported", peek().begin);
+            if (peek().kind == Tok::dot)
+                return error_at("attribute access on '" + dotted + "' is not supported", peek().begin);
             if (restriction() && dotted == first.text) return add_symbol(first.text, first.begin, first.end);
             return error_at("unknown name '" + dotted + "'", first.begin,
                             restriction() ? "" : "guards refer to inputs as L['t0'], L['t1'], ...");
         }
         const FnSpec* spec = find_fn(dotted);
-        if (!spec) return error_at("unknown function '" + dotted + "'", first.begin, "supported calls: " + known_calls());
+        if (!spec)
+            return error_at("unknown function '" + dotted + "'", first.begin, "supported calls: " + known_calls());
         ++pos_;  // '('
         std::vector<std::uint32_t> args;
         if (peek().kind != Tok::rparen) {
@@ -333,8 +357,8 @@ private:
         end = next().end;
         int n = static_cast<int>(args.size());
         if (n < spec->min_args || (spec->max_args >= 0 && n > spec->max_args)) {
-            std::string want = spec->max_args < 0 ? "at least " + std::to_string(spec->min_args)
-                                                  : std::to_string(spec->min_args);
+            std::string want =
+                spec->max_args < 0 ? "at least " + std::to_string(spec->min_args) : std::to_string(spec->min_args);
             return error_at(dotted + "() takes " + want + " argument(s), got " + std::to_string(n), first.begin);
         }
         std::uint32_t at = add_list(args);

@@ -7,9 +7,9 @@ namespace kiln::inductor {
 
 namespace {
 constexpr std::array<std::string_view, kCategoryCount> kCategoryNames = {
-    "fxgraph",     "aotautograd",     "output_code",          "kernel_module", "best_config",
-    "kernel_perf", "cpp_source",      "cpp_library",          "cuda_source",   "triton_compiled",
-    "autotune_local_cache", "lock",   "temp",                 "build_record",  "other",
+    "fxgraph",    "aotautograd",  "output_code", "kernel_module",   "best_config",          "kernel_perf",
+    "cpp_source", "cpp_library",  "cuda_source", "triton_compiled", "autotune_local_cache", "lock",
+    "temp",       "build_record", "other",
 };
 }  // namespace
 

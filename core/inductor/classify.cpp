@@ -56,7 +56,9 @@ Classification classify_code_file(std::string_view rel, std::string_view dir, st
     if (!is_code_key(key) || key.substr(1, 2) != dir) return single(Category::other, rel);
     std::string_view ext = name.substr(53);
     std::string_view group = rel.substr(0, rel.size() - name.size() + 52);  // "<xx>/c<51>"
-    auto module = [&](Category c, bool sniff = false) { return Classification{c, GroupKind::module, key, group, sniff}; };
+    auto module = [&](Category c, bool sniff = false) {
+        return Classification{c, GroupKind::module, key, group, sniff};
+    };
     if (ext == "py") return module(Category::kernel_module, true);
     if (ext == "kernel_perf") return module(Category::kernel_perf);
     if (ext == "cpp" || ext == "main.cpp") return module(Category::cpp_source);

@@ -29,7 +29,8 @@ Result<KeyComponent> split_component(std::string_view item, std::size_t index) {
     c.name = std::string(rest.substr(0, colon));
     c.value = std::string(rest.substr(colon + 2));
     if (c.name.empty())
-        return make_error(Errc::parse, "debug line with an empty component name", "debug line " + std::to_string(index));
+        return make_error(Errc::parse, "debug line with an empty component name",
+                          "debug line " + std::to_string(index));
     return c;
 }
 

@@ -17,7 +17,8 @@ namespace kiln::inductor {
 namespace {
 
 std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 bool eligible(const Group& g, const EvictPolicy& p) {
@@ -64,8 +65,8 @@ Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
     if (root < 0) return io_error("cannot open the cache root", scan.root, errno);
     evict_fs::Fd root_fd(root);
     // Held until the group is gone, so Inductor cannot start using it half-way.
-    KILN_TRY(auto lock, evict_fs::try_lock_key(root_fd.get(), scan.kind == RootKind::inductor ? group.key : "",
-                                               group.path));
+    KILN_TRY(auto lock,
+             evict_fs::try_lock_key(root_fd.get(), scan.kind == RootKind::inductor ? group.key : "", group.path));
     (void)lock;
     if (group.kind == GroupKind::key_dir || group.kind == GroupKind::triton_kernel_dir) {
         auto [parent, name] = split_parent(rel);
@@ -86,7 +87,8 @@ Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
 
 Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& policy) {
     if (!policy.older_than_ns && !policy.max_bytes)
-        return make_error(Errc::invalid_argument, "nothing to evict by", root_arg, "give --older-than AGE or --max-size SIZE");
+        return make_error(Errc::invalid_argument, "nothing to evict by", root_arg,
+                          "give --older-than AGE or --max-size SIZE");
     KILN_TRY(auto root, resolve_root(root_arg));
     auto kind = detect_root_kind(root);
     if (!kind && !policy.force)
@@ -137,7 +139,9 @@ Result<std::int64_t> parse_age_ns(std::string_view text) {
     else if (unit == "h") seconds = value * 3600;
     else if (unit == "d") seconds = value * 86400;
     else if (unit == "w") seconds = value * 7 * 86400;
-    else return make_error(Errc::invalid_argument, "unknown age unit '" + std::string(unit) + "'", std::string(text), "use s, m, h, d or w");
+    else
+        return make_error(Errc::invalid_argument, "unknown age unit '" + std::string(unit) + "'", std::string(text),
+                          "use s, m, h, d or w");
     return static_cast<std::int64_t>(seconds * 1e9);
 }
 
@@ -160,7 +164,8 @@ Result<std::uint64_t> parse_size(std::string_view text) {
         case 'G': factor = base * base * base; break;
         case 'T': factor = base * base * base * base; break;
         default:
-            return make_error(Errc::invalid_argument, "unknown size unit", std::string(text), "use K, M, G, T (1000) or Ki, Mi, Gi, Ti (1024)");
+            return make_error(Errc::invalid_argument, "unknown size unit", std::string(text),
+                              "use K, M, G, T (1000) or Ki, Mi, Gi, Ti (1024)");
     }
     return static_cast<std::uint64_t>(value * factor);
 }

@@ -19,8 +19,8 @@ struct EvictPolicy {
     std::optional<std::uint64_t> max_bytes;     // remove LRU groups until the cache is at most this big
     std::vector<Category> categories;           // only groups whose main category is listed (empty: all but lock)
     bool dry_run = true;
-    bool force = false;                         // accept a root that does not look like a cache
-    std::int64_t now_ns = 0;                    // 0: the current time
+    bool force = false;       // accept a root that does not look like a cache
+    std::int64_t now_ns = 0;  // 0: the current time
 };
 
 struct EvictedGroup {
@@ -44,7 +44,6 @@ struct EvictReport {
     std::uint64_t freed_bytes = 0;
     std::uint64_t bytes_before = 0;
 };
-
 
 // Scans `root`, plans, and (unless policy.dry_run) removes. Errors: a missing root (not_found), a root
 // that looks like no cache without policy.force (invalid_argument), neither limit given.

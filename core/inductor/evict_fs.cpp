@@ -84,7 +84,8 @@ Result<std::uint64_t> remove_tree_at(int parent_fd, const char* name, std::strin
     }
     ::closedir(dir);
     if (!status.ok()) return std::move(status.error());
-    if (::unlinkat(parent_fd, name, AT_REMOVEDIR) != 0) return io_error("cannot remove directory", std::string(context), errno);
+    if (::unlinkat(parent_fd, name, AT_REMOVEDIR) != 0)
+        return io_error("cannot remove directory", std::string(context), errno);
     return freed;
 }
 

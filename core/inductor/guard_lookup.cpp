@@ -70,14 +70,18 @@ Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<c
 }
 
 namespace {
-nlohmann::ordered_json or_null(const std::optional<std::string>& s) { return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(); }
+nlohmann::ordered_json or_null(const std::optional<std::string>& s) {
+    return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json();
+}
 }  // namespace
 
 nlohmann::ordered_json to_json(const GuardLookup& lookup) {
     nlohmann::ordered_json j;
     j["entries"] = nlohmann::ordered_json::array();
     for (const auto& e : lookup.entries)
-        j["entries"].push_back({{"file", e.file}, {"guards_expr", or_null(e.guards_expr)}, {"pass", e.pass},
+        j["entries"].push_back({{"file", e.file},
+                                {"guards_expr", or_null(e.guards_expr)},
+                                {"pass", e.pass},
                                 {"failing", or_null(e.failing)}});
     j["served"] = or_null(lookup.served);
     j["ambiguous"] = lookup.ambiguous;

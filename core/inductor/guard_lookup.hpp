@@ -19,13 +19,13 @@ struct GuardCheck {
     std::string file;                        // entry file name within the key dir
     std::optional<std::string> guards_expr;  // nullopt: the entry has no guards (always a hit)
     bool pass = false;
-    std::optional<std::string> failing;      // the first failing conjunct with the values it saw
+    std::optional<std::string> failing;  // the first failing conjunct with the values it saw
 };
 
 struct GuardLookup {
     std::vector<GuardCheck> entries;  // in torch's lookup order
     std::optional<std::string> served;
-    bool ambiguous = false;           // more than one entry would hold; the sorted order decided
+    bool ambiguous = false;  // more than one entry would hold; the sorted order decided
 };
 
 // `sizes` are the values of t0, t1, ... (the graph's SymInt inputs in order).

@@ -67,8 +67,7 @@ std::vector<DiffLine> line_diff(std::string_view a, std::string_view b) {
     std::size_t head = 0;
     while (head < la.size() && head < lb.size() && la[head] == lb[head]) ++head;
     std::size_t tail = 0;
-    while (tail < la.size() - head && tail < lb.size() - head &&
-           la[la.size() - 1 - tail] == lb[lb.size() - 1 - tail])
+    while (tail < la.size() - head && tail < lb.size() - head && la[la.size() - 1 - tail] == lb[lb.size() - 1 - tail])
         ++tail;
     std::size_t n = la.size() - head - tail, m = lb.size() - head - tail;
     std::vector<DiffLine> out;

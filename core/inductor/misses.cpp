@@ -34,7 +34,8 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
             }
             auto comps = parse_debug_lines(entry->debug_lines());
             if (!comps || comps->empty()) {
-                out.skipped.push_back(rel + ": " + (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
+                out.skipped.push_back(rel + ": " +
+                                      (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
                 continue;
             }
             out.entries.push_back({rel, dir.filename().string(), std::move(comps).value()});

@@ -16,8 +16,8 @@ namespace kiln::inductor {
 
 // A cached FX graph entry with the components of its key.
 struct KeyedEntry {
-    std::string path;      // relative to the root: fxgraph/<xx>/<key>/<entry>
-    std::string key;       // the key dir's name ("f...")
+    std::string path;  // relative to the root: fxgraph/<xx>/<key>/<entry>
+    std::string key;   // the key dir's name ("f...")
     std::vector<KeyComponent> components;
 };
 
@@ -32,8 +32,8 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root);
 struct MissExplanation {
     std::optional<std::string> closest_path;  // nullopt: nothing to compare with
     std::optional<std::string> closest_key;
-    ComponentDiff diff;                       // a = the event's components, b = the entry's
-    std::string note;                         // why there is no comparison, when there is none
+    ComponentDiff diff;  // a = the event's components, b = the entry's
+    std::string note;    // why there is no comparison, when there is none
 };
 
 // Compares a miss event with the entries; an entry under the event's own key is left out (the miss

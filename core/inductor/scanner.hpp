@@ -53,19 +53,19 @@ inline constexpr GroupId kNoGroup = 0xffffffffu;
 
 // What kind of root was scanned; decides which rules apply.
 enum class RootKind : std::uint8_t {
-    inductor,        // $TORCHINDUCTOR_CACHE_DIR layout
-    triton,          // stand-alone Triton cache: <HASH>/ kernel dirs
+    inductor,  // $TORCHINDUCTOR_CACHE_DIR layout
+    triton,    // stand-alone Triton cache: <HASH>/ kernel dirs
 };
 std::string_view root_kind_name(RootKind k);
 
 struct Artifact {
-    std::string path;            // absolute (root joined with the relative path)
+    std::string path;              // absolute (root joined with the relative path)
     std::uint32_t rel_offset = 0;  // path.substr(rel_offset) is the path relative to the root
     Category category = Category::other;
-    std::uint64_t size = 0;      // bytes (st_size)
-    std::int64_t mtime_ns = 0;   // nanoseconds since the Unix epoch
+    std::uint64_t size = 0;     // bytes (st_size)
+    std::int64_t mtime_ns = 0;  // nanoseconds since the Unix epoch
     std::int64_t atime_ns = 0;
-    std::string key;             // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
+    std::string key;  // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
     GroupId group = kNoGroup;
 
     std::string_view rel_path() const { return std::string_view(path).substr(rel_offset); }
@@ -76,12 +76,12 @@ struct Artifact {
 struct Group {
     GroupId id = kNoGroup;
     GroupKind kind = GroupKind::single_file;
-    Category category = Category::other;  // the main category (fxgraph, triton_compiled, kernel_module, …)
-    std::string path;                     // absolute: the dir for key/kernel dirs, the main file otherwise
-    std::string key;                      // the key the group's lock would be named after (locks/<key>.lock)
-    std::vector<std::uint32_t> artifacts;   // indices into ScanResult::artifacts
+    Category category = Category::other;   // the main category (fxgraph, triton_compiled, kernel_module, …)
+    std::string path;                      // absolute: the dir for key/kernel dirs, the main file otherwise
+    std::string key;                       // the key the group's lock would be named after (locks/<key>.lock)
+    std::vector<std::uint32_t> artifacts;  // indices into ScanResult::artifacts
     std::uint64_t bytes = 0;
-    std::int64_t last_use_ns = 0;         // max of the members' last_use_ns()
+    std::int64_t last_use_ns = 0;  // max of the members' last_use_ns()
 };
 
 struct ScanProgress {
@@ -92,23 +92,23 @@ struct ScanProgress {
 };
 
 struct ScanOptions {
-    std::optional<RootKind> kind;            // empty: detect (roots.hpp detect_root_kind)
-    bool sniff_python = true;                // read ≤ 4 KB of .py files to tell output_code from kernel_module
+    std::optional<RootKind> kind;  // empty: detect (roots.hpp detect_root_kind)
+    bool sniff_python = true;      // read ≤ 4 KB of .py files to tell output_code from kernel_module
     std::function<void(const ScanProgress&)> progress;  // called every `progress_every` files and at the end
     std::uint32_t progress_every = 4096;
     const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled
-    std::size_t max_errors = 100;            // errors kept verbatim; all are counted in `unreadable`
+    std::size_t max_errors = 100;               // errors kept verbatim; all are counted in `unreadable`
 };
 
 struct ScanResult {
-    std::string root;                 // absolute, as given (not resolved through symlinks)
+    std::string root;  // absolute, as given (not resolved through symlinks)
     RootKind kind = RootKind::inductor;
     std::vector<Artifact> artifacts;  // files in walk order
     std::vector<Group> groups;        // groups[i].id == i
     std::uint64_t unreadable = 0;     // files and directories that could not be read or stat'ed
     std::vector<Error> errors;        // the first `max_errors` of them, with paths
     std::uint64_t dirs = 0;
-    std::uint64_t symlinks = 0;       // seen and not followed (not artifacts)
+    std::uint64_t symlinks = 0;  // seen and not followed (not artifacts)
 
     std::uint64_t total_bytes() const;
 };

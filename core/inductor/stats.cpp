@@ -25,7 +25,8 @@ CacheStats compute_stats(const ScanResult& scan) {
         if (a.mtime_ns > s.newest_mtime_ns) s.newest_mtime_ns = a.mtime_ns;
     }
     for (const Group& g : scan.groups) {
-        if (g.kind == GroupKind::triton_kernel_dir) ++s.categories[static_cast<std::size_t>(Category::triton_compiled)].entries;
+        if (g.kind == GroupKind::triton_kernel_dir)
+            ++s.categories[static_cast<std::size_t>(Category::triton_compiled)].entries;
         if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) ++s.fxgraph_keys;
     }
     return s;
@@ -64,9 +65,10 @@ std::string format_bytes(std::uint64_t bytes) {
 
 std::string format_time_utc(std::int64_t ns) {
     if (ns == 0) return "-";
-    return format_utc(std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                          std::chrono::nanoseconds(ns))),
-                      UtcFormat::readable);
+    return format_utc(
+        std::chrono::system_clock::time_point(
+            std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(ns))),
+        UtcFormat::readable);
 }
 
 }  // namespace kiln::inductor

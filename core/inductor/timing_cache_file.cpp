@@ -28,7 +28,8 @@ SystemInfo cpu_system() { return make_system(nlohmann::ordered_json::object()); 
 
 SystemInfo cuda_system(const fs::path& cache_root, const std::string& device_name, const std::string& cuda_version) {
     std::error_code ec;
-    for (auto it = fs::directory_iterator(cache_root / "cache", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    for (auto it = fs::directory_iterator(cache_root / "cache", ec); !ec && it != fs::directory_iterator();
+         it.increment(ec)) {
         if (!it->is_regular_file(ec)) continue;
         auto file = read_cache_file(it->path());
         if (!file.ok() || !file->contains("system")) continue;
@@ -36,7 +37,9 @@ SystemInfo cuda_system(const fs::path& cache_root, const std::string& device_nam
         if (!sys.is_object() || !sys.contains("device") || !sys.contains("version")) continue;
         if (sys["device"].value("name", "") != device_name) continue;
         const auto& ver = sys["version"];
-        if (!ver.is_object() || !ver.contains("cuda") || !ver["cuda"].is_string() || ver["cuda"].get<std::string>() != cuda_version) continue;
+        if (!ver.is_object() || !ver.contains("cuda") || !ver["cuda"].is_string() ||
+            ver["cuda"].get<std::string>() != cuda_version)
+            continue;
         SystemInfo adopted = make_system(sys);
         if (adopted.hash == it->path().filename().string()) return adopted;  // only files that obey the rule
     }

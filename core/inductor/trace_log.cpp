@@ -165,4 +165,3 @@ Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& pat
 }
 
 }  // namespace kiln::inductor
-

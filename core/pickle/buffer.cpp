@@ -76,8 +76,9 @@ Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& pat
         }
         if (n == 0) {
             ::close(fd);
-            return make_error(Errc::io, "the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
-                                            " bytes while it was read (another process is writing it)",
+            return make_error(Errc::io,
+                              "the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
+                                  " bytes while it was read (another process is writing it)",
                               path.string(), "open it again once the writer is done");
         }
         got += static_cast<std::size_t>(n);

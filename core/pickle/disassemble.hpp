@@ -12,12 +12,12 @@
 namespace kiln::pickle {
 
 struct DisassembledOp {
-    std::uint64_t offset = 0;   // byte offset of the opcode
-    std::uint8_t code = 0;      // the opcode byte
-    const char* name = "";      // pickletools name, e.g. "SHORT_BINUNICODE"
-    std::string arg;            // the argument as pickletools prints it (repr of str/bytes shortened), or empty
-    std::uint32_t length = 1;   // bytes the opcode and its argument take
-    int depth = 0;              // MARK nesting at this opcode (for indentation)
+    std::uint64_t offset = 0;  // byte offset of the opcode
+    std::uint8_t code = 0;     // the opcode byte
+    const char* name = "";     // pickletools name, e.g. "SHORT_BINUNICODE"
+    std::string arg;           // the argument as pickletools prints it (repr of str/bytes shortened), or empty
+    std::uint32_t length = 1;  // bytes the opcode and its argument take
+    int depth = 0;             // MARK nesting at this opcode (for indentation)
 };
 
 struct DisassembleOptions {
@@ -28,7 +28,8 @@ struct DisassembleOptions {
 Result<std::vector<DisassembledOp>> disassemble(std::string_view bytes, const DisassembleOptions& options = {});
 
 // Lists what can be read; `error` receives why reading stopped early (empty Error when it did not).
-std::vector<DisassembledOp> disassemble_prefix(std::string_view bytes, Error* error, const DisassembleOptions& options = {});
+std::vector<DisassembledOp> disassemble_prefix(std::string_view bytes, Error* error,
+                                               const DisassembleOptions& options = {});
 
 // "   12: \x8c SHORT_BINUNICODE 'torch'" -- one line of the listing.
 std::string format_op(const DisassembledOp& op);

@@ -35,7 +35,10 @@ public:
         }
         for (;;) {
             ssize_t n = ::read(fd_, buf_.get() + len_, kSize - len_);
-            if (n > 0) { len_ += static_cast<std::size_t>(n); return {}; }
+            if (n > 0) {
+                len_ += static_cast<std::size_t>(n);
+                return {};
+            }
             if (n == 0) return failure(Kind::eof, "the server closed the connection");
             if (errno != EINTR) return io_failure(errno);
         }
@@ -60,7 +63,10 @@ public:
         pos_ += have;
         for (std::size_t got = have; got < n;) {
             ssize_t r = ::read(fd_, dst + got, n - got);
-            if (r > 0) { got += static_cast<std::size_t>(r); continue; }
+            if (r > 0) {
+                got += static_cast<std::size_t>(r);
+                continue;
+            }
             if (r == 0) return failure(Kind::eof, "the server closed the connection");
             if (errno != EINTR) return io_failure(errno);
         }
@@ -77,7 +83,10 @@ private:
 BulkGetFailure send_all(int fd, const std::string& data) {
     for (std::size_t off = 0; off < data.size();) {
         ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-        if (n > 0) { off += static_cast<std::size_t>(n); continue; }
+        if (n > 0) {
+            off += static_cast<std::size_t>(n);
+            continue;
+        }
         if (n < 0 && errno == EINTR) continue;
         return io_failure(n < 0 ? errno : EIO);
     }
@@ -120,11 +129,15 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             auto [p, ec] = std::from_chars(head.data() + 1, head.data() + head.size(), n);
             if (ec != std::errc() || p != head.data() + head.size() || n < -1)
                 return failure(Kind::protocol, "bad bulk length: " + std::string(head.substr(0, 40)));
-            if (n == -1) { out.add_absent(); continue; }
+            if (n == -1) {
+                out.add_absent();
+                continue;
+            }
             std::size_t len = static_cast<std::size_t>(n);
             std::size_t at = out.used();
             if (auto f = in.bytes(out.tail(len + 2), len + 2); !f.ok()) return f;
-            if (std::memcmp(out.tail(0) + len, "\r\n", 2) != 0) return failure(Kind::protocol, "bulk string not followed by CRLF");
+            if (std::memcmp(out.tail(0) + len, "\r\n", 2) != 0)
+                return failure(Kind::protocol, "bulk string not followed by CRLF");
             out.commit(len);
             out.add_value(at, len);
             continue;
@@ -137,7 +150,10 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             out.add_absent();
             continue;
         }
-        if (head[0] == '+' || head[0] == ':') { out.add_absent(); continue; }
+        if (head[0] == '+' || head[0] == ':') {
+            out.add_absent();
+            continue;
+        }
         return failure(Kind::protocol, "unexpected reply to GET: " + std::string(head.substr(0, 40)));
     }
     if (reply_error) return *reply_error;

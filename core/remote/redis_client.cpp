@@ -5,9 +5,9 @@
 #include <hiredis/hiredis.h>
 #include <hiredis/sds.h>
 
+#include <sys/time.h>
 #include <cerrno>
 #include <cstring>
-#include <sys/time.h>
 
 namespace kiln::remote {
 namespace {
@@ -22,16 +22,28 @@ timeval to_timeval(std::chrono::milliseconds ms) {
 RedisReply convert(const redisReply* r) {
     RedisReply out;
     switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = RedisReply::Type::string; out.str.assign(r->str, r->len); break;
-    case REDIS_REPLY_STATUS: out.type = RedisReply::Type::status; out.str.assign(r->str, r->len); break;
-    case REDIS_REPLY_ERROR: out.type = RedisReply::Type::error; out.str.assign(r->str, r->len); break;
-    case REDIS_REPLY_INTEGER: out.type = RedisReply::Type::integer; out.integer = r->integer; break;
-    case REDIS_REPLY_ARRAY:
-        out.type = RedisReply::Type::array;
-        out.elements.reserve(r->elements);
-        for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
-        break;
-    default: out.type = RedisReply::Type::nil; break;
+        case REDIS_REPLY_STRING:
+            out.type = RedisReply::Type::string;
+            out.str.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_STATUS:
+            out.type = RedisReply::Type::status;
+            out.str.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_ERROR:
+            out.type = RedisReply::Type::error;
+            out.str.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_INTEGER:
+            out.type = RedisReply::Type::integer;
+            out.integer = r->integer;
+            break;
+        case REDIS_REPLY_ARRAY:
+            out.type = RedisReply::Type::array;
+            out.elements.reserve(r->elements);
+            for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+            break;
+        default: out.type = RedisReply::Type::nil; break;
     }
     return out;
 }
@@ -64,7 +76,8 @@ Error RedisClient::io_failure(std::string_view what) const {
     int err = ctx_ ? ctx_->err : REDIS_ERR_OTHER;
     std::string text = ctx_ ? ctx_->errstr : "no connection";
     bool timed_out = err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT);
-    if (timed_out || text.find("timed out") != std::string::npos || text.find("temporarily unavailable") != std::string::npos)
+    if (timed_out || text.find("timed out") != std::string::npos ||
+        text.find("temporarily unavailable") != std::string::npos)
         return make_error(Errc::timeout, std::string(what) + " timed out", endpoint_.display(),
                           "the server is slow or unreachable; a value may be very large");
     if (err == REDIS_ERR_EOF)
@@ -80,7 +93,8 @@ Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisTimeouts 
     if (ctx->err) {
         std::string text = ctx->errstr;
         Errc code = text.find("timed out") != std::string::npos || text.find("temporarily") != std::string::npos
-                        ? Errc::timeout : Errc::io;
+                        ? Errc::timeout
+                        : Errc::io;
         return make_error(code, "cannot connect to Redis: " + text, ep.display(),
                           "is redis-server running there? check the host and port (TORCHINDUCTOR_REDIS_URL, --redis)");
     }
@@ -97,7 +111,10 @@ Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisTimeouts 
         KILN_TRY(auto r, client.command(auth));
         (void)r;
     }
-    if (ep.db != 0) { KILN_TRY(auto r, client.command({"SELECT", std::to_string(ep.db)})); (void)r; }
+    if (ep.db != 0) {
+        KILN_TRY(auto r, client.command({"SELECT", std::to_string(ep.db)}));
+        (void)r;
+    }
     KILN_TRY(auto pong, client.command({"PING"}));
     (void)pong;
     return client;
@@ -108,7 +125,10 @@ Status RedisClient::append(const std::vector<std::string>& argv) {
     std::vector<size_t> lens;
     ptrs.reserve(argv.size());
     lens.reserve(argv.size());
-    for (const auto& a : argv) { ptrs.push_back(a.data()); lens.push_back(a.size()); }
+    for (const auto& a : argv) {
+        ptrs.push_back(a.data());
+        lens.push_back(a.size());
+    }
     if (redisAppendCommandArgv(ctx_.get(), static_cast<int>(argv.size()), ptrs.data(), lens.data()) != REDIS_OK)
         return io_failure("writing " + (argv.empty() ? std::string() : argv[0]));
     return ok_status();
@@ -133,9 +153,10 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string>& argv) {
 }
 
 Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view match, int count) {
-    KILN_TRY(auto r, command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
-    if (r.type != RedisReply::Type::array || r.elements.size() != 2 ||
-        r.elements[0].type != RedisReply::Type::string || r.elements[1].type != RedisReply::Type::array)
+    KILN_TRY(auto r,
+             command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
+    if (r.type != RedisReply::Type::array || r.elements.size() != 2 || r.elements[0].type != RedisReply::Type::string ||
+        r.elements[1].type != RedisReply::Type::array)
         return make_error(Errc::parse, "unexpected SCAN reply", endpoint_.display());
     ScanPage page{std::move(r.elements[0].str), {}};
     page.keys.reserve(r.elements[1].elements.size());
@@ -152,7 +173,8 @@ Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std:
         KILN_TRY(auto r, read_reply());
         if (r.type == RedisReply::Type::string) values.emplace_back(std::move(r.str));
         else if (r.type == RedisReply::Type::nil) values.emplace_back(std::nullopt);
-        else if (r.is_error() && r.str.starts_with("WRONGTYPE")) values.emplace_back(std::nullopt);  // a list, hash, ...
+        else if (r.is_error() && r.str.starts_with("WRONGTYPE"))
+            values.emplace_back(std::nullopt);  // a list, hash, ...
         else if (r.is_error()) return reply_error(r.str, endpoint_, "GET " + keys[i]);
         else values.emplace_back(std::nullopt);
     }
@@ -172,8 +194,9 @@ Status RedisClient::get_many(const std::vector<std::string>& keys, ValueBlock& o
     ctx_.reset();  // out of step with the server: not usable any more
     Errc code = f.kind == BulkGetFailure::Kind::timeout ? Errc::timeout : Errc::io;
     return make_error(code, "reading values: " + f.text, endpoint_.display(),
-                      f.kind == BulkGetFailure::Kind::timeout ? "the server is slow or unreachable; a value may be very large"
-                                                              : "the server may have restarted; connect again");
+                      f.kind == BulkGetFailure::Kind::timeout
+                          ? "the server is slow or unreachable; a value may be very large"
+                          : "the server may have restarted; connect again");
 }
 
 Status RedisClient::set_many(const std::vector<std::pair<std::string, std::string>>& items) {

@@ -58,7 +58,8 @@ Result<std::vector<RemoteItem>> remote_items_from_local(const fs::path& root) {
         return make_error(Errc::not_found, "not a directory", root.string(), "pass an Inductor cache root");
     std::vector<RemoteItem> items;
     for (const auto& shard : sorted_children(root / "fxgraph", true))
-        for (const auto& key_dir : sorted_children(shard, true)) KILN_CHECK(add_key_dir(key_dir, kFxGraphCacheId, items));
+        for (const auto& key_dir : sorted_children(shard, true))
+            KILN_CHECK(add_key_dir(key_dir, kFxGraphCacheId, items));
     for (const auto& key_dir : sorted_children(root / "aotautograd", true))
         KILN_CHECK(add_key_dir(key_dir, kAutogradCacheId, items));
     for (const auto& shard : sorted_children(root, true)) {

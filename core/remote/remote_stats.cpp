@@ -52,8 +52,9 @@ std::string format_remote_stats(const RemoteStats& s) {
                   "keys", "corrupt", "size");
     out += line;
     for (const auto& [id, c] : s.categories) {
-        std::snprintf(line, sizeof line, "%-26s %9llu %9llu %12s\n", id.c_str(), static_cast<unsigned long long>(c.keys),
-                      static_cast<unsigned long long>(c.corrupt), inductor::format_bytes(c.bytes).c_str());
+        std::snprintf(line, sizeof line, "%-26s %9llu %9llu %12s\n", id.c_str(),
+                      static_cast<unsigned long long>(c.keys), static_cast<unsigned long long>(c.corrupt),
+                      inductor::format_bytes(c.bytes).c_str());
         out += line;
     }
     std::snprintf(line, sizeof line, "%-26s %9llu %9llu %12s\n\nround trips   %llu (SCAN steps + GET batches)\n",

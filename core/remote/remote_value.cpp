@@ -9,10 +9,12 @@ namespace {
 
 Error not_json(const nlohmann::ordered_json::parse_error& e, std::string_view value) {
     std::string head(value.substr(0, 24));
-    for (char& c : head) if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '.';
-    return make_error(Errc::parse, "the value is not JSON (" + std::string(e.what()) + ")",
-                      "byte " + std::to_string(e.byte) + " of " + std::to_string(value.size()) + ", starts '" + head + "'",
-                      "Inductor's RedisRemoteCache writes JSON; this key was written by something else");
+    for (char& c : head)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '.';
+    return make_error(
+        Errc::parse, "the value is not JSON (" + std::string(e.what()) + ")",
+        "byte " + std::to_string(e.byte) + " of " + std::to_string(value.size()) + ", starts '" + head + "'",
+        "Inductor's RedisRemoteCache writes JSON; this key was written by something else");
 }
 
 }  // namespace
@@ -56,10 +58,13 @@ static std::optional<GraphValue> decode_inductor_layout(std::string_view value) 
 Result<GraphValue> decode_graph_value(std::string_view value) {
     if (auto fast = decode_inductor_layout(value)) return std::move(*fast);
     KILN_TRY(auto j, decode_json_value(value));
-    if (!j.is_object()) return make_error(Errc::parse, "the value is JSON but not an object", {}, "expected {\"data\": ..., \"time_taken_ms\": ...}");
+    if (!j.is_object())
+        return make_error(Errc::parse, "the value is JSON but not an object", {},
+                          "expected {\"data\": ..., \"time_taken_ms\": ...}");
     auto data = j.find("data");
     if (data == j.end() || !data->is_string())
-        return make_error(Errc::parse, "the value has no string field 'data'", {}, "expected Inductor's {\"data\": base64 pickle, ...}");
+        return make_error(Errc::parse, "the value has no string field 'data'", {},
+                          "expected Inductor's {\"data\": base64 pickle, ...}");
     auto pickle = base64_decode(data->get_ref<const std::string&>());
     if (!pickle) return std::move(pickle.error()).with_context("field 'data'");
     GraphValue out{std::move(pickle).value(), std::nullopt};

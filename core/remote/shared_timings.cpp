@@ -7,9 +7,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "util/python_json.hpp"
 #include "hash/sha256.hpp"
 #include "timings/timing_cache_source.hpp"
+#include "util/python_json.hpp"
 
 namespace kiln::remote {
 namespace {
@@ -43,7 +43,9 @@ nlohmann::ordered_json to_value(const SharedTimings& s) {
 
 Result<SharedTimings> from_value(const std::string& redis_key, std::string_view text) {
     KILN_TRY(auto j, py_loads(text, redis_key));
-    auto bad = [&](const char* what) { return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key); };
+    auto bad = [&](const char* what) {
+        return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key);
+    };
     if (!j.is_object() || !j.contains("system") || !j["system"].is_object()) return bad("no \"system\" object");
     for (const char* f : {"op", "inputs_key", "precision"})
         if (!j.contains(f) || !j[f].is_string()) return bad("a key field is missing");
@@ -57,8 +59,10 @@ Result<SharedTimings> from_value(const std::string& redis_key, std::string_view 
         if (!it.value().is_array()) return bad("a choice's records are not a list");
         auto& records = s.choices[it.key()];
         for (const auto& r : it.value()) {
-            if (!r.is_object() || !r.contains("ms") || !r["ms"].is_number()) return bad("a record has no numeric \"ms\"");
-            records.push_back({r["ms"].get<double>(), r.value("host", ""), r.value("device", ""), r.value("published", std::int64_t{0})});
+            if (!r.is_object() || !r.contains("ms") || !r["ms"].is_number())
+                return bad("a record has no numeric \"ms\"");
+            records.push_back({r["ms"].get<double>(), r.value("host", ""), r.value("device", ""),
+                               r.value("published", std::int64_t{0})});
         }
     }
     return s;
@@ -83,8 +87,8 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
     if (!system.is_object() || !system.contains("hash") || !system["hash"].is_string())
         return make_error(Errc::invalid_argument, "the system block has no \"hash\"", "publish timings");
     const std::string redis_key = shared_timings_key(system["hash"].get<std::string>(), key);
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     // Optimistic concurrency: EXEC answers nil when another publisher changed the key since WATCH.
     for (int attempt = 0; attempt < 20; ++attempt) {
         KILN_TRY(auto watched, client.command({"WATCH", redis_key}));
@@ -106,7 +110,10 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
             auto& records = s.choices[choice];
             bool known = false;
             for (const auto& r : records) known = known || same_time(r.ms, ms);
-            if (known) { ++report.same; continue; }
+            if (known) {
+                ++report.same;
+                continue;
+            }
             (records.empty() ? report.added : report.conflicting)++;
             records.push_back({ms, host, device_of(system), now});
         }
@@ -142,8 +149,9 @@ Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std:
     } while (cursor != "0");
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key < b.redis_key; });
     // SCAN can repeat a key: keep one.
-    out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key == b.redis_key; }),
-              out.end());
+    out.erase(
+        std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key == b.redis_key; }),
+        out.end());
     return out;
 }
 
@@ -183,11 +191,17 @@ timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared
             nlohmann::ordered_json slot = nlohmann::ordered_json::object();
             for (const auto& [choice, records] : s.choices)
                 for (const auto& r : records)
-                    if (r.host == host) { slot[choice] = r.ms; break; }
+                    if (r.host == host) {
+                        slot[choice] = r.ms;
+                        break;
+                    }
             nlohmann::ordered_json file{{"system", s.system}, {"cache", nlohmann::ordered_json::object()}};
             file["cache"][s.key.op][s.key.inputs_key][s.key.precision] = slot;
             auto parsed = timings::parse_timing_cache(py_dumps(file), path, {});
-            if (!parsed) { set.warnings.push_back(parsed.error().str()); continue; }
+            if (!parsed) {
+                set.warnings.push_back(parsed.error().str());
+                continue;
+            }
             for (auto& op : parsed->ops) {
                 op.device = device_of(s.system) + " @ " + host;
                 op.source = path;

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tuning/timing_cache.hpp"
 #include "remote/redis_client.hpp"
 #include "timings/timing_model.hpp"
+#include "tuning/timing_cache.hpp"
 
 namespace kiln::remote {
 
@@ -49,7 +49,8 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
                                       const tuning::TimingKey& key, const tuning::ChoiceTimings& timings,
                                       const std::string& host);
 // Every shared entry (SCAN kiln:timings:v1:*); undecodable values are skipped into `warnings`.
-Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std::vector<std::string>* warnings = nullptr);
+Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client,
+                                                       std::vector<std::string>* warnings = nullptr);
 
 // Inductor timing-cache files, one per system: {"system", "cache": {op: {inputs: {precision:
 // {choice: shared ms}}}}}, written into `dir` as <dir>/<system hash> (a global_cache_dir for tune()).

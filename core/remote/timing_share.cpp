@@ -19,7 +19,10 @@ void merge_missing_timings(nlohmann::ordered_json& into, const nlohmann::ordered
     auto& cache = into["cache"];
     if (!cache.is_object()) cache = nlohmann::ordered_json::object();
     for (auto op = from["cache"].begin(); op != from["cache"].end(); ++op) {
-        if (!op.value().is_object()) { if (!cache.contains(op.key())) cache[op.key()] = op.value(); continue; }
+        if (!op.value().is_object()) {
+            if (!cache.contains(op.key())) cache[op.key()] = op.value();
+            continue;
+        }
         for (auto in = op.value().begin(); in != op.value().end(); ++in) {
             if (!in.value().is_object()) continue;
             for (auto pr = in.value().begin(); pr != in.value().end(); ++pr) {
@@ -61,7 +64,8 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
     KILN_CHECK(write_as_global_cache(shared, share.dir_));
     std::error_code ec;
     if (user_global_dir) {
-        for (auto it = fs::directory_iterator(*user_global_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        for (auto it = fs::directory_iterator(*user_global_dir, ec); !ec && it != fs::directory_iterator();
+             it.increment(ec)) {
             if (!it->is_regular_file()) continue;
             KILN_TRY(auto mine, inductor::read_cache_file(it->path()));
             fs::path target = share.dir_ / it->path().filename();
@@ -89,8 +93,10 @@ Result<PublishReport> TimingShare::publish(const tuning::TuneReport& report, con
     tuning::ChoiceTimings timings;
     if (file.contains("cache")) {
         const auto& c = file["cache"];
-        if (c.contains(key.op) && c[key.op].contains(key.inputs_key) && c[key.op][key.inputs_key].contains(key.precision))
-            for (auto it = c[key.op][key.inputs_key][key.precision].begin(); it != c[key.op][key.inputs_key][key.precision].end(); ++it)
+        if (c.contains(key.op) && c[key.op].contains(key.inputs_key) &&
+            c[key.op][key.inputs_key].contains(key.precision))
+            for (auto it = c[key.op][key.inputs_key][key.precision].begin();
+                 it != c[key.op][key.inputs_key][key.precision].end(); ++it)
                 if (it.value().is_number()) timings[it.key()] = it.value().get<double>();
     }
     if (timings.empty()) return PublishReport{};  // a full remote hit: nothing measured here

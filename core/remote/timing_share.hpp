@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "tuning/tune_report.hpp"
 #include "remote/shared_timings.hpp"
+#include "tuning/tune_report.hpp"
 
 namespace kiln::remote {
 

@@ -36,7 +36,8 @@ Header header_of(const J& rec) {
 Choice choice_of(const J& rec) {
     Choice c;
     c.name = text_of(rec, "choice");
-    if (auto it = rec.find("ms"); it != rec.end() && it->is_number() && std::isfinite(it->get<double>())) c.ms = it->get<double>();
+    if (auto it = rec.find("ms"); it != rec.end() && it->is_number() && std::isfinite(it->get<double>()))
+        c.ms = it->get<double>();
     std::string status = text_of(rec, "status");
     if (status.empty() && rec.value("event", "") == "cache_hit") status = "cached";
     if (!c.ms || (status != "ok" && status != "cached" && !status.empty())) {
@@ -64,16 +65,26 @@ SessionTimings parse_session_log(const std::string& text, const std::string& ori
     std::string line;
     while (std::getline(in, line)) {
         auto rec = J::parse(line, nullptr, false);
-        if (rec.is_discarded() || !rec.is_object()) { ++log.skipped_lines; continue; }
+        if (rec.is_discarded() || !rec.is_object()) {
+            ++log.skipped_lines;
+            continue;
+        }
         const std::string event = rec.value("event", "");
         if (event == "session_start") {
             h = header_of(rec);
             log.device = text_of(rec, "devices");
-            if (auto it = rec.find("choices"); it != rec.end() && it->is_number_integer()) log.planned_choices = it->get<int>();
+            if (auto it = rec.find("choices"); it != rec.end() && it->is_number_integer())
+                log.planned_choices = it->get<int>();
             continue;
         }
-        if (event == "session_end") { log.ended = true; continue; }
-        if (event != "measurement" && event != "cache_hit") { ++log.skipped_lines; continue; }
+        if (event == "session_end") {
+            log.ended = true;
+            continue;
+        }
+        if (event != "measurement" && event != "cache_hit") {
+            ++log.skipped_lines;
+            continue;
+        }
         ++log.measured;
         std::string device = text_of(rec, "device");
         if (device.empty()) device = log.device;

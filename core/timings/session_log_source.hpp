@@ -19,7 +19,7 @@ struct SessionTimings {
     int planned_choices = 0;  // from session_start (0 if unknown)
     int measured = 0;         // measurement and cache_hit events so far
     bool ended = false;       // session_end seen
-    int skipped_lines = 0;  // blank, torn (last line of a live log) or unrelated records
+    int skipped_lines = 0;    // blank, torn (last line of a live log) or unrelated records
 };
 
 Result<SessionTimings> read_session_log(const std::filesystem::path& path);

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "util/python_json.hpp"
 #include "inductor/timing_cache_file.hpp"
+#include "util/python_json.hpp"
 
 #include "timings/kernel_files.hpp"
 #include "timings/py_literal.hpp"
@@ -41,7 +41,8 @@ static void join_module(Choice& c, const fs::path& root) {
     if (auto info = read_kernel_module_info(c.module_path); info.ok()) c.params = std::move(info->params);
 }
 
-static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const std::string& origin, const fs::path& root) {
+static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const std::string& origin,
+                                         const fs::path& root) {
     if (!j.is_object()) return make_error(Errc::parse, "not a JSON object", origin);
     TimingCacheFile out;
     if (auto sys = j.find("system"); sys != j.end() && sys->is_object()) {

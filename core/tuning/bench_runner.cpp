@@ -21,7 +21,9 @@ BenchRunner::~BenchRunner() {
     stop();
 }
 
-void BenchRunner::start() { ready_ = std::async(std::launch::async, [this] { return start_up(); }); }
+void BenchRunner::start() {
+    ready_ = std::async(std::launch::async, [this] { return start_up(); });
+}
 
 Status BenchRunner::start_up() {
     auto t = Clock::now();

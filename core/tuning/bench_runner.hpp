@@ -26,8 +26,8 @@ public:
     BenchRunner(const BenchRunner&) = delete;
     BenchRunner& operator=(const BenchRunner&) = delete;
 
-    void start();           // returns at once; the start-up runs in the background
-    Status wait_ready();    // its outcome; then prepare_seconds() is known
+    void start();         // returns at once; the start-up runs in the background
+    Status wait_ready();  // its outcome; then prepare_seconds() is known
     double prepare_seconds() const { return prepare_seconds_; }
 
     // In-process: a library loaded while precompiling, so its dlopen is not benchmark overhead.

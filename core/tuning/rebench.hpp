@@ -13,20 +13,20 @@
 namespace kiln::tuning {
 
 struct RebenchOptions {
-    std::string module;     // <cache root>/<xx>/<key>.py
-    std::string devices;    // "0,1"; empty: CUDA_VISIBLE_DEVICES, else every GPU
-    std::string python;     // empty: python3 on PATH
-    std::string cache_dir;  // TORCHINDUCTOR_CACHE_DIR for the run; empty: the module's cache root
-    bool kernels = false;   // -k: each kernel instead of the whole graph
-    double timeout_s = 600; // per device
+    std::string module;      // <cache root>/<xx>/<key>.py
+    std::string devices;     // "0,1"; empty: CUDA_VISIBLE_DEVICES, else every GPU
+    std::string python;      // empty: python3 on PATH
+    std::string cache_dir;   // TORCHINDUCTOR_CACHE_DIR for the run; empty: the module's cache root
+    bool kernels = false;    // -k: each kernel instead of the whole graph
+    double timeout_s = 600;  // per device
 };
 
 struct RebenchDevice {
     std::string device;
     worker::BenchStatus status = worker::BenchStatus::ok;
-    double ms = 0;              // the graph's time, or the sum of the kernels'
-    nlohmann::json timings;     // {"graph_ms"} or {"kernels": [{"name", "key", "ms", "gb_per_s", ...}]}
-    std::string reason;         // why it failed
+    double ms = 0;           // the graph's time, or the sum of the kernels'
+    nlohmann::json timings;  // {"graph_ms"} or {"kernels": [{"name", "key", "ms", "gb_per_s", ...}]}
+    std::string reason;      // why it failed
     bool ok() const { return status == worker::BenchStatus::ok; }
 };
 

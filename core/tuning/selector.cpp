@@ -108,9 +108,14 @@ Status Session::plan() {
     rep_.session_log = o_.session_log.empty() ? SessionLog::default_path(o_.cache_root, spec_.op) : o_.session_log;
     KILN_TRY(auto log, SessionLog::open(rep_.session_log));
     log_.emplace(std::move(log));
-    log_->write("session_start", {{"op", spec_.op}, {"inputs_key", rep_.inputs_key}, {"precision", spec_.precision},
-                                  {"devices", rep_.device}, {"choices", candidates.size()}, {"spec", spec_.path.string()},
-                                  {"in_process", o_.in_process}, {"system_hash", system.hash},
+    log_->write("session_start", {{"op", spec_.op},
+                                  {"inputs_key", rep_.inputs_key},
+                                  {"precision", spec_.precision},
+                                  {"devices", rep_.device},
+                                  {"choices", candidates.size()},
+                                  {"spec", spec_.path.string()},
+                                  {"in_process", o_.in_process},
+                                  {"system_hash", system.hash},
                                   {"cache_file", rep_.cache_file.string()}});
     return ok_status();
 }
@@ -249,12 +254,21 @@ void Session::record(std::size_t i, const worker::BenchmarkResult& r) {
     c.verify_seconds = r.verify_seconds;
     c.details = r.details;
     if (r.worker_seconds > 0) c.details["phases_ms"]["ipc"] = (r.wall_seconds - r.worker_seconds) * 1000.0;
-    log_->write("measurement", {{"device", r.device}, {"choice", c.key}, {"id", c.id}, {"params", c.params},
-                                {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds},
-                                {"stats", to_json(r.stats)}, {"ms", r.ok() ? nlohmann::json(r.ms) : nlohmann::json()},
-                                {"status", r.status}, {"reason", r.reason}, {"worker_pid", r.worker_pid},
-                                {"kernel_seconds", r.kernel_seconds}, {"verify_seconds", r.verify_seconds},
-                                {"wall_seconds", r.wall_seconds}, {"details", c.details}});
+    log_->write("measurement", {{"device", r.device},
+                                {"choice", c.key},
+                                {"id", c.id},
+                                {"params", c.params},
+                                {"reference", c.is_reference},
+                                {"compile_seconds", c.compile_seconds},
+                                {"stats", to_json(r.stats)},
+                                {"ms", r.ok() ? nlohmann::json(r.ms) : nlohmann::json()},
+                                {"status", r.status},
+                                {"reason", r.reason},
+                                {"worker_pid", r.worker_pid},
+                                {"kernel_seconds", r.kernel_seconds},
+                                {"verify_seconds", r.verify_seconds},
+                                {"wall_seconds", r.wall_seconds},
+                                {"details", c.details}});
 }
 
 void Session::log_workers(const char* event, const BenchRunner& runner) {
@@ -285,8 +299,11 @@ void Session::finish() {
             best = c.ms;
             rep_.best = c.key;
         }
-    log_->write("session_end", {{"best", rep_.best}, {"best_ms", ms_or_null(best)}, {"cache_hit", rep_.cache_hit},
-                                {"bench_seconds", rep_.bench_seconds}, {"precompile_seconds", rep_.precompile_seconds},
+    log_->write("session_end", {{"best", rep_.best},
+                                {"best_ms", ms_or_null(best)},
+                                {"cache_hit", rep_.cache_hit},
+                                {"bench_seconds", rep_.bench_seconds},
+                                {"precompile_seconds", rep_.precompile_seconds},
                                 {"prepare_seconds", rep_.prepare_seconds}});
 }
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "worker/devices.hpp"
 #include "tuning/spec.hpp"
 #include "tuning/tune_report.hpp"
+#include "worker/devices.hpp"
 #include "worker/tuning_process.hpp"
 
 namespace kiln::tuning {

@@ -22,11 +22,12 @@ Result<std::vector<worker::Device>> session_devices(const TuningSpec& spec, std:
         KILN_TRY(devices, worker::parse_devices(spec.devices));
     }
     if (devices.empty())
-        devices = spec.lang == codecache::Lang::Cpp ? std::vector<worker::Device>{worker::Device{}} : worker::default_devices();
+        devices = spec.lang == codecache::Lang::Cpp ? std::vector<worker::Device>{worker::Device{}}
+                                                    : worker::default_devices();
     for (const auto& d : devices) {
         if (spec.lang == codecache::Lang::Cpp && !d.is_cpu())
-            return make_error(Errc::invalid_argument, "C++ kernels run on the CPU, not " + d.label(), spec.path.string(),
-                              "use --devices cpu");
+            return make_error(Errc::invalid_argument, "C++ kernels run on the CPU, not " + d.label(),
+                              spec.path.string(), "use --devices cpu");
         if (spec.lang == codecache::Lang::Cuda && d.is_cpu())
             return make_error(Errc::invalid_argument, "CUDA kernels need a GPU device, not the CPU", spec.path.string(),
                               "use --devices 0 (or 0,1,...) on a machine with NVIDIA GPUs");
@@ -41,8 +42,8 @@ Result<inductor::SystemInfo> session_system(const TuningSpec& spec, const std::v
     for (const auto& d : devices) {
         KILN_TRY(auto facts, cuda::device_facts(*d.cuda));
         if (!name.empty() && facts.name != name)
-            return make_error(Errc::invalid_argument, "devices of different models (" + name + ", " + facts.name + ")", {},
-                              "timings are kept per GPU model: tune each model in its own session");
+            return make_error(Errc::invalid_argument, "devices of different models (" + name + ", " + facts.name + ")",
+                              {}, "timings are kept per GPU model: tune each model in its own session");
         name = facts.name;
     }
     return inductor::cuda_system(root, name, cuda_toolkit_version());

@@ -19,7 +19,8 @@ Result<SessionLog> SessionLog::open(const fs::path& path) {
     return SessionLog(path, f);
 }
 
-SessionLog::SessionLog(SessionLog&& o) noexcept : path_(std::move(o.path_)), file_(o.file_), mutex_(std::move(o.mutex_)) {
+SessionLog::SessionLog(SessionLog&& o) noexcept
+    : path_(std::move(o.path_)), file_(o.file_), mutex_(std::move(o.mutex_)) {
     o.file_ = nullptr;
 }
 

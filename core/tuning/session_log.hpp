@@ -34,5 +34,4 @@ private:
     std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
 };
 
-
 }  // namespace kiln::tuning

@@ -39,18 +39,21 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
         if (j.contains("flags")) s.flags = j["flags"].get<std::vector<std::string>>();
         for (auto it = j.at("params").begin(); it != j.at("params").end(); ++it) {
             auto values = it.value().get<std::vector<std::int64_t>>();
-            if (values.empty()) return make_error(Errc::invalid_argument, "parameter '" + it.key() + "' has no values", ctx);
+            if (values.empty())
+                return make_error(Errc::invalid_argument, "parameter '" + it.key() + "' has no values", ctx);
             s.params.emplace_back(it.key(), std::move(values));
         }
         if (j.contains("constants"))
-            for (auto it = j["constants"].begin(); it != j["constants"].end(); ++it) s.constants[it.key()] = it.value().get<std::int64_t>();
+            for (auto it = j["constants"].begin(); it != j["constants"].end(); ++it)
+                s.constants[it.key()] = it.value().get<std::int64_t>();
         if (j.contains("restrictions"))
             for (const auto& r : j["restrictions"]) {
                 KILN_TRY(auto e, guards::Expr::parse(r.get<std::string>(), guards::Dialect::restriction));
                 s.restrictions.push_back(std::move(e));
             }
         if (j.contains("reference"))
-            for (auto it = j["reference"].begin(); it != j["reference"].end(); ++it) s.reference[it.key()] = it.value().get<std::int64_t>();
+            for (auto it = j["reference"].begin(); it != j["reference"].end(); ++it)
+                s.reference[it.key()] = it.value().get<std::int64_t>();
         if (j.contains("tolerance")) {
             s.tolerance.rtol = j["tolerance"].value("rtol", s.tolerance.rtol);
             s.tolerance.atol = j["tolerance"].value("atol", s.tolerance.atol);
@@ -58,13 +61,18 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
         if (j.contains("devices")) {
             const auto& d = j["devices"];
             if (d.is_string()) s.devices = d.get<std::string>();
-            else for (const auto& x : d) s.devices += (s.devices.empty() ? "" : ",") + (x.is_string() ? x.get<std::string>() : std::to_string(x.get<int>()));
+            else
+                for (const auto& x : d)
+                    s.devices += (s.devices.empty() ? "" : ",") +
+                                 (x.is_string() ? x.get<std::string>() : std::to_string(x.get<int>()));
         }
         if (j.contains("strategy")) {
             const auto& st = j["strategy"];
             std::string kind = st.value("kind", "exhaustive");
             if (kind == "random") s.strategy.kind = SearchStrategy::random;
-            else if (kind != "exhaustive") return make_error(Errc::invalid_argument, "unknown strategy '" + kind + "'", ctx, "use exhaustive or random");
+            else if (kind != "exhaustive")
+                return make_error(Errc::invalid_argument, "unknown strategy '" + kind + "'", ctx,
+                                  "use exhaustive or random");
             s.strategy.budget = st.value("budget", 0);
             s.strategy.seconds = st.value("seconds", 0.0);
             s.strategy.seed = st.value("seed", std::uint64_t{0});
@@ -125,7 +133,8 @@ static Result<bool> allowed(const TuningSpec& spec, const Bindings& params) {
 
 Result<std::vector<Candidate>> enumerate_choices(const TuningSpec& spec) {
     KILN_TRY(bool ref_ok, allowed(spec, spec.reference));
-    if (!ref_ok) return make_error(Errc::invalid_argument, "the reference choice violates a restriction", spec.path.string());
+    if (!ref_ok)
+        return make_error(Errc::invalid_argument, "the reference choice violates a restriction", spec.path.string());
     std::vector<Bindings> grid;
     std::vector<size_t> idx(spec.params.size(), 0);
     for (bool more = !spec.params.empty(); more;) {
@@ -135,7 +144,10 @@ Result<std::vector<Candidate>> enumerate_choices(const TuningSpec& spec) {
         if (ok && b != spec.reference) grid.push_back(std::move(b));
         more = false;
         for (size_t i = idx.size(); i-- > 0;) {
-            if (++idx[i] < spec.params[i].second.size()) { more = true; break; }
+            if (++idx[i] < spec.params[i].second.size()) {
+                more = true;
+                break;
+            }
             idx[i] = 0;
         }
     }

@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/protocol.hpp"
-#include "worker/tensor.hpp"
 #include "codecache/code_cache.hpp"
 #include "guards/expr.hpp"
 #include "util/result.hpp"
+#include "worker/protocol.hpp"
+#include "worker/tensor.hpp"
 
 namespace kiln::tuning {
 
@@ -25,8 +25,8 @@ using Bindings = std::map<std::string, std::int64_t>;
 
 struct SearchStrategy {
     enum Kind { exhaustive, random } kind = exhaustive;
-    int budget = 0;        // random: evaluations (0 = all)
-    double seconds = 0;    // random: stop starting new evaluations after this many seconds (0 = none)
+    int budget = 0;      // random: evaluations (0 = all)
+    double seconds = 0;  // random: stop starting new evaluations after this many seconds (0 = none)
     std::uint64_t seed = 0;
 };
 
@@ -41,9 +41,9 @@ struct TuningSpec {
     std::string template_source;
     std::vector<std::string> flags;
     std::vector<std::pair<std::string, std::vector<std::int64_t>>> params;  // in spec order
-    Bindings constants;  // usable in restrictions only (kernels take sizes as arguments)
+    Bindings constants;                      // usable in restrictions only (kernels take sizes as arguments)
     std::vector<guards::Expr> restrictions;  // Dialect::restriction, over params and constants
-    Bindings reference;  // the reference choice's parameters
+    Bindings reference;                      // the reference choice's parameters
     worker::Tolerance tolerance;
     std::string devices;  // "" (defaults), "cpu", "0,1"
     SearchStrategy strategy;

@@ -28,7 +28,7 @@ public:
 
     std::filesystem::path local_path() const;  // <root>/cache/<hash>
     std::optional<std::filesystem::path> global_path() const;
-    std::filesystem::path lock_path() const;   // <root>/locks/autotune-<hash>.lock
+    std::filesystem::path lock_path() const;  // <root>/locks/autotune-<hash>.lock
     const inductor::SystemInfo& system() const { return system_; }
 
     // Every timing recorded for `key`, global first, then local (local wins).

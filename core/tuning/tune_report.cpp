@@ -18,8 +18,9 @@ std::string fmt_ms(double ms) {
 }
 
 nlohmann::ordered_json choice_json(const ChoiceReport& c) {
-    nlohmann::ordered_json info{{"id", c.id}, {"params", c.params}, {"status", c.status}, {"device", c.device},
-                                {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds}};
+    nlohmann::ordered_json info{
+        {"id", c.id},         {"params", c.params},          {"status", c.status},
+        {"device", c.device}, {"reference", c.is_reference}, {"compile_seconds", c.compile_seconds}};
     if (!c.library.empty()) info["library"] = c.library;
     if (!c.from_cache && c.stats.count > 0) {
         info["overhead_ms"] = c.overhead_seconds * 1000.0;
@@ -155,9 +156,10 @@ std::string format_autotune_table(const TuneReport& rep, const TuningSpec& spec,
         out += "\n";
     }
     char tail[200];
-    std::snprintf(tail, sizeof tail, "%s AUTOTUNE benchmarking takes %.4f seconds and %.4f seconds precompiling for %zu choices%s\n",
-                  rep.in_process ? "SingleProcess" : "SubProcess", rep.bench_seconds, rep.precompile_seconds, rep.choices.size(),
-                  rep.cache_hit ? " (all from the timing cache)" : "");
+    std::snprintf(tail, sizeof tail,
+                  "%s AUTOTUNE benchmarking takes %.4f seconds and %.4f seconds precompiling for %zu choices%s\n",
+                  rep.in_process ? "SingleProcess" : "SubProcess", rep.bench_seconds, rep.precompile_seconds,
+                  rep.choices.size(), rep.cache_hit ? " (all from the timing cache)" : "");
     return out + tail;
 }
 

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/protocol.hpp"
 #include "tuning/spec.hpp"
 #include "util/result.hpp"
+#include "worker/protocol.hpp"
 
 namespace kiln::tuning {
 
@@ -26,10 +26,14 @@ enum class ChoiceStatus : std::uint8_t {
     cached,         // its time came from the timing cache
     skipped,        // the strategy's time budget ran out before it
 };
-NLOHMANN_JSON_SERIALIZE_ENUM(ChoiceStatus, {{ChoiceStatus::error, "error"}, {ChoiceStatus::ok, "ok"},
-                                            {ChoiceStatus::mismatch, "mismatch"}, {ChoiceStatus::timeout, "timeout"},
-                                            {ChoiceStatus::crash, "crash"}, {ChoiceStatus::compile_error, "compile_error"},
-                                            {ChoiceStatus::cached, "cached"}, {ChoiceStatus::skipped, "skipped"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(ChoiceStatus, {{ChoiceStatus::error, "error"},
+                                            {ChoiceStatus::ok, "ok"},
+                                            {ChoiceStatus::mismatch, "mismatch"},
+                                            {ChoiceStatus::timeout, "timeout"},
+                                            {ChoiceStatus::crash, "crash"},
+                                            {ChoiceStatus::compile_error, "compile_error"},
+                                            {ChoiceStatus::cached, "cached"},
+                                            {ChoiceStatus::skipped, "skipped"}})
 const char* choice_status_name(ChoiceStatus s);
 ChoiceStatus choice_status(worker::BenchStatus s);
 
@@ -40,12 +44,12 @@ struct ChoiceReport {
     Bindings params;
     bool is_reference = false;
     bool from_cache = false;
-    double ms = 0;                // +inf when it failed
+    double ms = 0;  // +inf when it failed
     ChoiceStatus status = ChoiceStatus::ok;
     std::string reason;
     std::string device;
     double compile_seconds = 0;
-    std::string library;          // the compiled .so (empty on a cache hit)
+    std::string library;  // the compiled .so (empty on a cache hit)
     worker::TimingStats stats;
     double overhead_seconds = 0;  // wall time of its benchmark beyond the kernel's own runs and the check
     double verify_seconds = 0;    // copying its output back and comparing it with the reference's
@@ -56,16 +60,16 @@ struct TuneReport {
     std::string op;
     std::string inputs_key;
     std::string precision;
-    std::string device;        // devices used, "cuda:0,cuda:1"
+    std::string device;  // devices used, "cuda:0,cuda:1"
     std::vector<ChoiceReport> choices;
-    std::string best;          // key of the fastest choice
+    std::string best;  // key of the fastest choice
     bool cache_hit = false;
     bool in_process = false;
     std::filesystem::path session_log;
     std::filesystem::path cache_file;
     double bench_seconds = 0;
     double precompile_seconds = 0;
-    double prepare_seconds = 0;  // starting the workers and warming up the devices, during precompile
+    double prepare_seconds = 0;           // starting the workers and warming up the devices, during precompile
     std::vector<nlohmann::json> workers;  // pongs of the pool's workers
 };
 

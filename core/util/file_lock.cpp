@@ -43,7 +43,8 @@ Result<std::optional<FileLock>> FileLock::try_lock_existing(int dir_fd, const ch
     if (fd < 0) return std::optional<FileLock>();
     FileLock lock(fd);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EWOULDBLOCK) return make_error(Errc::busy, std::string("locked by another process (") + name + ")");
+        if (errno == EWOULDBLOCK)
+            return make_error(Errc::busy, std::string("locked by another process (") + name + ")");
         return io_error(std::string("flock ") + name, name, errno);
     }
     return std::optional<FileLock>(std::move(lock));

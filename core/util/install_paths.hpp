@@ -18,5 +18,4 @@ std::vector<std::filesystem::path> worker_candidates();
 // The first candidate that is an executable regular file; Errc::not_found listing every place tried.
 Result<std::filesystem::path> find_worker_executable();
 
-
 }  // namespace kiln

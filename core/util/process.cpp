@@ -20,7 +20,8 @@ std::string describe_wait_status(int status) {
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char* abbrev = sigabbrev_np(sig);
-        return "killed by signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
+        return "killed by signal " + std::to_string(sig) +
+               (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
     }
     return "stopped (wait status " + std::to_string(status) + ")";
 }
@@ -49,7 +50,8 @@ void close_fd(int& fd) {
 }
 
 // The child's side, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const ProcessOptions& o, char** argv, char** envp, int devnull, pid_t parent, int report_fd) {
+[[noreturn]] void exec_child(const ProcessOptions& o, char** argv, char** envp, int devnull, pid_t parent,
+                             int report_fd) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the parent died before the request took effect
     sigset_t none;
@@ -151,7 +153,8 @@ Result<ProcessResult> run_process(ProcessOptions options, const RunLimits& limit
     while (open_fds > 0) {
         int wait_ms = -1;
         if (limits.timeout) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) {
                 r.timed_out = true;
                 ::kill(*pid, SIGKILL);

@@ -16,12 +16,12 @@
 namespace kiln {
 
 struct ProcessOptions {
-    std::vector<std::string> argv;  // argv[0] without '/' is searched in PATH
+    std::vector<std::string> argv;                          // argv[0] without '/' is searched in PATH
     std::map<std::string, std::optional<std::string>> env;  // set (value) or remove (nullopt)
-    std::vector<int> keep_fds;  // stay open across exec (O_CLOEXEC cleared in the child)
-    int stdin_fd = -1;          // -1: /dev/null
-    int stdout_fd = -1;         // -1: inherit
-    int stderr_fd = -1;         // -1: inherit
+    std::vector<int> keep_fds;                              // stay open across exec (O_CLOEXEC cleared in the child)
+    int stdin_fd = -1;                                      // -1: /dev/null
+    int stdout_fd = -1;                                     // -1: inherit
+    int stderr_fd = -1;                                     // -1: inherit
 };
 
 // Starts the process. Errors: Errc::not_found (no such program), Errc::io (fork or exec failed).
@@ -29,7 +29,7 @@ Result<pid_t> spawn_process(const ProcessOptions& options);
 
 struct RunLimits {
     std::optional<std::chrono::milliseconds> timeout;  // SIGKILL after this long; none: wait
-    bool merge_output = false;  // stderr into `out`, interleaved (subprocess's STDOUT redirect)
+    bool merge_output = false;                         // stderr into `out`, interleaved (subprocess's STDOUT redirect)
 };
 
 struct ProcessResult {
@@ -37,8 +37,8 @@ struct ProcessResult {
     int signal = 0;        // the signal that killed it, 0 if it exited
     int wait_status = 0;   // as waitpid reported it (describe_wait_status)
     bool timed_out = false;
-    std::string out;       // stdout (with stderr when merged)
-    std::string err;       // stderr unless merged
+    std::string out;  // stdout (with stderr when merged)
+    std::string err;  // stderr unless merged
 };
 
 // Runs to completion, capturing the output. Errors only when the process cannot be started; a

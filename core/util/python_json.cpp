@@ -7,7 +7,6 @@
 #include <limits>
 #include <vector>
 
-
 namespace kiln {
 namespace {
 
@@ -40,7 +39,8 @@ void append_string(std::string& out, const std::string& s) {
         // Decode one UTF-8 sequence (nlohmann has validated it on parse).
         int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
         unsigned cp = c & (len == 4 ? 0x07 : len == 3 ? 0x0F : 0x1F);
-        for (int k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+        for (int k = 1; k < len && i + k < s.size(); ++k)
+            cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
         i += len;
         if (cp >= 0x10000) {
             cp -= 0x10000;
@@ -67,7 +67,10 @@ void dump(std::string& out, const nlohmann::ordered_json& v, const PyDumpOptions
         case nlohmann::json::value_t::number_float: out += py_float_repr(v.get<double>()); return;
         case nlohmann::json::value_t::string: append_string(out, v.get_ref<const std::string&>()); return;
         case nlohmann::json::value_t::array: {
-            if (v.empty()) { out += "[]"; return; }
+            if (v.empty()) {
+                out += "[]";
+                return;
+            }
             out += '[';
             bool first = true;
             for (const auto& e : v) {
@@ -81,11 +84,15 @@ void dump(std::string& out, const nlohmann::ordered_json& v, const PyDumpOptions
             return;
         }
         case nlohmann::json::value_t::object: {
-            if (v.empty()) { out += "{}"; return; }
+            if (v.empty()) {
+                out += "{}";
+                return;
+            }
             std::vector<std::pair<std::string, const nlohmann::ordered_json*>> items;
             for (auto it = v.begin(); it != v.end(); ++it) items.emplace_back(it.key(), &it.value());
             // Python sorts str keys by code point; UTF-8 byte order is the same order.
-            if (o.sort_keys) std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first < b.first; });
+            if (o.sort_keys)
+                std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first < b.first; });
             out += '{';
             bool first = true;
             for (auto& [k, e] : items) {
@@ -120,14 +127,16 @@ std::string py_float_repr(double v) {
     bool neg = !mant.empty() && mant[0] == '-';
     if (neg) mant.erase(0, 1);
     std::string digits;
-    for (char c : mant) if (c != '.') digits += c;
+    for (char c : mant)
+        if (c != '.') digits += c;
     std::string out = neg ? "-" : "";
     if (exp >= -4 && exp < 16) {  // repr's rule: scientific below 1e-4 and from 1e16
         if (exp >= 0) {
             if (static_cast<int>(digits.size()) <= exp + 1) {
                 out += digits + std::string(static_cast<size_t>(exp + 1 - static_cast<int>(digits.size())), '0') + ".0";
             } else {
-                out += digits.substr(0, static_cast<size_t>(exp + 1)) + "." + digits.substr(static_cast<size_t>(exp + 1));
+                out +=
+                    digits.substr(0, static_cast<size_t>(exp + 1)) + "." + digits.substr(static_cast<size_t>(exp + 1));
             }
         } else {
             out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
@@ -176,10 +185,30 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
             else if (c == '"') in_string = false;
             continue;
         }
-        if (c == '"') { in_string = true; fixed += c; continue; }
-        if (text.substr(i, 9) == "-Infinity") { fixed += '"'; fixed += kNegInf; fixed += '"'; i += 8; continue; }
-        if (text.substr(i, 8) == "Infinity") { fixed += '"'; fixed += kPosInf; fixed += '"'; i += 7; continue; }
-        if (text.substr(i, 3) == "NaN") { fixed += "null"; i += 2; continue; }
+        if (c == '"') {
+            in_string = true;
+            fixed += c;
+            continue;
+        }
+        if (text.substr(i, 9) == "-Infinity") {
+            fixed += '"';
+            fixed += kNegInf;
+            fixed += '"';
+            i += 8;
+            continue;
+        }
+        if (text.substr(i, 8) == "Infinity") {
+            fixed += '"';
+            fixed += kPosInf;
+            fixed += '"';
+            i += 7;
+            continue;
+        }
+        if (text.substr(i, 3) == "NaN") {
+            fixed += "null";
+            i += 2;
+            continue;
+        }
         fixed += c;
     }
     try {

@@ -25,8 +25,10 @@ Error&& Error::with_hint(std::string h) && {
 Error io_error(const std::string& what, const std::string& path, int err) {
     Error e{Errc::io, what + " failed: " + std::strerror(err), path, {}};
     if (err == EACCES || err == EPERM) e.hint = "check the permissions of this path";
-    else if (err == ENOENT) { e.code = Errc::not_found; e.hint = "check that the path exists"; }
-    else if (err == ENOSPC) e.hint = "the disk is full; free space (kiln-cli evict) and retry";
+    else if (err == ENOENT) {
+        e.code = Errc::not_found;
+        e.hint = "check that the path exists";
+    } else if (err == ENOSPC) e.hint = "the disk is full; free space (kiln-cli evict) and retry";
     return e;
 }
 

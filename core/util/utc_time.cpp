@@ -15,18 +15,20 @@ std::string format_utc(std::chrono::system_clock::time_point t, UtcFormat format
     char buf[64];
     switch (format) {
         case UtcFormat::iso:
-            std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, mo, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+            std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, mo, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                          tm.tm_sec);
             break;
         case UtcFormat::iso_millis:
-            std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, mo, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                          tm.tm_sec, ms);
+            std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, mo, tm.tm_mday, tm.tm_hour,
+                          tm.tm_min, tm.tm_sec, ms);
             break;
         case UtcFormat::compact:
-            std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02dZ", y, mo, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+            std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02dZ", y, mo, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                          tm.tm_sec);
             break;
         case UtcFormat::readable:
-            std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d UTC", y, mo, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                          tm.tm_sec);
+            std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d UTC", y, mo, tm.tm_mday, tm.tm_hour,
+                          tm.tm_min, tm.tm_sec);
             break;
     }
     return buf;

@@ -31,7 +31,8 @@ constexpr size_t kMaxArgs = 24;
 Result<std::uint64_t> call_with_u64_args(void* fn, const std::vector<std::uint64_t>& args) {
     static constexpr auto table = make_table(std::make_index_sequence<kMaxArgs + 1>{});
     if (args.size() > kMaxArgs)
-        return make_error(Errc::limit, "kernel takes " + std::to_string(args.size()) + " arguments; at most 24 are supported");
+        return make_error(Errc::limit,
+                          "kernel takes " + std::to_string(args.size()) + " arguments; at most 24 are supported");
     return table[args.size()](fn, args.data());
 }
 

@@ -59,7 +59,8 @@ Status read_exact(int fd, std::uint8_t* data, size_t size, std::optional<Clock::
 
 Status write_message(int fd, const nlohmann::json& message) {
     std::vector<std::uint8_t> body = nlohmann::json::to_cbor(message);
-    if (body.size() > kMaxMessageBytes) return make_error(Errc::limit, "message too large: " + std::to_string(body.size()) + " bytes");
+    if (body.size() > kMaxMessageBytes)
+        return make_error(Errc::limit, "message too large: " + std::to_string(body.size()) + " bytes");
     std::uint32_t n = static_cast<std::uint32_t>(body.size());
     std::uint8_t frame_header[4] = {static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
                                     static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
@@ -73,7 +74,8 @@ Result<nlohmann::json> read_message(int fd, std::optional<std::chrono::milliseco
     std::uint8_t h[4];
     KILN_CHECK(read_exact(fd, h, 4, deadline, true));
     std::uint32_t n = (std::uint32_t{h[0]} << 24) | (std::uint32_t{h[1]} << 16) | (std::uint32_t{h[2]} << 8) | h[3];
-    if (n > kMaxMessageBytes) return make_error(Errc::limit, "incoming message too large: " + std::to_string(n) + " bytes");
+    if (n > kMaxMessageBytes)
+        return make_error(Errc::limit, "incoming message too large: " + std::to_string(n) + " bytes");
     std::vector<std::uint8_t> body(n);
     KILN_CHECK(read_exact(fd, body.data(), n, deadline, false));
     try {

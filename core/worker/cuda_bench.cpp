@@ -73,7 +73,9 @@ Status CudaBench::ensure_events(std::size_t n) {
     return ok_status();
 }
 
-std::string CudaBench::input_key(const TensorMeta& t, std::uint64_t seed) { return to_json(t).dump() + "#" + std::to_string(seed); }
+std::string CudaBench::input_key(const TensorMeta& t, std::uint64_t seed) {
+    return to_json(t).dump() + "#" + std::to_string(seed);
+}
 
 Status CudaBench::prepare(const BenchmarkRequest& req, const std::vector<const std::vector<std::byte>*>& inputs,
                           const std::vector<std::byte>& out_init) {
@@ -95,14 +97,16 @@ Result<std::byte*> CudaBench::host_pinned(std::size_t bytes) {
         pinned_ = nullptr;
         pinned_bytes_ = 0;
         void* p = nullptr;
-        KILN_CHECK(check(api_->cuMemAllocHost(&p, std::max<std::size_t>(bytes, 1)), "cuMemAllocHost(output read-back)"));
+        KILN_CHECK(
+            check(api_->cuMemAllocHost(&p, std::max<std::size_t>(bytes, 1)), "cuMemAllocHost(output read-back)"));
         pinned_ = static_cast<std::byte*>(p);
         pinned_bytes_ = bytes;
     }
     return pinned_;
 }
 
-BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
+BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
+                               const std::vector<const std::vector<std::byte>*>& inputs,
                                const std::vector<std::byte>& out_init, std::span<const std::byte>& output) {
     auto fail = [](const Error& e) { return BenchmarkResult::failure(BenchStatus::error, e.str()); };
     // Where the time goes, for the overhead benchmark: each phase's wall time in ms.
@@ -125,7 +129,8 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     if (!init.ok()) return fail(init.error());
     auto out = scratch(out_init.size(), out_, out_bytes_);
     if (!out.ok()) return fail(out.error());
-    if (auto st = check(api_->cuMemcpyDtoDAsync(*out, *init, out_init.size(), stream_), "cuMemcpyDtoDAsync(output)"); !st.ok())
+    if (auto st = check(api_->cuMemcpyDtoDAsync(*out, *init, out_init.size(), stream_), "cuMemcpyDtoDAsync(output)");
+        !st.ok())
         return fail(st.error());
     args.push_back(*out + static_cast<std::uint64_t>(req.output.offset) * dtype_size(req.output.dtype));
     for (auto e : req.extra_args) args.push_back(static_cast<std::uint64_t>(e));
@@ -142,7 +147,8 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     auto q = call_with_u64_args(fn, query);
     if (!q.ok()) return fail(q.error());
     if (static_cast<int>(*q) != 0)
-        return BenchmarkResult::failure(BenchStatus::error, "workspace query returned " + std::to_string(static_cast<int>(*q)));
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "workspace query returned " + std::to_string(static_cast<int>(*q)));
     cuda::CUdeviceptr wsp = 0;
     if (ws > 0) {
         auto w = scratch(ws, workspace_, workspace_bytes_);
@@ -165,10 +171,13 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     auto k0 = Clock::now();  // the first run is the kernel's time too (its module loads lazily here)
     launch();
     if (auto st = sync("first run"); !st.ok()) return fail(st.error());
-    if (launch_error) return BenchmarkResult::failure(BenchStatus::error, "kernel returned CUDA error " + std::to_string(launch_error));
+    if (launch_error)
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "kernel returned CUDA error " + std::to_string(launch_error));
     lap("first_run");
     auto d2h = Clock::now();
-    if (auto st = check(api_->cuMemcpyDtoHAsync(*pinned, *out, out_init.size(), stream_), "cuMemcpyDtoHAsync(output)"); !st.ok())
+    if (auto st = check(api_->cuMemcpyDtoHAsync(*pinned, *out, out_init.size(), stream_), "cuMemcpyDtoHAsync(output)");
+        !st.ok())
         return fail(st.error());
     if (auto st = sync("output read-back"); !st.ok()) return fail(st.error());
     output = std::span<const std::byte>(*pinned, out_init.size());
@@ -189,7 +198,8 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
     lap("estimate");
     double est = std::max(static_cast<double>(est_total) / 5.0, 1e-6);
     int n_warmup = std::clamp(static_cast<int>(req.timing.warmup_ms / est), 1, req.timing.max_reps);
-    int n_rep = std::clamp(static_cast<int>(req.timing.rep_ms / est), std::max(req.timing.min_reps, 1), req.timing.max_reps);
+    int n_rep =
+        std::clamp(static_cast<int>(req.timing.rep_ms / est), std::max(req.timing.min_reps, 1), req.timing.max_reps);
     if (auto st = ensure_events(static_cast<std::size_t>(n_rep)); !st.ok()) return fail(st.error());
     for (int i = 0; i < n_warmup; ++i) launch();
     for (int i = 0; i < n_rep; ++i) {
@@ -199,13 +209,17 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn, const std:
         api_->cuEventRecord(ends_[static_cast<size_t>(i)], stream_);
     }
     if (auto st = sync("timed runs"); !st.ok()) return fail(st.error());
-    if (launch_error) return BenchmarkResult::failure(BenchStatus::error, "kernel returned CUDA error " + std::to_string(launch_error));
+    if (launch_error)
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "kernel returned CUDA error " + std::to_string(launch_error));
     lap("warmup_and_timed");
     std::vector<double> samples;
     samples.reserve(static_cast<size_t>(n_rep));
     for (int i = 0; i < n_rep; ++i) {
         float ms = 0;
-        if (auto st = check(api_->cuEventElapsedTime(&ms, starts_[static_cast<size_t>(i)], ends_[static_cast<size_t>(i)]), "cuEventElapsedTime");
+        if (auto st =
+                check(api_->cuEventElapsedTime(&ms, starts_[static_cast<size_t>(i)], ends_[static_cast<size_t>(i)]),
+                      "cuEventElapsedTime");
             !st.ok())
             return fail(st.error());
         samples.push_back(ms);

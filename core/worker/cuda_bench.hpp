@@ -49,7 +49,7 @@ private:
     cuda::CUdeviceptr out_ = 0, workspace_ = 0;
     std::size_t out_bytes_ = 0, workspace_bytes_ = 0;
     std::map<std::string, cuda::CUdeviceptr> inputs_;  // inputs and the outputs' random starts, uploaded once
-    std::byte* pinned_ = nullptr;  // the output read back after the first run
+    std::byte* pinned_ = nullptr;                      // the output read back after the first run
     std::size_t pinned_bytes_ = 0;
     std::vector<cuda::CUevent> starts_, ends_;
 };

@@ -15,7 +15,10 @@ Result<std::vector<Device>> parse_devices(const std::string& list) {
         while (!item.empty() && item.front() == ' ') item.erase(0, 1);
         while (!item.empty() && item.back() == ' ') item.pop_back();
         if (item.empty()) continue;
-        if (item == "cpu") { out.push_back({}); continue; }
+        if (item == "cpu") {
+            out.push_back({});
+            continue;
+        }
         if (item.rfind("cuda:", 0) == 0) item = item.substr(5);
         try {
             size_t used = 0;

@@ -2,18 +2,18 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <algorithm>
 #include <fstream>
 #include <span>
 #include <thread>
 
-#include "worker/cuda_bench.hpp"
-#include "util/atomic_file.hpp"
-#include "worker/inductor_module.hpp"
 #include "codecache/library.hpp"
+#include "util/atomic_file.hpp"
+#include "worker/cuda_bench.hpp"
+#include "worker/inductor_module.hpp"
 
 namespace kiln::worker {
 
@@ -95,7 +95,9 @@ BenchmarkResult Executor::run(const BenchmarkRequest& req) {
         case RequestKind::cpp: r = run_cpp(req); break;
         case RequestKind::cuda: r = run_cuda(req); break;
         case RequestKind::inductor_module: r = run_inductor_module(req); break;
-        default: r = BenchmarkResult::failure(BenchStatus::error, std::string("not a benchmark request: ") + request_kind_name(req.kind));
+        default:
+            r = BenchmarkResult::failure(BenchStatus::error,
+                                         std::string("not a benchmark request: ") + request_kind_name(req.kind));
     }
     if (!r.ok()) r.ms = std::numeric_limits<double>::infinity();
     r.worker_pid = static_cast<int>(::getpid());
@@ -114,7 +116,8 @@ static BenchmarkResult warmed_up() {
 BenchmarkResult Executor::run_test(const BenchmarkRequest& req) {
     const std::string& m = req.test_mode;
     if (m == "value" || m == "sleep") {
-        if (req.test_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(req.test_sleep_ms));
+        if (req.test_sleep_ms > 0)
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(req.test_sleep_ms));
         BenchmarkResult r;
         r.ms = req.test_value;
         r.stats = summarize({req.test_value});
@@ -169,7 +172,8 @@ const std::vector<std::byte>& Executor::host_input(const TensorMeta& t, std::uin
 Result<const std::vector<std::byte>*> Executor::reference(const std::string& path, std::size_t bytes) {
     if (auto it = references_.find(path); it != references_.end() && it->second.size() == bytes) return &it->second;
     std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error(Errc::not_found, "reference output missing", path, "the reference choice must run first");
+    if (!in)
+        return make_error(Errc::not_found, "reference output missing", path, "the reference choice must run first");
     std::vector<std::byte> data(bytes);
     in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
     if (static_cast<std::size_t>(in.gcount()) != bytes)
@@ -181,10 +185,14 @@ Result<const std::vector<std::byte>*> Executor::reference(const std::string& pat
 
 // Saves or checks the output of the first run. Empty: fine; otherwise the failure to report.
 static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, std::span<const std::byte> out,
-                                    Result<const std::vector<std::byte>*> (Executor::*reference)(const std::string&, std::size_t)) {
+                                    Result<const std::vector<std::byte>*> (Executor::*reference)(const std::string&,
+                                                                                                 std::size_t)) {
     if (!req.save_output_path.empty()) {
-        auto st = write_atomic(req.save_output_path, std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
-        if (!st.ok()) return BenchmarkResult::failure(BenchStatus::error, "cannot save the reference output: " + st.error().str());
+        auto st =
+            write_atomic(req.save_output_path, std::string_view(reinterpret_cast<const char*>(out.data()), out.size()));
+        if (!st.ok())
+            return BenchmarkResult::failure(BenchStatus::error,
+                                            "cannot save the reference output: " + st.error().str());
     }
     if (!req.reference_output_path.empty()) {
         auto ref = (ex.*reference)(req.reference_output_path, out.size());

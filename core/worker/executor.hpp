@@ -16,7 +16,9 @@
 
 #include "worker/protocol.hpp"
 
-namespace kiln::codecache { class Library; }
+namespace kiln::codecache {
+class Library;
+}
 
 namespace kiln::worker {
 

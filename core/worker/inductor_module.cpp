@@ -9,11 +9,14 @@
 
 namespace kiln::worker {
 
-static std::string tail(const std::string& s, size_t n = 600) { return s.size() <= n ? s : "..." + s.substr(s.size() - n); }
+static std::string tail(const std::string& s, size_t n = 600) {
+    return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
 
 Result<PythonTorch> find_python_with_torch(const std::string& configured) {
     std::string python = configured.empty() ? "python3" : configured;
-    auto r = run_process({.argv = {python, "-c", "import torch; print(torch.__version__)"}}, {.timeout = std::chrono::seconds(120)});
+    auto r = run_process({.argv = {python, "-c", "import torch; print(torch.__version__)"}},
+                         {.timeout = std::chrono::seconds(120)});
     if (!r.ok() && r.error().code == Errc::not_found)
         return make_error(Errc::unavailable, "no Python interpreter '" + python + "'", python,
                           "pass --python /path/to/python with torch installed");
@@ -25,8 +28,9 @@ Result<PythonTorch> find_python_with_torch(const std::string& configured) {
             why = why.substr(start == std::string::npos ? 0 : start + 1);
         }
         while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-        return make_error(Errc::unavailable, "torch is not importable by " + python + ": " + tail(why, 300), python,
-                          "re-benchmarking runs the module with PyTorch; pass --python /path/to/python with torch installed");
+        return make_error(
+            Errc::unavailable, "torch is not importable by " + python + ": " + tail(why, 300), python,
+            "re-benchmarking runs the module with PyTorch; pass --python /path/to/python with torch installed");
     }
     std::string ver = r->out;
     while (!ver.empty() && (ver.back() == '\n' || ver.back() == '\r')) ver.pop_back();
@@ -52,7 +56,8 @@ Result<nlohmann::json> parse_module_output(const std::string& out, bool per_kern
         while (std::getline(in, line)) {
             std::smatch m;
             if (!std::regex_search(line, m, kernel_line)) continue;
-            nlohmann::json k{{"name", m[3].str()}, {"key", m[3].str()}, {"category", m[2].str()}, {"ms", std::stod(m[4].str())},
+            nlohmann::json k{{"name", m[3].str()},          {"key", m[3].str()},
+                             {"category", m[2].str()},      {"ms", std::stod(m[4].str())},
                              {"gb", std::stod(m[5].str())}, {"gb_per_s", std::stod(m[6].str())}};
             if (m[7].matched) {
                 k["regs"] = std::stoi(m[7].str());
@@ -61,9 +66,10 @@ Result<nlohmann::json> parse_module_output(const std::string& out, bool per_kern
             }
             ks.push_back(std::move(k));
         }
-        if (ks.empty()) return make_error(Errc::parse, "no per-kernel timings in the module's output", tail(out),
-                                          "per-kernel timing needs a module compiled with inductor config benchmark_kernel=True "
-                                          "(TORCHINDUCTOR_BENCHMARK_KERNEL=1)");
+        if (ks.empty())
+            return make_error(Errc::parse, "no per-kernel timings in the module's output", tail(out),
+                              "per-kernel timing needs a module compiled with inductor config benchmark_kernel=True "
+                              "(TORCHINDUCTOR_BENCHMARK_KERNEL=1)");
         return j;
     }
     static const std::regex seconds_line(R"(^\s*([0-9]+\.[0-9]+)\s*$)");
@@ -107,11 +113,15 @@ BenchmarkResult run_inductor_module(const BenchmarkRequest& req) {
     o.argv = {req.python.empty() ? "python3" : req.python, req.module_path};
     if (req.per_kernel) o.argv.push_back("-k");
     if (!req.cache_root.empty()) o.env["TORCHINDUCTOR_CACHE_DIR"] = req.cache_root;
-    auto r = run_process(o, {.timeout = std::chrono::milliseconds(static_cast<long long>(req.module_timeout_s * 1000))});
+    auto r =
+        run_process(o, {.timeout = std::chrono::milliseconds(static_cast<long long>(req.module_timeout_s * 1000))});
     if (!r.ok()) return BenchmarkResult::failure(BenchStatus::error, r.error().str());
-    if (r->timed_out) return BenchmarkResult::failure(BenchStatus::timeout, "module timed out after " + std::to_string(req.module_timeout_s) + " s");
+    if (r->timed_out)
+        return BenchmarkResult::failure(BenchStatus::timeout,
+                                        "module timed out after " + std::to_string(req.module_timeout_s) + " s");
     if (r->exit_status != 0)
-        return BenchmarkResult::failure(BenchStatus::error, "module " + describe_wait_status(r->wait_status) + ": " + tail(r->err));
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "module " + describe_wait_status(r->wait_status) + ": " + tail(r->err));
     auto parsed = parse_module_output(r->out, req.per_kernel);
     if (!parsed.ok()) return BenchmarkResult::failure(BenchStatus::error, parsed.error().str());
     name_kernels(*parsed, req.cache_root);

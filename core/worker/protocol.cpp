@@ -59,12 +59,15 @@ BenchmarkResult BenchmarkResult::failure(BenchStatus status, std::string reason)
 }
 
 nlohmann::json to_json(const TimingStats& s) {
-    return {{"min", s.min}, {"p20", s.p20}, {"median", s.median}, {"p80", s.p80},
+    return {{"min", s.min}, {"p20", s.p20},   {"median", s.median}, {"p80", s.p80},
             {"max", s.max}, {"mean", s.mean}, {"count", s.count}};
 }
 
 nlohmann::json to_json(const TimingOptions& t) {
-    return {{"warmup_ms", t.warmup_ms}, {"rep_ms", t.rep_ms}, {"min_reps", t.min_reps}, {"max_reps", t.max_reps},
+    return {{"warmup_ms", t.warmup_ms},
+            {"rep_ms", t.rep_ms},
+            {"min_reps", t.min_reps},
+            {"max_reps", t.max_reps},
             {"flush_l2", t.flush_l2}};
 }
 
@@ -132,9 +135,12 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
     BenchmarkRequest r;
     try {
         std::string kind = j.at("kind").get<std::string>();
-        static const std::pair<const char*, RequestKind> kinds[] = {
-            {"ping", RequestKind::ping}, {"test", RequestKind::test}, {"cpp", RequestKind::cpp}, {"cuda", RequestKind::cuda},
-            {"inductor_module", RequestKind::inductor_module}, {"shutdown", RequestKind::shutdown}};
+        static const std::pair<const char*, RequestKind> kinds[] = {{"ping", RequestKind::ping},
+                                                                    {"test", RequestKind::test},
+                                                                    {"cpp", RequestKind::cpp},
+                                                                    {"cuda", RequestKind::cuda},
+                                                                    {"inductor_module", RequestKind::inductor_module},
+                                                                    {"shutdown", RequestKind::shutdown}};
         auto it = std::find_if(std::begin(kinds), std::end(kinds), [&](auto& p) { return kind == p.first; });
         if (it == std::end(kinds)) return make_error(Errc::invalid_argument, "invalid request kind '" + kind + "'");
         r.kind = it->second;
@@ -149,7 +155,9 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
                 KILN_TRY(auto meta, tensor_from_json(t, "request input"));
                 r.inputs.push_back(std::move(meta));
             }
-        if (j.contains("output")) { KILN_TRY(r.output, tensor_from_json(j["output"], "request output")); }
+        if (j.contains("output")) {
+            KILN_TRY(r.output, tensor_from_json(j["output"], "request output"));
+        }
         if (j.contains("extra_args")) r.extra_args = j["extra_args"].get<std::vector<std::int64_t>>();
         r.seed = j.value("seed", std::uint64_t{0});
         r.device_ordinal = j.value("device_ordinal", 0);
@@ -172,9 +180,16 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const BenchmarkResult& r) {
-    return {{"status", r.status}, {"ms", r.ms}, {"stats", to_json(r.stats)}, {"reason", r.reason},
-            {"kernel_seconds", r.kernel_seconds}, {"worker_seconds", r.worker_seconds}, {"verify_seconds", r.verify_seconds}, {"details", r.details},
-            {"worker_pid", r.worker_pid}, {"device", r.device}};
+    return {{"status", r.status},
+            {"ms", r.ms},
+            {"stats", to_json(r.stats)},
+            {"reason", r.reason},
+            {"kernel_seconds", r.kernel_seconds},
+            {"worker_seconds", r.worker_seconds},
+            {"verify_seconds", r.verify_seconds},
+            {"details", r.details},
+            {"worker_pid", r.worker_pid},
+            {"device", r.device}};
 }
 
 BenchmarkResult result_from_json(const nlohmann::json& j) {

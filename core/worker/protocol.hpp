@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/tensor.hpp"
 #include "util/result.hpp"
+#include "worker/tensor.hpp"
 
 namespace kiln::worker {
 
@@ -42,8 +42,8 @@ struct BenchmarkRequest {
     std::vector<TensorMeta> inputs;
     TensorMeta output;
     std::vector<std::int64_t> extra_args;
-    std::uint64_t seed = 0;      // inputs are random_storage(meta, seed + i)
-    int device_ordinal = 0;      // CUDA ordinal as the process sees it (0 inside a worker)
+    std::uint64_t seed = 0;             // inputs are random_storage(meta, seed + i)
+    int device_ordinal = 0;             // CUDA ordinal as the process sees it (0 inside a worker)
     std::string save_output_path;       // write the output storage here (the reference choice)
     std::string reference_output_path;  // compare the output with this storage
     Tolerance tolerance;
@@ -77,8 +77,10 @@ enum class BenchStatus : std::uint8_t {
     timeout,   // no result in time: the worker was stopped
     crash,     // the worker died (a signal, an exit) while running it
 };
-NLOHMANN_JSON_SERIALIZE_ENUM(BenchStatus, {{BenchStatus::error, "error"}, {BenchStatus::ok, "ok"},
-                                           {BenchStatus::mismatch, "mismatch"}, {BenchStatus::timeout, "timeout"},
+NLOHMANN_JSON_SERIALIZE_ENUM(BenchStatus, {{BenchStatus::error, "error"},
+                                           {BenchStatus::ok, "ok"},
+                                           {BenchStatus::mismatch, "mismatch"},
+                                           {BenchStatus::timeout, "timeout"},
                                            {BenchStatus::crash, "crash"}})
 const char* bench_status_name(BenchStatus s);
 

@@ -14,7 +14,10 @@ float half_to_float(std::uint16_t h) {
         if (mant == 0) bits = sign;
         else {  // subnormal: normalise
             exp = 127 - 15 + 1;
-            while (!(mant & 0x400)) { mant <<= 1; --exp; }
+            while (!(mant & 0x400)) {
+                mant <<= 1;
+                --exp;
+            }
             bits = sign | (exp << 23) | ((mant & 0x3FF) << 13);
         }
     } else if (exp == 31) bits = sign | 0x7F800000u | (mant << 13);
@@ -40,28 +43,78 @@ std::uint16_t float_to_half(float f) {  // round to nearest even; values here ar
 
 double load(DType d, const std::byte* p) {
     switch (d) {
-        case DType::f32: { float v; std::memcpy(&v, p, 4); return v; }
-        case DType::f64: { double v; std::memcpy(&v, p, 8); return v; }
-        case DType::f16: { std::uint16_t v; std::memcpy(&v, p, 2); return half_to_float(v); }
-        case DType::bf16: { std::uint16_t v; std::memcpy(&v, p, 2); std::uint32_t b = std::uint32_t{v} << 16; float f; std::memcpy(&f, &b, 4); return f; }
+        case DType::f32: {
+            float v;
+            std::memcpy(&v, p, 4);
+            return v;
+        }
+        case DType::f64: {
+            double v;
+            std::memcpy(&v, p, 8);
+            return v;
+        }
+        case DType::f16: {
+            std::uint16_t v;
+            std::memcpy(&v, p, 2);
+            return half_to_float(v);
+        }
+        case DType::bf16: {
+            std::uint16_t v;
+            std::memcpy(&v, p, 2);
+            std::uint32_t b = std::uint32_t{v} << 16;
+            float f;
+            std::memcpy(&f, &b, 4);
+            return f;
+        }
         case DType::i8: return static_cast<double>(static_cast<std::int8_t>(*p));
         case DType::u8: return static_cast<double>(static_cast<std::uint8_t>(*p));
-        case DType::i32: { std::int32_t v; std::memcpy(&v, p, 4); return v; }
-        case DType::i64: { std::int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+        case DType::i32: {
+            std::int32_t v;
+            std::memcpy(&v, p, 4);
+            return v;
+        }
+        case DType::i64: {
+            std::int64_t v;
+            std::memcpy(&v, p, 8);
+            return static_cast<double>(v);
+        }
     }
     return 0;
 }
 
 void store(DType d, std::byte* p, double x) {
     switch (d) {
-        case DType::f32: { float v = static_cast<float>(x); std::memcpy(p, &v, 4); return; }
+        case DType::f32: {
+            float v = static_cast<float>(x);
+            std::memcpy(p, &v, 4);
+            return;
+        }
         case DType::f64: std::memcpy(p, &x, 8); return;
-        case DType::f16: { std::uint16_t v = float_to_half(static_cast<float>(x)); std::memcpy(p, &v, 2); return; }
-        case DType::bf16: { float f = static_cast<float>(x); std::uint32_t b; std::memcpy(&b, &f, 4); std::uint16_t v = static_cast<std::uint16_t>(b >> 16); std::memcpy(p, &v, 2); return; }
+        case DType::f16: {
+            std::uint16_t v = float_to_half(static_cast<float>(x));
+            std::memcpy(p, &v, 2);
+            return;
+        }
+        case DType::bf16: {
+            float f = static_cast<float>(x);
+            std::uint32_t b;
+            std::memcpy(&b, &f, 4);
+            std::uint16_t v = static_cast<std::uint16_t>(b >> 16);
+            std::memcpy(p, &v, 2);
+            return;
+        }
         case DType::i8: *p = static_cast<std::byte>(static_cast<std::int8_t>(x)); return;
         case DType::u8: *p = static_cast<std::byte>(static_cast<std::uint8_t>(x)); return;
-        case DType::i32: { std::int32_t v = static_cast<std::int32_t>(x); std::memcpy(p, &v, 4); return; }
-        case DType::i64: { std::int64_t v = static_cast<std::int64_t>(x); std::memcpy(p, &v, 8); return; }
+        case DType::i32: {
+            std::int32_t v = static_cast<std::int32_t>(x);
+            std::memcpy(p, &v, 4);
+            return;
+        }
+        case DType::i64: {
+            std::int64_t v = static_cast<std::int64_t>(x);
+            std::memcpy(p, &v, 8);
+            return;
+        }
     }
 }
 
@@ -99,10 +152,14 @@ std::string torch_dtype_name(DType d) {
 
 std::size_t dtype_size(DType d) {
     switch (d) {
-        case DType::f64: case DType::i64: return 8;
-        case DType::f32: case DType::i32: return 4;
-        case DType::f16: case DType::bf16: return 2;
-        case DType::i8: case DType::u8: return 1;
+        case DType::f64:
+        case DType::i64: return 8;
+        case DType::f32:
+        case DType::i32: return 4;
+        case DType::f16:
+        case DType::bf16: return 2;
+        case DType::i8:
+        case DType::u8: return 1;
     }
     return 1;
 }
@@ -125,8 +182,11 @@ std::size_t TensorMeta::storage_elements() const {
 }
 
 nlohmann::json to_json(const TensorMeta& t) {
-    return {{"name", t.name}, {"dtype", torch_dtype_name(t.dtype)}, {"sizes", t.sizes},
-            {"strides", t.effective_strides()}, {"offset", t.offset}};
+    return {{"name", t.name},
+            {"dtype", torch_dtype_name(t.dtype)},
+            {"sizes", t.sizes},
+            {"strides", t.effective_strides()},
+            {"offset", t.offset}};
 }
 
 Result<TensorMeta> tensor_from_json(const nlohmann::json& j, const std::string& context) {

@@ -16,7 +16,7 @@ namespace kiln::worker {
 enum class DType { f32, f64, f16, bf16, i8, u8, i32, i64 };
 
 Result<DType> parse_dtype(const std::string& s);  // "float32", "torch.float32", "f32", "half", ...
-std::string torch_dtype_name(DType d);             // "torch.float32"
+std::string torch_dtype_name(DType d);            // "torch.float32"
 std::size_t dtype_size(DType d);
 
 struct TensorMeta {

@@ -32,11 +32,13 @@ TuningProcessPool::~TuningProcessPool() { stop(); }
 static Status check_one_device(const Device& d, const nlohmann::json& pong) {
     if (d.is_cpu()) return ok_status();
     if (pong.contains("cuda_error"))
-        return make_error(Errc::unavailable, "worker for " + d.label() + " cannot use CUDA: " + pong["cuda_error"].get<std::string>());
+        return make_error(Errc::unavailable,
+                          "worker for " + d.label() + " cannot use CUDA: " + pong["cuda_error"].get<std::string>());
     int n = pong.value("device_count", -1);
     if (n != 1)
-        return make_error(Errc::external, "worker for " + d.label() + " sees " + std::to_string(n) + " devices, expected exactly 1",
-                          {}, "the device id may not exist; check --devices against nvidia-smi");
+        return make_error(Errc::external,
+                          "worker for " + d.label() + " sees " + std::to_string(n) + " devices, expected exactly 1", {},
+                          "the device id may not exist; check --devices against nvidia-smi");
     return ok_status();
 }
 
@@ -126,7 +128,8 @@ void TuningProcessPool::dispatch(Slot& slot) {
     slot.process->stop();
 }
 
-std::vector<BenchmarkResult> TuningProcessPool::benchmark(const std::vector<BenchmarkRequest>& requests, const Callback& on_result) {
+std::vector<BenchmarkResult> TuningProcessPool::benchmark(const std::vector<BenchmarkRequest>& requests,
+                                                          const Callback& on_result) {
     auto batch = std::make_shared<Batch>();
     batch->results.resize(requests.size());
     batch->remaining = requests.size();

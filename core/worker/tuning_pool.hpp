@@ -49,7 +49,8 @@ public:
 
     using Callback = std::function<void(std::size_t index, const BenchmarkResult& result)>;
     // Benchmarks every request; results in request order. `on_result` runs on a dispatcher thread.
-    std::vector<BenchmarkResult> benchmark(const std::vector<BenchmarkRequest>& requests, const Callback& on_result = {});
+    std::vector<BenchmarkResult> benchmark(const std::vector<BenchmarkRequest>& requests,
+                                           const Callback& on_result = {});
 
     void stop();
     std::vector<WorkerInfo> workers() const;

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "worker/channel.hpp"
 #include "util/process.hpp"
+#include "worker/channel.hpp"
 
 namespace fs = std::filesystem;
 
@@ -64,7 +64,8 @@ Status TuningProcess::start() {
     return ok_status();
 }
 
-Result<nlohmann::json> TuningProcess::exchange(const nlohmann::json& message, std::optional<std::chrono::milliseconds> timeout) {
+Result<nlohmann::json> TuningProcess::exchange(const nlohmann::json& message,
+                                               std::optional<std::chrono::milliseconds> timeout) {
     if (auto st = write_message(fd_, message); !st.ok()) {
         // The worker is gone (EPIPE / ECONNRESET): treat like an end of stream.
         return make_error(Errc::cancelled, "EOF");
@@ -131,7 +132,8 @@ BenchmarkResult TuningProcess::benchmark(const BenchmarkRequest& req) {
         auto secs = std::chrono::duration<double>(config_.timeouts.result).count();
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.3g", secs);
-        BenchmarkResult r = BenchmarkResult::failure(BenchStatus::timeout, std::string("timeout: no result within ") + buf + " s; worker stopped");
+        BenchmarkResult r = BenchmarkResult::failure(
+            BenchStatus::timeout, std::string("timeout: no result within ") + buf + " s; worker stopped");
         r.worker_pid = pid;
         return r;
     }

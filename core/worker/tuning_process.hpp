@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "worker/protocol.hpp"
 #include "util/result.hpp"
+#include "worker/protocol.hpp"
 
 namespace kiln::worker {
 

@@ -31,7 +31,8 @@ int run_worker_loop(int fd) {
             try {
                 reply = to_json(executor.run(*req));
             } catch (const std::exception& e) {
-                reply = to_json(BenchmarkResult::failure(BenchStatus::error, std::string("exception in worker: ") + e.what()));
+                reply = to_json(
+                    BenchmarkResult::failure(BenchStatus::error, std::string("exception in worker: ") + e.what()));
             }
         }
         if (!write_message(fd, reply).ok()) return 1;

@@ -77,10 +77,10 @@ private slots:
                 if (col >= r.start && col < r.start + r.length) return r.format;
             return QTextCharFormat();
         };
-        QCOMPARE(formatAt(0, 0).fontWeight(), int(QFont::Bold));      // def
+        QCOMPARE(formatAt(0, 0).fontWeight(), int(QFont::Bold));              // def
         QVERIFY(formatAt(1, 9).foreground() != formatAt(1, 4).foreground());  // 'text' vs x
-        QVERIFY(formatAt(1, 17).fontItalic());                        // the comment
-        QVERIFY(formatAt(0, 4).foreground().style() != Qt::NoBrush);   // call(
+        QVERIFY(formatAt(1, 17).fontItalic());                                // the comment
+        QVERIFY(formatAt(0, 4).foreground().style() != Qt::NoBrush);          // call(
     }
 
     void codeViewHasAGutterThatGrowsWithLines() {

@@ -57,9 +57,15 @@ QModelIndex categoryRow(CacheBrowser* b, Category c) {
 
 bool scanned(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isRunning("scan"); }
 
-const char* kChangedA = "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
-const char* kChangedB = "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
-const char* kBigEntry = "/fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
+const char* kChangedA =
+    "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
+    "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
+const char* kChangedB =
+    "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/"
+    "gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
+const char* kBigEntry =
+    "/fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/"
+    "xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
 
 }  // namespace
 
@@ -119,7 +125,8 @@ private slots:
         w.show();
         w.openRoot(test::twoEntriesRoot());
         QVERIFY(test::waitFor([&] { return scanned(w); }));
-        const QString keyDir = test::twoEntriesRoot() + "/fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+        const QString keyDir =
+            test::twoEntriesRoot() + "/fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
         QVERIFY(w.browser()->selectPath(keyDir));
         GuardsPanel* g = w.inspector()->guardsPanel();
         QVERIFY(test::waitFor([&] { return g->keyDir() == keyDir && g->field("t0"); }));
@@ -170,7 +177,8 @@ private slots:
         QStringList names;
         for (const auto& c : d->outcome().changed) names << c.component;
         names.sort();
-        QCOMPARE(names, (QStringList{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
+        QCOMPARE(names,
+                 (QStringList{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
         QCOMPARE(d->changesTable()->rowCount(), 2);
         QVERIFY(d->outcome().same > 100);
     }
@@ -220,7 +228,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("import triton\n");
         f.close();
-        QVERIFY(test::waitFor([&] { return scanned(w) && w.browser()->tree()->nodes[0].files == before->nodes[0].files + 1; }, 20000));
+        QVERIFY(test::waitFor(
+            [&] { return scanned(w) && w.browser()->tree()->nodes[0].files == before->nodes[0].files + 1; }, 20000));
         QCOMPARE(w.browser()->currentPath(), keyDir);
         QDir(scratch).removeRecursively();
     }

@@ -32,8 +32,9 @@ std::shared_ptr<const CacheTree> scanTree(const QString& root) {
     return out.tree;
 }
 
-const QString kEntryA = QStringLiteral("/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
-                                       "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse");
+const QString kEntryA = QStringLiteral(
+    "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
+    "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse");
 
 }  // namespace
 
@@ -153,9 +154,15 @@ private slots:
         JobRunner runner;
         QStringList delivered;
         // The first job is slow; the second supersedes it on the same channel.
-        runner.start("ch", "slow", [](JobControl& c) { while (!c.cancelled()) QThread::msleep(1); return QString("slow"); },
-                     [&](QString s) { delivered << s; });
-        runner.start("ch", "fast", [](JobControl&) { return QString("fast"); }, [&](QString s) { delivered << s; });
+        runner.start(
+            "ch", "slow",
+            [](JobControl& c) {
+                while (!c.cancelled()) QThread::msleep(1);
+                return QString("slow");
+            },
+            [&](QString s) { delivered << s; });
+        runner.start(
+            "ch", "fast", [](JobControl&) { return QString("fast"); }, [&](QString s) { delivered << s; });
         QVERIFY(test::waitFor([&] { return !runner.isBusy(); }, 10000));
         QTest::qWait(50);
         QCOMPARE(delivered, QStringList{"fast"});

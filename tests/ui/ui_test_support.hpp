@@ -31,7 +31,8 @@ inline QString runCli(const QStringList& args) {
     p.start(qEnvironmentVariable("KILN_CLI"), args);
     if (!p.waitForFinished(120000)) qWarning("kiln-cli did not finish");
     const QByteArray out = p.readAllStandardOutput();
-    if (p.exitCode() != 0) qWarning("kiln-cli %s failed: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
+    if (p.exitCode() != 0)
+        qWarning("kiln-cli %s failed: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
     return QString::fromUtf8(out);
 }
 

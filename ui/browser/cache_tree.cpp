@@ -13,8 +13,9 @@ namespace kiln::ui {
 using inductor::Category;
 using inductor::GroupKind;
 
-QString categoryTitle(Category c) { return QString::fromUtf8(inductor::category_name(c).data(),
-                                                             static_cast<int>(inductor::category_name(c).size())); }
+QString categoryTitle(Category c) {
+    return QString::fromUtf8(inductor::category_name(c).data(), static_cast<int>(inductor::category_name(c).size()));
+}
 
 namespace {
 
@@ -64,7 +65,8 @@ void collectWatchDirs(CacheTree& t) {
         if (n.kind == CacheNode::Kind::group && n.groupKind != GroupKind::module && parentDir(n.path) != t.root)
             add(parentDir(parentDir(n.path)));
     for (const auto& n : t.nodes)
-        if (n.kind == CacheNode::Kind::group || (n.kind == CacheNode::Kind::file && t.nodes[n.parent].kind == CacheNode::Kind::category))
+        if (n.kind == CacheNode::Kind::group ||
+            (n.kind == CacheNode::Kind::file && t.nodes[n.parent].kind == CacheNode::Kind::category))
             add(parentDir(n.path));
     for (const auto& n : t.nodes)  // key dirs themselves: a new entry of an existing key
         if (n.kind == CacheNode::Kind::group && n.groupKind == GroupKind::key_dir) add(n.path);
@@ -73,7 +75,7 @@ void collectWatchDirs(CacheTree& t) {
 // A group's members by category, in walk order: the main category's become the group node, the
 // sidecars of other categories (a module's .best_config, .kernel_perf, build records) file nodes.
 std::map<Category, std::vector<std::uint32_t>> membersByCategory(const inductor::Group& g,
-                                                                  const inductor::ScanResult& scan) {
+                                                                 const inductor::ScanResult& scan) {
     std::map<Category, std::vector<std::uint32_t>> out;
     for (auto ai : g.artifacts) out[scan.artifacts[ai].category].push_back(ai);
     return out;
@@ -143,7 +145,8 @@ std::shared_ptr<const CacheTree> buildCacheTree(const inductor::ScanResult& scan
         for (const auto& [cat, members] : membersByCategory(g, scan))
             addGroup(t, scan, g, cat, members, catNode[static_cast<std::size_t>(cat)]);
     for (const auto& a : scan.artifacts)  // files outside every group (none today): under their category
-        if (a.group == inductor::kNoGroup) addNode(t, catNode[static_cast<std::size_t>(a.category)], fileNode(a, qstr(a.rel_path())));
+        if (a.group == inductor::kNoGroup)
+            addNode(t, catNode[static_cast<std::size_t>(a.category)], fileNode(a, qstr(a.rel_path())));
 
     // Roll sizes, counts and times up to categories and the root.
     for (int ci : catNode) {

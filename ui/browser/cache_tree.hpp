@@ -27,17 +27,17 @@ struct CacheNode {
     QString key;         // entry/module/kernel key, if any
     QString searchText;  // lower-case haystack for the filter: relative path, key, file names
     std::uint64_t bytes = 0;
-    std::uint64_t files = 0;    // files in the subtree
-    std::int64_t lastUseNs = 0; // newest use in the subtree
+    std::uint64_t files = 0;     // files in the subtree
+    std::int64_t lastUseNs = 0;  // newest use in the subtree
     int parent = -1;
-    int row = 0;                // position under the parent
+    int row = 0;  // position under the parent
     QVector<int> children;
 };
 
 struct CacheTree {
     QString root;
     inductor::RootKind rootKind = inductor::RootKind::inductor;
-    QVector<CacheNode> nodes;  // nodes[0] is the root
+    QVector<CacheNode> nodes;    // nodes[0] is the root
     inductor::CacheStats stats;  // compute_stats of the scan: what `kiln-cli stats` prints
 
     // Directories worth watching for changes, shallow ones first, at most kMaxWatchedDirs

@@ -67,10 +67,10 @@ TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
         if (e.components.empty()) continue;  // only keys with components can be compared
         TraceEvent t;
         t.miss = e.state == "miss";
-        t.label = QStringLiteral("[%1] %2 %3 (%4:%5)")
-                      .arg(qstr(e.compile_id), qstr(e.artifact), qstr(e.key).left(12),
-                           QFileInfo(qstr(e.log)).fileName())
-                      .arg(e.line);
+        t.label =
+            QStringLiteral("[%1] %2 %3 (%4:%5)")
+                .arg(qstr(e.compile_id), qstr(e.artifact), qstr(e.key).left(12), QFileInfo(qstr(e.log)).fileName())
+                .arg(e.line);
         t.spec = QStringLiteral("%1#%2").arg(qstr(e.log)).arg(n);
         out.events.push_back(std::move(t));
     }

@@ -33,17 +33,17 @@ QVector<SideBySideLine> sideBySide(const std::vector<inductor::DiffLine>& lines)
     int la = 0, lb = 0;
     for (const auto& l : lines) {
         switch (l.op) {
-        case inductor::LineOp::same:
-            flushRun(out, removed, added);
-            ++la, ++lb;
-            out.push_back({SideBySideLine::Kind::same, la, lb, qstr(l.text), qstr(l.text)});
-            break;
-        case inductor::LineOp::removed:
-            removed.push_back({SideBySideLine::Kind::removed, ++la, 0, qstr(l.text), {}});
-            break;
-        case inductor::LineOp::added:
-            added.push_back({SideBySideLine::Kind::added, 0, ++lb, {}, qstr(l.text)});
-            break;
+            case inductor::LineOp::same:
+                flushRun(out, removed, added);
+                ++la, ++lb;
+                out.push_back({SideBySideLine::Kind::same, la, lb, qstr(l.text), qstr(l.text)});
+                break;
+            case inductor::LineOp::removed:
+                removed.push_back({SideBySideLine::Kind::removed, ++la, 0, qstr(l.text), {}});
+                break;
+            case inductor::LineOp::added:
+                added.push_back({SideBySideLine::Kind::added, 0, ++lb, {}, qstr(l.text)});
+                break;
         }
     }
     flushRun(out, removed, added);

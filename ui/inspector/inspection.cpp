@@ -4,7 +4,6 @@
 #include <QFile>
 #include <QFileInfo>
 
-
 #include "inductor/debug_lines.hpp"
 #include "inspector/summary_html.hpp"
 #include "jobs/job_control.hpp"
@@ -38,7 +37,11 @@ QString sourceFileOfGroup(const InspectRequest& req) {
     for (int child : req.tree->nodes[gi].children) {
         const QString& p = req.tree->nodes[child].path;
         const QString ext = QFileInfo(p).suffix();
-        const int rank = ext == "source" ? 0 : ext == "py" ? 0 : ext == "cpp" || ext == "cu" ? 1 : ext == "ttir" ? 2 : 99;
+        const int rank = ext == "source"               ? 0
+                         : ext == "py"                 ? 0
+                         : ext == "cpp" || ext == "cu" ? 1
+                         : ext == "ttir"               ? 2
+                                                       : 99;
         if (rank < bestRank) {
             bestRank = rank;
             best = p;
@@ -100,7 +103,8 @@ QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, 
     }
     out.reserve(static_cast<qsizetype>(parsed->size()));
     for (const auto& c : *parsed)
-        out.push_back({QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(c.value)});
+        out.push_back(
+            {QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(c.value)});
     return out;
 }
 

@@ -28,9 +28,9 @@ struct KeyComponentRow {
 QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error);
 
 struct InspectRequest {
-    QString path;             // the file (or group dir) to inspect
-    CacheNode node;           // what the browser knows about it
-    QString root;             // the cache root, to resolve links
+    QString path;                           // the file (or group dir) to inspect
+    CacheNode node;                         // what the browser knows about it
+    QString root;                           // the cache root, to resolve links
     std::shared_ptr<const CacheTree> tree;  // to turn keys into links to their artifacts
 };
 
@@ -44,12 +44,12 @@ struct Inspection {
     QString sourceText;
     SourceLanguage sourceLanguage = SourceLanguage::plain;
     bool hasSource = false;
-    QByteArray rawBytes;                        // non-pickles: the file's bytes (for text or hex)
+    QByteArray rawBytes;  // non-pickles: the file's bytes (for text or hex)
     bool rawIsText = false;
     std::shared_ptr<const std::vector<pickle::DisassembledOp>> ops;  // pickles: the opcode listing
     QString opsError;
     QVector<KeyComponentRow> components;
-    QString keyDir;                             // the key dir whose guards apply (graph entries, key dirs)
+    QString keyDir;  // the key dir whose guards apply (graph entries, key dirs)
     qint64 elapsedMs = 0;
 };
 

@@ -1,10 +1,10 @@
 #include "remote/remote_connect_dialog.hpp"
 
 #include <QDialogButtonBox>
-#include <QPushButton>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include "remote/redis_url.hpp"
@@ -36,7 +36,8 @@ RemoteConnectDialog::RemoteConnectDialog(const QString& lastUrl, QWidget* parent
     error_->hide();
 
     auto* note = new QLabel(tr("Inductor's remote cache (FX_GRAPH_REMOTE_CACHE, TORCHINDUCTOR_REDIS_URL). "
-                               "TLS (rediss://) is not supported: Debian's hiredis 0.14 has no TLS."), this);
+                               "TLS (rediss://) is not supported: Debian's hiredis 0.14 has no TLS."),
+                            this);
     note->setWordWrap(true);
     auto* form = new QFormLayout;
     form->addRow(tr("URL"), urlEdit_);
@@ -65,4 +66,3 @@ void RemoteConnectDialog::accept() {
 }
 
 }  // namespace kiln::ui
-

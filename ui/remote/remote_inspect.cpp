@@ -45,21 +45,30 @@ Inspection inspectRemoteEntry(const QString& url, const QString& redisKey, const
     QString file;
     QString error;
     if (entry->state == remote::RemoteState::graph) {
-        node.category = entry->cache_id == remote::kAutogradCacheId ? inductor::Category::aotautograd : inductor::Category::fxgraph;
+        node.category =
+            entry->cache_id == remote::kAutogradCacheId ? inductor::Category::aotautograd : inductor::Category::fxgraph;
         const QString dir = QDir(scratchDir).filePath(safeKey);
         QDir().mkpath(dir);
         file = QDir(dir).filePath(QStringLiteral("remote-entry"));
         node.bytes = entry->pickle.size();
-        if (!writeFile(file, QByteArray::fromStdString(entry->pickle), &error)) { out.error = error; return out; }
+        if (!writeFile(file, QByteArray::fromStdString(entry->pickle), &error)) {
+            out.error = error;
+            return out;
+        }
     } else if (entry->state == remote::RemoteState::json) {
         node.category = inductor::Category::best_config;
         file = QDir(scratchDir).filePath(safeKey + QStringLiteral(".json"));
         node.bytes = entry->json.dump(2).size();
-        if (!writeFile(file, QByteArray::fromStdString(entry->json.dump(2)), &error)) { out.error = error; return out; }
+        if (!writeFile(file, QByteArray::fromStdString(entry->json.dump(2)), &error)) {
+            out.error = error;
+            return out;
+        }
     } else {
         out.node = node;
-        out.error = entry->problem.empty() ? QObject::tr("%1: %2 value").arg(redisKey, QString::fromLatin1(remote::remote_state_name(entry->state)))
-                                           : QString::fromStdString(entry->problem);
+        out.error = entry->problem.empty()
+                        ? QObject::tr("%1: %2 value")
+                              .arg(redisKey, QString::fromLatin1(remote::remote_state_name(entry->state)))
+                        : QString::fromStdString(entry->problem);
         return out;
     }
     node.path = file;
@@ -78,4 +87,3 @@ Inspection inspectRemoteEntry(const QString& url, const QString& redisKey, const
 }
 
 }  // namespace kiln::ui
-

@@ -16,4 +16,3 @@ class JobControl;
 Inspection inspectRemoteEntry(const QString& url, const QString& redisKey, const QString& scratchDir, JobControl& ctl);
 
 }  // namespace kiln::ui
-

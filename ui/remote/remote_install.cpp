@@ -8,9 +8,9 @@
 
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
-#include "shell/main_window.hpp"
 #include "remote/remote_inspect.hpp"
 #include "remote/remote_panel.hpp"
+#include "shell/main_window.hpp"
 
 namespace kiln::ui {
 
@@ -28,12 +28,12 @@ RemotePanel* installRemoteSource(MainWindow& w) {
         w.inspector()->showMessage(QObject::tr("<p>Fetching %1 …</p>").arg(key.toHtmlEscaped()));
         w.workspace()->setCurrentIndex(0);  // the Cache tab holds the inspector
         // The "inspect" channel: a newer local or remote selection drops this result.
-        w.jobs()->start(QStringLiteral("inspect"), QObject::tr("Decoding %1").arg(key),
-                        [url, key, dir](JobControl& ctl) { return inspectRemoteEntry(url, key, dir, ctl); },
-                        [&w](Inspection ins) { w.inspector()->showInspection(ins); });
+        w.jobs()->start(
+            QStringLiteral("inspect"), QObject::tr("Decoding %1").arg(key),
+            [url, key, dir](JobControl& ctl) { return inspectRemoteEntry(url, key, dir, ctl); },
+            [&w](Inspection ins) { w.inspector()->showInspection(ins); });
     });
     return panel;
 }
 
 }  // namespace kiln::ui
-

@@ -9,4 +9,3 @@ class RemotePanel;
 RemotePanel* installRemoteSource(MainWindow& window);
 
 }  // namespace kiln::ui
-

@@ -36,11 +36,10 @@ RemoteListing listRemoteCache(const QString& url, JobControl& ctl) {
             RemoteGroup& g = groups[id];
             g.cacheId = id;
             g.bytes += e.value_bytes;
-            g.rows.push_back({QString::fromStdString(e.redis_key),
-                              QString::fromStdString(e.key.empty() ? e.redis_key : e.key),
-                              QString::fromLatin1(remote::remote_state_name(e.state)),
-                              QString::fromStdString(e.problem), e.value_bytes,
-                              e.time_taken_ms ? static_cast<qint64>(*e.time_taken_ms) : -1});
+            g.rows.push_back(
+                {QString::fromStdString(e.redis_key), QString::fromStdString(e.key.empty() ? e.redis_key : e.key),
+                 QString::fromLatin1(remote::remote_state_name(e.state)), QString::fromStdString(e.problem),
+                 e.value_bytes, e.time_taken_ms ? static_cast<qint64>(*e.time_taken_ms) : -1});
         }
         ctl.setProgress(static_cast<std::int64_t>(out.keys += batch.size()), 0);
         return ok_status();
@@ -58,4 +57,3 @@ RemoteListing listRemoteCache(const QString& url, JobControl& ctl) {
 }
 
 }  // namespace kiln::ui
-

@@ -27,10 +27,10 @@ struct RemoteGroup {
 };
 
 struct RemoteListing {
-    QString url;       // with the password: what the panel reconnects with (never shown)
-    QString endpoint;  // display form, no password
+    QString url;                  // with the password: what the panel reconnects with (never shown)
+    QString endpoint;             // display form, no password
     QVector<RemoteGroup> groups;  // sorted by cache id, rows by key
-    QString error;     // connection or browse failure (then groups is empty)
+    QString error;                // connection or browse failure (then groups is empty)
     std::uint64_t keys = 0;
     std::uint64_t bytes = 0;
     std::uint64_t roundTrips = 0;
@@ -41,4 +41,3 @@ struct RemoteListing {
 RemoteListing listRemoteCache(const QString& url, JobControl& ctl);
 
 }  // namespace kiln::ui
-

@@ -7,7 +7,9 @@
 namespace kiln::ui {
 namespace {
 
-QString sizeText(std::uint64_t bytes) { return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeSIFormat); }
+QString sizeText(std::uint64_t bytes) {
+    return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeSIFormat);
+}
 
 }  // namespace
 
@@ -48,43 +50,43 @@ QVariant RemoteModel::data(const QModelIndex& index, int role) const {
         if (role == CacheIdRole) return g.cacheId;
         if (role != Qt::DisplayRole) return {};
         switch (index.column()) {
-        case KeyColumn: return QStringLiteral("%1 (%2)").arg(g.cacheId).arg(g.rows.size());
-        case SizeColumn: return sizeText(g.bytes);
-        default: return {};
+            case KeyColumn: return QStringLiteral("%1 (%2)").arg(g.cacheId).arg(g.rows.size());
+            case SizeColumn: return sizeText(g.bytes);
+            default: return {};
         }
     }
     const RemoteGroup& g = listing_.groups[static_cast<int>(index.internalId() - 1)];
     const RemoteRow& r = g.rows[index.row()];
     switch (role) {
-    case RedisKeyRole: return r.redisKey;
-    case StateRole: return r.state;
-    case CacheIdRole: return g.cacheId;
-    case Qt::ToolTipRole: return r.problem.isEmpty() ? r.redisKey : r.redisKey + QStringLiteral("\n") + r.problem;
-    case Qt::ForegroundRole:
-        return r.state == QLatin1String("corrupt") || r.state == QLatin1String("missing") ? QVariant(QBrush(QColor(0xc0, 0x39, 0x2b)))
-                                                                                         : QVariant();
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case KeyColumn: return r.key;
-        case StateColumn: return r.state;
-        case SizeColumn: return sizeText(r.bytes);
-        case TimeColumn: return r.timeTakenMs < 0 ? QString() : QStringLiteral("%1 ms").arg(r.timeTakenMs);
+        case RedisKeyRole: return r.redisKey;
+        case StateRole: return r.state;
+        case CacheIdRole: return g.cacheId;
+        case Qt::ToolTipRole: return r.problem.isEmpty() ? r.redisKey : r.redisKey + QStringLiteral("\n") + r.problem;
+        case Qt::ForegroundRole:
+            return r.state == QLatin1String("corrupt") || r.state == QLatin1String("missing")
+                       ? QVariant(QBrush(QColor(0xc0, 0x39, 0x2b)))
+                       : QVariant();
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case KeyColumn: return r.key;
+                case StateColumn: return r.state;
+                case SizeColumn: return sizeText(r.bytes);
+                case TimeColumn: return r.timeTakenMs < 0 ? QString() : QStringLiteral("%1 ms").arg(r.timeTakenMs);
+                default: return {};
+            }
         default: return {};
-        }
-    default: return {};
     }
 }
 
 QVariant RemoteModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case KeyColumn: return tr("Key");
-    case StateColumn: return tr("State");
-    case SizeColumn: return tr("Size");
-    case TimeColumn: return tr("Compile time");
-    default: return {};
+        case KeyColumn: return tr("Key");
+        case StateColumn: return tr("State");
+        case SizeColumn: return tr("Size");
+        case TimeColumn: return tr("Compile time");
+        default: return {};
     }
 }
 
 }  // namespace kiln::ui
-

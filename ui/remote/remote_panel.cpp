@@ -11,15 +11,20 @@
 #include <QVBoxLayout>
 
 #include "jobs/job_runner.hpp"
-#include "remote/remote_connect_dialog.hpp"
 #include "remote/redis_url.hpp"
+#include "remote/remote_connect_dialog.hpp"
 #include "remote/remote_model.hpp"
 
 namespace kiln::ui {
 
 RemotePanel::RemotePanel(JobRunner* jobs, QWidget* parent)
-    : QWidget(parent), jobs_(jobs), model_(new RemoteModel(this)), proxy_(new QSortFilterProxyModel(this)),
-      view_(new QTreeView(this)), filter_(new QLineEdit(this)), status_(new QLabel(this)) {
+    : QWidget(parent),
+      jobs_(jobs),
+      model_(new RemoteModel(this)),
+      proxy_(new QSortFilterProxyModel(this)),
+      view_(new QTreeView(this)),
+      filter_(new QLineEdit(this)),
+      status_(new QLabel(this)) {
     proxy_->setSourceModel(model_);
     proxy_->setRecursiveFilteringEnabled(true);
     proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -73,9 +78,10 @@ void RemotePanel::showConnectDialog() {
 void RemotePanel::connectTo(const QString& url) {
     url_ = url;
     status_->setText(tr("Listing %1 …").arg(url.section(QLatin1Char('@'), -1).toHtmlEscaped()));
-    jobs_->start(QStringLiteral("remote-list"), tr("Listing the Redis cache"),
-                 [url](JobControl& ctl) { return listRemoteCache(url, ctl); },
-                 [this](RemoteListing listing) { onListing(std::move(listing)); });
+    jobs_->start(
+        QStringLiteral("remote-list"), tr("Listing the Redis cache"),
+        [url](JobControl& ctl) { return listRemoteCache(url, ctl); },
+        [this](RemoteListing listing) { onListing(std::move(listing)); });
 }
 
 void RemotePanel::refresh() {
@@ -86,8 +92,11 @@ void RemotePanel::onListing(RemoteListing listing) {
     const bool ok = listing.error.isEmpty();
     if (ok) {
         status_->setText(tr("%1: %2 keys, %3 MB in %4 round trips (%5 ms)")
-                             .arg(listing.endpoint).arg(listing.keys).arg(double(listing.bytes) / 1e6, 0, 'f', 1)
-                             .arg(listing.roundTrips).arg(listing.elapsedMs));
+                             .arg(listing.endpoint)
+                             .arg(listing.keys)
+                             .arg(double(listing.bytes) / 1e6, 0, 'f', 1)
+                             .arg(listing.roundTrips)
+                             .arg(listing.elapsedMs));
     } else {
         status_->setText(QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(listing.error.toHtmlEscaped()));
     }
@@ -98,4 +107,3 @@ void RemotePanel::onListing(RemoteListing listing) {
 }
 
 }  // namespace kiln::ui
-

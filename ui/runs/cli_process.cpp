@@ -58,7 +58,8 @@ void CliProcess::cancel() {
 
 QString CliProcess::failureReason(int exitCode, QProcess::ExitStatus status) const {
     const QString last = err_.trimmed().split(QLatin1Char('\n')).last();
-    if (status != QProcess::NormalExit) return tr("kiln-cli crashed") + (last.isEmpty() ? QString() : QStringLiteral(": ") + last);
+    if (status != QProcess::NormalExit)
+        return tr("kiln-cli crashed") + (last.isEmpty() ? QString() : QStringLiteral(": ") + last);
     return last.isEmpty() ? tr("kiln-cli exited with status %1").arg(exitCode) : last;
 }
 

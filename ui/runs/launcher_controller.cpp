@@ -6,9 +6,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "timings/session_log_source.hpp"
 #include "tuning/session_log.hpp"
 #include "tuning/tune_report.hpp"
-#include "timings/session_log_source.hpp"
 
 namespace kiln::ui {
 
@@ -36,7 +36,8 @@ QString LauncherController::deriveSpec(const LaunchRequest& req, const QString& 
     // The derived copy lives elsewhere: its template must still point at the original's.
     const QDir base = QFileInfo(req.specPath).absoluteDir();
     if (spec.contains(QStringLiteral("template_file")))
-        spec[QStringLiteral("template_file")] = base.absoluteFilePath(spec.value(QStringLiteral("template_file")).toString());
+        spec[QStringLiteral("template_file")] =
+            base.absoluteFilePath(spec.value(QStringLiteral("template_file")).toString());
     if (!req.strategy.isEmpty()) {
         QJsonObject st{{QStringLiteral("kind"), req.strategy}};
         if (req.budget > 0) st[QStringLiteral("budget")] = req.budget;
@@ -63,7 +64,7 @@ QString LauncherController::start(const LaunchRequest& req) {
 
     sessionLog_ = QString::fromStdString(
         tuning::SessionLog::default_path(req.cacheRoot.toStdString(), op.toStdString()).string());
-    QStringList args{QStringLiteral("autotune"), spec, QStringLiteral("--cache-dir"), req.cacheRoot,
+    QStringList args{QStringLiteral("autotune"),      spec,        QStringLiteral("--cache-dir"), req.cacheRoot,
                      QStringLiteral("--session-log"), sessionLog_, QStringLiteral("--json")};
     if (!req.devices.isEmpty()) args << QStringLiteral("--devices") << req.devices;
     if (req.inProcess) args << QStringLiteral("--in-process");
@@ -85,8 +86,8 @@ void LauncherController::poll() {
     auto log = timings::read_session_log(sessionLog_.toStdString());
     if (!log.ok()) return;  // raced with the first write; next tick
     auto set = std::make_shared<timings::TimingSet>();
-    set->sources.push_back({sessionLog_.toStdString(), timings::SourceKind::session_log, log->device,
-                            static_cast<int>(log->ops.size())});
+    set->sources.push_back(
+        {sessionLog_.toStdString(), timings::SourceKind::session_log, log->device, static_cast<int>(log->ops.size())});
     set->ops = std::move(log->ops);
     planned_ = log->planned_choices;
     measured_ = log->measured;

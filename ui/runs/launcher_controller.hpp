@@ -18,14 +18,14 @@
 namespace kiln::ui {
 
 struct LaunchRequest {
-    QString specPath;          // a tuning spec (resources/examples/*.json or the user's)
-    QString devices;           // "" (the spec's), "cpu", "0,1"
-    bool inProcess = false;    // benchmark in kiln-cli itself instead of kiln-worker processes
-    QString strategy;          // "" keeps the spec's; "exhaustive" or "random"
-    int budget = 0;            // random: evaluations (0: all)
-    double seconds = 0;        // stop starting new evaluations after this long (0: no limit)
-    QString cacheRoot;         // where the timing cache and session log go
-    QString cliPath;           // "": CliProcess::defaultCliPath()
+    QString specPath;        // a tuning spec (resources/examples/*.json or the user's)
+    QString devices;         // "" (the spec's), "cpu", "0,1"
+    bool inProcess = false;  // benchmark in kiln-cli itself instead of kiln-worker processes
+    QString strategy;        // "" keeps the spec's; "exhaustive" or "random"
+    int budget = 0;          // random: evaluations (0: all)
+    double seconds = 0;      // stop starting new evaluations after this long (0: no limit)
+    QString cacheRoot;       // where the timing cache and session log go
+    QString cliPath;         // "": CliProcess::defaultCliPath()
 };
 
 class LauncherController : public QObject {
@@ -53,8 +53,8 @@ public:
 
 signals:
     void progress(int done, int total);
-    void updated();                                     // timings() changed
-    void finished(bool ok, const QString& message);     // ok: the session ended and was persisted
+    void updated();                                  // timings() changed
+    void finished(bool ok, const QString& message);  // ok: the session ended and was persisted
 
 private:
     void poll();

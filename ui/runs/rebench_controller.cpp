@@ -6,8 +6,8 @@
 #include <QDirIterator>
 #include <QFileInfo>
 
-#include "tuning/rebench.hpp"
 #include "timings/kernel_files.hpp"
+#include "tuning/rebench.hpp"
 
 namespace kiln::ui {
 
@@ -37,7 +37,9 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
     return {};
 }
 
-QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) { return readStoredKernelTimes(cacheRoot).byKey; }
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) {
+    return readStoredKernelTimes(cacheRoot).byKey;
+}
 
 double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
                      const QMap<QString, double>& byName) {
@@ -63,7 +65,10 @@ QString RebenchController::loadResults(const QByteArray& json) {
 StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot) {
     // By name, benchmark-harness modules often share the generic name `triton_`: a name seen more
     // than once is qualified with its module's key instead of silently overwritten.
-    struct Stored { QString name, module; double ms; };
+    struct Stored {
+        QString name, module;
+        double ms;
+    };
     QList<Stored> found;
     QMap<QString, int> seen;
     StoredKernelTimes out;
@@ -117,7 +122,8 @@ void RebenchController::onFinished(int exitCode, QProcess::ExitStatus status) {
     }
     const QString parseError = parseRebenchJson(process_.output().toUtf8(), results_);
     if (status != QProcess::NormalExit || !parseError.isEmpty()) {
-        emit finished(false, process_.errorOutput().trimmed().isEmpty() ? parseError : process_.failureReason(exitCode, status));
+        emit finished(
+            false, process_.errorOutput().trimmed().isEmpty() ? parseError : process_.failureReason(exitCode, status));
         return;
     }
     // Exit 1 with JSON: some device failed; its reason is in results(). Go on to the kernels.

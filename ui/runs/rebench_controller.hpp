@@ -13,11 +13,11 @@ namespace kiln::ui {
 struct RebenchTimes {
     QString device;
     bool ok = false;
-    QString status;     // "ok" or the failure kind (worker::BenchStatus's name)
+    QString status;  // "ok" or the failure kind (worker::BenchStatus's name)
     QString reason;
-    double graphMs = -1;                  // < 0: not measured
-    QMap<QString, double> kernelMs;       // kernel name -> ms
-    QMap<QString, QString> kernelKey;     // kernel name -> its module's key as -k prints it (10 characters)
+    double graphMs = -1;               // < 0: not measured
+    QMap<QString, double> kernelMs;    // kernel name -> ms
+    QMap<QString, QString> kernelKey;  // kernel name -> its module's key as -k prints it (10 characters)
 };
 
 // Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an

@@ -1,16 +1,16 @@
 #include "runs/rebench_dialog.hpp"
 
+#include <qcustomplot.h>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 namespace kiln::ui {
 
@@ -58,7 +58,8 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
         QStringList failures;
         for (const auto& d : controller_->results())
             if (!d.ok) failures << QStringLiteral("%1: %2 %3").arg(d.device, d.status, d.reason);
-        status_->setText((ok ? tr("Done.") : tr("Failed: %1").arg(msg)) + (failures.isEmpty() ? QString() : QLatin1Char('\n') + failures.join(QLatin1Char('\n'))));
+        status_->setText((ok ? tr("Done.") : tr("Failed: %1").arg(msg)) +
+                         (failures.isEmpty() ? QString() : QLatin1Char('\n') + failures.join(QLatin1Char('\n'))));
         showResults();
     });
     showResults();
@@ -103,7 +104,8 @@ void RebenchDialog::showResults() {
     plot_->yAxis->setTicker(ticker);
     auto* group = new QCPBarsGroup(plot_);
     const int series = static_cast<int>(controller_->results().size()) + 1;
-    static const QColor colors[] = {QColor(0x7f, 0x8c, 0x8d), QColor(0x5b, 0x8d, 0xd6), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0xa0, 0x43)};
+    static const QColor colors[] = {QColor(0x7f, 0x8c, 0x8d), QColor(0x5b, 0x8d, 0xd6), QColor(0xe0, 0x7b, 0x39),
+                                    QColor(0x2e, 0xa0, 0x43)};
     auto addSeries = [&](const QString& name, int s, auto valueOf) {
         auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
         bars->setName(name);

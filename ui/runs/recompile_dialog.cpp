@@ -27,7 +27,8 @@ RecompileDialog::RecompileDialog(const QString& sourcePath, JobRunner* jobs, QWi
       history_(new QTableWidget(0, 5, this)) {
     setWindowTitle(tr("Recompile %1").arg(QFileInfo(sourcePath).fileName()));
     // The artifact beside the source (Inductor's layout): <key>.so.
-    artifact_ = QFileInfo(sourcePath).absolutePath() + QLatin1Char('/') + QFileInfo(sourcePath).completeBaseName() + QStringLiteral(".so");
+    artifact_ = QFileInfo(sourcePath).absolutePath() + QLatin1Char('/') + QFileInfo(sourcePath).completeBaseName() +
+                QStringLiteral(".so");
     force_->setChecked(true);
     flags_->setPlaceholderText(tr("extra flags, e.g. -O2 -DNDEBUG (they change the key: a new artifact)"));
     output_->setReadOnly(true);
@@ -53,7 +54,6 @@ RecompileDialog::RecompileDialog(const QString& sourcePath, JobRunner* jobs, QWi
     showHistory();
 }
 
-
 void RecompileDialog::rebuild() {
     RecompileRequest req;
     req.sourcePath = source_;
@@ -61,20 +61,22 @@ void RecompileDialog::rebuild() {
     req.force = force_->isChecked();
     run_->setEnabled(false);
     status_->setText(tr("Compiling…"));
-    jobs_->start(QStringLiteral("recompile"), tr("Recompiling"), [req](JobControl&) { return recompileArtifact(req); },
-                 [this](RecompileResult r) {
-                     run_->setEnabled(true);
-                     if (r.ok) {
-                         artifact_ = r.outputPath;
-                         status_->setText(r.hit ? tr("Cached: nothing to compile (%1)").arg(r.outputPath)
-                                                : tr("Built %1 in %2 s").arg(r.outputPath).arg(r.seconds, 0, 'f', 2));
-                     } else {
-                         status_->setText(tr("Compilation failed"));
-                     }
-                     output_->setPlainText(r.compilerOutput.isEmpty() && r.ok ? tr("(the compiler printed nothing)") : r.compilerOutput);
-                     showHistory();
-                     emit rebuilt(r.ok);
-                 });
+    jobs_->start(
+        QStringLiteral("recompile"), tr("Recompiling"), [req](JobControl&) { return recompileArtifact(req); },
+        [this](RecompileResult r) {
+            run_->setEnabled(true);
+            if (r.ok) {
+                artifact_ = r.outputPath;
+                status_->setText(r.hit ? tr("Cached: nothing to compile (%1)").arg(r.outputPath)
+                                       : tr("Built %1 in %2 s").arg(r.outputPath).arg(r.seconds, 0, 'f', 2));
+            } else {
+                status_->setText(tr("Compilation failed"));
+            }
+            output_->setPlainText(r.compilerOutput.isEmpty() && r.ok ? tr("(the compiler printed nothing)")
+                                                                     : r.compilerOutput);
+            showHistory();
+            emit rebuilt(r.ok);
+        });
 }
 
 void RecompileDialog::showHistory() {
@@ -82,8 +84,9 @@ void RecompileDialog::showHistory() {
     history_->setRowCount(entries.size());
     for (int i = 0; i < entries.size(); ++i) {
         const auto& e = entries[i];
-        const QStringList cells{e.time + (e.current ? tr(" (current)") : QString()), QStringLiteral("%1 s").arg(e.durationS, 0, 'f', 2),
-                                QString::number(e.exitCode), QString::number(e.size), e.command};
+        const QStringList cells{e.time + (e.current ? tr(" (current)") : QString()),
+                                QStringLiteral("%1 s").arg(e.durationS, 0, 'f', 2), QString::number(e.exitCode),
+                                QString::number(e.size), e.command};
         for (int c = 0; c < cells.size(); ++c) history_->setItem(i, c, new QTableWidgetItem(cells[c]));
     }
 }

@@ -8,19 +8,19 @@
 namespace kiln::ui {
 
 struct RecompileRequest {
-    QString sourcePath;   // <root>/<xx>/<key>.cpp or .cu
-    QStringList flags;    // extra compiler flags (part of the key: new flags, new artifact)
-    bool force = true;    // rebuild even when the artifact exists; the old record goes to history
+    QString sourcePath;  // <root>/<xx>/<key>.cpp or .cu
+    QStringList flags;   // extra compiler flags (part of the key: new flags, new artifact)
+    bool force = true;   // rebuild even when the artifact exists; the old record goes to history
     QString outExt = QStringLiteral("so");
 };
 
 struct RecompileResult {
     bool ok = false;
-    bool hit = false;           // nothing ran: the artifact existed and force was off
+    bool hit = false;  // nothing ran: the artifact existed and force was off
     double seconds = 0;
     QString outputPath;
     QString command;
-    QString compilerOutput;     // the compiler's stdout+stderr, or the error text on failure
+    QString compilerOutput;  // the compiler's stdout+stderr, or the error text on failure
 };
 
 struct BuildHistoryEntry {

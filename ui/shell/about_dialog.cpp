@@ -6,8 +6,8 @@
 
 #include <openssl/crypto.h>
 
-#include "kiln/version.hpp"
 #include "cuda/nvcc.hpp"
+#include "kiln/version.hpp"
 
 namespace kiln::ui {
 

@@ -15,8 +15,6 @@
 
 #include <utility>
 
-#include "shell/palette.hpp"
-#include "shell/root_resolver.hpp"
 #include "browser/cache_browser.hpp"
 #include "browser/cache_tree_model.hpp"
 #include "browser/cache_watcher.hpp"
@@ -25,6 +23,8 @@
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "shell/palette.hpp"
+#include "shell/root_resolver.hpp"
 #include "status/status_panel.hpp"
 
 namespace kiln::ui {
@@ -85,7 +85,6 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-
 void MainWindow::addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area) {
     if (area == Qt::NoDockWidgetArea) {
         workspace_->addTab(panel, title);
@@ -111,7 +110,8 @@ void MainWindow::openStartupRoot(const QString& commandLineRoot) {
     if (choice.path.isEmpty()) {
         statusBar()->showMessage(choice.reason);
         inspector_->showMessage(tr("<h3>No cache to show</h3><p>%1</p><p>Open one with File › Open (Ctrl+O) or drop a "
-                                   "folder here.</p>").arg(choice.reason.toHtmlEscaped()));
+                                   "folder here.</p>")
+                                    .arg(choice.reason.toHtmlEscaped()));
         return;
     }
     openRoot(choice.path, choice.isSample);
@@ -139,37 +139,40 @@ void MainWindow::openRoot(const QString& root, bool isSample) {
 
 void MainWindow::rescan() {
     if (root_.isEmpty()) return;
-    jobs_->start(QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(root_).fileName()),
-                 [root = root_](JobControl& ctl) { return runScan(root, ctl); },
-                 [this](ScanOutcome out) {
-                     if (!out.error.isEmpty()) {
-                         statusBar()->showMessage(out.error);
-                         if (!out.tree) return;
-                     }
-                     if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
-                     browser_->setTree(out.tree);
-                     status_->setTotals(*out.tree);
-                     watcher_->watch(*out.tree);
-                     statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
-                     if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
-                     emit cacheScanned(out.tree);
-                 });
+    jobs_->start(
+        QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(root_).fileName()),
+        [root = root_](JobControl& ctl) { return runScan(root, ctl); },
+        [this](ScanOutcome out) {
+            if (!out.error.isEmpty()) {
+                statusBar()->showMessage(out.error);
+                if (!out.tree) return;
+            }
+            if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
+            browser_->setTree(out.tree);
+            status_->setTotals(*out.tree);
+            watcher_->watch(*out.tree);
+            statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
+            if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
+            emit cacheScanned(out.tree);
+        });
 }
 
 void MainWindow::inspect(const QString& path, const CacheNode& node) {
     if (node.kind == CacheNode::Kind::category) {
         jobs_->cancel(QStringLiteral("inspect"));
-        inspector_->showMessage(tr("<h3>%1</h3><p>%2 files, %3.</p>").arg(node.name).arg(node.files).arg(formatBytes(node.bytes)));
+        inspector_->showMessage(
+            tr("<h3>%1</h3><p>%2 files, %3.</p>").arg(node.name).arg(node.files).arg(formatBytes(node.bytes)));
         return;
     }
     InspectRequest req{path, node, root_, browser_->tree()};
     inspector_->showMessage(tr("<p>Reading %1 …</p>").arg(path.toHtmlEscaped()));
-    jobs_->start(QStringLiteral("inspect"), tr("Decoding %1").arg(QFileInfo(path).fileName()),
-                 [req](JobControl& ctl) { return inspectArtifact(req, ctl); },
-                 [this](Inspection ins) {
-                     inspector_->showInspection(ins);
-                     emit inspectionShown(ins.path);
-                 });
+    jobs_->start(
+        QStringLiteral("inspect"), tr("Decoding %1").arg(QFileInfo(path).fileName()),
+        [req](JobControl& ctl) { return inspectArtifact(req, ctl); },
+        [this](Inspection ins) {
+            inspector_->showInspection(ins);
+            emit inspectionShown(ins.path);
+        });
 }
 
 void MainWindow::onLink(const QUrl& url) {

@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "shell/settings.hpp"
 #include "browser/cache_tree.hpp"
+#include "shell/settings.hpp"
 
 class QLabel;
 class QMenu;
@@ -63,10 +63,10 @@ protected:
     void dropEvent(QDropEvent* e) override;
 
 private:
-    void buildActions();          // main_window_actions.cpp
-    void rebuildRecentMenu();     // main_window_actions.cpp
-    void openDialog();            // main_window_actions.cpp
-    void showSettings();          // main_window_actions.cpp
+    void buildActions();       // main_window_actions.cpp
+    void rebuildRecentMenu();  // main_window_actions.cpp
+    void openDialog();         // main_window_actions.cpp
+    void showSettings();       // main_window_actions.cpp
     void applySettings();
     void inspect(const QString& path, const CacheNode& node);
     void onLink(const QUrl& url);

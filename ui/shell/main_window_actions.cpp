@@ -9,13 +9,13 @@
 #include <QTabWidget>
 #include <QToolBar>
 
-#include "shell/about_dialog.hpp"
-#include "shell/root_resolver.hpp"
-#include "shell/settings_dialog.hpp"
 #include "browser/cache_browser.hpp"
 #include "diff/diff_view.hpp"
 #include "jobs/job_runner.hpp"
+#include "shell/about_dialog.hpp"
 #include "shell/main_window.hpp"
+#include "shell/root_resolver.hpp"
+#include "shell/settings_dialog.hpp"
 
 namespace kiln::ui {
 

@@ -36,18 +36,18 @@ void applyTheme(Theme theme) {
     static const QString platformStyle = QApplication::style()->name();
     static const QPalette platformPalette = QApplication::palette();
     switch (theme) {
-    case Theme::system:
-        QApplication::setStyle(QStyleFactory::create(platformStyle));
-        QApplication::setPalette(platformPalette);
-        break;
-    case Theme::light:
-        QApplication::setStyle(QStyleFactory::create("Fusion"));
-        QApplication::setPalette(QApplication::style()->standardPalette());
-        break;
-    case Theme::dark:
-        QApplication::setStyle(QStyleFactory::create("Fusion"));
-        QApplication::setPalette(darkPalette());
-        break;
+        case Theme::system:
+            QApplication::setStyle(QStyleFactory::create(platformStyle));
+            QApplication::setPalette(platformPalette);
+            break;
+        case Theme::light:
+            QApplication::setStyle(QStyleFactory::create("Fusion"));
+            QApplication::setPalette(QApplication::style()->standardPalette());
+            break;
+        case Theme::dark:
+            QApplication::setStyle(QStyleFactory::create("Fusion"));
+            QApplication::setPalette(darkPalette());
+            break;
     }
 }
 

@@ -18,13 +18,10 @@ QString cacheIn(const QString& sample) {
 }
 }  // namespace
 
-QString inductorDefaultRoot() {
-    return QString::fromStdString(inductor::default_inductor_root().string());
-}
+QString inductorDefaultRoot() { return QString::fromStdString(inductor::default_inductor_root().string()); }
 
 QString sampleCacheRoot() {
-    const QString installed =
-        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kiln/sample-cache");
+    const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kiln/sample-cache");
     if (isDir(installed)) return cacheIn(installed);
 #ifdef KILN_SAMPLE_CACHE_SOURCE
     const QString inSource = QStringLiteral(KILN_SAMPLE_CACHE_SOURCE);
@@ -40,8 +37,7 @@ RootChoice chooseStartupRoot(const QString& commandLineRoot) {
     const QString def = inductorDefaultRoot();
     if (isDir(def)) return {def, false, QObject::tr("Inductor's default cache")};
     const QString sample = sampleCacheRoot();
-    if (!sample.isEmpty())
-        return {sample, true, QObject::tr("no cache at %1; showing the bundled sample").arg(def)};
+    if (!sample.isEmpty()) return {sample, true, QObject::tr("no cache at %1; showing the bundled sample").arg(def)};
     return {QString(), false, QObject::tr("no cache at %1 and no sample cache installed").arg(def)};
 }
 

@@ -49,7 +49,10 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         QCoreApplication::processEvents();
         const QString file = QDir(opt.outDir).filePath(opt.prefix + name + QStringLiteral(".png"));
         if (w.grab().save(file, "PNG")) std::printf("wrote %s\n", qPrintable(file));
-        else { std::fprintf(stderr, "kiln: could not write %s\n", qPrintable(file)); ++failures; }
+        else {
+            std::fprintf(stderr, "kiln: could not write %s\n", qPrintable(file));
+            ++failures;
+        }
     };
     QDir().mkpath(opt.outDir);
     if (!settle([&] { return w.browser()->tree() && !w.jobs()->isBusy(); })) {
@@ -60,7 +63,8 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
     QString shown;
     QObject::connect(&w, &MainWindow::inspectionShown, &w, [&](const QString& p) { shown = p; });
     w.browser()->view()->expandToDepth(0);
-    if (!entry.isEmpty() && w.browser()->selectPath(entry)) settle([&] { return shown == entry && !w.jobs()->isBusy(); });
+    if (!entry.isEmpty() && w.browser()->selectPath(entry))
+        settle([&] { return shown == entry && !w.jobs()->isBusy(); });
 
     const char* names[] = {"summary", "source", "object-tree", "guards", "key-components", "raw"};
     for (int i = 0; i < w.inspector()->count() && i < 6; ++i) {

@@ -11,10 +11,10 @@ class MainWindow;
 
 struct TourOptions {
     QString outDir;
-    QString select;           // an artifact to select (default: the first graph entry)
-    QString diffWith;         // with `select`, shown in the Diff tab
-    QVector<qint64> sizes;    // typed into the Guards tab's fields
-    QString prefix;           // file name prefix, e.g. "two-" for a second tour
+    QString select;         // an artifact to select (default: the first graph entry)
+    QString diffWith;       // with `select`, shown in the Diff tab
+    QVector<qint64> sizes;  // typed into the Guards tab's fields
+    QString prefix;         // file name prefix, e.g. "two-" for a second tour
 };
 
 // Returns 0 when every picture was written; prints what it wrote.

@@ -2,9 +2,9 @@
 
 #include <QFontDatabase>
 
-#include <algorithm>
 #include <QPainter>
 #include <QTextBlock>
+#include <algorithm>
 
 #include "shell/palette.hpp"
 
@@ -38,8 +38,7 @@ void CodeView::setSource(const QString& text, SourceLanguage lang) {
     highlighter_ = nullptr;
     lang_ = lang;
     setPlainText(text);
-    if (lang != SourceLanguage::plain)
-        highlighter_ = new SyntaxHighlighter(document(), lang, isDarkPalette(palette()));
+    if (lang != SourceLanguage::plain) highlighter_ = new SyntaxHighlighter(document(), lang, isDarkPalette(palette()));
 }
 
 void CodeView::setFontPointSize(int pt) {

@@ -34,17 +34,20 @@ QVariant AutotuneCompareModel::data(const QModelIndex& index, int role) const {
         const std::string& s = col == 0 ? op.op : col == 1 ? op.inputs : op.precision;
         return QString::fromStdString(s);
     }
-    if (last) return role == SortRole ? QVariant(op.winner_differs) : QVariant(op.winner_differs ? tr("yes") : tr("no"));
+    if (last)
+        return role == SortRole ? QVariant(op.winner_differs) : QVariant(op.winner_differs ? tr("yes") : tr("no"));
     const size_t d = static_cast<size_t>((col - kFixed) / kPerDevice);
     switch ((col - kFixed) % kPerDevice) {
-    case 0:
-        if (!op.best_ms[d]) return role == SortRole ? QVariant(std::numeric_limits<double>::infinity()) : QVariant(QStringLiteral("–"));
-        return role == SortRole ? QVariant(*op.best_ms[d]) : QVariant(QString::number(*op.best_ms[d], 'f', 4));
-    case 1:
-        if (!op.speedup[d]) return role == SortRole ? QVariant(0.0) : QVariant(QStringLiteral("–"));
-        return role == SortRole ? QVariant(*op.speedup[d]) : QVariant(QStringLiteral("%1×").arg(*op.speedup[d], 0, 'f', 2));
-    default:
-        return QString::fromStdString(op.best[d]);
+        case 0:
+            if (!op.best_ms[d])
+                return role == SortRole ? QVariant(std::numeric_limits<double>::infinity())
+                                        : QVariant(QStringLiteral("–"));
+            return role == SortRole ? QVariant(*op.best_ms[d]) : QVariant(QString::number(*op.best_ms[d], 'f', 4));
+        case 1:
+            if (!op.speedup[d]) return role == SortRole ? QVariant(0.0) : QVariant(QStringLiteral("–"));
+            return role == SortRole ? QVariant(*op.speedup[d])
+                                    : QVariant(QStringLiteral("%1×").arg(*op.speedup[d], 0, 'f', 2));
+        default: return QString::fromStdString(op.best[d]);
     }
 }
 
@@ -57,9 +60,9 @@ QVariant AutotuneCompareModel::headerData(int section, Qt::Orientation o, int ro
     const int d = (section - kFixed) / kPerDevice;
     const QString dev = QString::fromStdString(cmp_.devices[static_cast<size_t>(d)]);
     switch ((section - kFixed) % kPerDevice) {
-    case 0: return tr("best ms (%1)").arg(dev);
-    case 1: return tr("speed-up (%1)").arg(dev);
-    default: return tr("winner (%1)").arg(dev);
+        case 0: return tr("best ms (%1)").arg(dev);
+        case 1: return tr("speed-up (%1)").arg(dev);
+        default: return tr("winner (%1)").arg(dev);
     }
 }
 

@@ -13,11 +13,11 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include "tuning/autotune_compare_model.hpp"
 #include "charts/chart_export.hpp"
 #include "charts/compare_chart.hpp"
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
+#include "tuning/autotune_compare_model.hpp"
 
 namespace kiln::ui {
 
@@ -76,32 +76,34 @@ void AutotuneComparePanel::addSource(const QString& path) {
         QString error;
     };
     // Each source has its own channel: adding a second machine must not cancel the first.
-    jobs_->start(QStringLiteral("compare:") + path, tr("Reading timings"),
-                 [path](JobControl&) {
-                     auto r = timings::collect_timings({std::filesystem::path(path.toStdString())});
-                     if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
-                     auto devices = timings::split_by_device(*r);
-                     // Files that name no device (mm logs, stderr tables, per-kernel files) belong
-                     // to the source's one device, or stand for the machine themselves (labelled by
-                     // path); beside several devices they are ambiguous and left out.
-                     timings::TimingSet unnamed;
-                     for (const auto& op : r->ops)
-                         if (op.device.empty()) unnamed.ops.push_back(op);
-                     if (devices.size() == 1)
-                         for (auto& op : unnamed.ops) devices.front().set.ops.push_back(std::move(op));
-                     else if (devices.empty() && !unnamed.ops.empty())
-                         devices.push_back({QFileInfo(path).fileName().toStdString(), std::move(unnamed)});
-                     return Outcome{std::move(devices), QString()};
-                 },
-                 [this, path](Outcome out) {
-                     --pending_;
-                     if (!out.error.isEmpty()) {
-                         status_->setText(out.error);
-                         return;
-                     }
-                     for (auto& d : out.devices) sources_->addItem(QStringLiteral("%1  —  %2").arg(QString::fromStdString(d.label), path));
-                     addDevices(std::move(out.devices));
-                 });
+    jobs_->start(
+        QStringLiteral("compare:") + path, tr("Reading timings"),
+        [path](JobControl&) {
+            auto r = timings::collect_timings({std::filesystem::path(path.toStdString())});
+            if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
+            auto devices = timings::split_by_device(*r);
+            // Files that name no device (mm logs, stderr tables, per-kernel files) belong
+            // to the source's one device, or stand for the machine themselves (labelled by
+            // path); beside several devices they are ambiguous and left out.
+            timings::TimingSet unnamed;
+            for (const auto& op : r->ops)
+                if (op.device.empty()) unnamed.ops.push_back(op);
+            if (devices.size() == 1)
+                for (auto& op : unnamed.ops) devices.front().set.ops.push_back(std::move(op));
+            else if (devices.empty() && !unnamed.ops.empty())
+                devices.push_back({QFileInfo(path).fileName().toStdString(), std::move(unnamed)});
+            return Outcome{std::move(devices), QString()};
+        },
+        [this, path](Outcome out) {
+            --pending_;
+            if (!out.error.isEmpty()) {
+                status_->setText(out.error);
+                return;
+            }
+            for (auto& d : out.devices)
+                sources_->addItem(QStringLiteral("%1  —  %2").arg(QString::fromStdString(d.label), path));
+            addDevices(std::move(out.devices));
+        });
 }
 
 void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> devices) {
@@ -131,8 +133,10 @@ void AutotuneComparePanel::recompute() {
     const auto& cmp = model_->comparison();
     int differs = 0;
     for (const auto& op : cmp.ops) differs += op.winner_differs;
-    status_->setText(devices_.size() < 2 ? tr("%1 device(s) loaded; add another to compare.").arg(devices_.size())
-                                         : tr("%1 ops on %2 devices; the winner differs for %3.").arg(n).arg(devices_.size()).arg(differs));
+    status_->setText(
+        devices_.size() < 2
+            ? tr("%1 device(s) loaded; add another to compare.").arg(devices_.size())
+            : tr("%1 ops on %2 devices; the winner differs for %3.").arg(n).arg(devices_.size()).arg(differs));
     if (n > 0) table_->selectRow(0);
     else chart_->clear();
     if (n > 0) selectOp(0);
@@ -154,14 +158,16 @@ void AutotuneComparePanel::addDialog() {
 }
 
 void AutotuneComparePanel::exportChartDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), plotFileFilter());
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), plotFileFilter());
     if (path.isEmpty()) return;
     const QString err = exportChart(path);
     status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
 }
 
 void AutotuneComparePanel::exportDataDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), dataFileFilter());
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), dataFileFilter());
     if (path.isEmpty()) return;
     const QString err = exportData(path);
     status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);

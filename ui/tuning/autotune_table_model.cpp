@@ -16,7 +16,8 @@ void AutotuneTableModel::setTimings(std::shared_ptr<const timings::TimingSet> se
     rows_.clear();
     if (set_) {
         for (int o = 0; o < static_cast<int>(set_->ops.size()); ++o)
-            for (int c = 0; c < static_cast<int>(set_->ops[static_cast<size_t>(o)].choices.size()); ++c) rows_.emplace_back(o, c);
+            for (int c = 0; c < static_cast<int>(set_->ops[static_cast<size_t>(o)].choices.size()); ++c)
+                rows_.emplace_back(o, c);
     }
     endResetModel();
 }
@@ -49,44 +50,44 @@ QVariant AutotuneTableModel::data(const QModelIndex& index, int role) const {
     const bool best = c.name == op.best;
     auto pct = percentOfBest(op, c);
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case OpCol: return QString::fromStdString(op.op);
-        case InputsCol: return QString::fromStdString(op.inputs);
-        case PrecisionCol: return QString::fromStdString(op.precision);
-        case DeviceCol: return QString::fromStdString(op.device);
-        case ChoiceCol: return QString::fromStdString(c.name);
-        case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : tr("failed");
-        case PercentCol: return pct ? QString::number(*pct, 'f', 1) + QLatin1Char('%') : QString();
-        case ParamsCol: return QString::fromStdString(timings::params_text(c.params));
-        }
-        break;
-    case SortRole:
-        if (index.column() == MsCol) return c.ms ? *c.ms : std::numeric_limits<double>::infinity();
-        if (index.column() == PercentCol) return pct.value_or(-1.0);
-        return data(index, Qt::DisplayRole);
-    case Qt::ToolTipRole:
-        if (!c.error.empty()) return QString::fromStdString(c.error);
-        if (index.column() == ChoiceCol && !c.module_path.empty()) return QString::fromStdString(c.module_path);
-        if (index.column() == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
-        return data(index, Qt::DisplayRole);
-    case Qt::FontRole:
-        if (best) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        break;
-    case Qt::ForegroundRole:
-        if (!c.ms) return QPalette().brush(QPalette::Disabled, QPalette::Text);
-        break;
-    case Qt::TextAlignmentRole:
-        if (index.column() == MsCol || index.column() == PercentCol) return int(Qt::AlignRight | Qt::AlignVCenter);
-        break;
-    case OpIndexRole: return rows_[static_cast<size_t>(index.row())].first;
-    case ModulePathRole: return QString::fromStdString(c.module_path);
-    case IsBestRole: return best;
-    case ErrorRole: return QString::fromStdString(c.error);
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case OpCol: return QString::fromStdString(op.op);
+                case InputsCol: return QString::fromStdString(op.inputs);
+                case PrecisionCol: return QString::fromStdString(op.precision);
+                case DeviceCol: return QString::fromStdString(op.device);
+                case ChoiceCol: return QString::fromStdString(c.name);
+                case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : tr("failed");
+                case PercentCol: return pct ? QString::number(*pct, 'f', 1) + QLatin1Char('%') : QString();
+                case ParamsCol: return QString::fromStdString(timings::params_text(c.params));
+            }
+            break;
+        case SortRole:
+            if (index.column() == MsCol) return c.ms ? *c.ms : std::numeric_limits<double>::infinity();
+            if (index.column() == PercentCol) return pct.value_or(-1.0);
+            return data(index, Qt::DisplayRole);
+        case Qt::ToolTipRole:
+            if (!c.error.empty()) return QString::fromStdString(c.error);
+            if (index.column() == ChoiceCol && !c.module_path.empty()) return QString::fromStdString(c.module_path);
+            if (index.column() == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
+            return data(index, Qt::DisplayRole);
+        case Qt::FontRole:
+            if (best) {
+                QFont f;
+                f.setBold(true);
+                return f;
+            }
+            break;
+        case Qt::ForegroundRole:
+            if (!c.ms) return QPalette().brush(QPalette::Disabled, QPalette::Text);
+            break;
+        case Qt::TextAlignmentRole:
+            if (index.column() == MsCol || index.column() == PercentCol) return int(Qt::AlignRight | Qt::AlignVCenter);
+            break;
+        case OpIndexRole: return rows_[static_cast<size_t>(index.row())].first;
+        case ModulePathRole: return QString::fromStdString(c.module_path);
+        case IsBestRole: return best;
+        case ErrorRole: return QString::fromStdString(c.error);
     }
     return {};
 }
@@ -94,14 +95,14 @@ QVariant AutotuneTableModel::data(const QModelIndex& index, int role) const {
 QVariant AutotuneTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
-    case OpCol: return tr("Op");
-    case InputsCol: return tr("Inputs");
-    case PrecisionCol: return tr("Precision");
-    case DeviceCol: return tr("Device");
-    case ChoiceCol: return tr("Choice");
-    case MsCol: return tr("ms");
-    case PercentCol: return tr("% of best");
-    case ParamsCol: return tr("Parameters");
+        case OpCol: return tr("Op");
+        case InputsCol: return tr("Inputs");
+        case PrecisionCol: return tr("Precision");
+        case DeviceCol: return tr("Device");
+        case ChoiceCol: return tr("Choice");
+        case MsCol: return tr("ms");
+        case PercentCol: return tr("% of best");
+        case ParamsCol: return tr("Parameters");
     }
     return {};
 }

@@ -12,7 +12,10 @@
 namespace kiln::ui {
 
 TimingsCompilePanel::TimingsCompilePanel(JobRunner* jobs, QWidget* parent)
-    : QWidget(parent), jobs_(jobs ? jobs : new JobRunner(this)), chart_(new CompileTimeChart(this)), status_(new QLabel(this)) {
+    : QWidget(parent),
+      jobs_(jobs ? jobs : new JobRunner(this)),
+      chart_(new CompileTimeChart(this)),
+      status_(new QLabel(this)) {
     setObjectName(QStringLiteral("compileTimePanel"));
     auto* bar = new QToolBar(this);
     bar->addAction(tr("Export chart…"), this, &TimingsCompilePanel::exportChartDialog);
@@ -32,30 +35,35 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
         timings::CompileTimes data;
         QString error;
     };
-    jobs_->start(QStringLiteral("compile-times"), tr("Reading compile times"),
-                 [root](JobControl& ctl) {
-                     auto r = timings::read_compile_times(root.toStdString(), ctl.cancelFlag());
-                     if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
-                     return Outcome{std::move(r).value(), QString()};
-                 },
-                 [this](Outcome out) {
-                     chart_->setData(out.data);
-                     if (!out.error.isEmpty()) status_->setText(out.error);
-                     else status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
-                                               .arg(out.data.graphs.size()).arg(out.data.errors.size()));
-                     emit loaded(static_cast<int>(out.data.graphs.size()));
-                 });
+    jobs_->start(
+        QStringLiteral("compile-times"), tr("Reading compile times"),
+        [root](JobControl& ctl) {
+            auto r = timings::read_compile_times(root.toStdString(), ctl.cancelFlag());
+            if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
+            return Outcome{std::move(r).value(), QString()};
+        },
+        [this](Outcome out) {
+            chart_->setData(out.data);
+            if (!out.error.isEmpty()) status_->setText(out.error);
+            else
+                status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
+                                     .arg(out.data.graphs.size())
+                                     .arg(out.data.errors.size()));
+            emit loaded(static_cast<int>(out.data.graphs.size()));
+        });
 }
 
 void TimingsCompilePanel::exportChartDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compile-times.png"), plotFileFilter());
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compile-times.png"), plotFileFilter());
     if (path.isEmpty()) return;
     const QString err = exportPlot(chart_->plot(), path);
     status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
 }
 
 void TimingsCompilePanel::exportDataDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compile-times.csv"), dataFileFilter());
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compile-times.csv"), dataFileFilter());
     if (path.isEmpty()) return;
     const QString err = writeChartTable(chart_->table(), path);
     status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);

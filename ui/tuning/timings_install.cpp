@@ -7,12 +7,12 @@
 
 #include <memory>
 
-#include "tuning/autotune_compare_panel.hpp"
 #include "browser/cache_browser.hpp"
 #include "runs/launcher_dialog.hpp"
 #include "runs/rebench_dialog.hpp"
 #include "runs/recompile_dialog.hpp"
 #include "shell/main_window.hpp"
+#include "tuning/autotune_compare_panel.hpp"
 #include "tuning/timings_compile_panel.hpp"
 #include "tuning/timings_panel.hpp"
 
@@ -39,7 +39,8 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     QObject::connect(v.timings, &TimingsPanel::launchRequested, &w, [&w, v] {
         auto* dlg = new LauncherDialog(w.currentRoot(), &w);
         dlg->setAttribute(Qt::WA_DeleteOnClose);
-        QObject::connect(dlg, &LauncherDialog::sessionFinished, v.timings, [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
+        QObject::connect(dlg, &LauncherDialog::sessionFinished, v.timings,
+                         [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
         dlg->show();
     });
     // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python

@@ -12,11 +12,11 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include "tuning/autotune_table_model.hpp"
 #include "charts/chart_export.hpp"
 #include "charts/choice_bar_chart.hpp"
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
+#include "tuning/autotune_table_model.hpp"
 
 namespace kiln::ui {
 
@@ -29,11 +29,13 @@ public:
         op_ = op;
         invalidateFilter();
     }
+
 protected:
     bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
         if (op_ < 0) return true;
         return sourceModel()->index(row, 0, parent).data(AutotuneTableModel::OpIndexRole).toInt() == op_;
     }
+
 private:
     int op_ = -1;
 };
@@ -106,17 +108,19 @@ void TimingsPanel::load(const QStringList& paths) {
         std::shared_ptr<const timings::TimingSet> set;
         QString error;
     };
-    jobs_->start(QStringLiteral("timings"), tr("Reading timings"),
-                 [p](JobControl&) {
-                     auto r = timings::collect_timings(p);
-                     if (!r.ok()) return Outcome{std::make_shared<timings::TimingSet>(), QString::fromStdString(r.error().str())};
-                     return Outcome{std::make_shared<const timings::TimingSet>(std::move(r).value()), QString()};
-                 },
-                 [this](Outcome out) {
-                     setTimings(out.set);
-                     if (!out.error.isEmpty()) status_->setText(out.error);
-                     emit loaded(static_cast<int>(out.set->ops.size()));
-                 });
+    jobs_->start(
+        QStringLiteral("timings"), tr("Reading timings"),
+        [p](JobControl&) {
+            auto r = timings::collect_timings(p);
+            if (!r.ok())
+                return Outcome{std::make_shared<timings::TimingSet>(), QString::fromStdString(r.error().str())};
+            return Outcome{std::make_shared<const timings::TimingSet>(std::move(r).value()), QString()};
+        },
+        [this](Outcome out) {
+            setTimings(out.set);
+            if (!out.error.isEmpty()) status_->setText(out.error);
+            emit loaded(static_cast<int>(out.set->ops.size()));
+        });
 }
 
 void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
@@ -130,9 +134,11 @@ void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
         if (best) text += tr(", best %1 ms").arg(*best, 0, 'g', 4);
         ops_->addItem(text);
     }
-    status_->setText(tr("%1 ops from %2 sources").arg(set->ops.size()).arg(set->sources.size()) +
-                     (set->warnings.empty() ? QString() : tr("; %1 unreadable: %2").arg(set->warnings.size())
-                                                              .arg(QString::fromStdString(set->warnings.front()))));
+    status_->setText(
+        tr("%1 ops from %2 sources").arg(set->ops.size()).arg(set->sources.size()) +
+        (set->warnings.empty()
+             ? QString()
+             : tr("; %1 unreadable: %2").arg(set->warnings.size()).arg(QString::fromStdString(set->warnings.front()))));
     current_ = -1;
     if (!set->ops.empty()) ops_->setCurrentRow(0);
     else chart_->clear();
@@ -153,7 +159,9 @@ void TimingsPanel::onRowActivated(const QModelIndex& proxyIndex) {
 }
 
 QString TimingsPanel::exportChart(const QString& path) const { return exportPlot(chart_->plot(), path); }
-QString TimingsPanel::exportData(const QString& path) const { return writeChartTable(choiceBarsTable(chart_->bars()), path); }
+QString TimingsPanel::exportData(const QString& path) const {
+    return writeChartTable(choiceBarsTable(chart_->bars()), path);
+}
 
 void TimingsPanel::openFiles() {
     const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open timing files"));
@@ -166,14 +174,16 @@ void TimingsPanel::openFolder() {
 }
 
 void TimingsPanel::exportChartDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("autotune.png"), plotFileFilter());
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("autotune.png"), plotFileFilter());
     if (path.isEmpty()) return;
     const QString err = exportChart(path);
     status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
 }
 
 void TimingsPanel::exportDataDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("autotune.csv"), dataFileFilter());
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("autotune.csv"), dataFileFilter());
     if (path.isEmpty()) return;
     const QString err = exportData(path);
     status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);

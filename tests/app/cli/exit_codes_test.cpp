@@ -17,7 +17,8 @@ struct Case {
 };
 
 std::string key_dir() {
-    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh").string();
+    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh")
+        .string();
 }
 std::string example(const char* name) { return (kiln::test::source_dir() / "resources/examples" / name).string(); }
 
@@ -58,8 +59,9 @@ TEST(CliExitCodes, WorkThatFailsExitsOne) {
     EXPECT_EQ(run_command({cli_path(), "dis", broken.string()}).exit_code, 1);
     const auto bad_cpp = dir.path() / "bad.cpp";
     std::ofstream(bad_cpp) << "int f() { return undeclared_here; }\n";
-    EXPECT_EQ(run_command({cli_path(), "compile", bad_cpp.string(), "--cache-dir", (dir.path() / "cc").string()}).exit_code,
-              1);  // the compiler failed
+    EXPECT_EQ(
+        run_command({cli_path(), "compile", bad_cpp.string(), "--cache-dir", (dir.path() / "cc").string()}).exit_code,
+        1);  // the compiler failed
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ using kiln::test::run_command;
 using nlohmann::json;
 
 std::string key_dir() {
-    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh").string();
+    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh")
+        .string();
 }
 
 json run_json(const std::vector<std::string>& args, int want_exit = 0) {
@@ -22,11 +23,14 @@ json run_json(const std::vector<std::string>& args, int want_exit = 0) {
 }
 
 TEST(CliGuards, ExprPassAndFail) {
-    auto ok = run_json({"guards", "--expr", "Eq(Mod(L['t0'], 16), 0) and L['t1'] <= 4096", "--sizes", "64,1024", "--json"});
+    auto ok =
+        run_json({"guards", "--expr", "Eq(Mod(L['t0'], 16), 0) and L['t1'] <= 4096", "--sizes", "64,1024", "--json"});
     EXPECT_EQ(ok, json::parse(R"({"pass": true, "failing": null})"));
-    auto bad = run_json({"guards", "--expr", "2 <= L['t0'] and L['t1']*L['t0'] <= 2147483647", "--sizes", "65536,65536", "--json"});
+    auto bad = run_json(
+        {"guards", "--expr", "2 <= L['t0'] and L['t1']*L['t0'] <= 2147483647", "--sizes", "65536,65536", "--json"});
     EXPECT_EQ(bad["pass"], false);
-    EXPECT_EQ(bad["failing"], "L['t1']*L['t0'] <= 2147483647 (L['t1'] = 65536, L['t0'] = 65536, L['t1']*L['t0'] = 4294967296)");
+    EXPECT_EQ(bad["failing"],
+              "L['t1']*L['t0'] <= 2147483647 (L['t1'] = 65536, L['t0'] = 65536, L['t1']*L['t0'] = 4294967296)");
     EXPECT_EQ(bad.size(), 2u);
 }
 
@@ -58,7 +62,8 @@ TEST(CliGuards, KeyDirServesUnboundedEntryForHugeSizes) {
 TEST(CliGuards, TextOutput) {
     auto r = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "1000"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga  (several entries hold"), std::string::npos)
+    EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga  (several entries hold"),
+              std::string::npos)
         << r.out;
 }
 

@@ -92,7 +92,8 @@ TEST(Restriction, NamesAreBoundByNameAndGuardSyntaxStaysStrict) {
     EXPECT_FALSE(Expr::parse("BM > 1").ok());
     EXPECT_FALSE(Expr::parse("L['t0'] / 2 > 1").ok());
     EXPECT_FALSE(Expr::parse("1 && 1").ok());
-    EXPECT_EQ(python("x if x else 1", {{"x", 1}}), "parse error: unexpected 'if' after a complete expression at column 3");
+    EXPECT_EQ(python("x if x else 1", {{"x", 1}}),
+              "parse error: unexpected 'if' after a complete expression at column 3");
 }
 
 TEST(Restriction, LongChainsAreLoopsNotRecursion) {

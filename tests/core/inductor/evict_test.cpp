@@ -88,7 +88,8 @@ TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     auto r = evict_cache(root.string(), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_EQ(r->removed.size(), scan->groups.size() - 1);
-    for (std::size_t i = 1; i < r->removed.size(); ++i) EXPECT_LE(r->removed[i - 1].last_use_ns, r->removed[i].last_use_ns);
+    for (std::size_t i = 1; i < r->removed.size(); ++i)
+        EXPECT_LE(r->removed[i - 1].last_use_ns, r->removed[i].last_use_ns);
     auto after = scan_cache(root);
     ASSERT_TRUE(after.ok());
     EXPECT_LE(after->total_bytes(), newest->bytes);
@@ -163,7 +164,7 @@ TEST_F(EvictTest, SymlinksPointingOutsideAreNeverFollowed) {
     EXPECT_TRUE(r->skipped.empty());
     EXPECT_TRUE(fs::exists(outside / "sub" / "data"));
     EXPECT_EQ(test::read_file(outside / "sub" / "data"), "keep me");
-    EXPECT_FALSE(fs::exists(key_dir));            // the key dir went, with its links as links
+    EXPECT_FALSE(fs::exists(key_dir));                                   // the key dir went, with its links as links
     EXPECT_TRUE(fs::is_symlink(root / "fxgraph" / "zz" / "fzzlinked"));  // not a cache group: left alone
 }
 

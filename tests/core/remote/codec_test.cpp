@@ -27,7 +27,9 @@ TEST(Base64, RejectsCorruption) {
     for (const char* bad : {"Zg=", "Z===", "Zm9v!mFy", "Zg==Zg==", "Zm=v", "Zm9v\n"}) {
         auto r = base64_decode(bad);
         EXPECT_FALSE(r) << bad;
-        if (!r) { EXPECT_EQ(r.error().code, kiln::Errc::parse); }
+        if (!r) {
+            EXPECT_EQ(r.error().code, kiln::Errc::parse);
+        }
     }
 }
 

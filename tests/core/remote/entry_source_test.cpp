@@ -18,7 +18,8 @@ TEST(EntrySource, RemoteUrlsGiveTheLocalFilesBytes) {
     ASSERT_TRUE(items) << items.error().str();
     ASSERT_TRUE(publish_items(*client, *items));
     const RemoteItem* last_fx = nullptr;
-    for (const auto& it : *items) if (it.redis_key.starts_with("pt2:fx-graph-v1::")) last_fx = &it;
+    for (const auto& it : *items)
+        if (it.redis_key.starts_with("pt2:fx-graph-v1::")) last_fx = &it;
     ASSERT_NE(last_fx, nullptr);
     std::string local = kiln::test::read_file(last_fx->source_path);
 

@@ -8,12 +8,12 @@
 #include <optional>
 
 #include "inductor/graph_entry.hpp"
-#include "util/python_json.hpp"
 #include "redis_server.hpp"
 #include "remote/remote_browser.hpp"
 #include "remote/remote_export.hpp"
 #include "remote/remote_graph.hpp"
 #include "remote/remote_value.hpp"
+#include "util/python_json.hpp"
 
 using namespace kiln::remote;
 namespace fs = std::filesystem;
@@ -116,7 +116,9 @@ TEST(FixtureRoundTrip, H100EntriesReadBackIdentically) {
         // Inductor: int(ns // 1e6); entries without _time_taken_ns (AOTAutograd) record 0.
         bool has_ns = g.contains("_time_taken_ns") && g["_time_taken_ns"].is_number();
         long long ns = has_ns ? g["_time_taken_ns"].get<long long>() : 0;
-        if (has_ns) { EXPECT_EQ(from_redis->time_taken_ns(), ns); }
+        if (has_ns) {
+            EXPECT_EQ(from_redis->time_taken_ns(), ns);
+        }
         EXPECT_EQ(e.time_taken_ms, ns / 1'000'000);
     }
     EXPECT_EQ(per_cache["fx-graph-v1"], 13);

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <limits>
 
-#include "util/python_json.hpp"
 #include "redis_server.hpp"
+#include "util/python_json.hpp"
 
 using namespace kiln::remote;
 using kiln::tuning::ChoiceTimings;
@@ -19,11 +19,14 @@ using kiln::tuning::TimingKey;
 namespace {
 
 nlohmann::ordered_json h100_system() {
-    return kiln::inductor::make_system(nlohmann::ordered_json::parse(
-        R"({"device": {"name": "NVIDIA H100 80GB HBM3"}, "version": {"cuda": "13.0", "triton": null}})")).system;
+    return kiln::inductor::make_system(
+               nlohmann::ordered_json::parse(
+                   R"({"device": {"name": "NVIDIA H100 80GB HBM3"}, "version": {"cuda": "13.0", "triton": null}})"))
+        .system;
 }
 
-const TimingKey kMm{"mm", "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ('cuda', 'torch.float16', 512, 512, 512, 1, 0)]",
+const TimingKey kMm{"mm",
+                    "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ('cuda', 'torch.float16', 512, 512, 512, 1, 0)]",
                     "highest"};
 
 }  // namespace
@@ -33,11 +36,13 @@ TEST(SharedTimings, PublishMergesAndKeepsDisagreements) {
     auto c = RedisClient::connect(*parse_redis_url(server.url()));
     ASSERT_TRUE(c) << c.error().str();
     const double inf = std::numeric_limits<double>::infinity();
-    auto first = publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.02}, {"mm-cfail", inf}}, "node-a");
+    auto first =
+        publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.02}, {"mm-cfail", inf}}, "node-a");
     ASSERT_TRUE(first) << first.error().str();
     EXPECT_EQ(first->added, 3);
 
-    auto second = publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.025}, {"mm-cc", 0.03}}, "node-b");
+    auto second =
+        publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.025}, {"mm-cc", 0.03}}, "node-b");
     ASSERT_TRUE(second) << second.error().str();
     EXPECT_EQ(second->added, 1);        // mm-cc
     EXPECT_EQ(second->same, 1);         // mm-ca
@@ -92,7 +97,8 @@ TEST(SharedTimings, PullWritesAGlobalTimingCacheThatTheTimingCacheReads) {
     kiln::test::ScratchDir user_global("user-global");
     // The user's own global file for the same system: its value for mm-ca wins, mm-cb comes from Redis.
     auto sys = kiln::inductor::make_system(h100_system());
-    nlohmann::ordered_json mine{{"system", sys.system}, {"cache", {{"mm", {{kMm.inputs_key, {{"highest", {{"mm-ca", 0.011}}}}}}}}}};
+    nlohmann::ordered_json mine{{"system", sys.system},
+                                {"cache", {{"mm", {{kMm.inputs_key, {{"highest", {{"mm-ca", 0.011}}}}}}}}}};
     {
         std::ofstream out(user_global.path() / sys.hash);
         out << kiln::py_dumps(mine);

@@ -3,10 +3,10 @@
 
 #include <filesystem>
 
-#include "util/python_json.hpp"
 #include "test_support.hpp"
 #include "timings/compare.hpp"
 #include "timings/timing_cache_source.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -14,7 +14,8 @@ using namespace kiln::timings;
 namespace {
 
 std::string fixture_cache_text() {
-    for (const auto& e : fs::directory_iterator(kiln::test::h100_root() / "cache")) return kiln::test::read_file(e.path());
+    for (const auto& e : fs::directory_iterator(kiln::test::h100_root() / "cache"))
+        return kiln::test::read_file(e.path());
     return {};
 }
 

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <set>
 
+#include "test_support.hpp"
 #include "tuning/selector.hpp"
 #include "tuning/timing_cache.hpp"
-#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::tuning;
@@ -198,4 +198,3 @@ extern "C" void slow(const float* x, float* y, std::int64_t n) {
     ASSERT_TRUE(stored.ok());
     EXPECT_EQ(static_cast<int>(stored->size()), ok);
 }
-

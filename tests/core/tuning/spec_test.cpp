@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "tuning/spec.hpp"
 #include "test_support.hpp"
+#include "tuning/spec.hpp"
 
 using namespace kiln::tuning;
 using namespace kiln::worker;

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <limits>
 
-#include "util/python_json.hpp"
-#include "tuning/timing_cache.hpp"
 #include "test_support.hpp"
+#include "tuning/timing_cache.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::tuning;
@@ -57,14 +57,17 @@ TEST(TimingCache, FixtureFileIsReadAndExtendedWithoutLoss) {
 
     TimingCache cache(dir.path(), cuda_system(dir.path(), "NVIDIA H100 80GB HBM3", "13.0"));
     ASSERT_EQ(cache.local_path(), file);
-    TimingKey mm{"mm", "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ('cuda', 'torch.float16', 512, 512, 512, 1, 0)]"};
+    TimingKey mm{"mm",
+                 "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ('cuda', 'torch.float16', 512, 512, 512, 1, 0)]"};
     auto hit = cache.lookup(mm);
     ASSERT_TRUE(hit.ok());
     ASSERT_EQ(hit->size(), 20u);
     EXPECT_DOUBLE_EQ(hit->at("mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz"), 0.006144000217318535);
 
     TimingKey mine{"kiln_matmul", "[('cuda', 'torch.float32', 64, 64, 64, 1, 0)]"};
-    ASSERT_TRUE(cache.update(mine, {{"kiln_matmul-cabc", 0.5}, {"kiln_matmul-cdef", std::numeric_limits<double>::infinity()}}).ok());
+    ASSERT_TRUE(
+        cache.update(mine, {{"kiln_matmul-cabc", 0.5}, {"kiln_matmul-cdef", std::numeric_limits<double>::infinity()}})
+            .ok());
     ASSERT_TRUE(cache.update(mm, {{"kiln-extra", 1.25}}).ok());
 
     auto after = read_cache_file(file);
@@ -75,13 +78,16 @@ TEST(TimingCache, FixtureFileIsReadAndExtendedWithoutLoss) {
     for (auto& [op, by_inputs] : (*before)["cache"].items())
         for (auto& [in, by_prec] : by_inputs.items())
             for (auto& [p, choices] : by_prec.items())
-                for (auto& [c, ms] : choices.items()) EXPECT_EQ((*after)["cache"][op][in][p][c].get<double>(), ms.get<double>()) << c;
-    EXPECT_TRUE(std::isinf((*after)["cache"]["kiln_matmul"][mine.inputs_key]["highest"]["kiln_matmul-cdef"].get<double>()));
+                for (auto& [c, ms] : choices.items())
+                    EXPECT_EQ((*after)["cache"][op][in][p][c].get<double>(), ms.get<double>()) << c;
+    EXPECT_TRUE(
+        std::isinf((*after)["cache"]["kiln_matmul"][mine.inputs_key]["highest"]["kiln_matmul-cdef"].get<double>()));
     // The file reads as Python would write it: 4-space indent, Infinity for a failed choice.
     std::string text = kiln::test::read_file(file);
     EXPECT_NE(text.find("\n    \"cache\": {"), std::string::npos);
     EXPECT_NE(text.find("\"kiln_matmul-cdef\": Infinity"), std::string::npos);
-    EXPECT_NE(text.find("\"mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz\": 0.006144000217318535"), std::string::npos);
+    EXPECT_NE(text.find("\"mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz\": 0.006144000217318535"),
+              std::string::npos);
 }
 
 TEST(TimingCache, GlobalCacheIsReadOnlyAndLocalWins) {
@@ -118,7 +124,8 @@ TEST(TimingCache, EightProcessesTimesFiftyUpdatesLoseNothing) {
             int failures = 0;
             for (int i = 0; i < kUpdates; ++i) {
                 TimingKey key{"concurrent", "[('cpu', 'torch.float32', " + std::to_string(p % 2) + ")]"};
-                if (!cache.update(key, {{"p" + std::to_string(p) + "-u" + std::to_string(i), p + i / 100.0}}).ok()) ++failures;
+                if (!cache.update(key, {{"p" + std::to_string(p) + "-u" + std::to_string(i), p + i / 100.0}}).ok())
+                    ++failures;
             }
             _exit(failures == 0 ? 0 : 1);
         }
@@ -135,8 +142,7 @@ TEST(TimingCache, EightProcessesTimesFiftyUpdatesLoseNothing) {
     EXPECT_EQ(count_timings(*all), 41u + kProcs * kUpdates);
     for (int p = 0; p < kProcs; ++p) {
         auto t = cache.lookup({"concurrent", "[('cpu', 'torch.float32', " + std::to_string(p % 2) + ")]"});
-        for (int i = 0; i < kUpdates; ++i)
-            EXPECT_EQ(t->count("p" + std::to_string(p) + "-u" + std::to_string(i)), 1u);
+        for (int i = 0; i < kUpdates; ++i) EXPECT_EQ(t->count("p" + std::to_string(p) + "-u" + std::to_string(i)), 1u);
     }
 }
 

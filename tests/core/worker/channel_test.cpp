@@ -14,7 +14,10 @@ using namespace kiln::worker;
 struct SocketPair {
     int fd[2];
     SocketPair() { EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0); }
-    ~SocketPair() { close(fd[0]); if (fd[1] >= 0) close(fd[1]); }
+    ~SocketPair() {
+        close(fd[0]);
+        if (fd[1] >= 0) close(fd[1]);
+    }
 };
 
 TEST(Channel, FramesRoundTripIncludingInfinity) {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <thread>
 
-#include "worker/executor.hpp"
 #include "codecache/code_cache.hpp"
 #include "test_support.hpp"
+#include "worker/executor.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::worker;
@@ -19,8 +19,10 @@ fs::path compile_scale(const fs::path& root, int k) {
     kiln::codecache::CodeCache cc(root);
     kiln::codecache::CompileRequest cr;
     cr.lang = kiln::codecache::Lang::Cpp;
-    cr.source = "#include <cstdint>\nextern \"C\" void scale(const float* x, float* y, std::int64_t n) {\n"
-                "  for (std::int64_t i = 0; i < n; ++i) y[i] = 2.0f * x[i] + " + std::to_string(k) + ".0f;\n}\n";
+    cr.source =
+        "#include <cstdint>\nextern \"C\" void scale(const float* x, float* y, std::int64_t n) {\n"
+        "  for (std::int64_t i = 0; i < n; ++i) y[i] = 2.0f * x[i] + " +
+        std::to_string(k) + ".0f;\n}\n";
     auto out = cc.compile(cr);
     EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().str());
     return out->output_path;

@@ -2,8 +2,8 @@
 // kernel. data/module_k_*.txt are real outputs of `python MODULE.py -k` (torch 2.11, H200).
 #include <gtest/gtest.h>
 
-#include "worker/inductor_module.hpp"
 #include "test_support.hpp"
+#include "worker/inductor_module.hpp"
 
 using namespace kiln::worker;
 
@@ -42,8 +42,10 @@ TEST(InductorModule, ParsesEveryKernelOfARealModule) {
 
 TEST(InductorModule, SlowKernelsInRedAndLinesWithoutLauncherFactsParseToo) {
     // Inductor wraps slow kernels in ANSI red; without launcher facts the regs/spills part is absent.
-    std::string out = "\x1b[31mmodel                RED c7qommo3bn 0.125ms    \t0.268 GB \t 2144.00GB/s   40 regs    0 spills         0 shared mem\x1b[0m\n"
-                      "model                POI cx2mcfowsk 0.010ms    \t0.004 GB \t  400.00GB/s\n";
+    std::string out =
+        "\x1b[31mmodel                RED c7qommo3bn 0.125ms    \t0.268 GB \t 2144.00GB/s   40 regs    0 spills        "
+        " 0 shared mem\x1b[0m\n"
+        "model                POI cx2mcfowsk 0.010ms    \t0.004 GB \t  400.00GB/s\n";
     auto j = parse_module_output(out, true);
     ASSERT_TRUE(j.ok()) << j.error().str();
     ASSERT_EQ((*j)["kernels"].size(), 2u);
@@ -56,19 +58,25 @@ TEST(InductorModule, SlowKernelsInRedAndLinesWithoutLauncherFactsParseToo) {
 
 TEST(InductorModule, KernelKeysAreNamedFromTheCache) {
     // Keys of two real kernel modules of the fixture cache, as -k prints them (first 10 characters).
-    auto j = parse_module_output("None RED c7qommo3bn 0.125ms 0.268 GB 2144.00GB/s\nNone POI cx2mcfowsk 0.010ms 0.004 GB 400.00GB/s\n"
-                                 "None POI czzzzzzzzz 0.010ms 0.004 GB 400.00GB/s\n", true);
+    auto j = parse_module_output(
+        "None RED c7qommo3bn 0.125ms 0.268 GB 2144.00GB/s\nNone POI cx2mcfowsk 0.010ms 0.004 GB 400.00GB/s\n"
+        "None POI czzzzzzzzz 0.010ms 0.004 GB 400.00GB/s\n",
+        true);
     ASSERT_TRUE(j.ok());
     name_kernels(*j, kiln::test::h100_root());
     EXPECT_EQ((*j)["kernels"][0]["name"], "triton_red_fused_sum_0");
     EXPECT_EQ((*j)["kernels"][1]["name"], "triton_poi_fused_add_cos_mul_relu_sin_0");
-    EXPECT_NE((*j)["kernels"][1]["module"].get<std::string>().find("cx2mcfowskhsfukpchpvwzumlft3pk2ehogyw3eyqjcqt4ousltq.py"), std::string::npos);
+    EXPECT_NE(
+        (*j)["kernels"][1]["module"].get<std::string>().find("cx2mcfowskhsfukpchpvwzumlft3pk2ehogyw3eyqjcqt4ousltq.py"),
+        std::string::npos);
     EXPECT_EQ((*j)["kernels"][2]["name"], "czzzzzzzzz");  // not in the cache: the key stays
 }
 
 TEST(InductorModule, AModuleWithoutBenchmarkKernelsSaysHowToGetThem) {
-    auto j = parse_module_output("No kernel with benchmark functionality found. Make sure you run inductor with "
-                                 "config.benchmark_kernel being True\n", true);
+    auto j = parse_module_output(
+        "No kernel with benchmark functionality found. Make sure you run inductor with "
+        "config.benchmark_kernel being True\n",
+        true);
     ASSERT_FALSE(j.ok());
     EXPECT_NE(j.error().str().find("TORCHINDUCTOR_BENCHMARK_KERNEL=1"), std::string::npos) << j.error().str();
 }

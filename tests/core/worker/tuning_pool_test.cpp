@@ -9,8 +9,8 @@
 #include <set>
 #include <thread>
 
-#include "worker/tuning_pool.hpp"
 #include "test_support.hpp"
+#include "worker/tuning_pool.hpp"
 
 using namespace kiln::worker;
 using namespace std::chrono_literals;
@@ -64,7 +64,11 @@ TEST(TuningProcess, PingPongAndAFixedValue) {
 
 TEST(TuningProcess, CrashesAndHangsScoreInfinityAndTheWorkerIsReplaced) {
     TuningProcess p({kiln::test::worker_path(), std::nullopt, quick()});
-    struct Case { const char* mode; BenchStatus status; const char* reason; };
+    struct Case {
+        const char* mode;
+        BenchStatus status;
+        const char* reason;
+    };
     for (Case c : {Case{"segfault", BenchStatus::crash, "SIGSEGV"}, Case{"abort", BenchStatus::crash, "SIGABRT"},
                    Case{"hang", BenchStatus::timeout, "timeout"}}) {
         auto t0 = std::chrono::steady_clock::now();
@@ -92,7 +96,10 @@ TEST(TuningProcess, MissingWorkerBinaryIsAClearError) {
 
 TEST(TuningProcessPool, SurvivesBadChoicesAndFinishesInBoundedTime) {
     TuningProcessPool pool({{Device{}, Device{}}, kiln::test::worker_path(), quick()});
-    { auto st = pool.start(); ASSERT_TRUE(st.ok()) << st.error().str(); }
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
     std::vector<BenchmarkRequest> reqs;
     for (int i = 0; i < 6; ++i) reqs.push_back(test_request("value", i + 1.0));
     reqs.push_back(test_request("segfault"));
@@ -129,7 +136,10 @@ TEST(TuningProcessPool, SurvivesBadChoicesAndFinishesInBoundedTime) {
 
 TEST(TuningProcessPool, SpreadsWorkOverFreeWorkers) {
     TuningProcessPool pool({{Device{}, Device{}, Device{}}, kiln::test::worker_path(), quick()});
-    { auto st = pool.start(); ASSERT_TRUE(st.ok()) << st.error().str(); }
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
     std::vector<BenchmarkRequest> reqs(9, test_request("sleep", 1.0, 150));
     auto t0 = std::chrono::steady_clock::now();
     auto res = pool.benchmark(reqs);
@@ -153,7 +163,10 @@ TEST(TuningProcessPool, EveryWorkerIsWarmedUpBeforeTheFirstRequest) {
     PoolOptions po{{Device{}, Device{}}, kiln::test::worker_path(), quick()};
     po.warmup = warm;
     TuningProcessPool pool(po);
-    { auto st = pool.start(); ASSERT_TRUE(st.ok()) << st.error().str(); }
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
     for (const auto& w : pool.workers()) {
         EXPECT_TRUE(w.warmup_error.empty()) << w.warmup_error;
         EXPECT_GT(w.warmup_seconds, 0);
