@@ -1,12 +1,10 @@
 #include "codecache/compile_command.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 #include <sstream>
 
+#include "cuda/driver.hpp"
 #include "cuda/nvcc.hpp"
 
 namespace kiln::codecache {
@@ -19,22 +17,13 @@ std::vector<std::string> split_words(const std::string& s) {
     return words;
 }
 
-// Compute capability of device 0 through the driver API, opened at run time (no GPU: empty).
+// Compute capability of device 0 ("90"), through the one CUDA loader (no GPU: empty).
 std::string device_arch() {
-    static std::once_flag once;
-    static std::string arch;
-    std::call_once(once, [] {
-        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!lib) return;
-        using InitFn = int (*)(unsigned);
-        using AttrFn = int (*)(int*, int, int);
-        auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
-        auto attr = reinterpret_cast<AttrFn>(dlsym(lib, "cuDeviceGetAttribute"));
-        int major = 0, minor = 0;
-        // 75/76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR
-        if (init && attr && init(0) == 0 && attr(&major, 75, 0) == 0 && attr(&minor, 76, 0) == 0 && major > 0)
-            arch = std::to_string(major) + std::to_string(minor);
-    });
+    static const std::string arch = [] {
+        auto facts = cuda::device_facts(0);
+        return facts.ok() && facts->cc_major > 0 ? std::to_string(facts->cc_major) + std::to_string(facts->cc_minor)
+                                                 : std::string();
+    }();
     return arch;
 }
 
