@@ -63,14 +63,14 @@ Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
     KILN_TRY(std::string_view rel, relative_to_root(scan, group.path));
     int root = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0) return io_error("cannot open the cache root", scan.root, errno);
-    evict_fs::Fd root_fd(root);
+    UniqueFd root_fd(root);
     // Held until the group is gone, so Inductor cannot start using it half-way.
     KILN_TRY(auto lock,
              evict_fs::try_lock_key(root_fd.get(), scan.kind == RootKind::inductor ? group.key : "", group.path));
     (void)lock;
     if (group.kind == GroupKind::key_dir || group.kind == GroupKind::triton_kernel_dir) {
         auto [parent, name] = split_parent(rel);
-        KILN_TRY(evict_fs::Fd dir, evict_fs::open_dir_beneath(root_fd.get(), parent, group.path));
+        KILN_TRY(UniqueFd dir, evict_fs::open_dir_beneath(root_fd.get(), parent, group.path));
         return evict_fs::remove_tree_at(dir.get(), name.c_str(), group.path);
     }
     std::uint64_t freed = 0;
@@ -78,7 +78,7 @@ Result<std::uint64_t> remove_group(const ScanResult& scan, const Group& group) {
         const Artifact& a = scan.artifacts[index];
         KILN_TRY(std::string_view file_rel, relative_to_root(scan, a.path));
         auto [parent, name] = split_parent(file_rel);
-        KILN_TRY(evict_fs::Fd dir, evict_fs::open_dir_beneath(root_fd.get(), parent, a.path));
+        KILN_TRY(UniqueFd dir, evict_fs::open_dir_beneath(root_fd.get(), parent, a.path));
         KILN_TRY(std::uint64_t n, evict_fs::remove_file_at(dir.get(), name.c_str(), a.path));
         freed += n;
     }
@@ -106,7 +106,7 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
     std::uint64_t remaining = report.bytes_before;
     int root_fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0) return io_error("cannot open the cache root", scan.root, errno);
-    evict_fs::Fd root_guard(root_fd);
+    UniqueFd root_guard(root_fd);
     for (const Group* g : lru_candidates(scan, policy)) {
         if (!selected(*g, policy, now, remaining)) continue;
         Result<std::uint64_t> freed = std::uint64_t{g->bytes};

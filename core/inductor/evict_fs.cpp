@@ -10,21 +10,8 @@
 
 namespace kiln::inductor::evict_fs {
 
-Fd& Fd::operator=(Fd&& o) noexcept {
-    if (this != &o) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = o.fd_;
-        o.fd_ = -1;
-    }
-    return *this;
-}
-
-Fd::~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-}
-
-Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context) {
-    Fd cur(::dup(root_fd));
+Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context) {
+    UniqueFd cur(::dup(root_fd));
     if (!cur.valid()) return io_error("cannot duplicate descriptor", std::string(context), errno);
     while (!rel_dir.empty()) {
         auto slash = rel_dir.find('/');
@@ -39,7 +26,7 @@ Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_v
                                   std::string(context));
             return io_error("cannot open directory", std::string(context), err);
         }
-        cur = Fd(fd);
+        cur = UniqueFd(fd);
         if (slash == std::string_view::npos) break;
         rel_dir.remove_prefix(slash + 1);
     }
@@ -102,11 +89,11 @@ Result<std::uint64_t> remove_file_at(int parent_fd, const char* name, std::strin
     return static_cast<std::uint64_t>(st.st_size);
 }
 
-Result<std::optional<FileLock>> try_lock_key(int root_fd, std::string_view key, std::string_view context) {
-    if (key.empty()) return std::optional<FileLock>();
+Result<FileLock> try_lock_key(int root_fd, std::string_view key, std::string_view context) {
+    if (key.empty()) return FileLock();
     int locks = ::openat(root_fd, "locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (locks < 0) return std::optional<FileLock>();  // no locks/ dir: nothing can hold a lock
-    Fd locks_fd(locks);
+    if (locks < 0) return FileLock();  // no locks/ dir: nothing can hold a lock
+    UniqueFd locks_fd(locks);
     const std::string name = std::string(key) + ".lock";
     auto lock = FileLock::try_lock_existing(locks_fd.get(), name.c_str());
     if (!lock && lock.error().code == Errc::busy)

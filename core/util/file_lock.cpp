@@ -38,29 +38,16 @@ Result<FileLock> FileLock::acquire(const std::filesystem::path& path, std::chron
     return FileLock(fd);
 }
 
-Result<std::optional<FileLock>> FileLock::try_lock_existing(int dir_fd, const char* name) {
+Result<FileLock> FileLock::try_lock_existing(int dir_fd, const char* name) {
     int fd = ::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return std::optional<FileLock>();
+    if (fd < 0) return FileLock();
     FileLock lock(fd);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EWOULDBLOCK)
             return make_error(Errc::busy, std::string("locked by another process (") + name + ")");
         return io_error(std::string("flock ") + name, name, errno);
     }
-    return std::optional<FileLock>(std::move(lock));
-}
-
-FileLock& FileLock::operator=(FileLock&& other) noexcept {
-    if (this != &other) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = other.fd_;
-        other.fd_ = -1;
-    }
-    return *this;
-}
-
-FileLock::~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+    return lock;
 }
 
 }  // namespace kiln

@@ -4,9 +4,9 @@
 // when the holder dies, so a killed process never leaves a stale lock behind.
 #include <chrono>
 #include <filesystem>
-#include <optional>
 
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln {
 
@@ -16,17 +16,14 @@ public:
     static Result<FileLock> acquire(const std::filesystem::path& path,
                                     std::chrono::milliseconds timeout = std::chrono::minutes(2));
     // Locks the existing file `name` in the directory `dir_fd` without waiting, creating nothing and
-    // following no symlink. nullopt when there is no such file; Errc::busy when another holds it.
-    static Result<std::optional<FileLock>> try_lock_existing(int dir_fd, const char* name);
-    FileLock(FileLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-    FileLock& operator=(FileLock&& other) noexcept;
-    FileLock(const FileLock&) = delete;
-    FileLock& operator=(const FileLock&) = delete;
-    ~FileLock();
+    // following no symlink. No such file: a lock that holds nothing; Errc::busy when another holds it.
+    static Result<FileLock> try_lock_existing(int dir_fd, const char* name);
+    FileLock() = default;  // holds nothing
+    bool held() const { return fd_.valid(); }
 
 private:
     explicit FileLock(int fd) : fd_(fd) {}
-    int fd_ = -1;
+    UniqueFd fd_;  // closing the last descriptor releases the flock
 };
 
 }  // namespace kiln
