@@ -22,19 +22,6 @@ struct MissesArgs {
     bool json = false;
 };
 
-template <class T>
-ojson opt(const std::optional<T>& v) {
-    return v ? ojson(*v) : ojson(nullptr);
-}
-
-std::vector<std::string> differing(const ComponentDiff& d) {
-    std::vector<std::string> out;
-    for (const auto& c : d.changed) out.push_back(c.component);
-    out.insert(out.end(), d.only_a.begin(), d.only_a.end());
-    out.insert(out.end(), d.only_b.begin(), d.only_b.end());
-    return out;
-}
-
 int run_misses(const MissesArgs& args) {
     auto events = read_trace_logs(args.log);
     if (!events) return fail(events.error());
@@ -44,53 +31,14 @@ int run_misses(const MissesArgs& args) {
         if (!loaded) return fail(loaded.error());
         cached = std::move(loaded).value();
     }
-    ojson out;
-    out["events"] = ojson::array();
-    std::size_t index = 0, misses = 0;
-    for (const auto& e : *events) {
-        if (e.cache != "fx_graph") continue;
-        ojson j;
-        j["index"] = index;
-        j["log"] = e.log;
-        j["line"] = e.line;
-        j["compile_id"] = e.compile_id;
-        j["key"] = e.key;
-        j["state"] = e.state;
-        j["time"] = e.timestamp;
-        j["time_taken_ns"] = opt(e.time_taken_ns);
-        j["time_saved_ns"] = opt(e.time_saved_ns);
-        if (!e.reason.empty()) j["reason"] = e.reason;
-        if (e.state == "miss") {
-            ++misses;
-            if (cached) {
-                MissExplanation m = explain_miss(e, *cached);
-                ojson c = nullptr;
-                if (m.closest_path) {
-                    c = ojson::object();
-                    c["entry"] = *m.closest_path;
-                    c["key"] = *m.closest_key;
-                    c["differing"] = differing(m.diff);
-                    c["changed"] = ojson::array();
-                    for (const auto& ch : m.diff.changed)
-                        c["changed"].push_back({{"component", ch.component}, {"event", ch.a}, {"entry", ch.b}});
-                    c["same"] = m.diff.same;
-                }
-                j["closest"] = c;
-                if (!m.note.empty()) j["note"] = m.note;
-            }
-        }
-        out["events"].push_back(std::move(j));
-        ++index;
-    }
-    if (cached) {
-        out["entries_compared"] = cached->entries.size();
-        out["skipped"] = cached->skipped;
-    }
+    const ojson out = misses_to_json(*events, cached ? &*cached : nullptr);
+    std::size_t misses = 0;
+    for (const auto& j : out["events"]) misses += j["state"] == "miss";
     if (args.json) {
         std::cout << out.dump(2) << "\n";
         return 0;
     }
-    std::printf("%zu fx_graph cache events, %zu misses\n", index, misses);
+    std::printf("%zu fx_graph cache events, %zu misses\n", out["events"].size(), misses);
     for (const auto& j : out["events"]) {
         std::string taken = j["time_taken_ns"].is_null()
                                 ? ""

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "inductor/debug_lines.hpp"
 #include "inductor/key_diff.hpp"
 #include "inductor/trace_log.hpp"
@@ -39,5 +41,11 @@ struct MissExplanation {
 // Compares a miss event with the entries; an entry under the event's own key is left out (the miss
 // wrote it). Ties go to the entry that sorts first.
 MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached);
+
+// kiln-cli misses --json: {"events": [{"index", "log", "line", "compile_id", "key", "state", "time",
+// "time_taken_ns", "time_saved_ns", "reason"?, "closest"?, "note"?}], "entries_compared"?, "skipped"?}
+// for the fx_graph events (index: as LOG#N names them); "closest" ({"entry", "key", "differing",
+// "changed": [{"component", "event", "entry"}], "same"} or null) only for misses when `cached` is given.
+nlohmann::ordered_json misses_to_json(const std::vector<CacheEvent>& events, const KeyedEntries* cached);
 
 }  // namespace kiln::inductor
