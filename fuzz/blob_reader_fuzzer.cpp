@@ -52,7 +52,8 @@ void check_round_trip(const Blob& blob) {
     auto again = read_blob(std::make_shared<View>(*bytes));
     if (!again.ok() || again->artifacts.size() != blob.artifacts.size()) __builtin_trap();
     for (std::size_t i = 0; i < blob.artifacts.size(); ++i)
-        if (again->artifacts[i].key != blob.artifacts[i].key || again->artifacts[i].content != blob.artifacts[i].content ||
+        if (again->artifacts[i].key != blob.artifacts[i].key ||
+            again->artifacts[i].content != blob.artifacts[i].content ||
             again->artifacts[i].target != blob.artifacts[i].target)
             __builtin_trap();
 }

@@ -12,15 +12,15 @@ namespace kiln::cli::bundle_cmd {
 struct BlobArgs {
     std::string blob;
     bool json = false;
-    bool no_verify = false;    // read a blob whose checksum does not match
-    std::string max_size;      // bound on the blob read into memory
+    bool no_verify = false;  // read a blob whose checksum does not match
+    std::string max_size;    // bound on the blob read into memory
 };
 
 struct ShowArgs {
     BlobArgs blob;
     std::string key;
     EntryPrintOptions print;
-    bool bytes = false;        // the artifact's raw bytes to stdout
+    bool bytes = false;  // the artifact's raw bytes to stdout
 };
 
 struct DiffArgs {
@@ -46,8 +46,5 @@ int run_show(const ShowArgs& a);
 int run_diff(const DiffArgs& a);
 int run_unpack(const UnpackArgs& a);
 int run_pack(const PackArgs& a);
-
-// 2 for bad input (a missing path, a corrupt blob, a bad key or option), 1 when the work failed.
-int exit_code_for(const Error& e);
 
 }  // namespace kiln::cli::bundle_cmd

@@ -37,8 +37,10 @@ Result<Blob> open(const BlobArgs& a) {
 // What torch 2.11 does with the blob, in one phrase.
 std::string verdict(const Blob& b) {
     if (!b.checksum_ok()) return "torch refuses it (checksum mismatch) and loads nothing";
-    if (!b.unknown_types().empty()) return "torch 2.11 rejects it (unknown type '" + b.unknown_types().front() + "') and loads nothing";
-    if (b.invalid_keys()) return "torch loads it, but " + std::to_string(b.invalid_keys()) + " key(s) would write outside the cache dir";
+    if (!b.unknown_types().empty())
+        return "torch 2.11 rejects it (unknown type '" + b.unknown_types().front() + "') and loads nothing";
+    if (b.invalid_keys())
+        return "torch loads it, but " + std::to_string(b.invalid_keys()) + " key(s) would write outside the cache dir";
     return "torch loads it";
 }
 
@@ -52,18 +54,23 @@ std::vector<std::string> problems(const Blob& b) {
     std::vector<std::string> out;
     for (const auto& g : b.groups) {
         if (g.ignored_by_torch)
-            out.push_back("group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" + std::to_string(g.count) +
-                          " artifacts) is ignored by torch: a later group has the same type and only the last one loads");
+            out.push_back(
+                "group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" + std::to_string(g.count) +
+                " artifacts) is ignored by torch: a later group has the same type and only the last one loads");
         if (g.kind == ArtifactType::unknown)
-            out.push_back("type '" + g.type + "' (group at byte " + std::to_string(g.offset) + "): " + std::string(unknown_type_note(g.type)));
+            out.push_back("type '" + g.type + "' (group at byte " + std::to_string(g.offset) +
+                          "): " + std::string(unknown_type_note(g.type)));
     }
     for (const auto& a : b.artifacts) {
         if (!a.key_problem.empty())
-            out.push_back("key '" + a.key + "' (" + b.groups[a.group].type + ", byte " + std::to_string(a.offset) + ") is " + a.key_problem +
-                          ": Kiln never writes it; torch would write it where it points");
-        if (a.superseded) out.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) + " is superseded by a later copy (last wins)");
+            out.push_back("key '" + a.key + "' (" + b.groups[a.group].type + ", byte " + std::to_string(a.offset) +
+                          ") is " + a.key_problem + ": Kiln never writes it; torch would write it where it points");
+        if (a.superseded)
+            out.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) +
+                          " is superseded by a later copy (last wins)");
         if (a.kind == ArtifactType::pgo && a.key.rfind("mast:", 0) == 0)
-            out.push_back("PGO key '" + a.key + "' starts with mast: torch renames it to the loading job's key when it has one");
+            out.push_back("PGO key '" + a.key +
+                          "' starts with mast: torch renames it to the loading job's key when it has one");
     }
     return out;
 }
@@ -80,11 +87,15 @@ nlohmann::ordered_json ls_json(const Blob& b) {
     j["files_written"] = files_written(b);
     j["groups"] = nlohmann::ordered_json::array();
     for (const auto& g : b.groups)
-        j["groups"].push_back({{"type", g.type}, {"offset", g.offset}, {"count", g.count}, {"ignored_by_torch", g.ignored_by_torch}});
+        j["groups"].push_back(
+            {{"type", g.type}, {"offset", g.offset}, {"count", g.count}, {"ignored_by_torch", g.ignored_by_torch}});
     j["artifacts"] = nlohmann::ordered_json::array();
     for (const auto& a : b.artifacts) {
-        nlohmann::ordered_json x = {{"type", b.groups[a.group].type}, {"key", a.key}, {"bytes", a.content.size()},
-                                    {"offset", a.offset}, {"content_offset", a.content_offset}};
+        nlohmann::ordered_json x = {{"type", b.groups[a.group].type},
+                                    {"key", a.key},
+                                    {"bytes", a.content.size()},
+                                    {"offset", a.offset},
+                                    {"content_offset", a.content_offset}};
         x["target"] = a.target.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.target);
         x["ignored_by_torch"] = a.ignored_by_torch;
         x["superseded"] = a.superseded;
@@ -97,7 +108,8 @@ nlohmann::ordered_json ls_json(const Blob& b) {
 
 void ls_text(const Blob& b) {
     std::printf("%s: a Mega-Cache blob, %s (format %llu, CRC-32 %s %s); %s\n", b.origin().c_str(),
-                inductor::format_bytes(b.bytes().size()).c_str(), static_cast<unsigned long long>(b.version), hex32(b.stored_crc).c_str(),
+                inductor::format_bytes(b.bytes().size()).c_str(), static_cast<unsigned long long>(b.version),
+                hex32(b.stored_crc).c_str(),
                 b.checksum_ok() ? "ok" : ("MISMATCH, computed " + hex32(b.computed_crc)).c_str(), verdict(b).c_str());
     std::map<std::string, int> per_type;
     std::vector<std::string> order;
@@ -105,17 +117,20 @@ void ls_text(const Blob& b) {
         if (per_type[b.groups[a.group].type]++ == 0) order.push_back(b.groups[a.group].type);
     std::string counts;
     for (const auto& t : order) counts += (counts.empty() ? "" : ", ") + std::to_string(per_type[t]) + " " + t;
-    std::printf("%zu artifact(s) in %zu group(s)%s%s; load_cache_artifacts writes %zu file(s)\n\n", b.artifacts.size(), b.groups.size(),
-                counts.empty() ? "" : ": ", counts.c_str(), files_written(b));
+    std::printf("%zu artifact(s) in %zu group(s)%s%s; load_cache_artifacts writes %zu file(s)\n\n", b.artifacts.size(),
+                b.groups.size(), counts.empty() ? "" : ": ", counts.c_str(), files_written(b));
     std::printf("%-3s %-13s %11s  %s\n", "#", "type", "bytes", "key  ->  file torch writes (under the cache dir)");
     for (std::size_t i = 0; i < b.artifacts.size(); ++i) {
         const BlobArtifact& a = b.artifacts[i];
-        std::string where = !a.key_problem.empty() ? "(refused: " + a.key_problem + ")" : a.target.empty() ? "(unknown type: nothing)" : a.target;
-        if (a.kind == ArtifactType::pgo && a.key_problem.empty()) where += "  (+ the empty .lock torch's FileLock leaves)";
+        std::string where = !a.key_problem.empty() ? "(refused: " + a.key_problem + ")"
+                            : a.target.empty()     ? "(unknown type: nothing)"
+                                                   : a.target;
+        if (a.kind == ArtifactType::pgo && a.key_problem.empty())
+            where += "  (+ the empty .lock torch's FileLock leaves)";
         if (a.ignored_by_torch) where += "  [ignored by torch: shadowed group]";
         if (a.superseded) where += "  [superseded: a later copy wins]";
-        std::printf("%-3zu %-13s %11zu  %s\n%30s-> %s\n", i + 1, b.groups[a.group].type.c_str(), a.content.size(), a.key.c_str(), "",
-                    where.c_str());
+        std::printf("%-3zu %-13s %11zu  %s\n%30s-> %s\n", i + 1, b.groups[a.group].type.c_str(), a.content.size(),
+                    a.key.c_str(), "", where.c_str());
     }
     auto p = problems(b);
     if (!p.empty()) std::printf("\nnotes:\n");
@@ -130,7 +145,8 @@ Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::stri
         bool hit = a.key == key || (a.kind == ArtifactType::autotune && a.key.size() > 3 && a.key.substr(3) == key) ||
                    (a.kind == ArtifactType::pgo && pgo_file_name(a.key) == pgo_file_name(key));
         if (hit) exact.push_back(&a);
-        else if (key.size() >= 6 && (a.key.rfind(key, 0) == 0 || (a.kind == ArtifactType::autotune && a.key.find(key) == 3)))
+        else if (key.size() >= 6 &&
+                 (a.key.rfind(key, 0) == 0 || (a.kind == ArtifactType::autotune && a.key.find(key) == 3)))
             prefixed.insert(a.key);
     }
     if (!exact.empty()) return exact;
@@ -140,17 +156,22 @@ Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::stri
         return exact;
     }
     if (prefixed.empty())
-        return make_error(Errc::not_found, "no artifact with this key in the blob", key, "`kiln-cli bundle ls " + b.origin() + "` lists them");
+        return make_error(Errc::not_found, "no artifact with this key in the blob", key,
+                          "`kiln-cli bundle ls " + b.origin() + "` lists them");
     return make_error(Errc::invalid_argument, "more than one key starts with this", key, "give more characters");
 }
 
 int show_one(const Blob& b, const BlobArtifact& a, const ShowArgs& args) {
     auto buffer = artifact_buffer(b, a);
-    std::string label = buffer->origin() + " (" + std::to_string(a.content.size()) + " bytes at byte " + std::to_string(a.content_offset) +
-                        (a.ignored_by_torch ? "; ignored by torch" : a.superseded ? "; superseded by a later copy" : "") + ")";
+    std::string label = buffer->origin() + " (" + std::to_string(a.content.size()) + " bytes at byte " +
+                        std::to_string(a.content_offset) +
+                        (a.ignored_by_torch ? "; ignored by torch"
+                         : a.superseded     ? "; superseded by a later copy"
+                                            : "") +
+                        ")";
     if (a.kind == ArtifactType::inductor || a.kind == ArtifactType::aot_autograd) {
         auto entry = inductor::decode_graph_entry(buffer);
-        if (!entry.ok()) return report_error(entry.error(), 1);
+        if (!entry.ok()) return fail(entry.error());
         return print_entry(label, *entry, args.print);
     }
     if (a.kind == ArtifactType::autotune) {  // JSON text
@@ -159,7 +180,7 @@ int show_one(const Blob& b, const BlobArtifact& a, const ShowArgs& args) {
         return 0;
     }
     auto doc = pickle::decode(buffer);  // PGO profiles, precompile entries, unknown types: the object tree
-    if (!doc.ok()) return report_error(doc.error(), 1);
+    if (!doc.ok()) return fail(doc.error());
     if (!args.print.json) std::printf("%s\n", label.c_str());
     std::printf("%s\n", dump_replacing(pickle::to_json((*doc)->root()), args.print.json ? -1 : 2).c_str());
     return 0;
@@ -167,20 +188,9 @@ int show_one(const Blob& b, const BlobArtifact& a, const ShowArgs& args) {
 
 }  // namespace
 
-int exit_code_for(const Error& e) {
-    switch (e.code) {
-        case Errc::not_found:
-        case Errc::invalid_argument:
-        case Errc::parse:
-        case Errc::unsupported:
-        case Errc::limit: return 2;
-        default: return 1;
-    }
-}
-
 int run_ls(const BlobArgs& args) {
     auto blob = open(args);
-    if (!blob.ok()) return report_error(blob.error(), exit_code_for(blob.error()));
+    if (!blob.ok()) return fail(blob.error());
     if (args.json) std::cout << dump_json(ls_json(*blob)) << "\n";
     else ls_text(*blob);
     // A blob torch refuses or that holds keys pointing outside the cache is a finding.
@@ -188,11 +198,12 @@ int run_ls(const BlobArgs& args) {
 }
 
 int run_show(const ShowArgs& args) {
-    if (args.print.raw && args.print.field.empty()) return report_error(make_error(Errc::invalid_argument, "--raw needs --field NAME"), 2);
+    if (args.print.raw && args.print.field.empty())
+        return fail(make_error(Errc::invalid_argument, "--raw needs --field NAME"));
     auto blob = open(args.blob);
-    if (!blob.ok()) return report_error(blob.error(), exit_code_for(blob.error()));
+    if (!blob.ok()) return fail(blob.error());
     auto found = find_key(*blob, args.key);
-    if (!found.ok()) return report_error(found.error(), 2);
+    if (!found.ok()) return fail(found.error());
     if (args.bytes) {
         const BlobArtifact* last = found->back();  // the copy torch keeps when a key repeats
         std::fwrite(last->content.data(), 1, last->content.size(), stdout);
@@ -208,7 +219,7 @@ int run_show(const ShowArgs& args) {
 
 int run_diff(const DiffArgs& args) {
     auto d = diff_bundles(args.a, args.b);
-    if (!d.ok()) return report_error(d.error(), exit_code_for(d.error()));
+    if (!d.ok()) return fail(d.error());
     if (args.json) {
         nlohmann::ordered_json j = {{"a", d->a_label}, {"b", d->b_label}};
         j["keys"] = nlohmann::ordered_json::array();
@@ -218,21 +229,28 @@ int run_diff(const DiffArgs& args) {
             return arr;
         };
         for (const auto& k : d->keys)
-            j["keys"].push_back({{"type", artifact_type_name(k.type)}, {"key", k.key}, {"status", diff_status_name(k.status)},
-                                 {"a", entries(k.a)}, {"b", entries(k.b)}});
+            j["keys"].push_back({{"type", artifact_type_name(k.type)},
+                                 {"key", k.key},
+                                 {"status", diff_status_name(k.status)},
+                                 {"a", entries(k.a)},
+                                 {"b", entries(k.b)}});
         std::cout << dump_json(j) << "\n";
         return 0;
     }
     std::printf("A: %s\nB: %s\n", d->a_label.c_str(), d->b_label.c_str());
-    std::printf("%zu key(s) only in A, %zu only in B, %zu with different bytes, %zu identical\n", d->count(DiffStatus::only_a),
-                d->count(DiffStatus::only_b), d->count(DiffStatus::differ), d->count(DiffStatus::same));
+    std::printf("%zu key(s) only in A, %zu only in B, %zu with different bytes, %zu identical\n",
+                d->count(DiffStatus::only_a), d->count(DiffStatus::only_b), d->count(DiffStatus::differ),
+                d->count(DiffStatus::same));
     for (DiffStatus s : {DiffStatus::only_a, DiffStatus::only_b, DiffStatus::differ}) {
         if (!d->count(s)) continue;
-        std::printf("\n%s:\n", s == DiffStatus::only_a ? "only in A" : s == DiffStatus::only_b ? "only in B" : "different bytes");
+        std::printf("\n%s:\n", s == DiffStatus::only_a   ? "only in A"
+                               : s == DiffStatus::only_b ? "only in B"
+                                                         : "different bytes");
         for (const auto& k : d->keys) {
             if (k.status != s) continue;
             std::printf("  %-13s %s", std::string(artifact_type_name(k.type)).c_str(), k.key.c_str());
-            if (s == DiffStatus::differ) std::printf("  (A: %zu entr%s, B: %zu)", k.a.size(), k.a.size() == 1 ? "y" : "ies", k.b.size());
+            if (s == DiffStatus::differ)
+                std::printf("  (A: %zu entr%s, B: %zu)", k.a.size(), k.a.size() == 1 ? "y" : "ies", k.b.size());
             std::printf("\n");
         }
     }

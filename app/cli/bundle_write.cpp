@@ -8,11 +8,11 @@
 #include "bundle/pack.hpp"
 #include "bundle/unpack.hpp"
 #include "bundle_commands.hpp"
-#include "codecache/atomic_file.hpp"
 #include "command_registry.hpp"
 #include "hash/crc32.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/stats.hpp"
+#include "util/atomic_file.hpp"
 #include "util/json_out.hpp"
 
 namespace kiln::cli::bundle_cmd {
@@ -21,12 +21,18 @@ namespace {
 using namespace kiln::bundle;
 
 nlohmann::ordered_json unpack_json(const UnpackReport& r) {
-    nlohmann::ordered_json j = {{"root", r.root}, {"dry_run", r.dry_run}, {"refused", r.refused},
-                                {"files_written", r.files_written}, {"bytes_written", r.bytes_written}};
+    nlohmann::ordered_json j = {{"root", r.root},
+                                {"dry_run", r.dry_run},
+                                {"refused", r.refused},
+                                {"files_written", r.files_written},
+                                {"bytes_written", r.bytes_written}};
     j["steps"] = nlohmann::ordered_json::array();
     for (const auto& s : r.steps) {
-        nlohmann::ordered_json x = {{"action", unpack_action_name(s.action)}, {"target", s.target}, {"type", s.type},
-                                    {"key", s.key}, {"bytes", s.bytes}};
+        nlohmann::ordered_json x = {{"action", unpack_action_name(s.action)},
+                                    {"target", s.target},
+                                    {"type", s.type},
+                                    {"key", s.key},
+                                    {"bytes", s.bytes}};
         if (!s.why.empty()) x["why"] = s.why;
         j["steps"].push_back(std::move(x));
     }
@@ -38,21 +44,25 @@ void unpack_text(const UnpackReport& r, const std::string& blob) {
     std::size_t same = 0;
     for (const auto& s : r.steps) same += s.action == UnpackAction::same;
     if (r.refused)
-        std::printf("%s: %zu file(s) in %s are in the way (other bytes, or not a file); nothing was written. --force replaces files.\n",
-                    r.dry_run ? "Would be refused" : "Refused", r.conflicts(), r.root.c_str());
+        std::printf(
+            "%s: %zu file(s) in %s are in the way (other bytes, or not a file); nothing was written. --force replaces "
+            "files.\n",
+            r.dry_run ? "Would be refused" : "Refused", r.conflicts(), r.root.c_str());
     else
         std::printf("%s %llu file(s), %s, from %s into %s; %zu already there with the same bytes\n",
                     r.dry_run ? "Would write" : "Wrote", static_cast<unsigned long long>(r.files_written),
                     inductor::format_bytes(r.bytes_written).c_str(), blob.c_str(), r.root.c_str(), same);
     for (const auto& s : r.steps)
-        std::printf("  %-8s %11llu  %s%s%s\n", std::string(unpack_action_name(s.action)).c_str(), static_cast<unsigned long long>(s.bytes),
-                    s.target.c_str(), s.why.empty() ? "" : ": ", s.why.c_str());
+        std::printf("  %-8s %11llu  %s%s%s\n", std::string(unpack_action_name(s.action)).c_str(),
+                    static_cast<unsigned long long>(s.bytes), s.target.c_str(), s.why.empty() ? "" : ": ",
+                    s.why.c_str());
     for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
     if (r.dry_run) std::printf("Dry run: nothing was written.\n");
 }
 
 std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 Result<PackOptions> pack_options(const PackArgs& a) {
@@ -75,17 +85,19 @@ void pack_text(const PackResult& r, const std::string& out) {
     for (const auto& a : r.artifacts) ++per_type[std::string(artifact_type_name(a.type))];
     std::string counts;
     for (const auto& [t, n] : per_type) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + t;
-    std::printf("Packed %zu artifact(s) (%s) from %s into %s: %s\n", r.artifacts.size(), counts.c_str(), r.root.c_str(), out.c_str(),
-                inductor::format_bytes(r.blob.size()).c_str());
+    std::printf("Packed %zu artifact(s) (%s) from %s into %s: %s\n", r.artifacts.size(), counts.c_str(), r.root.c_str(),
+                out.c_str(), inductor::format_bytes(r.blob.size()).c_str());
     std::size_t closure = 0;
     for (const auto& a : r.artifacts) {
-        std::printf("  %-13s %11llu  %s", std::string(artifact_type_name(a.type)).c_str(), static_cast<unsigned long long>(a.bytes),
-                    a.rel_path.c_str());
+        std::printf("  %-13s %11llu  %s", std::string(artifact_type_name(a.type)).c_str(),
+                    static_cast<unsigned long long>(a.bytes), a.rel_path.c_str());
         if (!a.closure_of.empty()) std::printf("  (added: aot_autograd %s needs it)", a.closure_of.c_str());
         std::printf("\n");
         closure += !a.closure_of.empty();
     }
-    if (closure) std::printf("%zu graph entr%s added for closure (the graphs selected AOTAutograd entries name)\n", closure, closure == 1 ? "y" : "ies");
+    if (closure)
+        std::printf("%zu graph entr%s added for closure (the graphs selected AOTAutograd entries name)\n", closure,
+                    closure == 1 ? "y" : "ies");
     for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
 }
 
@@ -96,17 +108,17 @@ int run_unpack(const UnpackArgs& args) {
     o.verify_checksum = !args.blob.no_verify;
     if (!args.blob.max_size.empty()) {
         auto size = inductor::parse_size(args.blob.max_size);
-        if (!size.ok()) return report_error(size.error(), 2);
+        if (!size.ok()) return fail(size.error());
         o.max_bytes = *size;
     }
     auto blob = open_blob(args.blob.blob, o);
-    if (!blob.ok()) return report_error(blob.error(), exit_code_for(blob.error()));
+    if (!blob.ok()) return fail(blob.error());
     UnpackOptions u;
     u.dry_run = args.dry_run;
     u.force = args.force;
     u.ignore_unknown = args.ignore_unknown;
     auto report = unpack_blob(*blob, args.into, u);
-    if (!report.ok()) return report_error(report.error(), exit_code_for(report.error()));
+    if (!report.ok()) return fail(report.error());
     if (args.blob.json) std::cout << dump_json(unpack_json(*report)) << "\n";
     else unpack_text(*report, args.blob.blob);
     return report->refused ? 1 : 0;
@@ -114,16 +126,17 @@ int run_unpack(const UnpackArgs& args) {
 
 int run_pack(const PackArgs& args) {
     auto options = pack_options(args);
-    if (!options.ok()) return report_error(options.error(), 2);
+    if (!options.ok()) return fail(options.error());
     auto packed = pack_root(args.root, *options);
-    if (!packed.ok()) return report_error(packed.error(), exit_code_for(packed.error()));
-    Status written = codecache::write_atomic(args.out, packed->blob);
-    if (!written.ok()) return report_error(written.error(), 1);
+    if (!packed.ok()) return fail(packed.error());
+    Status written = write_atomic(args.out, packed->blob);
+    if (!written.ok()) return fail(written.error());
     if (args.json) {
         nlohmann::ordered_json j = {{"root", packed->root}, {"out", args.out}, {"bytes", packed->blob.size()}};
         j["artifacts"] = nlohmann::ordered_json::array();
         for (const auto& a : packed->artifacts) {
-            nlohmann::ordered_json x = {{"type", artifact_type_name(a.type)}, {"key", a.key}, {"path", a.rel_path}, {"bytes", a.bytes}};
+            nlohmann::ordered_json x = {
+                {"type", artifact_type_name(a.type)}, {"key", a.key}, {"path", a.rel_path}, {"bytes", a.bytes}};
             x["closure_of"] = a.closure_of.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.closure_of);
             j["artifacts"].push_back(std::move(x));
         }

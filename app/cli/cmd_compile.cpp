@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "codecache/code_cache.hpp"
@@ -24,18 +23,9 @@ struct CompileArgs {
     bool json = false;
 };
 
-// $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code, else ~/.cache/kiln/code.
-std::filesystem::path default_cache_dir() {
-    if (const char* d = std::getenv("KILN_CODE_CACHE_DIR"); d && *d) return d;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kiln/code";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache/kiln/code";
-    return std::filesystem::temp_directory_path() / "kiln-code";
-}
-
 Result<std::string> read_source(const std::string& path) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        return make_error(Errc::not_found, "no such source file", path);
+    if (!std::filesystem::is_regular_file(path, ec)) return make_error(Errc::not_found, "no such source file", path);
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return io_error("open", path, errno);
     std::string s;
@@ -66,9 +56,9 @@ int report_failure(const Error& e, bool json) {
 
 int run_compile(const CompileArgs& args) {
     auto source = read_source(args.source);
-    if (!source.ok()) return report_error(source.error(), 2);
+    if (!source.ok()) return fail(frontend::as_bad_input(source.error()));
     CodeCacheOptions options;
-    options.root = args.cache_dir.empty() ? default_cache_dir() : std::filesystem::path(args.cache_dir);
+    options.root = args.cache_dir.empty() ? default_code_cache_dir() : std::filesystem::path(args.cache_dir);
     CodeCache cache(options);
     CompileRequest req{.source = std::move(source).value(),
                        .lang = args.cuda ? Lang::Cuda : Lang::Cpp,
@@ -79,42 +69,38 @@ int run_compile(const CompileArgs& args) {
     if (!out.ok()) {
         const Error& e = out.error();
         if (e.code == Errc::external) return report_failure(e, args.json);
-        return report_error(e, e.code == Errc::invalid_argument || e.code == Errc::not_found ? 2 : 1);
+        return fail(e);
     }
     if (args.json) {
-        nlohmann::ordered_json j;
-        j["key"] = out->key;
-        j["source"] = out->source_path.string();
-        j["output"] = out->output_path.string();
-        j["hit"] = out->hit;
-        j["seconds"] = out->seconds;
-        j["command"] = out->command;
-        std::cout << j.dump(2) << "\n";
+        std::cout << to_json(*out).dump(2) << "\n";
     } else {
         std::printf("key      %s\nsource   %s\noutput   %s\nresult   %s in %.3f s\ncommand  %s\n", out->key.c_str(),
-                    out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled",
-                    out->seconds, out->command.c_str());
+                    out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled", out->seconds,
+                    out->command.c_str());
         if (!out->compiler_output.empty()) std::fputs(out->compiler_output.c_str(), stderr);
     }
     return 0;
 }
 
-Registration reg{"compile", 60, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<CompileArgs>();
-    auto* cmd = app.add_subcommand("compile", "Compile C++/CUDA source through Kiln's content-addressed code cache");
-    cmd->add_option("SOURCE", args->source, "Source file (C++, or CUDA with --cuda)")->required();
-    cmd->add_flag("--cuda", args->cuda, "Compile with nvcc ($CUDACXX, $CUDA_HOME/bin/nvcc, PATH)");
-    cmd->add_option("--out-ext", args->out_ext, "Output kind: so|o|exe (C++), also cubin|ptx|fatbin (CUDA)")
-        ->check(CLI::IsMember({"so", "o", "cubin", "ptx", "fatbin", "exe"}));
-    cmd->add_option("--flag", args->flags, "Extra compiler flag, written --flag=-O2 (repeatable; part of the key)")
-        ->allow_extra_args(false);
-    cmd->add_flag("--force", args->force, "Rebuild even if cached; the previous build record is kept as history");
-    cmd->add_option("--cache-dir", args->cache_dir,
-                    "Cache root (default: $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code, else ~/.cache/kiln/code)");
-    cmd->add_flag("--json", args->json,
-                  "Print JSON: key, source, output, hit, seconds, command (the key's `extra`)");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_compile(*args); });
-}};
+Registration reg{
+    "compile", 60, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<CompileArgs>();
+        auto* cmd =
+            app.add_subcommand("compile", "Compile C++/CUDA source through Kiln's content-addressed code cache");
+        cmd->add_option("SOURCE", args->source, "Source file (C++, or CUDA with --cuda)")->required();
+        cmd->add_flag("--cuda", args->cuda, "Compile with nvcc ($CUDACXX, $CUDA_HOME/bin/nvcc, PATH)");
+        cmd->add_option("--out-ext", args->out_ext, "Output kind: so|o|exe (C++), also cubin|ptx|fatbin (CUDA)")
+            ->check(CLI::IsMember({"so", "o", "cubin", "ptx", "fatbin", "exe"}));
+        cmd->add_option("--flag", args->flags, "Extra compiler flag, written --flag=-O2 (repeatable; part of the key)")
+            ->allow_extra_args(false);
+        cmd->add_flag("--force", args->force, "Rebuild even if cached; the previous build record is kept as history");
+        cmd->add_option(
+            "--cache-dir", args->cache_dir,
+            "Cache root (default: $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code, else ~/.cache/kiln/code)");
+        cmd->add_flag("--json", args->json,
+                      "Print JSON: key, source, output, hit, seconds, command (the key's `extra`)");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_compile(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

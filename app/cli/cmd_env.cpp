@@ -21,13 +21,6 @@ struct EnvArgs {
     const CLI::Option* python_opt = nullptr;
 };
 
-int exit_code_for(const Error& e) {
-    switch (e.code) {
-        case Errc::not_found: case Errc::parse: case Errc::invalid_argument: case Errc::unsupported: return 2;
-        default: return 1;
-    }
-}
-
 std::string cut(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(0, n) + "…" : s; }
 
 void print_fingerprint(const Fingerprint& fp) {
@@ -39,9 +32,8 @@ void print_fingerprint(const Fingerprint& fp) {
         if (!c.in_key) continue;
         std::string hash = c.hash.empty() ? "" : "[" + c.hash.substr(0, 12) + "…] ";
         std::printf("  %-34s %s%s\n      %s, from %s%s\n", c.name.c_str(), hash.c_str(),
-                    c.value.empty() ? "(empty)" : cut(c.value, 100).c_str(),
-                    std::string(scope_name(c.scope)).c_str(), c.source.c_str(),
-                    c.fresh_default ? " (a fresh process; a program may set it)" : "");
+                    c.value.empty() ? "(empty)" : cut(c.value, 100).c_str(), std::string(scope_name(c.scope)).c_str(),
+                    c.source.c_str(), c.fresh_default ? " (a fresh process; a program may set it)" : "");
     }
     std::printf("facts\n");
     for (const auto& c : fp.components)
@@ -61,32 +53,36 @@ int run_env(const EnvArgs& args) {
     Result<Fingerprint> fp = Error{};
     if (!args.from.empty()) {
         if (args.python_opt && args.python_opt->count() > 0)
-            return report_error(make_error(Errc::invalid_argument, "--from and --python exclude each other"), 2);
+            return fail(make_error(Errc::invalid_argument, "--from and --python exclude each other"));
         fp = load_fingerprint(args.from);
     } else {
         std::optional<std::string> py;
         if (args.python_opt && args.python_opt->count() > 0) py = args.python;
         fp = this_machine_fingerprint(py);
     }
-    if (!fp) return report_error(fp.error(), exit_code_for(fp.error()));
+    if (!fp) return fail(fp.error());
     if (args.json) std::cout << dump_json(to_json(*fp), 2) << "\n";
     else print_fingerprint(*fp);
     return 0;
 }
 
-Registration reg{"env", 46, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<EnvArgs>();
-    auto* cmd = app.add_subcommand("env", "The environment fingerprint: the parts of Inductor's cache keys bound to this machine");
-    args->python_opt = cmd->add_option("--python", args->python,
-                                       "Python with torch to ask for the exact values (default: python3 when it imports torch)");
-    cmd->add_option("--from", args->from,
-                    "Read the fingerprint of the machine that wrote PATH: a cache root, a graph entry, a TORCH_TRACE log or "
-                    "directory, or a fingerprint file (kiln-cli env --json)");
-    cmd->add_flag("--json", args->json, "Print JSON (the fingerprint file `portable --target` reads)");
-    cmd->add_flag("--print-probe", args->print_probe,
-                  "Print the Python script --python runs (its raw output is accepted by --from and --target too)");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_env(*args); });
-}};
+Registration reg{
+    "env", 46, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<EnvArgs>();
+        auto* cmd = app.add_subcommand(
+            "env", "The environment fingerprint: the parts of Inductor's cache keys bound to this machine");
+        args->python_opt =
+            cmd->add_option("--python", args->python,
+                            "Python with torch to ask for the exact values (default: python3 when it imports torch)");
+        cmd->add_option(
+            "--from", args->from,
+            "Read the fingerprint of the machine that wrote PATH: a cache root, a graph entry, a TORCH_TRACE log or "
+            "directory, or a fingerprint file (kiln-cli env --json)");
+        cmd->add_flag("--json", args->json, "Print JSON (the fingerprint file `portable --target` reads)");
+        cmd->add_flag("--print-probe", args->print_probe,
+                      "Print the Python script --python runs (its raw output is accepted by --from and --target too)");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_env(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -1,8 +1,7 @@
 // kiln-cli guards: evaluate guard expressions like torch's cache lookup (§5), without Python.
 //   guards --expr EXPR --sizes 8,1024          one expression
-//   guards KEYDIR_OR_ENTRY --sizes V0,V1,...   which entry of a key dir torch would serve
-#include <nlohmann/json.hpp>
-
+//   guards ENTRY_REF --sizes V0,V1,...         which entry of a key dir (or an entry, or a remote
+//                                              entry redis://…/KEY) torch would serve
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -10,10 +9,7 @@
 #include "command_registry.hpp"
 #include "guards/expr.hpp"
 #include "inductor/guard_lookup.hpp"
-#ifdef KILN_HAVE_REMOTE
-#include "remote/local_copy.hpp"
-#include "remote/redis_url.hpp"
-#endif
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -24,15 +20,6 @@ struct GuardsArgs {
     std::string sizes;
     bool json = false;
 };
-
-int exit_code_for(const Error& e) {
-    switch (e.code) {
-        case Errc::parse:
-        case Errc::not_found:
-        case Errc::invalid_argument: return 2;
-        default: return 1;
-    }
-}
 
 // "8,1024" -> {8, 1024}; spaces allowed, empty means no sizes.
 Result<std::vector<std::int64_t>> parse_sizes(const std::string& text) {
@@ -55,55 +42,23 @@ Result<std::vector<std::int64_t>> parse_sizes(const std::string& text) {
     return out;
 }
 
-std::string json_or_null(const std::optional<std::string>& s) { return s ? *s : "null"; }
-
 int run_expr(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
     auto expr = guards::Expr::parse(a.expr);
-    if (!expr) return report_error(expr.error(), 2);
+    if (!expr) return fail(frontend::as_bad_input(expr.error()));  // the expression is the argument
     auto v = expr->check(sizes);
-    if (!v) return report_error(v.error(), exit_code_for(v.error()));
-    if (a.json) {
-        nlohmann::ordered_json j;
-        j["pass"] = v->pass;
-        j["failing"] = v->failing ? nlohmann::ordered_json(*v->failing) : nlohmann::ordered_json(nullptr);
-        std::cout << j.dump(2) << "\n";
-    } else {
-        std::printf("%s\n", v->pass ? "pass" : ("fail: " + *v->failing).c_str());
-    }
+    if (!v) return fail(v.error());
+    if (a.json) std::cout << dump_json(to_json(*v)) << "\n";
+    else std::printf("%s\n", v->pass ? "pass" : ("fail: " + *v->failing).c_str());
     return 0;
 }
 
 int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
-    std::string path = a.path;
-    std::string origin;  // a remote entry: shown instead of its private local copy
-#ifdef KILN_HAVE_REMOTE
-    std::optional<remote::LocalCopy> keep;
-    if (remote::is_redis_url(path)) {
-        if (auto st = remote::localize(path, keep); !st.ok()) return report_error(st.error(), exit_code_for(st.error()));
-        origin = keep->origin();
-    }
-#endif
-    auto r = inductor::lookup_guards(path, sizes);
-    if (!r) return report_error(r.error(), exit_code_for(r.error()));
-    if (!origin.empty()) {
-        for (auto& e : r->entries) e.file = origin;
-        if (r->served) r->served = origin;
-    }
+    auto ref = frontend::parse_entry_ref(a.path);
+    if (!ref) return fail(ref.error());
+    auto r = frontend::lookup_entry_guards(*ref, sizes, remote_fetch());
+    if (!r) return fail(r.error());
     if (a.json) {
-        nlohmann::ordered_json j;
-        j["entries"] = nlohmann::ordered_json::array();
-        for (const auto& e : r->entries) {
-            nlohmann::ordered_json x;
-            x["file"] = e.file;
-            x["guards_expr"] = e.guards_expr ? nlohmann::ordered_json(*e.guards_expr) : nlohmann::ordered_json(nullptr);
-            x["pass"] = e.pass;
-            x["failing"] = e.failing ? nlohmann::ordered_json(*e.failing) : nlohmann::ordered_json(nullptr);
-            if (e.error) x["error"] = *e.error;
-            j["entries"].push_back(std::move(x));
-        }
-        j["served"] = r->served ? nlohmann::ordered_json(*r->served) : nlohmann::ordered_json(nullptr);
-        j["ambiguous"] = r->ambiguous;
-        std::cout << j.dump(2) << "\n";
+        std::cout << dump_json(to_json(*r)) << "\n";
         return 0;
     }
     for (const auto& e : r->entries) {
@@ -112,7 +67,7 @@ int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
             continue;
         }
         std::printf("%s  %s\n", e.pass ? "hold" : "fail", e.file.c_str());
-        std::printf("      guards: %s\n", json_or_null(e.guards_expr).c_str());
+        std::printf("      guards: %s\n", e.guards_expr ? e.guards_expr->c_str() : "null");
         if (e.failing) std::printf("      failing: %s\n", e.failing->c_str());
     }
     if (r->served) {
@@ -126,22 +81,25 @@ int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
 
 int run_guards(const GuardsArgs& a) {
     if (a.expr.empty() == a.path.empty())
-        return report_error(make_error(Errc::invalid_argument, "give either --expr EXPR or a KEYDIR_OR_ENTRY", "guards"), 2);
+        return fail(make_error(Errc::invalid_argument, "give either --expr EXPR or a KEYDIR_OR_ENTRY", "guards"));
     auto sizes = parse_sizes(a.sizes);
-    if (!sizes) return report_error(sizes.error(), 2);
+    if (!sizes) return fail(sizes.error());
     return a.expr.empty() ? run_lookup(a, *sizes) : run_expr(a, *sizes);
 }
 
-Registration reg{"guards", 40, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<GuardsArgs>();
-    auto* cmd = app.add_subcommand("guards", "Evaluate guards: which cached entry of a key dir would serve these sizes");
-    cmd->add_option("KEYDIR_OR_ENTRY", args->path, "An fxgraph key dir (fxgraph/<xx>/<key>), one entry file, or a remote entry "
-                                                   "redis://host:port[/db]/KEY (would the remote entry serve these sizes?)");
-    cmd->add_option("--expr", args->expr, "Evaluate this guard expression instead, e.g. \"2 <= L['t0']\"");
-    cmd->add_option("--sizes", args->sizes, "Values of t0,t1,... (the graph's SymInt inputs), e.g. 8,1024");
-    cmd->add_flag("--json", args->json, "Print JSON");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_guards(*args); });
-}};
+Registration reg{
+    "guards", 40, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<GuardsArgs>();
+        auto* cmd =
+            app.add_subcommand("guards", "Evaluate guards: which cached entry of a key dir would serve these sizes");
+        cmd->add_option("KEYDIR_OR_ENTRY", args->path,
+                        "An fxgraph key dir (fxgraph/<xx>/<key>), one entry file, or a remote entry "
+                        "redis://host:port[/db]/KEY (would the remote entry serve these sizes?)");
+        cmd->add_option("--expr", args->expr, "Evaluate this guard expression instead, e.g. \"2 <= L['t0']\"");
+        cmd->add_option("--sizes", args->sizes, "Values of t0,t1,... (the graph's SymInt inputs), e.g. 8,1024");
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_guards(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -22,95 +22,45 @@ struct MissesArgs {
     bool json = false;
 };
 
-int exit_code_for(const Error& e) {
-    return e.code == Errc::parse || e.code == Errc::not_found || e.code == Errc::invalid_argument ? 2 : 1;
-}
-
-template <class T>
-ojson opt(const std::optional<T>& v) { return v ? ojson(*v) : ojson(nullptr); }
-
-std::vector<std::string> differing(const ComponentDiff& d) {
-    std::vector<std::string> out;
-    for (const auto& c : d.changed) out.push_back(c.component);
-    out.insert(out.end(), d.only_a.begin(), d.only_a.end());
-    out.insert(out.end(), d.only_b.begin(), d.only_b.end());
-    return out;
-}
-
 int run_misses(const MissesArgs& args) {
     auto events = read_trace_logs(args.log);
-    if (!events) return report_error(events.error(), exit_code_for(events.error()));
+    if (!events) return fail(events.error());
     std::optional<KeyedEntries> cached;
     if (!args.root.empty()) {
         auto loaded = load_keyed_entries(args.root);
-        if (!loaded) return report_error(loaded.error(), exit_code_for(loaded.error()));
+        if (!loaded) return fail(loaded.error());
         cached = std::move(loaded).value();
     }
-    ojson out;
-    out["events"] = ojson::array();
-    std::size_t index = 0, misses = 0;
-    for (const auto& e : *events) {
-        if (e.cache != "fx_graph") continue;
-        ojson j;
-        j["index"] = index;
-        j["log"] = e.log;
-        j["line"] = e.line;
-        j["compile_id"] = e.compile_id;
-        j["key"] = e.key;
-        j["state"] = e.state;
-        j["time"] = e.timestamp;
-        j["time_taken_ns"] = opt(e.time_taken_ns);
-        j["time_saved_ns"] = opt(e.time_saved_ns);
-        if (!e.reason.empty()) j["reason"] = e.reason;
-        if (e.state == "miss") {
-            ++misses;
-            if (cached) {
-                MissExplanation m = explain_miss(e, *cached);
-                ojson c = nullptr;
-                if (m.closest_path) {
-                    c = ojson::object();
-                    c["entry"] = *m.closest_path;
-                    c["key"] = *m.closest_key;
-                    c["differing"] = differing(m.diff);
-                    c["changed"] = ojson::array();
-                    for (const auto& ch : m.diff.changed)
-                        c["changed"].push_back({{"component", ch.component}, {"event", ch.a}, {"entry", ch.b}});
-                    c["same"] = m.diff.same;
-                }
-                j["closest"] = c;
-                if (!m.note.empty()) j["note"] = m.note;
-            }
-        }
-        out["events"].push_back(std::move(j));
-        ++index;
-    }
-    if (cached) {
-        out["entries_compared"] = cached->entries.size();
-        out["skipped"] = cached->skipped;
-    }
+    const ojson out = misses_to_json(*events, cached ? &*cached : nullptr);
+    std::size_t misses = 0;
+    for (const auto& j : out["events"]) misses += j["state"] == "miss";
     if (args.json) {
         std::cout << out.dump(2) << "\n";
         return 0;
     }
-    std::printf("%zu fx_graph cache events, %zu misses\n", index, misses);
+    std::printf("%zu fx_graph cache events, %zu misses\n", out["events"].size(), misses);
     for (const auto& j : out["events"]) {
-        std::string taken = j["time_taken_ns"].is_null() ? "" : " took " + std::to_string(j["time_taken_ns"].get<std::int64_t>() / 1000000) + " ms";
-        std::printf("#%zu  %-6s compile %s  key %s  at %s%s\n", j["index"].get<std::size_t>(), j["state"].get<std::string>().c_str(),
-                    j["compile_id"].get<std::string>().c_str(), j["key"].get<std::string>().c_str(),
-                    j["time"].get<std::string>().c_str(), taken.c_str());
+        std::string taken = j["time_taken_ns"].is_null()
+                                ? ""
+                                : " took " + std::to_string(j["time_taken_ns"].get<std::int64_t>() / 1000000) + " ms";
+        std::printf("#%zu  %-6s compile %s  key %s  at %s%s\n", j["index"].get<std::size_t>(),
+                    j["state"].get<std::string>().c_str(), j["compile_id"].get<std::string>().c_str(),
+                    j["key"].get<std::string>().c_str(), j["time"].get<std::string>().c_str(), taken.c_str());
         if (!j.contains("closest")) continue;
         if (j["closest"].is_null()) {
             std::printf("     no comparison: %s\n", j.value("note", std::string("no entry")).c_str());
             continue;
         }
         const auto& c = j["closest"];
-        std::printf("     closest cached entry: %s (%zu components differ, %zu same)\n", c["entry"].get<std::string>().c_str(),
-                    c["differing"].size(), c["same"].get<std::size_t>());
+        std::printf("     closest cached entry: %s (%zu components differ, %zu same)\n",
+                    c["entry"].get<std::string>().c_str(), c["differing"].size(), c["same"].get<std::size_t>());
         for (const auto& ch : c["changed"])
             std::printf("       %s: %s -> %s\n", ch["component"].get<std::string>().c_str(),
-                        ch["entry"].get<std::string>().substr(0, 120).c_str(), ch["event"].get<std::string>().substr(0, 120).c_str());
+                        ch["entry"].get<std::string>().substr(0, 120).c_str(),
+                        ch["event"].get<std::string>().substr(0, 120).c_str());
         for (const auto& n : c["differing"])
-            if (std::none_of(c["changed"].begin(), c["changed"].end(), [&](const ojson& ch) { return ch["component"] == n; }))
+            if (std::none_of(c["changed"].begin(), c["changed"].end(),
+                             [&](const ojson& ch) { return ch["component"] == n; }))
                 std::printf("       %s: present on one side only\n", n.get<std::string>().c_str());
     }
     if (cached && !cached->skipped.empty())
@@ -118,14 +68,16 @@ int run_misses(const MissesArgs& args) {
     return 0;
 }
 
-Registration reg{"misses", 44, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<MissesArgs>();
-    auto* cmd = app.add_subcommand("misses", "Why did my graph miss the cache: FX graph cache events of TORCH_TRACE logs");
-    cmd->add_option("TRACE_LOG_OR_DIR", args->log, "A TORCH_TRACE log file or a directory of them")->required();
-    cmd->add_option("--root", args->root, "Inductor cache root to compare misses against");
-    cmd->add_flag("--json", args->json, "Print JSON");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_misses(*args); });
-}};
+Registration reg{
+    "misses", 44, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<MissesArgs>();
+        auto* cmd =
+            app.add_subcommand("misses", "Why did my graph miss the cache: FX graph cache events of TORCH_TRACE logs");
+        cmd->add_option("TRACE_LOG_OR_DIR", args->log, "A TORCH_TRACE log file or a directory of them")->required();
+        cmd->add_option("--root", args->root, "Inductor cache root to compare misses against");
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_misses(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

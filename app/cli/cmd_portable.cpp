@@ -24,13 +24,6 @@ struct PortableArgs {
     std::size_t limit = 50;
 };
 
-int exit_code_for(const Error& e) {
-    switch (e.code) {
-        case Errc::not_found: case Errc::parse: case Errc::invalid_argument: case Errc::unsupported: return 2;
-        default: return 1;
-    }
-}
-
 std::string cut(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(0, n) + "…" : s; }
 
 void print_report(const PortableReport& r, std::size_t limit) {
@@ -44,7 +37,8 @@ void print_report(const PortableReport& r, std::size_t limit) {
         ++shown;
         std::printf("  %-7s %s\n", std::string(verdict_name(it.assessment.verdict)).c_str(), it.path.c_str());
         for (const auto& d : it.assessment.differs)
-            std::printf("            %s: %s -> %s\n", d.component.c_str(), cut(d.cached, 70).c_str(), cut(d.target, 70).c_str());
+            std::printf("            %s: %s -> %s\n", d.component.c_str(), cut(d.cached, 70).c_str(),
+                        cut(d.target, 70).c_str());
         for (const auto& u : it.assessment.unknown)
             std::printf("            %s unknown: %s\n", u.name.c_str(), cut(u.why, 140).c_str());
     }
@@ -64,11 +58,11 @@ Result<Fingerprint> target_of(const PortableArgs& args) {
 
 int run_portable(const PortableArgs& args) {
     auto root = inductor::resolve_root(args.root.empty() ? std::nullopt : std::optional<std::string>(args.root));
-    if (!root) return report_error(root.error(), 2);
+    if (!root) return fail(root.error());
     auto target = target_of(args);
-    if (!target) return report_error(std::move(target.error()).with_context("--target " + args.target), exit_code_for(target.error()));
+    if (!target) return fail(std::move(target.error()).with_context("--target " + args.target));
     auto report = assess_root(*root, *target);
-    if (!report) return report_error(report.error(), exit_code_for(report.error()));
+    if (!report) return fail(report.error());
     if (args.json) std::cout << dump_json(report_to_json(*report), 2) << "\n";
     else print_report(*report, args.limit);
     const auto& c = report->summary.counts;
@@ -76,21 +70,26 @@ int run_portable(const PortableArgs& args) {
     return all_hit ? 0 : 1;
 }
 
-Registration reg{"portable", 47, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<PortableArgs>();
-    auto* cmd = app.add_subcommand("portable",
-                                   "Will this cache hit on another machine? Every entry judged against the target's "
-                                   "environment (exit 0: every graph entry would hit, 1: some would miss or are unknown)");
-    cmd->add_option("ROOT", args->root, "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-    cmd->add_option("--target", args->target,
-                    "The target: a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory or log, or a "
-                    "graph entry written there; `local` for this machine")
-        ->required();
-    args->python_opt = cmd->add_option("--python", args->python, "With --target local: the Python with torch to ask");
-    cmd->add_option("--limit", args->limit, "Graph entries listed in the text output (default 50)");
-    cmd->add_flag("--json", args->json, "Print JSON");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_portable(*args); });
-}};
+Registration reg{
+    "portable", 47, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<PortableArgs>();
+        auto* cmd =
+            app.add_subcommand("portable",
+                               "Will this cache hit on another machine? Every entry judged against the target's "
+                               "environment (exit 0: every graph entry would hit, 1: some would miss or are unknown)");
+        cmd->add_option("ROOT", args->root,
+                        "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+        cmd->add_option("--target", args->target,
+                        "The target: a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory "
+                        "or log, or a "
+                        "graph entry written there; `local` for this machine")
+            ->required();
+        args->python_opt =
+            cmd->add_option("--python", args->python, "With --target local: the Python with torch to ask");
+        cmd->add_option("--limit", args->limit, "Graph entries listed in the text output (default 50)");
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_portable(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -10,9 +10,6 @@
 #include "inductor/graph_entry.hpp"
 #include "pickle/buffer.hpp"
 #include "pickle/json.hpp"
-#ifdef KILN_HAVE_REMOTE
-#include "remote/entry_source.hpp"
-#endif
 
 namespace kiln::cli {
 namespace {
@@ -23,19 +20,15 @@ struct ShowArgs {
 };
 
 // A local entry file, or (with Redis support) a remote value redis://host:port[/db]/KEY.
-Result<inductor::GraphEntry> load_any(const std::string& spec) {
-#ifdef KILN_HAVE_REMOTE
-    if (spec.rfind("redis://", 0) == 0 || spec.rfind("rediss://", 0) == 0) {
-        KILN_TRY(auto remote, remote::load_entry_any(spec));
-        return inductor::decode_graph_entry(pickle::own_bytes(std::move(remote.bytes), remote.origin));
-    }
-#endif
-    return inductor::load_graph_entry(spec);
+Result<inductor::GraphEntry> load_any(const std::string& text) {
+    KILN_TRY(auto ref, frontend::parse_entry_ref(text));
+    KILN_TRY(auto named, frontend::load_entry(ref, remote_fetch()));
+    return std::move(named.entry);
 }
 
 int run_show(const ShowArgs& a) {
     if (a.print.raw && a.print.field.empty())
-        return report_error(make_error(Errc::invalid_argument, "--raw needs --field NAME"), 2);
+        return fail(make_error(Errc::invalid_argument, "--raw needs --field NAME"));
     int status = 0;
     for (std::size_t i = 0; i < a.files.size(); ++i) {
         const auto& path = a.files[i];
@@ -43,12 +36,13 @@ int run_show(const ShowArgs& a) {
         if (!entry.ok()) {
             std::fflush(stdout);
             if (bundle::is_blob_file(path)) {
-                status = report_error(make_error(Errc::invalid_argument, "a Mega-Cache blob (torch.compiler.save_cache_artifacts), not a graph entry",
-                                                 path, "`kiln-cli bundle ls " + path + "` lists its artifacts, `bundle show BLOB KEY` decodes one"), 2);
+                status = fail(make_error(
+                    Errc::invalid_argument,
+                    "a Mega-Cache blob (torch.compiler.save_cache_artifacts), not a graph entry", path,
+                    "`kiln-cli bundle ls " + path + "` lists its artifacts, `bundle show BLOB KEY` decodes one"));
                 continue;
             }
-            // A path or key that does not exist is bad input (2); an entry that does not decode is 1.
-            status = report_error(entry.error(), entry.error().code == Errc::not_found ? 2 : 1);
+            status = fail(entry.error());
             continue;
         }
         if (!a.print.json && a.print.field.empty() && i > 0) std::printf("\n");
@@ -57,15 +51,20 @@ int run_show(const ShowArgs& a) {
     return status;
 }
 
-Registration reg{"show", 40, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<ShowArgs>();
-    auto* cmd = app.add_subcommand("show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
-    cmd->add_option("FILE", args->files, "Graph entry files, or remote entries redis://host:port[/db]/KEY")->required();
-    cmd->add_flag("--json", args->print.json, R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
-    cmd->add_option("--field", args->print.field, "Print only this field (JSON; with --raw its text as is)");
-    cmd->add_flag("--raw", args->print.raw, "With --field: print the string or bytes as they are (e.g. source_code)");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_show(*args); });
-}};
+Registration reg{
+    "show", 40, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<ShowArgs>();
+        auto* cmd = app.add_subcommand(
+            "show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
+        cmd->add_option("FILE", args->files, "Graph entry files, or remote entries redis://host:port[/db]/KEY")
+            ->required();
+        cmd->add_flag("--json", args->print.json,
+                      R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
+        cmd->add_option("--field", args->print.field, "Print only this field (JSON; with --raw its text as is)");
+        cmd->add_flag("--raw", args->print.raw,
+                      "With --field: print the string or bytes as they are (e.g. source_code)");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_show(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -7,8 +7,10 @@
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
+#include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
-#include "remote/remote_cli.hpp"
+#include "remote/redis_url.hpp"
+#include "remote/remote_stats.hpp"
 #endif
 
 namespace kiln::cli {
@@ -20,7 +22,7 @@ struct StatsArgs {
     std::string root;
     bool triton = false;
     bool json = false;
-    std::string redis;                  // --redis [URL]: a remote cache (URL, or torch's variables when empty)
+    std::string redis;  // --redis [URL]: a remote cache (URL, or torch's variables when empty)
     const CLI::Option* redis_opt = nullptr;
 };
 
@@ -43,12 +45,32 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     std::printf("oldest        %s\n", format_time_utc(s.oldest_mtime_ns).c_str());
     std::printf("newest        %s\n", format_time_utc(s.newest_mtime_ns).c_str());
     std::printf("unreadable    %llu\n", static_cast<unsigned long long>(s.unreadable));
-    if (scan.symlinks) std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
+    if (scan.symlinks)
+        std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
 }
+
+#ifdef KILN_HAVE_REMOTE
+// `stats --redis [URL]`: the same schema over a remote cache; an empty URL means torch's variables.
+int run_remote_stats(const std::string& url, bool json) {
+    auto ep = remote::resolve_redis_endpoint(url);
+    if (!ep) return fail(ep.error());
+    auto client = remote::RedisClient::connect(*ep);
+    if (!client) return fail(client.error());
+    auto stats = remote::collect_remote_stats(*client);
+    if (!stats) return fail(stats.error());
+    if (json) std::cout << to_json(*stats).dump(2) << "\n";
+    else std::cout << remote::format_remote_stats(*stats);
+    // Corrupt values are listed, never fatal.
+    for (const auto& p : stats->problems) warn(p);
+    if (stats->unreadable > stats->problems.size())
+        warn(std::to_string(stats->unreadable - stats->problems.size()) + " more unreadable");
+    return 0;
+}
+#endif
 
 int run_stats(const StatsArgs& args) {
 #ifdef KILN_HAVE_REMOTE
-    if (args.redis_opt && args.redis_opt->count() > 0) return kiln::remote::run_remote_stats(args.redis, args.json);
+    if (args.redis_opt && args.redis_opt->count() > 0) return run_remote_stats(args.redis, args.json);
 #endif
     std::optional<std::string> explicit_root;
     if (!args.root.empty()) explicit_root = args.root;
@@ -57,43 +79,46 @@ int run_stats(const StatsArgs& args) {
     if (explicit_root && bundle::is_blob_file(*explicit_root)) {
         auto blob = bundle::open_blob(*explicit_root);
         auto tmp = blob.ok() ? bundle::materialize_blob(*blob) : Result<bundle::TempRoot>(blob.error());
-        if (!tmp.ok()) return report_error(tmp.error(), 2);
+        if (!tmp.ok()) return fail(tmp.error());
         blob_root = std::move(tmp).value();
         explicit_root = blob_root->root().string();
     }
     auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
-    if (!root.ok()) return report_error(root.error(), 2);
+    if (!root.ok()) return fail(root.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
     auto scan = scan_cache(*root, options);
-    if (!scan.ok()) return report_error(scan.error(), scan.error().code == Errc::not_found ? 2 : 1);
+    if (!scan.ok()) return fail(scan.error());
     CacheStats stats = compute_stats(*scan);
     if (blob_root) stats.root = args.root + " (Mega-Cache blob, as load_cache_artifacts would write it)";
-    if (args.json) std::cout << stats_to_json(stats).dump(2) << "\n";
+    if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.
-    for (const Error& e : scan->errors) std::fprintf(stderr, "kiln-cli: warning: %s\n", e.str().c_str());
+    for (const Error& e : scan->errors) warn(e.str());
     if (scan->unreadable > scan->errors.size())
-        std::fprintf(stderr, "kiln-cli: warning: %llu more unreadable\n",
-                     static_cast<unsigned long long>(scan->unreadable - scan->errors.size()));
+        warn(std::to_string(scan->unreadable - scan->errors.size()) + " more unreadable");
     return 0;
 }
 
-Registration reg{"stats", 10, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<StatsArgs>();
-    auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
-    cmd->add_option("ROOT", args->root,
-                    "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-    cmd->add_option("--root", args->root, "Same as ROOT");
-    cmd->add_flag("--triton", args->triton,
-                  "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
-    cmd->add_flag("--json", args->json, "Print JSON");
+Registration reg{
+    "stats", 10, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<StatsArgs>();
+        auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
+        cmd->add_option(
+            "ROOT", args->root,
+            "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+        cmd->add_option("--root", args->root, "Same as ROOT");
+        cmd->add_flag("--triton", args->triton,
+                      "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
+        cmd->add_flag("--json", args->json, "Print JSON");
 #ifdef KILN_HAVE_REMOTE
-    args->redis_opt = cmd->add_option("--redis", args->redis, "A remote cache on Redis: redis://[user:password@]host:port[/db] "
-                    "(empty: $TORCHINDUCTOR_REDIS_URL, else _HOST/_PORT)")->expected(0, 1);
+        args->redis_opt = cmd->add_option("--redis", args->redis,
+                                          "A remote cache on Redis: redis://[user:password@]host:port[/db] "
+                                          "(empty: $TORCHINDUCTOR_REDIS_URL, else _HOST/_PORT)")
+                              ->expected(0, 1);
 #endif
-    cmd->callback([args, &outcome] { outcome.exit_code = run_stats(*args); });
-}};
+        cmd->callback([args, &outcome] { outcome.exit_code = run_stats(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

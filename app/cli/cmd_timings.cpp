@@ -31,9 +31,8 @@ void print_op(const timings::Op& op, int top) {
     std::printf("  (%zu choices)\n", op.choices.size());
     std::vector<const timings::Choice*> sorted;
     for (const auto& c : op.choices) sorted.push_back(&c);
-    std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
-        return a->ms.value_or(INFINITY) < b->ms.value_or(INFINITY);
-    });
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](auto* a, auto* b) { return a->ms.value_or(INFINITY) < b->ms.value_or(INFINITY); });
     auto best = timings::best_ms(op);
     int shown = 0;
     for (const auto* c : sorted) {
@@ -57,17 +56,13 @@ int run_timings(const TimingsArgs& args) {
     std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
 #ifdef KILN_HAVE_REMOTE
     if (args.paths.empty() && args.redis.empty())
-        return report_error(make_error(Errc::invalid_argument, "give PATH... or --redis URL"), 2);
+        return fail(make_error(Errc::invalid_argument, "give PATH... or --redis URL"));
     auto set = args.redis.empty() ? timings::collect_timings(paths) : kiln::remote::collect_shared_timings(args.redis);
 #else
     auto set = timings::collect_timings(paths);
 #endif
-    if (!set.ok()) {
-        auto code = set.error().code;
-        bool bad_input = code == Errc::not_found || code == Errc::unsupported || code == Errc::invalid_argument;
-        return report_error(set.error(), bad_input ? 2 : 1);
-    }
-    for (const auto& w : set->warnings) std::fprintf(stderr, "kiln-cli: warning: %s\n", w.c_str());
+    if (!set.ok()) return fail(set.error());
+    for (const auto& w : set->warnings) warn(w);
     if (!args.op_filter.empty()) {
         std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
     }
@@ -86,23 +81,28 @@ int run_timings(const TimingsArgs& args) {
     return 0;
 }
 
-const Registration registration{"timings", 60, [](CLI::App& app, Outcome& outcome) {
-    auto args = std::make_shared<TimingsArgs>();
-    auto* cmd = app.add_subcommand("timings", "Show autotune timings: timing caches, .best_config, .kernel_perf, "
-                                              "mm logs, stderr AUTOTUNE tables, session logs");
-    auto* paths_opt = cmd->add_option("paths", args->paths, "Files, or directories (cache roots) searched for all of them")
-        ->required()->check(CLI::ExistingPath);
+const Registration registration{
+    "timings", 60, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<TimingsArgs>();
+        auto* cmd = app.add_subcommand("timings",
+                                       "Show autotune timings: timing caches, .best_config, .kernel_perf, "
+                                       "mm logs, stderr AUTOTUNE tables, session logs");
+        auto* paths_opt =
+            cmd->add_option("paths", args->paths, "Files, or directories (cache roots) searched for all of them")
+                ->required()
+                ->check(CLI::ExistingPath);
 #ifdef KILN_HAVE_REMOTE
-    paths_opt->required(false);
-    cmd->add_option("--redis", args->redis, "Timings shared in Redis by `autotune --share` (redis://host:port[/db])");
+        paths_opt->required(false);
+        cmd->add_option("--redis", args->redis,
+                        "Timings shared in Redis by `autotune --share` (redis://host:port[/db])");
 #else
     (void)paths_opt;
 #endif
-    cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
-    cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
-    cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");
-    cmd->callback([args, &outcome] { outcome.exit_code = run_timings(*args); });
-}};
+        cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
+        cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
+        cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_timings(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

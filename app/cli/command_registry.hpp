@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "frontend/entry_ref.hpp"
+#include "frontend/exit_code.hpp"
 #include "util/result.hpp"
 
 namespace kiln::cli {
 
-// The exit status a command sets; 0 ok, 1 failure of the work, 2 bad input/usage.
+// The exit status a command sets: frontend::exit_code's rule (0 ok, 1 the work failed, 2 bad input).
 struct Outcome {
     int exit_code = 0;
 };
@@ -32,7 +34,12 @@ struct Registration {
     }
 };
 
-// Prints "kiln-cli: <error>" to stderr and returns `code`.
-int report_error(const Error& e, int code = 1);
+// Prints "kiln-cli: <error>" to stderr and returns its exit status (frontend/exit_code.hpp).
+int fail(const Error& e);
+// "kiln-cli: warning: <text>" on stderr.
+void warn(const std::string& text);
+
+// How entry references fetch remote entries: remote::fetch_entry with Redis support, else none.
+frontend::RemoteFetch remote_fetch();
 
 }  // namespace kiln::cli

@@ -38,9 +38,11 @@ void print_summary(const std::string& path, const inductor::GraphEntry& e) {
     if (auto src = e.source_code()) {
         std::size_t lines = 0;
         for (char c : *src) lines += c == '\n';
-        row("source code", std::to_string(src->size()) + " bytes, " + std::to_string(lines) + " lines (--field source_code --raw)");
+        row("source code",
+            std::to_string(src->size()) + " bytes, " + std::to_string(lines) + " lines (--field source_code --raw)");
     }
-    if (e.field("_fx_graph_cache_debug_lines")) row("key components", std::to_string(e.debug_lines().size()) + " debug lines");
+    if (e.field("_fx_graph_cache_debug_lines"))
+        row("key components", std::to_string(e.debug_lines().size()) + " debug lines");
     auto kernels = e.triton_bundle();
     if (!kernels.empty()) {
         std::uint64_t bytes = 0;
@@ -60,13 +62,15 @@ void print_summary(const std::string& path, const inductor::GraphEntry& e) {
 int print_field(const std::string& path, const inductor::GraphEntry& e, const EntryPrintOptions& a) {
     pickle::Ref v = e.field(a.field);
     if (!v) {
-        return report_error(make_error(Errc::not_found, "no field '" + a.field + "'", path,
-                                       "fields: " + join(e.field_names())));
+        // A field this entry lacks is a failure of the work on this entry (others may have it).
+        return fail(
+            make_error(Errc::unavailable, "no field '" + a.field + "'", path, "fields: " + join(e.field_names())));
     }
     if (a.raw) {
         if (!(v->is(pickle::Kind::string) || v->is(pickle::Kind::bytes) || v->is(pickle::Kind::bytearray)))
-            return report_error(make_error(Errc::invalid_argument, "field '" + a.field + "' is a " +
-                                           pickle::kind_name(v->kind()) + ", not text", path, "drop --raw to print it as JSON"));
+            return fail(make_error(Errc::unavailable,
+                                   "field '" + a.field + "' is a " + pickle::kind_name(v->kind()) + ", not text", path,
+                                   "drop --raw to print it as JSON"));
         std::fwrite(v->text().data(), 1, v->text().size(), stdout);
         return 0;
     }

@@ -9,9 +9,9 @@
 namespace kiln::cli {
 
 struct EntryPrintOptions {
-    bool json = false;    // one JSON object a line: {"type", "fields"}
-    std::string field;    // only this field
-    bool raw = false;     // with `field`: its text as is
+    bool json = false;  // one JSON object a line: {"type", "fields"}
+    std::string field;  // only this field
+    bool raw = false;   // with `field`: its text as is
 };
 
 // Prints `entry` under the heading `label` (a path, a remote key, "BLOB[type key]"); returns the exit

@@ -5,6 +5,9 @@
 
 #include "command_registry.hpp"
 #include "version_info.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/entry_source.hpp"
+#endif
 
 namespace kiln::cli {
 
@@ -13,9 +16,19 @@ std::vector<CommandInfo>& registry() {
     return commands;
 }
 
-int report_error(const Error& e, int code) {
+int fail(const Error& e) {
     std::fprintf(stderr, "kiln-cli: %s\n", e.str().c_str());
-    return code;
+    return frontend::exit_code(e);
+}
+
+void warn(const std::string& text) { std::fprintf(stderr, "kiln-cli: warning: %s\n", text.c_str()); }
+
+frontend::RemoteFetch remote_fetch() {
+#ifdef KILN_HAVE_REMOTE
+    return [](std::string_view url) { return remote::fetch_entry(url); };
+#else
+    return {};
+#endif
 }
 
 }  // namespace kiln::cli
@@ -24,7 +37,8 @@ int main(int argc, char** argv) {
     using namespace kiln::cli;
     CLI::App app{"kiln-cli: inspect, check and tune torch.compile (Inductor) caches"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", [] { return version_report("kiln-cli"); }, "Print versions and exit");
+    app.set_version_flag(
+        "--version", [] { return version_report("kiln-cli"); }, "Print versions and exit");
     Outcome outcome;
     auto& cmds = registry();
     std::stable_sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.order < b.order; });

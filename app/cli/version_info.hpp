@@ -6,4 +6,4 @@ namespace kiln::cli {
 // (`qt_version` from qVersion() in the GUI; empty for the Qt-free CLI), the CUDA driver and
 // toolkit, and where kiln-worker was found.
 std::string version_report(const std::string& program, const std::string& qt_version = {});
-}
+}  // namespace kiln::cli

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "app/screenshot_tour.hpp"
-#include "main_window.hpp"
-#include "timings_install.hpp"
+#include "shell/main_window.hpp"
+#include "shell/screenshot_tour.hpp"
+#include "tuning/timings_install.hpp"
 #include "version_info.hpp"
 #ifdef KILN_HAVE_REMOTE
-#include "remote_install.hpp"
+#include "remote/remote_install.hpp"
 #endif
 
 namespace {
@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
         w.resize(1400, 860);
         w.show();
         kiln::ui::TourOptions opt{cli.value(shots), cli.value(select), cli.value(diffWith), {}, cli.value(prefix)};
-        for (const QString& v : cli.value(sizes).split(QLatin1Char(','), Qt::SkipEmptyParts)) opt.sizes << v.toLongLong();
+        for (const QString& v : cli.value(sizes).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            opt.sizes << v.toLongLong();
         return kiln::ui::runScreenshotTour(w, opt);
     }
     if (cli.isSet(select)) w.selectWhenScanned(cli.value(select));

@@ -9,15 +9,16 @@
 #include <exception>
 #include <string>
 
-#include "autotune/worker_loop.hpp"
+#include "worker/worker_loop.hpp"
 
 int main(int argc, char** argv) {
     int fd = -1;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0 && i + 1 < argc) fd = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--help") == 0) {
-            std::printf("usage: kiln-worker --fd N\n"
-                        "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
+            std::printf(
+                "usage: kiln-worker --fd N\n"
+                "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
             return 0;
         }
     }
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     ::dup2(2, 1);
     try {
-        return kiln::autotune::run_worker_loop(fd);
+        return kiln::worker::run_worker_loop(fd);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kiln-worker: internal error: %s\n", e.what());
         return 1;

@@ -58,9 +58,14 @@ int main(int argc, char** argv) {
     std::sort(cpu.begin(), cpu.end());
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
-    nlohmann::json out{{"impl", "kiln"}, {"files", argc - 2}, {"bytes", bytes}, {"nodes", nodes},
-                       {"median_s", seconds[seconds.size() / 2]}, {"min_s", seconds.front()},
-                       {"median_cpu_s", cpu[cpu.size() / 2]}, {"first_cpu_s", first_cpu},
+    nlohmann::json out{{"impl", "kiln"},
+                       {"files", argc - 2},
+                       {"bytes", bytes},
+                       {"nodes", nodes},
+                       {"median_s", seconds[seconds.size() / 2]},
+                       {"min_s", seconds.front()},
+                       {"median_cpu_s", cpu[cpu.size() / 2]},
+                       {"first_cpu_s", first_cpu},
                        {"peak_rss_bytes", static_cast<std::uint64_t>(ru.ru_maxrss) * 1024}};
     std::printf("%s\n", out.dump().c_str());
     return 0;

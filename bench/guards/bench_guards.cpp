@@ -22,8 +22,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Sizes a user would try: small, powers of two, and the 32-bit indexing boundary.
-const std::vector<std::int64_t> kValues{0,    1,    2,     3,     4,      7,       8,          16,         17,
-                                        63,   64,   65,    100,   127,    128,     1000,       1024,       4096,
+const std::vector<std::int64_t> kValues{0,    1,     2,       3,     4,     7,          8,          16,        17,
+                                        63,   64,    65,      100,   127,   128,        1000,       1024,      4096,
                                         8192, 65536, 1 << 20, 46340, 46341, 2147483647, 2147483648, 2147483664};
 
 std::uint64_t lcg(std::uint64_t& s) {
@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
         ss << in.rdbuf();
         auto j = nlohmann::json::parse(ss.str());
         for (const auto& e : j.at("entries"))
-            if (e.contains("guards_expr") && e.at("guards_expr").is_string()) sources.insert(e.at("guards_expr").get<std::string>());
+            if (e.contains("guards_expr") && e.at("guards_expr").is_string())
+                sources.insert(e.at("guards_expr").get<std::string>());
     }
     auto t0 = Clock::now();
     std::vector<kiln::guards::Expr> exprs;
@@ -67,7 +68,8 @@ int main(int argc, char** argv) {
         }
         exprs.push_back(std::move(e).value());
     }
-    double parse_ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / std::max<std::size_t>(1, exprs.size());
+    double parse_ns =
+        std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / std::max<std::size_t>(1, exprs.size());
 
     // One flat grid per expression: points x arity values.
     std::vector<std::vector<std::int64_t>> grids(exprs.size());
@@ -101,12 +103,17 @@ int main(int argc, char** argv) {
         nlohmann::json s;
         s["exprs"] = nlohmann::json::array();
         for (std::size_t k = 0; k < exprs.size(); ++k)
-            s["exprs"].push_back({{"expr", exprs[k].source()}, {"symbols", exprs[k].symbols()},
-                                  {"grid", grids[k]}, {"held", held[k]}});
+            s["exprs"].push_back(
+                {{"expr", exprs[k].source()}, {"symbols", exprs[k].symbols()}, {"grid", grids[k]}, {"held", held[k]}});
         std::ofstream(sample_path) << s.dump();
     }
-    nlohmann::json out{{"expressions", exprs.size()}, {"points", points}, {"evals_per_rep", evals},
-                       {"reps", reps}, {"errors", errors}, {"parse_ns", parse_ns}, {"ns_per_eval", ns_per_eval},
+    nlohmann::json out{{"expressions", exprs.size()},
+                       {"points", points},
+                       {"evals_per_rep", evals},
+                       {"reps", reps},
+                       {"errors", errors},
+                       {"parse_ns", parse_ns},
+                       {"ns_per_eval", ns_per_eval},
                        {"evals_per_s", 1e9 / ns_per_eval}};
     std::cout << out.dump() << "\n";
     return errors == 0 ? 0 : 1;

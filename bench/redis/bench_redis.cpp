@@ -47,8 +47,9 @@ int fill(const std::string& url, const std::string& root, std::size_t count, std
         auto parsed = parse_remote_key(src.redis_key);
         // A fresh key of the same shape: "f"/"a" + sha256_hash(...) for graphs, hex for autotune.
         std::string seed = src.redis_key + "#" + std::to_string(i);
-        std::string key = parsed->cache_id == kAutotuneCacheId ? kiln::hash::sha256_hex(seed)
-                                                               : parsed->key.substr(0, 1) + kiln::hash::sha256_hash(seed);
+        std::string key = parsed->cache_id == kAutotuneCacheId
+                              ? kiln::hash::sha256_hex(seed)
+                              : parsed->key.substr(0, 1) + kiln::hash::sha256_hash(seed);
         batch.emplace_back(format_remote_key(parsed->cache_id, key), src.value);
         bytes += src.value.size();
         if (batch.size() == 64 || i + 1 == count) {
@@ -72,9 +73,18 @@ int browse(const std::string& url) {
     options.decode_graphs = true;  // every graph pickle through Kiln's decoder, on all cores
     auto totals = browse_remote(*client, options, [&](std::vector<RemoteEntry>& batch) -> kiln::Status {
         for (auto& e : batch) {
-            if (e.state == RemoteState::json) { ++json; continue; }
-            if (e.state != RemoteState::graph) { ++corrupt; continue; }
-            if (!e.graph) { ++undecodable; continue; }
+            if (e.state == RemoteState::json) {
+                ++json;
+                continue;
+            }
+            if (e.state != RemoteState::graph) {
+                ++corrupt;
+                continue;
+            }
+            if (!e.graph) {
+                ++undecodable;
+                continue;
+            }
             ++graphs;
             guarded += e.graph->guards_expr().has_value();  // touch the decoded tree, as a listing would
         }
@@ -82,13 +92,15 @@ int browse(const std::string& url) {
     });
     if (!totals) return fail(totals.error());
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("{\"keys\": %llu, \"graphs_decoded\": %llu, \"json\": %llu, \"corrupt\": %llu, \"undecodable\": %llu, "
-                "\"with_guards\": %llu, \"value_bytes\": %llu, \"round_trips\": %llu, \"seconds\": %.4f, \"peak_rss_kb\": %ld}\n",
-                static_cast<unsigned long long>(totals->keys), static_cast<unsigned long long>(graphs),
-                static_cast<unsigned long long>(json), static_cast<unsigned long long>(corrupt),
-                static_cast<unsigned long long>(undecodable), static_cast<unsigned long long>(guarded),
-                static_cast<unsigned long long>(totals->value_bytes), static_cast<unsigned long long>(totals->round_trips),
-                s, peak_rss_kb());
+    std::printf(
+        "{\"keys\": %llu, \"graphs_decoded\": %llu, \"json\": %llu, \"corrupt\": %llu, \"undecodable\": %llu, "
+        "\"with_guards\": %llu, \"value_bytes\": %llu, \"round_trips\": %llu, \"seconds\": %.4f, \"peak_rss_kb\": "
+        "%ld}\n",
+        static_cast<unsigned long long>(totals->keys), static_cast<unsigned long long>(graphs),
+        static_cast<unsigned long long>(json), static_cast<unsigned long long>(corrupt),
+        static_cast<unsigned long long>(undecodable), static_cast<unsigned long long>(guarded),
+        static_cast<unsigned long long>(totals->value_bytes), static_cast<unsigned long long>(totals->round_trips), s,
+        peak_rss_kb());
     return corrupt + undecodable == 0 ? 0 : 1;
 }
 

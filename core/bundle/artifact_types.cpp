@@ -65,7 +65,8 @@ Status check_key(ArtifactType type, std::string_view key) {
             if (key.size() == 64 && all_of(key, lower_hex)) return ok_status();
             return refuse(key, "not a precompile key (64 hex characters)");
         case ArtifactType::pgo:
-            if (key.find('\0') != std::string_view::npos) return refuse(key, "a PGO key with a NUL byte (no file can be named so)");
+            if (key.find('\0') != std::string_view::npos)
+                return refuse(key, "a PGO key with a NUL byte (no file can be named so)");
             if (pgo_file_name(key).size() > 255) return refuse(key, "a PGO key too long for a file name (255 bytes)");
             return ok_status();
         case ArtifactType::unknown: break;
@@ -76,7 +77,8 @@ Status check_key(ArtifactType type, std::string_view key) {
 std::string pgo_file_name(std::string_view key) {
     std::string name = "code_state_";
     for (char c : key) {
-        bool special = c == '<' || c == '>' || c == ':' || c == '"' || c == '/' || c == '\\' || c == '|' || c == '?' || c == '*';
+        bool special =
+            c == '<' || c == '>' || c == ':' || c == '"' || c == '/' || c == '\\' || c == '|' || c == '?' || c == '*';
         name += special ? '_' : c;
     }
     name += ".pkl";
@@ -86,7 +88,8 @@ std::string pgo_file_name(std::string_view key) {
 std::string load_target(ArtifactType type, std::string_view key, std::string_view content) {
     switch (type) {
         case ArtifactType::inductor:
-            return "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" + hash::sha256_hash(content);
+            return "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" +
+                   hash::sha256_hash(content);
         case ArtifactType::aot_autograd: return "aotautograd/" + std::string(key) + "/" + hash::sha256_hash(content);
         case ArtifactType::autotune: return std::string(key);
         case ArtifactType::pgo: return "dynamo/" + pgo_file_name(key);

@@ -55,11 +55,13 @@ public:
         std::uint64_t at = pos_;
         KILN_TRY(std::uint64_t n, u64("the length of " + what));
         if (n > max)
-            return error(at, what + " claims " + std::to_string(n) + " bytes (at most " + std::to_string(max) + " expected)",
-                         "a corrupted length field");
+            return error(
+                at, what + " claims " + std::to_string(n) + " bytes (at most " + std::to_string(max) + " expected)",
+                "a corrupted length field");
         if (n > left())
-            return error(at, "truncated: " + what + " claims " + std::to_string(n) + " bytes from byte " +
-                                 std::to_string(pos_) + ", only " + std::to_string(left()) + " left",
+            return error(at,
+                         "truncated: " + what + " claims " + std::to_string(n) + " bytes from byte " +
+                             std::to_string(pos_) + ", only " + std::to_string(left()) + " left",
                          "the blob was cut short, or the length field is corrupted");
         std::string_view v = data_.substr(pos_, n);
         pos_ += n;
@@ -72,7 +74,8 @@ public:
         KILN_TRY(std::string_view coded, bytes(what, kMaxStringBytes));
         auto text = hash::base64_decode(coded);
         if (!text.ok())
-            return error(start + 8, what + " is not valid base64 (" + text.error().message + ", " + text.error().context + ")",
+            return error(start + 8,
+                         what + " is not valid base64 (" + text.error().message + ", " + text.error().context + ")",
                          "torch writes types and keys as base64; this blob is corrupted or was not written by torch");
         if (!is_valid_utf8(*text)) return error(start + 8, what + " is not UTF-8 text", "corrupted or hostile blob");
         return std::move(text).value();
@@ -93,23 +96,28 @@ bool is_standalone_artifact(std::string_view b) {
 
 Status parse_header(Cursor& in, Blob& blob, std::string_view b) {
     if (b.size() < 4)
-        return in.error(0, "too short for a Mega-Cache blob: " + std::to_string(b.size()) + " bytes (the checksum alone takes 4)",
-                        "is this the output of torch.compiler.save_cache_artifacts()?");
+        return in.error(
+            0, "too short for a Mega-Cache blob: " + std::to_string(b.size()) + " bytes (the checksum alone takes 4)",
+            "is this the output of torch.compiler.save_cache_artifacts()?");
     blob.stored_crc = static_cast<std::uint32_t>(static_cast<unsigned char>(b[0])) << 24 |
                       static_cast<std::uint32_t>(static_cast<unsigned char>(b[1])) << 16 |
-                      static_cast<std::uint32_t>(static_cast<unsigned char>(b[2])) << 8 | static_cast<unsigned char>(b[3]);
+                      static_cast<std::uint32_t>(static_cast<unsigned char>(b[2])) << 8 |
+                      static_cast<unsigned char>(b[3]);
     in.seek(4);
     KILN_TRY(blob.version, in.u64("the format version"));
     if (blob.version == kBlobVersion) return ok_status();
     blob.computed_crc = hash::crc32(b.substr(4));
     if (is_standalone_artifact(b))
-        return make_error(Errc::unsupported, "a torch standalone_compile artifact (CompiledArtifact.save), not a Mega-Cache blob",
-                          blob.buffer->origin(), "it holds a Mega-Cache blob inside, loaded only by the same torch build");
+        return make_error(
+            Errc::unsupported, "a torch standalone_compile artifact (CompiledArtifact.save), not a Mega-Cache blob",
+            blob.buffer->origin(), "it holds a Mega-Cache blob inside, loaded only by the same torch build");
     if (!blob.checksum_ok())
-        return in.error(4, "not a Mega-Cache blob, or a corrupted one: the format version is " + std::to_string(blob.version) +
-                               " (torch writes 1) and the checksum does not match",
+        return in.error(4,
+                        "not a Mega-Cache blob, or a corrupted one: the format version is " +
+                            std::to_string(blob.version) + " (torch writes 1) and the checksum does not match",
                         "is this the output of torch.compiler.save_cache_artifacts()?");
-    return make_error(Errc::unsupported, "Mega-Cache format version " + std::to_string(blob.version) + "; Kiln reads version 1",
+    return make_error(Errc::unsupported,
+                      "Mega-Cache format version " + std::to_string(blob.version) + "; Kiln reads version 1",
                       blob.buffer->origin() + ": byte 4", "written by a torch newer than Kiln knows");
 }
 
@@ -122,13 +130,15 @@ Status parse_groups(Cursor& in, Blob& blob) {
         g.kind = artifact_type_from_name(g.type).value_or(ArtifactType::unknown);
         KILN_TRY(g.count, in.u64("the artifact count of group '" + g.type + "'"));
         if (g.count > in.left() / 16)
-            return in.error(in.pos() - 8, "group '" + g.type + "' claims " + std::to_string(g.count) + " artifacts, more than the " +
-                                              std::to_string(in.left()) + " bytes left can hold",
+            return in.error(in.pos() - 8,
+                            "group '" + g.type + "' claims " + std::to_string(g.count) + " artifacts, more than the " +
+                                std::to_string(in.left()) + " bytes left can hold",
                             "a corrupted count, or a truncated blob");
         g.first = blob.artifacts.size();
         for (std::uint64_t i = 0; i < g.count; ++i) {
             if (blob.artifacts.size() >= kMaxArtifacts)
-                return make_error(Errc::limit, "more than " + std::to_string(kMaxArtifacts) + " artifacts", blob.buffer->origin());
+                return make_error(Errc::limit, "more than " + std::to_string(kMaxArtifacts) + " artifacts",
+                                  blob.buffer->origin());
             BlobArtifact a;
             a.group = blob.groups.size();
             a.kind = g.kind;
@@ -148,7 +158,8 @@ Status parse_groups(Cursor& in, Blob& blob) {
 void resolve_targets(Blob& blob) {
     std::unordered_map<std::string, std::size_t> last_group;
     for (std::size_t i = 0; i < blob.groups.size(); ++i) last_group[blob.groups[i].type] = i;
-    for (std::size_t i = 0; i < blob.groups.size(); ++i) blob.groups[i].ignored_by_torch = last_group[blob.groups[i].type] != i;
+    for (std::size_t i = 0; i < blob.groups.size(); ++i)
+        blob.groups[i].ignored_by_torch = last_group[blob.groups[i].type] != i;
     std::unordered_map<std::string, std::size_t> writer;  // target -> artifact index torch writes last
     for (std::size_t i = 0; i < blob.artifacts.size(); ++i) {
         BlobArtifact& a = blob.artifacts[i];
@@ -174,7 +185,8 @@ void resolve_targets(Blob& blob) {
 std::vector<std::string> Blob::unknown_types() const {
     std::vector<std::string> out;
     for (const auto& g : groups)
-        if (g.kind == ArtifactType::unknown && std::find(out.begin(), out.end(), g.type) == out.end()) out.push_back(g.type);
+        if (g.kind == ArtifactType::unknown && std::find(out.begin(), out.end(), g.type) == out.end())
+            out.push_back(g.type);
     return out;
 }
 
@@ -190,8 +202,8 @@ Result<Blob> read_blob(std::shared_ptr<const pickle::Buffer> buffer, const ReadO
     blob.buffer = std::move(buffer);
     std::string_view b = blob.buffer->bytes();
     if (b.size() > options.max_bytes)
-        return make_error(Errc::limit, "a blob of " + std::to_string(b.size()) + " bytes is over the limit", blob.buffer->origin(),
-                          "raise it with --max-size");
+        return make_error(Errc::limit, "a blob of " + std::to_string(b.size()) + " bytes is over the limit",
+                          blob.buffer->origin(), "raise it with --max-size");
     Cursor in(b, blob.buffer->origin());
     KILN_CHECK(parse_header(in, blob, b));
     // Framing first: its errors say where the blob breaks; the checksum (a pass over every byte) after.
@@ -210,7 +222,8 @@ Result<Blob> read_blob(std::shared_ptr<const pickle::Buffer> buffer, const ReadO
 Result<Blob> open_blob(const std::filesystem::path& path, const ReadOptions& options) {
     auto buffer = pickle::load_file(path, options.max_bytes);
     if (!buffer.ok()) {
-        if (buffer.error().code == Errc::limit) return std::move(buffer.error()).with_hint("raise the limit with --max-size");
+        if (buffer.error().code == Errc::limit)
+            return std::move(buffer.error()).with_hint("raise the limit with --max-size");
         return std::move(buffer.error());
     }
     return read_blob(std::move(buffer).value(), options);

@@ -27,25 +27,25 @@ inline constexpr std::uint64_t kBlobVersion = 1;
 inline constexpr std::uint64_t kDefaultMaxBlobBytes = 8ull << 30;
 
 struct BlobGroup {
-    std::string type;              // the type string as decoded
+    std::string type;  // the type string as decoded
     ArtifactType kind = ArtifactType::unknown;
-    std::uint64_t offset = 0;      // where the group's type field starts
-    std::uint64_t count = 0;       // artifacts in the group
-    std::size_t first = 0;         // index of its first artifact in Blob::artifacts
-    bool ignored_by_torch = false; // a later group has the same type: torch's dict() keeps only that one
+    std::uint64_t offset = 0;       // where the group's type field starts
+    std::uint64_t count = 0;        // artifacts in the group
+    std::size_t first = 0;          // index of its first artifact in Blob::artifacts
+    bool ignored_by_torch = false;  // a later group has the same type: torch's dict() keeps only that one
 };
 
 struct BlobArtifact {
     std::size_t group = 0;
     ArtifactType kind = ArtifactType::unknown;
     std::string key;
-    std::string_view content;      // a view into Blob::buffer
-    std::uint64_t offset = 0;      // where the artifact's key field starts
+    std::string_view content;  // a view into Blob::buffer
+    std::uint64_t offset = 0;  // where the artifact's key field starts
     std::uint64_t content_offset = 0;
-    std::string key_problem;       // why the key is refused (empty: valid); such keys are never paths
-    std::string target;            // what load_cache_artifacts writes, relative to the cache dir (valid keys only)
-    bool ignored_by_torch = false; // in a shadowed group
-    bool superseded = false;       // a later artifact torch loads writes the same file ("last wins")
+    std::string key_problem;        // why the key is refused (empty: valid); such keys are never paths
+    std::string target;             // what load_cache_artifacts writes, relative to the cache dir (valid keys only)
+    bool ignored_by_torch = false;  // in a shadowed group
+    bool superseded = false;        // a later artifact torch loads writes the same file ("last wins")
 
     // Loaded by torch and written to the file named by `target`.
     bool effective() const { return !ignored_by_torch && !superseded && key_problem.empty() && !target.empty(); }
@@ -69,7 +69,7 @@ struct Blob {
 };
 
 struct ReadOptions {
-    bool verify_checksum = true;   // false: list a blob whose CRC does not match (torch would refuse it)
+    bool verify_checksum = true;  // false: list a blob whose CRC does not match (torch would refuse it)
     std::uint64_t max_bytes = kDefaultMaxBlobBytes;
 };
 

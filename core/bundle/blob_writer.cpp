@@ -26,7 +26,8 @@ Result<std::string> build_blob(const std::vector<OutGroup>& groups, std::uint64_
     std::set<ArtifactType> seen;
     std::uint64_t size = 12;
     for (const auto& g : groups) {
-        if (g.type == ArtifactType::unknown) return make_error(Errc::invalid_argument, "cannot write an artifact of unknown type");
+        if (g.type == ArtifactType::unknown)
+            return make_error(Errc::invalid_argument, "cannot write an artifact of unknown type");
         if (!seen.insert(g.type).second)
             return make_error(Errc::invalid_argument, "two groups of type " + std::string(artifact_type_name(g.type)),
                               {}, "torch loads only the last group of a type: merge them");
@@ -37,8 +38,10 @@ Result<std::string> build_blob(const std::vector<OutGroup>& groups, std::uint64_
         }
     }
     if (size > max_bytes)
-        return make_error(Errc::limit, "the blob would be " + std::to_string(size) + " bytes, over the limit of " +
-                                           std::to_string(max_bytes), {}, "select fewer artifacts or raise --max-size");
+        return make_error(
+            Errc::limit,
+            "the blob would be " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes), {},
+            "select fewer artifacts or raise --max-size");
     std::string out;
     out.reserve(size);
     out.append(4, '\0');

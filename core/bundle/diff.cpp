@@ -69,7 +69,8 @@ std::string_view diff_status_name(DiffStatus s) {
 }
 
 std::size_t BundleDiff::count(DiffStatus s) const {
-    return static_cast<std::size_t>(std::count_if(keys.begin(), keys.end(), [s](const KeyDiff& k) { return k.status == s; }));
+    return static_cast<std::size_t>(
+        std::count_if(keys.begin(), keys.end(), [s](const KeyDiff& k) { return k.status == s; }));
 }
 
 Result<BundleDiff> diff_bundles(const std::string& a_path, const std::string& b_path) {

@@ -14,7 +14,7 @@
 namespace kiln::bundle {
 
 struct SideEntry {
-    std::string hash;        // sha256_hash of the bytes (the file name torch gives graph entries)
+    std::string hash;  // sha256_hash of the bytes (the file name torch gives graph entries)
     std::uint64_t bytes = 0;
 };
 
@@ -23,7 +23,7 @@ std::string_view diff_status_name(DiffStatus s);
 
 struct KeyDiff {
     ArtifactType type = ArtifactType::unknown;
-    std::string key;              // PGO keys as torch names the file (':' and the like as '_')
+    std::string key;  // PGO keys as torch names the file (':' and the like as '_')
     DiffStatus status = DiffStatus::same;
     std::vector<SideEntry> a, b;  // the key's entries on each side, sorted by hash
 };

@@ -22,18 +22,23 @@ Result<std::set<std::string>> match_select(const std::vector<RootArtifact>& all,
     for (const auto& a : all) {
         bool hit = a.key == token;
         if (a.type == ArtifactType::autotune) hit |= a.key.substr(3) == token || a.key.substr(3, 64) == token;
-        if (a.type == ArtifactType::pgo) hit |= pgo_file_name(token) == pgo_file_name(a.key) || token == pgo_file_name(a.key);
+        if (a.type == ArtifactType::pgo)
+            hit |= pgo_file_name(token) == pgo_file_name(a.key) || token == pgo_file_name(a.key);
         if (hit) exact.insert(a.key);
-        else if (token.size() >= kMinPrefix && (a.key.rfind(token, 0) == 0 || (a.type == ArtifactType::autotune && a.key.find(token) == 3)))
+        else if (token.size() >= kMinPrefix &&
+                 (a.key.rfind(token, 0) == 0 || (a.type == ArtifactType::autotune && a.key.find(token) == 3)))
             prefix.insert(a.key);
     }
     if (!exact.empty()) return exact;
     if (prefix.size() == 1) return prefix;
     if (prefix.empty())
         return make_error(Errc::invalid_argument, "no artifact with this key in the cache", token,
-                          "`kiln-cli bundle pack ROOT --out X` without --select packs everything; `kiln-cli stats ROOT` lists what is there");
-    return make_error(Errc::invalid_argument, "more than one key starts with this (" + *prefix.begin() + ", " +
-                                                  *std::next(prefix.begin()) + ", ...)", token, "give more characters");
+                          "`kiln-cli bundle pack ROOT --out X` without --select packs everything; `kiln-cli stats "
+                          "ROOT` lists what is there");
+    return make_error(
+        Errc::invalid_argument,
+        "more than one key starts with this (" + *prefix.begin() + ", " + *std::next(prefix.begin()) + ", ...)", token,
+        "give more characters");
 }
 
 bool wanted_by_default(const RootArtifact& a, const PackOptions& o) {
@@ -60,7 +65,8 @@ void add_closure(const RootArtifacts& root, std::vector<bool>& chosen, std::map<
         for (const auto& fx : {keys->forward, keys->backward}) {
             if (!fx) continue;
             if (!present.count(*fx)) {
-                notes.push_back("aot_autograd " + a.key + " names graph " + *fx + ", which is not in the cache: it will miss after loading");
+                notes.push_back("aot_autograd " + a.key + " names graph " + *fx +
+                                ", which is not in the cache: it will miss after loading");
                 continue;
             }
             for (std::size_t j = 0; j < root.artifacts.size(); ++j)
@@ -87,7 +93,8 @@ Result<std::vector<bool>> choose(const RootArtifacts& root, const PackOptions& o
         pgo_left += a.type == ArtifactType::pgo && !chosen[i];
     }
     if (pgo_left && o.select.empty() && !o.include_pgo)
-        notes.push_back(std::to_string(pgo_left) + " PGO profile(s) left out (--include-pgo packs them; they serve only the same job id)");
+        notes.push_back(std::to_string(pgo_left) +
+                        " PGO profile(s) left out (--include-pgo packs them; they serve only the same job id)");
     return chosen;
 }
 
@@ -110,17 +117,21 @@ Result<PackResult> pack_root(const std::string& root_path, const PackOptions& op
         const RootArtifact& a = root.artifacts[i];
         total += a.size;
         if (total > options.max_bytes)
-            return make_error(Errc::limit, "the selected artifacts exceed the limit of " + std::to_string(options.max_bytes) + " bytes",
-                              root.root, "select fewer artifacts or raise --max-size");
+            return make_error(
+                Errc::limit,
+                "the selected artifacts exceed the limit of " + std::to_string(options.max_bytes) + " bytes", root.root,
+                "select fewer artifacts or raise --max-size");
         KILN_TRY(auto buffer, pickle::load_file(a.path, options.max_bytes));
         if (groups.empty() || groups.back().type != a.type) groups.push_back({a.type, {}});
         groups.back().artifacts.push_back({a.key, buffer->bytes()});
-        out.artifacts.push_back({a.type, a.key, a.rel_path, buffer->bytes().size(), closure_of.count(i) ? closure_of[i] : std::string()});
+        out.artifacts.push_back(
+            {a.type, a.key, a.rel_path, buffer->bytes().size(), closure_of.count(i) ? closure_of[i] : std::string()});
         keep.push_back(std::move(buffer));
     }
     if (out.artifacts.empty())
         return make_error(Errc::not_found, "nothing to pack", root.root,
-                          options.since_ns ? "no artifact was modified since then" : "the cache holds no graph entries, best configs or profiles");
+                          options.since_ns ? "no artifact was modified since then"
+                                           : "the cache holds no graph entries, best configs or profiles");
     KILN_TRY(out.blob, build_blob(groups, options.max_bytes));
     return out;
 }
@@ -146,11 +157,13 @@ Result<std::int64_t> parse_since(std::string_view text, std::int64_t now_ns) {
     int y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = 0, mi = 0, sec = 0;
     bool ok = t.size() >= 10 && t[7] == '-' && y >= 1970;
     if (ok && t.size() > 10) {
-        ok = (t[10] == 'T' || t[10] == ' ') && t.size() >= 16 && t[13] == ':' && (h = num(11, 2)) >= 0 && (mi = num(14, 2)) >= 0;
+        ok = (t[10] == 'T' || t[10] == ' ') && t.size() >= 16 && t[13] == ':' && (h = num(11, 2)) >= 0 &&
+             (mi = num(14, 2)) >= 0;
         if (ok && t.size() > 16) ok = t.size() == 19 && t[16] == ':' && (sec = num(17, 2)) >= 0;
     }
     if (!ok || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return make_error(Errc::invalid_argument, "not a date", std::string(text), "YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z] (UTC), or an age such as 2h");
+        return make_error(Errc::invalid_argument, "not a date", std::string(text),
+                          "YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z] (UTC), or an age such as 2h");
     tm.tm_year = y - 1900;
     tm.tm_mon = mo - 1;
     tm.tm_mday = d;

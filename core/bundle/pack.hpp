@@ -14,10 +14,10 @@
 namespace kiln::bundle {
 
 struct PackOptions {
-    std::vector<std::string> select;    // keys (a unique prefix of 6+ characters will do); empty: everything
+    std::vector<std::string> select;       // keys (a unique prefix of 6+ characters will do); empty: everything
     std::optional<std::int64_t> since_ns;  // only files modified at or after this time (ns since the epoch)
-    bool include_pgo = false;           // PGO profiles (also packed when selected by key)
-    bool include_precompile = true;     // precompile entries (torch 2.10+ loaders)
+    bool include_pgo = false;              // PGO profiles (also packed when selected by key)
+    bool include_precompile = true;        // precompile entries (torch 2.10+ loaders)
     std::uint64_t max_bytes = UINT64_MAX;
 };
 

@@ -12,9 +12,9 @@ namespace kiln::bundle {
 
 struct RootArtifact {
     ArtifactType type = ArtifactType::unknown;
-    std::string key;        // the blob key: key dir name, "<xx>/<hex64>.best_config", PGO key, precompile id
-    std::string path;       // absolute
-    std::string rel_path;   // relative to the root
+    std::string key;       // the blob key: key dir name, "<xx>/<hex64>.best_config", PGO key, precompile id
+    std::string path;      // absolute
+    std::string rel_path;  // relative to the root
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
 };

@@ -9,13 +9,12 @@
 #include <cstring>
 #include <filesystem>
 
-#include "codecache/atomic_file.hpp"
 #include "inductor/evict_fs.hpp"
+#include "util/atomic_file.hpp"
 
 namespace kiln::bundle {
 namespace {
 
-using inductor::evict_fs::Fd;
 using inductor::evict_fs::open_dir_beneath;
 
 std::pair<std::string, std::string> split_target(const std::string& target) {
@@ -30,7 +29,7 @@ enum class Existing { absent, same, different, not_a_file };
 Existing compare_existing(int dir_fd, const std::string& name, std::string_view content) {
     int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return errno == ENOENT ? Existing::absent : Existing::not_a_file;
-    Fd file(fd);
+    UniqueFd file(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return Existing::not_a_file;
     if (static_cast<std::uint64_t>(st.st_size) != content.size()) return Existing::different;
@@ -62,9 +61,9 @@ Status refuse_invalid_keys(const Blob& blob) {
     for (const auto& a : blob.artifacts)
         if (!a.key_problem.empty())
             return make_error(Errc::invalid_argument,
-                              "refusing to unpack: key '" + a.key + "' (" + std::string(artifact_type_name(a.kind)) + ", byte " +
-                                  std::to_string(a.offset) + ") is " + a.key_problem + "; " + std::to_string(blob.invalid_keys()) +
-                                  " such key(s)",
+                              "refusing to unpack: key '" + a.key + "' (" + std::string(artifact_type_name(a.kind)) +
+                                  ", byte " + std::to_string(a.offset) + ") is " + a.key_problem + "; " +
+                                  std::to_string(blob.invalid_keys()) + " such key(s)",
                               blob.origin(), "torch would write such keys wherever they point; `bundle ls` lists them");
     return ok_status();
 }
@@ -73,11 +72,15 @@ std::vector<std::string> skipped_notes(const Blob& blob) {
     std::vector<std::string> notes;
     for (const auto& g : blob.groups)
         if (g.ignored_by_torch)
-            notes.push_back("group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" + std::to_string(g.count) +
+            notes.push_back("group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" +
+                            std::to_string(g.count) +
                             " artifacts) is ignored by torch: a later group has the same type");
     for (const auto& a : blob.artifacts)
-        if (a.superseded) notes.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) + " is superseded by a later copy (last wins)");
-    for (const auto& t : blob.unknown_types()) notes.push_back("type '" + t + "' skipped: " + std::string(unknown_type_note(t)));
+        if (a.superseded)
+            notes.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) +
+                            " is superseded by a later copy (last wins)");
+    for (const auto& t : blob.unknown_types())
+        notes.push_back("type '" + t + "' skipped: " + std::string(unknown_type_note(t)));
     return notes;
 }
 
@@ -93,8 +96,10 @@ Pending plan_step(int root_fd, UnpackStep step, std::string_view content, bool f
         auto dfd = open_dir_beneath(root_fd, dir, step.target);
         Existing e = Existing::absent;
         if (dfd.ok())
-            e = step.lock_file ? (::faccessat(dfd->get(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? Existing::same : Existing::absent)
-                               : compare_existing(dfd->get(), name, content);
+            e = step.lock_file
+                    ? (::faccessat(dfd->get(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? Existing::same
+                                                                                             : Existing::absent)
+                    : compare_existing(dfd->get(), name, content);
         else if (dfd.error().code != Errc::not_found)  // a symlink or a file where a directory goes
             e = Existing::not_a_file;
         if (e == Existing::same) step.action = UnpackAction::same;
@@ -115,7 +120,7 @@ Status apply_step(int root_fd, const std::string& root, const Pending& p) {
     if (p.step.action != UnpackAction::write && p.step.action != UnpackAction::replace) return ok_status();
     auto [dir, name] = split_target(p.step.target);
     const std::string context = root + "/" + p.step.target;
-    KILN_TRY(Fd dfd, open_dir_beneath(root_fd, dir, context, true));
+    KILN_TRY(UniqueFd dfd, open_dir_beneath(root_fd, dir, context, true));
     if (p.step.lock_file) {
         // FileLock's file: created empty, never truncated if it appeared meanwhile.
         int fd = ::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -124,7 +129,7 @@ Status apply_step(int root_fd, const std::string& root, const Pending& p) {
         return ok_status();
     }
     // A file that appeared since the plan is not replaced unless --force asked for replacing.
-    return codecache::write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace);
+    return write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace);
 }
 
 }  // namespace
@@ -149,7 +154,8 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
     KILN_CHECK(refuse_invalid_keys(blob));
     auto unknown = blob.unknown_types();
     if (!unknown.empty() && !options.ignore_unknown)
-        return make_error(Errc::unsupported, "type '" + unknown.front() + "': " + std::string(unknown_type_note(unknown.front())),
+        return make_error(Errc::unsupported,
+                          "type '" + unknown.front() + "': " + std::string(unknown_type_note(unknown.front())),
                           blob.origin(), "--ignore-unknown unpacks the known types anyway");
     UnpackReport report;
     report.root = root;
@@ -157,18 +163,21 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
     report.notes = skipped_notes(blob);
 
     std::error_code ec;
-    if (!options.dry_run) std::filesystem::create_directories(root, ec);  // the root as named; beneath it nothing is followed
+    if (!options.dry_run)
+        std::filesystem::create_directories(root, ec);  // the root as named; beneath it nothing is followed
     int rfd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rfd < 0 && !(options.dry_run && errno == ENOENT)) return io_error("cannot open the cache root", root, errno);
-    Fd root_fd(rfd);
+    UniqueFd root_fd(rfd);
 
     std::vector<Pending> plan;
     for (const BlobArtifact* a : load_order(blob)) {
         if (!a->effective()) continue;
         const std::string& type = blob.groups[a->group].type;
-        plan.push_back(plan_step(root_fd.get(), {a->target, type, a->key, a->content.size()}, a->content, options.force));
+        plan.push_back(
+            plan_step(root_fd.get(), {a->target, type, a->key, a->content.size()}, a->content, options.force));
         if (a->kind == ArtifactType::pgo)
-            plan.push_back(plan_step(root_fd.get(), {pgo_lock_target(a->key), type, a->key, 0, UnpackAction::write, {}, true}, {},
+            plan.push_back(plan_step(root_fd.get(),
+                                     {pgo_lock_target(a->key), type, a->key, 0, UnpackAction::write, {}, true}, {},
                                      options.force));
     }
     for (const auto& p : plan) {

@@ -27,21 +27,21 @@ enum class UnpackAction : std::uint8_t {
 std::string_view unpack_action_name(UnpackAction a);
 
 struct UnpackStep {
-    std::string target;           // relative to the root
+    std::string target;  // relative to the root
     std::string type, key;
     std::uint64_t bytes = 0;
     UnpackAction action = UnpackAction::write;
-    std::string why;              // for conflicts
-    bool lock_file = false;       // the empty .lock torch's FileLock leaves beside a PGO profile
+    std::string why;         // for conflicts
+    bool lock_file = false;  // the empty .lock torch's FileLock leaves beside a PGO profile
 };
 
 struct UnpackReport {
     std::string root;
     bool dry_run = false;
-    bool refused = false;                 // conflicts without force: nothing was written
-    std::vector<UnpackStep> steps;        // in torch's load order
-    std::vector<std::string> notes;       // artifacts torch would skip (shadowed groups, superseded keys, unknown types)
-    std::uint64_t files_written = 0;      // write + replace (in a dry run: would be)
+    bool refused = false;             // conflicts without force: nothing was written
+    std::vector<UnpackStep> steps;    // in torch's load order
+    std::vector<std::string> notes;   // artifacts torch would skip (shadowed groups, superseded keys, unknown types)
+    std::uint64_t files_written = 0;  // write + replace (in a dry run: would be)
     std::uint64_t bytes_written = 0;
     std::size_t conflicts() const;
 };

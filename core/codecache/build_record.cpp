@@ -2,26 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include <ctime>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 
-#include "codecache/atomic_file.hpp"
-#include "codecache/process.hpp"
-#include "util/cuda_probe.hpp"
+#include "cuda/nvcc.hpp"
+#include "util/atomic_file.hpp"
+#include "util/process.hpp"
 
 namespace kiln::codecache {
-
-std::string utc_now_iso8601() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 std::string compiler_version(const std::string& compiler, bool is_nvcc) {
     static std::mutex mutex;
@@ -32,16 +22,17 @@ std::string compiler_version(const std::string& compiler, bool is_nvcc) {
     }
     std::string version;
     if (is_nvcc) {
-        version = nvcc_version(compiler);
-    } else if (auto r = run_process({compiler, "--version"}); r.ok() && r->exit_status == 0) {
-        version = r->output.substr(0, r->output.find('\n'));
+        version = cuda::nvcc_version(compiler);
+    } else if (auto r = run_process({.argv = {compiler, "--version"}}, {.merge_output = true});
+               r.ok() && r->exit_status == 0) {
+        version = r->out.substr(0, r->out.find('\n'));
     }
     std::lock_guard lock(mutex);
     versions[compiler] = version;
     return version;
 }
 
-Status write_build_record(const std::filesystem::path& artifact, const BuildRecord& rec) {
+nlohmann::ordered_json to_json(const BuildRecord& rec) {
     nlohmann::ordered_json j;
     j["key"] = rec.key;
     j["source"] = rec.source;
@@ -54,6 +45,40 @@ Status write_build_record(const std::filesystem::path& artifact, const BuildReco
     j["exit_code"] = rec.exit_code;
     j["time"] = rec.time;
     j["size"] = rec.size;
+    return j;
+}
+
+BuildRecord build_record_from_json(const nlohmann::json& j) {
+    BuildRecord r;
+    if (!j.is_object()) return r;
+    r.key = j.value("key", "");
+    r.source = j.value("source", "");
+    r.output = j.value("output", "");
+    r.command = j.value("command", "");
+    r.command_template = j.value("command_template", "");
+    r.compiler = j.value("compiler", "");
+    r.compiler_version = j.value("compiler_version", "");
+    r.duration_s = j.value("duration_s", 0.0);
+    r.exit_code = j.value("exit_code", 0);
+    r.time = j.value("time", "");
+    r.size = j.value("size", std::uintmax_t{0});
+    return r;
+}
+
+Result<std::vector<BuildRecord>> read_build_history(const std::filesystem::path& artifact) {
+    std::vector<BuildRecord> out;
+    std::ifstream in(sidecar_path(artifact));
+    if (!in) return out;
+    auto top = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!top.is_object()) return make_error(Errc::parse, "not a build record", sidecar_path(artifact).string());
+    out.push_back(build_record_from_json(top));
+    if (auto h = top.find("history"); h != top.end() && h->is_array())
+        for (auto it = h->rbegin(); it != h->rend(); ++it) out.push_back(build_record_from_json(*it));  // newest first
+    return out;
+}
+
+Status write_build_record(const std::filesystem::path& artifact, const BuildRecord& rec) {
+    nlohmann::ordered_json j = to_json(rec);
     auto history = nlohmann::ordered_json::array();
     auto side = sidecar_path(artifact);
     if (std::ifstream in(side); in) {

@@ -5,6 +5,10 @@
 #include <filesystem>
 #include <string>
 
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "util/result.hpp"
 
 namespace kiln::codecache {
@@ -19,22 +23,23 @@ struct BuildRecord {
     std::string compiler_version;  // first line of `--version` (nvcc: "release X.Y, VX.Y.Z")
     double duration_s = 0;
     int exit_code = 0;
-    std::string time;              // UTC, ISO 8601
-    std::uintmax_t size = 0;       // bytes of the artifact
+    std::string time;         // UTC, ISO 8601
+    std::uintmax_t size = 0;  // bytes of the artifact
 };
 
-inline std::filesystem::path sidecar_path(const std::filesystem::path& artifact) {
-    return artifact.string() + ".json";
-}
+inline std::filesystem::path sidecar_path(const std::filesystem::path& artifact) { return artifact.string() + ".json"; }
+
+nlohmann::ordered_json to_json(const BuildRecord& rec);
+BuildRecord build_record_from_json(const nlohmann::json& j);
 
 // Writes the sidecar atomically; an existing sidecar (a forced rebuild) moves into "history",
 // oldest first, so earlier builds stay visible.
 Status write_build_record(const std::filesystem::path& artifact, const BuildRecord& rec);
+// The artifact's builds, newest first: the current record, then its history (the GUI's list).
+// A missing sidecar is an empty list.
+Result<std::vector<BuildRecord>> read_build_history(const std::filesystem::path& artifact);
 
 // The compiler's version line, queried once per compiler per process.
 std::string compiler_version(const std::string& compiler, bool is_nvcc);
-
-// Current UTC time as "2025-01-31T12:34:56Z".
-std::string utc_now_iso8601();
 
 }  // namespace kiln::codecache

@@ -3,20 +3,34 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <system_error>
 
 #include "codecache/artifact_check.hpp"
-#include "codecache/atomic_file.hpp"
 #include "codecache/build_record.hpp"
 #include "codecache/compile_command.hpp"
-#include "codecache/file_lock.hpp"
-#include "codecache/process.hpp"
 #include "hash/sha256.hpp"
+#include "util/atomic_file.hpp"
+#include "util/file_lock.hpp"
+#include "util/process.hpp"
+#include "util/utc_time.hpp"
 
 namespace kiln::codecache {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Python's str.strip() for ASCII whitespace (" \t\n\r\v\f" and \x1c-\x1f); Inductor hashes the
+// stripped source so leading/trailing blank lines do not change the key.
+std::string_view strip_python(std::string_view s) {
+    auto space = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+               (c >= '\x1c' && c <= '\x1f');
+    };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return s;
+}
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -88,16 +102,22 @@ Result<CompileOutcome> CodeCache::compile(const CompileRequest& req) const {
     auto tmp = dir / ("." + out.key + temp_suffix() + ".tmp." + req.out_ext);
     auto real = substitute(argv, out.source_path.string(), tmp.string());
     auto compile_start = Clock::now();
-    auto ran = run_process(real);
-    if (!ran.ok()) return std::move(ran.error()).with_context(render_command(real));
+    auto ran = run_process({.argv = real}, {.merge_output = true});
+    if (!ran.ok()) {
+        Error e = std::move(ran.error());
+        if (e.code == Errc::not_found)
+            e = make_error(Errc::unavailable, "cannot run the compiler: " + e.message, argv.front(),
+                           "install it, or set $CXX / $CUDACXX / --cache options to a compiler that exists");
+        return std::move(e).with_context(render_command(real));
+    }
     double duration = since(compile_start);
-    out.compiler_output = ran->output;
+    out.compiler_output = ran->out;
     std::error_code ec;
     if (ran->exit_status != 0) {
         std::filesystem::remove(tmp, ec);
         std::string why = ran->signal ? "compiler killed by signal " + std::to_string(ran->signal)
                                       : "compilation failed (exit status " + std::to_string(ran->exit_status) + ")";
-        return make_error(Errc::external, why + "\n" + ran->output, render_command(real),
+        return make_error(Errc::external, why + "\n" + ran->out, render_command(real),
                           "the compiler's output above says why; the source is " + out.source_path.string());
     }
     if (auto problem = artifact_problem(tmp, req.out_ext); !problem.empty()) {
@@ -120,7 +140,7 @@ Result<CompileOutcome> CodeCache::compile(const CompileRequest& req) const {
     rec.compiler_version = compiler_version(argv.front(), req.lang == Lang::Cuda);
     rec.duration_s = duration;
     rec.exit_code = ran->exit_status;
-    rec.time = utc_now_iso8601();
+    rec.time = utc_now(UtcFormat::iso);
     rec.size = std::filesystem::file_size(out.output_path, ec);
     KILN_CHECK(write_build_record(out.output_path, rec));
     out.seconds = since(t0);
@@ -150,6 +170,24 @@ Result<std::shared_ptr<Library>> CodeCache::compile_and_load(const CompileReques
     }
     if (outcome) *outcome = out;
     return lib;
+}
+
+nlohmann::ordered_json to_json(const CompileOutcome& o) {
+    nlohmann::ordered_json j;
+    j["key"] = o.key;
+    j["source"] = o.source_path.string();
+    j["output"] = o.output_path.string();
+    j["hit"] = o.hit;
+    j["seconds"] = o.seconds;
+    j["command"] = o.command;
+    return j;
+}
+
+std::filesystem::path default_code_cache_dir() {
+    if (const char* d = std::getenv("KILN_CODE_CACHE_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "kiln/code";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache/kiln/code";
+    return std::filesystem::temp_directory_path() / "kiln-code";
 }
 
 }  // namespace kiln::codecache

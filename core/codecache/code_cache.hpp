@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "codecache/library.hpp"
 #include "util/result.hpp"
 
@@ -25,7 +27,7 @@ struct WriteResult {
 };
 
 struct CompileRequest {
-    std::string source;              // the code itself, not a path
+    std::string source;  // the code itself, not a path
     Lang lang = Lang::Cpp;
     std::string out_ext = "so";      // Cpp: so|o|exe; Cuda: so|o|cubin|ptx|fatbin|exe
     std::vector<std::string> flags;  // extra compiler flags, appended to the command (part of the key)
@@ -36,23 +38,30 @@ struct CompileOutcome {
     std::string key;
     std::filesystem::path source_path;
     std::filesystem::path output_path;
-    bool hit = false;        // the artifact already existed; no compiler ran
-    double seconds = 0;      // wall time of this request (compile included when it ran)
-    std::string command;     // the command template with dummy_input/dummy_output: the key's `extra`
+    bool hit = false;             // the artifact already existed; no compiler ran
+    double seconds = 0;           // wall time of this request (compile included when it ran)
+    std::string command;          // the command template with dummy_input/dummy_output: the key's `extra`
     std::string compiler_output;  // stdout+stderr of the compiler (empty on a hit)
 };
 
+// {"key", "source", "output", "hit", "seconds", "command"} (kiln-cli compile --json).
+nlohmann::ordered_json to_json(const CompileOutcome& outcome);
+
+// Kiln's own code cache when none is named: $KILN_CODE_CACHE_DIR, else $XDG_CACHE_HOME/kiln/code,
+// else ~/.cache/kiln/code, else <tmp>/kiln-code.
+std::filesystem::path default_code_cache_dir();
+
 struct CodeCacheOptions {
-    std::filesystem::path root;                        // the cache directory
-    std::string cxx;                                   // empty: $CXX, else "g++"
-    std::string nvcc;                                  // empty: find_nvcc() ($CUDACXX, $CUDA_HOME, PATH)
-    std::string cuda_arch;                             // e.g. "90"; empty: the device's, else "90"
+    std::filesystem::path root;  // the cache directory
+    std::string cxx;             // empty: $CXX, else "g++"
+    std::string nvcc;            // empty: find_nvcc() ($CUDACXX, $CUDA_HOME, PATH)
+    std::string cuda_arch;       // e.g. "90"; empty: the device's, else "90"
     std::string opt_level = "-O3";
-    std::string march = "-march=native";               // C++ only; empty to leave out
+    std::string march = "-march=native";  // C++ only; empty to leave out
     std::vector<std::string> include_dirs;
     std::vector<std::string> library_dirs;
-    std::vector<std::string> libraries;                // names for -l
-    std::chrono::milliseconds lock_timeout{600'000};   // Inductor's LOCK_TIMEOUT (600 s)
+    std::vector<std::string> libraries;               // names for -l
+    std::chrono::milliseconds lock_timeout{600'000};  // Inductor's LOCK_TIMEOUT (600 s)
 };
 
 class CodeCache {

@@ -1,13 +1,11 @@
 #include "codecache/compile_command.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 #include <sstream>
 
-#include "util/cuda_probe.hpp"
+#include "cuda/driver.hpp"
+#include "cuda/nvcc.hpp"
 
 namespace kiln::codecache {
 namespace {
@@ -19,22 +17,13 @@ std::vector<std::string> split_words(const std::string& s) {
     return words;
 }
 
-// Compute capability of device 0 through the driver API, opened at run time (no GPU: empty).
+// Compute capability of device 0 ("90"), through the one CUDA loader (no GPU: empty).
 std::string device_arch() {
-    static std::once_flag once;
-    static std::string arch;
-    std::call_once(once, [] {
-        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!lib) return;
-        using InitFn = int (*)(unsigned);
-        using AttrFn = int (*)(int*, int, int);
-        auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
-        auto attr = reinterpret_cast<AttrFn>(dlsym(lib, "cuDeviceGetAttribute"));
-        int major = 0, minor = 0;
-        // 75/76: CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR
-        if (init && attr && init(0) == 0 && attr(&major, 75, 0) == 0 && attr(&minor, 76, 0) == 0 && major > 0)
-            arch = std::to_string(major) + std::to_string(minor);
-    });
+    static const std::string arch = [] {
+        auto facts = cuda::device_facts(0);
+        return facts.ok() && facts->cc_major > 0 ? std::to_string(facts->cc_major) + std::to_string(facts->cc_minor)
+                                                 : std::string();
+    }();
     return arch;
 }
 
@@ -50,8 +39,8 @@ Result<std::vector<std::string>> cpp_command(const CodeCacheOptions& opt, const 
     } else if (req.out_ext == "o") {
         argv.push_back("-c");
     } else if (req.out_ext != "exe") {
-        return make_error(Errc::invalid_argument, "unsupported output '" + req.out_ext + "' for C++",
-                          {}, "C++ sources compile to so, o or exe");
+        return make_error(Errc::invalid_argument, "unsupported output '" + req.out_ext + "' for C++", {},
+                          "C++ sources compile to so, o or exe");
     }
     for (const auto& d : opt.include_dirs) argv.push_back("-I" + d);
     argv.insert(argv.end(), req.flags.begin(), req.flags.end());
@@ -65,9 +54,9 @@ Result<std::vector<std::string>> cpp_command(const CodeCacheOptions& opt, const 
 }
 
 Result<std::vector<std::string>> cuda_command(const CodeCacheOptions& opt, const CompileRequest& req) {
-    std::string nvcc = find_nvcc(opt.nvcc);
+    std::string nvcc = cuda::find_nvcc(opt.nvcc);
     if (nvcc.empty())
-        return make_error(Errc::not_found, "nvcc not found", "$CUDACXX, $CUDA_HOME/bin/nvcc, /usr/local/cuda, PATH",
+        return make_error(Errc::unavailable, "nvcc not found", "$CUDACXX, $CUDA_HOME/bin/nvcc, /usr/local/cuda, PATH",
                           "install the CUDA toolkit or set $CUDACXX");
     std::string arch = cuda_arch(opt);
     if (arch == "90") arch = "90a";  // as the seed: CUTLASS's sm90 paths need the "a" features
@@ -82,8 +71,8 @@ Result<std::vector<std::string>> cuda_command(const CodeCacheOptions& opt, const
     } else {
         argv.push_back("-gencode=arch=compute_" + arch + ",code=[sm_" + arch + ",compute_" + arch + "]");
     }
-    argv.insert(argv.end(), {opt.opt_level.empty() ? "-O3" : opt.opt_level, "-std=c++17",
-                             "--expt-relaxed-constexpr", "-DNDEBUG"});
+    argv.insert(argv.end(),
+                {opt.opt_level.empty() ? "-O3" : opt.opt_level, "-std=c++17", "--expt-relaxed-constexpr", "-DNDEBUG"});
     argv.insert(argv.end(), req.flags.begin(), req.flags.end());
     for (const char* h : {"-fPIC", "-fno-strict-aliasing", "-fvisibility=hidden"})
         argv.push_back(std::string("-Xcompiler=") + h);

@@ -50,13 +50,12 @@ std::shared_future<Result<CompileOutcome>> CompilePool::compile_async(CompileReq
     std::lock_guard lock(mutex_);
     // A request for a key already in flight joins it instead of compiling again.
     if (auto it = compiles_.find(slot); it != compiles_.end()) return it->second;
-    auto task = std::make_shared<std::packaged_task<Result<CompileOutcome>()>>(
-        [this, req = std::move(req), slot] {
-            auto r = cache_.compile(req);
-            std::lock_guard done(mutex_);
-            compiles_.erase(slot);
-            return r;
-        });
+    auto task = std::make_shared<std::packaged_task<Result<CompileOutcome>()>>([this, req = std::move(req), slot] {
+        auto r = cache_.compile(req);
+        std::lock_guard done(mutex_);
+        compiles_.erase(slot);
+        return r;
+    });
     auto fut = task->get_future().share();
     compiles_.emplace(slot, fut);
     queue_.push_back([task] { (*task)(); });

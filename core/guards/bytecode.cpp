@@ -15,28 +15,24 @@ public:
     bool emit_node(std::uint32_t idx) {
         const Node& n = e_.nodes()[idx];
         switch (n.op) {
-            case Op::int_lit: {
+            case NodeOp::int_lit: {
                 i128 v = e_.int_literal(n.a);
                 if (v > INT64_MAX || v < INT64_MIN) return false;
                 return push(Code::push_const, static_cast<std::int64_t>(v));
             }
-            case Op::bool_lit: return push(Code::push_const, n.a);
-            case Op::symbol: return push(Code::push_sym, n.a);
-            case Op::big_lit:
-            case Op::float_lit: return false;
-            case Op::pos: return emit_node(n.a);
-            case Op::neg: return emit_node(n.a) && op(Code::neg, 0);
-            case Op::not_: return emit_node(n.a) && op(Code::not_, 0);
-            case Op::add: return binary(n, Code::add);
-            case Op::sub: return binary(n, Code::sub);
-            case Op::mul: return binary(n, Code::mul);
-            case Op::floordiv: return binary(n, Code::floordiv);
-            case Op::mod: return binary(n, Code::mod);
-            case Op::pow: return binary(n, Code::pow);
-            case Op::and_: return chain(n, Code::jump_if_false_or_pop);
-            case Op::or_: return chain(n, Code::jump_if_true_or_pop);
-            case Op::compare: return compare(n);
-            case Op::call: return call(n);
+            case NodeOp::bool_lit: return push(Code::push_const, n.a);
+            case NodeOp::symbol: return push(Code::push_sym, n.a);
+            case NodeOp::big_lit:
+            case NodeOp::float_lit: return false;
+            case NodeOp::pos: return emit_node(n.a);
+            case NodeOp::neg: return emit_node(n.a) && op(Code::neg, 0);
+            case NodeOp::not_: return emit_node(n.a) && op(Code::not_, 0);
+            case NodeOp::pow: return binary(n, Code::pow);
+            case NodeOp::arith: return arith(n);
+            case NodeOp::and_: return chain(n, Code::jump_if_false_or_pop);
+            case NodeOp::or_: return chain(n, Code::jump_if_true_or_pop);
+            case NodeOp::compare: return compare(n);
+            case NodeOp::call: return call(n);
         }
         return false;
     }
@@ -59,6 +55,24 @@ private:
         return true;
     }
     bool binary(const Node& n, Code c) { return emit_node(n.a) && emit_node(n.b) && op(c, 1); }
+
+    // a + b - c as a, b, add, c, sub: the chain's loop, never a recursion per operand.
+    bool arith(const Node& n) {
+        if (!emit_node(list(n, 0))) return false;
+        for (std::uint32_t k = 1; k < n.b; ++k) {
+            Code c;
+            switch (e_.step_op(n.a + k)) {
+                case StepOp::add: c = Code::add; break;
+                case StepOp::sub: c = Code::sub; break;
+                case StepOp::mul: c = Code::mul; break;
+                case StepOp::floordiv: c = Code::floordiv; break;
+                case StepOp::mod: c = Code::mod; break;
+                default: return false;  // true division: a float, the tree's
+            }
+            if (!emit_node(list(n, k)) || !op(c, 1)) return false;
+        }
+        return true;
+    }
     std::uint32_t list(const Node& n, std::uint32_t k) const { return e_.list_item(n.a + k); }
 
     bool chain(const Node& n, Code jump) {
@@ -155,9 +169,18 @@ FastResult run_program(const Program& p, const std::int64_t* values) {
         switch (in.op) {
             case Code::push_const: *sp++ = in.arg; break;
             case Code::push_sym: *sp++ = values[in.arg]; break;
-            case Code::add: --sp; if (__builtin_add_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail; break;
-            case Code::sub: --sp; if (__builtin_sub_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail; break;
-            case Code::mul: --sp; if (__builtin_mul_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail; break;
+            case Code::add:
+                --sp;
+                if (__builtin_add_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail;
+                break;
+            case Code::sub:
+                --sp;
+                if (__builtin_sub_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail;
+                break;
+            case Code::mul:
+                --sp;
+                if (__builtin_mul_overflow(sp[-1], sp[0], &sp[-1])) return FastResult::bail;
+                break;
             case Code::floordiv:
             case Code::mod: {
                 --sp;
@@ -180,17 +203,47 @@ FastResult run_program(const Program& p, const std::int64_t* values) {
                 sp[-1] = r;
                 break;
             }
-            case Code::neg: if (sp[-1] == INT64_MIN) return FastResult::bail; sp[-1] = -sp[-1]; break;
-            case Code::abs: if (sp[-1] == INT64_MIN) return FastResult::bail; if (sp[-1] < 0) sp[-1] = -sp[-1]; break;
-            case Code::max: --sp; if (sp[0] > sp[-1]) sp[-1] = sp[0]; break;
-            case Code::min: --sp; if (sp[0] < sp[-1]) sp[-1] = sp[0]; break;
+            case Code::neg:
+                if (sp[-1] == INT64_MIN) return FastResult::bail;
+                sp[-1] = -sp[-1];
+                break;
+            case Code::abs:
+                if (sp[-1] == INT64_MIN) return FastResult::bail;
+                if (sp[-1] < 0) sp[-1] = -sp[-1];
+                break;
+            case Code::max:
+                --sp;
+                if (sp[0] > sp[-1]) sp[-1] = sp[0];
+                break;
+            case Code::min:
+                --sp;
+                if (sp[0] < sp[-1]) sp[-1] = sp[0];
+                break;
             case Code::not_: sp[-1] = sp[-1] == 0; break;
-            case Code::lt: --sp; sp[-1] = sp[-1] < sp[0]; break;
-            case Code::le: --sp; sp[-1] = sp[-1] <= sp[0]; break;
-            case Code::gt: --sp; sp[-1] = sp[-1] > sp[0]; break;
-            case Code::ge: --sp; sp[-1] = sp[-1] >= sp[0]; break;
-            case Code::eq: --sp; sp[-1] = sp[-1] == sp[0]; break;
-            case Code::ne: --sp; sp[-1] = sp[-1] != sp[0]; break;
+            case Code::lt:
+                --sp;
+                sp[-1] = sp[-1] < sp[0];
+                break;
+            case Code::le:
+                --sp;
+                sp[-1] = sp[-1] <= sp[0];
+                break;
+            case Code::gt:
+                --sp;
+                sp[-1] = sp[-1] > sp[0];
+                break;
+            case Code::ge:
+                --sp;
+                sp[-1] = sp[-1] >= sp[0];
+                break;
+            case Code::eq:
+                --sp;
+                sp[-1] = sp[-1] == sp[0];
+                break;
+            case Code::ne:
+                --sp;
+                sp[-1] = sp[-1] != sp[0];
+                break;
             case Code::jump_if_false_or_pop:
                 if (sp[-1] == 0) pc = static_cast<std::size_t>(in.arg) - 1;
                 else --sp;

@@ -12,10 +12,27 @@ namespace kiln::guards {
 class Expr;
 
 enum class Code : std::uint8_t {
-    push_const, push_sym,
-    add, sub, mul, floordiv, mod, pow, neg, abs, max, min, not_,
-    lt, le, gt, ge, eq, ne,
-    jump_if_false_or_pop, jump_if_true_or_pop,  // `and` / `or`: keep the deciding value
+    push_const,
+    push_sym,
+    add,
+    sub,
+    mul,
+    floordiv,
+    mod,
+    pow,
+    neg,
+    abs,
+    max,
+    min,
+    not_,
+    lt,
+    le,
+    gt,
+    ge,
+    eq,
+    ne,
+    jump_if_false_or_pop,
+    jump_if_true_or_pop,  // `and` / `or`: keep the deciding value
     ret,
 };
 

@@ -30,6 +30,9 @@ const char* tok_name(Tok t) {
         case Tok::rbracket: return "']'";
         case Tok::comma: return "','";
         case Tok::dot: return "'.'";
+        case Tok::and_and: return "'&&'";
+        case Tok::or_or: return "'||'";
+        case Tok::bang: return "'!'";
         case Tok::end: return "end of expression";
     }
     return "?";
@@ -98,7 +101,7 @@ Result<Token> lex_string(std::string_view s, std::size_t& i) {
 
 }  // namespace
 
-Result<std::vector<Token>> tokenize(std::string_view s) {
+Result<std::vector<Token>> tokenize(std::string_view s, bool c_logic) {
     std::vector<Token> out;
     std::size_t i = 0;
     auto op = [&](Tok t, std::size_t len) {
@@ -121,31 +124,54 @@ Result<std::vector<Token>> tokenize(std::string_view s) {
         } else if (c == '\'' || c == '"') {
             KILN_TRY(Token t, lex_string(s, i));
             out.push_back(std::move(t));
-        } else if (c == '*' && n == '*') { op(Tok::dstar, 2);
-        } else if (c == '/' && n == '/') { op(Tok::dslash, 2);
-        } else if (c == '<' && n == '=') { op(Tok::le, 2);
-        } else if (c == '>' && n == '=') { op(Tok::ge, 2);
-        } else if (c == '=' && n == '=') { op(Tok::eq, 2);
-        } else if (c == '!' && n == '=') { op(Tok::ne, 2);
-        } else if (c == '+') { op(Tok::plus, 1);
-        } else if (c == '-') { op(Tok::minus, 1);
-        } else if (c == '*') { op(Tok::star, 1);
-        } else if (c == '/') { op(Tok::slash, 1);
-        } else if (c == '%') { op(Tok::percent, 1);
-        } else if (c == '<') { op(Tok::lt, 1);
-        } else if (c == '>') { op(Tok::gt, 1);
-        } else if (c == '(') { op(Tok::lparen, 1);
-        } else if (c == ')') { op(Tok::rparen, 1);
-        } else if (c == '[') { op(Tok::lbracket, 1);
-        } else if (c == ']') { op(Tok::rbracket, 1);
-        } else if (c == ',') { op(Tok::comma, 1);
-        } else if (c == '.') { op(Tok::dot, 1);
+        } else if (c == '*' && n == '*') {
+            op(Tok::dstar, 2);
+        } else if (c == '/' && n == '/') {
+            op(Tok::dslash, 2);
+        } else if (c == '<' && n == '=') {
+            op(Tok::le, 2);
+        } else if (c == '>' && n == '=') {
+            op(Tok::ge, 2);
+        } else if (c == '=' && n == '=') {
+            op(Tok::eq, 2);
+        } else if (c == '!' && n == '=') {
+            op(Tok::ne, 2);
+        } else if (c_logic && c == '&' && n == '&') {
+            op(Tok::and_and, 2);
+        } else if (c_logic && c == '|' && n == '|') {
+            op(Tok::or_or, 2);
+        } else if (c_logic && c == '!') {
+            op(Tok::bang, 1);
+        } else if (c == '+') {
+            op(Tok::plus, 1);
+        } else if (c == '-') {
+            op(Tok::minus, 1);
+        } else if (c == '*') {
+            op(Tok::star, 1);
+        } else if (c == '/') {
+            op(Tok::slash, 1);
+        } else if (c == '%') {
+            op(Tok::percent, 1);
+        } else if (c == '<') {
+            op(Tok::lt, 1);
+        } else if (c == '>') {
+            op(Tok::gt, 1);
+        } else if (c == '(') {
+            op(Tok::lparen, 1);
+        } else if (c == ')') {
+            op(Tok::rparen, 1);
+        } else if (c == '[') {
+            op(Tok::lbracket, 1);
+        } else if (c == ']') {
+            op(Tok::rbracket, 1);
+        } else if (c == ',') {
+            op(Tok::comma, 1);
+        } else if (c == '.') {
+            op(Tok::dot, 1);
         } else {
             char shown[8];
-            if (std::isprint(static_cast<unsigned char>(c)))
-                std::snprintf(shown, sizeof shown, "%c", c);
-            else
-                std::snprintf(shown, sizeof shown, "\\x%02x", static_cast<unsigned char>(c));
+            if (std::isprint(static_cast<unsigned char>(c))) std::snprintf(shown, sizeof shown, "%c", c);
+            else std::snprintf(shown, sizeof shown, "\\x%02x", static_cast<unsigned char>(c));
             return lex_error(std::string("unexpected character '") + shown + "'", i);
         }
     }

@@ -10,10 +10,32 @@
 namespace kiln::guards {
 
 enum class Tok : std::uint8_t {
-    integer, floating, name, string,
-    plus, minus, star, dslash, slash, percent, dstar,
-    lt, le, gt, ge, eq, ne,
-    lparen, rparen, lbracket, rbracket, comma, dot,
+    integer,
+    floating,
+    name,
+    string,
+    plus,
+    minus,
+    star,
+    dslash,
+    slash,
+    percent,
+    dstar,
+    lt,
+    le,
+    gt,
+    ge,
+    eq,
+    ne,
+    lparen,
+    rparen,
+    lbracket,
+    rbracket,
+    comma,
+    dot,
+    and_and,
+    or_or,
+    bang,  // &&, ||, ! (tuning-spec restrictions only)
     end,
 };
 
@@ -21,11 +43,12 @@ struct Token {
     Tok kind = Tok::end;
     std::uint32_t begin = 0;  // byte offset into the source
     std::uint32_t end = 0;
-    std::string text;         // the literal's digits, the name, or the string's contents
+    std::string text;  // the literal's digits, the name, or the string's contents
 };
 
 // Splits the whole source; errors name the offending character and its 1-based column.
-Result<std::vector<Token>> tokenize(std::string_view source);
+// `c_logic` admits &&, || and ! (restrictions accept them; torch never prints them).
+Result<std::vector<Token>> tokenize(std::string_view source, bool c_logic = false);
 
 const char* tok_name(Tok t);
 

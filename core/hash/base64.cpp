@@ -40,15 +40,17 @@ constexpr auto kD0 = make_shifted(18), kD1 = make_shifted(12), kD2 = make_shifte
 // leaves `min_tail` characters for the scalar loop. Writes 32 bytes per 24 produced: the caller
 // keeps 8 bytes of room past the decoded output of the blocks it allows.
 __attribute__((target("avx2"))) std::size_t decode_avx2(const unsigned char* in, std::size_t n, char* out) {
-    const __m256i lut_lo = _mm256_setr_epi8(0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A,
-                                            0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A);
-    const __m256i lut_hi = _mm256_setr_epi8(0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10,
-                                            0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10);
-    const __m256i lut_roll = _mm256_setr_epi8(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0,
-                                              0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i lut_lo = _mm256_setr_epi8(0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A,
+                                            0x1B, 0x1B, 0x1B, 0x1A, 0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11,
+                                            0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A);
+    const __m256i lut_hi = _mm256_setr_epi8(0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10,
+                                            0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08,
+                                            0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10);
+    const __m256i lut_roll = _mm256_setr_epi8(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 19, 4,
+                                              -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m256i mask_2f = _mm256_set1_epi8(0x2f);
-    const __m256i pack_shuffle = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1,
-                                                  2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+    const __m256i pack_shuffle = _mm256_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1, 2, 1, 0, 6, 5,
+                                                  4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
     const __m256i pack_lanes = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, -1, -1);
     std::size_t i = 0;
     for (; i + 32 <= n; i += 32) {
@@ -83,12 +85,15 @@ std::string base64_encode(std::string_view in) {
     auto byte = [&](size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in[k])); };
     for (; i + 3 <= in.size(); i += 3) {
         std::uint32_t v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
-        out += kAlphabet[v >> 18 & 63]; out += kAlphabet[v >> 12 & 63];
-        out += kAlphabet[v >> 6 & 63];  out += kAlphabet[v & 63];
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
+        out += kAlphabet[v >> 6 & 63];
+        out += kAlphabet[v & 63];
     }
     if (size_t rest = in.size() - i; rest > 0) {
         std::uint32_t v = byte(i) << 16 | (rest == 2 ? byte(i + 1) << 8 : 0);
-        out += kAlphabet[v >> 18 & 63]; out += kAlphabet[v >> 12 & 63];
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
         out += rest == 2 ? kAlphabet[v >> 6 & 63] : '=';
         out += '=';
     }
@@ -116,8 +121,12 @@ Result<std::string> base64_decode(std::string_view in) {
         std::uint32_t v = kD0[p[i]] | kD1[p[i + 1]] | kD2[p[i + 2]] | kD3[p[i + 3]];
         std::uint32_t w = kD0[p[i + 4]] | kD1[p[i + 5]] | kD2[p[i + 6]] | kD3[p[i + 7]];
         if ((v | w) & 0x01000000u) break;  // the quad-at-a-time loop below finds and reports it
-        o[0] = static_cast<char>(v >> 16); o[1] = static_cast<char>(v >> 8); o[2] = static_cast<char>(v);
-        o[3] = static_cast<char>(w >> 16); o[4] = static_cast<char>(w >> 8); o[5] = static_cast<char>(w);
+        o[0] = static_cast<char>(v >> 16);
+        o[1] = static_cast<char>(v >> 8);
+        o[2] = static_cast<char>(v);
+        o[3] = static_cast<char>(w >> 16);
+        o[4] = static_cast<char>(w >> 8);
+        o[5] = static_cast<char>(w);
         o += 6;
     }
     for (; i < body; i += 4) {
@@ -127,7 +136,9 @@ Result<std::string> base64_decode(std::string_view in) {
             while (kTable[p[bad]] >= 0) ++bad;
             return make_error(Errc::parse, "invalid base64 character", "offset " + std::to_string(bad));
         }
-        *o++ = static_cast<char>(v >> 16); *o++ = static_cast<char>(v >> 8); *o++ = static_cast<char>(v);
+        *o++ = static_cast<char>(v >> 16);
+        *o++ = static_cast<char>(v >> 8);
+        *o++ = static_cast<char>(v);
     }
     if (!in.empty()) {
         std::uint32_t v = 0;

@@ -7,12 +7,11 @@ namespace kiln::inductor {
 
 namespace {
 constexpr std::array<std::string_view, kCategoryCount> kCategoryNames = {
-    "fxgraph",     "aotautograd",     "output_code",          "kernel_module", "best_config",
-    "kernel_perf", "cpp_source",      "cpp_library",          "cuda_source",   "triton_compiled",
-    "autotune_local_cache", "lock",   "temp",                 "build_record",  "pgo_profile",
-    "precompile_entry", "triton_autotune", "picked_kernel",   "object_file",   "compile_error",
-    "aoti_artifact", "halide",        "aoti_eager",           "cutlass",       "cutedsl",
-    "precompiled_header", "caching_module", "toolchain",      "nested_root",   "debug_dump",
+    "fxgraph",     "aotautograd",        "output_code",    "kernel_module",    "best_config",          "kernel_perf",
+    "cpp_source",  "cpp_library",        "cuda_source",    "triton_compiled",  "autotune_local_cache", "lock",
+    "temp",        "build_record",       "pgo_profile",    "precompile_entry", "triton_autotune",      "picked_kernel",
+    "object_file", "compile_error",      "aoti_artifact",  "halide",           "aoti_eager",           "cutlass",
+    "cutedsl",     "precompiled_header", "caching_module", "toolchain",        "nested_root",          "debug_dump",
     "other",
 };
 }  // namespace
@@ -29,16 +28,6 @@ std::optional<Category> category_from_name(std::string_view name) {
 }
 
 bool kept_by_default(Category c) { return c == Category::lock || c == Category::pgo_profile; }
-
-std::string_view group_kind_name(GroupKind k) {
-    switch (k) {
-        case GroupKind::key_dir: return "key_dir";
-        case GroupKind::triton_kernel_dir: return "triton_kernel_dir";
-        case GroupKind::module: return "module";
-        case GroupKind::single_file: return "single_file";
-    }
-    return "single_file";
-}
 
 std::string_view root_kind_name(RootKind k) { return k == RootKind::triton ? "triton" : "inductor"; }
 

@@ -58,7 +58,9 @@ Classification classify_code_file(std::string_view rel, std::string_view dir, st
     if (!is_code_key(key) || key.substr(1, 2) != dir) return single(Category::other, rel);
     std::string_view ext = name.substr(53);
     std::string_view group = rel.substr(0, rel.size() - name.size() + 52);  // "<xx>/c<51>"
-    auto module = [&](Category c, bool sniff = false) { return Classification{c, GroupKind::module, key, group, sniff}; };
+    auto module = [&](Category c, bool sniff = false) {
+        return Classification{c, GroupKind::module, key, group, sniff};
+    };
     if (ext == "py") return module(Category::kernel_module, true);
     if (ext == "kernel_perf") return module(Category::kernel_perf);
     if (ext == "cpp" || ext == "main.cpp" || ext == "optimized.cpp") return module(Category::cpp_source);
@@ -91,8 +93,11 @@ Classification classify_inductor(std::string_view rel, const std::array<std::str
     if (top == "triton") {
         // triton/<device index>/<HASH>/<file>; staging dirs and autotune results beside the kernels
         if (n >= 4 && !s[1].empty() && all_of(s[1], digit)) {
-            if (auto c = classify_triton_extra(rel, s[2], n >= 5 ? s[3] : std::string_view(), s[n - 1], n == 4)) return *c;
-            if (n == 4) return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[2], prefix_through(rel, s[2]), false};
+            if (auto c = classify_triton_extra(rel, s[2], n >= 5 ? s[3] : std::string_view(), s[n - 1], n == 4))
+                return *c;
+            if (n == 4)
+                return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[2], prefix_through(rel, s[2]),
+                        false};
         }
         return single(Category::other, rel);
     }

@@ -14,7 +14,7 @@ namespace kiln::inductor {
 struct Classification {
     Category category = Category::other;
     GroupKind group_kind = GroupKind::single_file;
-    std::string_view key;        // views into the relative path given to classify_path
+    std::string_view key;  // views into the relative path given to classify_path
     std::string_view group_rel;
     bool needs_python_sniff = false;  // c<51>.py: output_code or kernel_module, decided by content
 };
@@ -29,8 +29,8 @@ bool python_is_output_code(std::string_view head);
 inline constexpr std::size_t kPythonSniffBytes = 4096;
 
 // Name checks shared with roots.cpp.
-bool is_code_key(std::string_view s);      // "c" + 51 chars of lower-case base32 (a-z, 2-7)
-bool is_triton_hash(std::string_view s);   // 52 chars of upper-case base32
+bool is_code_key(std::string_view s);     // "c" + 51 chars of lower-case base32 (a-z, 2-7)
+bool is_triton_hash(std::string_view s);  // 52 chars of upper-case base32
 bool is_hex64(std::string_view s);
 bool is_atomic_temp_name(std::string_view name);  // ".<pid>.<tid>.tmp"
 

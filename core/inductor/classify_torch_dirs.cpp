@@ -57,10 +57,13 @@ std::optional<Classification> classify_torch_folder(std::string_view rel, std::s
     if (n == 1) return classify_top_file(rel, name);
     if (top == "dynamo") return classify_dynamo(rel, second, name, n);
     if (top == "aoti_eager") return single(Category::aoti_eager, rel);
-    if (top == "autoheuristic" || top == "bisect" || top == "unhashed_kernel_inputs") return single(Category::debug_dump, rel);
+    if (top == "autoheuristic" || top == "bisect" || top == "unhashed_kernel_inputs")
+        return single(Category::debug_dump, rel);
     if (top == "torch_cutlass") return single(Category::cutlass, rel);
-    if (top == "cutedsl_compile_cache") return single(ends_with(name, ".tmp") ? Category::temp : Category::cutedsl, rel);
-    if (top == "precompiled_headers") return single(ends_with(name, ".lock") ? Category::lock : Category::precompiled_header, rel);
+    if (top == "cutedsl_compile_cache")
+        return single(ends_with(name, ".tmp") ? Category::temp : Category::cutedsl, rel);
+    if (top == "precompiled_headers")
+        return single(ends_with(name, ".lock") ? Category::lock : Category::precompiled_header, rel);
     if (top == "gcc") return dir_group(Category::toolchain, rel, top);
     if (starts_with(top, "halide-runtime-")) return dir_group(Category::halide, rel, top);
     if (is_python_temp_name(top)) return dir_group(Category::nested_root, rel, top);
@@ -72,7 +75,8 @@ std::optional<Classification> classify_triton_extra(std::string_view rel, std::s
     // TritonBundler's staging dir tmp.<uuid4>, renamed onto the kernel dir when complete (left by a crash).
     if (direct && starts_with(dir, "tmp.") && !is_triton_hash(dir)) return dir_group(Category::temp, rel, dir);
     // Triton's Autotuner disk cache: <hex64>/<fn>.autotune.json.
-    if (direct && is_hex64(dir) && ends_with(name, ".autotune.json")) return dir_group(Category::triton_autotune, rel, dir, dir);
+    if (direct && is_hex64(dir) && ends_with(name, ".autotune.json"))
+        return dir_group(Category::triton_autotune, rel, dir, dir);
     // Triton's FileCacheManager.put staging: <HASH>/tmp.pid_<pid>_<uuid>/<file>.
     if (!direct && !sub.empty() && starts_with(sub, "tmp.pid_")) return dir_group(Category::temp, rel, sub);
     return std::nullopt;

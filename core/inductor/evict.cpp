@@ -19,7 +19,8 @@ namespace kiln::inductor {
 namespace {
 
 std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 bool eligible(const Group& g, const EvictPolicy& p) {
@@ -71,7 +72,8 @@ struct Scaled {
     bool ok = false;
 };
 
-Scaled scale_decimal(std::string_view text, const std::function<std::optional<std::uint64_t>(std::string_view)>& factor_of) {
+Scaled scale_decimal(std::string_view text,
+                     const std::function<std::optional<std::uint64_t>(std::string_view)>& factor_of) {
     Scaled out;
     std::size_t i = 0;
     u128 whole = 0;
@@ -151,13 +153,14 @@ GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& grou
 
 Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& policy) {
     if (!policy.older_than_ns && !policy.max_bytes)
-        return make_error(Errc::invalid_argument, "nothing to evict by", root_arg, "give --older-than AGE or --max-size SIZE");
+        return make_error(Errc::invalid_argument, "nothing to evict by", root_arg,
+                          "give --older-than AGE or --max-size SIZE");
     KILN_TRY(auto root, resolve_root(root_arg));
     // The one descriptor of the root, opened before the scan: a symlinked root is followed here, once,
     // as the user named it; everything after goes through this descriptor.
     int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return io_error("cannot open the cache root", root.string(), errno);
-    evict_fs::Fd root_fd(fd);
+    UniqueFd root_fd(fd);
     auto kind = detect_root_kind(root);
     if (!kind && !policy.force)
         return make_error(Errc::invalid_argument, "does not look like an Inductor or Triton cache; refusing to delete",
@@ -190,10 +193,8 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
         remaining -= std::min(remaining, removal.freed);
         if (removal.status.ok())
             report.removed.push_back({g->path, removal.freed, g->kind, g->category, g->last_use_ns});
-        else if (removal.freed == 0)
-            report.skipped.push_back({g->path, removal.status.error().str()});
-        else
-            report.partial.push_back({g->path, removal.freed, removal.status.error().str()});
+        else if (removal.freed == 0) report.skipped.push_back({g->path, removal.status.error().str()});
+        else report.partial.push_back({g->path, removal.freed, removal.status.error().str()});
     }
     return report;
 }
@@ -211,8 +212,8 @@ Result<std::int64_t> parse_age_ns(std::string_view text) {
     Scaled v = scale_decimal(text, factor);
     if (!v.ok) {
         if (!text.empty() && text[0] >= '0' && text[0] <= '9' && !factor(v.unit) && !v.unit.empty())
-            return make_error(Errc::invalid_argument, "unknown age unit '" + std::string(v.unit) + "'", std::string(text),
-                              "use s, m, h, d or w");
+            return make_error(Errc::invalid_argument, "unknown age unit '" + std::string(v.unit) + "'",
+                              std::string(text), "use s, m, h, d or w");
         return make_error(Errc::invalid_argument, "not an age", std::string(text), "e.g. 30d, 12h, 90m, 45s, 2w");
     }
     if (v.value > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
@@ -240,12 +241,14 @@ Result<std::uint64_t> parse_size(std::string_view text) {
     Scaled v = scale_decimal(text, factor);
     if (!v.ok) {
         if (!text.empty() && text[0] >= '0' && text[0] <= '9' && !factor(v.unit))
-            return make_error(Errc::invalid_argument, "unknown size unit '" + std::string(v.unit) + "'", std::string(text),
+            return make_error(Errc::invalid_argument, "unknown size unit '" + std::string(v.unit) + "'",
+                              std::string(text),
                               "use B, K, M, G, T (1000) or Ki, Mi, Gi, Ti (1024); a bare number is GB");
         return make_error(Errc::invalid_argument, "not a size", std::string(text), "e.g. 500M, 2G, 1.5GiB, 100000B");
     }
     if (v.value > static_cast<u128>(std::numeric_limits<std::uint64_t>::max()))
-        return make_error(Errc::invalid_argument, "size out of range (at most 18446744073709551615 bytes)", std::string(text));
+        return make_error(Errc::invalid_argument, "size out of range (at most 18446744073709551615 bytes)",
+                          std::string(text));
     return static_cast<std::uint64_t>(v.value);
 }
 

@@ -20,10 +20,10 @@ namespace kiln::inductor {
 struct EvictPolicy {
     std::optional<std::int64_t> older_than_ns;  // remove groups whose last use is older than now - this
     std::optional<std::uint64_t> max_bytes;     // remove LRU groups until the cache is at most this big
-    std::vector<Category> categories;           // only groups whose main category is listed (empty: all but kept_by_default)
+    std::vector<Category> categories;  // only groups whose main category is listed (empty: all but kept_by_default)
     bool dry_run = true;
-    bool force = false;                         // accept a root that does not look like a cache
-    std::int64_t now_ns = 0;                    // 0: the current time
+    bool force = false;       // accept a root that does not look like a cache
+    std::int64_t now_ns = 0;  // 0: the current time
 };
 
 struct EvictedGroup {
@@ -53,7 +53,7 @@ struct EvictReport {
     std::vector<EvictedGroup> removed;  // in a dry run: what would be removed
     std::vector<SkippedGroup> skipped;  // nothing of these was removed
     std::vector<PartialGroup> partial;
-    std::uint64_t freed_bytes = 0;      // removed and partial together
+    std::uint64_t freed_bytes = 0;  // removed and partial together
     std::uint64_t bytes_before = 0;
 };
 

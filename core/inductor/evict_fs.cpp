@@ -11,21 +11,8 @@
 
 namespace kiln::inductor::evict_fs {
 
-Fd& Fd::operator=(Fd&& o) noexcept {
-    if (this != &o) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = o.fd_;
-        o.fd_ = -1;
-    }
-    return *this;
-}
-
-Fd::~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-}
-
-Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context, bool create) {
-    Fd cur(::dup(root_fd));
+Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context, bool create) {
+    UniqueFd cur(::dup(root_fd));
     if (!cur.valid()) return io_error("cannot duplicate descriptor", std::string(context), errno);
     while (!rel_dir.empty()) {
         auto slash = rel_dir.find('/');
@@ -42,7 +29,7 @@ Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_v
                                   std::string(context));
             return io_error("cannot open directory", std::string(context), err);
         }
-        cur = Fd(fd);
+        cur = UniqueFd(fd);
         if (slash == std::string_view::npos) break;
         rel_dir.remove_prefix(slash + 1);
     }
@@ -52,7 +39,8 @@ Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_v
 namespace {
 
 bool same(const struct stat& st, Identity id) {
-    return id.ino == 0 || (static_cast<std::uint64_t>(st.st_dev) == id.dev && static_cast<std::uint64_t>(st.st_ino) == id.ino);
+    return id.ino == 0 ||
+           (static_cast<std::uint64_t>(st.st_dev) == id.dev && static_cast<std::uint64_t>(st.st_ino) == id.ino);
 }
 
 Error changed(std::string_view context) {
@@ -135,7 +123,8 @@ Removal remove_file_at(int parent_fd, const char* name, Identity expected, std::
         return out;  // gone already (Inductor or another evict)
     }
     if (!S_ISREG(st.st_mode)) {
-        out.status = make_error(Errc::invalid_argument, "not a regular file any more; left alone", std::string(context));
+        out.status =
+            make_error(Errc::invalid_argument, "not a regular file any more; left alone", std::string(context));
         return out;
     }
     if (!same(st, expected)) {
@@ -150,22 +139,17 @@ Removal remove_file_at(int parent_fd, const char* name, Identity expected, std::
     return out;
 }
 
-Result<Fd> try_lock_key(int root_fd, std::string_view key, std::string_view context) {
-    if (key.empty()) return Fd();
+Result<FileLock> try_lock_key(int root_fd, std::string_view key, std::string_view context) {
+    if (key.empty()) return FileLock();
     int locks = ::openat(root_fd, "locks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (locks < 0) return Fd();  // no locks/ dir: nothing can hold a lock
-    Fd locks_fd(locks);
-    std::string name = std::string(key) + ".lock";
-    int fd = ::openat(locks_fd.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return Fd();
-    Fd lock(fd);
-    if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
-        int err = errno;
-        if (err == EWOULDBLOCK)
-            return make_error(Errc::busy, "locked by another process (locks/" + name + ")", std::string(context),
-                              "a torch.compile run is using it; try again when it is done");
-        return io_error("cannot lock locks/" + name, std::string(context), err);
-    }
+    if (locks < 0) return FileLock();  // no locks/ dir: nothing can hold a lock
+    UniqueFd locks_fd(locks);
+    const std::string name = std::string(key) + ".lock";
+    auto lock = FileLock::try_lock_existing(locks_fd.get(), name.c_str());
+    if (!lock && lock.error().code == Errc::busy)
+        return make_error(Errc::busy, "locked by another process (locks/" + name + ")", std::string(context),
+                          "a torch.compile run is using it; try again when it is done");
+    if (!lock) return std::move(lock.error()).with_context(std::string(context));
     return lock;
 }
 

@@ -4,30 +4,15 @@
 #include <cstdint>
 #include <string_view>
 
+#include "util/file_lock.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::inductor::evict_fs {
 
-// An open directory descriptor, closed on destruction.
-class Fd {
-public:
-    Fd() = default;
-    explicit Fd(int fd) : fd_(fd) {}
-    Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-    Fd& operator=(Fd&& o) noexcept;
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd();
-    int get() const { return fd_; }
-    bool valid() const { return fd_ >= 0; }
-
-private:
-    int fd_ = -1;
-};
-
 // Opens `rel_dir` ('/'-separated, relative, no "." or "..") beneath `root_fd`, refusing symlinks.
 // With `create`, missing directories are made (mode 0777 less the umask, like os.makedirs).
-Result<Fd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context, bool create = false);
+Result<UniqueFd> open_dir_beneath(int root_fd, std::string_view rel_dir, std::string_view context, bool create = false);
 
 // What a removal did: the bytes of the regular files it removed, and the first error, if any. After
 // an error the rest is still removed where possible, so `freed` counts what is really gone.
@@ -51,8 +36,8 @@ Removal remove_tree_at(int parent_fd, const char* name, Identity expected, std::
 // anything else). A file already gone frees 0 bytes and is no error.
 Removal remove_file_at(int parent_fd, const char* name, Identity expected, std::string_view context);
 
-// Takes locks/<key>.lock with flock(LOCK_EX | LOCK_NB) if the file exists. The returned Fd holds the
-// lock until it is destroyed (invalid Fd: no lock file). Errc::busy when another process holds it.
-Result<Fd> try_lock_key(int root_fd, std::string_view key, std::string_view context);
+// Takes torch's locks/<key>.lock without waiting if the file exists; held until destroyed (no lock
+// file: a lock that holds nothing). Errc::busy when another process holds it.
+Result<FileLock> try_lock_key(int root_fd, std::string_view key, std::string_view context);
 
 }  // namespace kiln::inductor::evict_fs

@@ -29,8 +29,10 @@ std::vector<Ref> set_elements(Ref v) {
     std::vector<Ref> out;
     if (!v) return out;
     switch (v->kind()) {
-        case Kind::list: case Kind::tuple: case Kind::set: case Kind::frozenset:
-            return v->items();
+        case Kind::list:
+        case Kind::tuple:
+        case Kind::set:
+        case Kind::frozenset: return v->items();
         case Kind::call: {
             if (v->call_type() != kOrderedSet) return out;
             Ref args = v->args();
@@ -145,8 +147,12 @@ std::vector<std::string> GraphEntry::debug_lines() const {
 }
 std::vector<std::string> GraphEntry::device_types() const { return strings_of(set_elements(field("device_types"))); }
 std::vector<std::int64_t> GraphEntry::device_idxs() const { return ints_of(set_elements(field("device_idxs"))); }
-std::vector<std::string> GraphEntry::mutated_inputs() const { return strings_of(set_elements(field("mutated_inputs"))); }
-std::vector<std::int64_t> GraphEntry::mutated_input_idxs() const { return ints_of(set_elements(field("mutated_input_idxs"))); }
+std::vector<std::string> GraphEntry::mutated_inputs() const {
+    return strings_of(set_elements(field("mutated_inputs")));
+}
+std::vector<std::int64_t> GraphEntry::mutated_input_idxs() const {
+    return ints_of(set_elements(field("mutated_input_idxs")));
+}
 
 std::vector<std::string> GraphEntry::constant_names() const {
     std::vector<std::string> out;
@@ -240,7 +246,8 @@ nlohmann::ordered_json GraphEntry::to_json() const {
         for (const auto& [k, v] : s->entries()) {
             // Keys as the JSON mapping prints dict keys: str as is, others as their repr.
             auto key = pickle::to_json(k);
-            fields[key.is_string() ? key.get<std::string>() : pickle::strict_utf8(pickle::short_repr(k))] = pickle::to_json(v);
+            fields[key.is_string() ? key.get<std::string>() : pickle::strict_utf8(pickle::short_repr(k))] =
+                pickle::to_json(v);
         }
     }
     out["fields"] = std::move(fields);
@@ -253,8 +260,10 @@ Result<GraphEntry> decode_graph_entry(std::shared_ptr<const pickle::Buffer> buff
     KILN_TRY(auto doc, pickle::decode(std::move(buffer), limits));
     Ref r = doc->root();
     if (!r || r->kind() != Kind::call)
-        return make_error(Errc::parse, std::string("the pickle holds a ") + pickle::kind_name(r ? r->kind() : Kind::none) +
-                                           ", not an object", origin, "is this an Inductor graph entry?");
+        return make_error(
+            Errc::parse,
+            std::string("the pickle holds a ") + pickle::kind_name(r ? r->kind() : Kind::none) + ", not an object",
+            origin, "is this an Inductor graph entry?");
     return GraphEntry(std::move(doc), std::move(origin));
 }
 

@@ -24,13 +24,13 @@ namespace kiln::inductor {
 // One Triton kernel carried in `_triton_bundle` (TritonBundle.kernel_artifacts): its files
 // (source, ttir, ptx, cubin, json, ...) travel inside the entry.
 struct BundledFile {
-    std::string filename;        // e.g. "triton_mm.cubin"
-    std::uint64_t size = 0;      // bytes of the payload
+    std::string filename;    // e.g. "triton_mm.cubin"
+    std::uint64_t size = 0;  // bytes of the payload
 };
 struct BundledKernel {
-    std::string kernel_hash;              // the Triton cache dir name
-    std::string name;                     // kernel name: the stem shared by its files ("triton_mm")
-    std::optional<std::int64_t> device;   // device index
+    std::string kernel_hash;             // the Triton cache dir name
+    std::string name;                    // kernel name: the stem shared by its files ("triton_mm")
+    std::optional<std::int64_t> device;  // device index
     std::vector<BundledFile> files;
     std::uint64_t total_bytes() const;
 };
@@ -53,17 +53,17 @@ public:
     pickle::Ref field(std::string_view name) const;
 
     // Typed accessors; nullopt/empty when the field is absent or of another type.
-    std::optional<std::string> cache_key() const;              // output-code module key ("c...")
-    std::optional<std::string_view> source_code() const;       // the wrapper module's Python source
-    std::optional<std::string> guards_expr() const;            // None -> nullopt
-    std::optional<std::string> fx_graph_cache_key() const;     // _fx_graph_cache_key ("f...")
-    std::optional<std::int64_t> time_taken_ns() const;         // _time_taken_ns
-    std::vector<std::string> debug_lines() const;              // _fx_graph_cache_debug_lines
-    std::vector<std::string> device_types() const;             // OrderedSet of str
-    std::vector<std::int64_t> device_idxs() const;             // OrderedSet of int
+    std::optional<std::string> cache_key() const;           // output-code module key ("c...")
+    std::optional<std::string_view> source_code() const;    // the wrapper module's Python source
+    std::optional<std::string> guards_expr() const;         // None -> nullopt
+    std::optional<std::string> fx_graph_cache_key() const;  // _fx_graph_cache_key ("f...")
+    std::optional<std::int64_t> time_taken_ns() const;      // _time_taken_ns
+    std::vector<std::string> debug_lines() const;           // _fx_graph_cache_debug_lines
+    std::vector<std::string> device_types() const;          // OrderedSet of str
+    std::vector<std::int64_t> device_idxs() const;          // OrderedSet of int
     std::vector<std::string> mutated_inputs() const;
     std::vector<std::int64_t> mutated_input_idxs() const;
-    std::vector<std::string> constant_names() const;           // keys of `constants`
+    std::vector<std::string> constant_names() const;  // keys of `constants`
     // output_strides: one entry per output; nullopt where torch recorded None; strides as text
     // (they may be symbolic expressions such as "s27").
     std::vector<std::optional<std::vector<std::string>>> output_strides() const;

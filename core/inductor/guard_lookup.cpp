@@ -28,13 +28,15 @@ Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file,
     GuardCheck c;
     c.file = std::move(file);
     if (!entry.is_fx_graph() && !entry.is_aot_autograd())
-        return make_error(Errc::parse, "not a graph entry: the pickle builds " + entry.type() +
-                                           ", which torch would run while loading it; Kiln never does",
+        return make_error(Errc::parse,
+                          "not a graph entry: the pickle builds " + entry.type() +
+                              ", which torch would run while loading it; Kiln never does",
                           c.file, "a cache dir should hold only what torch wrote; check where this file came from");
     pickle::Ref g = entry.field("guards_expr");
     if (g && g->kind() != pickle::Kind::none && g->kind() != pickle::Kind::string)
-        return make_error(Errc::parse, std::string("guards_expr is not a string but ") + pickle::kind_name(g->kind()) +
-                                           ": torch would fail on this entry, not one it wrote",
+        return make_error(Errc::parse,
+                          std::string("guards_expr is not a string but ") + pickle::kind_name(g->kind()) +
+                              ": torch would fail on this entry, not one it wrote",
                           c.file);
     c.guards_expr = entry.guards_expr();
     if (!c.guards_expr || c.guards_expr->empty()) {
@@ -93,6 +95,28 @@ Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<c
     }
     out.ambiguous = holding > 1;
     return out;
+}
+
+namespace {
+nlohmann::ordered_json or_null(const std::optional<std::string>& s) {
+    return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json();
+}
+}  // namespace
+
+nlohmann::ordered_json to_json(const GuardLookup& lookup) {
+    nlohmann::ordered_json j;
+    j["entries"] = nlohmann::ordered_json::array();
+    for (const auto& e : lookup.entries) {
+        nlohmann::ordered_json x = {{"file", e.file},
+                                    {"guards_expr", or_null(e.guards_expr)},
+                                    {"pass", e.pass},
+                                    {"failing", or_null(e.failing)}};
+        if (e.error) x["error"] = *e.error;  // skipped, as torch skips it
+        j["entries"].push_back(std::move(x));
+    }
+    j["served"] = or_null(lookup.served);
+    j["ambiguous"] = lookup.ambiguous;
+    return j;
 }
 
 }  // namespace kiln::inductor

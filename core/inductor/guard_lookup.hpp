@@ -21,14 +21,14 @@ struct GuardCheck {
     std::string file;                        // entry file name within the key dir
     std::optional<std::string> guards_expr;  // nullopt: the entry has no guards (always a hit)
     bool pass = false;
-    std::optional<std::string> failing;      // the first failing conjunct with the values it saw
-    std::optional<std::string> error;        // unreadable / not a graph entry / bad guards: skipped
+    std::optional<std::string> failing;  // the first failing conjunct with the values it saw
+    std::optional<std::string> error;    // unreadable / not a graph entry / bad guards: skipped
 };
 
 struct GuardLookup {
     std::vector<GuardCheck> entries;  // in torch's lookup order
     std::optional<std::string> served;
-    bool ambiguous = false;           // more than one entry would hold; the sorted order decided
+    bool ambiguous = false;  // more than one entry would hold; the sorted order decided
 };
 
 // `sizes` are the values of t0, t1, ... (the graph's SymInt inputs in order).
@@ -36,6 +36,9 @@ struct GuardLookup {
 Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file, std::span<const std::int64_t> sizes);
 // A key dir, or a single entry file (then that entry alone is looked up, and its error is the result's).
 Result<GuardLookup> lookup_guards(const std::filesystem::path& key_dir_or_entry, std::span<const std::int64_t> sizes);
+
+// {"entries": [{"file", "guards_expr", "pass", "failing"[, "error"]}], "served", "ambiguous"} (guards --json).
+nlohmann::ordered_json to_json(const GuardLookup& lookup);
 
 // The entry files of a key dir in lookup order (sorted, dot-names skipped, regular files only).
 Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem::path& key_dir);

@@ -67,8 +67,7 @@ std::vector<DiffLine> line_diff(std::string_view a, std::string_view b) {
     std::size_t head = 0;
     while (head < la.size() && head < lb.size() && la[head] == lb[head]) ++head;
     std::size_t tail = 0;
-    while (tail < la.size() - head && tail < lb.size() - head &&
-           la[la.size() - 1 - tail] == lb[lb.size() - 1 - tail])
+    while (tail < la.size() - head && tail < lb.size() - head && la[la.size() - 1 - tail] == lb[lb.size() - 1 - tail])
         ++tail;
     std::size_t n = la.size() - head - tail, m = lb.size() - head - tail;
     std::vector<DiffLine> out;
@@ -121,6 +120,16 @@ std::string format_line_diff(const std::vector<DiffLine>& lines, std::size_t con
         out += '\n';
     }
     return out;
+}
+
+nlohmann::ordered_json to_json(const ComponentDiff& d) {
+    nlohmann::ordered_json j;
+    j["changed"] = nlohmann::ordered_json::array();
+    for (const auto& c : d.changed) j["changed"].push_back({{"component", c.component}, {"a", c.a}, {"b", c.b}});
+    j["only_a"] = d.only_a;
+    j["only_b"] = d.only_b;
+    j["same"] = d.same;
+    return j;
 }
 
 }  // namespace kiln::inductor

@@ -34,7 +34,8 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
             }
             auto comps = parse_debug_lines(entry->debug_lines());
             if (!comps || comps->empty()) {
-                out.skipped.push_back(rel + ": " + (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
+                out.skipped.push_back(rel + ": " +
+                                      (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
                 continue;
             }
             out.entries.push_back({rel, dir.filename().string(), std::move(comps).value()});
@@ -72,6 +73,65 @@ MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached
     m.closest_path = cached.entries[*best].path;
     m.closest_key = cached.entries[*best].key;
     return m;
+}
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+template <class T>
+ojson or_null(const std::optional<T>& v) {
+    return v ? ojson(*v) : ojson(nullptr);
+}
+
+ojson explanation_json(const MissExplanation& m) {
+    if (!m.closest_path) return nullptr;
+    ojson c = ojson::object();
+    c["entry"] = *m.closest_path;
+    c["key"] = *m.closest_key;
+    std::vector<std::string> differing;
+    for (const auto& ch : m.diff.changed) differing.push_back(ch.component);
+    differing.insert(differing.end(), m.diff.only_a.begin(), m.diff.only_a.end());
+    differing.insert(differing.end(), m.diff.only_b.begin(), m.diff.only_b.end());
+    c["differing"] = differing;
+    c["changed"] = ojson::array();
+    for (const auto& ch : m.diff.changed)
+        c["changed"].push_back({{"component", ch.component}, {"event", ch.a}, {"entry", ch.b}});
+    c["same"] = m.diff.same;
+    return c;
+}
+
+}  // namespace
+
+ojson misses_to_json(const std::vector<CacheEvent>& events, const KeyedEntries* cached) {
+    ojson out;
+    out["events"] = ojson::array();
+    std::size_t index = 0;
+    for (const auto& e : events) {
+        if (e.cache != "fx_graph") continue;
+        ojson j;
+        j["index"] = index++;
+        j["log"] = e.log;
+        j["line"] = e.line;
+        j["compile_id"] = e.compile_id;
+        j["key"] = e.key;
+        j["state"] = e.state;
+        j["time"] = e.timestamp;
+        j["time_taken_ns"] = or_null(e.time_taken_ns);
+        j["time_saved_ns"] = or_null(e.time_saved_ns);
+        if (!e.reason.empty()) j["reason"] = e.reason;
+        if (e.state == "miss" && cached) {
+            MissExplanation m = explain_miss(e, *cached);
+            j["closest"] = explanation_json(m);
+            if (!m.note.empty()) j["note"] = m.note;
+        }
+        out["events"].push_back(std::move(j));
+    }
+    if (cached) {
+        out["entries_compared"] = cached->entries.size();
+        out["skipped"] = cached->skipped;
+    }
+    return out;
 }
 
 }  // namespace kiln::inductor

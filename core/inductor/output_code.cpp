@@ -204,11 +204,13 @@ Result<OutputCode> parse_output_code(std::string_view text) {
         k.name = std::string(ident_before(text, at));
         std::size_t open = text.find(triton ? "'''" : "r'''", at);
         if (k.name.empty() || open == std::string_view::npos)
-            return make_error(Errc::parse, "a kernel definition without its source literal", "byte " + std::to_string(at));
+            return make_error(Errc::parse, "a kernel definition without its source literal",
+                              "byte " + std::to_string(at));
         std::size_t body = open + (triton ? 3 : 4);
         std::size_t close = literal_end(text, body, !triton);
         if (close == std::string_view::npos)
-            return make_error(Errc::parse, "kernel " + k.name + ": its source literal never ends", "byte " + std::to_string(body));
+            return make_error(Errc::parse, "kernel " + k.name + ": its source literal never ends",
+                              "byte " + std::to_string(body));
         literals.push_back({body, close});
         if (triton) {
             KILN_TRY(std::string src, decode_python_escapes(text.substr(body, close - body)));
@@ -217,8 +219,8 @@ Result<OutputCode> parse_output_code(std::string_view text) {
             std::size_t kp = text.rfind(kKernelPath, at);
             if (kp != std::string_view::npos && kp >= last_def_end) {
                 std::size_t eol = text.find('\n', kp);
-                k.kernel_path = last_two_components(
-                    python_strip(text.substr(kp + kKernelPath.size(), eol == std::string_view::npos ? eol : eol - kp - kKernelPath.size())));
+                k.kernel_path = last_two_components(python_strip(text.substr(
+                    kp + kKernelPath.size(), eol == std::string_view::npos ? eol : eol - kp - kKernelPath.size())));
             }
         } else {
             k.source_sha256 = hash::sha256_hex(python_strip(text.substr(body, close - body)));

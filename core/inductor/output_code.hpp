@@ -23,12 +23,12 @@ enum class KernelKind : std::uint8_t { triton, cpp, extern_aten };
 std::string_view kernel_kind_name(KernelKind k);
 
 struct KernelRef {
-    std::string name;           // triton_tem_fused_mm_relu_0, cpp_fused_mul_0, mm (for extern_kernels.mm)
+    std::string name;  // triton_tem_fused_mm_relu_0, cpp_fused_mul_0, mm (for extern_kernels.mm)
     KernelKind kind = KernelKind::triton;
-    std::string module_key;     // triton: code_hash of the source: the module PyCodeCache loads
-    std::string kernel_path;    // triton: "<xx>/<key>.py" from the `# kernel path:` comment (may differ for templates)
-    std::string source_sha256;  // cpp: hex sha256 of the stripped source, the join key to a .main.cpp
-    std::uint32_t launches = 0; // call sites in the module (X.run(, cpp_fused_X(, extern_kernels.X()
+    std::string module_key;      // triton: code_hash of the source: the module PyCodeCache loads
+    std::string kernel_path;     // triton: "<xx>/<key>.py" from the `# kernel path:` comment (may differ for templates)
+    std::string source_sha256;   // cpp: hex sha256 of the stripped source, the join key to a .main.cpp
+    std::uint32_t launches = 0;  // call sites in the module (X.run(, cpp_fused_X(, extern_kernels.X()
 
     // "pointwise", "reduction", "persistent_reduction", "template", "foreach", "split_scan" from the
     // triton_<poi|red|per|tem|for|spl>_ prefix; empty for others.

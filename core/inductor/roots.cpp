@@ -65,9 +65,10 @@ Result<fs::path> resolve_root(const std::optional<std::string>& explicit_root, R
     struct stat st;
     if (::stat(root.c_str(), &st) != 0) {
         int err = errno;
-        std::string hint = kind == RootKind::triton
-                               ? "pass the Triton cache root or set TRITON_CACHE_DIR"
-                               : "pass the cache root or set TORCHINDUCTOR_CACHE_DIR (torch writes it on the first compile)";
+        std::string hint =
+            kind == RootKind::triton
+                ? "pass the Triton cache root or set TRITON_CACHE_DIR"
+                : "pass the cache root or set TORCHINDUCTOR_CACHE_DIR (torch writes it on the first compile)";
         if (err == ENOENT) return make_error(Errc::not_found, "no cache directory here", root.string(), hint);
         return io_error("cannot open the cache root", root.string(), err);
     }

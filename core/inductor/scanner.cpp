@@ -139,8 +139,7 @@ private:
         if (S_ISDIR(st.st_mode)) return enter_dir(dfd, name, depth);
         if (!S_ISREG(st.st_mode)) return ok_status();  // sockets, fifos: never part of a cache
         add_file(dfd, name, st);
-        if (opt_.progress && opt_.progress_every && out_.artifacts.size() % opt_.progress_every == 0)
-            report_progress();
+        if (opt_.progress && opt_.progress_every && out_.artifacts.size() % opt_.progress_every == 0) report_progress();
         return ok_status();
     }
 
@@ -161,7 +160,8 @@ private:
 
     void add_file(int dfd, const char* name, const struct stat& st) {
         Classification c = classify_path(rel(), out_.kind);
-        if (c.needs_python_sniff) c.category = sniff_python(dfd, name) ? Category::output_code : Category::kernel_module;
+        if (c.needs_python_sniff)
+            c.category = sniff_python(dfd, name) ? Category::output_code : Category::kernel_module;
         Artifact a;
         a.path = path_;
         a.rel_offset = rel_offset_;
@@ -212,7 +212,8 @@ private:
             out_.groups[last_group_].artifacts.push_back(index);
             return last_group_;
         }
-        auto [it, inserted] = group_index_.try_emplace(std::string(group_rel), static_cast<GroupId>(out_.groups.size()));
+        auto [it, inserted] =
+            group_index_.try_emplace(std::string(group_rel), static_cast<GroupId>(out_.groups.size()));
         if (inserted) {
             Group g;
             g.id = it->second;
@@ -254,8 +255,9 @@ private:
         for (const Group& g : out_.groups) {
             if (g.kind != GroupKind::module) continue;
             bool has_py = false;
-            for (auto i : g.artifacts) has_py |= out_.artifacts[i].category == Category::kernel_module ||
-                                                 out_.artifacts[i].category == Category::output_code;
+            for (auto i : g.artifacts)
+                has_py |= out_.artifacts[i].category == Category::kernel_module ||
+                          out_.artifacts[i].category == Category::output_code;
             if (!has_py) continue;
             std::string dir = g.path.substr(0, g.path.rfind('/'));
             auto& slot = modules_by_dir.try_emplace(dir, g.id, 0).first->second;

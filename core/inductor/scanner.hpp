@@ -35,17 +35,17 @@ enum class Category : std::uint8_t {
     lock,
     temp,
     build_record,
-    pgo_profile,         // dynamo/code_state_<key>.pkl: learned dynamic shapes; kept by evict unless asked by --category
-    precompile_entry,    // dynamo/<hex64>/entry (torch 2.10+, TORCH_CACHING_PRECOMPILE=1)
-    triton_autotune,     // triton/<dev>/<hex64>/<fn>.autotune.json (@triton.autotune(cache_results=True))
-    picked_kernel,       // <xx>/<key>.picked_kernel: the multi-kernel choice
-    object_file,         // <xx>/<key>.o: an object of a C++/CUDA build
-    compile_error,       // <xx>/<key>.<ext>.error: a failed CUDA/CUTLASS build's command and output
-    aoti_artifact,       // <xx>/<key>.wrapper.* / .kernel.*: AOTInductor builds without an output path
-    halide,              // <xx>/<key>.halide/ kernel dirs, halide-runtime-*/ at the top
-    aoti_eager,          // aoti_eager/<namespace>/<device>/: AOTI eager kernels and their JSON index
-    cutlass,             // configs_*.json op lists, compiled_cache.db, torch_cutlass/
-    cutedsl,             // cutedsl_compile_cache/: CuTe-DSL objects (newer than torch 2.11)
+    pgo_profile,       // dynamo/code_state_<key>.pkl: learned dynamic shapes; kept by evict unless asked by --category
+    precompile_entry,  // dynamo/<hex64>/entry (torch 2.10+, TORCH_CACHING_PRECOMPILE=1)
+    triton_autotune,   // triton/<dev>/<hex64>/<fn>.autotune.json (@triton.autotune(cache_results=True))
+    picked_kernel,     // <xx>/<key>.picked_kernel: the multi-kernel choice
+    object_file,       // <xx>/<key>.o: an object of a C++/CUDA build
+    compile_error,     // <xx>/<key>.<ext>.error: a failed CUDA/CUTLASS build's command and output
+    aoti_artifact,     // <xx>/<key>.wrapper.* / .kernel.*: AOTInductor builds without an output path
+    halide,            // <xx>/<key>.halide/ kernel dirs, halide-runtime-*/ at the top
+    aoti_eager,        // aoti_eager/<namespace>/<device>/: AOTI eager kernels and their JSON index
+    cutlass,           // configs_*.json op lists, compiled_cache.db, torch_cutlass/
+    cutedsl,           // cutedsl_compile_cache/: CuTe-DSL objects (newer than torch 2.11)
     precompiled_header,  // precompiled_headers/ (only in the default dir <tmp>/torchinductor_<user>)
     caching_module,      // cache/<name>/...: the opt-in caching module (TORCHINDUCTOR_ENABLE_CACHING_MODULE)
     toolchain,           // gcc/: a compiler installed through conda by old torch on old systems
@@ -69,27 +69,26 @@ enum class GroupKind : std::uint8_t {
     module,             // <xx>/<key>.py|.cpp|.so|... with its .kernel_perf, .best_config, build records
     single_file,        // anything else: autotune cache, lock, temp, other
 };
-std::string_view group_kind_name(GroupKind k);
 
 using GroupId = std::uint32_t;
 inline constexpr GroupId kNoGroup = 0xffffffffu;
 
 // What kind of root was scanned; decides which rules apply.
 enum class RootKind : std::uint8_t {
-    inductor,        // $TORCHINDUCTOR_CACHE_DIR layout
-    triton,          // stand-alone Triton cache: <HASH>/ kernel dirs
+    inductor,  // $TORCHINDUCTOR_CACHE_DIR layout
+    triton,    // stand-alone Triton cache: <HASH>/ kernel dirs
 };
 std::string_view root_kind_name(RootKind k);
 
 struct Artifact {
-    std::string path;            // absolute (root joined with the relative path)
+    std::string path;              // absolute (root joined with the relative path)
     std::uint32_t rel_offset = 0;  // path.substr(rel_offset) is the path relative to the root
     Category category = Category::other;
-    std::uint64_t size = 0;      // bytes (st_size)
-    std::int64_t mtime_ns = 0;   // nanoseconds since the Unix epoch
+    std::uint64_t size = 0;     // bytes (st_size)
+    std::int64_t mtime_ns = 0;  // nanoseconds since the Unix epoch
     std::int64_t atime_ns = 0;
-    std::string key;             // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
-    std::uint64_t ino = 0;       // st_ino: eviction removes only the file the scan saw
+    std::string key;        // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
+    std::uint64_t ino = 0;  // st_ino: eviction removes only the file the scan saw
     GroupId group = kNoGroup;
 
     std::string_view rel_path() const { return std::string_view(path).substr(rel_offset); }
@@ -100,13 +99,13 @@ struct Artifact {
 struct Group {
     GroupId id = kNoGroup;
     GroupKind kind = GroupKind::single_file;
-    Category category = Category::other;  // the main category (fxgraph, triton_compiled, kernel_module, …)
-    std::string path;                     // absolute: the dir for key/kernel dirs, the main file otherwise
-    std::string key;                      // the key the group's lock would be named after (locks/<key>.lock)
-    std::vector<std::uint32_t> artifacts;   // indices into ScanResult::artifacts
+    Category category = Category::other;   // the main category (fxgraph, triton_compiled, kernel_module, …)
+    std::string path;                      // absolute: the dir for key/kernel dirs, the main file otherwise
+    std::string key;                       // the key the group's lock would be named after (locks/<key>.lock)
+    std::vector<std::uint32_t> artifacts;  // indices into ScanResult::artifacts
     std::uint64_t bytes = 0;
-    std::int64_t last_use_ns = 0;         // max of the members' last_use_ns()
-    std::uint64_t ino = 0;                // key/kernel dirs: the directory's st_ino at scan time (0: unknown)
+    std::int64_t last_use_ns = 0;  // max of the members' last_use_ns()
+    std::uint64_t ino = 0;         // key/kernel dirs: the directory's st_ino at scan time (0: unknown)
 };
 
 struct ScanProgress {
@@ -117,26 +116,26 @@ struct ScanProgress {
 };
 
 struct ScanOptions {
-    std::optional<RootKind> kind;            // empty: detect (roots.hpp detect_root_kind)
-    bool sniff_python = true;                // read ≤ 4 KB of .py files to tell output_code from kernel_module
+    std::optional<RootKind> kind;  // empty: detect (roots.hpp detect_root_kind)
+    bool sniff_python = true;      // read ≤ 4 KB of .py files to tell output_code from kernel_module
     std::function<void(const ScanProgress&)> progress;  // called every `progress_every` files and at the end
     std::uint32_t progress_every = 4096;
     const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled
-    std::size_t max_errors = 100;            // errors kept verbatim; all are counted in `unreadable`
-    int root_fd = -1;                        // walk this open directory (not closed) instead of opening `root`:
-                                             // eviction removes through the same descriptor it scanned
+    std::size_t max_errors = 100;               // errors kept verbatim; all are counted in `unreadable`
+    int root_fd = -1;                           // walk this open directory (not closed) instead of opening `root`:
+                                                // eviction removes through the same descriptor it scanned
 };
 
 struct ScanResult {
-    std::string root;                 // absolute, as given (not resolved through symlinks)
+    std::string root;  // absolute, as given (not resolved through symlinks)
     RootKind kind = RootKind::inductor;
     std::vector<Artifact> artifacts;  // files in walk order
     std::vector<Group> groups;        // groups[i].id == i
     std::uint64_t unreadable = 0;     // files and directories that could not be read or stat'ed
     std::vector<Error> errors;        // the first `max_errors` of them, with paths
     std::uint64_t dirs = 0;
-    std::uint64_t symlinks = 0;       // seen and not followed (not artifacts)
-    std::uint64_t root_dev = 0;       // identity of the directory walked (st_dev, st_ino)
+    std::uint64_t symlinks = 0;  // seen and not followed (not artifacts)
+    std::uint64_t root_dev = 0;  // identity of the directory walked (st_dev, st_ino)
     std::uint64_t root_ino = 0;
 
     std::uint64_t total_bytes() const;

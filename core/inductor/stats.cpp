@@ -1,8 +1,10 @@
 #include "inductor/stats.hpp"
 
+#include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <vector>
+
+#include "util/utc_time.hpp"
 
 namespace kiln::inductor {
 
@@ -23,13 +25,14 @@ CacheStats compute_stats(const ScanResult& scan) {
         if (a.mtime_ns > s.newest_mtime_ns) s.newest_mtime_ns = a.mtime_ns;
     }
     for (const Group& g : scan.groups) {
-        if (g.kind == GroupKind::triton_kernel_dir) ++s.categories[static_cast<std::size_t>(Category::triton_compiled)].entries;
+        if (g.kind == GroupKind::triton_kernel_dir)
+            ++s.categories[static_cast<std::size_t>(Category::triton_compiled)].entries;
         if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) ++s.fxgraph_keys;
     }
     return s;
 }
 
-nlohmann::ordered_json stats_to_json(const CacheStats& stats) {
+nlohmann::ordered_json to_json(const CacheStats& stats) {
     nlohmann::ordered_json j;
     j["root"] = stats.root;
     nlohmann::ordered_json cats = nlohmann::ordered_json::object();
@@ -62,12 +65,10 @@ std::string format_bytes(std::uint64_t bytes) {
 
 std::string format_time_utc(std::int64_t ns) {
     if (ns == 0) return "-";
-    std::time_t t = static_cast<std::time_t>(ns / 1000000000LL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return buf;
+    return format_utc(
+        std::chrono::system_clock::time_point(
+            std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(ns))),
+        UtcFormat::readable);
 }
 
 }  // namespace kiln::inductor

@@ -35,7 +35,7 @@ CacheStats compute_stats(const ScanResult& scan);
 
 // Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
 // "total": {"files", "bytes"}, "unreadable"}; categories without files are left out.
-nlohmann::ordered_json stats_to_json(const CacheStats& stats);
+nlohmann::ordered_json to_json(const CacheStats& stats);
 
 // "63.9 MB" (powers of 1000, like ccache -s); "0 B", "512 B".
 std::string format_bytes(std::uint64_t bytes);

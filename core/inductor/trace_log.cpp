@@ -174,4 +174,3 @@ Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& pat
 }
 
 }  // namespace kiln::inductor
-

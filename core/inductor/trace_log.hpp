@@ -16,26 +16,26 @@
 namespace kiln::inductor {
 
 struct CacheEvent {
-    std::string log;             // the log file
-    std::size_t line = 0;        // 1-based line of the record's header
-    std::string artifact;        // "fx_graph_cache_miss", "aotautograd_cache_hit", ...
-    std::string cache;           // "fx_graph" or "aotautograd"
-    std::string state;           // "hit", "miss" or "bypass"
-    std::string key;             // empty when the payload has none (some bypasses)
-    std::string compile_id;      // "0/0", "1/0_1", ...
-    std::string timestamp;       // the glog time, "1126 01:17:33.288000"
-    std::optional<std::int64_t> time_taken_ns;   // misses: compile time
-    std::optional<std::int64_t> time_saved_ns;   // hits
-    std::string status_detailed; // "full_miss", "hit", ...
-    std::string reason;          // bypass reason, when given
-    std::vector<std::string> components;  // debug lines of the key, one per component
+    std::string log;                            // the log file
+    std::size_t line = 0;                       // 1-based line of the record's header
+    std::string artifact;                       // "fx_graph_cache_miss", "aotautograd_cache_hit", ...
+    std::string cache;                          // "fx_graph" or "aotautograd"
+    std::string state;                          // "hit", "miss" or "bypass"
+    std::string key;                            // empty when the payload has none (some bypasses)
+    std::string compile_id;                     // "0/0", "1/0_1", ...
+    std::string timestamp;                      // the glog time, "1126 01:17:33.288000"
+    std::optional<std::int64_t> time_taken_ns;  // misses: compile time
+    std::optional<std::int64_t> time_saved_ns;  // hits
+    std::string status_detailed;                // "full_miss", "hit", ...
+    std::string reason;                         // bypass reason, when given
+    std::vector<std::string> components;        // debug lines of the key, one per component
 };
 
 // One record of a log: the header's JSON (the event name and its metadata) and the payload
 // (the tab-prefixed lines after it, joined with newlines).
 struct TraceRecord {
-    std::size_t line = 0;     // 1-based line of the header
-    std::string time;         // "1126 01:17:33.288000"
+    std::size_t line = 0;  // 1-based line of the header
+    std::string time;      // "1126 01:17:33.288000"
     std::string header_json;
     std::string payload;
 };

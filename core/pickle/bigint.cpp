@@ -77,7 +77,8 @@ const char* parse_decimal_int(std::string_view text, std::int64_t& small, std::s
     }
     // Two's-complement bytes of +-magnitude with one spare byte for the sign.
     std::string le(limbs.size() * 4 + 1, '\0');
-    for (std::size_t i = 0; i < limbs.size() * 4; ++i) le[i] = static_cast<char>((limbs[i / 4] >> (8 * (i % 4))) & 0xFF);
+    for (std::size_t i = 0; i < limbs.size() * 4; ++i)
+        le[i] = static_cast<char>((limbs[i / 4] >> (8 * (i % 4))) & 0xFF);
     if (neg) {
         unsigned carry = 1;
         for (auto& x : le) {
@@ -111,7 +112,7 @@ std::string Int::to_decimal() const {
         return out;
     }
     std::vector<std::uint32_t> chunks;  // base 10^9 digits, least significant first
-    while (!limbs.empty()) {             // repeated division by 10^9
+    while (!limbs.empty()) {            // repeated division by 10^9
         std::uint64_t rem = 0;
         for (std::size_t i = limbs.size(); i-- > 0;) {
             std::uint64_t cur = (rem << 32) | limbs[i];

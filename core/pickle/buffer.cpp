@@ -53,8 +53,10 @@ Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& pat
     }
     if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
         ::close(fd);
-        return make_error(Errc::limit, "a file of " + std::to_string(st.st_size) + " bytes is over the limit of " +
-                                           std::to_string(max_bytes), path.string());
+        return make_error(
+            Errc::limit,
+            "a file of " + std::to_string(st.st_size) + " bytes is over the limit of " + std::to_string(max_bytes),
+            path.string());
     }
     auto size = static_cast<std::size_t>(st.st_size);
     if (size == 0) {
@@ -81,8 +83,9 @@ Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& pat
         }
         if (n == 0) {
             ::close(fd);
-            return make_error(Errc::io, "the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
-                                            " bytes while it was read (another process is writing it)",
+            return make_error(Errc::io,
+                              "the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
+                                  " bytes while it was read (another process is writing it)",
                               path.string(), "open it again once the writer is done");
         }
         got += static_cast<std::size_t>(n);

@@ -27,7 +27,8 @@ private:
 
 // The bytes of `path`, read once into memory (a snapshot: later writes to the file do not reach it).
 // A file larger than `max_bytes` is refused (Errc::limit) before anything is allocated.
-Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path, std::uint64_t max_bytes = UINT64_MAX);
+Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path,
+                                                std::uint64_t max_bytes = UINT64_MAX);
 // Takes ownership of `bytes`.
 std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin = "<memory>");
 

@@ -207,13 +207,15 @@ private:
     // The values come straight off the stack: no temporary vector per APPEND or SETITEM.
     const char* add_items(Ref target, Kind want, std::span<const Ref> values) {
         if (!(target->kind() == want || target->kind() == Kind::call))
-            return want == Kind::set ? "ADDITEMS to something that is not a set" : "APPEND to something that is not a list";
+            return want == Kind::set ? "ADDITEMS to something that is not a set"
+                                     : "APPEND to something that is not a list";
         auto& items = more(mut(target)).items;
         items.insert(items.end(), values.begin(), values.end());
         return nullptr;
     }
     const char* set_items(Ref target, std::span<const Ref> kv) {
-        if (!(target->kind() == Kind::dict || target->kind() == Kind::call)) return "SETITEM on something that is not a dict";
+        if (!(target->kind() == Kind::dict || target->kind() == Kind::call))
+            return "SETITEM on something that is not a dict";
         auto& entries = more(mut(target)).entries;
         // Grow geometrically (a plain reserve per SETITEM would copy the entries every time).
         if (std::size_t need = entries.size() + kv.size() / 2; need > entries.capacity())
@@ -320,7 +322,8 @@ const char* Decoder::step(const RawArg& a) {
             if (!check_stack(1)) return "READONLY_BUFFER with an empty stack";
             Ref top = stack_.back();
             if (top->kind() == Kind::buffer) mut(top)->flags_ |= Value::kReadonly;
-            else if (top->kind() != Kind::bytes && top->kind() != Kind::bytearray) return "READONLY_BUFFER on a value that is not a buffer";
+            else if (top->kind() != Kind::bytes && top->kind() != Kind::bytearray)
+                return "READONLY_BUFFER on a value that is not a buffer";
             return nullptr;
         }
 

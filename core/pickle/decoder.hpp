@@ -15,10 +15,10 @@
 namespace kiln::pickle {
 
 struct Limits {
-    std::size_t max_depth = 1000;          // nesting of containers/calls being built (MARK stack + live frames)
-    std::size_t max_nodes = 50'000'000;    // value nodes in one document
-    std::size_t max_memo = 10'000'000;     // memo entries
-    std::size_t max_stack = 10'000'000;    // values on the unpickler stack
+    std::size_t max_depth = 1000;        // nesting of containers/calls being built (MARK stack + live frames)
+    std::size_t max_nodes = 50'000'000;  // value nodes in one document
+    std::size_t max_memo = 10'000'000;   // memo entries
+    std::size_t max_stack = 10'000'000;  // values on the unpickler stack
 };
 
 // Decodes the pickle held by `buffer` (views into it stay valid while the Document lives).

@@ -23,8 +23,10 @@ std::string quote(std::string_view s, const char* prefix, std::size_t max_chars)
             break;
         }
         ++shown;
-        if (c == '\'' || c == '\\') { out += '\\'; out += static_cast<char>(c); }
-        else if (c == '\n') out += "\\n";
+        if (c == '\'' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";
         else if (c == '\r') out += "\\r";
         else if (c < 0x20 || c == 0x7f || (*prefix == 'b' && c >= 0x80)) {
@@ -41,44 +43,50 @@ std::string quote(std::string_view s, const char* prefix, std::size_t max_chars)
 std::string format_arg(std::uint8_t code, ArgKind kind, const RawArg& a, std::uint64_t memo_next,
                        const DisassembleOptions& o) {
     switch (kind) {
-        case ArgKind::none:
-            return code == op::MEMOIZE ? "(as " + std::to_string(memo_next) + ")" : "";
+        case ArgKind::none: return code == op::MEMOIZE ? "(as " + std::to_string(memo_next) + ")" : "";
         case ArgKind::int4: return std::to_string(a.i);
-        case ArgKind::uint1: case ArgKind::uint2: case ArgKind::uint4: case ArgKind::uint8:
-            return std::to_string(a.u);
+        case ArgKind::uint1:
+        case ArgKind::uint2:
+        case ArgKind::uint4:
+        case ArgKind::uint8: return std::to_string(a.u);
         case ArgKind::float8: {
             char buf[40];
             std::snprintf(buf, sizeof buf, "%.17g", a.f);
             return buf;
         }
-        case ArgKind::long1: case ArgKind::long4: {
+        case ArgKind::long1:
+        case ArgKind::long4: {
             std::string_view le = minimal_le(a.data);
             Int v;
             if (!le_to_int64(le, v.small)) v.big_le = le;
             return v.to_decimal();
         }
-        case ArgKind::decimalnl_short: case ArgKind::decimalnl_long: case ArgKind::floatnl:
-            return std::string(a.data);
-        case ArgKind::stringnl: case ArgKind::stringnl_noescape:
-            return std::string(a.data.substr(0, o.max_arg_chars));
+        case ArgKind::decimalnl_short:
+        case ArgKind::decimalnl_long:
+        case ArgKind::floatnl: return std::string(a.data);
+        case ArgKind::stringnl:
+        case ArgKind::stringnl_noescape: return std::string(a.data.substr(0, o.max_arg_chars));
         case ArgKind::stringnl_noescape_pair:
-            return std::string(a.data.substr(0, o.max_arg_chars)) + " " + std::string(a.data2.substr(0, o.max_arg_chars));
-        case ArgKind::string1: case ArgKind::string4: case ArgKind::bytes1: case ArgKind::bytes4:
-        case ArgKind::bytes8: case ArgKind::bytearray8:
-            return quote(a.data, "b", o.max_arg_chars);
-        case ArgKind::unicodestring1: case ArgKind::unicodestring4: case ArgKind::unicodestring8:
-        case ArgKind::unicodestringnl:
-            return quote(a.data, "", o.max_arg_chars);
+            return std::string(a.data.substr(0, o.max_arg_chars)) + " " +
+                   std::string(a.data2.substr(0, o.max_arg_chars));
+        case ArgKind::string1:
+        case ArgKind::string4:
+        case ArgKind::bytes1:
+        case ArgKind::bytes4:
+        case ArgKind::bytes8:
+        case ArgKind::bytearray8: return quote(a.data, "b", o.max_arg_chars);
+        case ArgKind::unicodestring1:
+        case ArgKind::unicodestring4:
+        case ArgKind::unicodestring8:
+        case ArgKind::unicodestringnl: return quote(a.data, "", o.max_arg_chars);
     }
     return {};
 }
 
 }  // namespace
 
-const char* opcode_name(std::uint8_t code) { return op_info(code).name; }
-
-std::vector<Op> disassemble_prefix(std::string_view in, Error* error, const DisassembleOptions& options) {
-    std::vector<Op> ops;
+std::vector<DisassembledOp> disassemble_prefix(std::string_view in, Error* error, const DisassembleOptions& options) {
+    std::vector<DisassembledOp> ops;
     std::size_t pos = 0;
     int depth = 0;
     std::uint64_t memo_next = 0;
@@ -108,13 +116,21 @@ std::vector<Op> disassemble_prefix(std::string_view in, Error* error, const Disa
         }
         // MARK-consuming opcodes dedent before they print, as pickletools does.
         switch (code) {
-            case op::TUPLE: case op::LIST: case op::DICT: case op::APPENDS: case op::SETITEMS:
-            case op::ADDITEMS: case op::FROZENSET: case op::POP_MARK: case op::INST: case op::OBJ:
+            case op::TUPLE:
+            case op::LIST:
+            case op::DICT:
+            case op::APPENDS:
+            case op::SETITEMS:
+            case op::ADDITEMS:
+            case op::FROZENSET:
+            case op::POP_MARK:
+            case op::INST:
+            case op::OBJ:
                 if (depth > 0) --depth;
                 break;
             default: break;
         }
-        Op o;
+        DisassembledOp o;
         o.offset = at;
         o.code = code;
         o.name = info.name;
@@ -128,14 +144,14 @@ std::vector<Op> disassemble_prefix(std::string_view in, Error* error, const Disa
     }
 }
 
-Result<std::vector<Op>> disassemble(std::string_view bytes, const DisassembleOptions& options) {
+Result<std::vector<DisassembledOp>> disassemble(std::string_view bytes, const DisassembleOptions& options) {
     Error err;
     auto ops = disassemble_prefix(bytes, &err, options);
     if (!err.message.empty()) return err;
     return ops;
 }
 
-std::string format_op(const Op& op) {
+std::string format_op(const DisassembledOp& op) {
     char head[32];
     std::snprintf(head, sizeof head, "%5llu: ", static_cast<unsigned long long>(op.offset));
     std::string code;

@@ -11,13 +11,13 @@
 
 namespace kiln::pickle {
 
-struct Op {
-    std::uint64_t offset = 0;   // byte offset of the opcode
-    std::uint8_t code = 0;      // the opcode byte
-    const char* name = "";      // pickletools name, e.g. "SHORT_BINUNICODE"
-    std::string arg;            // the argument as pickletools prints it (repr of str/bytes shortened), or empty
-    std::uint32_t length = 1;   // bytes the opcode and its argument take
-    int depth = 0;              // MARK nesting at this opcode (for indentation)
+struct DisassembledOp {
+    std::uint64_t offset = 0;  // byte offset of the opcode
+    std::uint8_t code = 0;     // the opcode byte
+    const char* name = "";     // pickletools name, e.g. "SHORT_BINUNICODE"
+    std::string arg;           // the argument as pickletools prints it (repr of str/bytes shortened), or empty
+    std::uint32_t length = 1;  // bytes the opcode and its argument take
+    int depth = 0;             // MARK nesting at this opcode (for indentation)
 };
 
 struct DisassembleOptions {
@@ -25,15 +25,15 @@ struct DisassembleOptions {
 };
 
 // Lists every opcode up to and including STOP. On malformed input returns the error.
-Result<std::vector<Op>> disassemble(std::string_view bytes, const DisassembleOptions& options = {});
+Result<std::vector<DisassembledOp>> disassemble(std::string_view bytes, const DisassembleOptions& options = {});
 
 // Lists what can be read; `error` receives why reading stopped early (empty Error when it did not).
-std::vector<Op> disassemble_prefix(std::string_view bytes, Error* error, const DisassembleOptions& options = {});
+std::vector<DisassembledOp> disassemble_prefix(std::string_view bytes, Error* error,
+                                               const DisassembleOptions& options = {});
 
 // "   12: \x8c SHORT_BINUNICODE 'torch'" -- one line of the listing.
-std::string format_op(const Op& op);
+std::string format_op(const DisassembledOp& op);
 
 // The opcode's pickletools name, or nullptr for a byte that is not an opcode.
-const char* opcode_name(std::uint8_t code);
 
 }  // namespace kiln::pickle

@@ -77,8 +77,10 @@ private:
     nlohmann::ordered_json container(Ref v, std::size_t depth) {
         using J = nlohmann::ordered_json;
         switch (v->kind()) {
-            case Kind::list: case Kind::tuple: case Kind::set: case Kind::frozenset:
-                return array_of(v->items(), depth);
+            case Kind::list:
+            case Kind::tuple:
+            case Kind::set:
+            case Kind::frozenset: return array_of(v->items(), depth);
             case Kind::dict: return object_of(v->entries(), depth, J::object());
             case Kind::persistent: {
                 J pid = v->items().empty() ? J(any_text(v->text())) : write(v->items()[0], depth + 1);
@@ -114,7 +116,8 @@ private:
                  state->items()[0]->kind() == Kind::dict) {
             // (dict_state, slots_state), as copyreg writes for objects with __slots__.
             out = object_of(state->items()[0]->entries(), depth, std::move(out));
-            if (state->items()[1]->kind() == Kind::dict) out = object_of(state->items()[1]->entries(), depth, std::move(out));
+            if (state->items()[1]->kind() == Kind::dict)
+                out = object_of(state->items()[1]->entries(), depth, std::move(out));
         } else if (state) out["$state"] = write(state, depth + 1);
         if (!v->items().empty()) out["$items"] = array_of(v->items(), depth);
         if (!v->entries().empty()) out["$entries"] = object_of(v->entries(), depth, J::object());

@@ -10,43 +10,114 @@ namespace kiln::pickle {
 
 enum class ArgKind : std::uint8_t {
     none,
-    uint1, uint2, int4, uint4, uint8,      // little-endian fixed width
-    float8,                                // big-endian IEEE double
-    long1, long4,                          // length (1 / 4 bytes) + two's-complement bytes
-    decimalnl_short, decimalnl_long, floatnl,  // text up to '\n'
-    stringnl, stringnl_noescape, stringnl_noescape_pair, unicodestringnl,
-    string1, string4, bytes1, bytes4, bytes8, bytearray8,
-    unicodestring1, unicodestring4, unicodestring8,
+    uint1,
+    uint2,
+    int4,
+    uint4,
+    uint8,   // little-endian fixed width
+    float8,  // big-endian IEEE double
+    long1,
+    long4,  // length (1 / 4 bytes) + two's-complement bytes
+    decimalnl_short,
+    decimalnl_long,
+    floatnl,  // text up to '\n'
+    stringnl,
+    stringnl_noescape,
+    stringnl_noescape_pair,
+    unicodestringnl,
+    string1,
+    string4,
+    bytes1,
+    bytes4,
+    bytes8,
+    bytearray8,
+    unicodestring1,
+    unicodestring4,
+    unicodestring8,
 };
 
 namespace op {
 enum : std::uint8_t {
-    MARK = '(', STOP = '.', POP = '0', POP_MARK = '1', DUP = '2', FLOAT = 'F', INT = 'I',
-    BININT = 'J', BININT1 = 'K', LONG = 'L', BININT2 = 'M', NONE = 'N', PERSID = 'P',
-    BINPERSID = 'Q', REDUCE = 'R', STRING = 'S', BINSTRING = 'T', SHORT_BINSTRING = 'U',
-    UNICODE = 'V', BINUNICODE = 'X', APPEND = 'a', BUILD = 'b', GLOBAL = 'c', DICT = 'd',
-    EMPTY_DICT = '}', APPENDS = 'e', GET = 'g', BINGET = 'h', INST = 'i', LONG_BINGET = 'j',
-    LIST = 'l', EMPTY_LIST = ']', OBJ = 'o', PUT = 'p', BINPUT = 'q', LONG_BINPUT = 'r',
-    SETITEM = 's', TUPLE = 't', EMPTY_TUPLE = ')', SETITEMS = 'u', BINFLOAT = 'G',
-    PROTO = 0x80, NEWOBJ = 0x81, EXT1 = 0x82, EXT2 = 0x83, EXT4 = 0x84, TUPLE1 = 0x85,
-    TUPLE2 = 0x86, TUPLE3 = 0x87, NEWTRUE = 0x88, NEWFALSE = 0x89, LONG1 = 0x8a, LONG4 = 0x8b,
-    BINBYTES = 'B', SHORT_BINBYTES = 'C',
-    SHORT_BINUNICODE = 0x8c, BINUNICODE8 = 0x8d, BINBYTES8 = 0x8e, EMPTY_SET = 0x8f,
-    ADDITEMS = 0x90, FROZENSET = 0x91, NEWOBJ_EX = 0x92, STACK_GLOBAL = 0x93, MEMOIZE = 0x94,
-    FRAME = 0x95, BYTEARRAY8 = 0x96, NEXT_BUFFER = 0x97, READONLY_BUFFER = 0x98,
+    MARK = '(',
+    STOP = '.',
+    POP = '0',
+    POP_MARK = '1',
+    DUP = '2',
+    FLOAT = 'F',
+    INT = 'I',
+    BININT = 'J',
+    BININT1 = 'K',
+    LONG = 'L',
+    BININT2 = 'M',
+    NONE = 'N',
+    PERSID = 'P',
+    BINPERSID = 'Q',
+    REDUCE = 'R',
+    STRING = 'S',
+    BINSTRING = 'T',
+    SHORT_BINSTRING = 'U',
+    UNICODE = 'V',
+    BINUNICODE = 'X',
+    APPEND = 'a',
+    BUILD = 'b',
+    GLOBAL = 'c',
+    DICT = 'd',
+    EMPTY_DICT = '}',
+    APPENDS = 'e',
+    GET = 'g',
+    BINGET = 'h',
+    INST = 'i',
+    LONG_BINGET = 'j',
+    LIST = 'l',
+    EMPTY_LIST = ']',
+    OBJ = 'o',
+    PUT = 'p',
+    BINPUT = 'q',
+    LONG_BINPUT = 'r',
+    SETITEM = 's',
+    TUPLE = 't',
+    EMPTY_TUPLE = ')',
+    SETITEMS = 'u',
+    BINFLOAT = 'G',
+    PROTO = 0x80,
+    NEWOBJ = 0x81,
+    EXT1 = 0x82,
+    EXT2 = 0x83,
+    EXT4 = 0x84,
+    TUPLE1 = 0x85,
+    TUPLE2 = 0x86,
+    TUPLE3 = 0x87,
+    NEWTRUE = 0x88,
+    NEWFALSE = 0x89,
+    LONG1 = 0x8a,
+    LONG4 = 0x8b,
+    BINBYTES = 'B',
+    SHORT_BINBYTES = 'C',
+    SHORT_BINUNICODE = 0x8c,
+    BINUNICODE8 = 0x8d,
+    BINBYTES8 = 0x8e,
+    EMPTY_SET = 0x8f,
+    ADDITEMS = 0x90,
+    FROZENSET = 0x91,
+    NEWOBJ_EX = 0x92,
+    STACK_GLOBAL = 0x93,
+    MEMOIZE = 0x94,
+    FRAME = 0x95,
+    BYTEARRAY8 = 0x96,
+    NEXT_BUFFER = 0x97,
+    READONLY_BUFFER = 0x98,
 };
 }  // namespace op
 
 struct OpInfo {
     const char* name = nullptr;  // null: not an opcode
     ArgKind arg = ArgKind::none;
-    std::uint8_t proto = 0;      // the protocol that introduced it
+    std::uint8_t proto = 0;  // the protocol that introduced it
 };
-
 
 // One opcode's argument, read from the stream but not interpreted beyond its layout.
 struct RawArg {
-    std::uint64_t u = 0;     // fixed-width integers (int4 sign-extended into `i`)
+    std::uint64_t u = 0;  // fixed-width integers (int4 sign-extended into `i`)
     std::int64_t i = 0;
     double f = 0.0;          // float8
     std::string_view data;   // counted data, or the text before '\n'
@@ -214,14 +285,12 @@ inline const char* read_arg(std::string_view in, std::size_t& pos, ArgKind kind,
         case ArgKind::floatnl:
         case ArgKind::stringnl:
         case ArgKind::stringnl_noescape:
-        case ArgKind::unicodestringnl:
-            return detail::read_line(in, pos, out.data);
+        case ArgKind::unicodestringnl: return detail::read_line(in, pos, out.data);
         case ArgKind::stringnl_noescape_pair:
             if ((why = detail::read_line(in, pos, out.data))) return why;
             return detail::read_line(in, pos, out.data2);
     }
     return "unknown argument kind";
 }
-
 
 }  // namespace kiln::pickle

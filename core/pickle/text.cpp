@@ -48,12 +48,18 @@ bool valid_utf8(std::string_view s) {
         std::size_t len;
         unsigned lo = 0x80, hi = 0xBF;
         if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) { len = 3; lo = 0xA0; }
-        else if (c >= 0xE1 && c <= 0xEF) len = 3;  // ED A0..BF: surrogates, allowed by surrogatepass
-        else if (c == 0xF0) { len = 4; lo = 0x90; }
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) { len = 4; hi = 0x8F; }
-        else return false;
+        else if (c == 0xE0) {
+            len = 3;
+            lo = 0xA0;
+        } else if (c >= 0xE1 && c <= 0xEF) len = 3;  // ED A0..BF: surrogates, allowed by surrogatepass
+        else if (c == 0xF0) {
+            len = 4;
+            lo = 0x90;
+        } else if (c >= 0xF1 && c <= 0xF3) len = 4;
+        else if (c == 0xF4) {
+            len = 4;
+            hi = 0x8F;
+        } else return false;
         if (n - i < len) return false;
         if (p[i + 1] < lo || p[i + 1] > hi) return false;
         for (std::size_t k = 2; k < len; ++k)
@@ -136,13 +142,21 @@ std::size_t strict_sequence(std::string_view s, std::size_t i) {
     std::size_t len;
     unsigned lo = 0x80, hi = 0xBF;
     if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c == 0xE0) { len = 3; lo = 0xA0; }
-    else if (c == 0xED) { len = 3; hi = 0x9F; }
-    else if (c >= 0xE1 && c <= 0xEF) len = 3;
-    else if (c == 0xF0) { len = 4; lo = 0x90; }
-    else if (c >= 0xF1 && c <= 0xF3) len = 4;
-    else if (c == 0xF4) { len = 4; hi = 0x8F; }
-    else return 0;
+    else if (c == 0xE0) {
+        len = 3;
+        lo = 0xA0;
+    } else if (c == 0xED) {
+        len = 3;
+        hi = 0x9F;
+    } else if (c >= 0xE1 && c <= 0xEF) len = 3;
+    else if (c == 0xF0) {
+        len = 4;
+        lo = 0x90;
+    } else if (c >= 0xF1 && c <= 0xF3) len = 4;
+    else if (c == 0xF4) {
+        len = 4;
+        hi = 0x8F;
+    } else return 0;
     if (s.size() - i < len || b(1) < lo || b(1) > hi) return 0;
     for (std::size_t k = 2; k < len; ++k)
         if ((b(k) & 0xC0) != 0x80) return 0;
@@ -156,7 +170,8 @@ std::string strict_utf8(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
         std::size_t n = strict_sequence(s, i);
         if (n == 0 && static_cast<unsigned char>(s[i]) == 0xED && s.size() - i >= 3 &&
-            (static_cast<unsigned char>(s[i + 1]) & 0xE0) == 0xA0 && (static_cast<unsigned char>(s[i + 2]) & 0xC0) == 0x80) {
+            (static_cast<unsigned char>(s[i + 1]) & 0xE0) == 0xA0 &&
+            (static_cast<unsigned char>(s[i + 2]) & 0xC0) == 0x80) {
             out += "\xEF\xBF\xBD";  // one encoded surrogate: one replacement character
             i += 3;
             continue;

@@ -50,11 +50,14 @@ Ref Value::state() const { return more_ ? more_->state : nullptr; }
 
 bool Value::is_container() const {
     switch (kind_) {
-        case Kind::list: case Kind::tuple: case Kind::dict: case Kind::set: case Kind::frozenset:
-        case Kind::call: case Kind::persistent:
-            return true;
-        default:
-            return false;
+        case Kind::list:
+        case Kind::tuple:
+        case Kind::dict:
+        case Kind::set:
+        case Kind::frozenset:
+        case Kind::call:
+        case Kind::persistent: return true;
+        default: return false;
     }
 }
 
@@ -102,8 +105,10 @@ void append_quoted(std::string& out, std::string_view s, std::size_t budget) {
         }
         if (c == '\n') out += "\\n";
         else if (c == '\t') out += "\\t";
-        else if (c == '\'' || c == '\\') { out += '\\'; out += c; }
-        else if (static_cast<unsigned char>(c) < 0x20) {
+        else if (c == '\'' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
             out += buf;
@@ -114,7 +119,10 @@ void append_quoted(std::string& out, std::string_view s, std::size_t budget) {
 
 void repr_into(std::string& out, Ref v, std::size_t budget, int depth) {
     if (out.size() >= budget) return;
-    if (!v) { out += "<null>"; return; }
+    if (!v) {
+        out += "<null>";
+        return;
+    }
     switch (v->kind()) {
         case Kind::none: out += "None"; return;
         case Kind::boolean: out += v->as_bool() ? "True" : "False"; return;
@@ -126,7 +134,8 @@ void repr_into(std::string& out, Ref v, std::size_t budget, int depth) {
             return;
         }
         case Kind::string: append_quoted(out, v->text(), budget); return;
-        case Kind::bytes: case Kind::bytearray:
+        case Kind::bytes:
+        case Kind::bytearray:
             out += '<';
             out += kind_name(v->kind());
             out += " of ";
@@ -148,7 +157,8 @@ void repr_into(std::string& out, Ref v, std::size_t budget, int depth) {
         }
         case Kind::list: out += '['; break;
         case Kind::tuple: out += '('; break;
-        case Kind::dict: case Kind::set: out += '{'; break;
+        case Kind::dict:
+        case Kind::set: out += '{'; break;
         case Kind::frozenset: out += "frozenset({"; break;
     }
     if (depth > 3) {
@@ -161,13 +171,19 @@ void repr_into(std::string& out, Ref v, std::size_t budget, int depth) {
         for (Ref item : v->items()) {
             if (!first) out += ", ";
             first = false;
-            if (out.size() >= budget) { out += "..."; break; }
+            if (out.size() >= budget) {
+                out += "...";
+                break;
+            }
             repr_into(out, item, budget, depth + 1);
         }
         for (const auto& [k, val] : v->entries()) {
             if (!first) out += ", ";
             first = false;
-            if (out.size() >= budget) { out += "..."; break; }
+            if (out.size() >= budget) {
+                out += "...";
+                break;
+            }
             repr_into(out, k, budget, depth + 1);
             out += ": ";
             repr_into(out, val, budget, depth + 1);
@@ -176,7 +192,8 @@ void repr_into(std::string& out, Ref v, std::size_t budget, int depth) {
     switch (v->kind()) {
         case Kind::list: out += ']'; break;
         case Kind::tuple: out += v->size() == 1 ? ",)" : ")"; break;
-        case Kind::dict: case Kind::set: out += '}'; break;
+        case Kind::dict:
+        case Kind::set: out += '}'; break;
         case Kind::frozenset: out += "})"; break;
         default: out += ')';
     }

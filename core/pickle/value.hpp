@@ -25,11 +25,11 @@ class Buffer;  // buffer.hpp: the bytes (a file read once, or owned)
 enum class Kind : std::uint8_t {
     none,
     boolean,
-    integer,     // arbitrary precision, see Int
+    integer,  // arbitrary precision, see Int
     floating,
-    string,      // UTF-8 text
+    string,  // UTF-8 text
     bytes,
-    bytearray,   // BYTEARRAY8
+    bytearray,  // BYTEARRAY8
     list,
     tuple,
     dict,
@@ -69,13 +69,13 @@ public:
     bool is(Kind k) const { return kind_ == k; }
     std::uint64_t offset() const { return offset_; }  // byte offset of the opcode that made it
 
-    bool as_bool() const { return scalar_.b; }               // boolean
-    double as_double() const { return scalar_.f; }           // floating
+    bool as_bool() const { return scalar_.b; }                // boolean
+    double as_double() const { return scalar_.f; }            // floating
     Int as_int() const;                                       // integer (also boolean as 0/1)
-    std::string_view text() const { return text_; }          // string, bytes, bytearray, global module, PERSID text
-    std::string_view module() const { return text_; }        // global
+    std::string_view text() const { return text_; }           // string, bytes, bytearray, global module, PERSID text
+    std::string_view module() const { return text_; }         // global
     std::string_view name() const;                            // global: the qualified name
-    std::uint64_t buffer_index() const { return scalar_.u; } // buffer: the n-th out-of-band buffer
+    std::uint64_t buffer_index() const { return scalar_.u; }  // buffer: the n-th out-of-band buffer
     bool readonly() const { return flags_ & kReadonly; }      // buffer: READONLY_BUFFER applied
 
     // list, tuple, set, frozenset: elements; call: APPEND(S)/ADDITEMS applied to the object;
@@ -86,16 +86,16 @@ public:
     const std::vector<Entry>& entries() const;
 
     // call only (null otherwise).
-    Ref callable() const;   // usually a global: the class or function
-    Ref args() const;       // usually a tuple
-    Ref kwargs() const;     // NEWOBJ_EX only
-    Ref state() const;      // the BUILD argument, null when none
+    Ref callable() const;                                // usually a global: the class or function
+    Ref args() const;                                    // usually a tuple
+    Ref kwargs() const;                                  // NEWOBJ_EX only
+    Ref state() const;                                   // the BUILD argument, null when none
     bool is_newobj() const { return flags_ & kNewobj; }  // cls.__new__(cls, *args) rather than callable(*args)
 
     bool is_container() const;
-    std::size_t size() const;             // elements / entries; 0 for scalars
-    std::string qualified_name() const;   // global: "module.name"; else empty
-    std::string call_type() const;        // call with a global callable: its "module.name"; else empty
+    std::size_t size() const;            // elements / entries; 0 for scalars
+    std::string qualified_name() const;  // global: "module.name"; else empty
+    std::string call_type() const;       // call with a global callable: its "module.name"; else empty
     // dict or call-with-dict-state: the value under string key `key` (last occurrence), or null.
     Ref get(std::string_view key) const;
 
@@ -167,15 +167,15 @@ public:
     Ref root() const { return root_; }
     int protocol() const { return protocol_; }  // from PROTO, 0 when absent
     std::size_t node_count() const { return nodes_.size(); }
-    std::string_view bytes() const;             // the whole input
+    std::string_view bytes() const;  // the whole input
     const std::shared_ptr<const Buffer>& buffer() const { return buffer_; }
 
 private:
     friend class Decoder;
     std::shared_ptr<const Buffer> buffer_;
-    Arena<Value> nodes_;                // stable addresses
-    Arena<Value::More> more_;           // container / call payloads
-    std::deque<std::string> owned_;     // decoded text that is not a verbatim view (protocol 0, big ints)
+    Arena<Value> nodes_;             // stable addresses
+    Arena<Value::More> more_;        // container / call payloads
+    std::deque<std::string> owned_;  // decoded text that is not a verbatim view (protocol 0, big ints)
     Ref root_ = nullptr;
     int protocol_ = 0;
 };

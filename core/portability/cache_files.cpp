@@ -26,7 +26,7 @@ namespace {
 Result<std::string> read_prefix(const fs::path& path, std::size_t max, int dirfd = AT_FDCWD) {
     int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error("open", path.string(), errno);
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) == 0 && st.st_size >= 0) max = std::min(max, static_cast<std::size_t>(st.st_size) + 1);
     std::string buf(max, '\0');
     std::size_t have = 0;
@@ -147,7 +147,9 @@ std::optional<TritonTarget> quick_triton_meta(std::string_view text) {
     auto ptx = string_after("\"ptx_version\": ", false);
     auto name = string_after(", \"name\": ", true);
     if (!version || !name) return std::nullopt;
-    auto text_of = [](const ojson& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    auto text_of = [](const ojson& v) {
+        return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+    };
     TritonTarget out;
     out.kernel = *name;
     out.backend = text_of(target.value("backend", ojson()));
@@ -164,7 +166,8 @@ Result<TritonTarget> read_triton_target(const fs::path& dir, const std::vector<s
     std::vector<std::string> listed;
     if (files.empty()) {
         std::error_code ec;
-        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) listed.push_back(it->path().filename().string());
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+            listed.push_back(it->path().filename().string());
     }
     fs::path meta;
     std::string abi;
@@ -174,7 +177,8 @@ Result<TritonTarget> read_triton_target(const fs::path& dir, const std::vector<s
             break;
         }
         // cuda_utils.cpython-312-x86_64-linux-gnu.so: Triton's launcher, built for one Python ABI.
-        if (auto p = n.find(".cpython-"); p != std::string::npos && n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0)
+        if (auto p = n.find(".cpython-");
+            p != std::string::npos && n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0)
             abi = n.substr(p + 1, n.find('-', p + 9) - p - 1);
     }
     if (meta.empty() && !abi.empty()) {
@@ -189,7 +193,9 @@ Result<TritonTarget> read_triton_target(const fs::path& dir, const std::vector<s
     ojson j = ojson::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("target") || !j["target"].is_object())
         return make_error(Errc::parse, "Triton metadata without a \"target\" object", meta.string());
-    auto text_of = [](const ojson& v) { return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump(); };
+    auto text_of = [](const ojson& v) {
+        return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string() : v.dump();
+    };
     const ojson& t = j["target"];
     TritonTarget out;
     out.kernel = text_of(j.value("name", ojson()));
@@ -216,9 +222,10 @@ std::optional<std::pair<std::string, std::string>> common_triton_arch(const fs::
     return found;
 }
 
-std::string best_config_name(const std::string& module_basename, const std::string& tag, const std::string& torch_key_hex) {
-    if (torch_key_hex.size() != 64 ||
-        !std::all_of(torch_key_hex.begin(), torch_key_hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+std::string best_config_name(const std::string& module_basename, const std::string& tag,
+                             const std::string& torch_key_hex) {
+    if (torch_key_hex.size() != 64 || !std::all_of(torch_key_hex.begin(), torch_key_hex.end(),
+                                                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
         return {};
     std::string inner = hash::sha256_hex(module_basename + ":" + tag);
     std::string key;
@@ -231,7 +238,8 @@ KernelModuleTarget read_kernel_module_target(const fs::path& module, int dirfd) 
     KernelModuleTarget out;
     auto text = read_prefix(module, 16 * 1024, dirfd);
     if (!text) return out;
-    static const std::regex props(R"(DeviceProperties\(type='\w+', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
+    static const std::regex props(
+        R"(DeviceProperties\(type='\w+', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
     static const std::regex backend(R"('backend_hash': '([0-9A-Fa-f]+)')");
     std::smatch m;
     if (std::regex_search(*text, m, props)) {
@@ -247,14 +255,16 @@ std::string python_abi_of(const std::string& v) {
     std::size_t dot1 = v.find('.');
     std::size_t dot2 = dot1 == std::string::npos ? dot1 : v.find_first_not_of("0123456789", dot1 + 1);
     if (dot1 == std::string::npos || dot1 == 0) return {};
-    return "cpython-" + v.substr(0, dot1) + v.substr(dot1 + 1, (dot2 == std::string::npos ? v.size() : dot2) - dot1 - 1);
+    return "cpython-" + v.substr(0, dot1) +
+           v.substr(dot1 + 1, (dot2 == std::string::npos ? v.size() : dot2) - dot1 - 1);
 }
 
 std::string triton_version_of_key(const std::string& key) {
     std::string first = key.substr(0, key.find('-'));
     if (first.size() <= 64) return {};
     std::string tail = first.substr(first.size() - 64);
-    if (!std::all_of(tail.begin(), tail.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) return {};
+    if (!std::all_of(tail.begin(), tail.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
+        return {};
     return first.substr(0, first.size() - 64);
 }
 

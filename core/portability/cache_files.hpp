@@ -18,11 +18,11 @@
 namespace kiln::portability {
 
 struct TimingCacheSystem {
-    std::string rel_path;      // "cache/2b00ebb9…"
-    std::string device_name;   // "" when the system block has none (no GPU)
-    std::string device_value;  // system_info[device] as a debug line prints it
-    std::string version_value; // system_info[version]
-    std::string hash;          // system_info[hash] (hex)
+    std::string rel_path;       // "cache/2b00ebb9…"
+    std::string device_name;    // "" when the system block has none (no GPU)
+    std::string device_value;   // system_info[device] as a debug line prints it
+    std::string version_value;  // system_info[version]
+    std::string hash;           // system_info[hash] (hex)
     bool has_device = false;
 
     // system_info[device] / [version] / [hash] as components (values only: no pickle protocol here).
@@ -31,7 +31,8 @@ struct TimingCacheSystem {
 
 // Reads the "system" block at the start of a timing cache (the rest, the timings, is not parsed).
 // Relative paths in these readers are relative to `dirfd` (an open directory: a root walked once).
-Result<TimingCacheSystem> read_timing_system(const std::filesystem::path& file, std::string rel_path, int dirfd = AT_FDCWD);
+Result<TimingCacheSystem> read_timing_system(const std::filesystem::path& file, std::string rel_path,
+                                             int dirfd = AT_FDCWD);
 // Every readable `cache/<hex64>` under a root, in name order.
 std::vector<TimingCacheSystem> read_timing_systems(const std::filesystem::path& root);
 
@@ -47,8 +48,8 @@ struct TritonTarget {
 // The `<name>.json` metadata of one Triton kernel dir (the first one that is not `__grp__*.json`),
 // or for a dir holding only Triton's compiled launcher module, the Python ABI it was built for.
 // `files`: the dir's file names when the caller knows them (a scan), else the dir is listed.
-Result<TritonTarget> read_triton_target(const std::filesystem::path& kernel_dir, const std::vector<std::string>& files = {},
-                                        int dirfd = AT_FDCWD);
+Result<TritonTarget> read_triton_target(const std::filesystem::path& kernel_dir,
+                                        const std::vector<std::string>& files = {}, int dirfd = AT_FDCWD);
 // The arch every Triton kernel dir under `root`/triton/<dev>/ agrees on, with the first dir read
 // (relative path); nullopt when there are none or they disagree.
 std::optional<std::pair<std::string, std::string>> common_triton_arch(const std::filesystem::path& root);

@@ -53,7 +53,7 @@ struct Group {
 };
 
 std::int64_t mtime_ns(const fs::path& p) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(p.c_str(), &st) != 0) return 0;
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
@@ -106,16 +106,18 @@ Result<Fingerprint> fingerprint_from_root(const fs::path& root) {
         fp.notes.push_back("the environment of " + std::to_string(groups[0].entries) + " graph entries, newest " +
                            groups[0].newest_path);
         for (std::size_t i = 1; i < groups.size(); ++i)
-            fp.notes.push_back("the root also holds " + std::to_string(groups[i].entries) + " graph entries of another environment (" +
-                               groups[i].env.label() + ", newest " + groups[i].newest_path + "); pass one of them to use it");
+            fp.notes.push_back("the root also holds " + std::to_string(groups[i].entries) +
+                               " graph entries of another environment (" + groups[i].env.label() + ", newest " +
+                               groups[i].newest_path + "); pass one of them to use it");
     } else {
         std::vector<TimingCacheSystem> systems = read_timing_systems(root);
         if (systems.empty())
-            return make_error(Errc::not_found, "no graph entries or timing caches to read an environment from", root.string(),
-                              "pass a cache root that torch has written to");
+            return make_error(Errc::not_found, "no graph entries or timing caches to read an environment from",
+                              root.string(), "pass a cache root that torch has written to");
         fp = systems[0].as_components("cache " + systems[0].rel_path);
         for (std::size_t i = 1; i < systems.size(); ++i)
-            fp.notes.push_back("the root also holds a timing cache of " + systems[i].device_name + " (" + systems[i].rel_path + ")");
+            fp.notes.push_back("the root also holds a timing cache of " + systems[i].device_name + " (" +
+                               systems[i].rel_path + ")");
     }
     fp.origin = "cache " + root.string();
     if (auto arch = common_triton_arch(root)) {

@@ -3,8 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
@@ -16,9 +16,7 @@ namespace {
 
 namespace op = pickle::op;
 
-bool is_text_op(std::uint8_t c) {
-    return c == op::SHORT_BINUNICODE || c == op::BINUNICODE || c == op::BINUNICODE8;
-}
+bool is_text_op(std::uint8_t c) { return c == op::SHORT_BINUNICODE || c == op::BINUNICODE || c == op::BINUNICODE8; }
 // Opcodes that may sit between the strings of one list: memo writes, batching, frames.
 bool is_list_glue(std::uint8_t c) {
     return c == op::MEMOIZE || c == op::BINPUT || c == op::LONG_BINPUT || c == op::MARK || c == op::APPENDS ||
@@ -164,7 +162,8 @@ std::filesystem::path via_dirfd(const std::filesystem::path& path, int dirfd) {
 
 }  // namespace
 
-Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind kind, std::string* scratch, int dirfd) {
+Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind kind, std::string* scratch,
+                                    int dirfd) {
     int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return io_error("open", path.string(), errno);
     struct Closer {

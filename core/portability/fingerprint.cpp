@@ -43,14 +43,17 @@ Result<EnvComponent> component_from_json(const ojson& j, bool in_key, const std:
     EnvComponent c;
     c.name = j["name"].get<std::string>();
     c.in_key = in_key;
-    auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+    auto str = [&](const char* k) {
+        return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+    };
     auto flag = [&](const char* k) { return j.contains(k) && j[k].is_boolean() && j[k].get<bool>(); };
     c.value = str("value");
     c.hash = str("hash");
     c.source = str("source");
     if (auto s = scope_from_name(str("scope"))) c.scope = *s;
-    else return make_error(Errc::parse, "component " + c.name + ": unknown scope '" + str("scope") + "'", where,
-                           "expected machine, install, environment or process");
+    else
+        return make_error(Errc::parse, "component " + c.name + ": unknown scope '" + str("scope") + "'", where,
+                          "expected machine, install, environment or process");
     c.absent = flag("absent");
     c.lossy = flag("lossy");
     c.fresh_default = flag("fresh_default");
@@ -72,8 +75,9 @@ const UnknownComponent* Fingerprint::find_unknown(std::string_view name) const {
 }
 
 void Fingerprint::set(EnvComponent c) {
-    unknown.erase(std::remove_if(unknown.begin(), unknown.end(), [&](const UnknownComponent& u) { return u.name == c.name; }),
-                  unknown.end());
+    unknown.erase(
+        std::remove_if(unknown.begin(), unknown.end(), [&](const UnknownComponent& u) { return u.name == c.name; }),
+        unknown.end());
     for (auto& existing : components)
         if (existing.name == c.name) {
             existing = std::move(c);
@@ -128,13 +132,15 @@ Result<Fingerprint> fingerprint_from_json(const ojson& j, const std::string& ori
         return make_error(Errc::parse, "not a Kiln fingerprint (no \"kiln_fingerprint\" key)", origin,
                           "write one with `kiln-cli env --json > FILE`");
     if (!j["kiln_fingerprint"].is_number_integer() || j["kiln_fingerprint"].get<int>() != 1)
-        return make_error(Errc::unsupported, "fingerprint format version " + j["kiln_fingerprint"].dump() + " (this Kiln reads 1)",
+        return make_error(Errc::unsupported,
+                          "fingerprint format version " + j["kiln_fingerprint"].dump() + " (this Kiln reads 1)",
                           origin);
     Fingerprint fp;
     fp.origin = j.contains("origin") && j["origin"].is_string() ? j["origin"].get<std::string>() : origin;
     for (const char* list : {"components", "facts"}) {
         if (!j.contains(list)) continue;
-        if (!j[list].is_array()) return make_error(Errc::parse, std::string("\"") + list + "\" is not an array", origin);
+        if (!j[list].is_array())
+            return make_error(Errc::parse, std::string("\"") + list + "\" is not an array", origin);
         for (const auto& c : j[list]) {
             KILN_TRY(EnvComponent comp, component_from_json(c, std::string(list) == "components", origin));
             fp.set(std::move(comp));
@@ -143,8 +149,9 @@ Result<Fingerprint> fingerprint_from_json(const ojson& j, const std::string& ori
     if (j.contains("unknown") && j["unknown"].is_array())
         for (const auto& u : j["unknown"])
             if (u.is_object() && u.contains("name") && u["name"].is_string())
-                fp.mark_unknown(u["name"].get<std::string>(),
-                                u.contains("why") && u["why"].is_string() ? u["why"].get<std::string>() : std::string());
+                fp.mark_unknown(u["name"].get<std::string>(), u.contains("why") && u["why"].is_string()
+                                                                  ? u["why"].get<std::string>()
+                                                                  : std::string());
     if (j.contains("notes") && j["notes"].is_array())
         for (const auto& n : j["notes"])
             if (n.is_string()) fp.notes.push_back(n.get<std::string>());

@@ -41,23 +41,23 @@ inline constexpr std::string_view input_device = "example_inputs[*].device";
 inline constexpr std::string_view compute_capability = "compute_capability";  // "90"
 inline constexpr std::string_view sm_count = "multi_processor_count";
 inline constexpr std::string_view warp_size = "warp_size";
-inline constexpr std::string_view torch_key = "torch_key";          // 64 hex
-inline constexpr std::string_view backend_hash = "backend_hash";    // Inductor's triton_hash_with_backend()
-inline constexpr std::string_view torch = "torch";                  // "2.11.0+cu130"
+inline constexpr std::string_view torch_key = "torch_key";        // 64 hex
+inline constexpr std::string_view backend_hash = "backend_hash";  // Inductor's triton_hash_with_backend()
+inline constexpr std::string_view torch = "torch";                // "2.11.0+cu130"
 inline constexpr std::string_view torch_cuda = "torch.version.cuda";
-inline constexpr std::string_view triton = "triton";                // "3.6.0"
+inline constexpr std::string_view triton = "triton";  // "3.6.0"
 inline constexpr std::string_view python = "python";
-inline constexpr std::string_view python_abi = "python_abi";       // "cpython-312": Triton's launcher modules
-inline constexpr std::string_view devices = "devices";              // "0: NVIDIA H100 80GB HBM3; 1: ..."
+inline constexpr std::string_view python_abi = "python_abi";  // "cpython-312": Triton's launcher modules
+inline constexpr std::string_view devices = "devices";        // "0: NVIDIA H100 80GB HBM3; 1: ..."
 inline constexpr std::string_view cuda_driver = "cuda_driver";
 inline constexpr std::string_view cuda_toolkit = "cuda_toolkit";
 inline constexpr std::string_view env_vars = "environment_variables";
 }  // namespace names
 
 struct EnvComponent {
-    std::string name;            // debug-line name, a derived name, or a fact (names:: above)
-    std::string value;           // as a debug line prints it; for facts plain text
-    std::string hash;            // component hash (51 base32 characters); empty when not known
+    std::string name;   // debug-line name, a derived name, or a fact (names:: above)
+    std::string value;  // as a debug line prints it; for facts plain text
+    std::string hash;   // component hash (51 base32 characters); empty when not known
     Scope scope = Scope::machine;
     bool in_key = true;          // part of cache keys (compared with entries) or a fact
     bool absent = false;         // not part of keys in this environment (system_info without CUDA)

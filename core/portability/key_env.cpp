@@ -2,8 +2,9 @@
 
 #include <set>
 
-#include "autotune/python_json.hpp"
+#include "inductor/timing_cache_file.hpp"
 #include "portability/py_value.hpp"
+#include "util/python_json.hpp"
 
 namespace kiln::portability {
 
@@ -22,9 +23,15 @@ std::vector<KeyComponentView> views_of(const std::vector<KeyComponent>& comps) {
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // The key components that belong to the environment rather than to the program.
-constexpr std::string_view kEnvNames[] = {names::device, names::version, names::system_hash, names::torch_version,
-                                          names::cache_key_tag, names::deterministic, names::matmul,
-                                          names::default_device_index, names::cxx};
+constexpr std::string_view kEnvNames[] = {names::device,
+                                          names::version,
+                                          names::system_hash,
+                                          names::torch_version,
+                                          names::cache_key_tag,
+                                          names::deterministic,
+                                          names::matmul,
+                                          names::default_device_index,
+                                          names::cxx};
 
 // "device(type='cuda', index=0)" occurrences in example_inputs values -> {"cuda:0"}.
 void collect_devices(std::string_view value, std::set<std::string>& out) {
@@ -105,11 +112,12 @@ std::optional<std::string> recompute_system_hash(const Fingerprint& fp) {
         if (!d || !v) return std::nullopt;
         for (auto* part : {&*d, &*v}) {
             nlohmann::ordered_json obj = nlohmann::ordered_json::object();
-            for (const auto& [k, val] : *part) obj[k] = val == "\x01None" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(val);
+            for (const auto& [k, val] : *part)
+                obj[k] = val == "\x01None" ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(val);
             system[part == &*d ? "device" : "version"] = obj;
         }
     }
-    return autotune::system_hash(system);
+    return inductor::system_hash(system);
 }
 
 void check_system_hash(Fingerprint& fp) {
@@ -169,40 +177,52 @@ KeyEnv key_env(const std::vector<KeyComponentView>& comps, const std::string& so
         bool env = false;
         for (auto n : kEnvNames) env = env || c.name == n;
         if (env) {
-            EnvComponent e{std::string(c.name), std::string(c.value), std::string(c.hash), scope_of(c.name), true, false,
-                           c.name == names::torch_version, false, source};
+            EnvComponent e{std::string(c.name),
+                           std::string(c.value),
+                           std::string(c.hash),
+                           scope_of(c.name),
+                           true,
+                           false,
+                           c.name == names::torch_version,
+                           false,
+                           source};
             out.env.set(std::move(e));
         }
         if (c.name != "gm" && !starts_with(c.name, "example_inputs[")) {
             if (std::string p = absolute_path_in(c.value); !p.empty())
                 out.hazards.push_back({std::string(c.name), std::string(c.value),
                                        "an absolute path (" + p + ") in the key: a machine with another layout" +
-                                           (c.name == names::cxx ? " or another $CXX" : std::string()) + " computes another key"});
+                                           (c.name == names::cxx ? " or another $CXX" : std::string()) +
+                                           " computes another key"});
         }
     }
     // Without CUDA/ROCm, get_system() is {"hash": sha256("{}")}: no device or version line at all.
     if (has_system_hash) {
         for (auto n : {names::device, names::version})
             if (!out.env.find(n))
-                out.env.set({std::string(n), "(not in the key: no GPU in that process)", "", scope_of(n), true, true, false,
-                             false, source});
+                out.env.set({std::string(n), "(not in the key: no GPU in that process)", "", scope_of(n), true, true,
+                             false, false, source});
     }
     if (!devices.empty()) {
-        out.env.set({std::string(names::input_device), join(devices), "", Scope::process, true, false, false, false, source});
+        out.env.set(
+            {std::string(names::input_device), join(devices), "", Scope::process, true, false, false, false, source});
         if (devices.size() > 1 || *devices.begin() != "cuda:0")
             out.hazards.push_back({std::string(names::input_device), join(devices),
-                                   "inputs on " + join(devices) + ": a process on another device index (another rank) "
-                                   "computes another key"});
+                                   "inputs on " + join(devices) +
+                                       ": a process on another device index (another rank) "
+                                       "computes another key"});
     }
     if (const EnvComponent* d = out.env.find(names::default_device_index); d && d->value != "0")
-        out.hazards.push_back({d->name, d->value, "compiled with current device " + d->value +
-                                                      ": a process on another device index computes another key"});
+        out.hazards.push_back(
+            {d->name, d->value,
+             "compiled with current device " + d->value + ": a process on another device index computes another key"});
     if (const EnvComponent* t = out.env.find(names::cache_key_tag); t && !t->value.empty())
-        out.hazards.push_back({t->name, t->value, "a cache key tag ($TORCH_COMPILE_CACHE_KEY_TAG): only processes with "
-                                                  "the same tag hit"});
+        out.hazards.push_back({t->name, t->value,
+                               "a cache key tag ($TORCH_COMPILE_CACHE_KEY_TAG): only processes with "
+                               "the same tag hit"});
     if (auto p = detect_protocol(comps))
-        out.env.set({std::string(names::pickle_protocol), std::to_string(*p), "", Scope::install, true, false, false, false,
-                     source});
+        out.env.set({std::string(names::pickle_protocol), std::to_string(*p), "", Scope::install, true, false, false,
+                     false, source});
     return out;
 }
 

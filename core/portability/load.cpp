@@ -23,8 +23,10 @@ std::string head_of(const fs::path& p, std::size_t n) {
 Result<Fingerprint> from_json_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
-    if (j.is_discarded()) return make_error(Errc::parse, "not valid JSON", p.string(), "pass the output of `kiln-cli env --json`");
-    if (j.is_object() && j.contains("kiln_probe")) return fingerprint_from_probe(nlohmann::json(j), nullptr, "probe " + p.string());
+    if (j.is_discarded())
+        return make_error(Errc::parse, "not valid JSON", p.string(), "pass the output of `kiln-cli env --json`");
+    if (j.is_object() && j.contains("kiln_probe"))
+        return fingerprint_from_probe(nlohmann::json(j), nullptr, "probe " + p.string());
     if (j.is_object() && j.contains("system") && j.contains("cache")) {  // an autotune timing cache
         KILN_TRY(auto sys, read_timing_system(p, p.filename().string()));
         Fingerprint fp = sys.as_components("cache " + p.string());
@@ -44,7 +46,8 @@ bool looks_like_megacache(const std::string& head) {
 }
 
 bool looks_like_trace_line(const std::string& head) {
-    return head.size() > 24 && std::string("VIWEC").find(head[0]) != std::string::npos && head.find("] {") != std::string::npos;
+    return head.size() > 24 && std::string("VIWEC").find(head[0]) != std::string::npos &&
+           head.find("] {") != std::string::npos;
 }
 
 }  // namespace
@@ -60,8 +63,9 @@ Result<Fingerprint> load_fingerprint(const fs::path& path) {
 static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path) {
     std::error_code ec;
     if (!fs::exists(path, ec))
-        return make_error(Errc::not_found, "no such file or directory", path.string(),
-                          "pass a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory or a graph entry");
+        return make_error(
+            Errc::not_found, "no such file or directory", path.string(),
+            "pass a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory or a graph entry");
     if (fs::is_directory(path, ec)) {
         if (inductor::detect_root_kind(path) == inductor::RootKind::inductor) return fingerprint_from_root(path);
         return fingerprint_from_trace(path);
@@ -74,8 +78,9 @@ static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path) {
     if (looks_like_megacache(head))
         return make_error(Errc::unsupported, "Mega-Cache blobs are not read yet", path.string(),
                           "load it with torch.compiler.load_cache_artifacts() and pass the cache root instead");
-    return make_error(Errc::parse, "not a fingerprint file, TORCH_TRACE log, cache root or graph entry", path.string(),
-                      "pass the output of `kiln-cli env --json`, a cache root, a TORCH_TRACE directory or a graph entry");
+    return make_error(
+        Errc::parse, "not a fingerprint file, TORCH_TRACE log, cache root or graph entry", path.string(),
+        "pass the output of `kiln-cli env --json`, a cache root, a TORCH_TRACE directory or a graph entry");
 }
 
 }  // namespace kiln::portability

@@ -52,7 +52,8 @@ Fingerprint with_derived(const Fingerprint& target) {
     if (!t.find(names::python_abi))
         if (const EnvComponent* py = t.find(names::python))
             if (std::string abi = python_abi_of(py->value); !abi.empty())
-                t.set({std::string(names::python_abi), abi, "", Scope::install, false, false, false, false, py->source});
+                t.set(
+                    {std::string(names::python_abi), abi, "", Scope::install, false, false, false, false, py->source});
     return t;
 }
 
@@ -65,13 +66,14 @@ struct Context {
 // `scratch`: the worker thread's read buffer; the lines view it and are used before its next read.
 Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string& scratch) {
     KILN_TRY(EntryLines lines,
-             read_entry_lines(t.rel, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd, &scratch,
-                              ctx.root_fd));
+             read_entry_lines(t.rel, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd,
+                              &scratch, ctx.root_fd));
     PortableItem item{t.rel, t.kind, t.key, {}, {}};
     if (lines.lists.empty() || lines.lists[0].empty()) {
-        item.assessment.not_known("key components", t.kind == ItemKind::fx_graph
-                                                        ? "the entry records no _fx_graph_cache_debug_lines"
-                                                        : "the entry holds no inner graph's debug lines (fx_graph_cache_info)");
+        item.assessment.not_known("key components",
+                                  t.kind == ItemKind::fx_graph
+                                      ? "the entry records no _fx_graph_cache_debug_lines"
+                                      : "the entry holds no inner graph's debug lines (fx_graph_cache_info)");
         item.assessment.finish();
         return item;
     }
@@ -90,8 +92,8 @@ PortableItem assess_timing(const Task& t, const Context& ctx) {
     } else {
         Fingerprint cached = sys->as_components("cache");
         compare_components(cached, ctx.target,
-                           {std::string(names::device), std::string(names::version), std::string(names::system_hash)}, {},
-                           item.assessment);
+                           {std::string(names::device), std::string(names::version), std::string(names::system_hash)},
+                           {}, item.assessment);
     }
     item.assessment.finish();
     return item;
@@ -123,8 +125,9 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
     auto mods = ctx.modules_by_dir.find(dir);
     if (!key) {
         const UnknownComponent* u = ctx.target.find_unknown(names::torch_key);
-        std::string why = u ? "is unknown: " + u->why
-                            : "the target does not record (a trace or cache shows only its hash): run `kiln-cli env --python` there";
+        std::string why =
+            u ? "is unknown: " + u->why
+              : "the target does not record (a trace or cache shows only its hash): run `kiln-cli env --python` there";
         a.not_known(std::string(names::torch_key), "the .best_config name is derived from torch_key(), which " + why);
     } else if (!tag) {
         a.not_known(std::string(names::cache_key_tag), "the .best_config name is derived from the cache key tag");
@@ -136,10 +139,10 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
             if (best_config_name(m, tag->value, key->value) == stem) owner = m;
         if (owner.empty())
             a.differ("torch_key/cache_key_tag", "file name " + stem.substr(0, 16) + "…",
-                     "torch_key " + key->value.substr(0, 12) + "…, tag '" + tag->value + "' name no file here (another torch install)",
+                     "torch_key " + key->value.substr(0, 12) + "…, tag '" + tag->value +
+                         "' name no file here (another torch install)",
                      Scope::install);
-        else
-            check_module(fs::path(dir) / owner, ctx.root_fd, ctx.target, a);
+        else check_module(fs::path(dir) / owner, ctx.root_fd, ctx.target, a);
     }
     a.finish();
     return item;
@@ -172,8 +175,8 @@ PortableItem assess_triton(const Task& t, const Context& ctx) {
     if (part != rel.end() && ++part != rel.end()) add(names::input_device, "cuda:" + part->string(), Scope::process);
     std::vector<std::string> optional = {std::string(names::input_device)};
     if (ctx.target.find(names::warp_size)) optional.push_back(std::string(names::warp_size));
-    compare_components(cached, ctx.target, {std::string(names::compute_capability), std::string(names::triton)}, optional,
-                       item.assessment);
+    compare_components(cached, ctx.target, {std::string(names::compute_capability), std::string(names::triton)},
+                       optional, item.assessment);
     item.assessment.finish();
     return item;
 }
@@ -205,7 +208,8 @@ std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::strin
             case Category::best_config: kind = ItemKind::best_config; break;
             default: break;
         }
-        if (rel.size() > 3 && rel.compare(rel.size() - 3, 3, ".py") == 0 && std::count(rel.begin(), rel.end(), '/') == 1)
+        if (rel.size() > 3 && rel.compare(rel.size() - 3, 3, ".py") == 0 &&
+            std::count(rel.begin(), rel.end(), '/') == 1)
             modules[rel.substr(0, rel.find('/'))].push_back(rel.substr(rel.find('/') + 1));
         if (kind) tasks.push_back({*kind, rel, a.key, {}});
     }
@@ -214,14 +218,14 @@ std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::strin
         Task t{ItemKind::triton_kernel, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key, {}};
         for (auto i : g.artifacts) {
             const std::string& p = scan.artifacts[i].path;
-            if (p.size() > g.path.size() && p.compare(0, g.path.size(), g.path) == 0 && p.find('/', g.path.size() + 1) == std::string::npos)
+            if (p.size() > g.path.size() && p.compare(0, g.path.size(), g.path) == 0 &&
+                p.find('/', g.path.size() + 1) == std::string::npos)
                 t.files.push_back(p.substr(g.path.size() + 1));
         }
         tasks.push_back(std::move(t));
     }
-    std::sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
-        return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel;
-    });
+    std::sort(tasks.begin(), tasks.end(),
+              [](const Task& a, const Task& b) { return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel; });
     return tasks;
 }
 

@@ -27,7 +27,7 @@ std::string_view item_kind_name(ItemKind k);
 struct PortableItem {
     std::string path;  // relative to the root (a Triton kernel dir: the dir)
     ItemKind kind = ItemKind::fx_graph;
-    std::string key;   // graph entries: the key dir's name
+    std::string key;  // graph entries: the key dir's name
     Assessment assessment;
     std::vector<Hazard> hazards;  // graph entries only
 };
@@ -54,8 +54,9 @@ struct PortableSummary {
 struct PortableReport {
     std::string root;
     Fingerprint target;
-    std::vector<PortableItem> items;  // graph entries, timing caches, best_configs, Triton dirs (scan order within kind)
-    std::vector<std::string> skipped; // files that could not be read: "path: reason"
+    std::vector<PortableItem>
+        items;  // graph entries, timing caches, best_configs, Triton dirs (scan order within kind)
+    std::vector<std::string> skipped;  // files that could not be read: "path: reason"
     // PGO profiles (dynamo/code_state_<job>_<rank>_<tag>.pkl): read only by a process of the same job
     // id, rank and tag, so bound to the job's layout rather than to the hardware.
     std::vector<std::string> pgo_profiles;

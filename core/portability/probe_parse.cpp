@@ -48,14 +48,16 @@ void device_facts(Fingerprint& fp, const json& probe) {
     if (!d.is_object()) return;
     std::string src = "python (device " + std::to_string(cur) + ")";
     std::string gcn = text(d, "gcnArchName");
-    if (!text(probe, "torch_hip").empty() && !gcn.empty()) fact(fp, names::compute_capability, gcn.substr(0, gcn.find(':')), src);
-    else if (d.contains("major") && d.contains("minor") && d["major"].is_number_integer() && d["minor"].is_number_integer())
+    if (!text(probe, "torch_hip").empty() && !gcn.empty())
+        fact(fp, names::compute_capability, gcn.substr(0, gcn.find(':')), src);
+    else if (d.contains("major") && d.contains("minor") && d["major"].is_number_integer() &&
+             d["minor"].is_number_integer())
         fact(fp, names::compute_capability, std::to_string(d["major"].get<int>() * 10 + d["minor"].get<int>()), src);
     fact(fp, names::sm_count, text(d, "multi_processor_count"), src);
     fact(fp, names::warp_size, text(d, "warp_size"), src);
     // A fresh process compiles for its current device: inputs on cuda:<current>.
-    fp.set({std::string(names::input_device), "cuda:" + std::to_string(cur), "", Scope::process, true, false, false, true,
-            "python (current device of a fresh process)"});
+    fp.set({std::string(names::input_device), "cuda:" + std::to_string(cur), "", Scope::process, true, false, false,
+            true, "python (current device of a fresh process)"});
 }
 
 }  // namespace
@@ -88,8 +90,8 @@ Result<Fingerprint> fingerprint_from_probe(const json& probe, const json* baseli
         for (const auto& c : k.config) {
             auto it = base_hash.find(std::string(c.name));
             if (it != base_hash.end() && it->second == c.hash) continue;
-            fp.set({std::string(c.name), std::string(c.value), std::string(c.hash), Scope::environment, true, false, false,
-                    false, "python (set by environment variables)"});
+            fp.set({std::string(c.name), std::string(c.value), std::string(c.hash), Scope::environment, true, false,
+                    false, false, "python (set by environment variables)"});
         }
     }
     fact(fp, names::torch, text(probe, "torch"), "python");

@@ -155,7 +155,8 @@ std::string repr_tuple(const PyTuple& t) {
 }
 std::string repr_dict(const PyDict& d) {
     std::string s = "{";
-    for (std::size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + py_repr_str(d[i].first) + ": " + repr(d[i].second);
+    for (std::size_t i = 0; i < d.size(); ++i)
+        s += (i ? ", " : "") + py_repr_str(d[i].first) + ": " + repr(d[i].second);
     return s + "}";
 }
 std::string repr(const PyValue& v) {

@@ -4,9 +4,9 @@
 // `FxGraphCachePickler.debug_lines()` of it: the component hashes are torch's, not a re-implementation.
 #include <set>
 
-#include "autotune/spawn.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
+#include "util/process.hpp"
 
 namespace kiln::portability {
 
@@ -97,29 +97,36 @@ bool torch_variable(const std::string& k) {
 }
 
 Result<json> run_probe(const ProbeOptions& o, const std::vector<std::string>& remove, bool config_only) {
-    autotune::SpawnOptions s;
+    ProcessOptions s;
     s.argv = {o.python, "-c", kProbe};
     if (config_only) s.argv.push_back("--config-only");
     for (const auto& k : remove) s.env[k] = std::nullopt;
-    KILN_TRY(auto r, autotune::run_process(std::move(s), o.timeout));
+    RunLimits limits;
+    limits.timeout = o.timeout;
+    auto started = run_process(std::move(s), limits);
+    if (!started && started.error().code == Errc::not_found)
+        return make_error(Errc::not_found, "cannot run " + o.python, o.python,
+                          "pass --python with a Python interpreter");
+    if (!started) return std::move(started.error());
+    ProcessResult& r = *started;
     if (r.timed_out)
-        return make_error(Errc::timeout, "the torch probe did not finish in " + std::to_string(o.timeout.count() / 1000) + " s",
+        return make_error(Errc::timeout,
+                          "the torch probe did not finish in " + std::to_string(o.timeout.count() / 1000) + " s",
                           o.python, "importing torch and hashing its files can be slow on a network file system");
-    if (r.exit_code == 127 && r.out.empty())
-        return make_error(Errc::not_found, "cannot run " + o.python, o.python, "pass --python with a Python interpreter");
     // The probe's JSON is its last line: anything torch or a site hook prints on import comes before.
     std::string out = r.out;
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
     json j = json::parse(out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         std::string tail = r.err.size() > 600 ? r.err.substr(r.err.size() - 600) : r.err;
-        return make_error(Errc::external, "the torch probe failed (exit " + std::to_string(r.exit_code) + "): " + tail, o.python);
+        return make_error(Errc::external,
+                          "the torch probe failed (exit " + std::to_string(r.exit_status) + "): " + tail, o.python);
     }
     if (j.contains("error")) {
         std::string e = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
-        return make_error(r.exit_code == 3 ? Errc::not_found : Errc::external, e, o.python,
-                          r.exit_code == 3 ? "pass --python with the interpreter of the environment torch is installed in"
-                                           : "");
+        return make_error(
+            r.exit_status == 3 ? Errc::not_found : Errc::external, e, o.python,
+            r.exit_status == 3 ? "pass --python with the interpreter of the environment torch is installed in" : "");
     }
     return j;
 }

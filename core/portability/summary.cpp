@@ -16,7 +16,8 @@ bool is_graph(ItemKind k) { return k == ItemKind::fx_graph || k == ItemKind::aot
 std::vector<ComponentTally> sorted(std::map<std::string, ComponentTally>& m) {
     std::vector<ComponentTally> v;
     for (auto& [k, t] : m) v.push_back(std::move(t));
-    std::stable_sort(v.begin(), v.end(), [](const ComponentTally& a, const ComponentTally& b) { return a.items > b.items; });
+    std::stable_sort(v.begin(), v.end(),
+                     [](const ComponentTally& a, const ComponentTally& b) { return a.items > b.items; });
     return v;
 }
 
@@ -34,8 +35,9 @@ std::string differing_text(const std::vector<ComponentTally>& d, std::size_t mis
     std::string s;
     for (std::size_t i = 0; i < d.size() && i < 4; ++i) {
         const auto& t = d[i];
-        s += (i ? ", " : "") + t.component + " differs in " + (t.items == misses ? "all " : "") + std::to_string(t.items) +
-             " (" + shown_value(t.component, t.cached) + " -> " + shown_value(t.component, t.target) + ")";
+        s += (i ? ", " : "") + t.component + " differs in " + (t.items == misses ? "all " : "") +
+             std::to_string(t.items) + " (" + shown_value(t.component, t.cached) + " -> " +
+             shown_value(t.component, t.target) + ")";
     }
     return s;
 }
@@ -54,7 +56,8 @@ std::string graph_line(const char* what, const KindCounts& c, const std::vector<
             if (t.items++ == 0) t = {u.name, 1, "", "", u.why};
         }
     }
-    std::string s = std::string(what) + ": " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " would hit on " + label;
+    std::string s =
+        std::string(what) + ": " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " would hit on " + label;
     if (c.miss) s += "; " + std::to_string(c.miss) + " miss: " + differing_text(sorted(diff), c.miss);
     if (c.unknown) {
         auto u = sorted(unk);
@@ -64,7 +67,8 @@ std::string graph_line(const char* what, const KindCounts& c, const std::vector<
 }
 
 std::string timing_line(const KindCounts& c, const std::vector<PortableItem>& items, const std::string& label) {
-    std::string s = "autotune timing caches: " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " apply to " + label;
+    std::string s =
+        "autotune timing caches: " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " apply to " + label;
     std::vector<std::string> others;
     for (const auto& it : items) {
         if (it.kind != ItemKind::timing_cache || it.assessment.verdict != Verdict::miss) continue;
@@ -130,30 +134,34 @@ PortableSummary summarize(const PortableReport& r) {
     const auto& fx = s.counts[0];
     const auto& aot = s.counts[1];
     std::size_t graphs = fx.total + aot.total, hits = fx.hit + aot.hit, misses = fx.miss + aot.miss;
-    std::string answer = graphs == 0 ? "no graph entries in this cache"
-                         : hits == graphs ? "yes: all " + std::to_string(graphs) + " graph entries would hit"
+    std::string answer = graphs == 0        ? "no graph entries in this cache"
+                         : hits == graphs   ? "yes: all " + std::to_string(graphs) + " graph entries would hit"
                          : misses == graphs ? "no: none of the " + std::to_string(graphs) + " graph entries would hit"
                          : misses == 0 ? "unknown: " + std::to_string(graphs - hits) + " of " + std::to_string(graphs) +
-                                              " graph entries cannot be decided"
-                                       : "partly: " + std::to_string(hits) + " of " + std::to_string(graphs) + " graph entries would hit";
+                                             " graph entries cannot be decided"
+                                       : "partly: " + std::to_string(hits) + " of " + std::to_string(graphs) +
+                                             " graph entries would hit";
     s.lines.push_back("Will this cache hit on " + label + "? " + answer);
     if (fx.total) s.lines.push_back(graph_line("FX graph entries", fx, r.items, ItemKind::fx_graph, label));
     if (aot.total) s.lines.push_back(graph_line("AOTAutograd entries", aot, r.items, ItemKind::aot_autograd, label));
     if (s.counts[2].total) s.lines.push_back(timing_line(s.counts[2], r.items, label));
     if (s.counts[3].total)
-        s.lines.push_back(simple_line(".best_config files", "would be found", s.counts[3], r.items, ItemKind::best_config));
+        s.lines.push_back(
+            simple_line(".best_config files", "would be found", s.counts[3], r.items, ItemKind::best_config));
     if (s.counts[4].total) {
-        std::string l = simple_line("Triton kernel dirs", "were compiled for the target's GPU and Triton", s.counts[4], r.items,
-                                    ItemKind::triton_kernel);
-        s.lines.push_back(l + " (Triton's own key also holds its full version key and the ptxas version, which a kernel "
-                              "dir does not record)");
+        std::string l = simple_line("Triton kernel dirs", "were compiled for the target's GPU and Triton", s.counts[4],
+                                    r.items, ItemKind::triton_kernel);
+        s.lines.push_back(l +
+                          " (Triton's own key also holds its full version key and the ptxas version, which a kernel "
+                          "dir does not record)");
     }
     for (const auto& h : s.hazards)
-        s.lines.push_back("bound to the environment, not the hardware: " + h.component + " = " + short_value(h.cached, 80) + " in " +
-                          std::to_string(h.items) + " graph entries: " + h.why);
+        s.lines.push_back("bound to the environment, not the hardware: " + h.component + " = " +
+                          short_value(h.cached, 80) + " in " + std::to_string(h.items) + " graph entries: " + h.why);
     for (const auto& p : r.pgo_profiles)
-        s.lines.push_back("bound to the job, not the hardware: the PGO profile " + p +
-                          " is read only by a process with the same job id, rank and tag (code_state_<job>_<rank>_<tag>)");
+        s.lines.push_back(
+            "bound to the job, not the hardware: the PGO profile " + p +
+            " is read only by a process with the same job id, rank and tag (code_state_<job>_<rank>_<tag>)");
     return s;
 }
 
@@ -181,18 +189,22 @@ ojson report_to_json(const PortableReport& r) {
     j["target"] = to_json(r.target);
     j["entries"] = ojson::array();
     for (const auto& it : r.items) {
-        ojson e{{"path", it.path}, {"kind", std::string(item_kind_name(it.kind))},
+        ojson e{{"path", it.path},
+                {"kind", std::string(item_kind_name(it.kind))},
                 {"verdict", std::string(verdict_name(it.assessment.verdict))}};
         if (!it.key.empty() && is_graph(it.kind)) e["key"] = it.key;
         e["differs"] = ojson::array();
         for (const auto& d : it.assessment.differs)
-            e["differs"].push_back({{"component", d.component}, {"cached", d.cached}, {"target", d.target},
+            e["differs"].push_back({{"component", d.component},
+                                    {"cached", d.cached},
+                                    {"target", d.target},
                                     {"scope", std::string(scope_name(d.scope))}});
         e["unknown"] = ojson::array();
         for (const auto& u : it.assessment.unknown) e["unknown"].push_back({{"component", u.name}, {"why", u.why}});
         if (!it.hazards.empty()) {
             e["hazards"] = ojson::array();
-            for (const auto& h : it.hazards) e["hazards"].push_back({{"component", h.component}, {"value", h.value}, {"why", h.why}});
+            for (const auto& h : it.hazards)
+                e["hazards"].push_back({{"component", h.component}, {"value", h.value}, {"why", h.why}});
         }
         j["entries"].push_back(std::move(e));
     }

@@ -66,7 +66,9 @@ void on_cache_event(TraceScan& s, const json& payload, const std::string& artifa
 }
 
 void on_metrics(TraceScan& s, const json& m, const std::string& where) {
-    auto str = [&](const char* k) { return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string(); };
+    auto str = [&](const char* k) {
+        return m.contains(k) && m[k].is_string() ? m[k].get<std::string>() : std::string();
+    };
     s.fact(std::string(names::torch), str("pytorch_version"), "trace " + where);
     s.fact(std::string(names::torch_cuda), str("cuda_version"), "trace " + where);
     s.fact(std::string(names::triton), str("triton_version"), "trace " + where);
@@ -102,10 +104,13 @@ void on_runnable(TraceScan& s, const std::string& text, const std::string& where
 // miss that is this process's GPU; on a hit it is the stored code of a machine whose key had the
 // same system_info[device] name, so the same GPU model: its properties hold for this GPU too.
 void on_output_code(TraceScan& s, const std::string& code, const std::string& where, bool hit) {
-    static const std::regex props(R"(DeviceProperties\(type='(\w+)', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
+    static const std::regex props(
+        R"(DeviceProperties\(type='(\w+)', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
     static const std::regex backend(R"('backend_hash': '([0-9A-Fa-f]{64})')");
     std::smatch m;
-    std::string src = "trace " + where + (hit ? " (output code of a hit: generated for the same device name)" : " (output code of a miss)");
+    std::string src =
+        "trace " + where +
+        (hit ? " (output code of a hit: generated for the same device name)" : " (output code of a miss)");
     if (!hit && std::regex_search(code, m, backend)) s.fact(std::string(names::backend_hash), m[1].str(), src);
     if (!std::regex_search(code, m, props) || m[1] == "cpu") return;
     s.fact(std::string(names::compute_capability), m[3].str(), src);
@@ -128,12 +133,14 @@ Status scan_log(const std::filesystem::path& log, TraceScan& s) {
         json meta = json::parse(h, nullptr, false);
         if (meta.is_discarded() || !meta.is_object()) return true;
         if (metrics) {
-            json m = r.payload.empty() ? meta.value("compilation_metrics", json()) : json::parse(r.payload, nullptr, false);
+            json m =
+                r.payload.empty() ? meta.value("compilation_metrics", json()) : json::parse(r.payload, nullptr, false);
             if (m.is_object()) on_metrics(s, m, where);
             return true;
         }
         const json& art = meta["artifact"];
-        std::string name = art.is_object() && art.contains("name") && art["name"].is_string() ? art["name"].get<std::string>() : "";
+        std::string name =
+            art.is_object() && art.contains("name") && art["name"].is_string() ? art["name"].get<std::string>() : "";
         if (cache_artifact(name)) {
             json p = json::parse(r.payload, nullptr, false);
             if (p.is_object()) on_cache_event(s, p, name, where);
@@ -162,15 +169,17 @@ Result<Fingerprint> fingerprint_from_trace(const std::filesystem::path& path) {
             continue;
         }
         std::string counts;
-        for (const auto& [v, n] : seen.values) counts += (counts.empty() ? "" : "; ") + std::to_string(n) + " with " + v.substr(0, 60);
+        for (const auto& [v, n] : seen.values)
+            counts += (counts.empty() ? "" : "; ") + std::to_string(n) + " with " + v.substr(0, 60);
         fp.mark_unknown(name, "differs between the trace's compiles (" + counts + "): several processes or ranks?");
     }
     if (s.events == 0) {
         for (auto n : {names::device, names::version, names::system_hash, names::torch_version, names::cxx})
-            fp.mark_unknown(std::string(n), "the trace has no cache hit/miss event with key components (caches off, or only bypasses)");
+            fp.mark_unknown(std::string(n),
+                            "the trace has no cache hit/miss event with key components (caches off, or only bypasses)");
     } else {
-        fp.notes.push_back(std::to_string(s.events) + " cache events with key components in " + std::to_string(files.size()) +
-                           " log file(s)");
+        fp.notes.push_back(std::to_string(s.events) + " cache events with key components in " +
+                           std::to_string(files.size()) + " log file(s)");
     }
     for (const auto& [name, value] : s.facts)
         fp.set({name, value, "", scope_of(name), false, false, false, false, s.fact_source[name]});
@@ -179,8 +188,8 @@ Result<Fingerprint> fingerprint_from_trace(const std::filesystem::path& path) {
             int minor = 0;
             if (py->value.rfind("3.", 0) == 0) minor = std::atoi(py->value.c_str() + 2);
             if (minor >= 8)
-                fp.set({std::string(names::pickle_protocol), minor >= 14 ? "5" : "4", "", Scope::install, true, false, false,
-                        false, py->source + " (Python " + py->value + ")"});
+                fp.set({std::string(names::pickle_protocol), minor >= 14 ? "5" : "4", "", Scope::install, true, false,
+                        false, false, py->source + " (Python " + py->value + ")"});
         }
     if (!s.env_vars.empty()) {
         std::string vars;

@@ -19,7 +19,9 @@ void Assessment::differ(std::string component, std::string cached, std::string t
     differs.push_back({std::move(component), std::move(cached), std::move(target), scope});
 }
 
-void Assessment::not_known(std::string component, std::string why) { unknown.push_back({std::move(component), std::move(why)}); }
+void Assessment::not_known(std::string component, std::string why) {
+    unknown.push_back({std::move(component), std::move(why)});
+}
 
 void Assessment::finish() {
     verdict = !differs.empty() ? Verdict::miss : !unknown.empty() ? Verdict::unknown : Verdict::hit;
@@ -46,12 +48,14 @@ void compare_one(const EnvComponent& c, const Fingerprint& target, Assessment& o
     }
     std::optional<bool> eq = same(c, *t);
     if (!eq) {
-        out.not_known(c.name, "its printed value is lossy and only one side has its component hash (" + t->source + ")");
+        out.not_known(c.name,
+                      "its printed value is lossy and only one side has its component hash (" + t->source + ")");
         return;
     }
     if (*eq) return;
     if (c.scope == Scope::process && t->fresh_default) {
-        out.not_known(c.name, "set by the program: cached " + shown(c) + ", a fresh process on the target has " + shown(*t));
+        out.not_known(c.name,
+                      "set by the program: cached " + shown(c) + ", a fresh process on the target has " + shown(*t));
         return;
     }
     out.differ(c.name, shown(c), shown(*t), c.scope);
@@ -59,15 +63,15 @@ void compare_one(const EnvComponent& c, const Fingerprint& target, Assessment& o
 
 // The key components every graph entry is compared on, in debug-line order.
 const std::vector<std::string>& graph_names() {
-    static const std::vector<std::string> n = {std::string(names::cache_key_tag), std::string(names::deterministic),
-                                               std::string(names::matmul), std::string(names::torch_version),
-                                               std::string(names::device), std::string(names::version),
-                                               std::string(names::system_hash), std::string(names::cxx),
-                                               std::string(names::pickle_protocol)};
+    static const std::vector<std::string> n = {
+        std::string(names::cache_key_tag), std::string(names::deterministic), std::string(names::matmul),
+        std::string(names::torch_version), std::string(names::device),        std::string(names::version),
+        std::string(names::system_hash),   std::string(names::cxx),           std::string(names::pickle_protocol)};
     return n;
 }
 const std::vector<std::string>& graph_optional() {
-    static const std::vector<std::string> n = {std::string(names::default_device_index), std::string(names::input_device)};
+    static const std::vector<std::string> n = {std::string(names::default_device_index),
+                                               std::string(names::input_device)};
     return n;
 }
 
@@ -95,13 +99,21 @@ Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::Key
     // Config the target's environment sets (beyond cpp.cxx): compared with the key's own line.
     for (const auto& t : target.components) {
         if (!t.in_key || t.name.rfind("inductor_config[", 0) != 0 || t.name == names::cxx) continue;
-        auto it = std::find_if(config.begin(), config.end(), [&](const inductor::KeyComponentView& k) { return k.name == t.name; });
+        auto it = std::find_if(config.begin(), config.end(),
+                               [&](const inductor::KeyComponentView& k) { return k.name == t.name; });
         if (it == config.end()) {
             a.differ(t.name, "(not in the key)", t.value, Scope::environment);
             continue;
         }
-        EnvComponent c{std::string(it->name), std::string(it->value), std::string(it->hash), Scope::environment, true, false,
-                       false, false, "cache"};
+        EnvComponent c{std::string(it->name),
+                       std::string(it->value),
+                       std::string(it->hash),
+                       Scope::environment,
+                       true,
+                       false,
+                       false,
+                       false,
+                       "cache"};
         compare_one(c, target, a);
     }
     a.finish();

@@ -56,7 +56,10 @@ public:
         for (;;) {
             if (auto f = wait_readable(); !f.ok()) return f;
             ssize_t n = ::read(fd_, buf_.get() + len_, kSize - len_);
-            if (n > 0) { len_ += static_cast<std::size_t>(n); return {}; }
+            if (n > 0) {
+                len_ += static_cast<std::size_t>(n);
+                return {};
+            }
             if (n == 0) return failure(Kind::eof, "the server closed the connection");
             if (errno != EINTR) return io_failure(errno);
         }
@@ -82,7 +85,10 @@ public:
         for (std::size_t got = have; got < n;) {
             if (auto f = wait_readable(); !f.ok()) return f;
             ssize_t r = ::read(fd_, dst + got, n - got);
-            if (r > 0) { got += static_cast<std::size_t>(r); continue; }
+            if (r > 0) {
+                got += static_cast<std::size_t>(r);
+                continue;
+            }
             if (r == 0) return failure(Kind::eof, "the server closed the connection");
             if (errno != EINTR) return io_failure(errno);
         }
@@ -92,12 +98,14 @@ public:
 private:
     BulkGetFailure wait_readable() {
         for (;;) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
             pollfd p{fd_, POLLIN, 0};
             int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
             if (ready > 0) return {};
             if (ready < 0 && errno == EINTR) continue;
-            return failure(Kind::timeout, "timed out: no complete reply within " + std::to_string(per_reply_.count()) + " ms");
+            return failure(Kind::timeout,
+                           "timed out: no complete reply within " + std::to_string(per_reply_.count()) + " ms");
         }
     }
 
@@ -112,7 +120,10 @@ private:
 BulkGetFailure send_all(int fd, const std::string& data) {
     for (std::size_t off = 0; off < data.size();) {
         ssize_t n = ::write(fd, data.data() + off, data.size() - off);
-        if (n > 0) { off += static_cast<std::size_t>(n); continue; }
+        if (n > 0) {
+            off += static_cast<std::size_t>(n);
+            continue;
+        }
         if (n < 0 && errno == EINTR) continue;
         return io_failure(n < 0 ? errno : EIO);
     }
@@ -157,15 +168,20 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             auto [p, ec] = std::from_chars(head.data() + 1, head.data() + head.size(), n);
             if (ec != std::errc() || p != head.data() + head.size() || n < -1)
                 return failure(Kind::protocol, "bad bulk length: " + printable(head.substr(0, 40)));
-            if (n == -1) { out.add_absent(); continue; }
+            if (n == -1) {
+                out.add_absent();
+                continue;
+            }
             if (static_cast<unsigned long long>(n) > limits.max_value_bytes)
-                return failure(Kind::limit, "a value of " + std::to_string(n) + " bytes for " + keys[i] +
-                                                " (the limit is " + std::to_string(limits.max_value_bytes) + ")",
+                return failure(Kind::limit,
+                               "a value of " + std::to_string(n) + " bytes for " + keys[i] + " (the limit is " +
+                                   std::to_string(limits.max_value_bytes) + ")",
                                i);
             std::size_t len = static_cast<std::size_t>(n);
             std::size_t at = out.used();
             if (auto f = in.bytes(out.tail(len + 2), len + 2); !f.ok()) return f;
-            if (std::memcmp(out.tail(0) + len, "\r\n", 2) != 0) return failure(Kind::protocol, "bulk string not followed by CRLF");
+            if (std::memcmp(out.tail(0) + len, "\r\n", 2) != 0)
+                return failure(Kind::protocol, "bulk string not followed by CRLF");
             out.commit(len);
             out.add_value(at, len);
             continue;
@@ -178,7 +194,10 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             out.add_absent();
             continue;
         }
-        if (head[0] == '+' || head[0] == ':') { out.add_absent(); continue; }
+        if (head[0] == '+' || head[0] == ':') {
+            out.add_absent();
+            continue;
+        }
         return failure(Kind::protocol, "not a Redis reply to GET: " + printable(head.substr(0, 40)));
     }
     if (reply_error) return *reply_error;

@@ -14,12 +14,11 @@ namespace kiln::remote {
 
 struct BulkGetFailure {
     enum class Kind { none, timeout, eof, io, protocol, limit, reply } kind = Kind::none;
-    std::string text;          // errno text, the unexpected bytes, or the server's error reply
-    std::size_t key_index = 0; // reply: the GET that failed
+    std::string text;           // errno text, the unexpected bytes, or the server's error reply
+    std::size_t key_index = 0;  // reply: the GET that failed
     bool ok() const { return kind == Kind::none; }
     // After timeout / eof / io / protocol the connection is out of step and must not be reused;
     // after a reply error every pending reply has been read and it is fine.
-    bool connection_lost() const { return kind != Kind::none && kind != Kind::reply; }
 };
 
 struct BulkGetLimits {

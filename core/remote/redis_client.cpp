@@ -25,16 +25,28 @@ timeval to_timeval(std::chrono::milliseconds ms) {
 RedisReply convert(const redisReply* r) {
     RedisReply out;
     switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = RedisReply::Type::string; out.str.assign(r->str, r->len); break;
-    case REDIS_REPLY_STATUS: out.type = RedisReply::Type::status; out.str.assign(r->str, r->len); break;
-    case REDIS_REPLY_ERROR: out.type = RedisReply::Type::error; out.str.assign(r->str, r->len); break;
-    case REDIS_REPLY_INTEGER: out.type = RedisReply::Type::integer; out.integer = r->integer; break;
-    case REDIS_REPLY_ARRAY:
-        out.type = RedisReply::Type::array;
-        out.elements.reserve(r->elements);
-        for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
-        break;
-    default: out.type = RedisReply::Type::nil; break;
+        case REDIS_REPLY_STRING:
+            out.type = RedisReply::Type::string;
+            out.str.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_STATUS:
+            out.type = RedisReply::Type::status;
+            out.str.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_ERROR:
+            out.type = RedisReply::Type::error;
+            out.str.assign(r->str, r->len);
+            break;
+        case REDIS_REPLY_INTEGER:
+            out.type = RedisReply::Type::integer;
+            out.integer = r->integer;
+            break;
+        case REDIS_REPLY_ARRAY:
+            out.type = RedisReply::Type::array;
+            out.elements.reserve(r->elements);
+            for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+            break;
+        default: out.type = RedisReply::Type::nil; break;
     }
     return out;
 }
@@ -67,7 +79,8 @@ Error RedisClient::io_failure(std::string_view what) const {
     int err = ctx_ ? ctx_->err : REDIS_ERR_OTHER;
     std::string text = ctx_ ? ctx_->errstr : "no connection";
     bool timed_out = err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ETIMEDOUT);
-    if (timed_out || text.find("timed out") != std::string::npos || text.find("temporarily unavailable") != std::string::npos)
+    if (timed_out || text.find("timed out") != std::string::npos ||
+        text.find("temporarily unavailable") != std::string::npos)
         return make_error(Errc::timeout, std::string(what) + " timed out", endpoint_.display(),
                           "the server is slow or unreachable; a value may be very large");
     if (err == REDIS_ERR_EOF)
@@ -86,7 +99,8 @@ Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisLimits ti
     if (ctx->err) {
         std::string text = ctx->errstr;
         Errc code = text.find("timed out") != std::string::npos || text.find("temporarily") != std::string::npos
-                        ? Errc::timeout : Errc::io;
+                        ? Errc::timeout
+                        : Errc::io;
         return make_error(code, "cannot connect to Redis: " + text, ep.display(),
                           "is redis-server running there? check the host and port (TORCHINDUCTOR_REDIS_URL, --redis)");
     }
@@ -103,7 +117,10 @@ Result<RedisClient> RedisClient::connect(const RedisEndpoint& ep, RedisLimits ti
         KILN_TRY(auto r, client.command(auth));
         (void)r;
     }
-    if (ep.db != 0) { KILN_TRY(auto r, client.command({"SELECT", std::to_string(ep.db)})); (void)r; }
+    if (ep.db != 0) {
+        KILN_TRY(auto r, client.command({"SELECT", std::to_string(ep.db)}));
+        (void)r;
+    }
     KILN_TRY(auto pong, client.command({"PING"}));
     (void)pong;
     return client;
@@ -114,7 +131,10 @@ Status RedisClient::append(const std::vector<std::string>& argv) {
     std::vector<size_t> lens;
     ptrs.reserve(argv.size());
     lens.reserve(argv.size());
-    for (const auto& a : argv) { ptrs.push_back(a.data()); lens.push_back(a.size()); }
+    for (const auto& a : argv) {
+        ptrs.push_back(a.data());
+        lens.push_back(a.size());
+    }
     if (redisAppendCommandArgv(ctx_.get(), static_cast<int>(argv.size()), ptrs.data(), lens.data()) != REDIS_OK)
         return io_failure("writing " + (argv.empty() ? std::string() : argv[0]));
     return ok_status();
@@ -136,16 +156,17 @@ Result<RedisReply> RedisClient::read_reply() {
         if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK) return fail(io_failure("reading a reply"));
         if (raw) break;
         if (ctx_->reader->len - ctx_->reader->pos > limits_.max_value_bytes + 64)
-            return fail(make_error(Errc::limit, "a reply larger than " + std::to_string(limits_.max_value_bytes) + " bytes",
+            return fail(make_error(Errc::limit,
+                                   "a reply larger than " + std::to_string(limits_.max_value_bytes) + " bytes",
                                    endpoint_.display(), "a value that large is not an Inductor cache entry"));
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         pollfd p{ctx_->fd, POLLIN, 0};
         int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(left.count())) : 0;
         if (ready < 0 && errno == EINTR) continue;
         if (ready <= 0)
-            return fail(make_error(Errc::timeout, "reading a reply timed out after " + std::to_string(limits_.command.count()) +
-                                                      " ms", endpoint_.display(),
-                                   "the server is slow or unreachable; a value may be very large"));
+            return fail(make_error(
+                Errc::timeout, "reading a reply timed out after " + std::to_string(limits_.command.count()) + " ms",
+                endpoint_.display(), "the server is slow or unreachable; a value may be very large"));
         if (redisBufferRead(ctx_.get()) != REDIS_OK) return fail(io_failure("reading a reply"));
     }
     auto* r = static_cast<redisReply*>(raw);
@@ -164,9 +185,10 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string>& argv) {
 }
 
 Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view match, int count) {
-    KILN_TRY(auto r, command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
-    if (r.type != RedisReply::Type::array || r.elements.size() != 2 ||
-        r.elements[0].type != RedisReply::Type::string || r.elements[1].type != RedisReply::Type::array)
+    KILN_TRY(auto r,
+             command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));
+    if (r.type != RedisReply::Type::array || r.elements.size() != 2 || r.elements[0].type != RedisReply::Type::string ||
+        r.elements[1].type != RedisReply::Type::array)
         return make_error(Errc::parse, "unexpected SCAN reply", endpoint_.display());
     ScanPage page{std::move(r.elements[0].str), {}};
     page.keys.reserve(r.elements[1].elements.size());
@@ -184,9 +206,10 @@ Status RedisClient::scan_all(std::string_view match, int count, const std::funct
     std::string cursor = "0";
     for (long long round = 0;; ++round) {
         if (round >= max_rounds)
-            return make_error(Errc::limit, "SCAN did not finish after " + std::to_string(round) + " rounds (DBSIZE " +
-                                               std::to_string(keys) + ")",
-                              endpoint_.display(), "the server's SCAN cursor never returns to 0: is it a Redis server?");
+            return make_error(
+                Errc::limit,
+                "SCAN did not finish after " + std::to_string(round) + " rounds (DBSIZE " + std::to_string(keys) + ")",
+                endpoint_.display(), "the server's SCAN cursor never returns to 0: is it a Redis server?");
         auto scanned = scan(cursor, match, count);
         if (!scanned) return std::move(scanned.error());
         ScanPage& p = *scanned;
@@ -208,7 +231,8 @@ Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std:
         KILN_TRY(auto r, read_reply());
         if (r.type == RedisReply::Type::string) values.emplace_back(std::move(r.str));
         else if (r.type == RedisReply::Type::nil) values.emplace_back(std::nullopt);
-        else if (r.is_error() && r.str.starts_with("WRONGTYPE")) values.emplace_back(std::nullopt);  // a list, hash, ...
+        else if (r.is_error() && r.str.starts_with("WRONGTYPE"))
+            values.emplace_back(std::nullopt);  // a list, hash, ...
         else if (r.is_error()) return reply_error(r.str, endpoint_, "GET " + keys[i]);
         else values.emplace_back(std::nullopt);
     }
@@ -227,8 +251,10 @@ Status RedisClient::get_many(const std::vector<std::string>& keys, ValueBlock& o
     if (f.kind == BulkGetFailure::Kind::reply) return reply_error(f.text, endpoint_, "GET " + keys[f.key_index]);
     ctx_.reset();  // out of step with the server: not usable any more
     using Kind = BulkGetFailure::Kind;
-    Errc code = f.kind == Kind::timeout ? Errc::timeout : f.kind == Kind::limit ? Errc::limit
-                                      : f.kind == Kind::protocol ? Errc::parse : Errc::io;
+    Errc code = f.kind == Kind::timeout    ? Errc::timeout
+                : f.kind == Kind::limit    ? Errc::limit
+                : f.kind == Kind::protocol ? Errc::parse
+                                           : Errc::io;
     const char* hint = f.kind == Kind::timeout    ? "the server is slow or unreachable; a value may be very large"
                        : f.kind == Kind::limit    ? "a value that large is not an Inductor cache entry"
                        : f.kind == Kind::protocol ? "is this host:port a Redis server? (not an HTTP or TLS-only port)"

@@ -23,8 +23,8 @@ namespace kiln::remote {
 // allocate without bound.
 struct RedisLimits {
     std::chrono::milliseconds connect{3000};
-    std::chrono::milliseconds command{10000};     // a whole reply, not each read: a trickle times out too
-    std::size_t max_value_bytes = 512ull << 20;   // one reply's size (Inductor's values are a few MB)
+    std::chrono::milliseconds command{10000};    // a whole reply, not each read: a trickle times out too
+    std::size_t max_value_bytes = 512ull << 20;  // one reply's size (Inductor's values are a few MB)
 };
 
 // A reply as a value (hiredis' own is freed right after conversion).
@@ -49,7 +49,12 @@ struct ValueBlock {
     std::vector<std::size_t> offsets, sizes;
     std::vector<char> present;  // 0: nil (gone, or not a string)
 
-    void clear() { used_ = 0; offsets.clear(); sizes.clear(); present.clear(); }
+    void clear() {
+        used_ = 0;
+        offsets.clear();
+        sizes.clear();
+        present.clear();
+    }
     std::size_t size() const { return present.size(); }
     std::optional<std::string_view> value(std::size_t i) const {
         if (!present[i]) return std::nullopt;
@@ -68,8 +73,16 @@ struct ValueBlock {
     }
     void commit(std::size_t n) { used_ += n; }
     std::size_t used() const { return used_; }
-    void add_value(std::size_t offset, std::size_t n) { offsets.push_back(offset); sizes.push_back(n); present.push_back(1); }
-    void add_absent() { offsets.push_back(used_); sizes.push_back(0); present.push_back(0); }
+    void add_value(std::size_t offset, std::size_t n) {
+        offsets.push_back(offset);
+        sizes.push_back(n);
+        present.push_back(1);
+    }
+    void add_absent() {
+        offsets.push_back(used_);
+        sizes.push_back(0);
+        present.push_back(0);
+    }
 
 private:
     std::unique_ptr<char[]> data_;
@@ -108,7 +121,9 @@ public:
     const RedisEndpoint& endpoint() const { return endpoint_; }
 
 private:
-    struct ContextDeleter { void operator()(redisContext* c) const; };
+    struct ContextDeleter {
+        void operator()(redisContext* c) const;
+    };
     RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint, RedisLimits limits);
     Error io_failure(std::string_view what) const;
     Status append(const std::vector<std::string>& argv);

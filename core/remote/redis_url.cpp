@@ -12,8 +12,8 @@ constexpr std::string_view kScheme = "redis://";
 Error url_error(std::string message, std::string_view url, std::string hint = {}) {
     // The context never repeats the URL's password.
     auto at = url.rfind('@');
-    std::string shown = at == std::string_view::npos ? std::string(url)
-                                                     : std::string(kScheme) + "…@" + std::string(url.substr(at + 1));
+    std::string shown =
+        at == std::string_view::npos ? std::string(url) : std::string(kScheme) + "…@" + std::string(url.substr(at + 1));
     return make_error(Errc::invalid_argument, std::move(message), shown,
                       hint.empty() ? "expected redis://[user:password@]host[:port][/db]" : std::move(hint));
 }
@@ -29,7 +29,10 @@ Result<std::string> percent_decode(std::string_view s, std::string_view url) {
     std::string out;
     out.reserve(s.size());
     for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '%') { out += s[i]; continue; }
+        if (s[i] != '%') {
+            out += s[i];
+            continue;
+        }
         if (i + 2 >= s.size()) return url_error("truncated %-escape", url);
         int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
         if (hi < 0 || lo < 0) return url_error("bad %-escape", url);
@@ -44,7 +47,11 @@ std::string percent_encode(std::string_view s) {
     std::string out;
     for (unsigned char c : s) {
         if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-        else { out += '%'; out += hex[c >> 4]; out += hex[c & 15]; }
+        else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
     }
     return out;
 }
@@ -59,7 +66,8 @@ Result<int> parse_int(std::string_view s, int lo, int hi, const char* what, std:
 
 bool all_digits(std::string_view s) {
     if (s.empty()) return false;
-    for (char c : s) if (c < '0' || c > '9') return false;
+    for (char c : s)
+        if (c < '0' || c > '9') return false;
     return true;
 }
 
@@ -69,7 +77,8 @@ Result<RedisEndpoint> parse_authority(std::string_view url, std::string_view& pa
         return make_error(Errc::unsupported, "TLS (rediss://) is not supported", std::string(url),
                           "Debian's hiredis 0.14 has no TLS; reach the server through an SSH or stunnel tunnel");
     if (url.starts_with("unix://"))
-        return make_error(Errc::unsupported, "unix sockets are not supported", std::string(url), "use redis://host:port");
+        return make_error(Errc::unsupported, "unix sockets are not supported", std::string(url),
+                          "use redis://host:port");
     if (!url.starts_with(kScheme)) return url_error("not a redis:// URL", url);
     std::string_view rest = url.substr(kScheme.size());
     auto slash = rest.find('/');
@@ -82,8 +91,12 @@ Result<RedisEndpoint> parse_authority(std::string_view url, std::string_view& pa
         authority = authority.substr(at + 1);
         auto colon = userinfo.find(':');
         KILN_TRY(ep.user, percent_decode(userinfo.substr(0, colon), url));
-        if (colon != std::string_view::npos) { KILN_TRY(ep.password, percent_decode(userinfo.substr(colon + 1), url)); }
-        else { ep.password = std::move(ep.user); ep.user.clear(); }  // redis://secret@host: a password alone
+        if (colon != std::string_view::npos) {
+            KILN_TRY(ep.password, percent_decode(userinfo.substr(colon + 1), url));
+        } else {
+            ep.password = std::move(ep.user);
+            ep.user.clear();
+        }  // redis://secret@host: a password alone
     }
     std::string_view host = authority;
     if (host.starts_with('[')) {  // [::1]:6379
@@ -128,7 +141,9 @@ Result<RedisEndpoint> parse_redis_url(std::string_view url) {
     std::string_view path;
     KILN_TRY(auto ep, parse_authority(url, path));
     if (path.ends_with('/')) path.remove_suffix(1);
-    if (!path.empty()) { KILN_TRY(ep.db, parse_int(path, 0, 1 << 20, "database number", url)); }
+    if (!path.empty()) {
+        KILN_TRY(ep.db, parse_int(path, 0, 1 << 20, "database number", url));
+    }
     return ep;
 }
 
@@ -140,7 +155,8 @@ Result<RedisKeyRef> parse_redis_key_url(std::string_view url) {
         path = path.substr(slash + 1);
     }
     if (path.empty())
-        return url_error("no key in the URL", url, "expected redis://host:port[/db]/KEY, e.g. …/6379/0/pt2:fx-graph-v1::fabc…:c1");
+        return url_error("no key in the URL", url,
+                         "expected redis://host:port[/db]/KEY, e.g. …/6379/0/pt2:fx-graph-v1::fabc…:c1");
     KILN_TRY(auto key, percent_decode(path, url));
     return RedisKeyRef{std::move(ep), std::move(key)};
 }
@@ -158,7 +174,9 @@ Result<RedisEndpoint> redis_endpoint_from_env() {
                           "pass --redis redis://host:port or set TORCHINDUCTOR_REDIS_URL");
     RedisEndpoint ep;
     if (host && *host) ep.host = host;
-    if (port && *port) { KILN_TRY(ep.port, parse_int(port, 1, 65535, "TORCHINDUCTOR_REDIS_PORT", port)); }
+    if (port && *port) {
+        KILN_TRY(ep.port, parse_int(port, 1, 65535, "TORCHINDUCTOR_REDIS_PORT", port));
+    }
     return ep;
 }
 

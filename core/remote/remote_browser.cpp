@@ -5,8 +5,8 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_set>
 
@@ -18,37 +18,55 @@ namespace kiln::remote {
 
 const char* remote_state_name(RemoteState s) {
     switch (s) {
-    case RemoteState::graph: return "graph";
-    case RemoteState::json: return "json";
-    case RemoteState::corrupt: return "corrupt";
-    case RemoteState::foreign: return "foreign";
-    case RemoteState::missing: return "missing";
+        case RemoteState::graph: return "graph";
+        case RemoteState::json: return "json";
+        case RemoteState::corrupt: return "corrupt";
+        case RemoteState::foreign: return "foreign";
+        case RemoteState::missing: return "missing";
     }
     return "missing";
 }
 
 RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::string> value, bool keep_value) {
-    return classify_remote_value(std::move(redis_key), value ? std::optional<std::string_view>(*value) : std::nullopt, keep_value);
+    return classify_remote_value(std::move(redis_key), value ? std::optional<std::string_view>(*value) : std::nullopt,
+                                 keep_value);
 }
 
 RemoteEntry classify_remote_value(std::string redis_key, std::optional<std::string_view> value, bool keep_value) {
     RemoteEntry e;
     e.redis_key = std::move(redis_key);
     auto parsed = parse_remote_key(e.redis_key);
-    if (parsed) { e.cache_id = std::move(parsed->cache_id); e.key = std::move(parsed->key); }
-    if (!value) { e.state = RemoteState::missing; return e; }
+    if (parsed) {
+        e.cache_id = std::move(parsed->cache_id);
+        e.key = std::move(parsed->key);
+    }
+    if (!value) {
+        e.state = RemoteState::missing;
+        return e;
+    }
     e.value_bytes = value->size();
-    if (!parsed) { e.state = RemoteState::foreign; return e; }
+    if (!parsed) {
+        e.state = RemoteState::foreign;
+        return e;
+    }
     if (value_kind_for(e.cache_id) == RemoteValueKind::graph_pickle) {
         auto g = decode_graph_value(*value);
-        if (!g) { e.state = RemoteState::corrupt; e.problem = g.error().str(); return e; }
+        if (!g) {
+            e.state = RemoteState::corrupt;
+            e.problem = g.error().str();
+            return e;
+        }
         e.state = RemoteState::graph;
         e.time_taken_ms = g->time_taken_ms;
         if (keep_value) e.pickle = std::move(g->pickle);
         return e;
     }
     auto j = decode_json_value(*value);
-    if (!j) { e.state = RemoteState::corrupt; e.problem = j.error().str(); return e; }
+    if (!j) {
+        e.state = RemoteState::corrupt;
+        e.problem = j.error().str();
+        return e;
+    }
     e.state = RemoteState::json;
     if (j->is_object()) {
         if (auto t = j->find("time_taken_ms"); t != j->end() && t->is_number()) e.time_taken_ms = t->get<long long>();
@@ -141,7 +159,10 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
                 std::unique_ptr<ValueBlock> block;
                 {
                     std::lock_guard lk(m);
-                    if (!spare.empty()) { block = std::move(spare.back()); spare.pop_back(); }
+                    if (!spare.empty()) {
+                        block = std::move(spare.back());
+                        spare.pop_back();
+                    }
                 }
                 if (!block) block = std::make_unique<ValueBlock>();
                 KILN_CHECK(client.get_many(pending, *block));
@@ -174,7 +195,8 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
         try {
             st = run();
         } catch (const std::exception& e) {  // never let the fetcher thread terminate the process
-            st = make_error(Errc::generic, std::string("fetching values failed: ") + e.what(), client.endpoint().display());
+            st = make_error(Errc::generic, std::string("fetching values failed: ") + e.what(),
+                            client.endpoint().display());
         }
         std::lock_guard lk(m);
         fetch_status = std::move(st);

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "inductor/graph_entry.hpp"
-#include "inductor/graph_entry.hpp"
 #include "remote/redis_client.hpp"
 #include "remote/remote_key.hpp"
 #include "util/result.hpp"
@@ -34,11 +33,11 @@ struct RemoteEntry {
     std::string cache_id;  // empty for foreign keys
     std::string key;       // Inductor's key inside the cache id
     RemoteState state = RemoteState::missing;
-    std::uint64_t value_bytes = 0;       // size of the stored value
+    std::uint64_t value_bytes = 0;  // size of the stored value
     std::optional<long long> time_taken_ms;
-    std::string pickle;                  // graph: the entry bytes (when BrowseOptions::keep_values)
-    nlohmann::ordered_json json;                 // json: the value (when keep_values)
-    std::string problem;                 // corrupt: the error, one line
+    std::string pickle;           // graph: the entry bytes (when BrowseOptions::keep_values)
+    nlohmann::ordered_json json;  // json: the value (when keep_values)
+    std::string problem;          // corrupt: the error, one line
     // With BrowseOptions::decode_graphs: the decoded graph entry (its buffer now holds the pickle,
     // so `pickle` is left empty), or why the pickle does not decode.
     std::shared_ptr<const inductor::GraphEntry> graph;
@@ -47,7 +46,7 @@ struct RemoteEntry {
 
 struct BrowseOptions {
     std::string match = std::string(kInductorKeyPattern);  // SCAN MATCH pattern
-    int scan_count = 1000;       // SCAN COUNT hint: keys the server looks at per step
+    int scan_count = 1000;                                 // SCAN COUNT hint: keys the server looks at per step
     std::size_t batch = 32;      // values per batch: small enough to stay in cache between fetch and decode
     bool keep_values = true;     // false: sizes and states only (stats), values dropped after checking
     bool decode_graphs = false;  // also decode each graph pickle with Kiln's decoder (RemoteEntry::graph)

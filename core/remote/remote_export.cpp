@@ -7,6 +7,7 @@
 #include "inductor/graph_entry.hpp"
 #include "remote/remote_key.hpp"
 #include "remote/remote_value.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -57,7 +58,8 @@ Result<std::vector<RemoteItem>> remote_items_from_local(const fs::path& root) {
         return make_error(Errc::not_found, "not a directory", root.string(), "pass an Inductor cache root");
     std::vector<RemoteItem> items;
     for (const auto& shard : sorted_children(root / "fxgraph", true))
-        for (const auto& key_dir : sorted_children(shard, true)) KILN_CHECK(add_key_dir(key_dir, kFxGraphCacheId, items));
+        for (const auto& key_dir : sorted_children(shard, true))
+            KILN_CHECK(add_key_dir(key_dir, kFxGraphCacheId, items));
     for (const auto& key_dir : sorted_children(root / "aotautograd", true))
         KILN_CHECK(add_key_dir(key_dir, kAutogradCacheId, items));
     for (const auto& shard : sorted_children(root, true)) {
@@ -66,7 +68,7 @@ Result<std::vector<RemoteItem>> remote_items_from_local(const fs::path& root) {
             if (f.extension() != ".best_config") continue;
             KILN_TRY(auto text, read_all(f));
             KILN_TRY(auto json, decode_json_value(text));
-            items.push_back({format_remote_key(kAutotuneCacheId, f.stem().string()), python_json_dumps(json), f.string()});
+            items.push_back({format_remote_key(kAutotuneCacheId, f.stem().string()), py_dumps(json), f.string()});
         }
     }
     return items;

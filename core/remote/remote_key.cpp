@@ -11,7 +11,8 @@ std::optional<RemoteKey> parse_remote_key(std::string_view k) {
     // version suffix is found from the right.
     auto sep = k.find("::");
     auto ver = k.rfind(":c");
-    if (sep == std::string_view::npos || sep == 0 || ver == std::string_view::npos || ver < sep + 2) return std::nullopt;
+    if (sep == std::string_view::npos || sep == 0 || ver == std::string_view::npos || ver < sep + 2)
+        return std::nullopt;
     int version = 0;
     std::string_view digits = k.substr(ver + 2);
     auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), version);

@@ -32,7 +32,7 @@ Result<RemoteStats> collect_remote_stats(RedisClient& client, BrowseOptions opti
     return stats;
 }
 
-nlohmann::ordered_json remote_stats_to_json(const RemoteStats& s) {
+nlohmann::ordered_json to_json(const RemoteStats& s) {
     nlohmann::ordered_json j;
     j["root"] = s.root;
     j["categories"] = nlohmann::ordered_json::object();
@@ -52,8 +52,9 @@ std::string format_remote_stats(const RemoteStats& s) {
                   "keys", "corrupt", "size");
     out += line;
     for (const auto& [id, c] : s.categories) {
-        std::snprintf(line, sizeof line, "%-26s %9llu %9llu %12s\n", id.c_str(), static_cast<unsigned long long>(c.keys),
-                      static_cast<unsigned long long>(c.corrupt), inductor::format_bytes(c.bytes).c_str());
+        std::snprintf(line, sizeof line, "%-26s %9llu %9llu %12s\n", id.c_str(),
+                      static_cast<unsigned long long>(c.keys), static_cast<unsigned long long>(c.corrupt),
+                      inductor::format_bytes(c.bytes).c_str());
         out += line;
     }
     std::snprintf(line, sizeof line, "%-26s %9llu %9llu %12s\n\nround trips   %llu (SCAN steps + GET batches)\n",

@@ -20,20 +20,21 @@ struct RemoteCategoryStats {
 };
 
 struct RemoteStats {
-    std::string root;  // the endpoint, no password
+    std::string root;                                       // the endpoint, no password
     std::map<std::string, RemoteCategoryStats> categories;  // by cache id; "foreign" for other keys
     std::uint64_t total_keys = 0;
     std::uint64_t total_bytes = 0;
-    std::uint64_t unreadable = 0;      // corrupt values + keys gone or not strings
+    std::uint64_t unreadable = 0;       // corrupt values + keys gone or not strings
     std::vector<std::string> problems;  // the first `max_problems`: "<redis key>: <why>"
     BrowseTotals browse;
 };
 
-Result<RemoteStats> collect_remote_stats(RedisClient& client, BrowseOptions options = {}, std::size_t max_problems = 100);
+Result<RemoteStats> collect_remote_stats(RedisClient& client, BrowseOptions options = {},
+                                         std::size_t max_problems = 100);
 
 // {"root", "categories": {id: {"files", "entries", "bytes"}}, "fxgraph_keys", "total": {"files",
 // "bytes"}, "unreadable"}: one key is one file and one entry.
-nlohmann::ordered_json remote_stats_to_json(const RemoteStats& stats);
+nlohmann::ordered_json to_json(const RemoteStats& stats);
 // The table `kiln-cli stats` prints, for a remote cache.
 std::string format_remote_stats(const RemoteStats& stats);
 

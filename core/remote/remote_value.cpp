@@ -2,90 +2,19 @@
 
 #include <algorithm>
 
-#include <cstdio>
-
 #include "remote/base64.hpp"
 
 namespace kiln::remote {
 namespace {
 
-void dump_string(std::string& out, const std::string& s) {
-    out += '"';
-    for (size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        switch (c) {
-        case '"': out += "\\\""; continue;
-        case '\\': out += "\\\\"; continue;
-        case '\n': out += "\\n"; continue;
-        case '\r': out += "\\r"; continue;
-        case '\t': out += "\\t"; continue;
-        case '\b': out += "\\b"; continue;
-        case '\f': out += "\\f"; continue;
-        default: break;
-        }
-        char buf[16];
-        if (c < 0x20) { std::snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; continue; }
-        if (c < 0x80) { out += static_cast<char>(c); continue; }
-        // ensure_ascii: a UTF-8 sequence becomes \uXXXX (a surrogate pair above U+FFFF).
-        int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
-        unsigned cp = c & (0x3F >> extra);
-        for (int k = 0; k < extra && i + 1 < s.size(); ++k) cp = cp << 6 | (static_cast<unsigned char>(s[++i]) & 0x3F);
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
-        } else {
-            std::snprintf(buf, sizeof buf, "\\u%04x", cp);
-        }
-        out += buf;
-    }
-    out += '"';
-}
-
-void dump(std::string& out, const nlohmann::ordered_json& v) {
-    switch (v.type()) {
-    case nlohmann::ordered_json::value_t::object: {
-        out += '{';
-        bool first = true;
-        for (auto it = v.begin(); it != v.end(); ++it) {
-            if (!first) out += ", ";
-            first = false;
-            dump_string(out, it.key());
-            out += ": ";
-            dump(out, it.value());
-        }
-        out += '}';
-        break;
-    }
-    case nlohmann::ordered_json::value_t::array: {
-        out += '[';
-        for (size_t i = 0; i < v.size(); ++i) {
-            if (i) out += ", ";
-            dump(out, v[i]);
-        }
-        out += ']';
-        break;
-    }
-    case nlohmann::ordered_json::value_t::string: dump_string(out, v.get_ref<const std::string&>()); break;
-    case nlohmann::ordered_json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
-    case nlohmann::ordered_json::value_t::null: out += "null"; break;
-    case nlohmann::ordered_json::value_t::number_float: {
-        double d = v.get<double>();
-        if (d != d) { out += "NaN"; break; }  // Python writes these (allow_nan=True)
-        if (d == 1.0 / 0.0) { out += "Infinity"; break; }
-        if (d == -1.0 / 0.0) { out += "-Infinity"; break; }
-        out += v.dump();  // shortest round-trip, like Python's float repr
-        break;
-    }
-    default: out += v.dump(); break;  // integers
-    }
-}
-
 Error not_json(const nlohmann::ordered_json::parse_error& e, std::string_view value) {
     std::string head(value.substr(0, 24));
-    for (char& c : head) if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '.';
-    return make_error(Errc::parse, "the value is not JSON (" + std::string(e.what()) + ")",
-                      "byte " + std::to_string(e.byte) + " of " + std::to_string(value.size()) + ", starts '" + head + "'",
-                      "Inductor's RedisRemoteCache writes JSON; this key was written by something else");
+    for (char& c : head)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '.';
+    return make_error(
+        Errc::parse, "the value is not JSON (" + std::string(e.what()) + ")",
+        "byte " + std::to_string(e.byte) + " of " + std::to_string(value.size()) + ", starts '" + head + "'",
+        "Inductor's RedisRemoteCache writes JSON; this key was written by something else");
 }
 
 }  // namespace
@@ -129,10 +58,13 @@ static std::optional<GraphValue> decode_inductor_layout(std::string_view value) 
 Result<GraphValue> decode_graph_value(std::string_view value) {
     if (auto fast = decode_inductor_layout(value)) return std::move(*fast);
     KILN_TRY(auto j, decode_json_value(value));
-    if (!j.is_object()) return make_error(Errc::parse, "the value is JSON but not an object", {}, "expected {\"data\": ..., \"time_taken_ms\": ...}");
+    if (!j.is_object())
+        return make_error(Errc::parse, "the value is JSON but not an object", {},
+                          "expected {\"data\": ..., \"time_taken_ms\": ...}");
     auto data = j.find("data");
     if (data == j.end() || !data->is_string())
-        return make_error(Errc::parse, "the value has no string field 'data'", {}, "expected Inductor's {\"data\": base64 pickle, ...}");
+        return make_error(Errc::parse, "the value has no string field 'data'", {},
+                          "expected Inductor's {\"data\": base64 pickle, ...}");
     auto pickle = base64_decode(data->get_ref<const std::string&>());
     if (!pickle) return std::move(pickle.error()).with_context("field 'data'");
     GraphValue out{std::move(pickle).value(), std::nullopt};
@@ -146,12 +78,6 @@ std::string encode_graph_value(std::string_view pickle, long long time_taken_ms)
     out += "\", \"time_taken_ms\": ";
     out += std::to_string(time_taken_ms);
     out += '}';
-    return out;
-}
-
-std::string python_json_dumps(const nlohmann::ordered_json& value) {
-    std::string out;
-    dump(out, value);
     return out;
 }
 

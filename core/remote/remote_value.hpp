@@ -21,9 +21,8 @@ struct GraphValue {
 Result<nlohmann::ordered_json> decode_json_value(std::string_view value);
 Result<GraphValue> decode_graph_value(std::string_view value);
 
-// The bytes Inductor writes for a graph entry (json.dumps with Python's default separators).
+// The bytes Inductor writes for a graph entry (json.dumps with Python's default separators; other
+// values are written with py_dumps, util/python_json.hpp).
 std::string encode_graph_value(std::string_view pickle, long long time_taken_ms);
-// json.dumps(value) as Python prints it: ", " and ": " separators, ensure_ascii, keys in order.
-std::string python_json_dumps(const nlohmann::ordered_json& value);
 
 }  // namespace kiln::remote

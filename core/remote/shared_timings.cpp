@@ -7,9 +7,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "autotune/python_json.hpp"
 #include "hash/sha256.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
+#include "util/python_json.hpp"
 
 namespace kiln::remote {
 namespace {
@@ -42,8 +42,10 @@ nlohmann::ordered_json to_value(const SharedTimings& s) {
 }
 
 Result<SharedTimings> from_value(const std::string& redis_key, std::string_view text) {
-    KILN_TRY(auto j, autotune::py_loads(text, redis_key));
-    auto bad = [&](const char* what) { return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key); };
+    KILN_TRY(auto j, py_loads(text, redis_key));
+    auto bad = [&](const char* what) {
+        return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key);
+    };
     if (!j.is_object() || !j.contains("system") || !j["system"].is_object()) return bad("no \"system\" object");
     for (const char* f : {"op", "inputs_key", "precision"})
         if (!j.contains(f) || !j[f].is_string()) return bad("a key field is missing");
@@ -57,8 +59,10 @@ Result<SharedTimings> from_value(const std::string& redis_key, std::string_view 
         if (!it.value().is_array()) return bad("a choice's records are not a list");
         auto& records = s.choices[it.key()];
         for (const auto& r : it.value()) {
-            if (!r.is_object() || !r.contains("ms") || !r["ms"].is_number()) return bad("a record has no numeric \"ms\"");
-            records.push_back({r["ms"].get<double>(), r.value("host", ""), r.value("device", ""), r.value("published", std::int64_t{0})});
+            if (!r.is_object() || !r.contains("ms") || !r["ms"].is_number())
+                return bad("a record has no numeric \"ms\"");
+            records.push_back({r["ms"].get<double>(), r.value("host", ""), r.value("device", ""),
+                               r.value("published", std::int64_t{0})});
         }
     }
     return s;
@@ -72,19 +76,19 @@ std::string this_host() {
     return buf;
 }
 
-std::string shared_timings_key(std::string_view system_hash, const autotune::TimingKey& key) {
+std::string shared_timings_key(std::string_view system_hash, const tuning::TimingKey& key) {
     std::string digest = hash::sha256_hex(key.inputs_key + "\n" + key.precision).substr(0, 16);
     return std::string(kSharedTimingsPrefix) + std::string(system_hash) + ":" + key.op + ":" + digest;
 }
 
 Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::ordered_json& system,
-                                      const autotune::TimingKey& key, const autotune::ChoiceTimings& timings,
+                                      const tuning::TimingKey& key, const tuning::ChoiceTimings& timings,
                                       const std::string& host) {
     if (!system.is_object() || !system.contains("hash") || !system["hash"].is_string())
         return make_error(Errc::invalid_argument, "the system block has no \"hash\"", "publish timings");
     const std::string redis_key = shared_timings_key(system["hash"].get<std::string>(), key);
-    const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                                 std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::int64_t now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     // Optimistic concurrency: EXEC answers nil when another publisher changed the key since WATCH.
     for (int attempt = 0; attempt < 20; ++attempt) {
         KILN_TRY(auto watched, client.command({"WATCH", redis_key}));
@@ -106,7 +110,10 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
             auto& records = s.choices[choice];
             bool known = false;
             for (const auto& r : records) known = known || same_time(r.ms, ms);
-            if (known) { ++report.same; continue; }
+            if (known) {
+                ++report.same;
+                continue;
+            }
             (records.empty() ? report.added : report.conflicting)++;
             records.push_back({ms, host, device_of(system), now});
         }
@@ -117,7 +124,7 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
         }
         KILN_TRY(auto m, client.command({"MULTI"}));
         (void)m;
-        KILN_TRY(auto q, client.command({"SET", redis_key, autotune::py_dumps(to_value(s))}));
+        KILN_TRY(auto q, client.command({"SET", redis_key, py_dumps(to_value(s))}));
         (void)q;
         KILN_TRY(auto exec, client.command({"EXEC"}));
         if (exec.type == RedisReply::Type::array) return report;
@@ -140,8 +147,9 @@ Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std:
     }));
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key < b.redis_key; });
     // SCAN can repeat a key: keep one.
-    out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key == b.redis_key; }),
-              out.end());
+    out.erase(
+        std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.redis_key == b.redis_key; }),
+        out.end());
     return out;
 }
 
@@ -161,7 +169,7 @@ Status write_as_global_cache(const std::vector<SharedTimings>& shared, const std
     if (ec) return io_error("create directory", dir.string(), ec.value());
     for (const auto& [hash, f] : files) {
         std::ofstream out(dir / hash, std::ios::binary | std::ios::trunc);
-        out << autotune::py_dumps(f, {.sort_keys = false, .indent = 4});
+        out << py_dumps(f, {.sort_keys = false, .indent = 4});
         if (!out) return io_error("write", (dir / hash).string(), errno);
     }
     return ok_status();
@@ -181,11 +189,17 @@ timings::TimingSet shared_to_timing_set(const std::vector<SharedTimings>& shared
             nlohmann::ordered_json slot = nlohmann::ordered_json::object();
             for (const auto& [choice, records] : s.choices)
                 for (const auto& r : records)
-                    if (r.host == host) { slot[choice] = r.ms; break; }
+                    if (r.host == host) {
+                        slot[choice] = r.ms;
+                        break;
+                    }
             nlohmann::ordered_json file{{"system", s.system}, {"cache", nlohmann::ordered_json::object()}};
             file["cache"][s.key.op][s.key.inputs_key][s.key.precision] = slot;
-            auto parsed = timings::parse_timing_cache(autotune::py_dumps(file), path, {});
-            if (!parsed) { set.warnings.push_back(parsed.error().str()); continue; }
+            auto parsed = timings::parse_timing_cache(py_dumps(file), path, {});
+            if (!parsed) {
+                set.warnings.push_back(parsed.error().str());
+                continue;
+            }
             for (auto& op : parsed->ops) {
                 op.device = device_of(s.system) + " @ " + host;
                 op.source = path;

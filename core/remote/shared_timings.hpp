@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autotune/timing_cache.hpp"
 #include "remote/redis_client.hpp"
 #include "timings/timing_model.hpp"
+#include "tuning/timing_cache.hpp"
 
 namespace kiln::remote {
 
@@ -33,7 +33,7 @@ struct SharedTimings {
     std::string redis_key;
     nlohmann::ordered_json system;  // Inductor's system block, "hash" included
     std::string system_hash;
-    autotune::TimingKey key;
+    tuning::TimingKey key;
     std::map<std::string, std::vector<TimingRecord>> choices;  // first record = the shared value
 };
 
@@ -43,13 +43,14 @@ struct PublishReport {
     int conflicting = 0;  // there with another time: kept both
 };
 
-std::string shared_timings_key(std::string_view system_hash, const autotune::TimingKey& key);
+std::string shared_timings_key(std::string_view system_hash, const tuning::TimingKey& key);
 
 Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::ordered_json& system,
-                                      const autotune::TimingKey& key, const autotune::ChoiceTimings& timings,
+                                      const tuning::TimingKey& key, const tuning::ChoiceTimings& timings,
                                       const std::string& host);
 // Every shared entry (SCAN kiln:timings:v1:*); undecodable values are skipped into `warnings`.
-Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std::vector<std::string>* warnings = nullptr);
+Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client,
+                                                       std::vector<std::string>* warnings = nullptr);
 
 // Inductor timing-cache files, one per system: {"system", "cache": {op: {inputs: {precision:
 // {choice: shared ms}}}}}, written into `dir` as <dir>/<system hash> (a global_cache_dir for tune()).

@@ -1,10 +1,12 @@
 #include "remote/timing_share.hpp"
 
+#include "inductor/timing_cache_file.hpp"
+
 #include <stdlib.h>
 
 #include <fstream>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 
@@ -17,7 +19,10 @@ void merge_missing_timings(nlohmann::ordered_json& into, const nlohmann::ordered
     auto& cache = into["cache"];
     if (!cache.is_object()) cache = nlohmann::ordered_json::object();
     for (auto op = from["cache"].begin(); op != from["cache"].end(); ++op) {
-        if (!op.value().is_object()) { if (!cache.contains(op.key())) cache[op.key()] = op.value(); continue; }
+        if (!op.value().is_object()) {
+            if (!cache.contains(op.key())) cache[op.key()] = op.value();
+            continue;
+        }
         for (auto in = op.value().begin(); in != op.value().end(); ++in) {
             if (!in.value().is_object()) continue;
             for (auto pr = in.value().begin(); pr != in.value().end(); ++pr) {
@@ -59,17 +64,18 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
     KILN_CHECK(write_as_global_cache(shared, share.dir_));
     std::error_code ec;
     if (user_global_dir) {
-        for (auto it = fs::directory_iterator(*user_global_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        for (auto it = fs::directory_iterator(*user_global_dir, ec); !ec && it != fs::directory_iterator();
+             it.increment(ec)) {
             if (!it->is_regular_file()) continue;
-            KILN_TRY(auto mine, autotune::read_cache_file(it->path()));
+            KILN_TRY(auto mine, inductor::read_cache_file(it->path()));
             fs::path target = share.dir_ / it->path().filename();
             nlohmann::ordered_json merged = mine;
             if (fs::exists(target)) {
-                KILN_TRY(auto remote, autotune::read_cache_file(target));
+                KILN_TRY(auto remote, inductor::read_cache_file(target));
                 merge_missing_timings(merged, remote);
             }
             std::ofstream out(target, std::ios::binary | std::ios::trunc);
-            out << autotune::py_dumps(merged, {.sort_keys = false, .indent = 4});
+            out << py_dumps(merged, {.sort_keys = false, .indent = 4});
             if (!out) return io_error("write", target.string(), errno);
         }
         if (ec) return io_error("read directory", user_global_dir->string(), ec.value());
@@ -77,18 +83,20 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
     return share;
 }
 
-Result<PublishReport> TimingShare::publish(const autotune::TuneReport& report, const std::string& host) {
+Result<PublishReport> TimingShare::publish(const tuning::TuneReport& report, const std::string& host) {
     // A full hit (local or shared) measured nothing, and may have left no local file to read.
     if (report.cache_hit) return PublishReport{};
-    KILN_TRY(auto file, autotune::read_cache_file(report.cache_file));
+    KILN_TRY(auto file, inductor::read_cache_file(report.cache_file));
     if (!file.contains("system"))
         return make_error(Errc::not_found, "the timing cache has no system block", report.cache_file.string());
-    autotune::TimingKey key{report.op, report.inputs_key, report.precision};
-    autotune::ChoiceTimings timings;
+    tuning::TimingKey key{report.op, report.inputs_key, report.precision};
+    tuning::ChoiceTimings timings;
     if (file.contains("cache")) {
         const auto& c = file["cache"];
-        if (c.contains(key.op) && c[key.op].contains(key.inputs_key) && c[key.op][key.inputs_key].contains(key.precision))
-            for (auto it = c[key.op][key.inputs_key][key.precision].begin(); it != c[key.op][key.inputs_key][key.precision].end(); ++it)
+        if (c.contains(key.op) && c[key.op].contains(key.inputs_key) &&
+            c[key.op][key.inputs_key].contains(key.precision))
+            for (auto it = c[key.op][key.inputs_key][key.precision].begin();
+                 it != c[key.op][key.inputs_key][key.precision].end(); ++it)
                 if (it.value().is_number()) timings[it.key()] = it.value().get<double>();
     }
     if (timings.empty()) return PublishReport{};  // a full remote hit: nothing measured here

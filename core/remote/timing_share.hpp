@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "autotune/selector.hpp"
 #include "remote/shared_timings.hpp"
+#include "tuning/tune_report.hpp"
 
 namespace kiln::remote {
 
@@ -26,7 +26,7 @@ public:
     std::size_t pulled() const { return pulled_; }  // shared entries found on the server
 
     // Publishes the local timings of the report's key (from its cache file) under this host.
-    Result<PublishReport> publish(const autotune::TuneReport& report, const std::string& host = this_host());
+    Result<PublishReport> publish(const tuning::TuneReport& report, const std::string& host = this_host());
     std::string describe(const PublishReport& p) const;  // one line for stderr
 
 private:

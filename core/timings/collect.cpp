@@ -5,9 +5,9 @@
 
 #include "timings/kernel_files.hpp"
 #include "timings/mm_log.hpp"
-#include "timings/session_log.hpp"
+#include "timings/session_log_source.hpp"
 #include "timings/stderr_autotune.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 
@@ -69,40 +69,40 @@ std::optional<SourceKind> classify_timing_file(const fs::path& path) {
 Status read_timing_file(const fs::path& path, SourceKind kind, TimingSet& set) {
     Source src{path.string(), kind, {}, 0};
     switch (kind) {
-    case SourceKind::timing_cache: {
-        // The kernel modules that triton choices name live in the root above cache/.
-        fs::path root = path.parent_path().filename() == "cache" ? path.parent_path().parent_path() : fs::path{};
-        KILN_TRY(auto file, read_timing_cache(path, root));
-        src.device = file.device;
-        add_ops(set, std::move(src), std::move(file.ops));
-        return ok_status();
-    }
-    case SourceKind::best_config: {
-        KILN_TRY(Op op, read_best_config(path));
-        add_ops(set, std::move(src), {std::move(op)});
-        return ok_status();
-    }
-    case SourceKind::kernel_perf: {
-        KILN_TRY(Op op, read_kernel_perf(path));
-        add_ops(set, std::move(src), {std::move(op)});
-        return ok_status();
-    }
-    case SourceKind::mm_log: {
-        KILN_TRY(MmLog log, read_mm_log(path));
-        add_ops(set, std::move(src), std::move(log.ops));
-        return ok_status();
-    }
-    case SourceKind::stderr_log: {
-        KILN_TRY(auto ops, read_stderr_autotune(path));
-        add_ops(set, std::move(src), std::move(ops));
-        return ok_status();
-    }
-    case SourceKind::session_log: {
-        KILN_TRY(auto log, read_session_log(path));
-        src.device = log.device;
-        add_ops(set, std::move(src), std::move(log.ops));
-        return ok_status();
-    }
+        case SourceKind::timing_cache: {
+            // The kernel modules that triton choices name live in the root above cache/.
+            fs::path root = path.parent_path().filename() == "cache" ? path.parent_path().parent_path() : fs::path{};
+            KILN_TRY(auto file, read_timing_cache(path, root));
+            src.device = file.device;
+            add_ops(set, std::move(src), std::move(file.ops));
+            return ok_status();
+        }
+        case SourceKind::best_config: {
+            KILN_TRY(Op op, read_best_config(path));
+            add_ops(set, std::move(src), {std::move(op)});
+            return ok_status();
+        }
+        case SourceKind::kernel_perf: {
+            KILN_TRY(Op op, read_kernel_perf(path));
+            add_ops(set, std::move(src), {std::move(op)});
+            return ok_status();
+        }
+        case SourceKind::mm_log: {
+            KILN_TRY(MmLog log, read_mm_log(path));
+            add_ops(set, std::move(src), std::move(log.ops));
+            return ok_status();
+        }
+        case SourceKind::stderr_log: {
+            KILN_TRY(auto ops, read_stderr_autotune(path));
+            add_ops(set, std::move(src), std::move(ops));
+            return ok_status();
+        }
+        case SourceKind::session_log: {
+            KILN_TRY(auto log, read_session_log(path));
+            src.device = log.device;
+            add_ops(set, std::move(src), std::move(log.ops));
+            return ok_status();
+        }
     }
     return make_error(Errc::unsupported, "unknown timing source kind", path.string());
 }
@@ -117,7 +117,10 @@ Result<TimingSet> collect_timings(const std::vector<fs::path>& paths) {
             if (ec) return io_error("open directory", p.string(), ec.value());
             for (; it != end; it.increment(ec)) {
                 if (ec) break;
-                if (it->is_directory(ec) && skipped_dir(it->path())) { it.disable_recursion_pending(); continue; }
+                if (it->is_directory(ec) && skipped_dir(it->path())) {
+                    it.disable_recursion_pending();
+                    continue;
+                }
                 if (it->is_regular_file(ec)) files.push_back(it->path());
             }
             // Multi-choice sources first (what a user opens the view for), per-kernel files last;

@@ -12,7 +12,8 @@ std::string choice_identity(const Choice& c) {
     // "triton_mm_4" (stderr) and "triton_mm" (cache) are the same family.
     auto us = stem.rfind('_');
     if (us != std::string::npos && us + 1 < stem.size() &&
-        std::all_of(stem.begin() + static_cast<long>(us) + 1, stem.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+        std::all_of(stem.begin() + static_cast<long>(us) + 1, stem.end(),
+                    [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
         stem.resize(us);
     if (c.params.empty()) return stem;
     return stem + "(" + params_text(c.params) + ")";
@@ -62,7 +63,8 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
             for (const auto& c : op->choices) {
                 auto id = choice_identity(c);
                 auto [it, fresh] = choice_index.emplace(id, row.choices.size());
-                if (fresh) row.choices.push_back({id, std::vector<std::optional<double>>(n), std::vector<std::string>(n)});
+                if (fresh)
+                    row.choices.push_back({id, std::vector<std::optional<double>>(n), std::vector<std::string>(n)});
                 auto& cc = row.choices[it->second];
                 if (cc.names[i].empty()) {
                     cc.names[i] = c.name;
@@ -83,10 +85,11 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
         }
         // Fastest first on the first device that has the op; missing times last.
         size_t ref = static_cast<size_t>(std::find(per_device.begin(), per_device.end(), first) - per_device.begin());
-        std::stable_sort(row.choices.begin(), row.choices.end(), [ref](const ComparedChoice& a, const ComparedChoice& b) {
-            double x = a.ms[ref].value_or(INFINITY), y = b.ms[ref].value_or(INFINITY);
-            return x < y;
-        });
+        std::stable_sort(row.choices.begin(), row.choices.end(),
+                         [ref](const ComparedChoice& a, const ComparedChoice& b) {
+                             double x = a.ms[ref].value_or(INFINITY), y = b.ms[ref].value_or(INFINITY);
+                             return x < y;
+                         });
         cmp.ops.push_back(std::move(row));
     }
     return cmp;

@@ -17,18 +17,18 @@ struct DeviceTimings {
 };
 
 struct ComparedChoice {
-    std::string identity;                    // "triton_mm(BLOCK_M=64, ..., num_warps=4)" or "mm"
-    std::vector<std::optional<double>> ms;   // per device, in DeviceTimings order
-    std::vector<std::string> names;          // each device's own name for it ("" if absent)
+    std::string identity;                   // "triton_mm(BLOCK_M=64, ..., num_warps=4)" or "mm"
+    std::vector<std::optional<double>> ms;  // per device, in DeviceTimings order
+    std::vector<std::string> names;         // each device's own name for it ("" if absent)
 };
 
 struct ComparedOp {
     std::string op, inputs, precision;
-    std::vector<std::string> best;                 // per device: identity of the winner ("" if absent)
-    std::vector<std::optional<double>> best_ms;    // per device
-    std::vector<std::optional<double>> speedup;    // per device: best_ms[0] / best_ms[i] (> 1: faster than the first)
-    bool winner_differs = false;                   // devices that have the op disagree on the winner
-    std::vector<ComparedChoice> choices;           // sorted by the first device's time
+    std::vector<std::string> best;               // per device: identity of the winner ("" if absent)
+    std::vector<std::optional<double>> best_ms;  // per device
+    std::vector<std::optional<double>> speedup;  // per device: best_ms[0] / best_ms[i] (> 1: faster than the first)
+    bool winner_differs = false;                 // devices that have the op disagree on the winner
+    std::vector<ComparedChoice> choices;         // sorted by the first device's time
 };
 
 struct Comparison {

@@ -21,7 +21,8 @@ Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const
         out.categories.push_back({std::string(inductor::category_name(cat)), stats[cat].files, stats[cat].bytes});
     }
     for (const auto& a : scan.artifacts) {
-        if (cancel && cancel->load(std::memory_order_relaxed)) return make_error(Errc::cancelled, "cancelled", root.string());
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return make_error(Errc::cancelled, "cancelled", root.string());
         // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
         if (a.category != inductor::Category::fxgraph) continue;
         auto entry = inductor::load_graph_entry(a.path);

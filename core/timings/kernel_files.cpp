@@ -46,7 +46,9 @@ Result<KernelModuleInfo> read_kernel_module_info(const fs::path& module) {
     std::smatch m;
     static const std::regex decorator(R"(@triton_heuristics\.(\w+)\()");
     if (std::regex_search(text, m, decorator)) info.heuristic = m[1];
-    else return make_error(Errc::parse, "no @triton_heuristics decorator", module.string(), "not a Triton kernel module");
+    else
+        return make_error(Errc::parse, "no @triton_heuristics decorator", module.string(),
+                          "not a Triton kernel module");
     static const std::regex def(R"(@triton\.jit\s*\ndef\s+(\w+)\s*\()");
     if (std::regex_search(text, m, def)) info.kernel_name = m[1];
     static const std::regex meta_name(R"('kernel_name':\s*'([^']+)')");

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <regex>
 
-#include "autotune/python_json.hpp"
+#include "util/python_json.hpp"
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
@@ -31,9 +31,10 @@ static Choice mm_choice(const nlohmann::ordered_json& rec, int& triton_index) {
 }
 
 Result<MmLog> parse_mm_log(const std::string& text, const std::string& origin) {
-    KILN_TRY(auto j, autotune::py_loads(text, origin));
+    KILN_TRY(auto j, py_loads(text, origin));
     if (!j.is_array())
-        return make_error(Errc::parse, "not a JSON list", origin, "TORCHINDUCTOR_MM_LOGGING_FILE output is one JSON list");
+        return make_error(Errc::parse, "not a JSON list", origin,
+                          "TORCHINDUCTOR_MM_LOGGING_FILE output is one JSON list");
     MmLog out;
     for (const auto& rec : j) {
         if (!rec.is_object() || rec.size() != 1) continue;

@@ -12,8 +12,8 @@
 namespace kiln::timings {
 
 struct MmLog {
-    std::vector<Op> ops;                // one per autotuning record
-    std::vector<std::string> invokes;   // the (M, K, N) of every invoke record, in order
+    std::vector<Op> ops;               // one per autotuning record
+    std::vector<std::string> invokes;  // the (M, K, N) of every invoke record, in order
 };
 
 Result<MmLog> read_mm_log(const std::filesystem::path& path);

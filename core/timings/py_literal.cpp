@@ -82,7 +82,8 @@ Result<nlohmann::ordered_json> py_flat_dict(std::string_view text) {
 }
 
 static std::string unquote(const std::string& s) {
-    if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) return s.substr(1, s.size() - 2);
+    if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front())
+        return s.substr(1, s.size() - 2);
     return s;
 }
 

@@ -23,9 +23,9 @@ Result<nlohmann::ordered_json> py_flat_dict(std::string_view text);
 
 // The timing cache's inputs key: "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ...]".
 struct TensorKey {
-    std::string device;                // "cuda"
-    std::string dtype;                 // "float16" (without "torch.")
-    std::vector<std::string> sizes;    // as written (ints, or symbols in other torch versions)
+    std::string device;              // "cuda"
+    std::string dtype;               // "float16" (without "torch.")
+    std::vector<std::string> sizes;  // as written (ints, or symbols in other torch versions)
     std::vector<std::string> strides;
     std::string offset;
 };

@@ -35,10 +35,12 @@ struct Parser {
         if (!current) return;
         // The stats line carries the winners' times unrounded; prefer them to the table's 4 digits.
         if (pending_stats.is_object()) {
-            for (auto [kernel, time] : {std::pair{"best_kernel", "best_time"}, {"best_triton_kernel", "best_triton_time"}}) {
+            for (auto [kernel, time] :
+                 {std::pair{"best_kernel", "best_time"}, {"best_triton_kernel", "best_triton_time"}}) {
                 auto k = pending_stats.find(kernel);
                 auto t = pending_stats.find(time);
-                if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() || !t->is_number()) continue;
+                if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() || !t->is_number())
+                    continue;
                 for (auto& c : current->choices)
                     if (c.name == k->get<std::string>()) c.ms = t->get<double>();
             }
@@ -70,7 +72,8 @@ struct Parser {
     }
 
     void line(const std::string& l, std::istringstream& in) {
-        static const std::regex choice(R"(^  (\S+) ([0-9.eE+-]+|inf|nan) ms (?:([0-9.]+)%|<DIVIDED BY ZERO ERROR>) ?(.*)$)");
+        static const std::regex choice(
+            R"(^  (\S+) ([0-9.eE+-]+|inf|nan) ms (?:([0-9.]+)%|<DIVIDED BY ZERO ERROR>) ?(.*)$)");
         static const std::regex closing(R"(^(\w+) AUTOTUNE benchmarking takes)");
         static const std::regex failed(R"(\] Exception (.*) for benchmark choice (\w+)\(([^,]+), (.*)\)\s*$)");
         std::smatch m;

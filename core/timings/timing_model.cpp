@@ -6,12 +6,12 @@ namespace kiln::timings {
 
 const char* source_kind_name(SourceKind k) {
     switch (k) {
-    case SourceKind::timing_cache: return "timing_cache";
-    case SourceKind::best_config: return "best_config";
-    case SourceKind::kernel_perf: return "kernel_perf";
-    case SourceKind::mm_log: return "mm_log";
-    case SourceKind::stderr_log: return "stderr_log";
-    case SourceKind::session_log: return "session_log";
+        case SourceKind::timing_cache: return "timing_cache";
+        case SourceKind::best_config: return "best_config";
+        case SourceKind::kernel_perf: return "kernel_perf";
+        case SourceKind::mm_log: return "mm_log";
+        case SourceKind::stderr_log: return "stderr_log";
+        case SourceKind::session_log: return "session_log";
     }
     return "unknown";
 }
@@ -39,9 +39,7 @@ std::optional<double> best_ms(const Op& op) {
     return c ? c->ms : std::nullopt;
 }
 
-bool same_problem(const Op& a, const Op& b) {
-    return a.op == b.op && !a.sizes.empty() && a.sizes == b.sizes;
-}
+bool same_problem(const Op& a, const Op& b) { return a.op == b.op && !a.sizes.empty() && a.sizes == b.sizes; }
 
 std::string describe_bad_time(const nlohmann::ordered_json& v) {
     if (v.is_null()) return "NaN";
@@ -63,8 +61,7 @@ std::string params_text(const nlohmann::ordered_json& params) {
             s += '\'';
             s += v.get_ref<const std::string&>();
             s += '\'';
-        }
-        else if (v.is_boolean()) s += v.get<bool>() ? "True" : "False";
+        } else if (v.is_boolean()) s += v.get<bool>() ? "True" : "False";
         else if (v.is_null()) s += "None";
         else s += v.dump();
     }
@@ -76,17 +73,23 @@ nlohmann::ordered_json to_json(const TimingSet& set) {
     J out = J::object();
     J sources = J::array();
     for (const auto& s : set.sources)
-        sources.push_back(J{{"path", s.path}, {"kind", source_kind_name(s.kind)}, {"device", s.device}, {"ops", s.ops}});
+        sources.push_back(
+            J{{"path", s.path}, {"kind", source_kind_name(s.kind)}, {"device", s.device}, {"ops", s.ops}});
     out["sources"] = std::move(sources);
     J ops = J::array();
     for (const auto& op : set.ops) {
         J choices = J::array();
         for (const auto& c : op.choices) {
-            J jc{{"choice", c.name}, {"ms", c.ms && std::isfinite(*c.ms) ? J(*c.ms) : J(nullptr)}, {"params", c.params}};
+            J jc{
+                {"choice", c.name}, {"ms", c.ms && std::isfinite(*c.ms) ? J(*c.ms) : J(nullptr)}, {"params", c.params}};
             choices.push_back(std::move(jc));
         }
-        ops.push_back(J{{"op", op.op}, {"inputs", op.inputs}, {"precision", op.precision}, {"device", op.device},
-                        {"choices", std::move(choices)}, {"best", op.best}});
+        ops.push_back(J{{"op", op.op},
+                        {"inputs", op.inputs},
+                        {"precision", op.precision},
+                        {"device", op.device},
+                        {"choices", std::move(choices)},
+                        {"best", op.best}});
     }
     out["ops"] = std::move(ops);
     return out;

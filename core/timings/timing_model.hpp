@@ -22,11 +22,11 @@ struct Source {
 };
 
 struct Choice {
-    std::string name;              // Inductor's choice name: "triton_mm-c2omz...", "mm-cqrj...", "triton_mm_4"
-    std::optional<double> ms;      // null: not benchmarked, failed, or infinite
+    std::string name;          // Inductor's choice name: "triton_mm-c2omz...", "mm-cqrj...", "triton_mm_4"
+    std::optional<double> ms;  // null: not benchmarked, failed, or infinite
     nlohmann::ordered_json params = nlohmann::ordered_json::object();  // BLOCK sizes, warps, stages...
-    std::string module_path;       // the choice's kernel module in the cache, when found
-    std::string error;             // why it has no time (failed choice), when known
+    std::string module_path;  // the choice's kernel module in the cache, when found
+    std::string error;        // why it has no time (failed choice), when known
 };
 
 struct Op {
@@ -35,8 +35,8 @@ struct Op {
     std::string precision;  // float32 matmul precision ("highest") where recorded
     std::string device;
     std::vector<Choice> choices;
-    std::string best;       // name of the fastest choice ("" when none has a time)
-    std::string source;     // path of the file it came from (not part of the JSON schema)
+    std::string best;    // name of the fastest choice ("" when none has a time)
+    std::string source;  // path of the file it came from (not part of the JSON schema)
     // Sizes of each input ("512x512"), for matching the same op across sources and devices.
     std::vector<std::string> sizes;
 };

@@ -40,12 +40,4 @@ Result<fs::path> find_worker_executable() {
                       "reinstall Kiln, or set KILN_WORKER to the kiln-worker executable");
 }
 
-fs::path installed_data_dir() {
-    fs::path dir = executable_dir();
-    if (dir.empty()) return {};
-    fs::path data = (dir / ".." / "share" / "kiln").lexically_normal();
-    std::error_code ec;
-    return fs::is_directory(data, ec) ? data : fs::path();
-}
-
 }  // namespace kiln

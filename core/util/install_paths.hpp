@@ -18,7 +18,4 @@ std::vector<std::filesystem::path> worker_candidates();
 // The first candidate that is an executable regular file; Errc::not_found listing every place tried.
 Result<std::filesystem::path> find_worker_executable();
 
-// <exe dir>/../share/kiln (installed data: examples, sample cache), empty if absent.
-std::filesystem::path installed_data_dir();
-
 }  // namespace kiln

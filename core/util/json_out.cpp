@@ -70,9 +70,7 @@ void write(std::string& out, const Json& j, int indent, int level) {
             out += ']';
             return;
         }
-        case nlohmann::json::value_t::string:
-            append_json_string(out, j.template get_ref<const std::string&>());
-            return;
+        case nlohmann::json::value_t::string: append_json_string(out, j.template get_ref<const std::string&>()); return;
         default:
             out += j.dump();  // numbers, booleans, null, binary: never strings, never throws
             return;

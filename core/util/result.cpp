@@ -4,23 +4,6 @@
 
 namespace kiln {
 
-const char* errc_name(Errc c) {
-    switch (c) {
-    case Errc::generic: return "error";
-    case Errc::io: return "io";
-    case Errc::not_found: return "not_found";
-    case Errc::parse: return "parse";
-    case Errc::limit: return "limit";
-    case Errc::invalid_argument: return "invalid_argument";
-    case Errc::unsupported: return "unsupported";
-    case Errc::timeout: return "timeout";
-    case Errc::cancelled: return "cancelled";
-    case Errc::busy: return "busy";
-    case Errc::external: return "external";
-    }
-    return "error";
-}
-
 std::string Error::str() const {
     std::string s;
     if (!context.empty()) s += context + ": ";
@@ -42,8 +25,10 @@ Error&& Error::with_hint(std::string h) && {
 Error io_error(const std::string& what, const std::string& path, int err) {
     Error e{Errc::io, what + " failed: " + std::strerror(err), path, {}};
     if (err == EACCES || err == EPERM) e.hint = "check the permissions of this path";
-    else if (err == ENOENT) { e.code = Errc::not_found; e.hint = "check that the path exists"; }
-    else if (err == ENOSPC) e.hint = "the disk is full; free space (kiln-cli evict) and retry";
+    else if (err == ENOENT) {
+        e.code = Errc::not_found;
+        e.hint = "check that the path exists";
+    } else if (err == ENOSPC) e.hint = "the disk is full; free space (kiln-cli evict) and retry";
     return e;
 }
 

@@ -11,19 +11,18 @@ namespace kiln {
 
 enum class Errc {
     generic,
-    io,             // a system call failed
-    not_found,      // a path, key or symbol does not exist
-    parse,          // malformed input
-    limit,          // input exceeds a configured limit
+    io,         // a system call failed
+    not_found,  // a path, key or symbol does not exist
+    parse,      // malformed input
+    limit,      // input exceeds a configured limit
     invalid_argument,
     unsupported,
     timeout,
     cancelled,
-    busy,           // held by another process (locks)
-    external,       // an external tool (compiler, worker, server) failed
+    busy,         // held by another process (locks)
+    external,     // an external tool (compiler, worker, server) failed
+    unavailable,  // what the work needs is missing: a tool (python, nvcc), the CUDA driver, a field
 };
-
-const char* errc_name(Errc c);
 
 struct Error {
     Errc code = Errc::generic;
@@ -50,19 +49,35 @@ public:
     Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
     Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}
     template <class U, std::enable_if_t<std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
-                                            !std::is_same_v<std::decay_t<U>, Error>, int> = 0>
+                                            !std::is_same_v<std::decay_t<U>, Error>,
+                                        int> = 0>
     Result(U&& u) : v_(std::in_place_index<0>, T(std::forward<U>(u))) {}
 
     bool ok() const { return v_.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    T& value() & { assert(ok()); return std::get<0>(v_); }
-    const T& value() const& { assert(ok()); return std::get<0>(v_); }
-    T&& value() && { assert(ok()); return std::get<0>(std::move(v_)); }
+    T& value() & {
+        assert(ok());
+        return std::get<0>(v_);
+    }
+    const T& value() const& {
+        assert(ok());
+        return std::get<0>(v_);
+    }
+    T&& value() && {
+        assert(ok());
+        return std::get<0>(std::move(v_));
+    }
     T value_or(T fallback) const { return ok() ? std::get<0>(v_) : std::move(fallback); }
 
-    const Error& error() const { assert(!ok()); return std::get<1>(v_); }
-    Error& error() { assert(!ok()); return std::get<1>(v_); }
+    const Error& error() const {
+        assert(!ok());
+        return std::get<1>(v_);
+    }
+    Error& error() {
+        assert(!ok());
+        return std::get<1>(v_);
+    }
 
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
@@ -80,8 +95,14 @@ public:
     Result(Error error) : err_(std::move(error)), ok_(false) {}
     bool ok() const { return ok_; }
     explicit operator bool() const { return ok_; }
-    const Error& error() const { assert(!ok_); return err_; }
-    Error& error() { assert(!ok_); return err_; }
+    const Error& error() const {
+        assert(!ok_);
+        return err_;
+    }
+    Error& error() {
+        assert(!ok_);
+        return err_;
+    }
 
 private:
     Error err_;
@@ -97,9 +118,9 @@ inline Status ok_status() { return {}; }
 #define KILN_CONCAT(a, b) KILN_CONCAT_INNER(a, b)
 
 // KILN_TRY(auto x, expr): bind the value or return the error from the enclosing function.
-#define KILN_TRY_IMPL(tmp, decl, expr)              \
-    auto tmp = (expr);                              \
-    if (!tmp.ok()) return std::move(tmp.error());   \
+#define KILN_TRY_IMPL(tmp, decl, expr)            \
+    auto tmp = (expr);                            \
+    if (!tmp.ok()) return std::move(tmp.error()); \
     decl = std::move(tmp).value()
 #define KILN_TRY(decl, expr) KILN_TRY_IMPL(KILN_CONCAT(kiln_try_, __LINE__), decl, expr)
 

@@ -24,15 +24,24 @@ inline std::string b64(std::string_view in) {
     std::string out;
     std::size_t i = 0;
     for (; i + 2 < in.size(); i += 3) {
-        unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 | static_cast<unsigned char>(in[i + 2]);
-        out += A[v >> 18 & 63]; out += A[v >> 12 & 63]; out += A[v >> 6 & 63]; out += A[v & 63];
+        unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 |
+                     static_cast<unsigned char>(in[i + 2]);
+        out += A[v >> 18 & 63];
+        out += A[v >> 12 & 63];
+        out += A[v >> 6 & 63];
+        out += A[v & 63];
     }
     if (in.size() - i == 1) {
         unsigned v = static_cast<unsigned char>(in[i]) << 16;
-        out += A[v >> 18 & 63]; out += A[v >> 12 & 63]; out += "==";
+        out += A[v >> 18 & 63];
+        out += A[v >> 12 & 63];
+        out += "==";
     } else if (in.size() - i == 2) {
         unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8;
-        out += A[v >> 18 & 63]; out += A[v >> 12 & 63]; out += A[v >> 6 & 63]; out += '=';
+        out += A[v >> 18 & 63];
+        out += A[v >> 12 & 63];
+        out += A[v >> 6 & 63];
+        out += '=';
     }
     return out;
 }
@@ -59,7 +68,8 @@ inline std::string group(std::string_view type, const Artifacts& arts) {
 inline std::string blob(const std::string& body, std::uint64_t version = 1) {
     std::string rest = u64(version) + body;
     std::uint32_t c = crc32(rest);
-    std::string head{static_cast<char>(c >> 24), static_cast<char>(c >> 16), static_cast<char>(c >> 8), static_cast<char>(c)};
+    std::string head{static_cast<char>(c >> 24), static_cast<char>(c >> 16), static_cast<char>(c >> 8),
+                     static_cast<char>(c)};
     return head + rest;
 }
 

@@ -16,7 +16,8 @@ inline std::filesystem::path h200_blob() { return fixture_dir() / "h100h200" / "
 inline std::filesystem::path pgo_blob() { return fixture_dir() / "pgo" / "megacache-pgo.bin"; }
 
 // torch's CacheInfo repr, "{'aot_autograd': ['k1', ...], 'inductor': [...]}", as type -> keys in order.
-inline std::vector<std::pair<std::string, std::vector<std::string>>> torch_cache_info(const std::filesystem::path& run_json) {
+inline std::vector<std::pair<std::string, std::vector<std::string>>> torch_cache_info(
+    const std::filesystem::path& run_json) {
     auto j = nlohmann::json::parse(read_file(run_json));
     // The H200 run keeps it under scenarios.mega.info, the PGO run under "mega".
     std::string info = j.contains("scenarios") ? j["scenarios"]["mega"]["info"] : j["mega"];

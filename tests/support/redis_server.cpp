@@ -66,9 +66,13 @@ RedisServer::RedisServer(RedisServerOptions options) : options_(std::move(option
         if (try_start(free_loopback_port())) return;
     }
     std::string log;
-    try { log = read_file(dir_ / "redis.log"); } catch (...) {}
-    throw std::runtime_error("redis-server did not start (is the redis-server package installed? "
-                             "./scripts/kiln setup installs it). Its log:\n" + log);
+    try {
+        log = read_file(dir_ / "redis.log");
+    } catch (...) {}
+    throw std::runtime_error(
+        "redis-server did not start (is the redis-server package installed? "
+        "./scripts/kiln setup installs it). Its log:\n" +
+        log);
 }
 
 bool RedisServer::try_start(int port) {
@@ -85,7 +89,9 @@ bool RedisServer::try_start(int port) {
     if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive a crashed test
         int devnull = ::open("/dev/null", O_RDWR);
-        ::dup2(devnull, 0); ::dup2(devnull, 1); ::dup2(devnull, 2);
+        ::dup2(devnull, 0);
+        ::dup2(devnull, 1);
+        ::dup2(devnull, 2);
         ::execlp("redis-server", "redis-server", conf.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
@@ -93,7 +99,11 @@ bool RedisServer::try_start(int port) {
     while (std::chrono::steady_clock::now() < deadline) {
         int status = 0;
         if (::waitpid(pid, &status, WNOHANG) == pid) return false;  // exited: port taken, or not installed
-        if (answers_ping(port)) { pid_ = pid; port_ = port; return true; }
+        if (answers_ping(port)) {
+            pid_ = pid;
+            port_ = port;
+            return true;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     ::kill(pid, SIGKILL);
@@ -107,7 +117,11 @@ void RedisServer::stop() {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     int status = 0;
     while (::waitpid(pid_, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) { ::kill(pid_, SIGKILL); ::waitpid(pid_, &status, 0); break; }
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, &status, 0);
+            break;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     pid_ = -1;

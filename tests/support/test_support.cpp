@@ -52,7 +52,8 @@ ScratchDir::~ScratchDir() {
     // Restore permissions that tests may have removed, so cleanup can succeed.
     for (auto it = fs::recursive_directory_iterator(path_, fs::directory_options::skip_permission_denied, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_directory(ec) && !it->is_symlink(ec)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+        if (it->is_directory(ec) && !it->is_symlink(ec))
+            fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
     }
     fs::remove_all(path_, ec);
 }
@@ -66,14 +67,18 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
         dup2(in_pipe[0], 0);
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
-        close(in_pipe[1]); close(out_pipe[0]); close(err_pipe[0]);
+        close(in_pipe[1]);
+        close(out_pipe[0]);
+        close(err_pipe[0]);
         std::vector<char*> args;
         for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
         execvp(args[0], args.data());
         _exit(127);
     }
-    close(in_pipe[0]); close(out_pipe[1]); close(err_pipe[1]);
+    close(in_pipe[0]);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
     if (!stdin_data.empty()) {
         ssize_t off = 0;
         while (off < static_cast<ssize_t>(stdin_data.size())) {
@@ -92,7 +97,12 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
         for (int i = 0; i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             ssize_t n = read(fds[i].fd, buf, sizeof buf);
-            if (n <= 0) { close(fds[i].fd); fds[i].fd = -1; --open_fds; continue; }
+            if (n <= 0) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+                continue;
+            }
             (i == 0 ? r.out : r.err).append(buf, n);
         }
     }

@@ -7,9 +7,9 @@
 #include <QTextDocument>
 #include <QtGlobal>
 
-#include "app/about_dialog.hpp"
-#include "app/root_resolver.hpp"
-#include "app/settings.hpp"
+#include "shell/about_dialog.hpp"
+#include "shell/root_resolver.hpp"
+#include "shell/settings.hpp"
 #include "source/code_view.hpp"
 #include "source/syntax_highlighter.hpp"
 #include "ui_test_support.hpp"
@@ -77,10 +77,10 @@ private slots:
                 if (col >= r.start && col < r.start + r.length) return r.format;
             return QTextCharFormat();
         };
-        QCOMPARE(formatAt(0, 0).fontWeight(), int(QFont::Bold));      // def
+        QCOMPARE(formatAt(0, 0).fontWeight(), int(QFont::Bold));              // def
         QVERIFY(formatAt(1, 9).foreground() != formatAt(1, 4).foreground());  // 'text' vs x
-        QVERIFY(formatAt(1, 17).fontItalic());                        // the comment
-        QVERIFY(formatAt(0, 4).foreground().style() != Qt::NoBrush);   // call(
+        QVERIFY(formatAt(1, 17).fontItalic());                                // the comment
+        QVERIFY(formatAt(0, 4).foreground().style() != Qt::NoBrush);          // call(
     }
 
     void codeViewHasAGutterThatGrowsWithLines() {

@@ -1,5 +1,6 @@
 // Device comparison and compile-time views offscreen, on the fixture and a second "machine"
 // derived from it; with KILN_SCREENSHOT_DIR set, also saves the screenshots used in the README.
+#include <qcustomplot.h>
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
@@ -7,17 +8,16 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
-#include "autotune/python_json.hpp"
-#include "autotune_compare_model.hpp"
-#include "autotune_compare_panel.hpp"
 #include "charts/compare_chart.hpp"
 #include "charts/compile_time_chart.hpp"
-#include "timings/timing_cache.hpp"
-#include "timings_compile_panel.hpp"
-#include "timings_panel.hpp"
+#include "timings/timing_cache_source.hpp"
+#include "tuning/autotune_compare_model.hpp"
+#include "tuning/autotune_compare_panel.hpp"
+#include "tuning/timings_compile_panel.hpp"
+#include "tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
+#include "util/python_json.hpp"
 
 using namespace kiln::ui;
 namespace kt = kiln::timings;
@@ -37,7 +37,7 @@ QByteArray readAll(const QString& path) {
 // extern mm on the 512 shape, which wins there.
 std::vector<kt::DeviceTimings> twoMachines() {
     const std::string text = readAll(cacheFile()).toStdString();
-    auto j = kiln::autotune::py_loads(text).value();
+    auto j = kiln::py_loads(text).value();
     j["system"]["device"]["name"] = "synthetic: H100 x1.6";  // labelled as made up, also in screenshots
     for (auto& [inputs, byPrecision] : j["cache"]["mm"].items())
         for (auto& [precision, choices] : byPrecision.items())
@@ -77,7 +77,8 @@ private slots:
         // 512 shape: the winner differs (a triton config on the H100, the extern mm on the other).
         QCOMPARE(model->index(0, model->columnCount() - 1).data().toString(), QStringLiteral("yes"));
         QCOMPARE(model->index(0, 3 + 3 + 2).data().toString(), QStringLiteral("mm"));
-        QCOMPARE(model->index(0, 3 + 3 + 1).data().toString(), QStringLiteral("%1×").arg(0.005791999865323305 / 0.0075, 0, 'f', 2));
+        QCOMPARE(model->index(0, 3 + 3 + 1).data().toString(),
+                 QStringLiteral("%1×").arg(0.005791999865323305 / 0.0075, 0, 'f', 2));
         QCOMPARE(model->index(1, model->columnCount() - 1).data().toString(), QStringLiteral("no"));
         QCOMPARE(model->index(1, 3 + 3 + 1).data(AutotuneCompareModel::SortRole).toDouble(), 1 / 1.6);
 
@@ -89,7 +90,8 @@ private slots:
         QCOMPARE(panel.exportChart(dir.filePath(QStringLiteral("c.png"))), QString());
         QVERIFY(!QImage(dir.filePath(QStringLiteral("c.png"))).isNull());
         QCOMPARE(panel.exportData(dir.filePath(QStringLiteral("c.csv"))), QString());
-        const QStringList lines = QString::fromUtf8(readAll(dir.filePath(QStringLiteral("c.csv")))).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+        const QStringList lines = QString::fromUtf8(readAll(dir.filePath(QStringLiteral("c.csv"))))
+                                      .split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 3);
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));

@@ -14,8 +14,8 @@
 #include <set>
 
 #include "charts/choice_bar_chart.hpp"
-#include "launcher_controller.hpp"
-#include "launcher_dialog.hpp"
+#include "runs/launcher_controller.hpp"
+#include "runs/launcher_dialog.hpp"
 #include "timings/collect.hpp"
 #include "ui_test_support.hpp"
 
@@ -23,7 +23,9 @@ using namespace kiln::ui;
 
 namespace {
 
-QString example(const QString& name) { return qEnvironmentVariable("KILN_SOURCE_DIR") + QStringLiteral("/resources/examples/") + name; }
+QString example(const QString& name) {
+    return qEnvironmentVariable("KILN_SOURCE_DIR") + QStringLiteral("/resources/examples/") + name;
+}
 
 // Alive and not a zombie (a reparented worker that exited may linger as one until reaped).
 bool processAlive(qint64 pid) {
@@ -148,7 +150,8 @@ private slots:
         QCOMPARE(ctl.start(r), QString());
         const qint64 cli = ctl.processId();
         // Wait until the worker has started (it is in the session log), then cancel.
-        QVERIFY(test::waitFor([&] { return !workerPids(ctl.sessionLogPath()).empty() || finished.count() > 0; }, 240000));
+        QVERIFY(
+            test::waitFor([&] { return !workerPids(ctl.sessionLogPath()).empty() || finished.count() > 0; }, 240000));
         QVERIFY2(finished.count() == 0, "the session ended before it could be cancelled");
         const auto workers = workerPids(ctl.sessionLogPath());
         for (qint64 pid : workers) QVERIFY(processAlive(pid));
@@ -158,10 +161,13 @@ private slots:
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
         QVERIFY(!ctl.isRunning());
         QVERIFY(!processAlive(cli));
-        QVERIFY(test::waitFor([&] {
-            for (qint64 pid : workers) if (processAlive(pid)) return false;
-            return true;
-        }, 15000));
+        QVERIFY(test::waitFor(
+            [&] {
+                for (qint64 pid : workers)
+                    if (processAlive(pid)) return false;
+                return true;
+            },
+            15000));
     }
 };
 

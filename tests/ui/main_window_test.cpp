@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QTimer>
@@ -17,7 +18,7 @@
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
-#include "main_window.hpp"
+#include "shell/main_window.hpp"
 #include "status/status_panel.hpp"
 #include "ui_test_support.hpp"
 
@@ -56,9 +57,15 @@ QModelIndex categoryRow(CacheBrowser* b, Category c) {
 
 bool scanned(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isRunning("scan"); }
 
-const char* kChangedA = "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
-const char* kChangedB = "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
-const char* kBigEntry = "/fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
+const char* kChangedA =
+    "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
+    "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
+const char* kChangedB =
+    "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/"
+    "gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
+const char* kBigEntry =
+    "/fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/"
+    "xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
 
 }  // namespace
 
@@ -90,10 +97,23 @@ private slots:
         for (auto it = cats.begin(); it != cats.end(); ++it) {
             const auto c = kiln::inductor::category_from_name(it.key().toStdString());
             QVERIFY(c);
-            QCOMPARE(qint64(tree->byCategory[size_t(*c)].files), it.value().toObject()["files"].toInteger());
-            QCOMPARE(qint64(tree->byCategory[size_t(*c)].bytes), it.value().toObject()["bytes"].toInteger());
+            QCOMPARE(qint64(tree->stats[*c].files), it.value().toObject()["files"].toInteger());
+            QCOMPARE(qint64(tree->stats[*c].bytes), it.value().toObject()["bytes"].toInteger());
+            // The category rows the user sees hold exactly those files and bytes.
+            const QModelIndex row = categoryRow(w.browser(), *c);
+            QVERIFY(row.isValid());
+            const CacheNode& node = *w.browser()->model()->node(row);
+            QCOMPARE(qint64(node.files), it.value().toObject()["files"].toInteger());
+            QCOMPARE(qint64(node.bytes), it.value().toObject()["bytes"].toInteger());
         }
         QCOMPARE(qint64(tree->nodes[0].files), stats["total"].toObject()["files"].toInteger());
+        QCOMPARE(qint64(tree->nodes[0].bytes), stats["total"].toObject()["bytes"].toInteger());
+        // The same byte formatting as `kiln-cli stats` (decimal units): its total line's size.
+        const QString human = test::runCli({"stats", test::h100Root()});
+        const QString total = formatBytes(tree->stats.total_bytes);
+        QVERIFY2(human.contains(QRegularExpression("\\ntotal +1067 +" + QRegularExpression::escape(total) + "\\n")),
+                 qPrintable(total + " not in:\n" + human));
+        QVERIFY(w.statusPanel()->totalsText().contains(total));
         // What the user sees: 13 key dirs under fxgraph, 114 kernel dirs under triton_compiled.
         QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::fxgraph)), 13);
         QCOMPARE(w.browser()->model()->rowCount(categoryRow(w.browser(), Category::triton_compiled)), 114);
@@ -105,7 +125,8 @@ private slots:
         w.show();
         w.openRoot(test::twoEntriesRoot());
         QVERIFY(test::waitFor([&] { return scanned(w); }));
-        const QString keyDir = test::twoEntriesRoot() + "/fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+        const QString keyDir =
+            test::twoEntriesRoot() + "/fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
         QVERIFY(w.browser()->selectPath(keyDir));
         GuardsPanel* g = w.inspector()->guardsPanel();
         QVERIFY(test::waitFor([&] { return g->keyDir() == keyDir && g->field("t0"); }));
@@ -156,7 +177,8 @@ private slots:
         QStringList names;
         for (const auto& c : d->outcome().changed) names << c.component;
         names.sort();
-        QCOMPARE(names, (QStringList{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
+        QCOMPARE(names,
+                 (QStringList{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
         QCOMPARE(d->changesTable()->rowCount(), 2);
         QVERIFY(d->outcome().same > 100);
     }
@@ -206,7 +228,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("import triton\n");
         f.close();
-        QVERIFY(test::waitFor([&] { return scanned(w) && w.browser()->tree()->nodes[0].files == before->nodes[0].files + 1; }, 20000));
+        QVERIFY(test::waitFor(
+            [&] { return scanned(w) && w.browser()->tree()->nodes[0].files == before->nodes[0].files + 1; }, 20000));
         QCOMPARE(w.browser()->currentPath(), keyDir);
         QDir(scratch).removeRecursively();
     }

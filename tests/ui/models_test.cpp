@@ -32,8 +32,9 @@ std::shared_ptr<const CacheTree> scanTree(const QString& root) {
     return out.tree;
 }
 
-const QString kEntryA = QStringLiteral("/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
-                                       "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse");
+const QString kEntryA = QStringLiteral(
+    "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
+    "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse");
 
 }  // namespace
 
@@ -47,11 +48,11 @@ private slots:
         // files add up to 63,905,377, as `find -printf %s` and the scanner's own tests agree).
         QCOMPARE(tree->nodes[0].files, std::uint64_t(1067));
         QCOMPARE(tree->nodes[0].bytes, std::uint64_t(63905377));
-        QCOMPARE(tree->byCategory[size_t(Category::fxgraph)].files, std::uint64_t(13));
-        QCOMPARE(tree->byCategory[size_t(Category::aotautograd)].files, std::uint64_t(12));
-        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].files, std::uint64_t(905));
-        QCOMPARE(tree->byCategory[size_t(Category::triton_compiled)].entries, std::uint64_t(114));
-        QCOMPARE(tree->fxgraphKeys, std::uint64_t(13));
+        QCOMPARE(tree->stats[Category::fxgraph].files, std::uint64_t(13));
+        QCOMPARE(tree->stats[Category::aotautograd].files, std::uint64_t(12));
+        QCOMPARE(tree->stats[Category::triton_compiled].files, std::uint64_t(905));
+        QCOMPARE(tree->stats[Category::triton_compiled].entries, std::uint64_t(114));
+        QCOMPARE(tree->stats.fxgraph_keys, std::uint64_t(13));
     }
 
     void cacheTreeModelAndProxyPassTheTester() {
@@ -134,10 +135,10 @@ private slots:
         QAbstractItemModelTester t2(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setLines(lines);
         QCOMPARE(int(lines.size()), 5);
-        QCOMPARE(int(lines[1].kind), int(DiffLine::Kind::changed));
+        QCOMPARE(int(lines[1].kind), int(SideBySideLine::Kind::changed));
         QCOMPARE(lines[1].a, QStringLiteral("b"));
         QCOMPARE(lines[1].b, QStringLiteral("x"));
-        QCOMPARE(int(lines[4].kind), int(DiffLine::Kind::added));
+        QCOMPARE(int(lines[4].kind), int(SideBySideLine::Kind::added));
         QCOMPARE(lines[4].lineB, 5);
     }
 
@@ -153,9 +154,15 @@ private slots:
         JobRunner runner;
         QStringList delivered;
         // The first job is slow; the second supersedes it on the same channel.
-        runner.start("ch", "slow", [](JobControl& c) { while (!c.cancelled()) QThread::msleep(1); return QString("slow"); },
-                     [&](QString s) { delivered << s; });
-        runner.start("ch", "fast", [](JobControl&) { return QString("fast"); }, [&](QString s) { delivered << s; });
+        runner.start(
+            "ch", "slow",
+            [](JobControl& c) {
+                while (!c.cancelled()) QThread::msleep(1);
+                return QString("slow");
+            },
+            [&](QString s) { delivered << s; });
+        runner.start(
+            "ch", "fast", [](JobControl&) { return QString("fast"); }, [&](QString s) { delivered << s; });
         QVERIFY(test::waitFor([&] { return !runner.isBusy(); }, 10000));
         QTest::qWait(50);
         QCOMPARE(delivered, QStringList{"fast"});

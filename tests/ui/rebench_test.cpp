@@ -1,12 +1,12 @@
 // Re-benchmark plumbing: parsing kiln-cli rebench's JSON, the stored kernel times of the fixture,
 // and a real run of kiln-cli rebench whose failure reason (no GPU/torch here) reaches the dialog.
+#include <qcustomplot.h>
 #include <QSignalSpy>
 #include <QTemporaryFile>
 #include <QTest>
-#include <qcustomplot.h>
 
-#include "rebench_controller.hpp"
-#include "rebench_dialog.hpp"
+#include "runs/rebench_controller.hpp"
+#include "runs/rebench_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -15,14 +15,18 @@ class RebenchTest : public QObject {
     Q_OBJECT
 private slots:
     void parsesGraphThenKernels() {
-        QVector<RebenchDevice> r;
+        QVector<RebenchTimes> r;
         // The shape cmd_rebench.cpp prints: graph run, then -k run.
         QCOMPARE(parseRebenchJson(R"({"module": "/m.py", "devices": [
             {"device": "cuda:0", "status": "ok", "ms": 0.5, "timings": {"graph_ms": 0.5}},
-            {"device": "cuda:1", "status": "crash", "reason": "signal 11"}]})", r), QString());
+            {"device": "cuda:1", "status": "crash", "reason": "signal 11"}]})",
+                                  r),
+                 QString());
         QCOMPARE(parseRebenchJson(R"({"devices": [{"device": "cuda:0", "status": "ok", "ms": 0.3,
             "timings": {"kernels": [{"name": "triton_poi_fused_0", "ms": 0.1, "gb_per_s": 100},
-                                    {"name": "triton_red_fused_1", "ms": 0.2, "gb_per_s": 50}]}}]})", r), QString());
+                                    {"name": "triton_red_fused_1", "ms": 0.2, "gb_per_s": 50}]}}]})",
+                                  r),
+                 QString());
         QCOMPARE(r.size(), 2);
         QCOMPARE(r[0].graphMs, 0.5);
         QCOMPARE(r[0].kernelMs.size(), 2);
@@ -41,7 +45,8 @@ private slots:
     void chartsRealH200Results() {
         // kiln-cli rebench's own output from an H200 run (tests/ui/data): the graph, then -k.
         const QString data = test::sourceDir() + QStringLiteral("/tests/ui/data/");
-        RebenchDialog dlg(QStringLiteral("/tmp/kmod/cache/dw/cdwqezbxexiqsckoxc6n5ecelmibyogcx675gok7sjkrbsvaq5wk.py"), test::h100Root());
+        RebenchDialog dlg(QStringLiteral("/tmp/kmod/cache/dw/cdwqezbxexiqsckoxc6n5ecelmibyogcx675gok7sjkrbsvaq5wk.py"),
+                          test::h100Root());
         QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_graph_h200.json")), QString());
         QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_kernels_h200.json")), QString());
         const auto& r = dlg.controller()->results();
@@ -69,7 +74,7 @@ private slots:
 
     void storedTimesMatchByModuleKey() {
         // A kernel whose -k key is a prefix of a fixture .kernel_perf's module key gets that time.
-        RebenchDevice d;
+        RebenchTimes d;
         d.kernelMs.insert(QStringLiteral("triton_"), 0.02);
         d.kernelKey.insert(QStringLiteral("triton_"), QStringLiteral("civajokybo"));
         const auto byKey = storedKernelTimesByKey(test::h100Root());
@@ -94,7 +99,8 @@ private slots:
         // This machine may lack a GPU or a Python with torch; either way the reason must surface.
         RebenchController ctl;
         QSignalSpy done(&ctl, &RebenchController::finished);
-        const QString module = test::h100Root() + QStringLiteral("/am/camiztff5waav63ofwpyvoby6lsvzpn6inr3svorejdjq5pxctqf.py");
+        const QString module =
+            test::h100Root() + QStringLiteral("/am/camiztff5waav63ofwpyvoby6lsvzpn6inr3svorejdjq5pxctqf.py");
         QCOMPARE(ctl.start(module, QString()), QString());
         QVERIFY(test::waitFor([&] { return done.count() > 0; }, 200000));
         if (done.at(0).at(0).toBool()) {

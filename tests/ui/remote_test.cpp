@@ -1,32 +1,32 @@
 // The Redis source of the desktop app against a real redis-server (tests/support/redis_server.hpp)
 // filled with the fixture cache in Inductor's remote form: listing, its model, the dock in the main
 // window opening a remote entry in the inspector's tabs, and the errors a user meets.
+#include <qcustomplot.h>
 #include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTreeView>
-#include <qcustomplot.h>
 
 #include <memory>
 #include <set>
 
-#include "source/code_view.hpp"
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
-#include "main_window.hpp"
 #include "redis_server.hpp"
 #include "remote/redis_client.hpp"
 #include "remote/redis_url.hpp"
+#include "remote/remote_connect_dialog.hpp"
 #include "remote/remote_export.hpp"
+#include "remote/remote_install.hpp"
 #include "remote/remote_key.hpp"
-#include "remote_connect_dialog.hpp"
-#include "remote_install.hpp"
-#include "remote_listing.hpp"
-#include "remote_model.hpp"
-#include "remote_panel.hpp"
+#include "remote/remote_listing.hpp"
+#include "remote/remote_model.hpp"
+#include "remote/remote_panel.hpp"
+#include "shell/main_window.hpp"
+#include "source/code_view.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -64,8 +64,9 @@ private slots:
         for (int g = 0; g < model.rowCount(); ++g) {
             const QModelIndex gi = model.index(g, 0);
             groups.insert(model.data(gi, RemoteModel::CacheIdRole).toString());
-            QCOMPARE(model.data(gi).toString(), QStringLiteral("%1 (%2)").arg(model.data(gi, RemoteModel::CacheIdRole).toString())
-                                                     .arg(model.rowCount(gi)));
+            QCOMPARE(model.data(gi).toString(), QStringLiteral("%1 (%2)")
+                                                    .arg(model.data(gi, RemoteModel::CacheIdRole).toString())
+                                                    .arg(model.rowCount(gi)));
             rows += model.rowCount(gi);
             for (int r = 0; r < model.rowCount(gi); ++r) {
                 const QString state = model.data(model.index(r, RemoteModel::StateColumn, gi)).toString();
@@ -91,18 +92,21 @@ private slots:
         auto* proxy = panel->view()->model();
         for (int g = 0; g < proxy->rowCount() && !target.isValid(); ++g) {
             const QModelIndex gi = proxy->index(g, 0);
-            if (proxy->data(gi, RemoteModel::CacheIdRole).toString() == QStringLiteral("fx-graph-v1")) target = proxy->index(0, 0, gi);
+            if (proxy->data(gi, RemoteModel::CacheIdRole).toString() == QStringLiteral("fx-graph-v1"))
+                target = proxy->index(0, 0, gi);
         }
         QVERIFY(target.isValid());
         const QString redisKey = target.data(RemoteModel::RedisKeyRole).toString();
         QVERIFY(redisKey.startsWith(QStringLiteral("pt2:fx-graph-v1::")));
         QSignalSpy shown(&w, &MainWindow::inspectionShown);
         emit panel->view()->activated(target);
-        QVERIFY(test::waitFor([&] { return w.inspector()->sourceView()->toPlainText().contains(QStringLiteral("def call")); }));
+        QVERIFY(test::waitFor(
+            [&] { return w.inspector()->sourceView()->toPlainText().contains(QStringLiteral("def call")); }));
         // The summary names the remote origin; the Guards tab works on the remote entry's key dir.
         const QString summary = w.inspector()->summaryView()->toPlainText();
         QVERIFY2(summary.contains(redisKey), qPrintable(summary.left(600)));
-        QVERIFY2(summary.contains(QStringLiteral("redis://127.0.0.1:%1/0/").arg(server_->port())), qPrintable(summary.left(600)));
+        QVERIFY2(summary.contains(QStringLiteral("redis://127.0.0.1:%1/0/").arg(server_->port())),
+                 qPrintable(summary.left(600)));
         QVERIFY2(!summary.contains(QStringLiteral("0 bytes (0 bytes)")), "the remote value's size is shown");
         QVERIFY2(!summary.contains(QStringLiteral("remote-entry")), "no scratch path in the summary");
         QVERIFY(w.inspector()->isTabEnabled(InspectorWidget::GuardsTab));
@@ -124,8 +128,9 @@ private slots:
         QCOMPARE(panel.model()->rowCount(), 0);
         QString status;
         for (auto* l : panel.findChildren<QLabel*>()) status += l->text();
-        QVERIFY2(status.contains(QStringLiteral("AUTH"), Qt::CaseInsensitive) || status.contains(QStringLiteral("password")),
-                 qPrintable(status));
+        QVERIFY2(
+            status.contains(QStringLiteral("AUTH"), Qt::CaseInsensitive) || status.contains(QStringLiteral("password")),
+            qPrintable(status));
         QVERIFY2(!status.contains(QStringLiteral("wrong")), "the password must not be shown");
 
         listed.clear();
@@ -140,7 +145,8 @@ private slots:
         qputenv("TORCHINDUCTOR_REDIS_PORT", "6380");
         QCOMPARE(RemoteConnectDialog::urlFromEnvironment(), QStringLiteral("redis://cache.example:6380/0"));
         qputenv("TORCHINDUCTOR_REDIS_URL", "redis://team:7000/1");
-        QCOMPARE(RemoteConnectDialog::urlFromEnvironment(), QStringLiteral("redis://team:7000/1"));  // torch's URL wins over HOST/PORT
+        QCOMPARE(RemoteConnectDialog::urlFromEnvironment(),
+                 QStringLiteral("redis://team:7000/1"));  // torch's URL wins over HOST/PORT
         qunsetenv("TORCHINDUCTOR_REDIS_URL");
         qunsetenv("TORCHINDUCTOR_REDIS_HOST");
         qunsetenv("TORCHINDUCTOR_REDIS_PORT");
@@ -149,7 +155,8 @@ private slots:
         dlg.accept();
         QCOMPARE(dlg.result(), static_cast<int>(QDialog::Rejected));
         QString shown;
-        for (auto* l : dlg.findChildren<QLabel*>()) if (!l->isHidden()) shown += l->text();
+        for (auto* l : dlg.findChildren<QLabel*>())
+            if (!l->isHidden()) shown += l->text();
         QVERIFY2(shown.contains(QStringLiteral("TLS")), qPrintable(shown));
 
         // A good URL with the password typed apart: folded into the URL the panel connects with.

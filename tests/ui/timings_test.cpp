@@ -1,5 +1,6 @@
 // The Autotune tab offscreen on the real fixture: table model, chart data against the table,
 // log toggle, tooltips and clicks, export (PNG/PDF/SVG, CSV/JSON).
+#include <qcustomplot.h>
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
@@ -13,13 +14,12 @@
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
 #include <map>
 
-#include "autotune_table_model.hpp"
 #include "charts/choice_bar_chart.hpp"
-#include "timings_panel.hpp"
+#include "tuning/autotune_table_model.hpp"
+#include "tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -91,7 +91,8 @@ private slots:
             if (logged.source.find("mm_log") == std::string::npos) continue;
             bool found = false;
             for (const auto& op : set->ops)
-                if (op.source != logged.source && kiln::timings::best_ms(op) == kiln::timings::best_ms(logged)) found = true;
+                if (op.source != logged.source && kiln::timings::best_ms(op) == kiln::timings::best_ms(logged))
+                    found = true;
             QVERIFY2(found, logged.inputs.c_str());
         }
     }

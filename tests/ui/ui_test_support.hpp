@@ -25,15 +25,19 @@ inline void saveScreenshot(QWidget* w, const QString& name) {
     w->grab().save(dir + QLatin1Char('/') + name);
 }
 
-// Runs $KILN_CLI with `args`; returns stdout parsed as JSON (fails the test on error).
-inline QJsonDocument runCliJson(const QStringList& args) {
+// Runs $KILN_CLI with `args`; returns its stdout (warns when it fails).
+inline QString runCli(const QStringList& args) {
     QProcess p;
     p.start(qEnvironmentVariable("KILN_CLI"), args);
     if (!p.waitForFinished(120000)) qWarning("kiln-cli did not finish");
     const QByteArray out = p.readAllStandardOutput();
-    if (p.exitCode() != 0) qWarning("kiln-cli %s failed: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
-    return QJsonDocument::fromJson(out);
+    if (p.exitCode() != 0)
+        qWarning("kiln-cli %s failed: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
+    return QString::fromUtf8(out);
 }
+
+// Runs $KILN_CLI with `args`; returns stdout parsed as JSON (fails the test on error).
+inline QJsonDocument runCliJson(const QStringList& args) { return QJsonDocument::fromJson(runCli(args).toUtf8()); }
 
 // Spins the event loop until `done()` or the timeout; returns whether it became true.
 template <class Pred>

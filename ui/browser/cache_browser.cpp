@@ -114,9 +114,7 @@ bool CacheBrowser::selectPath(const QString& path) {
     return true;
 }
 
-QString CacheBrowser::currentPath() const {
-    return view_->currentIndex().data(CacheTreeModel::PathRole).toString();
-}
+QString CacheBrowser::currentPath() const { return view_->currentIndex().data(CacheTreeModel::PathRole).toString(); }
 
 void CacheBrowser::setFilterText(const QString& text) {
     filter_->setText(text);

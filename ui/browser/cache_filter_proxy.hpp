@@ -12,7 +12,6 @@ class CacheFilterProxy : public QSortFilterProxyModel {
 public:
     explicit CacheFilterProxy(QObject* parent = nullptr);
     void setFilterText(const QString& text);
-    QString filterText() const { return words_.join(QLatin1Char(' ')); }
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;

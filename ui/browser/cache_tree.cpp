@@ -5,14 +5,17 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <vector>
 
 namespace kiln::ui {
 
 using inductor::Category;
 using inductor::GroupKind;
 
-QString categoryTitle(Category c) { return QString::fromUtf8(inductor::category_name(c).data(),
-                                                             static_cast<int>(inductor::category_name(c).size())); }
+QString categoryTitle(Category c) {
+    return QString::fromUtf8(inductor::category_name(c).data(), static_cast<int>(inductor::category_name(c).size()));
+}
 
 namespace {
 
@@ -62,10 +65,52 @@ void collectWatchDirs(CacheTree& t) {
         if (n.kind == CacheNode::Kind::group && n.groupKind != GroupKind::module && parentDir(n.path) != t.root)
             add(parentDir(parentDir(n.path)));
     for (const auto& n : t.nodes)
-        if (n.kind == CacheNode::Kind::group || (n.kind == CacheNode::Kind::file && t.nodes[n.parent].kind == CacheNode::Kind::category))
+        if (n.kind == CacheNode::Kind::group ||
+            (n.kind == CacheNode::Kind::file && t.nodes[n.parent].kind == CacheNode::Kind::category))
             add(parentDir(n.path));
     for (const auto& n : t.nodes)  // key dirs themselves: a new entry of an existing key
         if (n.kind == CacheNode::Kind::group && n.groupKind == GroupKind::key_dir) add(n.path);
+}
+
+// A group's members by category, in walk order: the main category's become the group node, the
+// sidecars of other categories (a module's .best_config, .kernel_perf, build records) file nodes.
+std::map<Category, std::vector<std::uint32_t>> membersByCategory(const inductor::Group& g,
+                                                                 const inductor::ScanResult& scan) {
+    std::map<Category, std::vector<std::uint32_t>> out;
+    for (auto ai : g.artifacts) out[scan.artifacts[ai].category].push_back(ai);
+    return out;
+}
+
+void addGroup(CacheTree& t, const inductor::ScanResult& scan, const inductor::Group& g, Category cat,
+              const std::vector<std::uint32_t>& members, int catNode) {
+    const bool dirGroup = g.kind == GroupKind::key_dir || g.kind == GroupKind::triton_kernel_dir;
+    if (cat != g.category || (members.size() == 1 && !dirGroup)) {
+        for (auto ai : members) {
+            const auto& a = scan.artifacts[ai];
+            CacheNode f = fileNode(a, qstr(a.rel_path()));
+            f.groupKind = g.kind;
+            addNode(t, catNode, std::move(f));
+        }
+        return;
+    }
+    CacheNode gn;
+    gn.kind = CacheNode::Kind::group;
+    gn.category = g.category;
+    gn.groupKind = g.kind;
+    gn.path = qstr(g.path);
+    gn.key = qstr(g.key);
+    gn.name = gn.path.startsWith(t.root) ? QDir(t.root).relativeFilePath(gn.path) : gn.path;
+    QString hay = gn.name + QLatin1Char(' ') + gn.key;
+    const int gi = addNode(t, catNode, std::move(gn));
+    for (auto ai : members) {
+        const auto& a = scan.artifacts[ai];
+        hay += QLatin1Char(' ') + baseName(a.path);
+        t.nodes[gi].bytes += a.size;
+        t.nodes[gi].lastUseNs = std::max(t.nodes[gi].lastUseNs, a.last_use_ns());
+        addNode(t, gi, fileNode(a, baseName(a.path)));
+    }
+    t.nodes[gi].searchText = hay.toLower();
+    t.nodes[gi].files = static_cast<std::uint64_t>(members.size());
 }
 
 }  // namespace
@@ -75,7 +120,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(const inductor::ScanResult& scan
     CacheTree& t = *tree;
     t.root = qstr(scan.root);
     t.rootKind = scan.kind;
-    t.unreadable = scan.unreadable;
+    t.stats = inductor::compute_stats(scan);
     t.nodes.reserve(static_cast<qsizetype>(scan.artifacts.size() + scan.groups.size() + inductor::kCategoryCount + 1));
 
     CacheNode root;
@@ -84,24 +129,11 @@ std::shared_ptr<const CacheTree> buildCacheTree(const inductor::ScanResult& scan
     root.path = t.root;
     addNode(t, -1, std::move(root));
 
-    for (const auto& a : scan.artifacts) {
-        auto& tot = t.byCategory[static_cast<std::size_t>(a.category)];
-        ++tot.files;
-        tot.bytes += a.size;
-        // A Triton kernel is a directory of files: its entries are counted per group below.
-        if (a.category != Category::triton_compiled) ++tot.entries;
-    }
-
-    // Category nodes in enum order, only for categories that have groups.
+    // Category nodes in enum order, for every category that has files.
     std::array<int, inductor::kCategoryCount> catNode;
     catNode.fill(-1);
-    for (const auto& g : scan.groups) {
-        catNode[static_cast<std::size_t>(g.category)] = 0;
-        if (g.category == Category::triton_compiled) ++t.byCategory[static_cast<std::size_t>(g.category)].entries;
-        if (g.category == Category::fxgraph && g.kind == GroupKind::key_dir) ++t.fxgraphKeys;
-    }
     for (std::size_t ci = 0; ci < inductor::kCategoryCount; ++ci) {
-        if (catNode[ci] < 0) continue;
+        if (t.stats.categories[ci].files == 0) continue;
         CacheNode c;
         c.kind = CacheNode::Kind::category;
         c.category = static_cast<Category>(ci);
@@ -109,36 +141,13 @@ std::shared_ptr<const CacheTree> buildCacheTree(const inductor::ScanResult& scan
         c.searchText = c.name;
         catNode[ci] = addNode(t, 0, std::move(c));
     }
+    for (const auto& g : scan.groups)
+        for (const auto& [cat, members] : membersByCategory(g, scan))
+            addGroup(t, scan, g, cat, members, catNode[static_cast<std::size_t>(cat)]);
+    for (const auto& a : scan.artifacts)  // files outside every group (none today): under their category
+        if (a.group == inductor::kNoGroup)
+            addNode(t, catNode[static_cast<std::size_t>(a.category)], fileNode(a, qstr(a.rel_path())));
 
-    for (const auto& g : scan.groups) {
-        if (g.artifacts.empty()) continue;
-        const int cat = catNode[static_cast<std::size_t>(g.category)];
-        if (g.artifacts.size() == 1 && g.kind != GroupKind::key_dir && g.kind != GroupKind::triton_kernel_dir) {
-            const auto& a = scan.artifacts[g.artifacts.front()];
-            CacheNode f = fileNode(a, qstr(a.rel_path()));
-            f.groupKind = g.kind;
-            addNode(t, cat, std::move(f));
-            continue;
-        }
-        CacheNode gn;
-        gn.kind = CacheNode::Kind::group;
-        gn.category = g.category;
-        gn.groupKind = g.kind;
-        gn.path = qstr(g.path);
-        gn.key = qstr(g.key);
-        gn.name = gn.path.startsWith(t.root) ? QDir(t.root).relativeFilePath(gn.path) : gn.path;
-        gn.bytes = g.bytes;
-        gn.lastUseNs = g.last_use_ns;
-        QString hay = gn.name + QLatin1Char(' ') + gn.key;
-        const int gi = addNode(t, cat, std::move(gn));
-        for (auto ai : g.artifacts) {
-            const auto& a = scan.artifacts[ai];
-            hay += QLatin1Char(' ') + baseName(a.path);
-            addNode(t, gi, fileNode(a, baseName(a.path)));
-        }
-        t.nodes[gi].searchText = hay.toLower();
-        t.nodes[gi].files = static_cast<std::uint64_t>(g.artifacts.size());
-    }
     // Roll sizes, counts and times up to categories and the root.
     for (int ci : catNode) {
         if (ci < 0) continue;

@@ -3,11 +3,11 @@
 #include <QDateTime>
 #include <QLocale>
 
+#include "inductor/stats.hpp"
+
 namespace kiln::ui {
 
-QString formatBytes(std::uint64_t bytes) {
-    return QLocale::system().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeTraditionalFormat);
-}
+QString formatBytes(std::uint64_t bytes) { return QString::fromStdString(inductor::format_bytes(bytes)); }
 
 CacheTreeModel::CacheTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
 
@@ -52,45 +52,46 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
     const CacheNode* n = node(index);
     if (!n) return {};
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case NameColumn: return n->name;
-        case FilesColumn: return n->kind == CacheNode::Kind::file ? QVariant() : QVariant::fromValue<qulonglong>(n->files);
-        case SizeColumn: return formatBytes(n->bytes);
-        case LastUsedColumn:
-            return n->lastUseNs ? QDateTime::fromMSecsSinceEpoch(n->lastUseNs / 1'000'000).toString("yyyy-MM-dd hh:mm:ss")
-                                : QVariant();
-        }
-        return {};
-    case Qt::ToolTipRole:
-        return n->path.isEmpty() ? n->name : n->path;
-    case Qt::TextAlignmentRole:
-        return index.column() == NameColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
-    case SortRole:
-        switch (index.column()) {
-        case FilesColumn: return QVariant::fromValue<qulonglong>(n->files);
-        case SizeColumn: return QVariant::fromValue<qulonglong>(n->bytes);
-        case LastUsedColumn: return QVariant::fromValue<qlonglong>(n->lastUseNs);
-        default: return n->name.toLower();
-        }
-    case PathRole: return n->path;
-    case SearchRole: return n->searchText;
-    case KindRole: return static_cast<int>(n->kind);
-    case CategoryRole: return static_cast<int>(n->category);
-    case GroupKindRole: return static_cast<int>(n->groupKind);
-    case KeyRole: return n->key;
-    default: return {};
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case NameColumn: return n->name;
+                case FilesColumn:
+                    return n->kind == CacheNode::Kind::file ? QVariant() : QVariant::fromValue<qulonglong>(n->files);
+                case SizeColumn: return formatBytes(n->bytes);
+                case LastUsedColumn:
+                    return n->lastUseNs ? QDateTime::fromMSecsSinceEpoch(n->lastUseNs / 1'000'000)
+                                              .toString("yyyy-MM-dd hh:mm:ss")
+                                        : QVariant();
+            }
+            return {};
+        case Qt::ToolTipRole: return n->path.isEmpty() ? n->name : n->path;
+        case Qt::TextAlignmentRole:
+            return index.column() == NameColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+        case SortRole:
+            switch (index.column()) {
+                case FilesColumn: return QVariant::fromValue<qulonglong>(n->files);
+                case SizeColumn: return QVariant::fromValue<qulonglong>(n->bytes);
+                case LastUsedColumn: return QVariant::fromValue<qlonglong>(n->lastUseNs);
+                default: return n->name.toLower();
+            }
+        case PathRole: return n->path;
+        case SearchRole: return n->searchText;
+        case KindRole: return static_cast<int>(n->kind);
+        case CategoryRole: return static_cast<int>(n->category);
+        case GroupKindRole: return static_cast<int>(n->groupKind);
+        case KeyRole: return n->key;
+        default: return {};
     }
 }
 
 QVariant CacheTreeModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case NameColumn: return tr("Name");
-    case FilesColumn: return tr("Files");
-    case SizeColumn: return tr("Size");
-    case LastUsedColumn: return tr("Last used");
-    default: return {};
+        case NameColumn: return tr("Name");
+        case FilesColumn: return tr("Files");
+        case SizeColumn: return tr("Size");
+        case LastUsedColumn: return tr("Last used");
+        default: return {};
     }
 }
 

@@ -42,6 +42,7 @@ private:
     std::shared_ptr<const CacheTree> tree_;
 };
 
+// inductor::format_bytes (powers of 1000, "63.9 MB"), the formatter of `kiln-cli stats`.
 QString formatBytes(std::uint64_t bytes);
 
 }  // namespace kiln::ui

@@ -16,11 +16,9 @@ public:
     explicit CacheWatcher(QObject* parent = nullptr);
     void setCoalesceMs(int ms) { timer_.setInterval(ms); }
     void setEnabled(bool on);
-    bool isEnabled() const { return enabled_; }
     // Watches tree.watchDirs (computed with the tree, off the UI thread).
     void watch(const CacheTree& tree);
     void clear();
-    int watchedDirCount() const { return static_cast<int>(watcher_.directories().size()); }
 
 signals:
     void changed();

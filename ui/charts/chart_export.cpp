@@ -1,8 +1,8 @@
 #include "charts/chart_export.hpp"
 
+#include <qcustomplot.h>
 #include <QFileInfo>
 #include <QSvgGenerator>
-#include <qcustomplot.h>
 
 namespace kiln::ui {
 

@@ -39,7 +39,8 @@ QByteArray toJson(const ChartTable& t) {
         }
         rows.append(o);
     }
-    QJsonObject root{{QStringLiteral("title"), t.title}, {QStringLiteral("columns"), QJsonArray::fromStringList(t.header)},
+    QJsonObject root{{QStringLiteral("title"), t.title},
+                     {QStringLiteral("columns"), QJsonArray::fromStringList(t.header)},
                      {QStringLiteral("rows"), rows}};
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }

@@ -1,16 +1,17 @@
 #include "charts/choice_bar_chart.hpp"
 
+#include <qcustomplot.h>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include <algorithm>
 
 namespace kiln::ui {
 
-ChoiceBarChart::ChoiceBarChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)), failed_(new QLabel(this)) {
+ChoiceBarChart::ChoiceBarChart(QWidget* parent)
+    : QWidget(parent), plot_(new QCustomPlot(this)), failed_(new QLabel(this)) {
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(plot_, 1);
@@ -23,7 +24,8 @@ ChoiceBarChart::ChoiceBarChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     plot_->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     plot_->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont(font().family(), 10, QFont::Bold)));
+    plot_->plotLayout()->addElement(0, 0,
+                                    new QCPTextElement(plot_, QString(), QFont(font().family(), 10, QFont::Bold)));
     plot_->xAxis->setLabel(tr("time (ms)"));
     plot_->installEventFilter(this);
     // Bars are horizontal: the key axis is the left one, the value axis the bottom one.

@@ -20,7 +20,6 @@ public:
     void setOp(const timings::Op& op);
     void clear();
     void setLogScale(bool on);
-    bool logScale() const { return log_; }
     const ChoiceBars& bars() const { return bars_; }
     QCustomPlot* plot() const { return plot_; }
     // Bar index under a widget position of the plot, or -1.

@@ -20,7 +20,8 @@ ChoiceBars choiceBars(const timings::Op& op) {
         if (c.ms) order.push_back(i);
         else b.failed << QString::fromStdString(c.name + ": " + (c.error.empty() ? "no time" : c.error));
     }
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return *op.choices[x].ms < *op.choices[y].ms; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return *op.choices[x].ms < *op.choices[y].ms; });
     auto best = timings::best_ms(op);
     for (size_t i : order) {
         const auto& c = op.choices[i];
@@ -29,10 +30,14 @@ ChoiceBars choiceBars(const timings::Op& op) {
         b.labels << shortChoiceLabel(c.name);
         b.ms << *c.ms;
         b.modules << QString::fromStdString(c.module_path);
-        QString tip = QStringLiteral("<b>%1</b><br>%2 ms").arg(QString::fromStdString(c.name).toHtmlEscaped()).arg(*c.ms, 0, 'g', 6);
+        QString tip = QStringLiteral("<b>%1</b><br>%2 ms")
+                          .arg(QString::fromStdString(c.name).toHtmlEscaped())
+                          .arg(*c.ms, 0, 'g', 6);
         if (best && *c.ms > 0) tip += QStringLiteral(" (%1% of best)").arg(100.0 * *best / *c.ms, 0, 'f', 1);
-        if (!c.params.empty()) tip += QStringLiteral("<br>") + QString::fromStdString(timings::params_text(c.params)).toHtmlEscaped();
-        if (!c.module_path.empty()) tip += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(c.module_path).toHtmlEscaped());
+        if (!c.params.empty())
+            tip += QStringLiteral("<br>") + QString::fromStdString(timings::params_text(c.params)).toHtmlEscaped();
+        if (!c.module_path.empty())
+            tip += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(c.module_path).toHtmlEscaped());
         b.tooltips << tip;
     }
     return b;

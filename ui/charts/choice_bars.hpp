@@ -12,14 +12,14 @@
 namespace kiln::ui {
 
 struct ChoiceBars {
-    QString title;               // "mm 512x512 float16, ... on <device>"
-    QVector<QString> names;      // full choice names, fastest first
-    QVector<QString> labels;     // short axis labels
+    QString title;            // "mm 512x512 float16, ... on <device>"
+    QVector<QString> names;   // full choice names, fastest first
+    QVector<QString> labels;  // short axis labels
     QVector<double> ms;
-    QVector<QString> tooltips;   // name, ms, % of best, parameters, module
-    QVector<QString> modules;    // kernel module path or ""
-    int winner = -1;             // index into the vectors (0 when any choice has a time)
-    QStringList failed;          // "name: reason"
+    QVector<QString> tooltips;  // name, ms, % of best, parameters, module
+    QVector<QString> modules;   // kernel module path or ""
+    int winner = -1;            // index into the vectors (0 when any choice has a time)
+    QStringList failed;         // "name: reason"
 };
 
 ChoiceBars choiceBars(const timings::Op& op);

@@ -1,7 +1,7 @@
 #include "charts/compare_chart.hpp"
 
-#include <QVBoxLayout>
 #include <qcustomplot.h>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -19,7 +19,8 @@ CompareChart::CompareChart(QWidget* parent) : QWidget(parent), plot_(new QCustom
     plot_->setObjectName(QStringLiteral("comparePlot"));
     plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot_->plotLayout()->insertRow(0);
-    plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString(), QFont(font().family(), 10, QFont::Bold)));
+    plot_->plotLayout()->addElement(0, 0,
+                                    new QCPTextElement(plot_, QString(), QFont(font().family(), 10, QFont::Bold)));
     plot_->xAxis->setLabel(tr("time (ms)"));
     plot_->yAxis->setRangeReversed(true);
     plot_->legend->setVisible(true);
@@ -79,7 +80,10 @@ void CompareChart::setOp(const timings::ComparedOp& op, const std::vector<std::s
         for (int d = 0; d < nd; ++d) {
             auto ms = c.ms[static_cast<size_t>(d)];
             row << (ms ? QString::number(*ms, 'g', 17) : QString());
-            if (ms) { lo = std::min(lo, *ms); hi = std::max(hi, *ms); }
+            if (ms) {
+                lo = std::min(lo, *ms);
+                hi = std::max(hi, *ms);
+            }
         }
         table_.rows.push_back(row);
     }

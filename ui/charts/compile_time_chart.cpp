@@ -1,7 +1,7 @@
 #include "charts/compile_time_chart.hpp"
 
-#include <QVBoxLayout>
 #include <qcustomplot.h>
+#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -24,8 +24,11 @@ CompileTimeChart::CompileTimeChart(QWidget* parent) : QWidget(parent), plot_(new
     plot_->plotLayout()->clear();
     auto* left = new QCPAxisRect(plot_);
     auto* right = new QCPAxisRect(plot_);
-    plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, tr("Graph compile time (_time_taken_ns)"), QFont(font().family(), 10, QFont::Bold)));
-    plot_->plotLayout()->addElement(0, 1, new QCPTextElement(plot_, tr("Cache size by category"), QFont(font().family(), 10, QFont::Bold)));
+    plot_->plotLayout()->addElement(
+        0, 0,
+        new QCPTextElement(plot_, tr("Graph compile time (_time_taken_ns)"), QFont(font().family(), 10, QFont::Bold)));
+    plot_->plotLayout()->addElement(
+        0, 1, new QCPTextElement(plot_, tr("Cache size by category"), QFont(font().family(), 10, QFont::Bold)));
     plot_->plotLayout()->addElement(1, 0, left);
     plot_->plotLayout()->addElement(1, 1, right);
     left->axis(QCPAxis::atLeft)->setLabel(tr("graphs"));
@@ -81,10 +84,11 @@ ChartTable CompileTimeChart::table() const {
     t.header = {QStringLiteral("kind"), QStringLiteral("name"), QStringLiteral("seconds"), QStringLiteral("files"),
                 QStringLiteral("bytes")};
     for (const auto& g : data_.graphs)
-        t.rows.push_back({QStringLiteral("graph"), QString::fromStdString(g.path), QString::number(g.ns / 1e9, 'g', 12), QString(), QString()});
+        t.rows.push_back({QStringLiteral("graph"), QString::fromStdString(g.path), QString::number(g.ns / 1e9, 'g', 12),
+                          QString(), QString()});
     for (const auto& c : data_.categories)
-        t.rows.push_back({QStringLiteral("category"), QString::fromStdString(c.category), QString(), QString::number(c.files),
-                          QString::number(c.bytes)});
+        t.rows.push_back({QStringLiteral("category"), QString::fromStdString(c.category), QString(),
+                          QString::number(c.files), QString::number(c.bytes)});
     return t;
 }
 

@@ -7,51 +7,53 @@ namespace kiln::ui {
 
 DiffLinesModel::DiffLinesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void DiffLinesModel::setLines(QVector<DiffLine> lines) {
+void DiffLinesModel::setLines(QVector<SideBySideLine> lines) {
     beginResetModel();
     lines_ = std::move(lines);
     endResetModel();
 }
 
-int DiffLinesModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(lines_.size()); }
+int DiffLinesModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(lines_.size());
+}
 int DiffLinesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant DiffLinesModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-    const DiffLine& d = lines_[index.row()];
+    const SideBySideLine& d = lines_[index.row()];
     const bool sideA = index.column() <= TextAColumn;
     switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case LineAColumn: return d.lineA ? QVariant(d.lineA) : QVariant();
-        case TextAColumn: return d.a;
-        case LineBColumn: return d.lineB ? QVariant(d.lineB) : QVariant();
-        case TextBColumn: return d.b;
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case LineAColumn: return d.lineA ? QVariant(d.lineA) : QVariant();
+                case TextAColumn: return d.a;
+                case LineBColumn: return d.lineB ? QVariant(d.lineB) : QVariant();
+                case TextBColumn: return d.b;
+            }
+            return {};
+        case Qt::FontRole: return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        case Qt::BackgroundRole: {
+            const bool removedSide =
+                sideA && (d.kind == SideBySideLine::Kind::removed || d.kind == SideBySideLine::Kind::changed);
+            const bool addedSide =
+                !sideA && (d.kind == SideBySideLine::Kind::added || d.kind == SideBySideLine::Kind::changed);
+            if (removedSide) return dark_ ? QColor(90, 30, 30) : QColor(255, 220, 220);
+            if (addedSide) return dark_ ? QColor(30, 80, 40) : QColor(215, 250, 215);
+            if (d.kind != SideBySideLine::Kind::same) return dark_ ? QColor(60, 60, 60) : QColor(240, 240, 240);
+            return {};
         }
-        return {};
-    case Qt::FontRole:
-        return QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    case Qt::BackgroundRole: {
-        const bool removedSide = sideA && (d.kind == DiffLine::Kind::removed || d.kind == DiffLine::Kind::changed);
-        const bool addedSide = !sideA && (d.kind == DiffLine::Kind::added || d.kind == DiffLine::Kind::changed);
-        if (removedSide) return dark_ ? QColor(90, 30, 30) : QColor(255, 220, 220);
-        if (addedSide) return dark_ ? QColor(30, 80, 40) : QColor(215, 250, 215);
-        if (d.kind != DiffLine::Kind::same) return dark_ ? QColor(60, 60, 60) : QColor(240, 240, 240);
-        return {};
-    }
-    default:
-        return {};
+        default: return {};
     }
 }
 
 QVariant DiffLinesModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case LineAColumn: return QStringLiteral("#");
-    case TextAColumn: return tr("A");
-    case LineBColumn: return QStringLiteral("#");
-    case TextBColumn: return tr("B");
-    default: return {};
+        case LineAColumn: return QStringLiteral("#");
+        case TextAColumn: return tr("A");
+        case LineBColumn: return QStringLiteral("#");
+        case TextBColumn: return tr("B");
+        default: return {};
     }
 }
 

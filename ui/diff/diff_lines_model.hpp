@@ -12,8 +12,8 @@ class DiffLinesModel : public QAbstractTableModel {
 public:
     enum Column { LineAColumn, TextAColumn, LineBColumn, TextBColumn, ColumnCount };
     explicit DiffLinesModel(QObject* parent = nullptr);
-    void setLines(QVector<DiffLine> lines);
-    const QVector<DiffLine>& lines() const { return lines_; }
+    void setLines(QVector<SideBySideLine> lines);
+    const QVector<SideBySideLine>& lines() const { return lines_; }
     void setDark(bool dark) { dark_ = dark; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -22,7 +22,7 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-    QVector<DiffLine> lines_;
+    QVector<SideBySideLine> lines_;
     bool dark_ = false;
 };
 

@@ -13,9 +13,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "app/palette.hpp"
 #include "diff/diff_lines_model.hpp"
 #include "jobs/job_runner.hpp"
+#include "shell/palette.hpp"
 
 namespace kiln::ui {
 
@@ -66,7 +66,8 @@ DiffView::DiffView(JobRunner* jobs, QWidget* parent)
 
     connect(go, &QPushButton::clicked, this, &DiffView::compare);
     connect(loadLog, &QPushButton::clicked, this, [this] {
-        const QString p = QFileDialog::getOpenFileName(this, tr("TORCH_TRACE log"), root_, tr("Logs (*.log);;All files (*)"));
+        const QString p =
+            QFileDialog::getOpenFileName(this, tr("TORCH_TRACE log"), root_, tr("Logs (*.log);;All files (*)"));
         if (!p.isEmpty()) loadTrace(p);
     });
     connect(events_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
@@ -110,45 +111,54 @@ void DiffView::compare() {
         return;
     }
     summary_->setText(tr("Comparing …"));
-    jobs_->start(QStringLiteral("diff"), tr("Comparing keys"),
-                 [a = a_->text(), b = b_->text()](JobControl& ctl) { return diffArtifacts(a, b, ctl); },
-                 [this](DiffOutcome o) { showOutcome(std::move(o)); });
+    jobs_->start(
+        QStringLiteral("diff"), tr("Comparing keys"),
+        [a = a_->text(), b = b_->text()](JobControl& ctl) { return diffArtifacts(a, b, ctl); },
+        [this](DiffOutcome o) { showOutcome(std::move(o)); });
 }
 
 void DiffView::loadTrace(const QString& path) {
     events_->clear();
     events_->setEnabled(false);
-    jobs_->start(QStringLiteral("trace"), tr("Reading TORCH_TRACE log"),
-                 [path](JobControl& ctl) { return loadTraceEvents(path, ctl); },
-                 [this](TraceEvents t) {
-                     trace_ = std::move(t);
-                     if (!trace_.error.isEmpty()) summary_->setText(trace_.error.toHtmlEscaped());
-                     else summary_->setText(tr("%1 cache events; pick one as B (misses are marked).").arg(trace_.events.size()));
-                     for (const auto& e : trace_.events) events_->addItem((e.miss ? QStringLiteral("✗ ") : QStringLiteral("  ")) + e.label);
-                     events_->setEnabled(!trace_.events.isEmpty());
-                     emit traceLoaded();
-                 });
+    jobs_->start(
+        QStringLiteral("trace"), tr("Reading TORCH_TRACE log"),
+        [path](JobControl& ctl) { return loadTraceEvents(path, ctl); },
+        [this](TraceEvents t) {
+            trace_ = std::move(t);
+            if (!trace_.error.isEmpty()) summary_->setText(trace_.error.toHtmlEscaped());
+            else summary_->setText(tr("%1 cache events; pick one as B (misses are marked).").arg(trace_.events.size()));
+            for (const auto& e : trace_.events)
+                events_->addItem((e.miss ? QStringLiteral("✗ ") : QStringLiteral("  ")) + e.label);
+            events_->setEnabled(!trace_.events.isEmpty());
+            emit traceLoaded();
+        });
 }
 
 void DiffView::showOutcome(DiffOutcome o) {
     outcome_ = std::move(o);
     if (!outcome_.error.isEmpty()) {
-        summary_->setText(QStringLiteral("<span style=\"color:#c0392b\">%1</span>").arg(outcome_.error.toHtmlEscaped()));
+        summary_->setText(
+            QStringLiteral("<span style=\"color:#c0392b\">%1</span>").arg(outcome_.error.toHtmlEscaped()));
         changes_->setRowCount(0);
         lines_->setLines({});
         emit compared();
         return;
     }
     QString s = tr("<b>%1 changed</b>, %2 the same").arg(outcome_.changed.size()).arg(outcome_.same);
-    if (!outcome_.onlyA.isEmpty()) s += tr("; only in A: %1").arg(outcome_.onlyA.join(QStringLiteral(", ")).toHtmlEscaped());
-    if (!outcome_.onlyB.isEmpty()) s += tr("; only in B: %1").arg(outcome_.onlyB.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (!outcome_.onlyA.isEmpty())
+        s += tr("; only in A: %1").arg(outcome_.onlyA.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (!outcome_.onlyB.isEmpty())
+        s += tr("; only in B: %1").arg(outcome_.onlyB.join(QStringLiteral(", ")).toHtmlEscaped());
     if (outcome_.changed.isEmpty() && outcome_.onlyA.isEmpty() && outcome_.onlyB.isEmpty())
         s += tr(" — the keys are built from identical components.");
     summary_->setText(s);
     changes_->setRowCount(static_cast<int>(outcome_.changed.size()));
     for (int r = 0; r < outcome_.changed.size(); ++r) {
         const auto& c = outcome_.changed[r];
-        auto firstLine = [](const QString& v) { const auto nl = v.indexOf('\n'); return nl < 0 ? v : v.left(nl) + QStringLiteral(" …"); };
+        auto firstLine = [](const QString& v) {
+            const auto nl = v.indexOf('\n');
+            return nl < 0 ? v : v.left(nl) + QStringLiteral(" …");
+        };
         changes_->setItem(r, 0, new QTableWidgetItem(c.component));
         auto* a = new QTableWidgetItem(firstLine(c.a));
         a->setToolTip(c.a.left(5000));

@@ -34,8 +34,6 @@ public:
 
     const DiffOutcome& outcome() const { return outcome_; }
     QTableWidget* changesTable() const { return changes_; }
-    QComboBox* traceEvents() const { return events_; }
-    DiffLinesModel* linesModel() const { return lines_; }
 
 signals:
     void compared();

@@ -18,18 +18,18 @@ struct ComponentChange {
 };
 
 struct DiffOutcome {
-    QString a, b;                       // what was compared, as given
+    QString a, b;  // what was compared, as given
     QVector<ComponentChange> changed;
     QStringList onlyA, onlyB;
     int same = 0;
-    QVector<DiffLine> gmLines;          // side by side; empty when gm did not change
+    QVector<SideBySideLine> gmLines;  // side by side; empty when gm did not change
     QString error;
 };
 
 // A cache event read from a TORCH_TRACE log, offered as one side of a diff.
 struct TraceEvent {
-    QString label;   // "[0/1] fx_graph_cache_miss fswe3w…"
-    QString spec;    // what diffArtifacts accepts for it
+    QString label;  // "[0/1] fx_graph_cache_miss fswe3w…"
+    QString spec;   // its entry reference, LOG#N (frontend/entry_ref.hpp)
     bool miss = false;
 };
 
@@ -39,7 +39,7 @@ struct TraceEvents {
     QString error;
 };
 
-// `a` and `b` are entry paths or TraceEvent::spec strings ("trace:<log>:<line>").
+// `a` and `b` are entry references, as `kiln-cli diff` takes them (frontend/entry_ref.hpp).
 DiffOutcome diffArtifacts(const QString& a, const QString& b, JobControl& ctl);
 // Every FX graph cache event of a log (or of the logs in a directory).
 TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl& ctl);

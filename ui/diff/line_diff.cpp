@@ -8,13 +8,13 @@ namespace {
 
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
-void flushRun(QVector<DiffLine>& out, QVector<DiffLine>& removed, QVector<DiffLine>& added) {
+void flushRun(QVector<SideBySideLine>& out, QVector<SideBySideLine>& removed, QVector<SideBySideLine>& added) {
     const qsizetype n = std::max(removed.size(), added.size());
     for (qsizetype i = 0; i < n; ++i) {
-        DiffLine d;
+        SideBySideLine d;
         if (i < removed.size() && i < added.size()) {
             d = removed[i];
-            d.kind = DiffLine::Kind::changed;
+            d.kind = SideBySideLine::Kind::changed;
             d.lineB = added[i].lineB;
             d.b = added[i].b;
         } else {
@@ -28,29 +28,29 @@ void flushRun(QVector<DiffLine>& out, QVector<DiffLine>& removed, QVector<DiffLi
 
 }  // namespace
 
-QVector<DiffLine> sideBySide(const std::vector<inductor::DiffLine>& lines) {
-    QVector<DiffLine> out, removed, added;
+QVector<SideBySideLine> sideBySide(const std::vector<inductor::DiffLine>& lines) {
+    QVector<SideBySideLine> out, removed, added;
     int la = 0, lb = 0;
     for (const auto& l : lines) {
         switch (l.op) {
-        case inductor::LineOp::same:
-            flushRun(out, removed, added);
-            ++la, ++lb;
-            out.push_back({DiffLine::Kind::same, la, lb, qstr(l.text), qstr(l.text)});
-            break;
-        case inductor::LineOp::removed:
-            removed.push_back({DiffLine::Kind::removed, ++la, 0, qstr(l.text), {}});
-            break;
-        case inductor::LineOp::added:
-            added.push_back({DiffLine::Kind::added, 0, ++lb, {}, qstr(l.text)});
-            break;
+            case inductor::LineOp::same:
+                flushRun(out, removed, added);
+                ++la, ++lb;
+                out.push_back({SideBySideLine::Kind::same, la, lb, qstr(l.text), qstr(l.text)});
+                break;
+            case inductor::LineOp::removed:
+                removed.push_back({SideBySideLine::Kind::removed, ++la, 0, qstr(l.text), {}});
+                break;
+            case inductor::LineOp::added:
+                added.push_back({SideBySideLine::Kind::added, 0, ++lb, {}, qstr(l.text)});
+                break;
         }
     }
     flushRun(out, removed, added);
     return out;
 }
 
-QVector<DiffLine> sideBySideDiff(const QString& a, const QString& b) {
+QVector<SideBySideLine> sideBySideDiff(const QString& a, const QString& b) {
     return sideBySide(inductor::line_diff(a.toStdString(), b.toStdString()));
 }
 

@@ -12,7 +12,7 @@ struct DiffLine;
 
 namespace kiln::ui {
 
-struct DiffLine {
+struct SideBySideLine {
     enum class Kind { same, removed, added, changed };
     Kind kind = Kind::same;
     int lineA = 0;  // 1-based, 0 when absent on that side
@@ -21,7 +21,7 @@ struct DiffLine {
     QString b;
 };
 
-QVector<DiffLine> sideBySide(const std::vector<inductor::DiffLine>& lines);
-QVector<DiffLine> sideBySideDiff(const QString& a, const QString& b);
+QVector<SideBySideLine> sideBySide(const std::vector<inductor::DiffLine>& lines);
+QVector<SideBySideLine> sideBySideDiff(const QString& a, const QString& b);
 
 }  // namespace kiln::ui

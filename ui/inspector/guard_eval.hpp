@@ -12,18 +12,18 @@ class JobControl;
 
 struct GuardRow {
     QString file;
-    QString expr;      // empty: the entry has no guards (always a hit)
+    QString expr;  // empty: the entry has no guards (always a hit)
     bool pass = false;
-    QString failing;   // the first failing conjunct, with the values it saw
-    QString error;     // the entry or its expression could not be read
+    QString failing;  // the first failing conjunct, with the values it saw
+    QString error;    // the entry or its expression could not be read
 };
 
 struct GuardOutcome {
     QString keyDir;
     QVector<qint64> values;
-    QVector<GuardRow> rows;   // in torch's lookup order (sorted file names)
-    QString served;           // file name, empty when nothing holds
-    bool ambiguous = false;   // several entries hold: the sorted order decided
+    QVector<GuardRow> rows;  // in torch's lookup order (sorted file names)
+    QString served;          // file name, empty when nothing holds
+    bool ambiguous = false;  // several entries hold: the sorted order decided
     QString error;
 };
 

@@ -56,9 +56,10 @@ void GuardsPanel::setKeyDir(const QString& keyDir, const QString& selectedEntry)
     verdict_->clear();
     if (keyDir.isEmpty()) return;
     verdict_->setText(tr("Reading the guards of %1 …").arg(keyDir.toHtmlEscaped()));
-    jobs_->start(QStringLiteral("guards"), tr("Reading guards"),
-                 [dir = keyDir](JobControl& ctl) { return loadGuardSymbols(dir, ctl); },
-                 [this](GuardSymbols s) { onSymbols(std::move(s)); });
+    jobs_->start(
+        QStringLiteral("guards"), tr("Reading guards"),
+        [dir = keyDir](JobControl& ctl) { return loadGuardSymbols(dir, ctl); },
+        [this](GuardSymbols s) { onSymbols(std::move(s)); });
 }
 
 void GuardsPanel::onSymbols(GuardSymbols s) {
@@ -89,9 +90,10 @@ void GuardsPanel::evaluate() {
         if (!ok) return;  // wait until every field holds a number
         values.push_back(v);
     }
-    jobs_->start(QStringLiteral("guards"), tr("Checking guards"),
-                 [dir = keyDir_, values](JobControl& ctl) { return evaluateGuards(dir, values, ctl); },
-                 [this](GuardOutcome o) { showOutcome(std::move(o)); });
+    jobs_->start(
+        QStringLiteral("guards"), tr("Checking guards"),
+        [dir = keyDir_, values](JobControl& ctl) { return evaluateGuards(dir, values, ctl); },
+        [this](GuardOutcome o) { showOutcome(std::move(o)); });
 }
 
 void GuardsPanel::showOutcome(GuardOutcome o) {
@@ -124,11 +126,15 @@ void GuardsPanel::showOutcome(GuardOutcome o) {
     table_->resizeColumnsToContents();
     if (!outcome_.error.isEmpty()) verdict_->setText(outcome_.error.toHtmlEscaped());
     else if (outcome_.values.isEmpty() && !symbols_.symbols.isEmpty()) return;
-    else if (outcome_.served.isEmpty()) verdict_->setText(tr("<b>Miss:</b> no entry's guards hold; torch would compile again."));
+    else if (outcome_.served.isEmpty())
+        verdict_->setText(tr("<b>Miss:</b> no entry's guards hold; torch would compile again."));
     else if (outcome_.ambiguous)
-        verdict_->setText(tr("<b>Served: %1</b>. Ambiguous: several entries hold; torch takes the first in sorted file-name order.")
-                              .arg(outcome_.served.toHtmlEscaped()));
-    else verdict_->setText(tr("<b>Served: %1</b> (the only entry whose guards hold).").arg(outcome_.served.toHtmlEscaped()));
+        verdict_->setText(
+            tr("<b>Served: %1</b>. Ambiguous: several entries hold; torch takes the first in sorted file-name order.")
+                .arg(outcome_.served.toHtmlEscaped()));
+    else
+        verdict_->setText(
+            tr("<b>Served: %1</b> (the only entry whose guards hold).").arg(outcome_.served.toHtmlEscaped()));
     emit outcomeChanged();
 }
 

@@ -4,7 +4,6 @@
 #include <QFile>
 #include <QFileInfo>
 
-
 #include "inductor/debug_lines.hpp"
 #include "inspector/summary_html.hpp"
 #include "jobs/job_control.hpp"
@@ -38,7 +37,11 @@ QString sourceFileOfGroup(const InspectRequest& req) {
     for (int child : req.tree->nodes[gi].children) {
         const QString& p = req.tree->nodes[child].path;
         const QString ext = QFileInfo(p).suffix();
-        const int rank = ext == "source" ? 0 : ext == "py" ? 0 : ext == "cpp" || ext == "cu" ? 1 : ext == "ttir" ? 2 : 99;
+        const int rank = ext == "source"               ? 0
+                         : ext == "py"                 ? 0
+                         : ext == "cpp" || ext == "cu" ? 1
+                         : ext == "ttir"               ? 2
+                                                       : 99;
         if (rank < bestRank) {
             bestRank = rank;
             best = p;
@@ -61,7 +64,7 @@ void loadEntry(const InspectRequest& req, Inspection& out, JobControl& ctl) {
     // The opcode listing reads the bytes again, without values; it also lists a broken pickle's prefix.
     Error disErr;
     auto ops = pickle::disassemble_prefix(buffer->bytes(), &disErr);
-    out.ops = std::make_shared<const std::vector<pickle::Op>>(std::move(ops));
+    out.ops = std::make_shared<const std::vector<pickle::DisassembledOp>>(std::move(ops));
     if (!disErr.message.empty()) out.opsError = QString::fromStdString(disErr.str());
     if (ctl.cancelled()) return;
     ctl.setProgress(3, 4);
@@ -91,8 +94,8 @@ void loadFile(const QString& path, Inspection& out) {
 
 }  // namespace
 
-QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QString* error) {
-    QVector<KeyComponent> out;
+QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error) {
+    QVector<KeyComponentRow> out;
     auto parsed = inductor::parse_debug_lines(lines);
     if (!parsed) {
         if (error) *error = QString::fromStdString(parsed.error().str());
@@ -100,7 +103,8 @@ QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QSt
     }
     out.reserve(static_cast<qsizetype>(parsed->size()));
     for (const auto& c : *parsed)
-        out.push_back({QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(c.value)});
+        out.push_back(
+            {QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(c.value)});
     return out;
 }
 

@@ -19,18 +19,18 @@ namespace kiln::ui {
 class JobControl;
 
 // One component of a cache key (`_fx_graph_cache_debug_lines`, parsed by inductor/debug_lines.hpp).
-struct KeyComponent {
+struct KeyComponentRow {
     QString hash;
     QString name;
     QString value;  // may span lines (the graph code `gm`)
 };
 // Parses with the core; on a parse error returns nothing and sets *error.
-QVector<KeyComponent> toKeyComponents(const std::vector<std::string>& lines, QString* error);
+QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error);
 
 struct InspectRequest {
-    QString path;             // the file (or group dir) to inspect
-    CacheNode node;           // what the browser knows about it
-    QString root;             // the cache root, to resolve links
+    QString path;                           // the file (or group dir) to inspect
+    CacheNode node;                         // what the browser knows about it
+    QString root;                           // the cache root, to resolve links
     std::shared_ptr<const CacheTree> tree;  // to turn keys into links to their artifacts
 };
 
@@ -44,12 +44,12 @@ struct Inspection {
     QString sourceText;
     SourceLanguage sourceLanguage = SourceLanguage::plain;
     bool hasSource = false;
-    QByteArray rawBytes;                        // non-pickles: the file's bytes (for text or hex)
+    QByteArray rawBytes;  // non-pickles: the file's bytes (for text or hex)
     bool rawIsText = false;
-    std::shared_ptr<const std::vector<pickle::Op>> ops;  // pickles: the opcode listing
+    std::shared_ptr<const std::vector<pickle::DisassembledOp>> ops;  // pickles: the opcode listing
     QString opsError;
-    QVector<KeyComponent> components;
-    QString keyDir;                             // the key dir whose guards apply (graph entries, key dirs)
+    QVector<KeyComponentRow> components;
+    QString keyDir;  // the key dir whose guards apply (graph entries, key dirs)
     qint64 elapsedMs = 0;
 };
 

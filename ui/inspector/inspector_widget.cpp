@@ -100,9 +100,7 @@ void InspectorWidget::setSourceFontSize(int pt) {
     rawText_->setFontPointSize(pt);
 }
 
-void InspectorWidget::showMessage(const QString& html) {
-    summary_->setHtml(html);
-}
+void InspectorWidget::showMessage(const QString& html) { summary_->setHtml(html); }
 
 void InspectorWidget::showInspection(const Inspection& ins) {
     summary_->setHtml(ins.summaryHtml);
@@ -125,8 +123,9 @@ void InspectorWidget::showInspection(const Inspection& ins) {
     if (ins.ops) {
         ops_->setOps(ins.ops);
         rawStack_->setCurrentWidget(opsView_);
-        rawInfo_->setText(ins.opsError.isEmpty() ? tr("%1 opcodes").arg(ins.ops->size())
-                                                 : tr("%1 opcodes; stopped: %2").arg(ins.ops->size()).arg(ins.opsError));
+        rawInfo_->setText(ins.opsError.isEmpty()
+                              ? tr("%1 opcodes").arg(ins.ops->size())
+                              : tr("%1 opcodes; stopped: %2").arg(ins.ops->size()).arg(ins.opsError));
     } else if (ins.rawIsText) {
         rawText_->setSource(QString::fromUtf8(ins.rawBytes), SourceLanguage::plain);
         rawStack_->setCurrentWidget(rawText_);

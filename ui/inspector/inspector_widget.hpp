@@ -33,8 +33,6 @@ public:
     GuardsPanel* guardsPanel() const { return guards_; }
     CodeView* sourceView() const { return source_; }
     QTextBrowser* summaryView() const { return summary_; }
-    KeyComponentsModel* keyComponentsModel() const { return components_; }
-    ObjectTreeModel* objectTreeModel() const { return objects_; }
 
 signals:
     void linkActivated(const QUrl& url);  // kiln-path: / kiln-filter: links of the Summary tab

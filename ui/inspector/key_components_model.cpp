@@ -6,39 +6,42 @@ namespace kiln::ui {
 
 KeyComponentsModel::KeyComponentsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void KeyComponentsModel::setComponents(QVector<KeyComponent> components) {
+void KeyComponentsModel::setComponents(QVector<KeyComponentRow> components) {
     beginResetModel();
     rows_ = std::move(components);
     endResetModel();
 }
 
-int KeyComponentsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int KeyComponentsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
 int KeyComponentsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant KeyComponentsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-    const KeyComponent& c = rows_[index.row()];
-    if (role == Qt::FontRole && index.column() != NameColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const KeyComponentRow& c = rows_[index.row()];
+    if (role == Qt::FontRole && index.column() != NameColumn)
+        return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     if (role == Qt::ToolTipRole) return index.column() == ValueColumn ? c.value.left(20000) : QVariant();
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-    case NameColumn: return c.name;
-    case HashColumn: return c.hash;
-    case ValueColumn: {
-        const qsizetype nl = c.value.indexOf(QLatin1Char('\n'));
-        return nl < 0 ? c.value : c.value.left(nl) + QStringLiteral(" …");
-    }
-    default: return {};
+        case NameColumn: return c.name;
+        case HashColumn: return c.hash;
+        case ValueColumn: {
+            const qsizetype nl = c.value.indexOf(QLatin1Char('\n'));
+            return nl < 0 ? c.value : c.value.left(nl) + QStringLiteral(" …");
+        }
+        default: return {};
     }
 }
 
 QVariant KeyComponentsModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case NameColumn: return tr("Component");
-    case HashColumn: return tr("Hash");
-    case ValueColumn: return tr("Value");
-    default: return {};
+        case NameColumn: return tr("Component");
+        case HashColumn: return tr("Hash");
+        case ValueColumn: return tr("Value");
+        default: return {};
     }
 }
 

@@ -13,8 +13,8 @@ class KeyComponentsModel : public QAbstractTableModel {
 public:
     enum Column { NameColumn, HashColumn, ValueColumn, ColumnCount };
     explicit KeyComponentsModel(QObject* parent = nullptr);
-    void setComponents(QVector<KeyComponent> components);
-    const QVector<KeyComponent>& components() const { return rows_; }
+    void setComponents(QVector<KeyComponentRow> components);
+    const QVector<KeyComponentRow>& components() const { return rows_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -22,7 +22,7 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-    QVector<KeyComponent> rows_;
+    QVector<KeyComponentRow> rows_;
 };
 
 }  // namespace kiln::ui

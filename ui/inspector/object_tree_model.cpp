@@ -11,7 +11,8 @@ constexpr std::size_t kMaxChildren = 100'000;  // a 1M-element list is listed up
 ObjectTreeModel::ObjectTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
 ObjectTreeModel::~ObjectTreeModel() = default;
 
-void ObjectTreeModel::setDocument(std::shared_ptr<const pickle::Document> doc, pickle::Ref root, const QString& rootLabel) {
+void ObjectTreeModel::setDocument(std::shared_ptr<const pickle::Document> doc, pickle::Ref root,
+                                  const QString& rootLabel) {
     beginResetModel();
     doc_ = std::move(doc);
     root_ = std::make_unique<Item>();
@@ -55,7 +56,10 @@ void ObjectTreeModel::materialise(Item* p) const {
         c->parent = p;
         c->row = static_cast<int>(p->children.size());
         for (const Item* a = p; a && a != root_.get(); a = a->parent)
-            if (a->value == k.value) { c->cycle = true; break; }
+            if (a->value == k.value) {
+                c->cycle = true;
+                break;
+            }
         p->children.push_back(std::move(c));
     }
 }
@@ -97,35 +101,36 @@ QVariant ObjectTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     const Item* it = item(index);
     const pickle::Ref v = it->value;
-    if (role == Qt::FontRole && index.column() == ValueColumn) return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    if (role == Qt::FontRole && index.column() == ValueColumn)
+        return QFontDatabase::systemFont(QFontDatabase::FixedFont);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     switch (index.column()) {
-    case NameColumn: return it->label;
-    case TypeColumn: {
-        if (!v) return QStringLiteral("null");
-        if (v->is(pickle::Kind::call)) {
-            const std::string t = v->call_type();
-            if (!t.empty()) return QString::fromStdString(t);
+        case NameColumn: return it->label;
+        case TypeColumn: {
+            if (!v) return QStringLiteral("null");
+            if (v->is(pickle::Kind::call)) {
+                const std::string t = v->call_type();
+                if (!t.empty()) return QString::fromStdString(t);
+            }
+            return QString::fromLatin1(pickle::kind_name(v->kind()));
         }
-        return QString::fromLatin1(pickle::kind_name(v->kind()));
-    }
-    case ValueColumn: {
-        if (it->cycle) return tr("(cycle: an ancestor of itself)");
-        return QString::fromStdString(pickle::short_repr(v, role == Qt::ToolTipRole ? 2000 : 200));
-    }
-    case OffsetColumn: return v ? QVariant::fromValue<qulonglong>(v->offset()) : QVariant();
-    default: return {};
+        case ValueColumn: {
+            if (it->cycle) return tr("(cycle: an ancestor of itself)");
+            return QString::fromStdString(pickle::short_repr(v, role == Qt::ToolTipRole ? 2000 : 200));
+        }
+        case OffsetColumn: return v ? QVariant::fromValue<qulonglong>(v->offset()) : QVariant();
+        default: return {};
     }
 }
 
 QVariant ObjectTreeModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case NameColumn: return tr("Name");
-    case TypeColumn: return tr("Type");
-    case ValueColumn: return tr("Value");
-    case OffsetColumn: return tr("Byte offset");
-    default: return {};
+        case NameColumn: return tr("Name");
+        case TypeColumn: return tr("Type");
+        case ValueColumn: return tr("Value");
+        case OffsetColumn: return tr("Byte offset");
+        default: return {};
     }
 }
 

@@ -15,7 +15,7 @@ class OpcodeModel : public QAbstractTableModel {
 public:
     enum Column { OffsetColumn, OpcodeColumn, ArgumentColumn, ColumnCount };
     explicit OpcodeModel(QObject* parent = nullptr);
-    void setOps(std::shared_ptr<const std::vector<pickle::Op>> ops);
+    void setOps(std::shared_ptr<const std::vector<pickle::DisassembledOp>> ops);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -23,7 +23,7 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 private:
-    std::shared_ptr<const std::vector<pickle::Op>> ops_;
+    std::shared_ptr<const std::vector<pickle::DisassembledOp>> ops_;
 };
 
 }  // namespace kiln::ui

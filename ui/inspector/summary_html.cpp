@@ -17,10 +17,12 @@ QString esc(const QString& s) { return s.toHtmlEscaped(); }
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 QString pathLink(const QString& path, const QString& text) {
-    return QStringLiteral("<a href=\"kiln-path:%1\">%2</a>").arg(QString::fromUtf8(QUrl::toPercentEncoding(path)), esc(text));
+    return QStringLiteral("<a href=\"kiln-path:%1\">%2</a>")
+        .arg(QString::fromUtf8(QUrl::toPercentEncoding(path)), esc(text));
 }
 QString filterLink(const QString& text, const QString& label) {
-    return QStringLiteral("<a href=\"kiln-filter:%1\">%2</a>").arg(QString::fromUtf8(QUrl::toPercentEncoding(text)), esc(label));
+    return QStringLiteral("<a href=\"kiln-filter:%1\">%2</a>")
+        .arg(QString::fromUtf8(QUrl::toPercentEncoding(text)), esc(label));
 }
 
 // A key becomes a link when the tree holds its artifact (module file or key dir).
@@ -58,7 +60,8 @@ QString joinStrs(const std::vector<std::string>& v) {
 
 void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
     t.row(QObject::tr("Type"), esc(e.type()));
-    if (auto k = e.fx_graph_cache_key()) t.row(QObject::tr("FX graph key"), QStringLiteral("<code>%1</code>").arg(esc(*k)));
+    if (auto k = e.fx_graph_cache_key())
+        t.row(QObject::tr("FX graph key"), QStringLiteral("<code>%1</code>").arg(esc(*k)));
     if (auto k = e.cache_key()) {
         QStringList c;
         const QString key = moduleCandidates(req.root, QString::fromStdString(*k), c);
@@ -70,18 +73,25 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
         const QString k = QString::fromStdString(*key);
         t.row(label, keyLink(req, k, {req.root + "/fxgraph/" + k.mid(1, 2) + "/" + k}));
     }
-    if (auto ns = e.time_taken_ns()) t.row(QObject::tr("Compile time"), QObject::tr("%1 ms").arg(double(*ns) / 1e6, 0, 'f', 1));
+    if (auto ns = e.time_taken_ns())
+        t.row(QObject::tr("Compile time"), QObject::tr("%1 ms").arg(double(*ns) / 1e6, 0, 'f', 1));
     const auto types = e.device_types();
-    if (!types.empty()) t.row(QObject::tr("Devices"), joinStrs(types) + QStringLiteral(" [%1]").arg(joinInts(e.device_idxs())));
+    if (!types.empty())
+        t.row(QObject::tr("Devices"), joinStrs(types) + QStringLiteral(" [%1]").arg(joinInts(e.device_idxs())));
     if (e.is_fx_graph()) {
         const auto g = e.guards_expr();
-        t.row(QObject::tr("Guards"), g ? QStringLiteral("<code>%1</code>").arg(esc(*g)) : QObject::tr("none (always a hit)"));
+        t.row(QObject::tr("Guards"),
+              g ? QStringLiteral("<code>%1</code>").arg(esc(*g)) : QObject::tr("none (always a hit)"));
         const auto mi = e.mutated_inputs();
-        t.row(QObject::tr("Mutated inputs"), mi.empty() ? QObject::tr("none")
-                                                       : joinStrs(mi) + QStringLiteral(" (indices %1)").arg(joinInts(e.mutated_input_idxs())));
+        t.row(QObject::tr("Mutated inputs"),
+              mi.empty() ? QObject::tr("none")
+                         : joinStrs(mi) + QStringLiteral(" (indices %1)").arg(joinInts(e.mutated_input_idxs())));
         QStringList strides;
         for (const auto& s : e.output_strides()) {
-            if (!s) { strides << QStringLiteral("None"); continue; }
+            if (!s) {
+                strides << QStringLiteral("None");
+                continue;
+            }
             QStringList parts;
             for (const auto& x : *s) parts << esc(x);
             strides << QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
@@ -97,8 +107,9 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
             // The bundled kernel's Triton dir (triton/<device>/<hash>) when the cache holds it.
             const QString hash = QString::fromStdString(k.kernel_hash);
             const QString dir = req.root + QStringLiteral("/triton/%1/").arg(k.device.value_or(0)) + hash;
-            const QString where = req.tree && req.tree->findPath(dir) >= 0 ? pathLink(dir, hash.left(12) + QStringLiteral("…"))
-                                                                           : filterLink(hash, hash.left(12) + QStringLiteral("…"));
+            const QString where = req.tree && req.tree->findPath(dir) >= 0
+                                      ? pathLink(dir, hash.left(12) + QStringLiteral("…"))
+                                      : filterLink(hash, hash.left(12) + QStringLiteral("…"));
             kernels << QStringLiteral("%1 — %2, %3 files, %4")
                            .arg(filterLink(QString::fromStdString(k.name), QString::fromStdString(k.name)), where,
                                 QString::number(k.files.size()), formatBytes(k.total_bytes()));
@@ -107,7 +118,8 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
     }
     QStringList fields;
     for (const auto& f : e.field_names()) fields << esc(f);
-    t.row(QObject::tr("Fields (%1)").arg(fields.size()), QStringLiteral("<small>%1</small>").arg(fields.join(QStringLiteral(", "))));
+    t.row(QObject::tr("Fields (%1)").arg(fields.size()),
+          QStringLiteral("<small>%1</small>").arg(fields.join(QStringLiteral(", "))));
 }
 
 void jsonSummary(const QByteArray& bytes, Table& t) {
@@ -124,7 +136,8 @@ void jsonSummary(const QByteArray& bytes, Table& t) {
 
 QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     const CacheNode& n = req.node;
-    QString html = QStringLiteral("<h3>%1</h3>").arg(esc(n.kind == CacheNode::Kind::category ? n.name : QFileInfo(n.path).fileName()));
+    QString html = QStringLiteral("<h3>%1</h3>")
+                       .arg(esc(n.kind == CacheNode::Kind::category ? n.name : QFileInfo(n.path).fileName()));
     Table t;
     t.row(QObject::tr("Category"), esc(categoryTitle(n.category)));
     if (!n.path.isEmpty()) t.row(QObject::tr("Path"), QStringLiteral("<code>%1</code>").arg(esc(n.path)));
@@ -134,7 +147,8 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     if (n.lastUseNs)
         t.row(QObject::tr("Last used"), QDateTime::fromMSecsSinceEpoch(n.lastUseNs / 1'000'000).toString(Qt::ISODate));
     if (ins.entry) entrySummary(req, *ins.entry, t);
-    else if (ins.rawIsText && (n.category == inductor::Category::best_config || ins.path.endsWith(QLatin1String(".json"))))
+    else if (ins.rawIsText &&
+             (n.category == inductor::Category::best_config || ins.path.endsWith(QLatin1String(".json"))))
         jsonSummary(ins.rawBytes, t);
     else if (n.category == inductor::Category::kernel_perf && ins.rawIsText)
         t.row(QObject::tr("Kernel time"), QObject::tr("%1 ms").arg(esc(QString::fromUtf8(ins.rawBytes).trimmed())));
@@ -149,7 +163,8 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     }
     html += t.done();
     if (!ins.error.isEmpty())
-        html += QStringLiteral("<p style=\"color:#c0392b\"><b>%1</b> %2</p>").arg(QObject::tr("Error:"), esc(ins.error));
+        html +=
+            QStringLiteral("<p style=\"color:#c0392b\"><b>%1</b> %2</p>").arg(QObject::tr("Error:"), esc(ins.error));
     return html;
 }
 

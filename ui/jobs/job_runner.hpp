@@ -44,7 +44,6 @@ public:
     bool isRunning(const QString& channel) const { return active_.contains(channel); }
     quint64 droppedCount() const { return dropped_; }
     // Blocks until the pool is idle (tests and shutdown only).
-    void waitForIdle() { pool_.waitForDone(); }
 
 signals:
     void progress(const QString& label, qint64 done, qint64 total);

@@ -2,11 +2,11 @@
 
 #include <QFontDatabase>
 
-#include <algorithm>
 #include <QPainter>
 #include <QTextBlock>
+#include <algorithm>
 
-#include "app/palette.hpp"
+#include "shell/palette.hpp"
 
 namespace kiln::ui {
 
@@ -38,8 +38,7 @@ void CodeView::setSource(const QString& text, SourceLanguage lang) {
     highlighter_ = nullptr;
     lang_ = lang;
     setPlainText(text);
-    if (lang != SourceLanguage::plain)
-        highlighter_ = new SyntaxHighlighter(document(), lang, isDarkPalette(palette()));
+    if (lang != SourceLanguage::plain) highlighter_ = new SyntaxHighlighter(document(), lang, isDarkPalette(palette()));
 }
 
 void CodeView::setFontPointSize(int pt) {
@@ -53,14 +52,6 @@ int CodeView::gutterWidth() const {
     int digits = 1;
     for (int n = std::max(1, blockCount()); n >= 10; n /= 10) ++digits;
     return 12 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * std::max(digits, 3);
-}
-
-void CodeView::goToLine(int line) {
-    const QTextBlock b = document()->findBlockByNumber(std::max(0, line - 1));
-    if (!b.isValid()) return;
-    QTextCursor c(b);
-    setTextCursor(c);
-    centerCursor();
 }
 
 void CodeView::resizeEvent(QResizeEvent* e) {

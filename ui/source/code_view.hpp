@@ -16,7 +16,6 @@ public:
     void setFontPointSize(int pt);  // 0 = the system's fixed font
     int gutterWidth() const;
     SourceLanguage language() const { return lang_; }
-    void goToLine(int line);  // 1-based
 
 protected:
     void resizeEvent(QResizeEvent* e) override;

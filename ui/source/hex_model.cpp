@@ -26,44 +26,38 @@ QVariant HexModel::data(const QModelIndex& index, int role) const {
     const qint64 start = qint64(index.row()) * kBytesPerRow;
     const qint64 n = std::min<qint64>(kBytesPerRow, bytes_.size() - start);
     switch (index.column()) {
-    case OffsetColumn:
-        return QStringLiteral("%1").arg(start, 8, 16, QLatin1Char('0'));
-    case HexColumn: {
-        QString s;
-        s.reserve(kBytesPerRow * 3 + 1);
-        for (qint64 i = 0; i < n; ++i) {
-            if (i == 8) s += QLatin1Char(' ');
-            s += QStringLiteral("%1 ").arg(uint(static_cast<unsigned char>(bytes_[start + i])), 2, 16, QLatin1Char('0'));
+        case OffsetColumn: return QStringLiteral("%1").arg(start, 8, 16, QLatin1Char('0'));
+        case HexColumn: {
+            QString s;
+            s.reserve(kBytesPerRow * 3 + 1);
+            for (qint64 i = 0; i < n; ++i) {
+                if (i == 8) s += QLatin1Char(' ');
+                s += QStringLiteral("%1 ").arg(uint(static_cast<unsigned char>(bytes_[start + i])), 2, 16,
+                                               QLatin1Char('0'));
+            }
+            return s.trimmed();
         }
-        return s.trimmed();
-    }
-    case TextColumn: {
-        QString s;
-        s.reserve(kBytesPerRow);
-        for (qint64 i = 0; i < n; ++i) {
-            const auto c = static_cast<unsigned char>(bytes_[start + i]);
-            s += (c >= 0x20 && c < 0x7f) ? QChar(c) : QLatin1Char('.');
+        case TextColumn: {
+            QString s;
+            s.reserve(kBytesPerRow);
+            for (qint64 i = 0; i < n; ++i) {
+                const auto c = static_cast<unsigned char>(bytes_[start + i]);
+                s += (c >= 0x20 && c < 0x7f) ? QChar(c) : QLatin1Char('.');
+            }
+            return s;
         }
-        return s;
-    }
-    default:
-        return {};
+        default: return {};
     }
 }
 
 QVariant HexModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case OffsetColumn: return tr("Offset");
-    case HexColumn: return tr("Bytes");
-    case TextColumn: return tr("Text");
-    default: return {};
+        case OffsetColumn: return tr("Offset");
+        case HexColumn: return tr("Bytes");
+        case TextColumn: return tr("Text");
+        default: return {};
     }
-}
-
-QModelIndex HexModel::indexForOffset(qint64 offset) const {
-    if (offset < 0 || offset >= bytes_.size()) return {};
-    return index(static_cast<int>(offset / kBytesPerRow), HexColumn);
 }
 
 }  // namespace kiln::ui

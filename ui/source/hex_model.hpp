@@ -22,7 +22,6 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
     // The row holding byte `offset`.
-    QModelIndex indexForOffset(qint64 offset) const;
 
 private:
     QByteArray bytes_;

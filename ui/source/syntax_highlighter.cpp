@@ -18,19 +18,6 @@ SourceLanguage languageForFile(const QString& fileName) {
     return SourceLanguage::plain;
 }
 
-QString languageName(SourceLanguage lang) {
-    switch (lang) {
-    case SourceLanguage::python: return QStringLiteral("Python");
-    case SourceLanguage::cpp: return QStringLiteral("C++/CUDA");
-    case SourceLanguage::ptx: return QStringLiteral("PTX");
-    case SourceLanguage::mlir: return QStringLiteral("Triton IR");
-    case SourceLanguage::llvm: return QStringLiteral("LLVM IR");
-    case SourceLanguage::json: return QStringLiteral("JSON");
-    case SourceLanguage::plain: break;
-    }
-    return QStringLiteral("Text");
-}
-
 namespace {
 
 QTextCharFormat fmt(const QColor& c, bool bold = false, bool italic = false) {
@@ -85,61 +72,60 @@ void SyntaxHighlighter::buildRules(bool dark) {
     const QString num = QStringLiteral("\\b(?:0[xX][0-9a-fA-F]+|\\d+\\.?\\d*(?:[eE][+-]?\\d+)?)\\b");
 
     switch (lang_) {
-    case SourceLanguage::python:
-        addRule(words("and as assert async await break class continue def del elif else except finally for "
-                      "from global if import in is lambda nonlocal not or pass raise return try while with "
-                      "yield None True False"),
-                keyword);
-        addRule(QStringLiteral("\\b([A-Za-z_]\\w*)\\s*(?=\\()"), call, 1);
-        addRule(QStringLiteral("^\\s*@[\\w.]+"), decorator);
-        addRule(num, number);
-        addRule(QStringLiteral("[rbfRBF]?'(?:[^'\\\\]|\\\\.)*'|[rbfRBF]?\"(?:[^\"\\\\]|\\\\.)*\""), string_);
-        addRule(QStringLiteral("#[^\\n]*"), comment_);
-        break;
-    case SourceLanguage::cpp:
-        addRule(words("auto bool break case char class const constexpr continue default do double else enum "
-                      "extern float for if inline int long namespace return short signed sizeof static struct "
-                      "switch template typedef typename union unsigned using void volatile while "
-                      "__global__ __device__ __host__ __shared__ __restrict__ int64_t int32_t uint32_t uint64_t "
-                      "half bfloat16 at"),
-                keyword);
-        addRule(QStringLiteral("^\\s*#\\s*\\w+[^\\n]*"), decorator);
-        addRule(QStringLiteral("\\b([A-Za-z_]\\w*)\\s*(?=\\()"), call, 1);
-        addRule(num, number);
-        addRule(QStringLiteral("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)'"), string_);
-        addRule(QStringLiteral("//[^\\n]*"), comment_);
-        break;
-    case SourceLanguage::ptx:
-        addRule(QStringLiteral("^\\s*\\.\\w+|\\s\\.(?:reg|param|global|shared|local|const)\\b"), keyword);
-        addRule(QStringLiteral("\\b(?:ld|st|mov|add|sub|mul|mad|fma|setp|selp|bra|ret|cvt|bar|shfl|atom|red|"
-                               "and|or|xor|not|shl|shr|div|rem|min|max|ex2|rcp|sqrt|mma|wgmma|cp|ldmatrix)"
-                               "(?:\\.\\w+)*"),
-                call);
-        addRule(QStringLiteral("%\\w+"), type);
-        addRule(QStringLiteral("^\\$?\\w+:"), decorator);
-        addRule(num, number);
-        addRule(QStringLiteral("//[^\\n]*"), comment_);
-        break;
-    case SourceLanguage::mlir:
-    case SourceLanguage::llvm:
-        addRule(QStringLiteral("\\b(?:tt|arith|scf|cf|math|ttg|ttng|gpu|llvm|nvvm)\\.[\\w.]+"), call);
-        addRule(words("module func define declare ret br call load store getelementptr icmp fcmp phi select "
-                      "alloca return yield to"),
-                keyword);
-        addRule(QStringLiteral("[%@#!][\\w.$-]+"), type);
-        addRule(QStringLiteral("\\b(?:[if]\\d+|f16|bf16|tensor|ptr|index|void)\\b"), decorator);
-        addRule(num, number);
-        addRule(QStringLiteral("\"(?:[^\"\\\\]|\\\\.)*\""), string_);
-        addRule(QStringLiteral(";[^\\n]*|//[^\\n]*"), comment_);
-        break;
-    case SourceLanguage::json:
-        addRule(QStringLiteral("\"(?:[^\"\\\\]|\\\\.)*\""), string_);
-        addRule(QStringLiteral("(\"(?:[^\"\\\\]|\\\\.)*\")\\s*:"), keyword, 1);
-        addRule(num, number);
-        addRule(words("true false null"), decorator);
-        break;
-    case SourceLanguage::plain:
-        break;
+        case SourceLanguage::python:
+            addRule(words("and as assert async await break class continue def del elif else except finally for "
+                          "from global if import in is lambda nonlocal not or pass raise return try while with "
+                          "yield None True False"),
+                    keyword);
+            addRule(QStringLiteral("\\b([A-Za-z_]\\w*)\\s*(?=\\()"), call, 1);
+            addRule(QStringLiteral("^\\s*@[\\w.]+"), decorator);
+            addRule(num, number);
+            addRule(QStringLiteral("[rbfRBF]?'(?:[^'\\\\]|\\\\.)*'|[rbfRBF]?\"(?:[^\"\\\\]|\\\\.)*\""), string_);
+            addRule(QStringLiteral("#[^\\n]*"), comment_);
+            break;
+        case SourceLanguage::cpp:
+            addRule(words("auto bool break case char class const constexpr continue default do double else enum "
+                          "extern float for if inline int long namespace return short signed sizeof static struct "
+                          "switch template typedef typename union unsigned using void volatile while "
+                          "__global__ __device__ __host__ __shared__ __restrict__ int64_t int32_t uint32_t uint64_t "
+                          "half bfloat16 at"),
+                    keyword);
+            addRule(QStringLiteral("^\\s*#\\s*\\w+[^\\n]*"), decorator);
+            addRule(QStringLiteral("\\b([A-Za-z_]\\w*)\\s*(?=\\()"), call, 1);
+            addRule(num, number);
+            addRule(QStringLiteral("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)'"), string_);
+            addRule(QStringLiteral("//[^\\n]*"), comment_);
+            break;
+        case SourceLanguage::ptx:
+            addRule(QStringLiteral("^\\s*\\.\\w+|\\s\\.(?:reg|param|global|shared|local|const)\\b"), keyword);
+            addRule(QStringLiteral("\\b(?:ld|st|mov|add|sub|mul|mad|fma|setp|selp|bra|ret|cvt|bar|shfl|atom|red|"
+                                   "and|or|xor|not|shl|shr|div|rem|min|max|ex2|rcp|sqrt|mma|wgmma|cp|ldmatrix)"
+                                   "(?:\\.\\w+)*"),
+                    call);
+            addRule(QStringLiteral("%\\w+"), type);
+            addRule(QStringLiteral("^\\$?\\w+:"), decorator);
+            addRule(num, number);
+            addRule(QStringLiteral("//[^\\n]*"), comment_);
+            break;
+        case SourceLanguage::mlir:
+        case SourceLanguage::llvm:
+            addRule(QStringLiteral("\\b(?:tt|arith|scf|cf|math|ttg|ttng|gpu|llvm|nvvm)\\.[\\w.]+"), call);
+            addRule(words("module func define declare ret br call load store getelementptr icmp fcmp phi select "
+                          "alloca return yield to"),
+                    keyword);
+            addRule(QStringLiteral("[%@#!][\\w.$-]+"), type);
+            addRule(QStringLiteral("\\b(?:[if]\\d+|f16|bf16|tensor|ptr|index|void)\\b"), decorator);
+            addRule(num, number);
+            addRule(QStringLiteral("\"(?:[^\"\\\\]|\\\\.)*\""), string_);
+            addRule(QStringLiteral(";[^\\n]*|//[^\\n]*"), comment_);
+            break;
+        case SourceLanguage::json:
+            addRule(QStringLiteral("\"(?:[^\"\\\\]|\\\\.)*\""), string_);
+            addRule(QStringLiteral("(\"(?:[^\"\\\\]|\\\\.)*\")\\s*:"), keyword, 1);
+            addRule(num, number);
+            addRule(words("true false null"), decorator);
+            break;
+        case SourceLanguage::plain: break;
     }
 }
 

@@ -16,7 +16,6 @@ enum class SourceLanguage { plain, python, cpp, ptx, mlir, llvm, json };
 
 // From a file name (".py", ".cpp", ".cu", ".ptx", ".ttir", ".ttgir", ".llir", ".json", ...).
 SourceLanguage languageForFile(const QString& fileName);
-QString languageName(SourceLanguage lang);
 
 class SyntaxHighlighter : public QSyntaxHighlighter {
     Q_OBJECT

@@ -53,19 +53,18 @@ void StatusPanel::setProgress(const QString& label, qint64 done, qint64 total) {
 
 void StatusPanel::setTotals(const CacheTree& tree) {
     using inductor::Category;
-    const auto& fx = tree.byCategory[static_cast<std::size_t>(Category::fxgraph)];
-    const auto& tr_ = tree.byCategory[static_cast<std::size_t>(Category::triton_compiled)];
+    const inductor::CacheStats& s = tree.stats;  // the numbers of `kiln-cli stats`, formatted the same way
     QString text = tr("%1 files, %2 · %3 graph entries in %4 keys · %5 Triton kernels")
-                       .arg(tree.nodes.isEmpty() ? 0 : tree.nodes[0].files)
-                       .arg(formatBytes(tree.nodes.isEmpty() ? 0 : tree.nodes[0].bytes))
-                       .arg(fx.entries)
-                       .arg(tree.fxgraphKeys)
-                       .arg(tr_.entries);
-    if (tree.unreadable) text += tr(" · %1 unreadable").arg(tree.unreadable);
+                       .arg(s.total_files)
+                       .arg(formatBytes(s.total_bytes))
+                       .arg(s[Category::fxgraph].entries)
+                       .arg(s.fxgraph_keys)
+                       .arg(s[Category::triton_compiled].entries);
+    if (s.unreadable) text += tr(" · %1 unreadable").arg(s.unreadable);
     totals_->setText(text);
     QString tip;
     for (std::size_t c = 0; c < inductor::kCategoryCount; ++c) {
-        const auto& t = tree.byCategory[c];
+        const auto& t = s.categories[c];
         if (!t.files) continue;
         tip += QStringLiteral("%1: %2 files, %3 entries, %4\n")
                    .arg(categoryTitle(static_cast<Category>(c)))

@@ -74,8 +74,8 @@ TEST(CliAutotune, UsageErrorsExitWithTwo) {
 TEST(CliAutotune, CudaExampleOnAMachineWithoutADriverSaysSo) {
     if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU machine: the CUDA examples run in the GPU job";
     kiln::test::ScratchDir dir("cli-autotune-nocuda");
-    auto r = run_command({kiln::test::cli_path(), "autotune", example("matmul_cuda.json"), "--devices", "0", "--cache-dir",
-                          dir.path().string()});
+    auto r = run_command({kiln::test::cli_path(), "autotune", example("matmul_cuda.json"), "--devices", "0",
+                          "--cache-dir", dir.path().string()});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("no CUDA driver"), std::string::npos) << r.err;
 }

@@ -48,8 +48,10 @@ TEST(CliBundle, LsListsWhatTorchSaved) {
     auto text = cli({"bundle", "ls", h200_blob().string()});
     ASSERT_EQ(text.exit_code, 0) << text.err;
     EXPECT_NE(text.out.find("CRC-32 e5918990 ok); torch loads it"), std::string::npos) << text.out;
-    EXPECT_NE(text.out.find("11 artifact(s) in 3 group(s): 4 aot_autograd, 5 inductor, 2 autotune; load_cache_artifacts writes 10 file(s)"),
-              std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("11 artifact(s) in 3 group(s): 4 aot_autograd, 5 inductor, 2 autotune; "
+                            "load_cache_artifacts writes 10 file(s)"),
+              std::string::npos)
+        << text.out;
     EXPECT_NE(text.out.find("superseded"), std::string::npos);
 }
 
@@ -162,7 +164,8 @@ TEST(CliBundle, TruncatedAtEvery4KiBIsAClearError) {
 TEST(CliBundle, FlippedBitsBadChecksumBadVersion) {
     ScratchDir dir("cli-bundle-flip");
     std::string good = read_file(pgo_blob());
-    for (std::size_t at : {0ul, 5ul, 11ul, 12ul, 19ul, 27ul, 40ul, 64ul, 70ul, 500ul, 4096ul, 200000ul, good.size() - 1}) {
+    for (std::size_t at :
+         {0ul, 5ul, 11ul, 12ul, 19ul, 27ul, 40ul, 64ul, 70ul, 500ul, 4096ul, 200000ul, good.size() - 1}) {
         std::string b = good;
         b[at] = static_cast<char>(b[at] ^ 0x10);
         craft::write(dir.path() / "f.bin", b);
@@ -172,7 +175,9 @@ TEST(CliBundle, FlippedBitsBadChecksumBadVersion) {
     bad_crc[0] ^= 1;
     craft::write(dir.path() / "c.bin", bad_crc);
     auto r = cli({"bundle", "ls", (dir.path() / "c.bin").string()});
-    EXPECT_NE(r.err.find("checksum mismatch: bytes 0-3 say 0xd23a61a6, the CRC-32 of bytes 4-412266 is 0xd33a61a6"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("checksum mismatch: bytes 0-3 say 0xd23a61a6, the CRC-32 of bytes 4-412266 is 0xd33a61a6"),
+              std::string::npos)
+        << r.err;
     auto listed = cli({"bundle", "ls", (dir.path() / "c.bin").string(), "--no-verify"});
     EXPECT_EQ(listed.exit_code, 1);  // listed, and flagged: torch refuses it
     EXPECT_NE(listed.out.find("torch refuses it"), std::string::npos) << listed.out;
@@ -190,12 +195,15 @@ TEST(CliBundle, HostileKeysNeverLeaveTheRoot) {
     fs::path root = dir.path() / "a" / "root";
     fs::create_directories(root);
     std::string body = craft::group("autotune", {{"../esc.best_config", "{}"}, {"/tmp/abs.best_config", "{}"}}) +
-                       craft::group("aot_autograd", {{"../../x", "c"}}) + craft::group("inductor", {{craft::kFx, "ok"}});
+                       craft::group("aot_autograd", {{"../../x", "c"}}) +
+                       craft::group("inductor", {{craft::kFx, "ok"}});
     craft::write(dir.path() / "h.bin", craft::blob(body));
     auto ls = cli({"bundle", "ls", (dir.path() / "h.bin").string()});
     EXPECT_EQ(ls.exit_code, 1);
-    EXPECT_NE(ls.out.find("key '../esc.best_config' (autotune, byte 40) is not an autotune key"), std::string::npos) << ls.out;
-    auto u = cli({"bundle", "unpack", (dir.path() / "h.bin").string(), "--into", root.string(), "--force", "--ignore-unknown"});
+    EXPECT_NE(ls.out.find("key '../esc.best_config' (autotune, byte 40) is not an autotune key"), std::string::npos)
+        << ls.out;
+    auto u = cli(
+        {"bundle", "unpack", (dir.path() / "h.bin").string(), "--into", root.string(), "--force", "--ignore-unknown"});
     EXPECT_EQ(u.exit_code, 2);
     EXPECT_NE(u.err.find("refusing to unpack"), std::string::npos) << u.err;
     EXPECT_EQ(files_under(dir.path() / "a"), std::set<std::string>{});
@@ -205,17 +213,20 @@ TEST(CliBundle, HostileKeysNeverLeaveTheRoot) {
 TEST(CliBundle, DuplicateGroupsAndUnknownTypes) {
     ScratchDir dir("cli-bundle-dup");
     std::string a = "zz/" + std::string(64, 'a') + ".best_config", b = "zz/" + std::string(64, 'b') + ".best_config";
-    craft::write(dir.path() / "d.bin", craft::blob(craft::group("autotune", {{a, "A"}}) + craft::group("autotune", {{b, "B"}})));
+    craft::write(dir.path() / "d.bin",
+                 craft::blob(craft::group("autotune", {{a, "A"}}) + craft::group("autotune", {{b, "B"}})));
     auto ls = cli({"bundle", "ls", (dir.path() / "d.bin").string()});
     EXPECT_EQ(ls.exit_code, 0) << ls.err;
-    EXPECT_NE(ls.out.find("group 'autotune' at byte 12 (1 artifacts) is ignored by torch"), std::string::npos) << ls.out;
+    EXPECT_NE(ls.out.find("group 'autotune' at byte 12 (1 artifacts) is ignored by torch"), std::string::npos)
+        << ls.out;
     auto u = cli({"bundle", "unpack", (dir.path() / "d.bin").string(), "--into", (dir.path() / "r").string()});
     EXPECT_EQ(u.exit_code, 0) << u.err;
     EXPECT_EQ(files_under(dir.path() / "r"), std::set<std::string>{b});
     craft::write(dir.path() / "u.bin", craft::blob(craft::group("inductor_triton", {{"k", "v"}})));
     auto unknown = cli({"bundle", "ls", (dir.path() / "u.bin").string()});
     EXPECT_EQ(unknown.exit_code, 1);
-    EXPECT_NE(unknown.out.find("torch 2.11 rejects it (unknown type 'inductor_triton')"), std::string::npos) << unknown.out;
+    EXPECT_NE(unknown.out.find("torch 2.11 rejects it (unknown type 'inductor_triton')"), std::string::npos)
+        << unknown.out;
     auto refused = cli({"bundle", "unpack", (dir.path() / "u.bin").string(), "--into", (dir.path() / "r2").string()});
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_NE(refused.err.find("--ignore-unknown"), std::string::npos) << refused.err;

@@ -1,10 +1,10 @@
 // kiln-cli compile end to end: JSON fields, the reported command reproduces the key in Python,
 // hits skip the compiler, eight concurrent CLIs compile once, compiler errors exit 1 with the text.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -23,7 +23,8 @@ struct CliCompile : ::testing::Test {
     std::filesystem::path src = dir.path() / "add.cpp";
 
     void SetUp() override {
-        std::ofstream(cxx) << "#!/bin/sh\n[ \"$1\" = --version ] && exec g++ --version\necho $$ >> '" << calls.string() << "'\nsleep 0.3\nexec g++ \"$@\"\n";
+        std::ofstream(cxx) << "#!/bin/sh\n[ \"$1\" = --version ] && exec g++ --version\necho $$ >> '" << calls.string()
+                           << "'\nsleep 0.3\nexec g++ \"$@\"\n";
         ::chmod(cxx.c_str(), 0755);
         std::ofstream(src) << "\nextern \"C\" int add(int a, int b) { return a + b; }\n";
         ::setenv("CXX", cxx.c_str(), 1);  // inherited by kiln-cli
@@ -35,8 +36,8 @@ struct CliCompile : ::testing::Test {
         return n;
     }
     kiln::test::CommandResult compile(std::vector<std::string> extra = {}) const {
-        std::vector<std::string> argv{kiln::test::cli_path(), "compile", src.string(), "--cache-dir", cache.string(),
-                                      "--json"};
+        std::vector<std::string> argv{kiln::test::cli_path(), "compile",      src.string(),
+                                      "--cache-dir",          cache.string(), "--json"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         return run_command(argv);
     }
@@ -107,8 +108,8 @@ TEST_F(CliCompile, CompilerErrorExitsOneWithTheCompilersText) {
 }
 
 TEST_F(CliCompile, MissingSourceIsUsageError) {
-    auto r = run_command({kiln::test::cli_path(), "compile", (dir.path() / "nope.cpp").string(), "--cache-dir",
-                          cache.string()});
+    auto r = run_command(
+        {kiln::test::cli_path(), "compile", (dir.path() / "nope.cpp").string(), "--cache-dir", cache.string()});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("nope.cpp"), std::string::npos);
 }

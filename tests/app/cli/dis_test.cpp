@@ -11,7 +11,9 @@
 namespace kiln::test {
 namespace {
 
-const char* kEntry = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
+const char* kEntry =
+    "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/"
+    "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
 
 std::vector<std::string> lines_of(const std::string& s) {
     std::vector<std::string> out;

@@ -34,7 +34,8 @@ TEST(CliEnv, ThisMachineSaysWhatItCannotKnow) {
     ASSERT_NE(cxx, nullptr);
     EXPECT_EQ((*cxx)["scope"], "environment");
     ASSERT_FALSE(j["notes"].empty());
-    EXPECT_NE(j["notes"][0].get<std::string>().find("cannot import torch"), std::string::npos);  // python3 here has no torch
+    EXPECT_NE(j["notes"][0].get<std::string>().find("cannot import torch"),
+              std::string::npos);  // python3 here has no torch
 
     auto text = run_command({kiln::test::cli_path(), "env"});
     EXPECT_EQ(text.exit_code, 0);
@@ -53,7 +54,8 @@ TEST(CliEnv, PythonWithoutTorchIsAUsageError) {
     r = run_command({kiln::test::cli_path(), "env", "--python", (dir.path() / "missing").string()});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("cannot run"), std::string::npos) << r.err;
-    r = run_command({kiln::test::cli_path(), "env", "--python", "python3", "--from", (fx() / "h200/trace/warm").string()});
+    r = run_command(
+        {kiln::test::cli_path(), "env", "--python", "python3", "--from", (fx() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 2);
 }
 

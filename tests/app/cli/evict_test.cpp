@@ -1,6 +1,6 @@
 // `kiln-cli evict` end to end on a copy of the two-entries fixture.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,7 +76,8 @@ TEST_F(CliEvict, OlderThanKeepsRecentlyUsed) {
 }
 
 TEST_F(CliEvict, CategoryFilter) {
-    auto r = run_command({cli_path(), "evict", root.string(), "--max-size", "0", "--category", "triton_compiled", "--yes", "--json"});
+    auto r = run_command(
+        {cli_path(), "evict", root.string(), "--max-size", "0", "--category", "triton_compiled", "--yes", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["removed"].size(), 3u);
     EXPECT_EQ(file_count(root), 9u);

@@ -13,7 +13,8 @@ using kiln::test::run_command;
 using nlohmann::json;
 
 std::string key_dir() {
-    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh").string();
+    return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh")
+        .string();
 }
 
 json run_json(const std::vector<std::string>& args, int want_exit = 0) {
@@ -25,11 +26,14 @@ json run_json(const std::vector<std::string>& args, int want_exit = 0) {
 }
 
 TEST(CliGuards, ExprPassAndFail) {
-    auto ok = run_json({"guards", "--expr", "Eq(Mod(L['t0'], 16), 0) and L['t1'] <= 4096", "--sizes", "64,1024", "--json"});
+    auto ok =
+        run_json({"guards", "--expr", "Eq(Mod(L['t0'], 16), 0) and L['t1'] <= 4096", "--sizes", "64,1024", "--json"});
     EXPECT_EQ(ok, json::parse(R"({"pass": true, "failing": null})"));
-    auto bad = run_json({"guards", "--expr", "2 <= L['t0'] and L['t1']*L['t0'] <= 2147483647", "--sizes", "65536,65536", "--json"});
+    auto bad = run_json(
+        {"guards", "--expr", "2 <= L['t0'] and L['t1']*L['t0'] <= 2147483647", "--sizes", "65536,65536", "--json"});
     EXPECT_EQ(bad["pass"], false);
-    EXPECT_EQ(bad["failing"], "L['t1']*L['t0'] <= 2147483647 (L['t1'] = 65536, L['t0'] = 65536, L['t1']*L['t0'] = 4294967296)");
+    EXPECT_EQ(bad["failing"],
+              "L['t1']*L['t0'] <= 2147483647 (L['t1'] = 65536, L['t0'] = 65536, L['t1']*L['t0'] = 4294967296)");
     EXPECT_EQ(bad.size(), 2u);
 }
 
@@ -61,7 +65,8 @@ TEST(CliGuards, KeyDirServesUnboundedEntryForHugeSizes) {
 TEST(CliGuards, TextOutput) {
     auto r = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "1000"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga  (several entries hold"), std::string::npos)
+    EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga  (several entries hold"),
+              std::string::npos)
         << r.out;
 }
 
@@ -91,17 +96,23 @@ TEST(CliGuards, BadEntriesInAKeyDirAreReportedAndSkipped) {
     std::string first = kiln::test::read_file(kd / "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
     std::ofstream(kd / "0truncated", std::ios::binary) << first.substr(0, first.size() / 2);
     // pickle.dumps of an object whose __reduce__ is (os.system, ("touch /tmp/x",)), protocol 2
-    std::ofstream(kd / "1evil", std::ios::binary) << std::string("\x80\x02" "cposix\nsystem\nq\x00X\x0c\x00\x00\x00touch /tmp/xq\x01\x85q\x02Rq\x03.", 44);
+    std::ofstream(kd / "1evil", std::ios::binary) << std::string(
+        "\x80\x02"
+        "cposix\nsystem\nq\x00X\x0c\x00\x00\x00touch /tmp/xq\x01\x85q\x02Rq\x03.",
+        44);
     // a CompiledFxGraph whose guards_expr is the int 42
-    std::ofstream(kd / "2intguards", std::ios::binary)
-        << std::string("\x80\x02" "ctorch._inductor.output_code\nCompiledFxGraph\n)\x81}(X\x0b\x00\x00\x00guards_exprK*ub.", 72);
+    std::ofstream(kd / "2intguards", std::ios::binary) << std::string(
+        "\x80\x02"
+        "ctorch._inductor.output_code\nCompiledFxGraph\n)\x81}(X\x0b\x00\x00\x00guards_exprK*ub.",
+        72);
     auto r = run_command({kiln::test::cli_path(), "guards", kd.string(), "--sizes", "1000"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("bad   0truncated"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("bad   1evil\n      skipped: not a graph entry: the pickle builds posix.system"),
-              std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("bad   2intguards\n      skipped: guards_expr is not a string but int"),
-              std::string::npos) << r.out;
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("bad   2intguards\n      skipped: guards_expr is not a string but int"), std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga"), std::string::npos) << r.out;
     auto j = run_json({"guards", kd.string(), "--sizes", "1000", "--json"});
     ASSERT_EQ(j["entries"].size(), 5u);

@@ -12,7 +12,8 @@ using nlohmann::json;
 std::string trace(const char* run) { return (kiln::test::fixture_dir() / "h100/trace" / run).string(); }
 
 TEST(CliMisses, ChangedRunNamesTheTwoConfigs) {
-    auto r = run_command({kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string(), "--json"});
+    auto r = run_command(
+        {kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = json::parse(r.out);
     ASSERT_EQ(j["events"].size(), 1u);
@@ -41,7 +42,8 @@ TEST(CliMisses, WarmRunListsHits) {
 }
 
 TEST(CliMisses, TextOutput) {
-    auto r = run_command({kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string()});
+    auto r =
+        run_command({kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("1 fx_graph cache events, 1 misses"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("inductor_config[max_fusion_size]: "), std::string::npos) << r.out;

@@ -79,8 +79,9 @@ TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
         if (e.cache == "aotautograd" && e.state == "miss") ++aot_misses;
     EXPECT_EQ(aot_misses, counter(fx() / "h200/run_warm.json", "aot_autograd", "autograd_cache_miss"));
     EXPECT_EQ(p["summary"]["counts"]["aotautograd"]["hit"], 0);
-    EXPECT_EQ(p["summary"]["text"][3], "autotune timing caches: 0 of 1 apply to NVIDIA H200; autotune results for "
-                                       "NVIDIA H100 80GB HBM3 do not apply");
+    EXPECT_EQ(p["summary"]["text"][3],
+              "autotune timing caches: 0 of 1 apply to NVIDIA H200; autotune results for "
+              "NVIDIA H100 80GB HBM3 do not apply");
 }
 
 TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
@@ -110,9 +111,10 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
         auto m = run_command({kiln::test::cli_path(), "misses", trace, "--root", h100_root(), "--json"});
         std::ofstream(dir.path() / "p.json") << p.out;
         std::ofstream(dir.path() / "m.json") << m.out;
-        auto r = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(), "--portable",
-                              (dir.path() / "p.json").string(), "--misses", (dir.path() / "m.json").string(), "--trace", trace,
-                              "--runs", (fx() / machine / "run_warm.json").string(), "--json"});
+        auto r =
+            run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(),
+                         "--portable", (dir.path() / "p.json").string(), "--misses", (dir.path() / "m.json").string(),
+                         "--trace", trace, "--runs", (fx() / machine / "run_warm.json").string(), "--json"});
         ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
         json j = json::parse(r.out);
         EXPECT_EQ(j["disagreements"], 0);
@@ -122,20 +124,27 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
         std::string other = (fx() / (std::string(machine) == "h100" ? "h200" : "h100") / "trace/warm").string();
         auto wrong = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", other, "--json"});
         std::ofstream(dir.path() / "p.json") << wrong.out;
-        auto bad = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(), "--portable",
-                                (dir.path() / "p.json").string(), "--misses", (dir.path() / "m.json").string(), "--trace", trace});
+        auto bad = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(),
+                                "--portable", (dir.path() / "p.json").string(), "--misses",
+                                (dir.path() / "m.json").string(), "--trace", trace});
         EXPECT_EQ(bad.exit_code, 1) << bad.out;
     }
 }
 
 TEST(CliPortable, TextAnswersFirst) {
-    auto r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/trace/warm").string()});
+    auto r =
+        run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.out.rfind("Will this cache hit on NVIDIA H200? no: none of the 25 graph entries would hit\n", 0), 0u) << r.out;
-    EXPECT_NE(r.out.find("FX graph entries: 0 of 13 would hit on NVIDIA H200; 13 miss: system_info[device] differs in all 13 "
-                         "(NVIDIA H100 80GB HBM3 -> NVIDIA H200)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("            system_info[device]: {'name': 'NVIDIA H100 80GB HBM3'} -> {'name': 'NVIDIA H200'}"),
-              std::string::npos);
+    EXPECT_EQ(r.out.rfind("Will this cache hit on NVIDIA H200? no: none of the 25 graph entries would hit\n", 0), 0u)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("FX graph entries: 0 of 13 would hit on NVIDIA H200; 13 miss: system_info[device] differs in all 13 "
+                   "(NVIDIA H100 80GB HBM3 -> NVIDIA H200)"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("            system_info[device]: {'name': 'NVIDIA H100 80GB HBM3'} -> {'name': 'NVIDIA H200'}"),
+        std::string::npos);
     EXPECT_NE(r.out.find("bound to the environment, not the hardware: inductor_config[cpp.cxx]"), std::string::npos);
 }
 
@@ -148,7 +157,8 @@ TEST(CliPortable, FingerprintFileAndProbeOutputAsTarget) {
     json from_trace = cli_json({"portable", h100_root(), "--target", (fx() / "h200/trace/warm").string(), "--json"}, 1);
     EXPECT_EQ(from_file["entries"], from_trace["entries"]);
     json probe = cli_json({"portable", h100_root(), "--target",
-                           (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string(), "--json"}, 0);
+                           (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string(), "--json"},
+                          0);
     EXPECT_EQ(probe["summary"]["counts"]["best_config"]["hit"], 5);
 }
 
@@ -167,7 +177,8 @@ TEST(CliPortable, ThisMachineAsTarget) {
         EXPECT_EQ(first["differs"][0]["cached"], "(None, '/opt/gcc/bin/g++')");
     }
     bool names_torch_version = false;
-    for (const auto& u : first["unknown"]) names_torch_version = names_torch_version || u["component"] == "torch_version";
+    for (const auto& u : first["unknown"])
+        names_torch_version = names_torch_version || u["component"] == "torch_version";
     EXPECT_TRUE(names_torch_version) << first.dump();
 }
 
@@ -175,10 +186,12 @@ TEST(CliPortable, BadInput) {
     auto r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", "/nonexistent"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("--target /nonexistent"), std::string::npos) << r.err;
-    r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/megacache.bin").string()});
+    r = run_command(
+        {kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/megacache.bin").string()});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("Mega-Cache blobs are not read yet"), std::string::npos) << r.err;
-    r = run_command({kiln::test::cli_path(), "portable", "/nonexistent-root", "--target", (fx() / "h200/trace/warm").string()});
+    r = run_command(
+        {kiln::test::cli_path(), "portable", "/nonexistent-root", "--target", (fx() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 2);
     r = run_command({kiln::test::cli_path(), "portable", h100_root()});
     EXPECT_EQ(r.exit_code, 2);  // --target is required

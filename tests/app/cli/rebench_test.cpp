@@ -49,7 +49,8 @@ TEST(CliRebench, HelpWarnsThatTheModuleRuns) {
 }
 
 TEST(CliRebench, WithTorchEachDeviceReportsAGraphTime) {
-    if (!python_has_torch() || !fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "needs python3 with torch and an NVIDIA GPU";
+    if (!python_has_torch() || !fs::exists("/dev/nvidiactl"))
+        GTEST_SKIP() << "needs python3 with torch and an NVIDIA GPU";
     // The module may write into its cache root: run it on a copy, never on the fixture.
     kiln::test::ScratchDir dir("cli-rebench");
     fs::copy(kiln::test::h100_root(), dir.path() / "inductor", fs::copy_options::recursive);
@@ -63,7 +64,8 @@ TEST(CliRebench, WithTorchEachDeviceReportsAGraphTime) {
 }
 
 TEST(CliRebench, WithTorchPerKernelTimesNameEachKernel) {
-    if (!python_has_torch() || !fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "needs python3 with torch and an NVIDIA GPU";
+    if (!python_has_torch() || !fs::exists("/dev/nvidiactl"))
+        GTEST_SKIP() << "needs python3 with torch and an NVIDIA GPU";
     // A module compiled with benchmark_kernel on (the fixture's were not), in a fresh cache.
     kiln::test::ScratchDir dir("cli-rebench-k");
     auto made = run_command({"python3", (kiln::test::source_dir() / "tests/app/cli/make_kernel_module.py").string(),

@@ -27,7 +27,10 @@ protected:
         ASSERT_TRUE(kiln::remote::publish_items(*client, *items));
         ASSERT_TRUE(client->set("pt2:fx-graph-v1::fcorrupt:c1", "this is not json"));
     }
-    static void TearDownTestSuite() { delete server_; server_ = nullptr; }
+    static void TearDownTestSuite() {
+        delete server_;
+        server_ = nullptr;
+    }
     static RedisServer* server_;
 };
 RedisServer* RemoteCli::server_ = nullptr;
@@ -54,19 +57,22 @@ TEST_F(RemoteCli, StatsJsonHasTheLocalSchemaByCacheId) {
 
 TEST_F(RemoteCli, StatsTextAndTorchVariables) {
     // No URL after --redis: torch's own TORCHINDUCTOR_REDIS_HOST / _PORT.
-    auto r = run_command({"env", "-u", "TORCHINDUCTOR_REDIS_URL", "TORCHINDUCTOR_REDIS_HOST=127.0.0.1",
-                          "TORCHINDUCTOR_REDIS_PORT=" + std::to_string(server_->port()), cli_path(), "stats", "--redis"});
+    auto r =
+        run_command({"env", "-u", "TORCHINDUCTOR_REDIS_URL", "TORCHINDUCTOR_REDIS_HOST=127.0.0.1",
+                     "TORCHINDUCTOR_REDIS_PORT=" + std::to_string(server_->port()), cli_path(), "stats", "--redis"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("(redis)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("fx-graph-v1"), std::string::npos);
     EXPECT_NE(r.out.find("autotune-best-config-v2"), std::string::npos);
-    auto url = run_command({"env", "TORCHINDUCTOR_REDIS_URL=" + server_->url(), cli_path(), "stats", "--redis", "--json"});
+    auto url =
+        run_command({"env", "TORCHINDUCTOR_REDIS_URL=" + server_->url(), cli_path(), "stats", "--redis", "--json"});
     ASSERT_EQ(url.exit_code, 0) << url.err;
     EXPECT_EQ(nlohmann::json::parse(url.out)["total"]["files"], 31);
 }
 
 TEST_F(RemoteCli, ClearErrors) {
-    auto unreachable = run_command({cli_path(), "stats", "--redis", "redis://127.0.0.1:" + std::to_string(free_loopback_port())});
+    auto unreachable =
+        run_command({cli_path(), "stats", "--redis", "redis://127.0.0.1:" + std::to_string(free_loopback_port())});
     EXPECT_EQ(unreachable.exit_code, 1);
     EXPECT_NE(unreachable.err.find("cannot connect to Redis"), std::string::npos) << unreachable.err;
 
@@ -79,7 +85,8 @@ TEST_F(RemoteCli, ClearErrors) {
     EXPECT_NE(tls.err.find("hiredis 0.14"), std::string::npos) << tls.err;
 
     RedisServer locked({.password = "team-secret"});
-    auto wrong = run_command({cli_path(), "stats", "--redis", "redis://:nope@127.0.0.1:" + std::to_string(locked.port())});
+    auto wrong =
+        run_command({cli_path(), "stats", "--redis", "redis://:nope@127.0.0.1:" + std::to_string(locked.port())});
     EXPECT_EQ(wrong.exit_code, 2);
     EXPECT_NE(wrong.err.find("WRONGPASS"), std::string::npos) << wrong.err;
     EXPECT_EQ(wrong.err.find("nope"), std::string::npos) << wrong.err;  // the password is never echoed
@@ -93,7 +100,10 @@ TEST_F(RemoteCli, ShowDecodesARemoteEntryLikeTheLocalFile) {
     // The same entry, once from the fixture and once from Redis: identical decoded JSON.
     std::string local_file;
     for (auto& e : std::filesystem::recursive_directory_iterator(h100_root() / "fxgraph"))
-        if (e.is_regular_file()) { local_file = e.path().string(); break; }
+        if (e.is_regular_file()) {
+            local_file = e.path().string();
+            break;
+        }
     ASSERT_FALSE(local_file.empty());
     const std::string key = std::filesystem::path(local_file).parent_path().filename().string();  // f...
     auto local = run_command({cli_path(), "show", local_file, "--json"});
@@ -129,7 +139,8 @@ TEST_F(RemoteCli, GuardsOnARemoteEntryAgreeWithTheLocalFile) {
     auto items = h100_items();
     const auto* item = fx_item(items, key);
     ASSERT_NE(item, nullptr);
-    const std::string origin = "redis://127.0.0.1:" + std::to_string(server_->port()) + "/0/pt2:fx-graph-v1::" + key + ":c1";
+    const std::string origin =
+        "redis://127.0.0.1:" + std::to_string(server_->port()) + "/0/pt2:fx-graph-v1::" + key + ":c1";
     for (const char* sizes : {"8,4", "2,4", "4,1"}) {
         auto remote = run_command({cli_path(), "guards", server_->url() + "/" + key, "--sizes", sizes, "--json"});
         auto local = run_command({cli_path(), "guards", item->source_path, "--sizes", sizes, "--json"});
@@ -158,7 +169,8 @@ TEST_F(RemoteCli, DiffOfRemoteEntriesEqualsTheLocalDiff) {
     ASSERT_GE(fx.size(), 2u);
     const auto& a = *fx[0];
     const auto& b = *fx[1];
-    auto remote = run_command({cli_path(), "diff", server_->url() + "/" + a.redis_key, server_->url() + "/" + b.redis_key, "--json"});
+    auto remote = run_command(
+        {cli_path(), "diff", server_->url() + "/" + a.redis_key, server_->url() + "/" + b.redis_key, "--json"});
     auto local = run_command({cli_path(), "diff", a.source_path, b.source_path, "--json"});
     ASSERT_EQ(remote.exit_code, 0) << remote.err;
     ASSERT_EQ(local.exit_code, 0) << local.err;
@@ -167,7 +179,8 @@ TEST_F(RemoteCli, DiffOfRemoteEntriesEqualsTheLocalDiff) {
     auto mixed = run_command({cli_path(), "diff", a.source_path, server_->url() + "/" + b.redis_key});
     ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
     EXPECT_NE(mixed.out.find("A: " + a.source_path), std::string::npos) << mixed.out;
-    EXPECT_NE(mixed.out.find("B: redis://127.0.0.1:" + std::to_string(server_->port()) + "/0/" + b.redis_key), std::string::npos)
+    EXPECT_NE(mixed.out.find("B: redis://127.0.0.1:" + std::to_string(server_->port()) + "/0/" + b.redis_key),
+              std::string::npos)
         << mixed.out;
     auto missing = run_command({cli_path(), "diff", a.source_path, server_->url() + "/fnosuchkey"});
     EXPECT_EQ(missing.exit_code, 2) << missing.err;
@@ -178,16 +191,16 @@ TEST_F(RemoteCli, AutotuneShareLetsAnotherMachineSkipBenchmarkingAndTimingsReads
     ScratchDir a("share-a"), b("share-b");
     const std::string url = server_->url(5);  // a db of its own
     const std::string spec = (source_dir() / "resources/examples/reduction_cpu.json").string();
-    auto first = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--cache-dir", a.path().string(), "--share", url,
-                              "--json", "--quiet"});
+    auto first = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--cache-dir", a.path().string(),
+                              "--share", url, "--json", "--quiet"});
     ASSERT_EQ(first.exit_code, 0) << first.err;
     auto ja = nlohmann::json::parse(first.out);
     EXPECT_FALSE(ja["cache_hit"].get<bool>());
     EXPECT_NE(first.err.find("publish"), std::string::npos) << first.err;
 
     // "Another machine": an empty cache dir, the same server. Everything comes from Redis.
-    auto second = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--cache-dir", b.path().string(), "--share", url,
-                               "--json", "--quiet"});
+    auto second = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--cache-dir", b.path().string(),
+                               "--share", url, "--json", "--quiet"});
     ASSERT_EQ(second.exit_code, 0) << second.err;
     auto jb = nlohmann::json::parse(second.out);
     EXPECT_TRUE(jb["cache_hit"].get<bool>());
@@ -215,7 +228,8 @@ TEST_F(RemoteCli, TimingsRedisOnAnEmptyDbAndAnUnreachableServer) {
     auto empty = run_command({cli_path(), "timings", "--redis", server_->url(6), "--json"});
     ASSERT_EQ(empty.exit_code, 0) << empty.err;
     EXPECT_EQ(nlohmann::json::parse(empty.out)["ops"].size(), 0u);
-    auto gone = run_command({cli_path(), "timings", "--redis", "redis://127.0.0.1:" + std::to_string(free_loopback_port()), "--json"});
+    auto gone = run_command(
+        {cli_path(), "timings", "--redis", "redis://127.0.0.1:" + std::to_string(free_loopback_port()), "--json"});
     EXPECT_NE(gone.exit_code, 0);
     EXPECT_NE(gone.err.find("127.0.0.1"), std::string::npos) << gone.err;
 }

@@ -13,8 +13,12 @@ namespace kiln::test {
 namespace {
 
 std::string entry(const char* rel) { return (two_entries_root() / rel).string(); }
-const char* kFirst = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
-const char* kSecond = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/naiolsaiywonfvjqzuuystkn5qe7virsv3d3rgkz7xkb52e6pb5";
+const char* kFirst =
+    "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/"
+    "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
+const char* kSecond =
+    "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/"
+    "naiolsaiywonfvjqzuuystkn5qe7virsv3d3rgkz7xkb52e6pb5";
 
 nlohmann::json golden_for(const std::string& rel) {
     auto g = nlohmann::json::parse(read_file(fixture_dir() / "two" / "golden.json"));
@@ -43,7 +47,7 @@ TEST(CliShow, JsonIsOneObjectPerFileWithTypeAndFields) {
         EXPECT_EQ(f["cache_key"], g["cache_key"]);
         EXPECT_EQ(f["guards_expr"], g["guards_expr"]);
         EXPECT_EQ(f["_time_taken_ns"], g["_time_taken_ns"]);
-        EXPECT_EQ(f["device_types"], g["device_types"]);   // OrderedSet -> array
+        EXPECT_EQ(f["device_types"], g["device_types"]);  // OrderedSet -> array
         EXPECT_EQ(f["device_idxs"], g["device_idxs"]);
         EXPECT_EQ(f["_fx_graph_cache_debug_lines"], g["debug_lines"]);
         EXPECT_EQ(f["current_callable"], nullptr);

@@ -29,7 +29,7 @@ TEST(CliStats, JsonOnH100FixtureIsExactlyTheReadmeCounts) {
     EXPECT_EQ(j["categories"]["triton_compiled"]["entries"], 114);
     EXPECT_EQ(files("autotune_local_cache"), 1);
     EXPECT_EQ(files("lock"), 13);
-    EXPECT_FALSE(j["categories"].contains("temp"));   // zero-file categories are left out
+    EXPECT_FALSE(j["categories"].contains("temp"));  // zero-file categories are left out
     EXPECT_FALSE(j["categories"].contains("other"));
     EXPECT_EQ(j["fxgraph_keys"], 13);
     EXPECT_EQ(j["total"]["files"], 1067);
@@ -57,7 +57,8 @@ TEST(CliStats, HumanOutputLikeCcache) {
 }
 
 TEST(CliStats, RootFromTheEnvironmentLikeTorch) {
-    auto r = run_command({"env", "TORCHINDUCTOR_CACHE_DIR=" + two_entries_root().string(), cli_path(), "stats", "--json"});
+    auto r =
+        run_command({"env", "TORCHINDUCTOR_CACHE_DIR=" + two_entries_root().string(), cli_path(), "stats", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["total"]["files"], 33);
     auto t = run_command({"env", "-u", "TORCHINDUCTOR_CACHE_DIR", "TMPDIR=" + (fixture_dir() / "two").string(),
@@ -72,7 +73,8 @@ TEST(CliStats, StandaloneTritonCache) {
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["categories"]["triton_compiled"]["files"], 905);
     EXPECT_EQ(j["categories"]["triton_compiled"]["entries"], 114);
-    auto e = run_command({"env", "TRITON_CACHE_DIR=" + (h100_root() / "triton" / "0").string(), cli_path(), "stats", "--triton", "--json"});
+    auto e = run_command({"env", "TRITON_CACHE_DIR=" + (h100_root() / "triton" / "0").string(), cli_path(), "stats",
+                          "--triton", "--json"});
     ASSERT_EQ(e.exit_code, 0) << e.err;
     EXPECT_EQ(nlohmann::json::parse(e.out)["total"]["files"], 905);
 }
@@ -85,7 +87,8 @@ TEST(CliStats, MissingRootExitsTwoWithThePath) {
 }
 
 TEST(CliStats, SampleCacheShippedWithKilnIsReal) {
-    auto r = run_command({cli_path(), "stats", (source_dir() / "resources" / "sample-cache" / "inductor").string(), "--json"});
+    auto r = run_command(
+        {cli_path(), "stats", (source_dir() / "resources" / "sample-cache" / "inductor").string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_GE(j["fxgraph_keys"].get<int>(), 2);

@@ -30,8 +30,8 @@ TEST(CliTimings, JsonOfCacheRoot) {
 }
 
 TEST(CliTimings, TextShowsWinnerAndParamsOfStderrLog) {
-    auto r = run_command({kiln::test::cli_path(), "timings", (kiln::test::fixture_dir() / "h100" / "stderr_cold.log").string(),
-                          "--top", "3"});
+    auto r = run_command({kiln::test::cli_path(), "timings",
+                          (kiln::test::fixture_dir() / "h100" / "stderr_cold.log").string(), "--top", "3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("mm  512x512 float16, 512x512 float16"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("* triton_mm_4"), std::string::npos) << r.out;
@@ -41,8 +41,8 @@ TEST(CliTimings, TextShowsWinnerAndParamsOfStderrLog) {
 }
 
 TEST(CliTimings, MmLogFilterAndBadInput) {
-    auto r = run_command({kiln::test::cli_path(), "timings", (kiln::test::fixture_dir() / "h100" / "mm_log.json").string(),
-                          "--json", "--op", "mm"});
+    auto r = run_command({kiln::test::cli_path(), "timings",
+                          (kiln::test::fixture_dir() / "h100" / "mm_log.json").string(), "--json", "--op", "mm"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["ops"].size(), 2u);
@@ -50,7 +50,8 @@ TEST(CliTimings, MmLogFilterAndBadInput) {
 
     auto missing = run_command({kiln::test::cli_path(), "timings", "/no/such/path"});
     EXPECT_EQ(missing.exit_code, 2);
-    auto unknown = run_command({kiln::test::cli_path(), "timings", (kiln::test::fixture_dir() / "h100" / "gpu.txt").string()});
+    auto unknown =
+        run_command({kiln::test::cli_path(), "timings", (kiln::test::fixture_dir() / "h100" / "gpu.txt").string()});
     EXPECT_EQ(unknown.exit_code, 2);
     EXPECT_NE(unknown.err.find("not a timing file"), std::string::npos) << unknown.err;
 }

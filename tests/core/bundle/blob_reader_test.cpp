@@ -16,6 +16,7 @@ class ViewBuffer final : public pickle::Buffer {
 public:
     explicit ViewBuffer(std::string_view b) : Buffer("test.bin"), b_(b) {}
     std::string_view bytes() const override { return b_; }
+
 private:
     std::string_view b_;
 };
@@ -150,7 +151,8 @@ TEST(BlobReader, LengthsPastTheEndWithAValidChecksumAreErrorsNotLoops) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("claims 1000 bytes"), std::string::npos) << r.error().str();
     EXPECT_EQ(r.error().context, "test.bin: byte 40");  // the key length field of the first artifact
-    std::string content_past = craft::str("inductor") + craft::u64(1) + craft::str(craft::kFx) + craft::u64(UINT64_MAX) + "x";
+    std::string content_past =
+        craft::str("inductor") + craft::u64(1) + craft::str(craft::kFx) + craft::u64(UINT64_MAX) + "x";
     EXPECT_NE(read_copy(craft::blob(content_past)).error().message.find("truncated"), std::string::npos);
     std::string count_huge = craft::str("inductor") + craft::u64(UINT64_MAX / 2);
     EXPECT_NE(read_copy(craft::blob(count_huge)).error().message.find("claims"), std::string::npos);
@@ -172,23 +174,23 @@ TEST(BlobReader, StringsAreStrictBase64OfUtf8) {
 }
 
 TEST(BlobReader, DuplicateGroupsUnknownTypesAndHostileKeysAreFlagged) {
-    std::string body = craft::group("autotune", {{"zz/" + std::string(64, 'a') + ".best_config", "{\"a\": 1}"}}) +
-                       craft::group("pgo", {{"x", "p"}}) +
-                       craft::group("autotune", {{"zz/" + std::string(64, 'b') + ".best_config", "{\"b\": 1}"}}) +
-                       craft::group("bogus", {{"k", "v"}}) +
-                       craft::group("aot_autograd", {{"../../x", "c"}, {"/etc/passwd", "c"}}) +
-                       craft::group("precompile", {{"../" + std::string(61, '0'), "c"}}) +
-                       craft::group("inductor", {{"f../../../../../../../../../../../../../../../../../../../..", "c"}}) +
-                       craft::group("pgo", {{std::string("a\0b", 3), "p"}, {"j/k:0:", "q"}}) + craft::group("inductor", {});
+    std::string body =
+        craft::group("autotune", {{"zz/" + std::string(64, 'a') + ".best_config", "{\"a\": 1}"}}) +
+        craft::group("pgo", {{"x", "p"}}) +
+        craft::group("autotune", {{"zz/" + std::string(64, 'b') + ".best_config", "{\"b\": 1}"}}) +
+        craft::group("bogus", {{"k", "v"}}) + craft::group("aot_autograd", {{"../../x", "c"}, {"/etc/passwd", "c"}}) +
+        craft::group("precompile", {{"../" + std::string(61, '0'), "c"}}) +
+        craft::group("inductor", {{"f../../../../../../../../../../../../../../../../../../../..", "c"}}) +
+        craft::group("pgo", {{std::string("a\0b", 3), "p"}, {"j/k:0:", "q"}}) + craft::group("inductor", {});
     auto blob = read_copy(craft::blob(body));
     ASSERT_TRUE(blob.ok()) << blob.error().str();
     ASSERT_EQ(blob->groups.size(), 9u);
-    EXPECT_TRUE(blob->groups[0].ignored_by_torch);   // autotune[a]: a later autotune group replaces it
-    EXPECT_TRUE(blob->groups[1].ignored_by_torch);   // pgo[x]: shadowed by the later pgo group
+    EXPECT_TRUE(blob->groups[0].ignored_by_torch);  // autotune[a]: a later autotune group replaces it
+    EXPECT_TRUE(blob->groups[1].ignored_by_torch);  // pgo[x]: shadowed by the later pgo group
     EXPECT_FALSE(blob->groups[2].ignored_by_torch);
-    EXPECT_TRUE(blob->groups[6].ignored_by_torch);   // inductor: the empty group at the end wins
+    EXPECT_TRUE(blob->groups[6].ignored_by_torch);  // inductor: the empty group at the end wins
     EXPECT_EQ(blob->unknown_types(), std::vector<std::string>{"bogus"});
-    EXPECT_EQ(blob->invalid_keys(), 5u);             // ../../x, /etc/passwd, ../0…, f../.., "a\0b"
+    EXPECT_EQ(blob->invalid_keys(), 5u);  // ../../x, /etc/passwd, ../0…, f../.., "a\0b"
     for (const auto& a : blob->artifacts)
         if (!a.key_problem.empty()) {
             EXPECT_TRUE(a.target.empty()) << a.key;

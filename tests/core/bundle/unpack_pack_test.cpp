@@ -40,7 +40,8 @@ TEST(Unpack, H200BlobGivesTheFixtureFilesByteForByte) {
     EXPECT_EQ(r->files_written, 10u);  // 11 artifacts, one best_config superseded
     auto files = files_under(dir.path() / "root");
     EXPECT_EQ(files.size(), 10u);
-    for (const auto& f : files) EXPECT_EQ(test::read_file(dir.path() / "root" / f), test::read_file(test::h100_h200_root() / f)) << f;
+    for (const auto& f : files)
+        EXPECT_EQ(test::read_file(dir.path() / "root" / f), test::read_file(test::h100_h200_root() / f)) << f;
     // Again: every file is already there with the same bytes; nothing is written.
     auto again = unpack_blob(blob, (dir.path() / "root").string(), {});
     ASSERT_TRUE(again.ok());
@@ -118,14 +119,15 @@ TEST(Unpack, SymlinksInTheRootAreNeverFollowed) {
 
 TEST(Unpack, HostileKeysAndUnknownTypesAreRefused) {
     test::ScratchDir dir("unpack-hostile");
-    auto hostile = read_blob(pickle::own_bytes(craft::blob(craft::group("autotune", {{"../esc.best_config", "{}"}})), "h.bin"));
+    auto hostile =
+        read_blob(pickle::own_bytes(craft::blob(craft::group("autotune", {{"../esc.best_config", "{}"}})), "h.bin"));
     ASSERT_TRUE(hostile.ok());
     auto r = unpack_blob(*hostile, (dir.path() / "root").string(), {});
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("../esc.best_config"), std::string::npos);
     EXPECT_FALSE(fs::exists(dir.path() / "esc.best_config"));
-    auto bogus = read_blob(pickle::own_bytes(craft::blob(craft::group("bogus", {{"k", "v"}}) +
-                                                         craft::group("autotune", {{craft::kTune, "{}"}})), "b.bin"));
+    auto bogus = read_blob(pickle::own_bytes(
+        craft::blob(craft::group("bogus", {{"k", "v"}}) + craft::group("autotune", {{craft::kTune, "{}"}})), "b.bin"));
     ASSERT_TRUE(bogus.ok());
     auto rejected = unpack_blob(*bogus, (dir.path() / "root").string(), {});
     ASSERT_FALSE(rejected.ok());
@@ -140,13 +142,16 @@ TEST(Unpack, HostileKeysAndUnknownTypesAreRefused) {
 TEST(Unpack, OnlyTheLastGroupOfATypeIsWrittenLikeTorch) {
     test::ScratchDir dir("unpack-dup");
     std::string a = "zz/" + std::string(64, 'a') + ".best_config", b = "zz/" + std::string(64, 'b') + ".best_config";
-    auto blob = read_blob(pickle::own_bytes(craft::blob(craft::group("autotune", {{a, "A"}}) + craft::group("pgo", {{"x", "p"}}) +
-                                                        craft::group("autotune", {{b, "B"}})), "d.bin"));
+    auto blob = read_blob(
+        pickle::own_bytes(craft::blob(craft::group("autotune", {{a, "A"}}) + craft::group("pgo", {{"x", "p"}}) +
+                                      craft::group("autotune", {{b, "B"}})),
+                          "d.bin"));
     ASSERT_TRUE(blob.ok());
     auto r = unpack_blob(*blob, dir.path().string(), {});
     ASSERT_TRUE(r.ok()) << r.error().str();
     // What torch 2.11 wrote for this blob on the device machine (research notes §1.3).
-    EXPECT_EQ(files_under(dir.path()), (std::set<std::string>{b, "dynamo/code_state_x.pkl", "dynamo/code_state_x.pkl.lock"}));
+    EXPECT_EQ(files_under(dir.path()),
+              (std::set<std::string>{b, "dynamo/code_state_x.pkl", "dynamo/code_state_x.pkl.lock"}));
 }
 
 TEST(Writer, RebuildsTorchsBlobsByteForByte) {
@@ -155,7 +160,9 @@ TEST(Writer, RebuildsTorchsBlobsByteForByte) {
         std::vector<OutGroup> groups;
         for (const auto& g : blob.groups) {
             groups.push_back({g.kind, {}});
-            for (std::size_t i = 0; i < g.count; ++i) groups.back().artifacts.push_back({blob.artifacts[g.first + i].key, blob.artifacts[g.first + i].content});
+            for (std::size_t i = 0; i < g.count; ++i)
+                groups.back().artifacts.push_back(
+                    {blob.artifacts[g.first + i].key, blob.artifacts[g.first + i].content});
         }
         auto rebuilt = build_blob(groups);
         ASSERT_TRUE(rebuilt.ok()) << rebuilt.error().str();
@@ -183,7 +190,8 @@ TEST(Pack, RootRoundTripsThroughUnpack) {
     auto r = unpack_blob(*blob, dir.path().string(), {});
     ASSERT_TRUE(r.ok()) << r.error().str();
     // torch's file names are the content hashes, so the unpacked tree is the root's own files.
-    for (const auto& f : files_under(dir.path())) EXPECT_EQ(test::read_file(dir.path() / f), test::read_file(test::pgo_root() / f)) << f;
+    for (const auto& f : files_under(dir.path()))
+        EXPECT_EQ(test::read_file(dir.path() / f), test::read_file(test::pgo_root() / f)) << f;
     EXPECT_EQ(files_under(dir.path()).size(), 8u);  // and the PGO lock
 }
 
@@ -247,14 +255,16 @@ TEST(Diff, BlobAgainstTheRootItCameFrom) {
 TEST(Diff, DifferentBytesUnderOneKey) {
     test::ScratchDir dir("diff-bytes");
     std::string k = "zz/" + std::string(64, 'c') + ".best_config";
-    craft::write(dir.path() / "a.bin", craft::blob(craft::group("autotune", {{k, "{\"x\": 1}"}}) + craft::group("inductor", {{craft::kFx, "one"}})));
-    craft::write(dir.path() / "b.bin", craft::blob(craft::group("autotune", {{k, "{\"x\": 2}"}}) +
-                                                   craft::group("inductor", {{craft::kFx, "one"}, {craft::kFx, "two"}})));
+    craft::write(dir.path() / "a.bin", craft::blob(craft::group("autotune", {{k, "{\"x\": 1}"}}) +
+                                                   craft::group("inductor", {{craft::kFx, "one"}})));
+    craft::write(dir.path() / "b.bin",
+                 craft::blob(craft::group("autotune", {{k, "{\"x\": 2}"}}) +
+                             craft::group("inductor", {{craft::kFx, "one"}, {craft::kFx, "two"}})));
     auto d = diff_bundles((dir.path() / "a.bin").string(), (dir.path() / "b.bin").string());
     ASSERT_TRUE(d.ok()) << d.error().str();
     ASSERT_EQ(d->keys.size(), 2u);
     EXPECT_EQ(d->keys[0].type, ArtifactType::inductor);  // blob order: inductor before autotune
-    EXPECT_EQ(d->keys[0].status, DiffStatus::differ);     // a second guard set on one side
+    EXPECT_EQ(d->keys[0].status, DiffStatus::differ);    // a second guard set on one side
     EXPECT_EQ(d->keys[0].b.size(), 2u);
     EXPECT_EQ(d->keys[1].status, DiffStatus::differ);
 }

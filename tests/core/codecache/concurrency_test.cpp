@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "codecache/compile_pool.hpp"
-#include "codecache/file_lock.hpp"
 #include "counting_compiler.hpp"
+#include "util/file_lock.hpp"
 
 namespace kiln::codecache {
 namespace {

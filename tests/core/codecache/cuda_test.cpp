@@ -5,8 +5,8 @@
 
 #include "codecache/build_record.hpp"
 #include "codecache/code_cache.hpp"
+#include "cuda/nvcc.hpp"
 #include "test_support.hpp"
-#include "util/cuda_probe.hpp"
 
 namespace kiln::codecache {
 namespace {
@@ -23,7 +23,8 @@ extern "C" int launch_scale(float* x, float a, int n) {
 )";
 
 TEST(CodeCacheCuda, CompilesCuToSharedLibraryAndCubin) {
-    if (find_nvcc().empty()) GTEST_SKIP() << "nvcc not found ($CUDACXX, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
+    if (cuda::find_nvcc().empty())
+        GTEST_SKIP() << "nvcc not found ($CUDACXX, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
     test::ScratchDir dir("codecache_cuda");
     CodeCache cache(CodeCacheOptions{.root = dir.path(), .cuda_arch = "90"});
     for (std::string ext : {"so", "cubin"}) {

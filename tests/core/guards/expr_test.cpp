@@ -98,7 +98,8 @@ TEST(GuardExpr, LargeValues) {
     // Beyond 128 bits: an error that says so, never a wrapped answer.
     EXPECT_NE(eval_error("L['t0']*L['t0']*L['t0'] > 0", {9223372036854775807}).find("overflow"), std::string::npos);
     EXPECT_NE(eval_error("2**200 > 0").find("overflow in '2**200'"), std::string::npos);
-    EXPECT_NE(eval_error("L['t0'] < 1000000000000000000000000000000000000000000", {1}).find("overflow"), std::string::npos);
+    EXPECT_NE(eval_error("L['t0'] < 1000000000000000000000000000000000000000000", {1}).find("overflow"),
+              std::string::npos);
 }
 
 TEST(GuardExpr, SymbolsAndBinding) {
@@ -142,8 +143,10 @@ TEST(GuardExpr, ParseErrorsNameConstructAndColumn) {
     EXPECT_EQ(parse_error("__import__('os')"), "unknown function '__import__' at column 1");
     EXPECT_EQ(parse_error("Eq(L['t0'])"), "Eq() takes 2 argument(s), got 1 at column 1");
     EXPECT_EQ(parse_error("L['t0'] / 2 > 1"), "true division '/' is not supported at column 9");
-    EXPECT_EQ(parse_error("L['t0'] <"), "unexpected end of expression (expected a number, L['name'], a call or '(') at column 10");
-    EXPECT_EQ(parse_error("(1 < 2"), "unexpected end of expression (expected ')' to close '(' at column 1) at column 7");
+    EXPECT_EQ(parse_error("L['t0'] <"),
+              "unexpected end of expression (expected a number, L['name'], a call or '(') at column 10");
+    EXPECT_EQ(parse_error("(1 < 2"),
+              "unexpected end of expression (expected ')' to close '(' at column 1) at column 7");
     EXPECT_EQ(parse_error("1 < 2)"), "unexpected ')' after a complete expression at column 6");
     EXPECT_EQ(parse_error("L['t0' < 2"), "unexpected '<' (expected ']' to close L[) at column 8");
     EXPECT_EQ(parse_error("L[0] > 1"), "unexpected '0' (expected a quoted name in L[...]) at column 3");

@@ -8,8 +8,8 @@ namespace {
 
 using kiln::guards::Expr;
 
-const std::vector<std::int64_t> kValues{-9, -2, -1, 0, 1, 2, 3, 7, 16, 64, 65, 2147483647, 2147483664,
-                                        4611686018427387904, 9223372036854775807};
+const std::vector<std::int64_t> kValues{
+    -9, -2, -1, 0, 1, 2, 3, 7, 16, 64, 65, 2147483647, 2147483664, 4611686018427387904, 9223372036854775807};
 
 TEST(GuardFastPath, AgreesWithTheTreeEverywhere) {
     const std::vector<std::string> exprs{

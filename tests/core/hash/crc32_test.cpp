@@ -17,7 +17,8 @@ TEST(Crc32, IsZlibs) {
     std::string all;
     for (int i = 0; i < 1000; ++i) all += static_cast<char>(i * 7);
     EXPECT_EQ(crc32(all), craft::crc32(all));
-    for (std::size_t cut : {0, 1, 7, 8, 9, 500, 999}) EXPECT_EQ(crc32(all.substr(cut), crc32(all.substr(0, cut))), crc32(all));
+    for (std::size_t cut : {0, 1, 7, 8, 9, 500, 999})
+        EXPECT_EQ(crc32(all.substr(cut), crc32(all.substr(0, cut))), crc32(all));
 }
 
 }  // namespace

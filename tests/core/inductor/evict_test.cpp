@@ -91,7 +91,8 @@ TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     auto r = evict_cache(root.string(), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_EQ(r->removed.size(), scan->groups.size() - 1);
-    for (std::size_t i = 1; i < r->removed.size(); ++i) EXPECT_LE(r->removed[i - 1].last_use_ns, r->removed[i].last_use_ns);
+    for (std::size_t i = 1; i < r->removed.size(); ++i)
+        EXPECT_LE(r->removed[i - 1].last_use_ns, r->removed[i].last_use_ns);
     auto after = scan_cache(root);
     ASSERT_TRUE(after.ok());
     EXPECT_LE(after->total_bytes(), newest->bytes);
@@ -166,7 +167,7 @@ TEST_F(EvictTest, SymlinksPointingOutsideAreNeverFollowed) {
     EXPECT_TRUE(r->skipped.empty());
     EXPECT_TRUE(fs::exists(outside / "sub" / "data"));
     EXPECT_EQ(test::read_file(outside / "sub" / "data"), "keep me");
-    EXPECT_FALSE(fs::exists(key_dir));            // the key dir went, with its links as links
+    EXPECT_FALSE(fs::exists(key_dir));                                   // the key dir went, with its links as links
     EXPECT_TRUE(fs::is_symlink(root / "fxgraph" / "zz" / "fzzlinked"));  // not a cache group: left alone
 }
 
@@ -175,6 +176,7 @@ public:
     explicit RootFd(const fs::path& p) : fd_(::open(p.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
     ~RootFd() { ::close(fd_); }
     int get() const { return fd_; }
+
 private:
     int fd_;
 };
@@ -240,7 +242,9 @@ TEST_F(EvictTest, PartlyRemovedGroupCountsTheBytesFreed) {
     EXPECT_NE(r.status.error().message.find("changed since the scan"), std::string::npos);
     EXPECT_TRUE(fs::exists(replaced.path));
     for (auto i : module->artifacts) {
-        if (i != module->artifacts.back()) { EXPECT_FALSE(fs::exists(scan->artifacts[i].path)); }
+        if (i != module->artifacts.back()) {
+            EXPECT_FALSE(fs::exists(scan->artifacts[i].path));
+        }
     }
 }
 
@@ -338,15 +342,16 @@ TEST(EvictParse, AgesAndSizes) {
 TEST(EvictParse, OutOfRangeIsAnErrorNotZero) {
     EXPECT_EQ(*parse_size("18446744073709551615B"), 18446744073709551615u);
     for (const char* text : {"18446744073709551615", "18446744073709551616B", "2e19", "1e30", "1e300",
-                             "99999999999999999999999999999999999999999", "18446744073709551615T", "0.5.5G", ".G",
-                             "-1", "nanG", "inf", "1e3B"}) {
+                             "99999999999999999999999999999999999999999", "18446744073709551615T", "0.5.5G", ".G", "-1",
+                             "nanG", "inf", "1e3B"}) {
         auto r = parse_size(text);
         EXPECT_FALSE(r.ok()) << text << " gave " << (r.ok() ? *r : 0);
     }
     EXPECT_EQ(*parse_size("1.5"), 1500000000u);
     EXPECT_EQ(*parse_size("0.000000001G"), 1u);
     EXPECT_EQ(*parse_age_ns("106751d"), 106751LL * test::kDayNs);
-    for (const char* text : {"106752d", "1e300", "2e19", "9223372036854775808", "99999999999999999999w", "inf", "nan"}) {
+    for (const char* text :
+         {"106752d", "1e300", "2e19", "9223372036854775808", "99999999999999999999w", "inf", "nan"}) {
         auto r = parse_age_ns(text);
         EXPECT_FALSE(r.ok()) << text << " gave " << (r.ok() ? *r : 0);
     }

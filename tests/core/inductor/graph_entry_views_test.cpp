@@ -19,9 +19,15 @@ inductor::GraphEntry load(const fs::path& rel) {
 }
 
 // The max-autotune mm graph: 8.6 MB, with Triton kernels bundled.
-const fs::path kMmEntry = "fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
-const fs::path kCpuEntry = "fxgraph/66/f66k7epmuctxr3eyqmzoosgqq2rjq5u7vgveraa57cif5fewzb6f/nuklp4k2pyj5dhncnrujp5wy2tfdin4d7d4ebn6s3iyvydgcjan";
-const fs::path kAotEntry = "aotautograd/aojam2cfkjwlqcxcqpd3plr2uvmfbweeyzfiywbwqsv44vqf3wlt/ib73e6kof7smfcq2zqw7utr6l6lwo22af7pzwvbznklwgo4zmsn";
+const fs::path kMmEntry =
+    "fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/"
+    "xqe7kzjyrq37sxmogzsv67fvhni3elqmbax3poy54hxvh7comxf";
+const fs::path kCpuEntry =
+    "fxgraph/66/f66k7epmuctxr3eyqmzoosgqq2rjq5u7vgveraa57cif5fewzb6f/"
+    "nuklp4k2pyj5dhncnrujp5wy2tfdin4d7d4ebn6s3iyvydgcjan";
+const fs::path kAotEntry =
+    "aotautograd/aojam2cfkjwlqcxcqpd3plr2uvmfbweeyzfiywbwqsv44vqf3wlt/"
+    "ib73e6kof7smfcq2zqw7utr6l6lwo22af7pzwvbznklwgo4zmsn";
 
 TEST(GraphEntryViews, TritonBundleListsKernelsAndTheirBinaries) {
     auto e = load(kMmEntry);
@@ -76,16 +82,22 @@ TEST(GraphEntryViews, JsonHasTypeAndEveryField) {
 
 TEST(GraphEntryViews, FieldsOfANewerTorchAreListedGenerically) {
     // CompiledFxGraph.__new__ + BUILD {"cache_key": "c1", "brand_new_field": [1, 2**70]}
-    std::string p = std::string("\x80\x04\x8c\x1btorch._inductor.output_code\x8c\x0f" "CompiledFxGraph\x93)\x81}(") +
-                    "\x8c\x09" "cache_key\x8c\x02" "c1\x8c\x0f" "brand_new_field]" + std::string("(K\x01\x8a\x09", 5) +
-                    std::string("\x00\x00\x00\x00\x00\x00\x00\x00\x40", 9) + "eub.";
+    std::string p = std::string(
+                        "\x80\x04\x8c\x1btorch._inductor.output_code\x8c\x0f"
+                        "CompiledFxGraph\x93)\x81}(") +
+                    "\x8c\x09"
+                    "cache_key\x8c\x02"
+                    "c1\x8c\x0f"
+                    "brand_new_field]" +
+                    std::string("(K\x01\x8a\x09", 5) + std::string("\x00\x00\x00\x00\x00\x00\x00\x00\x40", 9) + "eub.";
     auto e = inductor::decode_graph_entry(p, "redis:pt2:fx-graph-v1::fabc:c1");
     ASSERT_TRUE(e.ok()) << e.error().str();
     EXPECT_EQ(e->field_names(), (std::vector<std::string>{"cache_key", "brand_new_field"}));
     EXPECT_EQ(e->cache_key(), "c1");
     EXPECT_FALSE(e->guards_expr().has_value());
-    EXPECT_EQ(e->to_json().dump(),
-              R"({"type":"torch._inductor.output_code.CompiledFxGraph","fields":{"cache_key":"c1","brand_new_field":[1,"1180591620717411303424"]}})");
+    EXPECT_EQ(
+        e->to_json().dump(),
+        R"({"type":"torch._inductor.output_code.CompiledFxGraph","fields":{"cache_key":"c1","brand_new_field":[1,"1180591620717411303424"]}})");
 }
 
 TEST(GraphEntryViews, ErrorsNameTheOrigin) {

@@ -43,8 +43,8 @@ TEST(DebugLines, ParsesEveryGoldenLine) {
 }
 
 TEST(DebugLines, ValuesSpanLinesInText) {
-    std::string text = "[" + kHash + "] gm: def forward(self):\n    return (x,)\n[" + kHash +
-                       "] fx_kwargs[cpp_wrapper]: False\n";
+    std::string text =
+        "[" + kHash + "] gm: def forward(self):\n    return (x,)\n[" + kHash + "] fx_kwargs[cpp_wrapper]: False\n";
     auto comps = parse_debug_text(text);
     ASSERT_TRUE(comps.ok());
     ASSERT_EQ(comps->size(), 2u);
@@ -76,7 +76,8 @@ TEST(KeyDiff, PointwiseGraphUnderChangedConfig) {
     ComponentDiff d = diff_components(*cold, *changed);
     std::vector<std::string> names;
     for (const auto& c : d.changed) names.push_back(c.component);
-    EXPECT_EQ(names, (std::vector<std::string>{"inductor_config[realize_opcount_threshold]", "inductor_config[max_fusion_size]"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"inductor_config[realize_opcount_threshold]",
+                                               "inductor_config[max_fusion_size]"}));
     EXPECT_TRUE(d.only_a.empty());
     EXPECT_TRUE(d.only_b.empty());
     EXPECT_EQ(d.same, cold->size() - 2);
@@ -97,7 +98,8 @@ TEST(KeyDiff, OnlyOnOneSideAndRepeatedNames) {
 }
 
 TEST(KeyDiff, LineDiffOfGraphCode) {
-    auto lines = line_diff("def f(x):\n    a = x + 1\n    return a", "def f(x):\n    a = x * 2\n    b = a\n    return a");
+    auto lines =
+        line_diff("def f(x):\n    a = x + 1\n    return a", "def f(x):\n    a = x * 2\n    b = a\n    return a");
     std::string shown;
     for (const auto& l : lines) shown += static_cast<char>(l.op) + l.text + "\n";
     EXPECT_EQ(shown, " def f(x):\n-    a = x + 1\n+    a = x * 2\n+    b = a\n     return a\n");

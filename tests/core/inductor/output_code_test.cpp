@@ -46,7 +46,8 @@ TEST(OutputCode, EveryKernelOfTheFixtureResolvesToItsFiles) {
             EXPECT_GE(k.launches, 1u) << path << " " << k.name;
             if (k.kind == KernelKind::triton) {
                 ++triton;
-                EXPECT_TRUE(fs::exists(root / k.module_rel_path())) << path << " " << k.name << " -> " << k.module_rel_path();
+                EXPECT_TRUE(fs::exists(root / k.module_rel_path()))
+                    << path << " " << k.name << " -> " << k.module_rel_path();
                 EXPECT_TRUE(fs::exists(root / k.kernel_path)) << path << " " << k.name << " -> " << k.kernel_path;
                 EXPECT_FALSE(k.triton_category().empty()) << k.name;
             } else if (k.kind == KernelKind::cpp) {
@@ -81,7 +82,8 @@ TEST(OutputCode, TemplateKernelOfTheMmGraph) {
 TEST(OutputCode, PythonEscapes) {
     EXPECT_EQ(*decode_python_escapes(R"(a\nb\t\\ \'q\' \x41\u00e9\101 line\
 cont)"),
-              "a\nb\t\\ 'q' A\xc3\xa9" "A linecont");
+              "a\nb\t\\ 'q' A\xc3\xa9"
+              "A linecont");
     EXPECT_EQ(*decode_python_escapes(R"(\d stays)"), "\\d stays");
     EXPECT_FALSE(decode_python_escapes("ends in \\").ok());
     EXPECT_FALSE(decode_python_escapes(R"(\x4)").ok());

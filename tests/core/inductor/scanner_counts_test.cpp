@@ -96,7 +96,7 @@ TEST(ScannerGroups, EveryArtifactBelongsToOneGroupAndBytesAddUp) {
 
     std::map<GroupKind, int> kinds;
     for (auto& g : scan->groups) ++kinds[g.kind];
-    EXPECT_EQ(kinds[GroupKind::key_dir], 13 + 12);       // fxgraph keys + aotautograd keys
+    EXPECT_EQ(kinds[GroupKind::key_dir], 13 + 12);  // fxgraph keys + aotautograd keys
     EXPECT_EQ(kinds[GroupKind::triton_kernel_dir], 114);
 }
 

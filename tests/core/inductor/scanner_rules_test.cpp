@@ -16,7 +16,8 @@ const std::string H = "2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e8
 Category cat(const std::string& rel, RootKind k = RootKind::inductor) { return classify_path(rel, k).category; }
 
 TEST(ClassifyRules, GraphEntriesAndKeyDirs) {
-    auto c = classify_path("fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/xqe7kzjy", RootKind::inductor);
+    auto c =
+        classify_path("fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz/xqe7kzjy", RootKind::inductor);
     EXPECT_EQ(c.category, Category::fxgraph);
     EXPECT_EQ(c.key, "fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz");
     EXPECT_EQ(c.group_kind, GroupKind::key_dir);
@@ -43,7 +44,7 @@ TEST(ClassifyRules, ModulesAndSidecars) {
     EXPECT_EQ(cat(dir + K + ".cu"), Category::cuda_source);
     auto rec = classify_path(rec_path, RootKind::inductor);
     EXPECT_EQ(rec.category, Category::build_record);
-    EXPECT_EQ(rec.group_rel, dir + K);  // lives and dies with the .so
+    EXPECT_EQ(rec.group_rel, dir + K);                   // lives and dies with the .so
     EXPECT_EQ(cat("zz/" + K + ".py"), Category::other);  // wrong shard dir
     EXPECT_EQ(cat(dir + "notakey.py"), Category::other);
     EXPECT_EQ(cat(dir + H + ".best_config"), Category::best_config);
@@ -51,7 +52,8 @@ TEST(ClassifyRules, ModulesAndSidecars) {
 }
 
 TEST(ClassifyRules, TritonAutotuneLocksTemp) {
-    auto t = classify_path("triton/0/JNIY6HAMER4UMTF73CBDM74IMPESUB5HHTYSDS6LQIL5IJO5PJAA/triton_mm.cubin", RootKind::inductor);
+    auto t = classify_path("triton/0/JNIY6HAMER4UMTF73CBDM74IMPESUB5HHTYSDS6LQIL5IJO5PJAA/triton_mm.cubin",
+                           RootKind::inductor);
     EXPECT_EQ(t.category, Category::triton_compiled);
     EXPECT_EQ(t.group_kind, GroupKind::triton_kernel_dir);
     EXPECT_EQ(t.group_rel, "triton/0/JNIY6HAMER4UMTF73CBDM74IMPESUB5HHTYSDS6LQIL5IJO5PJAA");
@@ -98,6 +100,7 @@ public:
         if (had_) ::setenv(name_, old_.c_str(), 1);
         else ::unsetenv(name_);
     }
+
 private:
     const char* name_;
     std::string old_;

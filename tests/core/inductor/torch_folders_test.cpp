@@ -44,7 +44,8 @@ TEST(TorchFolders, TritonStagingAndAutotuneResults) {
     EXPECT_EQ(b.group_rel, "triton/0/tmp.3f2a9c1e-1b2c-4d5e-8f90-0123456789ab");
     EXPECT_EQ(cat("triton/0/" + T + "/tmp.pid_123_abcdef/k.ptx"), Category::temp);  // Triton's put staging
     EXPECT_EQ(cat(T + "/tmp.pid_123_abcdef/k.ptx", RootKind::triton), Category::temp);
-    const std::string autotune = "triton/0/" + H + "/matmul_kernel.autotune.json";  // classify_path returns views into it
+    const std::string autotune =
+        "triton/0/" + H + "/matmul_kernel.autotune.json";  // classify_path returns views into it
     auto a = classify_path(autotune, RootKind::inductor);
     EXPECT_EQ(a.category, Category::triton_autotune);
     EXPECT_EQ(a.key, H);
@@ -58,8 +59,8 @@ TEST(TorchFolders, ModuleSidecars) {
     EXPECT_EQ(cat(d + ".optimized.cpp"), Category::cpp_source);
     EXPECT_EQ(cat(d + ".o"), Category::object_file);
     EXPECT_EQ(cat(d + ".cu.error"), Category::compile_error);
-    for (const char* ext : {".wrapper.cpp", ".wrapper.so", ".kernel.cpp", ".wrapper_metadata.json", ".wrapper_compile_flags.json",
-                            ".kernel_metadata.json"})
+    for (const char* ext : {".wrapper.cpp", ".wrapper.so", ".kernel.cpp", ".wrapper_metadata.json",
+                            ".wrapper_compile_flags.json", ".kernel_metadata.json"})
         EXPECT_EQ(cat(d + ext), Category::aoti_artifact) << ext;
     EXPECT_EQ(cat(d + ".so.json"), Category::build_record);  // Kiln's own build record, unchanged
     const std::string halide = d + ".halide/halide_kernel.a";

@@ -90,12 +90,13 @@ TEST(TraceLog, EveryRecordInOrderAndEarlyStop) {
     EXPECT_NE((*files)[0].string().find("/mega/"), std::string::npos);
     std::size_t records = 0, last_line = 0, metrics_with_payload = 0;
     ASSERT_TRUE(for_each_trace_record((*files)[1], [&](const TraceRecord& r) {
-        EXPECT_GT(r.line, last_line);
-        last_line = r.line;
-        if (r.header_json.rfind("{\"compilation_metrics\"", 0) == 0 && !r.payload.empty()) ++metrics_with_payload;
-        ++records;
-        return true;
-    }).ok());
+                    EXPECT_GT(r.line, last_line);
+                    last_line = r.line;
+                    if (r.header_json.rfind("{\"compilation_metrics\"", 0) == 0 && !r.payload.empty())
+                        ++metrics_with_payload;
+                    ++records;
+                    return true;
+                }).ok());
     EXPECT_GT(records, 800u);
     EXPECT_EQ(metrics_with_payload, 0u);  // compilation_metrics carry their data in the header
     std::size_t seen = 0;

@@ -24,10 +24,12 @@ Error decode_error(std::string_view bytes, const pickle::Limits& limits = {}) {
 
 // class Evil: __reduce__ = lambda self: (os.system, ('touch /tmp/kiln_pickle_pwned_marker',))
 constexpr const char* kEvilProto0 =
-    "63706f7369780a73797374656d0a70300a2856746f756368202f746d702f6b696c6e5f7069636b6c655f70776e65645f6d61726b65720a70310a7470"
+    "63706f7369780a73797374656d0a70300a2856746f756368202f746d702f6b696c6e5f7069636b6c655f70776e65645f6d61726b65720a7031"
+    "0a7470"
     "320a5270330a2e";
 constexpr const char* kEvilProto4 =
-    "8004953e000000000000008c05706f736978948c0673797374656d9493948c23746f756368202f746d702f6b696c6e5f7069636b6c655f70776e65645f"
+    "8004953e000000000000008c05706f736978948c0673797374656d9493948c23746f756368202f746d702f6b696c6e5f7069636b6c655f7077"
+    "6e65645f"
     "6d61726b657294859452942e";
 constexpr const char* kMarker = "/tmp/kiln_pickle_pwned_marker";
 
@@ -49,20 +51,27 @@ TEST(PickleHostile, OsSystemPickleDecodesToInertNodes) {
 
 TEST(PickleHostile, ErrorsSayWhereAndWhy) {
     // BINUNICODE declaring 4 GiB with 3 bytes left.
-    Error e = decode_error(std::string("\x80\x04X\xff\xff\xff\xff" "abc.", 11));
+    Error e =
+        decode_error(std::string("\x80\x04X\xff\xff\xff\xff"
+                                 "abc.",
+                                 11));
     EXPECT_EQ(e.code, Errc::parse);
     EXPECT_EQ(e.context, "input: byte 2, opcode BINUNICODE");
     EXPECT_NE(e.message.find("declared length exceeds the bytes left"), std::string::npos);
 }
 
 TEST(PickleHostile, OversizedDeclaredLengths) {
-    for (std::string p : {std::string("\x80\x04\x8e\xff\xff\xff\xff\xff\xff\xff\x7f" "x.", 13),  // BINBYTES8
-                          std::string("\x80\x05\x96\x00\x00\x00\x00\x01\x00\x00\x00.", 12),         // BYTEARRAY8
-                          std::string("\x80\x04\x8d\x10\x00\x00\x00\x00\x00\x00\x00.", 12),         // BINUNICODE8
-                          std::string("\x80\x04\x95\x00\x00\x00\x00\x00\x01\x00\x00N.", 13),        // FRAME
-                          std::string("\x80\x02\x8b\xff\xff\xff\x7f.", 8),                          // LONG4
-                          std::string("\x80\x02\x8b\xff\xff\xff\xff.", 8),                          // LONG4 negative
-                          std::string("\x80\x02T\x05\x00\x00\x00" "ab.", 10)}) {                      // BINSTRING
+    for (std::string p : {std::string("\x80\x04\x8e\xff\xff\xff\xff\xff\xff\xff\x7f"
+                                      "x.",
+                                      13),                                                    // BINBYTES8
+                          std::string("\x80\x05\x96\x00\x00\x00\x00\x01\x00\x00\x00.", 12),   // BYTEARRAY8
+                          std::string("\x80\x04\x8d\x10\x00\x00\x00\x00\x00\x00\x00.", 12),   // BINUNICODE8
+                          std::string("\x80\x04\x95\x00\x00\x00\x00\x00\x01\x00\x00N.", 13),  // FRAME
+                          std::string("\x80\x02\x8b\xff\xff\xff\x7f.", 8),                    // LONG4
+                          std::string("\x80\x02\x8b\xff\xff\xff\xff.", 8),                    // LONG4 negative
+                          std::string("\x80\x02T\x05\x00\x00\x00"
+                                      "ab.",
+                                      10)}) {  // BINSTRING
         Error e = decode_error(p);
         EXPECT_EQ(e.code, Errc::parse) << e.str();
         EXPECT_NE(e.context.find("byte 2"), std::string::npos) << e.str();
@@ -71,10 +80,17 @@ TEST(PickleHostile, OversizedDeclaredLengths) {
 
 TEST(PickleHostile, OddSetitemsDanglingMemoAndMarkUnderflow) {
     EXPECT_NE(decode_error("\x80\x04}(K\x01u.").message.find("odd number of items for SETITEMS"), std::string::npos);
-    EXPECT_NE(decode_error("(K\x01" "d.").message.find("odd number of items for DICT"), std::string::npos);
+    EXPECT_NE(decode_error("(K\x01"
+                           "d.")
+                  .message.find("odd number of items for DICT"),
+              std::string::npos);
     EXPECT_NE(decode_error("\x80\x04h\x05.").message.find("never stored"), std::string::npos);
-    EXPECT_NE(decode_error(std::string("\x80\x04j\x00\x00\x01\x00.", 8)).message.find("never stored"), std::string::npos);
-    EXPECT_EQ(decode_error("\x80\x04]K\x01" "e.").context, "input: byte 5, opcode APPENDS");  // no MARK
+    EXPECT_NE(decode_error(std::string("\x80\x04j\x00\x00\x01\x00.", 8)).message.find("never stored"),
+              std::string::npos);
+    EXPECT_EQ(decode_error("\x80\x04]K\x01"
+                           "e.")
+                  .context,
+              "input: byte 5, opcode APPENDS");  // no MARK
     EXPECT_EQ(decode_error("K\x01t.").context, "input: byte 2, opcode TUPLE");
     EXPECT_EQ(decode_error("1.").context, "input: byte 0, opcode POP_MARK");
     // A MARK fences the stack: values below it cannot be consumed.
@@ -89,7 +105,10 @@ TEST(PickleHostile, MalformedInput) {
     EXPECT_EQ(decode_error("\x80\x06N.").message, "unsupported pickle protocol (newer than 5)");
     EXPECT_EQ(decode_error("\x8c\x02\xff\xfe.").message, "invalid UTF-8 in a str");
     EXPECT_EQ(decode_error("K\x01K\x02\x93.").message, "STACK_GLOBAL requires str");
-    EXPECT_EQ(decode_error("]N\x8c\x01x" "b.").message, "BUILD on a value that is not an object");
+    EXPECT_EQ(decode_error("]N\x8c\x01x"
+                           "b.")
+                  .message,
+              "BUILD on a value that is not an object");
     EXPECT_EQ(decode_error("Ixyz\n.").message, "invalid character in the integer text");
     EXPECT_EQ(decode_error("Fnotafloat\n.").message, "invalid FLOAT text");
     EXPECT_EQ(decode_error("S'unterminated\n.").message, "the STRING argument is not quoted");
@@ -171,9 +190,11 @@ void truncate_everywhere(const std::filesystem::path& path) {
 TEST(PickleHostile, TruncationAtEveryOffsetOfTwoRealEntries) {
     // The two smallest entries of the H100 fixture: an AOTAutograd result and a CPU FX graph.
     truncate_everywhere(test::h100_root() /
-                        "aotautograd/axw2gaunvw32c7amsywq7jwz4yv2fkapfwnhewvpydqkyr6d4yql/hxoyjw2x3atxl3fmyaoe2cckvafgusdwnomb73acvw2nybfl2e2");
+                        "aotautograd/axw2gaunvw32c7amsywq7jwz4yv2fkapfwnhewvpydqkyr6d4yql/"
+                        "hxoyjw2x3atxl3fmyaoe2cckvafgusdwnomb73acvw2nybfl2e2");
     truncate_everywhere(test::h100_root() /
-                        "fxgraph/66/f66k7epmuctxr3eyqmzoosgqq2rjq5u7vgveraa57cif5fewzb6f/nuklp4k2pyj5dhncnrujp5wy2tfdin4d7d4ebn6s3iyvydgcjan");
+                        "fxgraph/66/f66k7epmuctxr3eyqmzoosgqq2rjq5u7vgveraa57cif5fewzb6f/"
+                        "nuklp4k2pyj5dhncnrujp5wy2tfdin4d7d4ebn6s3iyvydgcjan");
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ std::atomic<long long> g_live{0}, g_peak{0};
 void* counted_alloc(std::size_t n) {
     void* p = std::malloc(n ? n : 1);
     if (!p) throw std::bad_alloc();
-    long long now = g_live.fetch_add(static_cast<long long>(malloc_usable_size(p))) + static_cast<long long>(malloc_usable_size(p));
+    long long now =
+        g_live.fetch_add(static_cast<long long>(malloc_usable_size(p))) + static_cast<long long>(malloc_usable_size(p));
     long long peak = g_peak.load();
     while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {}
     return p;
@@ -35,10 +36,18 @@ void counted_free(void* p) {
 void* operator new(std::size_t n) { return counted_alloc(n); }
 void* operator new[](std::size_t n) { return counted_alloc(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-    try { return counted_alloc(n); } catch (...) { return nullptr; }
+    try {
+        return counted_alloc(n);
+    } catch (...) {
+        return nullptr;
+    }
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-    try { return counted_alloc(n); } catch (...) { return nullptr; }
+    try {
+        return counted_alloc(n);
+    } catch (...) {
+        return nullptr;
+    }
 }
 void operator delete(void* p) noexcept { counted_free(p); }
 void operator delete[](void* p) noexcept { counted_free(p); }
@@ -83,7 +92,8 @@ TEST(PickleMemory, WorstCaseInputsStayWithinALinearBound) {
         {"dict of n/3 SETITEMs", [](std::size_t k) { return "\x80\x04}" + repeat("NNs", k) + "."; }},
         {"MEMOIZE x n", [](std::size_t k) { return "\x80\x04N" + repeat("\x94", k) + "."; }},
         {"BINGET x n", [](std::size_t k) { return "\x80\x04N\x94" + repeat(std::string("h\x00", 2), k) + "."; }},
-        {"n/2 one-char strings", [](std::size_t k) { return "\x80\x04" + repeat(std::string("\x8c\x01x", 3), k) + "."; }},
+        {"n/2 one-char strings",
+         [](std::size_t k) { return "\x80\x04" + repeat(std::string("\x8c\x01x", 3), k) + "."; }},
         {"MARK + n/2 Nones + TUPLE", [](std::size_t k) { return "\x80\x04(" + repeat("N", k) + "t."; }},
     };
     for (const auto& c : cases) {

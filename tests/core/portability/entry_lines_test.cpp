@@ -115,9 +115,11 @@ TEST(EntryLines, RelativeToADirectoryAndIntoAScratchBuffer) {
 TEST(EntryLines, UnknownOpcodeFallsBackToTheFullDecoder) {
     std::vector<std::vector<std::string_view>> lists;
     std::string why;
-    EXPECT_EQ(walk_entry_lines(std::string("\x80\x04\xff", 3), true, EntryKind::fx_graph, lists, why), WalkResult::unsupported);
+    EXPECT_EQ(walk_entry_lines(std::string("\x80\x04\xff", 3), true, EntryKind::fx_graph, lists, why),
+              WalkResult::unsupported);
     EXPECT_NE(why.find("unknown opcode"), std::string::npos);
-    EXPECT_EQ(walk_entry_lines(std::string("\x80\x04\x8c\x05", 4), false, EntryKind::fx_graph, lists, why), WalkResult::need_more);
+    EXPECT_EQ(walk_entry_lines(std::string("\x80\x04\x8c\x05", 4), false, EntryKind::fx_graph, lists, why),
+              WalkResult::need_more);
     kiln::test::ScratchDir dir("entry-lines-garbage");
     fs::path junk = dir.path() / "junk";
     std::ofstream(junk, std::ios::binary) << std::string("\x80\x04\xff\xff", 4);

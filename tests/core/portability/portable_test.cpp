@@ -26,16 +26,18 @@ const KindCounts& counts(const PortableReport& r, ItemKind k) { return r.summary
 
 TEST(Portable, H100CacheOnItsOwnMachineHitsEverywhere) {
     // The probe's values (torch_key, backend hash, device properties) decide .best_config too.
-    PortableReport r = assess(kiln::test::h100_root(), load(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json"));
+    PortableReport r =
+        assess(kiln::test::h100_root(), load(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json"));
     EXPECT_TRUE(r.skipped.empty());
-    for (auto k : {ItemKind::fx_graph, ItemKind::aot_autograd, ItemKind::timing_cache, ItemKind::best_config, ItemKind::triton_kernel}) {
+    for (auto k : {ItemKind::fx_graph, ItemKind::aot_autograd, ItemKind::timing_cache, ItemKind::best_config,
+                   ItemKind::triton_kernel}) {
         const KindCounts& c = counts(r, k);
         EXPECT_GT(c.total, 0u) << item_kind_name(k);
         EXPECT_EQ(c.hit, c.total) << item_kind_name(k);
     }
     EXPECT_EQ(counts(r, ItemKind::fx_graph).total, 13u);
     EXPECT_EQ(counts(r, ItemKind::aot_autograd).total, 12u);
-    EXPECT_EQ(counts(r, ItemKind::best_config).total, 5u);   // each named by torch_key 36e6df12… for its own module
+    EXPECT_EQ(counts(r, ItemKind::best_config).total, 5u);  // each named by torch_key 36e6df12… for its own module
     EXPECT_EQ(counts(r, ItemKind::triton_kernel).total, 114u);
     ASSERT_EQ(r.summary.hazards.size(), 1u);
     EXPECT_EQ(r.summary.hazards[0].component, "inductor_config[cpp.cxx]");
@@ -49,11 +51,12 @@ TEST(Portable, H100CacheOnTheH200) {
     EXPECT_EQ(counts(r, ItemKind::timing_cache).miss, 1u);
     // sm 90 and Triton 3.6.0 on both; the launcher module's Python ABI (cpython-312) too.
     EXPECT_EQ(counts(r, ItemKind::triton_kernel).hit, 114u);
-    EXPECT_EQ(counts(r, ItemKind::best_config).unknown, 5u);   // a trace shows torch_key's hash, not its bytes
+    EXPECT_EQ(counts(r, ItemKind::best_config).unknown, 5u);  // a trace shows torch_key's hash, not its bytes
     ASSERT_EQ(r.summary.differing.size(), 2u);
     EXPECT_EQ(r.summary.differing[0].component, "system_info[device]");
     EXPECT_EQ(r.summary.differing[0].items, 25u);
-    EXPECT_NE(r.summary.lines[0].find("none of the 25 graph entries would hit"), std::string::npos) << r.summary.lines[0];
+    EXPECT_NE(r.summary.lines[0].find("none of the 25 graph entries would hit"), std::string::npos)
+        << r.summary.lines[0];
     EXPECT_NE(r.summary.lines[1].find("0 of 13 would hit on NVIDIA H200"), std::string::npos) << r.summary.lines[1];
     EXPECT_NE(r.summary.lines[3].find("autotune results for NVIDIA H100 80GB HBM3 do not apply"), std::string::npos);
 }
@@ -69,7 +72,8 @@ TEST(Portable, DriverOnlyTargetIsUnknownNotHit) {
 }
 
 TEST(Portable, JsonShape) {
-    PortableReport r = assess(kiln::test::two_entries_root(), load(kiln::test::fixture_dir() / "h100h200/h200/trace/warm"));
+    PortableReport r =
+        assess(kiln::test::two_entries_root(), load(kiln::test::fixture_dir() / "h100h200/h200/trace/warm"));
     auto j = report_to_json(r);
     ASSERT_TRUE(j["entries"].is_array());
     const auto& e = j["entries"][0];

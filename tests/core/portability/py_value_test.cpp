@@ -68,7 +68,8 @@ TEST(PyValue, SystemInfoAndSettingsHashLikeTorch) {
 
         const auto& det = find(cs, "deterministic_algorithms_settings");
         ASSERT_EQ(det.value, "(False, False, True)");
-        EXPECT_EQ(component_hash(PyValue::tuple({PyValue::boolean(false), PyValue::boolean(false), PyValue::boolean(true)}), 4),
+        EXPECT_EQ(component_hash(
+                      PyValue::tuple({PyValue::boolean(false), PyValue::boolean(false), PyValue::boolean(true)}), 4),
                   det.hash);
         const auto& mm = find(cs, "cuda_matmul_settings");
         PyValue m = PyValue::tuple({PyValue::str("none"), PyValue::boolean(true), PyValue::boolean(true)});
@@ -94,7 +95,8 @@ TEST(PyValue, ScalarConfigValuesHashLikeTorch) {
         if (c.value == "None") v = PyValue::none();
         else if (c.value == "True") v = PyValue::boolean(true);
         else if (c.value == "False") v = PyValue::boolean(false);
-        else if (!c.value.empty() && c.value.size() < 12 && c.value.find_first_not_of("-0123456789") == std::string::npos) {
+        else if (!c.value.empty() && c.value.size() < 12 &&
+                 c.value.find_first_not_of("-0123456789") == std::string::npos) {
             v = PyValue::integer(std::stoll(c.value));
             maybe_str = true;
         }
@@ -112,7 +114,8 @@ TEST(PyValue, DetectsTheProtocolOfAKey) {
     auto cs = components_of(fx_entries(kiln::test::h100_root()).front());
     EXPECT_EQ(detect_protocol(cs), 4);
     for (auto& c : cs)
-        if (c.name == "system_info[hash]" || c.name == "cache_key_tag") c.hash = component_hash(PyValue::str(c.value), 5);
+        if (c.name == "system_info[hash]" || c.name == "cache_key_tag")
+            c.hash = component_hash(PyValue::str(c.value), 5);
     EXPECT_EQ(detect_protocol(cs), 5);
     for (auto& c : cs)
         if (c.name == "system_info[hash]" || c.name == "cache_key_tag") c.hash = std::string(51, 'a');

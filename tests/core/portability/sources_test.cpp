@@ -30,7 +30,8 @@ Fingerprint must(kiln::Result<Fingerprint> r) {
 }
 
 nlohmann::json probe_json() {
-    return nlohmann::json::parse(kiln::test::read_file(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json"));
+    return nlohmann::json::parse(
+        kiln::test::read_file(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json"));
 }
 
 // The key components both fingerprints have, compared by hash (or value where there is no hash).
@@ -93,9 +94,11 @@ TEST(Sources, ProbeBaselineNamesTheConfigTheEnvironmentSets) {
     Fingerprint fp = must(fingerprint_from_probe(probe, &baseline, "probe"));
     std::vector<std::string> env_set;
     for (const auto& c : fp.components)
-        if (c.name.rfind("inductor_config[", 0) == 0 && c.source == "python (set by environment variables)") env_set.push_back(c.name);
+        if (c.name.rfind("inductor_config[", 0) == 0 && c.source == "python (set by environment variables)")
+            env_set.push_back(c.name);
     std::sort(env_set.begin(), env_set.end());
-    EXPECT_EQ(env_set, (std::vector<std::string>{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
+    EXPECT_EQ(env_set, (std::vector<std::string>{"inductor_config[max_fusion_size]",
+                                                 "inductor_config[realize_opcount_threshold]"}));
 }
 
 TEST(Sources, EntryAndRoot) {
@@ -115,12 +118,17 @@ TEST(Sources, EntryAndRoot) {
 TEST(Sources, LoadDetectsWhatAPathIs) {
     kiln::test::ScratchDir dir("portability-load");
     EXPECT_EQ(must(load_fingerprint(fx() / "h200/trace/warm")).device_name(), "NVIDIA H200");
-    EXPECT_EQ(must(load_fingerprint(fs::directory_iterator(fx() / "h200/trace/warm")->path())).device_name(), "NVIDIA H200");
+    EXPECT_EQ(must(load_fingerprint(fs::directory_iterator(fx() / "h200/trace/warm")->path())).device_name(),
+              "NVIDIA H200");
     EXPECT_EQ(must(load_fingerprint(fx() / "inductor")).device_name(), "NVIDIA H200");
-    Fingerprint timing = must(load_fingerprint(fx() / "inductor/cache/2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e86e43158"));
+    Fingerprint timing = must(
+        load_fingerprint(fx() / "inductor/cache/2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e86e43158"));
     EXPECT_EQ(timing.device_name(), "NVIDIA H100 80GB HBM3");
     EXPECT_TRUE(timing.notes.size() == 1);  // its hash matches its device and versions: no note about that
-    EXPECT_EQ(comp(must(load_fingerprint(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json")), names::torch_key).value.size(), 64u);
+    EXPECT_EQ(comp(must(load_fingerprint(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json")),
+                   names::torch_key)
+                  .value.size(),
+              64u);
 
     // A fingerprint file round trip.
     Fingerprint h200 = must(fingerprint_from_trace(fx() / "h200/trace/warm"));
@@ -139,7 +147,8 @@ TEST(Sources, LoadDetectsWhatAPathIs) {
     EXPECT_EQ(load_fingerprint(dir.path() / "text").error().code, kiln::Errc::parse);
     std::ofstream(dir.path() / "other.json") << "{\"a\": 1}";
     EXPECT_EQ(load_fingerprint(dir.path() / "other.json").error().code, kiln::Errc::parse);
-    std::ofstream(dir.path() / "bad-scope.json") << R"({"kiln_fingerprint": 1, "components": [{"name": "x", "scope": "galaxy"}]})";
+    std::ofstream(dir.path() / "bad-scope.json")
+        << R"({"kiln_fingerprint": 1, "components": [{"name": "x", "scope": "galaxy"}]})";
     EXPECT_EQ(load_fingerprint(dir.path() / "bad-scope.json").error().code, kiln::Errc::parse);
 }
 
@@ -154,7 +163,8 @@ TEST(Sources, ThisMachineWithoutPython) {
     ASSERT_NE(fp.find_unknown(names::torch_version), nullptr);
     // This machine has no GPU driver: the device is unknown, and says why.
     ASSERT_NE(fp.find_unknown(names::device), nullptr);
-    EXPECT_NE(fp.find_unknown(names::device)->why.find("libcuda"), std::string::npos) << fp.find_unknown(names::device)->why;
+    EXPECT_NE(fp.find_unknown(names::device)->why.find("libcuda"), std::string::npos)
+        << fp.find_unknown(names::device)->why;
 }
 
 TEST(Sources, PythonWithoutTorchIsAClearError) {

@@ -87,14 +87,15 @@ TEST(Verdict, UnknownOnTheTargetIsNeverAHit) {
     EXPECT_EQ(a.unknown[0].why, "needs torch");
 
     // torch_version printed without its hash: the printed bytes are lossy, so no comparison.
-    t.set({std::string(names::torch_version), comp(k.env, names::torch_version).value, "", Scope::install, true, false, true,
-           false, "test"});
+    t.set({std::string(names::torch_version), comp(k.env, names::torch_version).value, "", Scope::install, true, false,
+           true, false, "test"});
     a = assess_key(k.env, k.config, t);
     EXPECT_EQ(a.verdict, Verdict::unknown);
     EXPECT_NE(a.unknown[0].why.find("lossy"), std::string::npos);
 
     // A known difference decides, whatever else is unknown.
-    t.set({std::string(names::device), "{'name': 'NVIDIA H200'}", "", Scope::machine, true, false, false, false, "test"});
+    t.set(
+        {std::string(names::device), "{'name': 'NVIDIA H200'}", "", Scope::machine, true, false, false, false, "test"});
     a = assess_key(k.env, k.config, t);
     EXPECT_EQ(a.verdict, Verdict::miss);
     EXPECT_EQ(a.differs.size(), 1u);  // compared by value: the target has no hash for it
@@ -117,7 +118,8 @@ TEST(Verdict, ConfigTheTargetEnvironmentSetsIsCompared) {
     Fingerprint t = trace_fp("h100/trace/warm");
     for (const auto& c : k.config)
         if (c.name == "inductor_config[max_autotune]")
-            t.set({std::string(c.name), c.value == "True" ? "False" : "True", "", Scope::environment, true, false, false, false, "test"});
+            t.set({std::string(c.name), c.value == "True" ? "False" : "True", "", Scope::environment, true, false,
+                   false, false, "test"});
     Assessment a = assess_key(k.env, k.config, t);
     EXPECT_EQ(a.verdict, Verdict::miss);
     ASSERT_EQ(a.differs.size(), 1u);

@@ -2,6 +2,7 @@
 #include "remote/base64.hpp"
 #include "remote/remote_key.hpp"
 #include "remote/remote_value.hpp"
+#include "util/python_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +27,9 @@ TEST(Base64, RejectsCorruption) {
     for (const char* bad : {"Zg=", "Z===", "Zm9v!mFy", "Zg==Zg==", "Zm=v", "Zm9v\n"}) {
         auto r = base64_decode(bad);
         EXPECT_FALSE(r) << bad;
-        if (!r) { EXPECT_EQ(r.error().code, kiln::Errc::parse); }
+        if (!r) {
+            EXPECT_EQ(r.error().code, kiln::Errc::parse);
+        }
     }
 }
 
@@ -109,10 +112,10 @@ TEST(RemoteValue, PythonJsonDumps) {
     // Python keeps a dict's insertion order; so does the dump.
     auto j = nlohmann::ordered_json::parse(R"({"XBLOCK": 4, "num_warps": 8, "found_by_coordesc": true,
         "triton_cache_hash": null, "ms": 0.0123, "list": [1, 2.5, "x", 1.0], "name": "caf\u00e9 \ud83d\ude00\n"})");
-    EXPECT_EQ(python_json_dumps(j),
+    EXPECT_EQ(kiln::py_dumps(j),
               R"({"XBLOCK": 4, "num_warps": 8, "found_by_coordesc": true, "triton_cache_hash": null, "ms": 0.0123, )"
               R"("list": [1, 2.5, "x", 1.0], "name": "caf\u00e9 \ud83d\ude00\n"})");
-    auto back = decode_json_value(python_json_dumps(j));
+    auto back = decode_json_value(kiln::py_dumps(j));
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, j);
 }

@@ -13,6 +13,7 @@
 #include "remote/remote_export.hpp"
 #include "remote/remote_graph.hpp"
 #include "remote/remote_value.hpp"
+#include "util/python_json.hpp"
 
 using namespace kiln::remote;
 namespace fs = std::filesystem;
@@ -90,7 +91,7 @@ TEST(FixtureRoundTrip, H100EntriesReadBackIdentically) {
         if (e.cache_id == "autotune-best-config-v2") {
             ASSERT_EQ(e.state, RemoteState::json) << e.problem;
             // json.dumps wrote both the local file and the remote value: same bytes.
-            EXPECT_EQ(python_json_dumps(e.json), local) << item.source_path;
+            EXPECT_EQ(kiln::py_dumps(e.json), local) << item.source_path;
             EXPECT_EQ(e.time_taken_ms, nlohmann::json::parse(local)["time_taken_ms"].get<long long>());
             continue;
         }
@@ -115,7 +116,9 @@ TEST(FixtureRoundTrip, H100EntriesReadBackIdentically) {
         // Inductor: int(ns // 1e6); entries without _time_taken_ns (AOTAutograd) record 0.
         bool has_ns = g.contains("_time_taken_ns") && g["_time_taken_ns"].is_number();
         long long ns = has_ns ? g["_time_taken_ns"].get<long long>() : 0;
-        if (has_ns) { EXPECT_EQ(from_redis->time_taken_ns(), ns); }
+        if (has_ns) {
+            EXPECT_EQ(from_redis->time_taken_ns(), ns);
+        }
         EXPECT_EQ(e.time_taken_ms, ns / 1'000'000);
     }
     EXPECT_EQ(per_cache["fx-graph-v1"], 13);

@@ -152,7 +152,8 @@ TEST(RedisClient, BlockReadsOfLargeAbsentAndForeignValues) {
     ASSERT_TRUE(c) << c.error().str();
     // Values around the reader's 64 KB buffer, an empty one, a list (WRONGTYPE) and a missing key.
     std::vector<std::pair<std::string, std::string>> items;
-    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536}, std::size_t{300000}}) {
+    for (std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536}, std::size_t{300000}}) {
         std::string v(n, '\0');
         for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<char>('a' + (i * 7 + n) % 26);
         if (n > 2) v[n / 2] = '\r', v[n / 2 + 1] = '\n';  // CRLF inside a value is data

@@ -60,7 +60,9 @@ TEST(RedisUrl, Rejections) {
                             "redis://h:1/db", "redis://%zz@h"}) {
         auto r = parse_redis_url(bad);
         EXPECT_FALSE(r) << bad;
-        if (!r) { EXPECT_EQ(r.error().code, kiln::Errc::invalid_argument) << bad; }
+        if (!r) {
+            EXPECT_EQ(r.error().code, kiln::Errc::invalid_argument) << bad;
+        }
     }
     auto pw = parse_redis_url("redis://u:topsecret@h:99999");
     ASSERT_FALSE(pw);

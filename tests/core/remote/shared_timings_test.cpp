@@ -9,21 +9,24 @@
 #include <fstream>
 #include <limits>
 
-#include "autotune/python_json.hpp"
 #include "redis_server.hpp"
+#include "util/python_json.hpp"
 
 using namespace kiln::remote;
-using kiln::autotune::ChoiceTimings;
-using kiln::autotune::TimingKey;
+using kiln::tuning::ChoiceTimings;
+using kiln::tuning::TimingKey;
 
 namespace {
 
 nlohmann::ordered_json h100_system() {
-    return kiln::autotune::make_system(nlohmann::ordered_json::parse(
-        R"({"device": {"name": "NVIDIA H100 80GB HBM3"}, "version": {"cuda": "13.0", "triton": null}})")).system;
+    return kiln::inductor::make_system(
+               nlohmann::ordered_json::parse(
+                   R"({"device": {"name": "NVIDIA H100 80GB HBM3"}, "version": {"cuda": "13.0", "triton": null}})"))
+        .system;
 }
 
-const TimingKey kMm{"mm", "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ('cuda', 'torch.float16', 512, 512, 512, 1, 0)]",
+const TimingKey kMm{"mm",
+                    "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ('cuda', 'torch.float16', 512, 512, 512, 1, 0)]",
                     "highest"};
 
 }  // namespace
@@ -33,11 +36,13 @@ TEST(SharedTimings, PublishMergesAndKeepsDisagreements) {
     auto c = RedisClient::connect(*parse_redis_url(server.url()));
     ASSERT_TRUE(c) << c.error().str();
     const double inf = std::numeric_limits<double>::infinity();
-    auto first = publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.02}, {"mm-cfail", inf}}, "node-a");
+    auto first =
+        publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.02}, {"mm-cfail", inf}}, "node-a");
     ASSERT_TRUE(first) << first.error().str();
     EXPECT_EQ(first->added, 3);
 
-    auto second = publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.025}, {"mm-cc", 0.03}}, "node-b");
+    auto second =
+        publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}, {"mm-cb", 0.025}, {"mm-cc", 0.03}}, "node-b");
     ASSERT_TRUE(second) << second.error().str();
     EXPECT_EQ(second->added, 1);        // mm-cc
     EXPECT_EQ(second->same, 1);         // mm-ca
@@ -65,7 +70,7 @@ TEST(SharedTimings, PublishMergesAndKeepsDisagreements) {
     EXPECT_TRUE(warnings.empty());
 
     // Another system (a CPU) gets its own key; a foreign value under the prefix is a warning.
-    ASSERT_TRUE(publish_timings(*c, kiln::autotune::cpu_system().system, kMm, {{"mm-ca", 1.5}}, "node-a"));
+    ASSERT_TRUE(publish_timings(*c, kiln::inductor::cpu_system().system, kMm, {{"mm-ca", 1.5}}, "node-a"));
     ASSERT_TRUE(c->set("kiln:timings:v1:junk", "not json"));
     warnings.clear();
     auto both = read_shared_timings(*c, &warnings);
@@ -91,11 +96,12 @@ TEST(SharedTimings, PullWritesAGlobalTimingCacheThatTheTimingCacheReads) {
 
     kiln::test::ScratchDir user_global("user-global");
     // The user's own global file for the same system: its value for mm-ca wins, mm-cb comes from Redis.
-    auto sys = kiln::autotune::make_system(h100_system());
-    nlohmann::ordered_json mine{{"system", sys.system}, {"cache", {{"mm", {{kMm.inputs_key, {{"highest", {{"mm-ca", 0.011}}}}}}}}}};
+    auto sys = kiln::inductor::make_system(h100_system());
+    nlohmann::ordered_json mine{{"system", sys.system},
+                                {"cache", {{"mm", {{kMm.inputs_key, {{"highest", {{"mm-ca", 0.011}}}}}}}}}};
     {
         std::ofstream out(user_global.path() / sys.hash);
-        out << kiln::autotune::py_dumps(mine);
+        out << kiln::py_dumps(mine);
     }
     std::filesystem::path dir;
     {
@@ -104,7 +110,7 @@ TEST(SharedTimings, PullWritesAGlobalTimingCacheThatTheTimingCacheReads) {
         EXPECT_EQ(share->pulled(), 1u);
         dir = share->global_dir();
         kiln::test::ScratchDir root("share-root");
-        kiln::autotune::TimingCache cache(root.path(), sys, dir);
+        kiln::tuning::TimingCache cache(root.path(), sys, dir);
         auto got = cache.lookup(kMm);
         ASSERT_TRUE(got) << got.error().str();
         EXPECT_EQ(got->at("mm-ca"), 0.011);

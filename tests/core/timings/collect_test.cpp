@@ -5,8 +5,8 @@
 
 #include "test_support.hpp"
 #include "timings/collect.hpp"
-#include "timings/session_log.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/session_log_source.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -28,8 +28,8 @@ TEST(Collect, CacheRootFindsEveryTimingFile) {
     auto set = collect_timings({kiln::test::h100_root()});
     ASSERT_TRUE(set.ok()) << set.error().str();
     EXPECT_EQ(count_kind(*set, SourceKind::timing_cache), 1);
-    EXPECT_EQ(count_kind(*set, SourceKind::best_config), 5);   // fixture README: best_config 5
-    EXPECT_EQ(count_kind(*set, SourceKind::kernel_perf), 3);   // kernel_perf 3
+    EXPECT_EQ(count_kind(*set, SourceKind::best_config), 5);  // fixture README: best_config 5
+    EXPECT_EQ(count_kind(*set, SourceKind::kernel_perf), 3);  // kernel_perf 3
     EXPECT_TRUE(set->warnings.empty()) << set->warnings.front();
     EXPECT_EQ(set->ops.size(), 2u + 5u + 3u);
     // Per-kernel files carry no device; the cache's device is the only one named.
@@ -98,16 +98,21 @@ TEST(Collect, JsonSchemaIsExactlyTheDocumentedOne) {
     EXPECT_TRUE(j["ops"][0]["choices"][1]["params"].is_object());
 }
 
-TEST(SessionLog, GroupsChoicesPerDeviceAndKeepsFailureReasons) {
-    // The events core/autotune's selector writes (session_start, worker_started, measurement, ...).
+TEST(SessionTimings, GroupsChoicesPerDeviceAndKeepsFailureReasons) {
+    // The events core/tuning's selector writes (session_start, worker_started, measurement, ...).
     std::string text =
         "{\"time\": \"t\", \"event\": \"session_start\", \"op\": \"kiln_add\", "
-        "\"inputs_key\": \"[('cpu', 'torch.float32', 1024, 1, 0)]\", \"precision\": \"highest\", \"devices\": \"cpu\", \"choices\": 4}\n"
+        "\"inputs_key\": \"[('cpu', 'torch.float32', 1024, 1, 0)]\", \"precision\": \"highest\", \"devices\": \"cpu\", "
+        "\"choices\": 4}\n"
         "{\"event\": \"worker_started\", \"device\": \"cpu\", \"pid\": 1}\n"
-        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c1\", \"params\": {\"BLOCK\": 64}, \"ms\": 0.5, \"status\": \"ok\", \"reason\": \"\"}\n"
-        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c2\", \"params\": {\"BLOCK\": 128}, \"ms\": 0.25, \"status\": \"ok\"}\n"
-        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c3\", \"ms\": null, \"status\": \"mismatch\", \"reason\": \"max abs diff 3\"}\n"
-        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c4\", \"ms\": 0.1, \"status\": \"timeout\", \"reason\": \"over 5 s\"}\n"
+        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c1\", \"params\": {\"BLOCK\": 64}, "
+        "\"ms\": 0.5, \"status\": \"ok\", \"reason\": \"\"}\n"
+        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c2\", \"params\": {\"BLOCK\": 128}, "
+        "\"ms\": 0.25, \"status\": \"ok\"}\n"
+        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c3\", \"ms\": null, \"status\": "
+        "\"mismatch\", \"reason\": \"max abs diff 3\"}\n"
+        "{\"event\": \"measurement\", \"device\": \"cpu\", \"choice\": \"kiln_add-c4\", \"ms\": 0.1, \"status\": "
+        "\"timeout\", \"reason\": \"over 5 s\"}\n"
         "{\"event\": \"measurement\", \"device\": \"cp";  // a live log's torn last line
     auto log = parse_session_log(text, "mem");
     EXPECT_EQ(log.device, "cpu");

@@ -3,10 +3,10 @@
 
 #include <filesystem>
 
-#include "autotune/python_json.hpp"
 #include "test_support.hpp"
 #include "timings/compare.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -14,7 +14,8 @@ using namespace kiln::timings;
 namespace {
 
 std::string fixture_cache_text() {
-    for (const auto& e : fs::directory_iterator(kiln::test::h100_root() / "cache")) return kiln::test::read_file(e.path());
+    for (const auto& e : fs::directory_iterator(kiln::test::h100_root() / "cache"))
+        return kiln::test::read_file(e.path());
     return {};
 }
 
@@ -39,7 +40,7 @@ TEST(Compare, IdentityIgnoresModuleHashAndIndex) {
 
 TEST(Compare, SpeedupAndWinnerDiffers) {
     std::string text = fixture_cache_text();
-    auto j = kiln::autotune::py_loads(text).value();
+    auto j = kiln::py_loads(text).value();
     // "Machine B": everything twice as slow, except that for the 512 shape the extern mm is now
     // the fastest, so the winner differs there and not for the other shape (mm wins both).
     j["system"]["device"]["name"] = "Other GPU";

@@ -13,7 +13,8 @@ TEST(CompileTimes, MatchGoldenTimeTakenNs) {
     auto golden = nlohmann::json::parse(kiln::test::read_file(kiln::test::fixture_dir() / "h100" / "golden.json"));
     std::map<std::string, std::int64_t> expected;
     for (const auto& e : golden["entries"])
-        if (e["_time_taken_ns"].is_number()) expected[e["path"].get<std::string>()] = e["_time_taken_ns"].get<std::int64_t>();
+        if (e["_time_taken_ns"].is_number())
+            expected[e["path"].get<std::string>()] = e["_time_taken_ns"].get<std::int64_t>();
     ASSERT_EQ(expected.size(), 13u);
 
     auto root = kiln::test::h100_root();
@@ -28,7 +29,7 @@ TEST(CompileTimes, MatchGoldenTimeTakenNs) {
     }
     std::map<std::string, std::uint64_t> files;
     for (const auto& c : ct->categories) files[c.category] = c.files;
-    EXPECT_EQ(files["fxgraph"], 13u);          // shared/fixtures/README.md counts
+    EXPECT_EQ(files["fxgraph"], 13u);  // shared/fixtures/README.md counts
     EXPECT_EQ(files["triton_compiled"], 905u);
     EXPECT_EQ(files["best_config"], 5u);
 }

@@ -8,7 +8,7 @@
 #include "test_support.hpp"
 #include "timings/mm_log.hpp"
 #include "timings/stderr_autotune.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -79,7 +79,9 @@ TEST(CrossSource, TimingCacheBestsMatchStderrTables) {
             ASSERT_TRUE(a && b);
             EXPECT_EQ(a->ms, b->ms) << table.inputs;
             if (!a->params.empty()) {
-                for (const auto& [k, v] : b->params.items()) EXPECT_EQ(a->params.contains(k) ? a->params.at(k) : nlohmann::ordered_json(), v) << k << " for " << table.inputs;
+                for (const auto& [k, v] : b->params.items())
+                    EXPECT_EQ(a->params.contains(k) ? a->params.at(k) : nlohmann::ordered_json(), v)
+                        << k << " for " << table.inputs;
             } else {
                 EXPECT_EQ(a->name.substr(0, a->name.find('-')), b->name);  // extern: "mm-<hash>" vs "mm"
             }
@@ -87,7 +89,8 @@ TEST(CrossSource, TimingCacheBestsMatchStderrTables) {
             for (const auto& c : table.choices) {
                 if (!c.ms) continue;
                 bool found = false;
-                for (const auto& cc : op.choices) found = found || (cc.ms && std::abs(*cc.ms - *c.ms) <= 0.00005 + 1e-12);
+                for (const auto& cc : op.choices)
+                    found = found || (cc.ms && std::abs(*cc.ms - *c.ms) <= 0.00005 + 1e-12);
                 EXPECT_TRUE(found) << c.name << " " << *c.ms;
             }
         }

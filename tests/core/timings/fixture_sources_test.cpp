@@ -8,7 +8,7 @@
 #include "timings/kernel_files.hpp"
 #include "timings/mm_log.hpp"
 #include "timings/stderr_autotune.hpp"
-#include "timings/timing_cache.hpp"
+#include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -88,7 +88,8 @@ TEST(StderrAutotune, ReadsTablesStatsAndFailedChoice) {
 
 TEST(KernelFiles, BestConfigAndKernelPerf) {
     auto root = kiln::test::h100_root();
-    auto bc = read_best_config(root / "5h" / "89a2eead7dc00d69bd612748182bd49af0a41c9d614be031f6080f3e87a788ab.best_config");
+    auto bc =
+        read_best_config(root / "5h" / "89a2eead7dc00d69bd612748182bd49af0a41c9d614be031f6080f3e87a788ab.best_config");
     ASSERT_TRUE(bc.ok()) << bc.error().str();
     EXPECT_EQ(bc->inputs, "triton_red_fused__softmax_mul_sub_sum_1");
     EXPECT_EQ(bc->choices[0].params["R0_BLOCK"], 4);
@@ -103,7 +104,8 @@ TEST(KernelFiles, BestConfigAndKernelPerf) {
 }
 
 TEST(KernelFiles, ModuleInfoOfTemplate) {
-    auto info = read_kernel_module_info(kiln::test::h100_root() / "zo" / "czotzywsqlxea3dhs3qhrphv2dh7sgk5citgjx7hidvdiweg7xqz.py");
+    auto info = read_kernel_module_info(kiln::test::h100_root() / "zo" /
+                                        "czotzywsqlxea3dhs3qhrphv2dh7sgk5citgjx7hidvdiweg7xqz.py");
     ASSERT_TRUE(info.ok()) << info.error().str();
     EXPECT_EQ(info->heuristic, "template");
     EXPECT_EQ(info->kernel_name, "triton_mm");

@@ -32,7 +32,8 @@ TEST(PyLiteral, FlatDict) {
 }
 
 TEST(PyLiteral, InputsKey) {
-    auto k = parse_inputs_key("[('cuda', 'torch.float16', 1024, 2048, 2048, 1, 0), ('cuda', 'torch.float16', 2048, 256, 256, 1, 0)]");
+    auto k = parse_inputs_key(
+        "[('cuda', 'torch.float16', 1024, 2048, 2048, 1, 0), ('cuda', 'torch.float16', 2048, 256, 256, 1, 0)]");
     ASSERT_TRUE(k.ok()) << k.error().str();
     ASSERT_EQ(k->size(), 2u);
     EXPECT_EQ((*k)[0].device, "cuda");

@@ -27,7 +27,9 @@ TEST(JsonOut, SameTextAsNlohmannForValidInput) {
 }
 
 TEST(JsonOut, InvalidBytesBecomeSurrogateEscapes) {
-    std::string name = "fxgraph/a\xff\xfe" "b\xc3(\xed\xa0\x80\xf4\x90\x80\x80";
+    std::string name =
+        "fxgraph/a\xff\xfe"
+        "b\xc3(\xed\xa0\x80\xf4\x90\x80\x80";
     oj j = {{"path", name}};
     EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);  // what used to kill `evict --json`
     EXPECT_EQ(dump_json(j, -1),
@@ -41,7 +43,8 @@ TEST(JsonOut, PythonRecoversTheBytes) {
     std::string name = "dir/\x80\x81 ok \xe2\x82 \xf0\x9f\x8e\x89 end\xff";
     std::string text = dump_json(oj{{"path", name}}, 2);
     auto r = test::run_command(
-        {"python3", "-c", "import json,os,sys; sys.stdout.buffer.write(os.fsencode(json.loads(sys.stdin.read())['path']))"},
+        {"python3", "-c",
+         "import json,os,sys; sys.stdout.buffer.write(os.fsencode(json.loads(sys.stdin.read())['path']))"},
         text);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, name);

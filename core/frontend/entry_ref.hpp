@@ -1,0 +1,64 @@
+#pragma once
+// What the user names as "an entry", one syntax for `kiln-cli show/guards/diff` and the GUI's Diff
+// view: a graph entry file, a key dir (fxgraph/<xx>/<key>), a TORCH_TRACE log (LOG#N: its N-th
+// fx_graph cache event as `kiln-cli misses` numbers them; LOG#KEY: the first event of a key with
+// that prefix) or a remote entry redis://host:port[/db]/KEY. Parsing and loading both live here,
+// so every front end accepts the same forms and reports the same errors.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inductor/debug_lines.hpp"
+#include "inductor/graph_entry.hpp"
+#include "inductor/guard_lookup.hpp"
+#include "util/result.hpp"
+
+namespace kiln::frontend {
+
+struct EntryRef {
+    enum class Kind : std::uint8_t {
+        path,         // a file (entry or log) or a directory (key dir or trace dir), told apart when loaded
+        trace_event,  // LOG#SELECTOR
+        remote,       // redis://…/KEY
+    };
+    Kind kind = Kind::path;
+    std::string text;      // as given
+    std::string path;      // the file or directory; for trace_event the log
+    std::string selector;  // trace_event: an index (N) or a key prefix
+};
+
+// Errc::invalid_argument for an empty reference. LOG#N is recognised when LOG exists and the
+// whole text does not (a file name may contain '#').
+Result<EntryRef> parse_entry_ref(std::string_view text);
+
+// A remote entry's bytes. The front ends pass remote::fetch_entry when Kiln is built with Redis
+// support; without a fetcher a remote reference is Errc::unsupported.
+struct FetchedEntry {
+    std::string bytes;   // the entry pickle, as a local file holds it
+    std::string origin;  // redis://host:port/db/<redis key> (no password)
+};
+using RemoteFetch = std::function<Result<FetchedEntry>(std::string_view url)>;
+
+// One graph entry (show): a file or a remote entry. `label` is the path or the remote origin.
+struct NamedEntry {
+    inductor::GraphEntry entry;
+    std::string label;
+};
+Result<NamedEntry> load_entry(const EntryRef& ref, const RemoteFetch& fetch = {});
+
+// The components of a cache key (diff): an entry file, a key dir with one entry, a log with one
+// fx_graph event (or LOG#N / LOG#KEY), a trace directory, or a remote entry.
+struct KeySide {
+    std::string label;  // the path, the origin, or "log:line (artifact, key K)"
+    std::vector<inductor::KeyComponent> components;
+};
+Result<KeySide> load_key_side(const EntryRef& ref, const RemoteFetch& fetch = {});
+
+// torch's lookup (guards) over a key dir, one entry file, or a remote entry (named by its origin).
+Result<inductor::GuardLookup> lookup_entry_guards(const EntryRef& ref, std::span<const std::int64_t> sizes,
+                                                  const RemoteFetch& fetch = {});
+
+}  // namespace kiln::frontend

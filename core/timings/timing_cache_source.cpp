@@ -1,0 +1,106 @@
+#include "timings/timing_cache_source.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "inductor/timing_cache_file.hpp"
+#include "util/python_json.hpp"
+
+#include "timings/kernel_files.hpp"
+#include "timings/py_literal.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::timings {
+
+bool looks_like_timing_cache_path(const fs::path& path) {
+    std::string name = path.filename().string();
+    return path.parent_path().filename() == "cache" && name.size() == 64 &&
+           std::all_of(name.begin(), name.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std::string>* sizes) {
+    std::string s;
+    for (const auto& k : keys) {
+        std::string dims;
+        for (const auto& d : k.sizes) dims += (dims.empty() ? "" : "x") + d;
+        if (sizes) sizes->push_back(dims);
+        if (!s.empty()) s += ", ";
+        s += dims + " " + k.dtype;
+    }
+    return s;
+}
+
+// A choice "<name>-c<51 key>" names the kernel module it was generated into.
+static void join_module(Choice& c, const fs::path& root) {
+    auto dash = c.name.rfind('-');
+    if (root.empty() || dash == std::string::npos) return;
+    c.module_path = kernel_module_for_key(root, c.name.substr(dash + 1));
+    if (c.module_path.empty()) return;
+    if (auto info = read_kernel_module_info(c.module_path); info.ok()) c.params = std::move(info->params);
+}
+
+static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const std::string& origin,
+                                         const fs::path& root) {
+    if (!j.is_object()) return make_error(Errc::parse, "not a JSON object", origin);
+    TimingCacheFile out;
+    if (auto sys = j.find("system"); sys != j.end() && sys->is_object()) {
+        out.device = sys->value("/device/name"_json_pointer, std::string{});
+        out.system_hash = sys->value("hash", std::string{});
+    }
+    auto cache = j.find("cache");
+    if (cache == j.end() || !cache->is_object())
+        return make_error(Errc::parse, "no \"cache\" object", origin, "expected {\"system\": ..., \"cache\": ...}");
+    for (auto op_it = cache->begin(); op_it != cache->end(); ++op_it) {
+        if (!op_it->is_object()) continue;  // e.g. "base mm time: ..." floats beside the ops
+        for (auto in_it = op_it->begin(); in_it != op_it->end(); ++in_it) {
+            if (!in_it->is_object()) continue;
+            std::vector<std::string> sizes;
+            std::string inputs = in_it.key();
+            if (auto keys = parse_inputs_key(in_it.key()); keys.ok()) inputs = describe_inputs(*keys, &sizes);
+            for (auto pr_it = in_it->begin(); pr_it != in_it->end(); ++pr_it) {
+                if (!pr_it->is_object()) continue;
+                Op op;
+                op.op = op_it.key();
+                op.inputs = inputs;
+                op.sizes = sizes;
+                op.precision = pr_it.key();
+                op.device = out.device;
+                op.source = origin;
+                for (auto c_it = pr_it->begin(); c_it != pr_it->end(); ++c_it) {
+                    Choice c;
+                    c.name = c_it.key();
+                    // Inductor stores inf for choices that failed to benchmark; JSON has no inf.
+                    if (c_it->is_number() && std::isfinite(c_it->get<double>())) c.ms = c_it->get<double>();
+                    else c.error = "failed to benchmark (time " + describe_bad_time(*c_it) + ")";
+                    join_module(c, root);
+                    op.choices.push_back(std::move(c));
+                }
+                pick_best(op);
+                out.ops.push_back(std::move(op));
+            }
+        }
+    }
+    return out;
+}
+
+static Error torn(Error e) {
+    return std::move(e).with_hint("Inductor rewrites this file without a lock; a torn write shows up like this");
+}
+
+Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::string& origin, const fs::path& root) {
+    // Inductor writes Python's Infinity for choices that failed; the autotune module reads that dialect.
+    auto j = py_loads(text, origin);
+    if (!j.ok()) return torn(std::move(j.error()));
+    return from_json(*j, origin, root);
+}
+
+Result<TimingCacheFile> read_timing_cache(const fs::path& path, const fs::path& root) {
+    // The autotune engine's reader of the same file (it also writes it).
+    auto j = inductor::read_cache_file(path);
+    if (!j.ok()) return torn(std::move(j.error()));
+    return from_json(*j, path.string(), root);
+}
+
+}  // namespace kiln::timings

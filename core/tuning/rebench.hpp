@@ -1,0 +1,47 @@
+#pragma once
+// Re-benchmarking an Inductor output-code module on each device (`kiln-cli rebench`): one
+// kiln-worker per device runs `python MODULE.py [-k]` (inductor_module.hpp). This runs the module's
+// code: callers say so to the user. The report's JSON is what `--json` prints and the GUI reads.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/result.hpp"
+#include "worker/protocol.hpp"
+
+namespace kiln::tuning {
+
+struct RebenchOptions {
+    std::string module;      // <cache root>/<xx>/<key>.py
+    std::string devices;     // "0,1"; empty: CUDA_VISIBLE_DEVICES, else every GPU
+    std::string python;      // empty: python3 on PATH
+    std::string cache_dir;   // TORCHINDUCTOR_CACHE_DIR for the run; empty: the module's cache root
+    bool kernels = false;    // -k: each kernel instead of the whole graph
+    double timeout_s = 600;  // per device
+};
+
+struct RebenchDevice {
+    std::string device;
+    worker::BenchStatus status = worker::BenchStatus::ok;
+    double ms = 0;           // the graph's time, or the sum of the kernels'
+    nlohmann::json timings;  // {"graph_ms"} or {"kernels": [{"name", "key", "ms", "gb_per_s", ...}]}
+    std::string reason;      // why it failed
+    bool ok() const { return status == worker::BenchStatus::ok; }
+};
+
+struct RebenchReport {
+    std::string module, python, torch;
+    std::vector<RebenchDevice> devices;
+    bool all_ok() const;
+};
+
+// Errors: no such module (not_found), no Python with torch (unavailable), bad --devices, workers
+// that do not start. A device that fails is a RebenchDevice with its reason, not an error.
+Result<RebenchReport> rebench_module(const RebenchOptions& options);
+
+// {"module", "python", "torch", "devices": [{"device", "status", "ms"+"timings" | "reason"}]}
+nlohmann::ordered_json to_json(const RebenchReport& report);
+Result<RebenchReport> rebench_report_from_json(const nlohmann::json& j);
+
+}  // namespace kiln::tuning

@@ -1,0 +1,51 @@
+#include "tuning/session_log.hpp"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+
+#include "util/utc_time.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::tuning {
+
+Result<SessionLog> SessionLog::open(const fs::path& path) {
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    std::FILE* f = std::fopen(path.c_str(), "ae");
+    if (!f) return io_error("cannot open the session log", path.string(), errno);
+    return SessionLog(path, f);
+}
+
+SessionLog::SessionLog(SessionLog&& o) noexcept
+    : path_(std::move(o.path_)), file_(o.file_), mutex_(std::move(o.mutex_)) {
+    o.file_ = nullptr;
+}
+
+SessionLog::~SessionLog() {
+    if (file_) std::fclose(file_);
+}
+
+void SessionLog::write(const std::string& event, nlohmann::ordered_json fields) {
+    nlohmann::ordered_json line;
+    line["time"] = utc_now(UtcFormat::iso_millis);
+    line["event"] = event;
+    for (auto it = fields.begin(); it != fields.end(); ++it) line[it.key()] = it.value();
+    // +inf is not JSON: a failed choice's time is null, its status says why.
+    std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::lock_guard lk(*mutex_);
+    if (!file_) return;
+    std::fputs(text.c_str(), file_);
+    std::fflush(file_);
+}
+
+fs::path SessionLog::default_path(const fs::path& cache_root, const std::string& op) {
+    const std::string stamp = utc_now(UtcFormat::compact);
+    std::string safe;
+    for (char c : op) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+    return cache_root / "kiln" / "autotune" / (safe + "-" + stamp + "-" + std::to_string(::getpid()) + ".jsonl");
+}
+
+}  // namespace kiln::tuning

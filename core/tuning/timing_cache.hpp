@@ -1,0 +1,49 @@
+#pragma once
+// The tuner's persistent timing cache, in Inductor's own file format (inductor/timing_cache_file.hpp):
+// `<cache root>/cache/<system hash>` plus an optional read-only global directory
+// `<global dir>/<system hash>` (codecache.py LocalCache/PersistentCache). Unlike Inductor, an update
+// is a read-merge-write under an exclusive flock, so concurrent tuners never lose each other's entries.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "inductor/timing_cache_file.hpp"
+#include "util/result.hpp"
+
+namespace kiln::tuning {
+
+using ChoiceTimings = std::map<std::string, double>;  // choice -> ms (+inf for a failed choice)
+
+struct TimingKey {
+    std::string op;
+    std::string inputs_key;
+    std::string precision = "highest";
+};
+
+class TimingCache {
+public:
+    TimingCache(std::filesystem::path cache_root, inductor::SystemInfo system,
+                std::optional<std::filesystem::path> global_dir = std::nullopt);
+
+    std::filesystem::path local_path() const;  // <root>/cache/<hash>
+    std::optional<std::filesystem::path> global_path() const;
+    std::filesystem::path lock_path() const;  // <root>/locks/autotune-<hash>.lock
+    const inductor::SystemInfo& system() const { return system_; }
+
+    // Every timing recorded for `key`, global first, then local (local wins).
+    Result<ChoiceTimings> lookup(const TimingKey& key) const;
+
+    // Merges `timings` into the local file under the exclusive lock; other entries are kept.
+    Status update(const TimingKey& key, const ChoiceTimings& timings) const;
+
+    // The whole "cache" object of the local file ({} when absent).
+    Result<nlohmann::ordered_json> read_local() const;
+
+private:
+    std::filesystem::path root_;
+    inductor::SystemInfo system_;
+    std::optional<std::filesystem::path> global_dir_;
+};
+
+}  // namespace kiln::tuning

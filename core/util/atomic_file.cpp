@@ -1,0 +1,101 @@
+#include "util/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <functional>
+#include <thread>
+
+namespace kiln {
+
+std::string temp_suffix() {
+    auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id());
+    // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "." + std::string temporaries.
+    std::string s(1, '.');
+    s += std::to_string(::getpid());
+    s += '.';
+    s += std::to_string(tid);
+    return s;
+}
+
+Status fsync_file(const std::filesystem::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_error("open for fsync", path.string(), errno);
+    int rc = ::fsync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return io_error("fsync", path.string(), err);
+    return ok_status();
+}
+
+namespace {
+
+// Writes everything to `fd` (the temporary `tmp` in `dir_fd`), fsyncs and closes it (always, whatever
+// fails); unlinks the temporary on failure.
+Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_view content,
+                        const std::string& context) {
+    const char* failed = nullptr;
+    int err = 0;
+    std::size_t off = 0;
+    while (off < content.size()) {
+        ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            failed = "write temporary file for";
+            err = n < 0 ? errno : EIO;
+            break;
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
+    if (!failed && ::fsync(fd) != 0) failed = "fsync temporary file for", err = errno;
+    if (::close(fd) != 0 && !failed) failed = "close temporary file for", err = errno;
+    if (!failed) return ok_status();
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    return io_error(failed, context, err);
+}
+
+}  // namespace
+
+Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs) {
+    std::error_code ec;
+    if (make_dirs) {
+        std::filesystem::create_directories(path.parent_path(), ec);
+        if (ec) return io_error("create directory", path.parent_path().string(), ec.value());
+    }
+    std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+    int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) return io_error("open directory", dir.string(), errno);
+    Status s = write_atomic_at(dir_fd, path.filename().string(), content, path.string());
+    ::close(dir_fd);
+    return s;
+}
+
+Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
+                       bool replace) {
+    const std::string tmp = temp_suffix() + ".tmp";
+    int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
+    KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context));
+    int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())
+                     : ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
+        // A file system without RENAME_NOREPLACE: check, then rename (a narrow race instead of none).
+        rc = ::faccessat(dir_fd, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0
+                 ? (errno = EEXIST, -1)
+                 : ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str());
+    }
+    if (rc != 0) {
+        int err = errno;
+        ::unlinkat(dir_fd, tmp.c_str(), 0);
+        if (err == EEXIST)
+            return make_error(Errc::busy, "a file appeared there meanwhile; left alone", context,
+                              "run again to compare it");
+        return io_error("rename temporary file onto", context, err);
+    }
+    return ok_status();
+}
+
+}  // namespace kiln

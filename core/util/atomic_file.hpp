@@ -1,0 +1,27 @@
+#pragma once
+// Atomic file replacement (Inductor's write_atomic, plus fsync): write a temporary file named
+// `.<pid>.<tid>.tmp` in the target's directory, fsync it, rename it over the target. A reader sees
+// the old content or the new, never a partial file; a crash leaves only a hidden temporary (the
+// scanner classifies it as `temp`).
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace kiln {
+
+Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs = true);
+// The same in the open directory `dir_fd` (file `name`, no '/'): for writers that reached the
+// directory without following symlinks (bundle unpack). `context` names the target in errors. With
+// `replace` false an existing `name` is left alone and the call fails (Errc::busy).
+Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
+                       bool replace = true);
+
+// fsync an existing file (e.g. a compiler's output before it is renamed into place).
+Status fsync_file(const std::filesystem::path& path);
+
+// Unique per process and thread: ".<pid>.<tid>".
+std::string temp_suffix();
+
+}  // namespace kiln

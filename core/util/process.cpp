@@ -1,0 +1,192 @@
+#include "util/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+extern char** environ;
+
+namespace kiln {
+
+std::string describe_wait_status(int status) {
+    if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char* abbrev = sigabbrev_np(sig);
+        return "killed by signal " + std::to_string(sig) +
+               (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
+    }
+    return "stopped (wait status " + std::to_string(status) + ")";
+}
+
+std::string render_command(const std::vector<std::string>& argv) {
+    std::string s;
+    for (const auto& a : argv) {
+        if (!s.empty()) s += ' ';
+        bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+        if (plain) {
+            s += a;
+            continue;
+        }
+        s += '\'';
+        for (char c : a) s += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+        s += '\'';
+    }
+    return s;
+}
+
+namespace {
+
+void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+}
+
+// The child's side, between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(const ProcessOptions& o, char** argv, char** envp, int devnull, pid_t parent,
+                             int report_fd) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before the request took effect
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    int in = o.stdin_fd >= 0 ? o.stdin_fd : devnull;
+    if (in >= 0) ::dup2(in, 0);
+    if (o.stdout_fd >= 0) ::dup2(o.stdout_fd, 1);
+    if (o.stderr_fd >= 0) ::dup2(o.stderr_fd, 2);
+    for (int fd : o.keep_fds) {
+        int flags = ::fcntl(fd, F_GETFD);
+        if (flags >= 0) ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+    }
+    if (std::strchr(argv[0], '/')) ::execve(argv[0], argv, envp);
+    else ::execvpe(argv[0], argv, envp);
+    int err = errno;
+    [[maybe_unused]] ssize_t n = ::write(report_fd, &err, sizeof err);
+    ::_exit(127);
+}
+
+}  // namespace
+
+Result<pid_t> spawn_process(const ProcessOptions& o) {
+    if (o.argv.empty()) return make_error(Errc::invalid_argument, "empty command");
+    // Everything the child needs is built here: after fork only async-signal-safe calls are allowed.
+    std::vector<std::string> env_strings;
+    for (char** e = environ; e && *e; ++e) {
+        std::string kv = *e;
+        if (!o.env.count(kv.substr(0, kv.find('=')))) env_strings.push_back(std::move(kv));
+    }
+    for (const auto& [k, v] : o.env)
+        if (v) env_strings.push_back(k + "=" + *v);
+    std::vector<char*> envp, argv;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> args = o.argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // A close-on-exec pipe: EOF means the exec succeeded, an errno means it did not.
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0) return io_error("pipe", o.argv[0], errno);
+    int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    pid_t parent = ::getpid();
+
+    pid_t pid = ::fork();
+    if (pid == 0) exec_child(o, argv.data(), envp.data(), devnull, parent, report[1]);
+    int fork_err = errno;
+    close_fd(devnull);
+    close_fd(report[1]);
+    if (pid < 0) {
+        close_fd(report[0]);
+        return io_error("fork", o.argv[0], fork_err);
+    }
+    int exec_err = 0;
+    ssize_t n;
+    do n = ::read(report[0], &exec_err, sizeof exec_err);
+    while (n < 0 && errno == EINTR);
+    close_fd(report[0]);
+    if (n == static_cast<ssize_t>(sizeof exec_err)) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        Error e = io_error("exec", o.argv[0], exec_err);
+        if (exec_err == ENOENT) e.hint = "no such program; check the path or PATH";
+        return e;
+    }
+    return pid;
+}
+
+Result<ProcessResult> run_process(ProcessOptions options, const RunLimits& limits) {
+    if (options.argv.empty()) return make_error(Errc::invalid_argument, "empty command");
+    // O_CLOEXEC: children spawned concurrently by other threads must not inherit these pipes, or
+    // our read would wait for their exit too.
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) return io_error("pipe", options.argv[0], errno);
+    if (!limits.merge_output && ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+        int err = errno;
+        close_fd(out_pipe[0]);
+        close_fd(out_pipe[1]);
+        return io_error("pipe", options.argv[0], err);
+    }
+    options.stdout_fd = out_pipe[1];
+    options.stderr_fd = limits.merge_output ? out_pipe[1] : err_pipe[1];
+    auto pid = spawn_process(options);
+    close_fd(out_pipe[1]);
+    close_fd(err_pipe[1]);
+    if (!pid.ok()) {
+        close_fd(out_pipe[0]);
+        close_fd(err_pipe[0]);
+        return std::move(pid.error());
+    }
+    ProcessResult r;
+    auto deadline = limits.timeout ? std::chrono::steady_clock::now() + *limits.timeout
+                                   : std::chrono::steady_clock::time_point::max();
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    std::string* sinks[2] = {&r.out, &r.err};
+    int open_fds = err_pipe[0] >= 0 ? 2 : 1;
+    char buf[65536];
+    while (open_fds > 0) {
+        int wait_ms = -1;
+        if (limits.timeout) {
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                r.timed_out = true;
+                ::kill(*pid, SIGKILL);
+                break;
+            }
+            wait_ms = static_cast<int>(std::min<long long>(left.count(), 1000));
+        }
+        if (::poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
+        for (int k = 0; k < 2; ++k) {
+            pollfd& p = fds[k];
+            if (p.fd < 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t got = ::read(p.fd, buf, sizeof buf);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                close_fd(p.fd);
+                --open_fds;
+                continue;
+            }
+            sinks[k]->append(buf, static_cast<std::size_t>(got));
+        }
+    }
+    for (auto& p : fds) close_fd(p.fd);
+    while (::waitpid(*pid, &r.wait_status, 0) < 0) {
+        if (errno != EINTR) return io_error("waitpid", options.argv[0], errno);
+    }
+    if (WIFEXITED(r.wait_status)) {
+        r.exit_status = WEXITSTATUS(r.wait_status);
+    } else if (WIFSIGNALED(r.wait_status)) {
+        r.signal = WTERMSIG(r.wait_status);
+        r.exit_status = 128 + r.signal;
+    }
+    return r;
+}
+
+}  // namespace kiln

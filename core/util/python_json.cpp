@@ -1,0 +1,223 @@
+#include "util/python_json.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+namespace kiln {
+namespace {
+
+// Python's json.dumps with ensure_ascii=True: non-ASCII as \uXXXX (surrogate pairs above the BMP).
+void append_string(std::string& out, const std::string& s) {
+    out += '"';
+    for (size_t i = 0; i < s.size();) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        auto hex4 = [&](unsigned v) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", v);
+            out += buf;
+        };
+        if (c < 0x80) {
+            switch (c) {
+                case '"': out += "\\\""; break;
+                case '\\': out += "\\\\"; break;
+                case '\n': out += "\\n"; break;
+                case '\r': out += "\\r"; break;
+                case '\t': out += "\\t"; break;
+                case '\b': out += "\\b"; break;
+                case '\f': out += "\\f"; break;
+                default:
+                    if (c < 0x20) hex4(c);
+                    else out += static_cast<char>(c);
+            }
+            ++i;
+            continue;
+        }
+        // Decode one UTF-8 sequence (nlohmann has validated it on parse).
+        int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        unsigned cp = c & (len == 4 ? 0x07 : len == 3 ? 0x0F : 0x1F);
+        for (int k = 1; k < len && i + k < s.size(); ++k)
+            cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+        i += len;
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            hex4(0xD800 + (cp >> 10));
+            hex4(0xDC00 + (cp & 0x3FF));
+        } else {
+            hex4(cp);
+        }
+    }
+    out += '"';
+}
+
+void dump(std::string& out, const nlohmann::ordered_json& v, const PyDumpOptions& o, int depth) {
+    const bool pretty = o.indent >= 0;
+    auto newline = [&](int d) {
+        out += '\n';
+        out.append(static_cast<size_t>(o.indent * d), ' ');
+    };
+    switch (v.type()) {
+        case nlohmann::json::value_t::null: out += "null"; return;
+        case nlohmann::json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return;
+        case nlohmann::json::value_t::number_integer: out += std::to_string(v.get<std::int64_t>()); return;
+        case nlohmann::json::value_t::number_unsigned: out += std::to_string(v.get<std::uint64_t>()); return;
+        case nlohmann::json::value_t::number_float: out += py_float_repr(v.get<double>()); return;
+        case nlohmann::json::value_t::string: append_string(out, v.get_ref<const std::string&>()); return;
+        case nlohmann::json::value_t::array: {
+            if (v.empty()) {
+                out += "[]";
+                return;
+            }
+            out += '[';
+            bool first = true;
+            for (const auto& e : v) {
+                if (!first) out += pretty ? "," : ", ";
+                first = false;
+                if (pretty) newline(depth + 1);
+                dump(out, e, o, depth + 1);
+            }
+            if (pretty) newline(depth);
+            out += ']';
+            return;
+        }
+        case nlohmann::json::value_t::object: {
+            if (v.empty()) {
+                out += "{}";
+                return;
+            }
+            std::vector<std::pair<std::string, const nlohmann::ordered_json*>> items;
+            for (auto it = v.begin(); it != v.end(); ++it) items.emplace_back(it.key(), &it.value());
+            // Python sorts str keys by code point; UTF-8 byte order is the same order.
+            if (o.sort_keys)
+                std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first < b.first; });
+            out += '{';
+            bool first = true;
+            for (auto& [k, e] : items) {
+                if (!first) out += pretty ? "," : ", ";
+                first = false;
+                if (pretty) newline(depth + 1);
+                append_string(out, k);
+                out += ": ";
+                dump(out, *e, o, depth + 1);
+            }
+            if (pretty) newline(depth);
+            out += '}';
+            return;
+        }
+        default: out += "null"; return;
+    }
+}
+
+}  // namespace
+
+std::string py_float_repr(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    // Shortest round-trip digits, then Python's layout: fixed for 1e-4 <= |v| < 1e16, else
+    // exponent with at least two digits ("1e-05", "1e+16"); fixed always shows ".0" for integers.
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    std::string sci(buf, res.ptr);
+    auto epos = sci.find('e');
+    std::string mant = sci.substr(0, epos);
+    int exp = std::stoi(sci.substr(epos + 1));
+    bool neg = !mant.empty() && mant[0] == '-';
+    if (neg) mant.erase(0, 1);
+    std::string digits;
+    for (char c : mant)
+        if (c != '.') digits += c;
+    std::string out = neg ? "-" : "";
+    if (exp >= -4 && exp < 16) {  // repr's rule: scientific below 1e-4 and from 1e16
+        if (exp >= 0) {
+            if (static_cast<int>(digits.size()) <= exp + 1) {
+                out += digits + std::string(static_cast<size_t>(exp + 1 - static_cast<int>(digits.size())), '0') + ".0";
+            } else {
+                out +=
+                    digits.substr(0, static_cast<size_t>(exp + 1)) + "." + digits.substr(static_cast<size_t>(exp + 1));
+            }
+        } else {
+            out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+        }
+        return out;
+    }
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    return out + ebuf;
+}
+
+std::string py_dumps(const nlohmann::ordered_json& value, const PyDumpOptions& options) {
+    std::string out;
+    dump(out, value, options, 0);
+    return out;
+}
+
+namespace {
+constexpr const char* kPosInf = "\\u0001kiln:+inf";  // JSON text of the marker strings
+constexpr const char* kNegInf = "\\u0001kiln:-inf";
+
+void restore_specials(nlohmann::ordered_json& v) {
+    if (v.is_string()) {
+        const auto& s = v.get_ref<const std::string&>();
+        if (s == "\x01kiln:+inf") v = std::numeric_limits<double>::infinity();
+        else if (s == "\x01kiln:-inf") v = -std::numeric_limits<double>::infinity();
+    } else if (v.is_structured()) {
+        for (auto& e : v) restore_specials(e);
+    }
+}
+}  // namespace
+
+Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context) {
+    // JSON has no spelling for Python's special floats: swap them (outside strings) for marker
+    // strings, parse, then put the doubles back. NaN becomes null.
+    std::string fixed;
+    fixed.reserve(text.size());
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            fixed += c;
+            if (c == '\\' && i + 1 < text.size()) fixed += text[++i];
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            fixed += c;
+            continue;
+        }
+        if (text.substr(i, 9) == "-Infinity") {
+            fixed += '"';
+            fixed += kNegInf;
+            fixed += '"';
+            i += 8;
+            continue;
+        }
+        if (text.substr(i, 8) == "Infinity") {
+            fixed += '"';
+            fixed += kPosInf;
+            fixed += '"';
+            i += 7;
+            continue;
+        }
+        if (text.substr(i, 3) == "NaN") {
+            fixed += "null";
+            i += 2;
+            continue;
+        }
+        fixed += c;
+    }
+    try {
+        auto v = nlohmann::ordered_json::parse(fixed);
+        restore_specials(v);
+        return v;
+    } catch (const nlohmann::json::exception& e) {
+        return make_error(Errc::parse, std::string("invalid JSON: ") + e.what(), context);
+    }
+}
+
+}  // namespace kiln

@@ -1,0 +1,241 @@
+#include "worker/cuda_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "worker/executor.hpp"
+
+namespace kiln::worker {
+
+using Clock = std::chrono::steady_clock;
+using cuda::check;
+
+Result<std::unique_ptr<CudaBench>> CudaBench::create(int ordinal) {
+    KILN_TRY(const cuda::Api* a, cuda::api());
+    std::unique_ptr<CudaBench> b(new CudaBench());
+    b->api_ = a;
+    b->ordinal_ = ordinal;
+    cuda::CUdevice dev = 0;
+    KILN_CHECK(check(a->cuDeviceGet(&dev, ordinal), "cuDeviceGet"));
+    // The primary context is the one the CUDA runtime inside the kernel library uses too.
+    KILN_CHECK(check(a->cuDevicePrimaryCtxRetain(&b->ctx_, dev), "cuDevicePrimaryCtxRetain"));
+    KILN_CHECK(b->set_current());
+    KILN_CHECK(check(a->cuStreamCreate(&b->stream_, 0), "cuStreamCreate"));
+    int l2 = 0;
+    KILN_CHECK(check(a->cuDeviceGetAttribute(&l2, cuda::kAttrL2CacheSize, dev), "cuDeviceGetAttribute(L2)"));
+    // triton's flush buffer is 256 MB; keep at least twice the L2 for larger future caches.
+    b->flush_bytes_ = std::max<std::size_t>(256'000'000, 2 * static_cast<std::size_t>(l2));
+    KILN_CHECK(check(a->cuMemAlloc(&b->flush_, b->flush_bytes_), "cuMemAlloc(L2 flush buffer)"));
+    return b;
+}
+
+CudaBench::~CudaBench() {
+    if (!api_) return;
+    (void)set_current();
+    for (auto e : starts_) api_->cuEventDestroy(e);
+    for (auto e : ends_) api_->cuEventDestroy(e);
+    for (auto& [k, p] : inputs_) api_->cuMemFree(p);
+    if (flush_) api_->cuMemFree(flush_);
+    if (pinned_) api_->cuMemFreeHost(pinned_);
+    if (out_) api_->cuMemFree(out_);
+    if (workspace_) api_->cuMemFree(workspace_);
+}
+
+Status CudaBench::set_current() { return check(api_->cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+
+Result<cuda::CUdeviceptr> CudaBench::device_input(const std::string& key, const std::vector<std::byte>& host) {
+    if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
+    cuda::CUdeviceptr p = 0;
+    KILN_CHECK(check(api_->cuMemAlloc(&p, std::max<std::size_t>(host.size(), 1)), "cuMemAlloc(input)"));
+    if (!host.empty()) KILN_CHECK(check(api_->cuMemcpyHtoD(p, host.data(), host.size()), "cuMemcpyHtoD(input)"));
+    inputs_[key] = p;
+    return p;
+}
+
+Result<cuda::CUdeviceptr> CudaBench::scratch(std::size_t bytes, cuda::CUdeviceptr& slot, std::size_t& have) {
+    if (have < bytes) {
+        if (slot) KILN_CHECK(check(api_->cuMemFree(slot), "cuMemFree"));
+        slot = 0;
+        KILN_CHECK(check(api_->cuMemAlloc(&slot, std::max<std::size_t>(bytes, 1)), "cuMemAlloc"));
+        have = bytes;
+    }
+    return slot;
+}
+
+Status CudaBench::ensure_events(std::size_t n) {
+    while (starts_.size() < n) {
+        cuda::CUevent s = nullptr, e = nullptr;
+        KILN_CHECK(check(api_->cuEventCreate(&s, 0), "cuEventCreate"));
+        KILN_CHECK(check(api_->cuEventCreate(&e, 0), "cuEventCreate"));
+        starts_.push_back(s);
+        ends_.push_back(e);
+    }
+    return ok_status();
+}
+
+std::string CudaBench::input_key(const TensorMeta& t, std::uint64_t seed) {
+    return to_json(t).dump() + "#" + std::to_string(seed);
+}
+
+Status CudaBench::prepare(const BenchmarkRequest& req, const std::vector<const std::vector<std::byte>*>& inputs,
+                          const std::vector<std::byte>& out_init) {
+    KILN_CHECK(set_current());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        KILN_TRY(auto in, device_input(input_key(req.inputs[i], req.seed + i), *inputs[i]));
+        (void)in;
+    }
+    KILN_TRY(auto init, device_input("output:" + input_key(req.output, req.seed), out_init));
+    KILN_TRY(auto out, scratch(out_init.size(), out_, out_bytes_));
+    KILN_TRY(auto pinned, host_pinned(out_init.size()));
+    (void)init, (void)out, (void)pinned;
+    return ensure_events(64);
+}
+
+Result<std::byte*> CudaBench::host_pinned(std::size_t bytes) {
+    if (pinned_bytes_ < bytes) {
+        if (pinned_) KILN_CHECK(check(api_->cuMemFreeHost(pinned_), "cuMemFreeHost"));
+        pinned_ = nullptr;
+        pinned_bytes_ = 0;
+        void* p = nullptr;
+        KILN_CHECK(
+            check(api_->cuMemAllocHost(&p, std::max<std::size_t>(bytes, 1)), "cuMemAllocHost(output read-back)"));
+        pinned_ = static_cast<std::byte*>(p);
+        pinned_bytes_ = bytes;
+    }
+    return pinned_;
+}
+
+BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
+                               const std::vector<const std::vector<std::byte>*>& inputs,
+                               const std::vector<std::byte>& out_init, std::span<const std::byte>& output) {
+    auto fail = [](const Error& e) { return BenchmarkResult::failure(BenchStatus::error, e.str()); };
+    // Where the time goes, for the overhead benchmark: each phase's wall time in ms.
+    nlohmann::json phases = nlohmann::json::object();
+    auto mark = Clock::now();
+    auto lap = [&](const char* name) {
+        auto now = Clock::now();
+        phases[name] = std::chrono::duration<double, std::milli>(now - mark).count();
+        mark = now;
+    };
+    if (auto st = set_current(); !st.ok()) return fail(st.error());
+    std::vector<std::uint64_t> args;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto p = device_input(input_key(req.inputs[i], req.seed + i), *inputs[i]);
+        if (!p.ok()) return fail(p.error());
+        args.push_back(*p + static_cast<std::uint64_t>(req.inputs[i].offset) * dtype_size(req.inputs[i].dtype));
+    }
+    // The output's random start stays on the device; each choice starts from a device-to-device copy.
+    auto init = device_input("output:" + input_key(req.output, req.seed), out_init);
+    if (!init.ok()) return fail(init.error());
+    auto out = scratch(out_init.size(), out_, out_bytes_);
+    if (!out.ok()) return fail(out.error());
+    if (auto st = check(api_->cuMemcpyDtoDAsync(*out, *init, out_init.size(), stream_), "cuMemcpyDtoDAsync(output)");
+        !st.ok())
+        return fail(st.error());
+    args.push_back(*out + static_cast<std::uint64_t>(req.output.offset) * dtype_size(req.output.dtype));
+    for (auto e : req.extra_args) args.push_back(static_cast<std::uint64_t>(e));
+    auto pinned = host_pinned(out_init.size());
+    if (!pinned.ok()) return fail(pinned.error());
+    lap("setup");
+
+    // Ask for the workspace size first (workspace_size pointer set, workspace null).
+    std::size_t ws = 0;
+    std::vector<std::uint64_t> query = args;
+    query.push_back(reinterpret_cast<std::uintptr_t>(&ws));
+    query.push_back(0);
+    query.push_back(reinterpret_cast<std::uintptr_t>(stream_));
+    auto q = call_with_u64_args(fn, query);
+    if (!q.ok()) return fail(q.error());
+    if (static_cast<int>(*q) != 0)
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "workspace query returned " + std::to_string(static_cast<int>(*q)));
+    cuda::CUdeviceptr wsp = 0;
+    if (ws > 0) {
+        auto w = scratch(ws, workspace_, workspace_bytes_);
+        if (!w.ok()) return fail(w.error());
+        wsp = *w;
+    }
+    args.push_back(0);
+    args.push_back(wsp);
+    args.push_back(reinterpret_cast<std::uintptr_t>(stream_));
+    lap("workspace");
+
+    int launch_error = 0;
+    auto launch = [&] {
+        auto rc = call_with_u64_args(fn, args);
+        if (rc.ok() && static_cast<int>(*rc) != 0 && launch_error == 0) launch_error = static_cast<int>(*rc);
+    };
+    auto flush = [&] { return api_->cuMemsetD8Async(flush_, 0, flush_bytes_, stream_); };
+    auto sync = [&](const char* what) { return check(api_->cuStreamSynchronize(stream_), what); };
+
+    auto k0 = Clock::now();  // the first run is the kernel's time too (its module loads lazily here)
+    launch();
+    if (auto st = sync("first run"); !st.ok()) return fail(st.error());
+    if (launch_error)
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "kernel returned CUDA error " + std::to_string(launch_error));
+    lap("first_run");
+    auto d2h = Clock::now();
+    if (auto st = check(api_->cuMemcpyDtoHAsync(*pinned, *out, out_init.size(), stream_), "cuMemcpyDtoHAsync(output)");
+        !st.ok())
+        return fail(st.error());
+    if (auto st = sync("output read-back"); !st.ok()) return fail(st.error());
+    output = std::span<const std::byte>(*pinned, out_init.size());
+    double d2h_seconds = std::chrono::duration<double>(Clock::now() - d2h).count();
+    lap("read_back");
+
+    if (auto st = ensure_events(1); !st.ok()) return fail(st.error());
+    api_->cuEventRecord(starts_[0], stream_);
+    for (int i = 0; i < 5; ++i) {
+        flush();
+        launch();
+    }
+    api_->cuEventRecord(ends_[0], stream_);
+    if (auto st = sync("estimate"); !st.ok()) return fail(st.error());
+    float est_total = 0;
+    if (auto st = check(api_->cuEventElapsedTime(&est_total, starts_[0], ends_[0]), "cuEventElapsedTime"); !st.ok())
+        return fail(st.error());
+    lap("estimate");
+    double est = std::max(static_cast<double>(est_total) / 5.0, 1e-6);
+    int n_warmup = std::clamp(static_cast<int>(req.timing.warmup_ms / est), 1, req.timing.max_reps);
+    int n_rep =
+        std::clamp(static_cast<int>(req.timing.rep_ms / est), std::max(req.timing.min_reps, 1), req.timing.max_reps);
+    if (auto st = ensure_events(static_cast<std::size_t>(n_rep)); !st.ok()) return fail(st.error());
+    for (int i = 0; i < n_warmup; ++i) launch();
+    for (int i = 0; i < n_rep; ++i) {
+        if (req.timing.flush_l2) flush();
+        api_->cuEventRecord(starts_[static_cast<size_t>(i)], stream_);
+        launch();
+        api_->cuEventRecord(ends_[static_cast<size_t>(i)], stream_);
+    }
+    if (auto st = sync("timed runs"); !st.ok()) return fail(st.error());
+    if (launch_error)
+        return BenchmarkResult::failure(BenchStatus::error,
+                                        "kernel returned CUDA error " + std::to_string(launch_error));
+    lap("warmup_and_timed");
+    std::vector<double> samples;
+    samples.reserve(static_cast<size_t>(n_rep));
+    for (int i = 0; i < n_rep; ++i) {
+        float ms = 0;
+        if (auto st =
+                check(api_->cuEventElapsedTime(&ms, starts_[static_cast<size_t>(i)], ends_[static_cast<size_t>(i)]),
+                      "cuEventElapsedTime");
+            !st.ok())
+            return fail(st.error());
+        samples.push_back(ms);
+    }
+    BenchmarkResult r;
+    r.kernel_seconds = std::chrono::duration<double>(Clock::now() - k0).count() - d2h_seconds;
+    r.verify_seconds = d2h_seconds;
+    r.stats = summarize(samples);
+    r.ms = r.stats.median;
+    lap("statistics");
+    r.device = "cuda:" + std::to_string(ordinal_);
+    r.details["warmup_runs"] = n_warmup;
+    r.details["timed_runs"] = n_rep;
+    r.details["workspace_bytes"] = ws;
+    r.details["phases_ms"] = std::move(phases);
+    return r;
+}
+
+}  // namespace kiln::worker

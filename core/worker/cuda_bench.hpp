@@ -1,0 +1,57 @@
+#pragma once
+// Timing of CUDA kernels through the driver API, as triton.testing.do_bench does it: CUDA events
+// around each run, the L2 cache cleared before each timed run with a buffer larger than it, and
+// warm-up / repetition counts chosen from a first estimate over 5 runs.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuda/driver.hpp"
+#include "worker/protocol.hpp"
+
+namespace kiln::worker {
+
+class CudaBench {
+public:
+    static Result<std::unique_ptr<CudaBench>> create(int ordinal);
+    ~CudaBench();
+
+    // Runs the seed's convention: fn(inputs..., output, extra..., size_t* workspace_size,
+    // void* workspace, stream) -> int (0 = success). `output` views the output after the first run
+    // (for verification), in page-locked memory owned here and valid until the next run; the
+    // returned result holds the timing and, in details["phases_ms"], where the time went.
+    BenchmarkResult run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
+                        const std::vector<std::byte>& out_init, std::span<const std::byte>& output);
+
+    // Uploads the inputs and the output's random start and sizes the read-back buffer, so that the
+    // first choice pays for none of it (a warm-up request).
+    Status prepare(const BenchmarkRequest& req, const std::vector<const std::vector<std::byte>*>& inputs,
+                   const std::vector<std::byte>& out_init);
+
+private:
+    CudaBench() = default;
+    static std::string input_key(const TensorMeta& t, std::uint64_t seed);
+    Result<cuda::CUdeviceptr> device_input(const std::string& key, const std::vector<std::byte>& host);
+    Result<std::byte*> host_pinned(std::size_t bytes);
+    Result<cuda::CUdeviceptr> scratch(std::size_t bytes, cuda::CUdeviceptr& slot, std::size_t& have);
+    Status ensure_events(std::size_t n);
+    Status set_current();
+
+    const cuda::Api* api_ = nullptr;
+    int ordinal_ = 0;
+    cuda::CUcontext ctx_ = nullptr;
+    cuda::CUstream stream_ = nullptr;
+    cuda::CUdeviceptr flush_ = 0;
+    std::size_t flush_bytes_ = 0;
+    cuda::CUdeviceptr out_ = 0, workspace_ = 0;
+    std::size_t out_bytes_ = 0, workspace_bytes_ = 0;
+    std::map<std::string, cuda::CUdeviceptr> inputs_;  // inputs and the outputs' random starts, uploaded once
+    std::byte* pinned_ = nullptr;                      // the output read back after the first run
+    std::size_t pinned_bytes_ = 0;
+    std::vector<cuda::CUevent> starts_, ends_;
+};
+
+}  // namespace kiln::worker

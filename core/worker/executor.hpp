@@ -1,0 +1,80 @@
+#pragma once
+// Runs one benchmark request where it is called: inside kiln-worker (the default) or in the
+// tuner's own process (--in-process). Keeps what is worth reusing between choices of one op:
+// input buffers (same metadata and seed), loaded libraries, CUDA streams, events and the L2 flush
+// buffer. Test requests (fixed value, error, segfault, abort, hang) exist for the pool's tests.
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "worker/protocol.hpp"
+
+namespace kiln::codecache {
+class Library;
+}
+
+namespace kiln::worker {
+
+class CudaBench;
+
+class Executor {
+public:
+    Executor();
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    BenchmarkResult run(const BenchmarkRequest& req);
+
+    // A library loaded ahead (in-process tuning loads while precompiling, as Inductor does), so
+    // that loading is not counted as benchmark overhead.
+    void preload(const std::string& path, std::shared_ptr<codecache::Library> library);
+
+    // Loads these libraries on a background thread (a request's prefetch_libraries), so that a
+    // later request finds them open. Failures are left for that request to report.
+    void prefetch(const std::vector<std::string>& paths);
+    bool loaded(const std::string& path);  // open already (preloaded, prefetched or used)
+
+    // Facts for Pong: pid, CUDA_VISIBLE_DEVICES, the visible device count and device 0's name and
+    // PCI bus id (only when CUDA_VISIBLE_DEVICES is set, so CPU workers never touch the driver).
+    static nlohmann::json describe_process();
+
+private:
+    BenchmarkResult run_test(const BenchmarkRequest& req);
+    BenchmarkResult run_cpp(const BenchmarkRequest& req);
+    BenchmarkResult run_cuda(const BenchmarkRequest& req);
+
+    Result<std::shared_ptr<codecache::Library>> library(const std::string& path);
+    const std::vector<std::byte>& host_input(const TensorMeta& t, std::uint64_t seed);
+    const std::vector<std::byte>& host_output_init(const TensorMeta& t, std::uint64_t seed);
+    // The reference choice's output, read once per worker (no copy per choice: it can be large).
+    Result<const std::vector<std::byte>*> reference(const std::string& path, std::size_t bytes);
+
+    void loader_loop();
+
+    std::mutex lib_mutex_;  // libraries_, the prefetch queue and the one being loaded
+    std::condition_variable lib_cv_;
+    std::map<std::string, std::shared_ptr<codecache::Library>> libraries_;
+    std::deque<std::string> prefetch_queue_;
+    std::set<std::string> loading_;
+    bool stopping_ = false;
+    std::thread loader_;  // started by the first prefetch
+    std::map<std::string, std::vector<std::byte>> host_inputs_;
+    std::map<std::string, std::vector<std::byte>> host_outputs_;  // the output's random start
+    std::map<std::string, std::vector<std::byte>> references_;
+    std::map<int, std::unique_ptr<CudaBench>> cuda_;  // by device ordinal
+    friend class CudaBench;
+};
+
+// Calls `fn` with `args` as 64-bit integer registers (pointers and integers alike), the seed's
+// ctypes convention. At most 24 arguments.
+Result<std::uint64_t> call_with_u64_args(void* fn, const std::vector<std::uint64_t>& args);
+
+}  // namespace kiln::worker

@@ -1,0 +1,77 @@
+#pragma once
+// Workers for every device (autotune_process.py TuningProcessPool): one kiln-worker per device,
+// each driven by its own dispatcher thread that takes the next request from a shared queue, so a
+// request goes to whichever worker is free. The worker is started by its dispatcher thread (its
+// PR_SET_PDEATHSIG is tied to that thread) and restarted there after a crash or a timeout.
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "worker/devices.hpp"
+#include "worker/tuning_process.hpp"
+
+namespace kiln::worker {
+
+struct PoolOptions {
+    std::vector<Device> devices;
+    std::string worker_path;  // empty: default_worker_path()
+    Timeouts timeouts;
+    // Sent to every worker right after its Pong (a request with warmup_only set): each device sets
+    // itself up in parallel, before the first choice, instead of on the first choice's clock.
+    std::optional<BenchmarkRequest> warmup;
+};
+
+struct WorkerInfo {
+    Device device;
+    pid_t pid = -1;
+    int starts = 0;
+    nlohmann::json pong;
+    double warmup_seconds = 0;
+    std::string warmup_error;  // a failed warm-up is not fatal: the choices report their own errors
+};
+
+class TuningProcessPool {
+public:
+    explicit TuningProcessPool(PoolOptions options);
+    ~TuningProcessPool();
+    TuningProcessPool(const TuningProcessPool&) = delete;
+    TuningProcessPool& operator=(const TuningProcessPool&) = delete;
+
+    // Starts every worker and waits for each one's Pong. A GPU worker must see exactly one device.
+    Status start();
+
+    using Callback = std::function<void(std::size_t index, const BenchmarkResult& result)>;
+    // Benchmarks every request; results in request order. `on_result` runs on a dispatcher thread.
+    std::vector<BenchmarkResult> benchmark(const std::vector<BenchmarkRequest>& requests,
+                                           const Callback& on_result = {});
+
+    void stop();
+    std::vector<WorkerInfo> workers() const;
+    std::size_t size() const { return options_.devices.size(); }
+
+private:
+    struct Batch;
+    struct Job {
+        const BenchmarkRequest* request;
+        std::size_t index;
+        std::shared_ptr<Batch> batch;
+    };
+    struct Slot;
+    void dispatch(Slot& slot);
+
+    PoolOptions options_;
+    mutable std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<Job> queue_;
+    bool stopping_ = false;
+    std::vector<std::unique_ptr<Slot>> slots_;
+};
+
+}  // namespace kiln::worker

@@ -1,0 +1,88 @@
+// Entry references: the one syntax of `kiln-cli show/guards/diff` and the GUI's Diff view, and
+// the loaders behind it (local paths here; redis:// through a stand-in fetcher).
+#include <gtest/gtest.h>
+
+#include "frontend/entry_ref.hpp"
+#include "frontend/exit_code.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using kiln::frontend::EntryRef;
+namespace fs = std::filesystem;
+
+const fs::path kKeyDir = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+
+fs::path first_entry(const fs::path& key_dir) {
+    for (const auto& e : fs::directory_iterator(key_dir))
+        if (e.is_regular_file() && e.path().filename().string()[0] != '.') return e.path();
+    return {};
+}
+
+std::string changed_log() { return (kiln::test::fixture_dir() / "h100/trace/changed").string(); }
+
+TEST(EntryRef, ParsesEachForm) {
+    auto remote = kiln::frontend::parse_entry_ref("redis://cache:6379/0/fabc");
+    ASSERT_TRUE(remote);
+    EXPECT_EQ(remote->kind, EntryRef::Kind::remote);
+    auto event = kiln::frontend::parse_entry_ref(changed_log() + "#0");
+    ASSERT_TRUE(event);
+    EXPECT_EQ(event->kind, EntryRef::Kind::trace_event);
+    EXPECT_EQ(event->path, changed_log());
+    EXPECT_EQ(event->selector, "0");
+    auto path = kiln::frontend::parse_entry_ref("/nowhere/a#b");  // no LOG: a path with a '#'
+    ASSERT_TRUE(path);
+    EXPECT_EQ(path->kind, EntryRef::Kind::path);
+    auto empty = kiln::frontend::parse_entry_ref("");
+    ASSERT_FALSE(empty);
+    EXPECT_EQ(kiln::frontend::exit_code(empty.error()), 2);
+}
+
+TEST(EntryRef, LoadsEntriesKeyDirsAndEvents) {
+    const fs::path key_dir = kiln::test::two_entries_root() / kKeyDir;
+    const fs::path file = first_entry(key_dir);
+    auto named = kiln::frontend::load_entry(*kiln::frontend::parse_entry_ref(file.string()));
+    ASSERT_TRUE(named) << named.error().str();
+    EXPECT_EQ(named->label, file.string());
+    auto lookup = kiln::frontend::lookup_entry_guards(*kiln::frontend::parse_entry_ref(key_dir.string()),
+                                                      std::vector<std::int64_t>{5});
+    ASSERT_TRUE(lookup) << lookup.error().str();
+    EXPECT_FALSE(lookup->entries.empty());
+    auto side = kiln::frontend::load_key_side(*kiln::frontend::parse_entry_ref(changed_log() + "#0"));
+    ASSERT_TRUE(side) << side.error().str();
+    EXPECT_FALSE(side->components.empty());
+    auto missing = kiln::frontend::load_entry(*kiln::frontend::parse_entry_ref("/nonexistent/entry"));
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error().code, kiln::Errc::not_found);
+    EXPECT_EQ(kiln::frontend::exit_code(missing.error()), 2);
+}
+
+TEST(EntryRef, RemoteEntriesGoThroughTheFetcher) {
+    const fs::path file = first_entry(kiln::test::two_entries_root() / kKeyDir);
+    auto ref = *kiln::frontend::parse_entry_ref("redis://cache:6379/0/fkey");
+    auto refused = kiln::frontend::load_entry(ref);  // a build without Redis support
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().code, kiln::Errc::unsupported);
+    kiln::frontend::RemoteFetch fetch = [&](std::string_view url) -> kiln::Result<kiln::frontend::FetchedEntry> {
+        return kiln::frontend::FetchedEntry{kiln::test::read_file(file), std::string(url) + " (origin)"};
+    };
+    auto named = kiln::frontend::load_entry(ref, fetch);
+    ASSERT_TRUE(named) << named.error().str();
+    EXPECT_EQ(named->label, "redis://cache:6379/0/fkey (origin)");
+    auto lookup = kiln::frontend::lookup_entry_guards(ref, std::vector<std::int64_t>{5}, fetch);
+    ASSERT_TRUE(lookup) << lookup.error().str();
+    ASSERT_EQ(lookup->entries.size(), 1u);
+    EXPECT_EQ(lookup->entries[0].file, "redis://cache:6379/0/fkey (origin)");
+}
+
+TEST(ExitCode, HackingsRule) {
+    using kiln::Errc;
+    for (Errc c : {Errc::invalid_argument, Errc::not_found, Errc::unsupported})
+        EXPECT_EQ(kiln::frontend::exit_code(kiln::make_error(c, "x")), 2);
+    for (Errc c : {Errc::generic, Errc::io, Errc::parse, Errc::limit, Errc::timeout, Errc::cancelled, Errc::busy,
+                   Errc::external, Errc::unavailable})
+        EXPECT_EQ(kiln::frontend::exit_code(kiln::make_error(c, "x")), 1);
+    EXPECT_EQ(kiln::frontend::exit_code(kiln::frontend::as_bad_input(kiln::make_error(Errc::parse, "x"))), 2);
+}
+
+}  // namespace

@@ -1,0 +1,42 @@
+// write_atomic_at: the atomic write through an open directory (bundle unpack), with and without replacing.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.hpp"
+#include "util/atomic_file.hpp"
+
+namespace kiln::codecache {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(WriteAtomicAt, WritesReplacesOrLeavesAlone) {
+    test::ScratchDir dir("atomic-at");
+    int fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(write_atomic_at(fd, "f", "one", "f").ok());
+    EXPECT_EQ(test::read_file(dir.path() / "f"), "one");
+    ASSERT_TRUE(write_atomic_at(fd, "f", "two", "f").ok());
+    EXPECT_EQ(test::read_file(dir.path() / "f"), "two");
+    auto kept = write_atomic_at(fd, "f", "three", "f", /*replace=*/false);
+    ASSERT_FALSE(kept.ok());
+    EXPECT_EQ(kept.error().code, Errc::busy);
+    EXPECT_EQ(test::read_file(dir.path() / "f"), "two");
+    // A symlink in the way is replaced as a link (its target untouched), never written through.
+    { std::ofstream(dir.path() / "target") << "outside"; }
+    fs::create_symlink(dir.path() / "target", dir.path() / "link");
+    ASSERT_TRUE(write_atomic_at(fd, "link", "new", "link").ok());
+    EXPECT_EQ(test::read_file(dir.path() / "target"), "outside");
+    EXPECT_FALSE(fs::is_symlink(dir.path() / "link"));
+    ::close(fd);
+    std::size_t n = 0;
+    for (auto& e : fs::directory_iterator(dir.path())) n += e.path().filename().string()[0] == '.';
+    EXPECT_EQ(n, 0u);  // no temporary left behind
+}
+
+}  // namespace
+}  // namespace kiln::codecache

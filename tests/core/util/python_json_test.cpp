@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "util/python_json.hpp"
+
+using namespace kiln;
+using nlohmann::ordered_json;
+
+TEST(PythonJson, FloatReprMatchesPython) {
+    // Values and Python 3's repr() of them.
+    EXPECT_EQ(py_float_repr(1.0), "1.0");
+    EXPECT_EQ(py_float_repr(0.1), "0.1");
+    EXPECT_EQ(py_float_repr(1e-05), "1e-05");
+    EXPECT_EQ(py_float_repr(0.0001), "0.0001");
+    EXPECT_EQ(py_float_repr(1e16), "1e+16");
+    EXPECT_EQ(py_float_repr(123456789012345.0), "123456789012345.0");
+    EXPECT_EQ(py_float_repr(0.006144000217318535), "0.006144000217318535");
+    EXPECT_EQ(py_float_repr(-2.5), "-2.5");
+    EXPECT_EQ(py_float_repr(std::numeric_limits<double>::infinity()), "Infinity");
+    EXPECT_EQ(py_float_repr(-std::numeric_limits<double>::infinity()), "-Infinity");
+}
+
+TEST(PythonJson, DumpsUsesPythonSeparatorsSortingAndEscapes) {
+    ordered_json j;
+    j["b"] = 1;
+    j["a"] = {{"y", nullptr}, {"x", "\xc3\xa9\n"}};
+    // json.dumps({"b": 1, "a": {"y": None, "x": "é\n"}}, sort_keys=True)
+    EXPECT_EQ(py_dumps(j, {.sort_keys = true}), R"({"a": {"x": "\u00e9\n", "y": null}, "b": 1})");
+    EXPECT_EQ(py_dumps(j), R"({"b": 1, "a": {"y": null, "x": "\u00e9\n"}})");
+    // json.dumps({"k": [1, 2.0], "e": {}}, indent=4)
+    ordered_json k;
+    k["k"] = {1, 2.0};
+    k["e"] = ordered_json::object();
+    EXPECT_EQ(py_dumps(k, {.indent = 4}), "{\n    \"k\": [\n        1,\n        2.0\n    ],\n    \"e\": {}\n}");
+}
+
+TEST(PythonJson, LoadsPythonSpecialFloats) {
+    auto j = py_loads(R"({"a": Infinity, "b": -Infinity, "s": "Infinity", "n": NaN})");
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    EXPECT_TRUE(std::isinf((*j)["a"].get<double>()));
+    EXPECT_LT((*j)["b"].get<double>(), 0);
+    EXPECT_EQ((*j)["s"], "Infinity");
+    EXPECT_TRUE((*j)["n"].is_null());
+    EXPECT_FALSE(py_loads("{nope").ok());
+}

@@ -1,0 +1,214 @@
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "test_support.hpp"
+#include "worker/tuning_pool.hpp"
+
+using namespace kiln::worker;
+using namespace std::chrono_literals;
+
+namespace {
+
+Timeouts quick() {
+    Timeouts t;
+    t.result = 1500ms;
+    t.graceful = 300ms;
+    t.terminate = 300ms;
+    return t;
+}
+
+BenchmarkRequest test_request(const std::string& mode, double value = 0, double sleep_ms = 0) {
+    BenchmarkRequest r;
+    r.kind = RequestKind::test;
+    r.test_mode = mode;
+    r.test_value = value;
+    r.test_sleep_ms = sleep_ms;
+    r.choice = mode;
+    return r;
+}
+
+bool process_gone(pid_t pid) {
+    if (kill(pid, 0) != 0) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close_paren = line.rfind(')');
+    return close_paren != std::string::npos && line.size() > close_paren + 2 && line[close_paren + 2] == 'Z';
+}
+
+}  // namespace
+
+TEST(TuningProcess, PingPongAndAFixedValue) {
+    TuningProcess p({kiln::test::worker_path(), std::nullopt, quick()});
+    ASSERT_TRUE(p.start().ok());
+    EXPECT_EQ(p.pong()["pid"].get<int>(), p.pid());
+    EXPECT_TRUE(p.pong()["cuda_visible_devices"].is_null());  // a CPU worker sees no CUDA variable
+    auto r = p.benchmark(test_request("value", 1.5));
+    EXPECT_EQ(r.status, BenchStatus::ok);
+    EXPECT_EQ(r.ms, 1.5);
+    EXPECT_EQ(r.worker_pid, p.pid());
+    auto e = p.benchmark(test_request("error"));
+    EXPECT_EQ(e.status, BenchStatus::error);
+    EXPECT_NE(e.reason.find("Failed to run"), std::string::npos);
+    EXPECT_TRUE(std::isinf(e.ms));
+    EXPECT_EQ(p.starts(), 1);  // an error is an answer: the worker stays
+}
+
+TEST(TuningProcess, CrashesAndHangsScoreInfinityAndTheWorkerIsReplaced) {
+    TuningProcess p({kiln::test::worker_path(), std::nullopt, quick()});
+    struct Case {
+        const char* mode;
+        BenchStatus status;
+        const char* reason;
+    };
+    for (Case c : {Case{"segfault", BenchStatus::crash, "SIGSEGV"}, Case{"abort", BenchStatus::crash, "SIGABRT"},
+                   Case{"hang", BenchStatus::timeout, "timeout"}}) {
+        auto t0 = std::chrono::steady_clock::now();
+        auto r = p.benchmark(test_request(c.mode));
+        auto took = std::chrono::steady_clock::now() - t0;
+        EXPECT_EQ(r.status, c.status) << c.mode;
+        EXPECT_NE(r.reason.find(c.reason), std::string::npos) << c.mode << ": " << r.reason;
+        EXPECT_TRUE(std::isinf(r.ms));
+        EXPECT_FALSE(p.valid()) << c.mode;  // cleared
+        EXPECT_LT(took, 5s) << c.mode;
+        EXPECT_TRUE(process_gone(r.worker_pid)) << c.mode;
+        auto ok = p.benchmark(test_request("value", 2.0));  // next request: a fresh worker
+        EXPECT_EQ(ok.status, BenchStatus::ok) << c.mode;
+        EXPECT_NE(ok.worker_pid, r.worker_pid);
+    }
+    EXPECT_EQ(p.starts(), 4);
+}
+
+TEST(TuningProcess, MissingWorkerBinaryIsAClearError) {
+    TuningProcess p({"/nonexistent/kiln-worker", std::nullopt, quick()});
+    auto st = p.start();
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().str().find("kiln-worker did not start"), std::string::npos);
+}
+
+TEST(TuningProcessPool, SurvivesBadChoicesAndFinishesInBoundedTime) {
+    TuningProcessPool pool({{Device{}, Device{}}, kiln::test::worker_path(), quick()});
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
+    std::vector<BenchmarkRequest> reqs;
+    for (int i = 0; i < 6; ++i) reqs.push_back(test_request("value", i + 1.0));
+    reqs.push_back(test_request("segfault"));
+    reqs.push_back(test_request("abort"));
+    reqs.push_back(test_request("hang"));
+    reqs.push_back(test_request("error"));
+    for (int i = 0; i < 6; ++i) reqs.push_back(test_request("value", 10.0 + i));
+    auto t0 = std::chrono::steady_clock::now();
+    auto res = pool.benchmark(reqs);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 8s);
+    ASSERT_EQ(res.size(), reqs.size());
+    for (size_t i = 0; i < reqs.size(); ++i) {
+        const auto& mode = reqs[i].test_mode;
+        if (mode == "value") {
+            EXPECT_EQ(res[i].status, BenchStatus::ok);
+            EXPECT_EQ(res[i].ms, reqs[i].test_value);
+        } else {
+            EXPECT_TRUE(std::isinf(res[i].ms)) << mode;
+        }
+    }
+    EXPECT_EQ(res[6].status, BenchStatus::crash);
+    EXPECT_EQ(res[7].status, BenchStatus::crash);
+    EXPECT_EQ(res[8].status, BenchStatus::timeout);
+    EXPECT_EQ(res[9].status, BenchStatus::error);
+    // Three different worker processes died (so workers were replaced), none is left behind, and
+    // every later choice still got its answer.
+    std::set<int> crashed{res[6].worker_pid, res[7].worker_pid, res[8].worker_pid};
+    EXPECT_EQ(crashed.size(), 3u);
+    for (int pid : crashed) EXPECT_TRUE(process_gone(pid)) << pid;
+    int starts = 0;
+    for (const auto& w : pool.workers()) starts += w.starts;
+    EXPECT_GE(starts, 2 + 2);  // 2 workers cannot run 3 crashing choices without a restart
+}
+
+TEST(TuningProcessPool, SpreadsWorkOverFreeWorkers) {
+    TuningProcessPool pool({{Device{}, Device{}, Device{}}, kiln::test::worker_path(), quick()});
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
+    std::vector<BenchmarkRequest> reqs(9, test_request("sleep", 1.0, 150));
+    auto t0 = std::chrono::steady_clock::now();
+    auto res = pool.benchmark(reqs);
+    auto took = std::chrono::steady_clock::now() - t0;
+    std::set<int> pids;
+    for (const auto& r : res) {
+        EXPECT_EQ(r.status, BenchStatus::ok);
+        pids.insert(r.worker_pid);
+    }
+    EXPECT_EQ(pids.size(), 3u);
+    EXPECT_LT(took, 9 * 150ms);  // sequential would take 1.35 s; three workers about 0.45 s
+}
+
+TEST(TuningProcessPool, EveryWorkerIsWarmedUpBeforeTheFirstRequest) {
+    BenchmarkRequest warm;
+    warm.kind = RequestKind::cpp;
+    TensorMeta t;
+    t.sizes = {1 << 20};
+    warm.inputs = {t, t};
+    warm.output = t;
+    PoolOptions po{{Device{}, Device{}}, kiln::test::worker_path(), quick()};
+    po.warmup = warm;
+    TuningProcessPool pool(po);
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
+    for (const auto& w : pool.workers()) {
+        EXPECT_TRUE(w.warmup_error.empty()) << w.warmup_error;
+        EXPECT_GT(w.warmup_seconds, 0);
+    }
+    auto res = pool.benchmark({test_request("value", 2.5)});
+    EXPECT_EQ(res[0].status, BenchStatus::ok);
+}
+
+TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t parent = fork();
+    ASSERT_GE(parent, 0);
+    if (parent == 0) {
+        close(fds[0]);
+        TuningProcessPool pool({{Device{}, Device{}}, kiln::test::worker_path(), quick()});
+        if (!pool.start().ok()) _exit(1);
+        std::string pids;
+        for (const auto& w : pool.workers()) pids += std::to_string(w.pid) + " ";
+        pids += "\n";
+        (void)!write(fds[1], pids.data(), pids.size());
+        pause();  // wait for SIGKILL
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string text;
+    char buf[256];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) {
+        text.append(buf, static_cast<size_t>(n));
+        if (text.find('\n') != std::string::npos) break;
+    }
+    close(fds[0]);
+    std::istringstream in(text);
+    std::vector<pid_t> workers;
+    for (pid_t p; in >> p;) workers.push_back(p);
+    ASSERT_EQ(workers.size(), 2u);
+    for (pid_t w : workers) EXPECT_FALSE(process_gone(w));
+    kill(parent, SIGKILL);
+    waitpid(parent, nullptr, 0);
+    auto deadline = std::chrono::steady_clock::now() + 3s;
+    for (pid_t w : workers) {
+        while (!process_gone(w) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+        EXPECT_TRUE(process_gone(w)) << "worker " << w << " outlived its parent";
+    }
+}

@@ -1,0 +1,39 @@
+#include "remote/remote_install.hpp"
+
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include <memory>
+
+#include "inspector/inspector_widget.hpp"
+#include "jobs/job_runner.hpp"
+#include "remote/remote_inspect.hpp"
+#include "remote/remote_panel.hpp"
+#include "shell/main_window.hpp"
+
+namespace kiln::ui {
+
+RemotePanel* installRemoteSource(MainWindow& w) {
+    auto* panel = new RemotePanel(w.jobs());
+    w.addPanel(panel, QObject::tr("Redis"), Qt::LeftDockWidgetArea);
+    // Remote pickles are written here to be read like local files; removed with the window.
+    auto scratch = std::make_shared<QTemporaryDir>();
+    QObject::connect(panel, &RemotePanel::entryActivated, &w, [&w, scratch](const QString& url, const QString& key) {
+        if (!scratch->isValid()) {
+            w.statusBar()->showMessage(QObject::tr("No temporary directory for remote entries"), 5000);
+            return;
+        }
+        const QString dir = scratch->path();
+        w.inspector()->showMessage(QObject::tr("<p>Fetching %1 …</p>").arg(key.toHtmlEscaped()));
+        w.workspace()->setCurrentIndex(0);  // the Cache tab holds the inspector
+        // The "inspect" channel: a newer local or remote selection drops this result.
+        w.jobs()->start(
+            QStringLiteral("inspect"), QObject::tr("Decoding %1").arg(key),
+            [url, key, dir](JobControl& ctl) { return inspectRemoteEntry(url, key, dir, ctl); },
+            [&w](Inspection ins) { w.inspector()->showInspection(ins); });
+    });
+    return panel;
+}
+
+}  // namespace kiln::ui

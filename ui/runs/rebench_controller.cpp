@@ -1,0 +1,137 @@
+#include "runs/rebench_controller.hpp"
+
+#include <algorithm>
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+
+#include "timings/kernel_files.hpp"
+#include "tuning/rebench.hpp"
+
+namespace kiln::ui {
+
+QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
+    // kiln-cli rebench --json: the core's RebenchReport schema (tuning/rebench.hpp).
+    auto parsed = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
+    if (parsed.is_discarded()) return QObject::tr("kiln-cli rebench printed no JSON");
+    auto report = tuning::rebench_report_from_json(parsed);
+    if (!report) return QString::fromStdString(report.error().str());
+    for (const auto& d : report->devices) {
+        const QString name = QString::fromStdString(d.device);
+        auto it = std::find_if(into.begin(), into.end(), [&](const RebenchTimes& r) { return r.device == name; });
+        if (it == into.end()) {
+            into.push_back(RebenchTimes{.device = name});
+            it = into.end() - 1;
+        }
+        it->status = QString::fromUtf8(worker::bench_status_name(d.status));
+        it->ok = d.ok();
+        it->reason = QString::fromStdString(d.reason);
+        if (d.timings.contains("graph_ms")) it->graphMs = d.ms;
+        for (const auto& k : d.timings.value("kernels", nlohmann::json::array())) {
+            const QString kname = QString::fromStdString(k.value("name", ""));
+            it->kernelMs.insert(kname, k.value("ms", 0.0));
+            if (k.contains("key")) it->kernelKey.insert(kname, QString::fromStdString(k.value("key", "")));
+        }
+    }
+    return {};
+}
+
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) {
+    return readStoredKernelTimes(cacheRoot).byKey;
+}
+
+double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
+                     const QMap<QString, double>& byName) {
+    const QString key = d.kernelKey.value(kernel);
+    if (key.size() >= 3) {
+        // Keys sort, so the first stored key not below the prefix is the only candidate.
+        auto it = byKey.lowerBound(key);
+        if (it != byKey.end() && it.key().startsWith(key)) return it.value();
+    }
+    return byName.value(kernel, -1.0);
+}
+
+QString RebenchController::loadResults(const QByteArray& json) {
+    if (isRunning()) return tr("a benchmark is running");
+    QVector<RebenchTimes> loaded = results_;
+    const QString err = parseRebenchJson(json, loaded);
+    if (!err.isEmpty()) return err;
+    if (loaded.isEmpty()) return tr("no devices in these results");
+    results_ = loaded;
+    return {};
+}
+
+StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot) {
+    // By name, benchmark-harness modules often share the generic name `triton_`: a name seen more
+    // than once is qualified with its module's key instead of silently overwritten.
+    struct Stored {
+        QString name, module;
+        double ms;
+    };
+    QList<Stored> found;
+    QMap<QString, int> seen;
+    StoredKernelTimes out;
+    QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        auto op = timings::read_kernel_perf(path.toStdString());
+        if (!op.ok() || op->choices.empty() || !op->choices.front().ms) continue;
+        const QString module = QFileInfo(path).completeBaseName();
+        out.byKey.insert(module, *op->choices.front().ms);
+        if (op->inputs.empty()) continue;
+        found.push_back({QString::fromStdString(op->inputs), module, *op->choices.front().ms});
+        ++seen[found.back().name];
+    }
+    for (const auto& s : found)
+        out.byName.insert(seen[s.name] > 1 ? QStringLiteral("%1 (%2)").arg(s.name, s.module.left(12)) : s.name, s.ms);
+    return out;
+}
+
+QMap<QString, double> storedKernelTimes(const QString& cacheRoot) { return readStoredKernelTimes(cacheRoot).byName; }
+
+RebenchController::RebenchController(QObject* parent) : QObject(parent) {
+    connect(&process_, &CliProcess::finished, this, &RebenchController::onFinished);
+}
+
+QString RebenchController::start(const QString& modulePath, const QString& devices, const QString& cliPath) {
+    if (isRunning()) return tr("a benchmark is already running");
+    if (!QFileInfo(modulePath).isFile()) return tr("no such module: %1").arg(modulePath);
+    cli_ = cliPath;
+    module_ = modulePath;
+    devices_ = devices;
+    results_.clear();
+    return runStage(false);
+}
+
+QString RebenchController::runStage(bool kernels) {
+    kernels_ = kernels;
+    QStringList args{QStringLiteral("rebench"), module_, QStringLiteral("--json")};
+    if (!devices_.isEmpty()) args << QStringLiteral("--devices") << devices_;
+    if (kernels) args << QStringLiteral("-k");
+    emit stageChanged(kernels ? tr("timing each kernel") : tr("timing the graph"));
+    return process_.start(cli_, args);
+}
+
+void RebenchController::cancel() { process_.cancel(); }
+
+void RebenchController::onFinished(int exitCode, QProcess::ExitStatus status) {
+    if (process_.wasCancelled()) {
+        emit finished(false, tr("cancelled"));
+        return;
+    }
+    const QString parseError = parseRebenchJson(process_.output().toUtf8(), results_);
+    if (status != QProcess::NormalExit || !parseError.isEmpty()) {
+        emit finished(
+            false, process_.errorOutput().trimmed().isEmpty() ? parseError : process_.failureReason(exitCode, status));
+        return;
+    }
+    // Exit 1 with JSON: some device failed; its reason is in results(). Go on to the kernels.
+    if (!kernels_) {
+        if (QString err = runStage(true); !err.isEmpty()) emit finished(false, err);
+        return;
+    }
+    emit finished(exitCode == 0, exitCode == 0 ? tr("done") : tr("some devices failed; see their reasons"));
+}
+
+}  // namespace kiln::ui

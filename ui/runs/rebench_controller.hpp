@@ -1,0 +1,67 @@
+#pragma once
+// Re-benchmarks an Inductor output-code module through `kiln-cli rebench` (one kiln-worker per
+// device runs the module's Python): first the whole graph, then each kernel (-k). No widgets.
+// Stored timings to compare with: the .kernel_perf files of the cache, by kernel name.
+#include <QMap>
+#include <QObject>
+#include <QVector>
+
+#include "runs/cli_process.hpp"
+
+namespace kiln::ui {
+
+struct RebenchTimes {
+    QString device;
+    bool ok = false;
+    QString status;  // "ok" or the failure kind (worker::BenchStatus's name)
+    QString reason;
+    double graphMs = -1;               // < 0: not measured
+    QMap<QString, double> kernelMs;    // kernel name -> ms
+    QMap<QString, QString> kernelKey;  // kernel name -> its module's key as -k prints it (10 characters)
+};
+
+// Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
+// error message, empty on success.
+QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into);
+// The times of the .kernel_perf files of a cache root, read in one walk: by kernel name (their
+// sibling module's name) and by module key (the file name without .kernel_perf, for -k's keys).
+struct StoredKernelTimes {
+    QMap<QString, double> byName, byKey;
+};
+StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot);
+QMap<QString, double> storedKernelTimes(const QString& cacheRoot);       // readStoredKernelTimes().byName
+QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot);  // readStoredKernelTimes().byKey
+// The stored time of a re-benchmarked kernel: by its module key (a prefix of the stored key), else
+// by name; < 0 when the cache holds none.
+double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
+                     const QMap<QString, double>& byName);
+
+class RebenchController : public QObject {
+    Q_OBJECT
+public:
+    explicit RebenchController(QObject* parent = nullptr);
+
+    // Starts the graph run; the kernel run follows. `cliPath` empty: CliProcess::defaultCliPath().
+    QString start(const QString& modulePath, const QString& devices, const QString& cliPath = {});
+    void cancel();
+    bool isRunning() const { return process_.isRunning(); }
+    const QVector<RebenchTimes>& results() const { return results_; }
+    // Adds the results of a `kiln-cli rebench --json` run saved earlier (e.g. on a GPU machine);
+    // returns an error message, empty on success.
+    QString loadResults(const QByteArray& json);
+
+signals:
+    void stageChanged(const QString& stage);
+    void finished(bool ok, const QString& message);
+
+private:
+    QString runStage(bool kernels);  // an error message, empty when started
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+
+    CliProcess process_;
+    QString cli_, module_, devices_;
+    bool kernels_ = false;
+    QVector<RebenchTimes> results_;
+};
+
+}  // namespace kiln::ui

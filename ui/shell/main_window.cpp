@@ -1,0 +1,204 @@
+#include "shell/main_window.hpp"
+
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMimeData>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include <utility>
+
+#include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
+#include "browser/cache_watcher.hpp"
+#include "browser/scan_job.hpp"
+#include "diff/diff_view.hpp"
+#include "inspector/inspection.hpp"
+#include "inspector/inspector_widget.hpp"
+#include "jobs/job_runner.hpp"
+#include "shell/palette.hpp"
+#include "shell/root_resolver.hpp"
+#include "status/status_panel.hpp"
+
+namespace kiln::ui {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      jobs_(new JobRunner(this)),
+      watcher_(new CacheWatcher(this)),
+      browser_(new CacheBrowser(this)),
+      inspector_(new InspectorWidget(jobs_, this)),
+      diff_(new DiffView(jobs_, this)),
+      status_(new StatusPanel(this)),
+      workspace_(new QTabWidget(this)),
+      banner_(new QLabel(this)) {
+    setWindowTitle(QStringLiteral("Kiln"));
+    setAcceptDrops(true);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(browser_);
+    split->addWidget(inspector_);
+    split->setStretchFactor(1, 2);
+    split->setSizes({560, 720});
+    workspace_->addTab(split, tr("Cache"));
+    workspace_->addTab(diff_, tr("Diff"));
+    workspace_->setDocumentMode(true);
+
+    banner_->setVisible(false);
+    banner_->setWordWrap(true);
+    banner_->setContentsMargins(8, 6, 8, 6);
+    banner_->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;border-bottom:1px solid #ffe69c;"));
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(banner_);
+    layout->addWidget(workspace_);
+    setCentralWidget(central);
+    statusBar()->addPermanentWidget(status_, 1);
+
+    connect(jobs_, &JobRunner::progress, status_, &StatusPanel::setProgress);
+    connect(jobs_, &JobRunner::busyChanged, status_, &StatusPanel::setBusy);
+    connect(status_, &StatusPanel::cancelRequested, jobs_, &JobRunner::cancelAll);
+    connect(browser_, &CacheBrowser::currentChanged, this, &MainWindow::inspect);
+    connect(browser_, &CacheBrowser::diffRequested, this, [this](const QString& path) {
+        diff_->setSideA(path);
+        workspace_->setCurrentWidget(diff_);
+    });
+    connect(inspector_, &InspectorWidget::linkActivated, this, &MainWindow::onLink);
+    diff_->setSelectionProvider([this] { return browser_->currentPath(); });
+    connect(watcher_, &CacheWatcher::changed, this, &MainWindow::rescan);
+
+    buildActions();
+    applySettings();
+    restoreGeometry(settings_.windowGeometry());
+    restoreState(settings_.windowState());
+    if (settings_.windowGeometry().isEmpty()) resize(1280, 800);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area) {
+    if (area == Qt::NoDockWidgetArea) {
+        workspace_->addTab(panel, title);
+        return;
+    }
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(QStringLiteral("dock_") + title);  // saveState() needs a name
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    viewMenu_->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::applySettings() {
+    applyTheme(settings_.theme());
+    inspector_->setSourceFontSize(settings_.sourceFontSize());
+    diff_->setSourceFontSize(settings_.sourceFontSize());
+    watcher_->setCoalesceMs(settings_.coalesceMs());
+    watcher_->setEnabled(settings_.watchForChanges());
+}
+
+void MainWindow::openStartupRoot(const QString& commandLineRoot) {
+    const RootChoice choice = chooseStartupRoot(commandLineRoot);
+    if (choice.path.isEmpty()) {
+        statusBar()->showMessage(choice.reason);
+        inspector_->showMessage(tr("<h3>No cache to show</h3><p>%1</p><p>Open one with File › Open (Ctrl+O) or drop a "
+                                   "folder here.</p>")
+                                    .arg(choice.reason.toHtmlEscaped()));
+        return;
+    }
+    openRoot(choice.path, choice.isSample);
+    statusBar()->showMessage(choice.reason, 8000);
+}
+
+void MainWindow::openRoot(const QString& root, bool isSample) {
+    root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    isSample_ = isSample;
+    banner_->setText(tr("<b>Sample cache.</b> No Inductor cache was found at <code>%1</code>, so Kiln shows the small "
+                        "real cache bundled with it. Open your own with File › Open.")
+                         .arg(inductorDefaultRoot().toHtmlEscaped()));
+    banner_->setVisible(isSample);
+    if (!isSample) {
+        settings_.addRecentRoot(root_);
+        rebuildRecentMenu();
+    }
+    setWindowTitle(QStringLiteral("Kiln — %1").arg(root_));
+    watcher_->clear();
+    browser_->setTree(nullptr);
+    diff_->setRoot(root_);
+    emit rootChanged(root_);
+    rescan();
+}
+
+void MainWindow::rescan() {
+    if (root_.isEmpty()) return;
+    jobs_->start(
+        QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(root_).fileName()),
+        [root = root_](JobControl& ctl) { return runScan(root, ctl); },
+        [this](ScanOutcome out) {
+            if (!out.error.isEmpty()) {
+                statusBar()->showMessage(out.error);
+                if (!out.tree) return;
+            }
+            if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
+            browser_->setTree(out.tree);
+            status_->setTotals(*out.tree);
+            watcher_->watch(*out.tree);
+            statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
+            if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
+            emit cacheScanned(out.tree);
+        });
+}
+
+void MainWindow::inspect(const QString& path, const CacheNode& node) {
+    if (node.kind == CacheNode::Kind::category) {
+        jobs_->cancel(QStringLiteral("inspect"));
+        inspector_->showMessage(
+            tr("<h3>%1</h3><p>%2 files, %3.</p>").arg(node.name).arg(node.files).arg(formatBytes(node.bytes)));
+        return;
+    }
+    InspectRequest req{path, node, root_, browser_->tree()};
+    inspector_->showMessage(tr("<p>Reading %1 …</p>").arg(path.toHtmlEscaped()));
+    jobs_->start(
+        QStringLiteral("inspect"), tr("Decoding %1").arg(QFileInfo(path).fileName()),
+        [req](JobControl& ctl) { return inspectArtifact(req, ctl); },
+        [this](Inspection ins) {
+            inspector_->showInspection(ins);
+            emit inspectionShown(ins.path);
+        });
+}
+
+void MainWindow::onLink(const QUrl& url) {
+    const QString target = QUrl::fromPercentEncoding(url.path().toUtf8());
+    if (url.scheme() == QLatin1String("kiln-path")) {
+        if (!browser_->selectPath(target)) statusBar()->showMessage(tr("%1 is not in this cache").arg(target), 5000);
+    } else if (url.scheme() == QLatin1String("kiln-filter")) {
+        browser_->setFilterText(target);
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    settings_.saveWindow(saveGeometry(), saveState());
+    jobs_->cancelAll();
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() && QFileInfo(urls.front().toLocalFile()).isDir())
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile()) openRoot(urls.front().toLocalFile());
+}
+
+}  // namespace kiln::ui

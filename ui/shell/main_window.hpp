@@ -1,0 +1,90 @@
+#pragma once
+// The application's main window: a shell that owns the job runner, the cache browser, the
+// inspector and the status bar, and gives other views a place to live (addPanel).
+#include <QMainWindow>
+
+#include <memory>
+
+#include "browser/cache_tree.hpp"
+#include "shell/settings.hpp"
+
+class QLabel;
+class QMenu;
+class QSplitter;
+class QTabWidget;
+
+namespace kiln::ui {
+
+class CacheBrowser;
+class CacheWatcher;
+class DiffView;
+class InspectorWidget;
+class JobRunner;
+class StatusPanel;
+struct Inspection;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a cache root (rescans it). `isSample` shows the banner about the bundled sample cache.
+    void openRoot(const QString& root, bool isSample = false);
+    // Start-up: the command-line root, else Inductor's default root, else the sample cache.
+    void openStartupRoot(const QString& commandLineRoot);
+    QString currentRoot() const { return root_; }
+    // Selects `path` after the next scan finishes (command line --select).
+    void selectWhenScanned(const QString& path) { pendingSelect_ = path; }
+
+    // Extension point for other views (timings, charts, autotune ...): a workspace tab beside
+    // "Cache" when `area` is Qt::NoDockWidgetArea, else a dock widget in that area. The window
+    // takes ownership. Views follow the open cache through rootChanged()/cacheScanned().
+    void addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area = Qt::NoDockWidgetArea);
+    JobRunner* jobs() const { return jobs_; }
+
+    CacheBrowser* browser() const { return browser_; }
+    InspectorWidget* inspector() const { return inspector_; }
+    DiffView* diffView() const { return diff_; }
+    StatusPanel* statusPanel() const { return status_; }
+    QTabWidget* workspace() const { return workspace_; }
+
+public slots:
+    void rescan();
+
+signals:
+    void rootChanged(const QString& root);
+    void cacheScanned(std::shared_ptr<const kiln::ui::CacheTree> tree);
+    void inspectionShown(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void buildActions();       // main_window_actions.cpp
+    void rebuildRecentMenu();  // main_window_actions.cpp
+    void openDialog();         // main_window_actions.cpp
+    void showSettings();       // main_window_actions.cpp
+    void applySettings();
+    void inspect(const QString& path, const CacheNode& node);
+    void onLink(const QUrl& url);
+
+    Settings settings_;
+    JobRunner* jobs_;
+    CacheWatcher* watcher_;
+    CacheBrowser* browser_;
+    InspectorWidget* inspector_;
+    DiffView* diff_;
+    StatusPanel* status_;
+    QTabWidget* workspace_;
+    QLabel* banner_;
+    QMenu* recentMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QString root_;
+    bool isSample_ = false;
+    QString pendingSelect_;
+};
+
+}  // namespace kiln::ui

@@ -1,0 +1,105 @@
+#include "shell/screenshot_tour.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPixmap>
+#include <QTabWidget>
+#include <QThread>
+#include <QTreeView>
+
+#include <cstdio>
+
+#include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
+#include "diff/diff_view.hpp"
+#include "inspector/guards_panel.hpp"
+#include "inspector/inspector_widget.hpp"
+#include "jobs/job_runner.hpp"
+#include "shell/main_window.hpp"
+
+namespace kiln::ui {
+
+namespace {
+
+template <class Pred>
+bool settle(Pred done, int timeoutMs = 60000) {
+    QElapsedTimer t;
+    t.start();
+    while (!done() && t.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+    QCoreApplication::processEvents();
+    return done();
+}
+
+QString firstGraphEntry(const CacheTree& tree) {
+    for (const auto& n : tree.nodes)
+        if (n.kind == CacheNode::Kind::file && n.category == inductor::Category::fxgraph) return n.path;
+    return {};
+}
+
+}  // namespace
+
+int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
+    int failures = 0;
+    auto shoot = [&](const QString& name) {
+        QCoreApplication::processEvents();
+        const QString file = QDir(opt.outDir).filePath(opt.prefix + name + QStringLiteral(".png"));
+        if (w.grab().save(file, "PNG")) std::printf("wrote %s\n", qPrintable(file));
+        else {
+            std::fprintf(stderr, "kiln: could not write %s\n", qPrintable(file));
+            ++failures;
+        }
+    };
+    QDir().mkpath(opt.outDir);
+    if (!settle([&] { return w.browser()->tree() && !w.jobs()->isBusy(); })) {
+        std::fprintf(stderr, "kiln: the cache was not scanned in time\n");
+        return 1;
+    }
+    const QString entry = opt.select.isEmpty() ? firstGraphEntry(*w.browser()->tree()) : opt.select;
+    QString shown;
+    QObject::connect(&w, &MainWindow::inspectionShown, &w, [&](const QString& p) { shown = p; });
+    w.browser()->view()->expandToDepth(0);
+    if (!entry.isEmpty() && w.browser()->selectPath(entry))
+        settle([&] { return shown == entry && !w.jobs()->isBusy(); });
+
+    const char* names[] = {"summary", "source", "object-tree", "guards", "key-components", "raw"};
+    for (int i = 0; i < w.inspector()->count() && i < 6; ++i) {
+        if (!w.inspector()->isTabEnabled(i)) continue;
+        w.inspector()->setCurrentIndex(i);
+        if (i == InspectorWidget::ObjectTreeTab) {
+            auto* view = w.inspector()->findChild<QTreeView*>();
+            if (view) view->expandToDepth(1);
+        }
+        if (i == InspectorWidget::GuardsTab && !opt.sizes.isEmpty()) {
+            GuardsPanel* g = w.inspector()->guardsPanel();
+            settle([&] { return !g->symbols().isEmpty(); }, 10000);
+            for (int s = 0; s < g->symbols().size() && s < opt.sizes.size(); ++s)
+                g->field(g->symbols()[s])->setText(QString::number(opt.sizes[s]));
+            settle([&] { return g->outcome().values == opt.sizes.mid(0, g->symbols().size()); }, 10000);
+        }
+        shoot(QStringLiteral("tab-") + QString::fromLatin1(names[i]));
+    }
+    w.inspector()->setCurrentIndex(0);
+    w.browser()->view()->collapseAll();
+    w.browser()->view()->expandToDepth(0);
+    w.workspace()->setCurrentIndex(0);
+    shoot(QStringLiteral("browser"));
+
+    if (!opt.diffWith.isEmpty() && !entry.isEmpty()) {
+        bool done = false;
+        QObject::connect(w.diffView(), &DiffView::compared, &w, [&] { done = true; });
+        w.workspace()->setCurrentWidget(w.diffView());
+        w.diffView()->setSideA(entry);
+        w.diffView()->setSideB(opt.diffWith);
+        w.diffView()->compare();
+        settle([&] { return done; });
+        shoot(QStringLiteral("diff"));
+    }
+    return failures ? 1 : 0;
+}
+
+}  // namespace kiln::ui

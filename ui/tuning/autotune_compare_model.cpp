@@ -1,0 +1,81 @@
+#include "tuning/autotune_compare_model.hpp"
+
+#include <QBrush>
+#include <QColor>
+
+#include <limits>
+
+namespace kiln::ui {
+
+AutotuneCompareModel::AutotuneCompareModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void AutotuneCompareModel::setComparison(timings::Comparison cmp) {
+    beginResetModel();
+    cmp_ = std::move(cmp);
+    endResetModel();
+}
+
+int AutotuneCompareModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(cmp_.ops.size());
+}
+int AutotuneCompareModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : kFixed + kPerDevice * devices() + 1;
+}
+
+QVariant AutotuneCompareModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) return {};
+    const auto& op = cmp_.ops[static_cast<size_t>(index.row())];
+    const int col = index.column();
+    if (role == WinnerDiffersRole) return op.winner_differs;
+    const bool last = col == columnCount() - 1;
+    if (role == Qt::BackgroundRole && last && op.winner_differs) return QBrush(QColor(0xff, 0xe0, 0xa0));
+    if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
+    if (col < kFixed) {
+        const std::string& s = col == 0 ? op.op : col == 1 ? op.inputs : op.precision;
+        return QString::fromStdString(s);
+    }
+    if (last)
+        return role == SortRole ? QVariant(op.winner_differs) : QVariant(op.winner_differs ? tr("yes") : tr("no"));
+    const size_t d = static_cast<size_t>((col - kFixed) / kPerDevice);
+    switch ((col - kFixed) % kPerDevice) {
+        case 0:
+            if (!op.best_ms[d])
+                return role == SortRole ? QVariant(std::numeric_limits<double>::infinity())
+                                        : QVariant(QStringLiteral("–"));
+            return role == SortRole ? QVariant(*op.best_ms[d]) : QVariant(QString::number(*op.best_ms[d], 'f', 4));
+        case 1:
+            if (!op.speedup[d]) return role == SortRole ? QVariant(0.0) : QVariant(QStringLiteral("–"));
+            return role == SortRole ? QVariant(*op.speedup[d])
+                                    : QVariant(QStringLiteral("%1×").arg(*op.speedup[d], 0, 'f', 2));
+        default: return QString::fromStdString(op.best[d]);
+    }
+}
+
+QVariant AutotuneCompareModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+    if (section == 0) return tr("Op");
+    if (section == 1) return tr("Inputs");
+    if (section == 2) return tr("Precision");
+    if (section == columnCount() - 1) return tr("Winner differs");
+    const int d = (section - kFixed) / kPerDevice;
+    const QString dev = QString::fromStdString(cmp_.devices[static_cast<size_t>(d)]);
+    switch ((section - kFixed) % kPerDevice) {
+        case 0: return tr("best ms (%1)").arg(dev);
+        case 1: return tr("speed-up (%1)").arg(dev);
+        default: return tr("winner (%1)").arg(dev);
+    }
+}
+
+ChartTable AutotuneCompareModel::table() const {
+    ChartTable t;
+    t.title = tr("Device comparison");
+    for (int c = 0; c < columnCount(); ++c) t.header << headerData(c, Qt::Horizontal).toString();
+    for (int r = 0; r < rowCount(); ++r) {
+        QStringList row;
+        for (int c = 0; c < columnCount(); ++c) row << data(index(r, c)).toString();
+        t.rows.push_back(row);
+    }
+    return t;
+}
+
+}  // namespace kiln::ui

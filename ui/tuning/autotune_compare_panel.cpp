@@ -1,0 +1,176 @@
+#include "tuning/autotune_compare_panel.hpp"
+
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "charts/chart_export.hpp"
+#include "charts/compare_chart.hpp"
+#include "jobs/job_runner.hpp"
+#include "timings/collect.hpp"
+#include "tuning/autotune_compare_model.hpp"
+
+namespace kiln::ui {
+
+AutotuneComparePanel::AutotuneComparePanel(JobRunner* jobs, QWidget* parent)
+    : QWidget(parent),
+      jobs_(jobs ? jobs : new JobRunner(this)),
+      model_(new AutotuneCompareModel(this)),
+      chart_(new CompareChart(this)),
+      sources_(new QListWidget(this)),
+      table_(new QTableView(this)),
+      log_(new QCheckBox(tr("Log scale"), this)),
+      status_(new QLabel(tr("Add two or more timing files or cache roots (one per machine)."), this)) {
+    setObjectName(QStringLiteral("comparePanel"));
+    auto* bar = new QToolBar(this);
+    bar->addAction(tr("Add timings…"), this, &AutotuneComparePanel::addDialog);
+    bar->addAction(tr("Clear"), this, &AutotuneComparePanel::clearSources);
+    bar->addSeparator();
+    bar->addWidget(log_);
+    bar->addAction(tr("Export chart…"), this, &AutotuneComparePanel::exportChartDialog);
+    bar->addAction(tr("Export data…"), this, &AutotuneComparePanel::exportDataDialog);
+
+    auto* proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(model_);
+    proxy->setSortRole(AutotuneCompareModel::SortRole);
+    table_->setModel(proxy);
+    table_->setSortingEnabled(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(true);
+    sources_->setMaximumHeight(90);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(table_);
+    split->addWidget(chart_);
+    split->setStretchFactor(1, 2);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->addWidget(bar);
+    lay->addWidget(sources_);
+    lay->addWidget(split, 1);
+    lay->addWidget(status_);
+
+    connect(log_, &QCheckBox::toggled, chart_, &CompareChart::setLogScale);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this, proxy](const QModelIndex& cur) { selectOp(proxy->mapToSource(cur).row()); });
+}
+
+bool AutotuneComparePanel::isLoading() const { return pending_ > 0; }
+
+void AutotuneComparePanel::addSource(const QString& path) {
+    ++pending_;
+    status_->setText(tr("Reading %1…").arg(path));
+    struct Outcome {
+        std::vector<timings::DeviceTimings> devices;
+        QString error;
+    };
+    // Each source has its own channel: adding a second machine must not cancel the first.
+    jobs_->start(
+        QStringLiteral("compare:") + path, tr("Reading timings"),
+        [path](JobControl&) {
+            auto r = timings::collect_timings({std::filesystem::path(path.toStdString())});
+            if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
+            auto devices = timings::split_by_device(*r);
+            // Files that name no device (mm logs, stderr tables, per-kernel files) belong
+            // to the source's one device, or stand for the machine themselves (labelled by
+            // path); beside several devices they are ambiguous and left out.
+            timings::TimingSet unnamed;
+            for (const auto& op : r->ops)
+                if (op.device.empty()) unnamed.ops.push_back(op);
+            if (devices.size() == 1)
+                for (auto& op : unnamed.ops) devices.front().set.ops.push_back(std::move(op));
+            else if (devices.empty() && !unnamed.ops.empty())
+                devices.push_back({QFileInfo(path).fileName().toStdString(), std::move(unnamed)});
+            return Outcome{std::move(devices), QString()};
+        },
+        [this, path](Outcome out) {
+            --pending_;
+            if (!out.error.isEmpty()) {
+                status_->setText(out.error);
+                return;
+            }
+            for (auto& d : out.devices)
+                sources_->addItem(QStringLiteral("%1  —  %2").arg(QString::fromStdString(d.label), path));
+            addDevices(std::move(out.devices));
+        });
+}
+
+void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> devices) {
+    for (auto& d : devices) {
+        // Two machines with the same GPU model: keep them apart by numbering the label.
+        std::string label = d.label;
+        int k = 2;
+        auto taken = [&](const std::string& l) {
+            return std::any_of(devices_.begin(), devices_.end(), [&](const auto& x) { return x.label == l; });
+        };
+        while (taken(label)) label = d.label + " #" + std::to_string(k++);
+        d.label = label;
+        devices_.push_back(std::move(d));
+    }
+    recompute();
+}
+
+void AutotuneComparePanel::clearSources() {
+    devices_.clear();
+    sources_->clear();
+    recompute();
+}
+
+void AutotuneComparePanel::recompute() {
+    model_->setComparison(timings::compare_devices(devices_));
+    const int n = model_->rowCount();
+    const auto& cmp = model_->comparison();
+    int differs = 0;
+    for (const auto& op : cmp.ops) differs += op.winner_differs;
+    status_->setText(
+        devices_.size() < 2
+            ? tr("%1 device(s) loaded; add another to compare.").arg(devices_.size())
+            : tr("%1 ops on %2 devices; the winner differs for %3.").arg(n).arg(devices_.size()).arg(differs));
+    if (n > 0) table_->selectRow(0);
+    else chart_->clear();
+    if (n > 0) selectOp(0);
+    emit compared(n);
+}
+
+void AutotuneComparePanel::selectOp(int row) {
+    const auto& cmp = model_->comparison();
+    if (row < 0 || row >= static_cast<int>(cmp.ops.size())) return;
+    chart_->setOp(cmp.ops[static_cast<size_t>(row)], cmp.devices);
+}
+
+QString AutotuneComparePanel::exportChart(const QString& path) const { return exportPlot(chart_->plot(), path); }
+QString AutotuneComparePanel::exportData(const QString& path) const { return writeChartTable(model_->table(), path); }
+
+void AutotuneComparePanel::addDialog() {
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Add a cache root or timing folder"));
+    if (!path.isEmpty()) addSource(path);
+}
+
+void AutotuneComparePanel::exportChartDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), plotFileFilter());
+    if (path.isEmpty()) return;
+    const QString err = exportChart(path);
+    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
+}
+
+void AutotuneComparePanel::exportDataDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), dataFileFilter());
+    if (path.isEmpty()) return;
+    const QString err = exportData(path);
+    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
+}
+
+}  // namespace kiln::ui

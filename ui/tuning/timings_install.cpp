@@ -1,0 +1,75 @@
+#include "tuning/timings_install.hpp"
+
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTabWidget>
+
+#include <memory>
+
+#include "browser/cache_browser.hpp"
+#include "runs/launcher_dialog.hpp"
+#include "runs/rebench_dialog.hpp"
+#include "runs/recompile_dialog.hpp"
+#include "shell/main_window.hpp"
+#include "tuning/autotune_compare_panel.hpp"
+#include "tuning/timings_compile_panel.hpp"
+#include "tuning/timings_panel.hpp"
+
+namespace kiln::ui {
+
+AutotuneViews installAutotuneViews(MainWindow& w) {
+    AutotuneViews v;
+    v.timings = new TimingsPanel(w.jobs());
+    v.compare = new AutotuneComparePanel(w.jobs());
+    v.compileTimes = new TimingsCompilePanel(w.jobs());
+    w.addPanel(v.timings, QObject::tr("Autotune"));
+    w.addPanel(v.compare, QObject::tr("Compare devices"));
+    w.addPanel(v.compileTimes, QObject::tr("Compile times"));
+    auto follow = [v](const QString& root) {
+        v.timings->load({root});
+        v.compileTimes->loadRoot(root);
+    };
+    QObject::connect(&w, &MainWindow::rootChanged, v.timings, follow);
+    if (!w.currentRoot().isEmpty()) follow(w.currentRoot());
+    // A bar or row whose kernel module is in the cache: show it in the browser.
+    QObject::connect(v.timings, &TimingsPanel::moduleSelected, &w, [&w](const QString& path) {
+        if (w.browser()->selectPath(path)) w.workspace()->setCurrentIndex(0);
+    });
+    QObject::connect(v.timings, &TimingsPanel::launchRequested, &w, [&w, v] {
+        auto* dlg = new LauncherDialog(w.currentRoot(), &w);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        QObject::connect(dlg, &LauncherDialog::sessionFinished, v.timings,
+                         [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
+        dlg->show();
+    });
+    // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python
+    // module of the cache: re-benchmark).
+    auto* menu = w.menuBar()->addMenu(QObject::tr("&Tune"));
+    auto* launch = menu->addAction(QObject::tr("New tuning session…"));
+    auto* recompile = menu->addAction(QObject::tr("Recompile selected source…"));
+    auto* rebench = menu->addAction(QObject::tr("Re-benchmark selected module…"));
+    recompile->setEnabled(false);
+    rebench->setEnabled(false);
+    auto selected = std::make_shared<QString>();
+    QObject::connect(&w, &MainWindow::inspectionShown, menu, [=](const QString& path) {
+        *selected = path;
+        const QString suffix = QFileInfo(path).suffix();
+        recompile->setEnabled(suffix == QLatin1String("cpp") || suffix == QLatin1String("cu"));
+        rebench->setEnabled(suffix == QLatin1String("py"));
+    });
+    QObject::connect(launch, &QAction::triggered, v.timings, &TimingsPanel::launchRequested);
+    QObject::connect(recompile, &QAction::triggered, &w, [&w, selected] {
+        auto* dlg = new RecompileDialog(*selected, w.jobs(), &w);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        dlg->show();
+    });
+    QObject::connect(rebench, &QAction::triggered, &w, [&w, selected] {
+        auto* dlg = new RebenchDialog(*selected, w.currentRoot(), &w);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        dlg->show();
+    });
+    return v;
+}
+
+}  // namespace kiln::ui
