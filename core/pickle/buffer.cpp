@@ -1,5 +1,7 @@
 #include "pickle/buffer.hpp"
 
+#include "util/regular_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,58 +41,33 @@ std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin) {
 }
 
 Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return io_error("cannot open", path.string(), errno);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        int err = errno;
-        ::close(fd);
-        return io_error("cannot stat", path.string(), err);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return make_error(Errc::invalid_argument, "not a regular file", path.string());
-    }
-    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-        ::close(fd);
+    KILN_TRY(OpenedFile file, open_regular_file(path));  // no FIFO, no atime update
+    if (file.size > max_bytes)
         return make_error(
             Errc::limit,
-            "a file of " + std::to_string(st.st_size) + " bytes is over the limit of " + std::to_string(max_bytes),
+            "a file of " + std::to_string(file.size) + " bytes is over the limit of " + std::to_string(max_bytes),
             path.string());
-    }
-    auto size = static_cast<std::size_t>(st.st_size);
-    if (size == 0) {
-        ::close(fd);
-        return own_bytes({}, path.string());
-    }
+    auto size = static_cast<std::size_t>(file.size);
+    if (size == 0) return own_bytes({}, path.string());
     // One read(2) into one block, never a mapping: a mapped file that its writer truncates kills
     // the reader with SIGBUS, and one rewritten in place would change bytes after the decoder
     // checked them. The block is a snapshot; large str/bytes values are views into it.
     std::unique_ptr<char[]> data(new (std::nothrow) char[size]);
-    if (!data) {
-        ::close(fd);
+    if (!data)
         return make_error(Errc::limit, "not enough memory to read " + std::to_string(size) + " bytes", path.string(),
                           "free memory or open a smaller file");
-    }
     std::size_t got = 0;
     while (got < size) {
-        ssize_t n = ::read(fd, data.get() + got, size - got);
+        ssize_t n = ::read(file.fd.get(), data.get() + got, size - got);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int err = errno;
-            ::close(fd);
-            return io_error("cannot read", path.string(), err);
-        }
-        if (n == 0) {
-            ::close(fd);
+        if (n < 0) return io_error("cannot read", path.string(), errno);
+        if (n == 0)
             return make_error(Errc::io,
                               "the file shrank from " + std::to_string(size) + " to " + std::to_string(got) +
                                   " bytes while it was read (another process is writing it)",
                               path.string(), "open it again once the writer is done");
-        }
         got += static_cast<std::size_t>(n);
     }
-    ::close(fd);
     return std::shared_ptr<const Buffer>(std::make_shared<ReadBuffer>(std::move(data), size, path.string()));
 }
 

@@ -1,0 +1,100 @@
+#include "util/regular_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace kiln {
+
+namespace {
+
+Result<OpenedFile> finish_open(int fd, const std::string& context, bool atime_kept) {
+    UniqueFd owned(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return io_error("cannot stat", context, errno);
+    if (!S_ISREG(st.st_mode))
+        return make_error(
+            Errc::invalid_argument,
+            "not a regular file but " + std::string(file_type_name(st.st_mode)) + "; Kiln reads only files", context,
+            "give the path of a cache file");
+    // Back to blocking reads: O_NONBLOCK only kept the open from waiting on a FIFO's writer.
+    int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    OpenedFile out;
+    out.fd = std::move(owned);
+    out.size = static_cast<std::uint64_t>(st.st_size);
+    out.atime_kept = atime_kept;
+    return out;
+}
+
+Result<OpenedFile> open_with(int dir_fd, const char* name, const std::string& context, int extra) {
+    const int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra;
+    int fd = ::openat(dir_fd, name, base | O_NOATIME);
+    bool atime_kept = fd >= 0;
+    if (fd < 0 && errno == EPERM) fd = ::openat(dir_fd, name, base);  // not the owner: atime may change
+    if (fd < 0) {
+        int err = errno;
+        if (err == ENOENT) return make_error(Errc::not_found, "no such file", context);
+        if (err == ELOOP && (extra & O_NOFOLLOW))
+            return make_error(Errc::invalid_argument, "a symlink; not followed", context);
+        return io_error("cannot open", context, err);
+    }
+    return finish_open(fd, context, atime_kept);
+}
+
+}  // namespace
+
+std::string_view file_type_name(unsigned mode) {
+    switch (mode & S_IFMT) {
+        case S_IFREG: return "a regular file";
+        case S_IFDIR: return "a directory";
+        case S_IFIFO: return "a FIFO (named pipe)";
+        case S_IFSOCK: return "a socket";
+        case S_IFCHR: return "a character device";
+        case S_IFBLK: return "a block device";
+        case S_IFLNK: return "a symlink";
+        default: return "a special file";
+    }
+}
+
+Result<OpenedFile> open_regular_file(const std::filesystem::path& path) {
+    return open_with(AT_FDCWD, path.c_str(), path.string(), 0);
+}
+
+Result<OpenedFile> open_regular_file_at(int dir_fd, const char* name, const std::string& context) {
+    return open_with(dir_fd, name, context, O_NOFOLLOW);
+}
+
+Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std::string& context) {
+    std::string out(n, '\0');
+    std::size_t got = 0;
+    while (got < n) {
+        ssize_t r = ::pread(file.fd.get(), out.data() + got, n - got, static_cast<off_t>(got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return io_error("cannot read", context, errno);
+        if (r == 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    out.resize(got);
+    return out;
+}
+
+Result<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
+    KILN_TRY(OpenedFile f, open_regular_file(path));
+    if (f.size > max_bytes)
+        return make_error(
+            Errc::limit,
+            "a file of " + std::to_string(f.size) + " bytes is over the limit of " + std::to_string(max_bytes),
+            path.string());
+    KILN_TRY(std::string data, read_prefix(f, static_cast<std::size_t>(f.size), path.string()));
+    if (data.size() < f.size)
+        return make_error(Errc::io,
+                          "the file shrank from " + std::to_string(f.size) + " to " + std::to_string(data.size()) +
+                              " bytes while it was read (another process is writing it)",
+                          path.string(), "read it again once the writer is done");
+    return data;
+}
+
+}  // namespace kiln

@@ -1,0 +1,39 @@
+#pragma once
+// The one way Kiln opens a file it reads out of a cache or a log: other processes write those
+// directories, and a user can point Kiln anywhere. Only regular files are read (a FIFO, socket,
+// device or directory is refused with a clear error before it can block or stream forever: the open
+// itself is non-blocking), and reads leave the file's atime alone where the kernel permits
+// (O_NOATIME: the file's owner or CAP_FOWNER), so looking at a cache never changes what LRU
+// eviction would remove.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+#include "util/unique_fd.hpp"
+
+namespace kiln {
+
+struct OpenedFile {
+    UniqueFd fd;
+    std::uint64_t size = 0;   // st_size when opened
+    bool atime_kept = false;  // O_NOATIME was granted
+};
+
+// Errc::not_found (no such file), Errc::invalid_argument (not a regular file: names what it is),
+// Errc::io otherwise.
+Result<OpenedFile> open_regular_file(const std::filesystem::path& path);
+// The same relative to a directory descriptor, never following a symlink at `name`.
+Result<OpenedFile> open_regular_file_at(int dir_fd, const char* name, const std::string& context);
+
+// Reads the whole file (at most `max_bytes`: a larger one is Errc::limit). A file that shrinks while
+// it is read is an Errc::io error saying so.
+Result<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes = 1ull << 30);
+// Reads up to `n` bytes from the start of an open file (short at EOF).
+Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std::string& context);
+
+// "a FIFO", "a directory", "a socket", ... for a st_mode.
+std::string_view file_type_name(unsigned mode);
+
+}  // namespace kiln
