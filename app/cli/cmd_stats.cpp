@@ -86,9 +86,10 @@ int run_stats(const StatsArgs& args) {
     if (!root.ok()) return fail(root.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
-    auto scan = scan_cache(*root, options);
-    if (!scan.ok()) return fail(scan.error());
-    CacheStats stats = compute_stats(*scan);
+    auto scanned = scan_stats(*root, options);
+    if (!scanned.ok()) return fail(scanned.error());
+    CacheStats& stats = scanned->stats;
+    const ScanResult* scan = &scanned->scan;
     if (given && given->is_blob()) stats.root = given->label;
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);

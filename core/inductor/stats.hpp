@@ -33,6 +33,15 @@ struct CacheStats {
 
 CacheStats compute_stats(const ScanResult& scan);
 
+// The same without keeping the file list: one streaming walk whose memory grows with the number of
+// groups, not of files (`kiln-cli stats` at a million files). `scan` holds the groups and the
+// unreadable count; its artifacts are empty.
+struct StatsScan {
+    CacheStats stats;
+    ScanResult scan;
+};
+Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions options = {});
+
 // Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
 // "total": {"files", "bytes"}, "unreadable"}; categories without files are left out.
 nlohmann::ordered_json to_json(const CacheStats& stats);
