@@ -17,6 +17,8 @@
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "portability/portability_panel.hpp"
+#include "portability/verdict_model.hpp"
 #include "shell/main_window.hpp"
 
 namespace kiln::ui {
@@ -39,6 +41,27 @@ QString firstGraphEntry(const CacheTree& tree) {
     for (const auto& n : tree.nodes)
         if (n.kind == CacheNode::Kind::file && n.category == inductor::Category::fxgraph) return n.path;
     return {};
+}
+
+// The Portability view against `target`, the first entry that would miss (else the first) selected.
+bool showPortability(MainWindow& w, const QString& target) {
+    auto* panel = w.findChild<PortabilityPanel*>();
+    if (!panel) return false;
+    bool done = false;
+    QObject::connect(panel, &PortabilityPanel::checked, panel, [&] { done = true; });
+    w.workspace()->setCurrentWidget(panel);
+    panel->setTarget({false, target});
+    panel->check();
+    if (!settle([&] { return done; }, 300000) || !panel->outcome().report) return false;
+    VerdictModel* m = panel->verdicts();
+    int row = 0;
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, 0).data(VerdictModel::VerdictRole).toInt() == int(portability::Verdict::miss)) {
+            row = r;
+            break;
+        }
+    panel->selectRow(row);
+    return true;
 }
 
 }  // namespace
@@ -98,6 +121,13 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         w.diffView()->compare();
         settle([&] { return done; });
         shoot(QStringLiteral("diff"));
+    }
+    if (!opt.portabilityTarget.isEmpty()) {
+        if (showPortability(w, opt.portabilityTarget)) shoot(QStringLiteral("portability"));
+        else {
+            std::fprintf(stderr, "kiln: the Portability view could not check %s\n", qPrintable(opt.portabilityTarget));
+            ++failures;
+        }
     }
     return failures ? 1 : 0;
 }
