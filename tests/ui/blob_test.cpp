@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLabel>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -62,6 +63,9 @@ private slots:
         QVERIFY(w.windowTitle().contains("Mega-Cache blob"));
         QVERIFY(w.windowTitle().contains(blob()));
         QVERIFY(!w.windowTitle().contains(temp));
+        auto* banner = w.findChild<QLabel*>("rootBanner");
+        QVERIFY(banner && banner->isVisible() && banner->text().contains("Mega-Cache blob"));
+        QVERIFY(!banner->text().contains(temp));
 
         // The graph entries bundle ls lists, each once.
         const QJsonObject ls = test::runCliJson({"bundle", "ls", blob(), "--json"}).object();

@@ -8,6 +8,23 @@ namespace kiln::ui {
 
 namespace {
 QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+// Long unbroken runs (hashes, paths) get zero-width break opportunities so the view can wrap them;
+// the tooltip and rows() keep the value as it is.
+QString breakable(const QString& v) {
+    QString out;
+    out.reserve(v.size() + v.size() / 16);
+    int run = 0;
+    for (QChar c : v) {
+        out += c;
+        run = c.isSpace() ? 0 : run + 1;
+        if (run >= 16 && (c.isLetterOrNumber() || c == QLatin1Char('/'))) {
+            out += QChar(0x200B);
+            run = 0;
+        }
+    }
+    return out;
+}
 }  // namespace
 
 DifferenceModel::DifferenceModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -38,7 +55,7 @@ QVariant DifferenceModel::data(const QModelIndex& index, int role) const {
             case StatusColumn:
                 return r.kind == RowKind::differs   ? tr("differs")
                        : r.kind == RowKind::unknown ? tr("unknown")
-                                                    : tr("bound to this environment");
+                                                    : tr("environment");
             case ComponentColumn: return r.component;
             case CachedColumn: return r.cached;
             case TargetColumn: return r.target;
@@ -46,8 +63,13 @@ QVariant DifferenceModel::data(const QModelIndex& index, int role) const {
         return {};
     };
     switch (role) {
-        case Qt::DisplayRole:
-        case Qt::ToolTipRole: return text();
+        case Qt::DisplayRole: return breakable(text());
+        case Qt::ToolTipRole:
+            if (index.column() == StatusColumn && r.kind == RowKind::hazard)
+                return tr(
+                    "bound to this machine's environment, not its hardware: breaks sharing between identical "
+                    "machines");
+            return text();
         case Qt::DecorationRole:
             if (index.column() != StatusColumn || r.kind == RowKind::hazard) return {};
             return verdictColor(r.kind == RowKind::differs ? portability::Verdict::miss : portability::Verdict::unknown,

@@ -78,8 +78,11 @@ void PortabilityChart::setBars(const PortabilityBars& bars) {
     }
     for (int i = 0; i < int(bars.kinds.size()); ++i) {
         const auto& k = bars.kinds[std::size_t(i)];
-        kindTicks->addTick(i,
-                           tr("%1\n%2 hit · %3 miss · %4 unknown").arg(k.label).arg(k.hit).arg(k.miss).arg(k.unknown));
+        QStringList n;
+        if (k.hit) n << tr("%1 hit").arg(k.hit);
+        if (k.miss) n << tr("%1 miss").arg(k.miss);
+        if (k.unknown) n << tr("%1 unknown").arg(k.unknown);
+        kindTicks->addTick(i, QStringLiteral("%1\n%2").arg(k.label, n.join(QStringLiteral(" · "))));
     }
     left->axis(QCPAxis::atLeft)->setTicker(kindTicks);
     left->axis(QCPAxis::atLeft)->setRange(-0.6, std::max<double>(double(bars.kinds.size()), 1) - 0.4);

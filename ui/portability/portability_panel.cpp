@@ -77,18 +77,27 @@ PortabilityPanel::PortabilityPanel(JobRunner* jobs, RootProvider root, QWidget* 
            "cache is judged against it, as `kiln-cli portable` does."));
     legend_->setText(verdictLegendHtml(palette()));
     legend_->setToolTip(tr("The same colours mark the entries in the cache browser"));
-    chart_->setMinimumHeight(200);
+    chart_->setMinimumHeight(240);
 
     verdictView_->setObjectName(QStringLiteral("portabilityVerdicts"));
     verdictView_->setWordWrap(false);
-    verdictView_->setColumnWidth(VerdictModel::VerdictColumn, 90);
-    verdictView_->setColumnWidth(VerdictModel::KindColumn, 140);
-    verdictView_->setColumnWidth(VerdictModel::PathColumn, 360);
+    verdictView_->setTextElideMode(Qt::ElideMiddle);  // a key's both ends stay visible
+    auto* vh = verdictView_->horizontalHeader();
+    vh->setSectionResizeMode(VerdictModel::VerdictColumn, QHeaderView::ResizeToContents);
+    vh->setSectionResizeMode(VerdictModel::KindColumn, QHeaderView::Interactive);
+    vh->setSectionResizeMode(VerdictModel::PathColumn, QHeaderView::Stretch);
+    vh->setSectionResizeMode(VerdictModel::WhyColumn, QHeaderView::Interactive);
+    vh->setStretchLastSection(false);
+    verdictView_->setColumnWidth(VerdictModel::KindColumn, 85);
+    verdictView_->setColumnWidth(VerdictModel::WhyColumn, 200);
     differenceView_->setObjectName(QStringLiteral("portabilityDifferences"));
-    differenceView_->setWordWrap(true);
-    differenceView_->setColumnWidth(DifferenceModel::StatusColumn, 110);
-    differenceView_->setColumnWidth(DifferenceModel::ComponentColumn, 170);
-    differenceView_->setColumnWidth(DifferenceModel::CachedColumn, 230);
+    differenceView_->setWordWrap(true);  // whole values, wrapped (and in the tooltips)
+    auto* dh = differenceView_->horizontalHeader();
+    dh->setSectionResizeMode(DifferenceModel::StatusColumn, QHeaderView::ResizeToContents);
+    dh->setSectionResizeMode(DifferenceModel::ComponentColumn, QHeaderView::ResizeToContents);
+    dh->setSectionResizeMode(DifferenceModel::CachedColumn, QHeaderView::Stretch);
+    dh->setSectionResizeMode(DifferenceModel::TargetColumn, QHeaderView::Stretch);
+    dh->setStretchLastSection(false);
     differenceView_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     selectedLabel_->setWordWrap(true);
     selectedLabel_->setText(tr("Select an entry to see its components on both sides."));
@@ -101,11 +110,11 @@ PortabilityPanel::PortabilityPanel(JobRunner* jobs, RootProvider root, QWidget* 
     auto* lower = new QSplitter(Qt::Horizontal, this);
     lower->addWidget(verdictView_);
     lower->addWidget(details);
-    lower->setSizes({620, 620});
+    lower->setSizes({560, 680});
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(chart_);
     split->addWidget(lower);
-    split->setSizes({260, 400});
+    split->setSizes({280, 360});
 
     auto* lay = new QVBoxLayout(this);
     lay->addLayout(top);
@@ -195,7 +204,7 @@ void PortabilityPanel::showOutcome(PortabilityOutcome out) {
 
 bool PortabilityPanel::selectRow(int row) {
     if (row < 0 || row >= verdicts_->rowCount()) return false;
-    verdictView_->setCurrentIndex(verdicts_->index(row, VerdictModel::PathColumn));
+    verdictView_->setCurrentIndex(verdicts_->index(row, VerdictModel::VerdictColumn));
     return true;
 }
 

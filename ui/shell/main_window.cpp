@@ -52,6 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
     workspace_->addTab(diff_, tr("Diff"));
     workspace_->setDocumentMode(true);
 
+    banner_->setObjectName(QStringLiteral("rootBanner"));
     banner_->setVisible(false);
     banner_->setWordWrap(true);
     banner_->setContentsMargins(8, 6, 8, 6);
@@ -153,7 +154,11 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     banner_->setText(tr("<b>Sample cache.</b> No Inductor cache was found at <code>%1</code>, so Kiln shows the small "
                         "real cache bundled with it. Open your own with File › Open.")
                          .arg(inductorDefaultRoot().toHtmlEscaped()));
-    banner_->setVisible(isSample);
+    if (!blobPath.isEmpty())
+        banner_->setText(tr("<b>Mega-Cache blob</b> <code>%1</code>, shown as the cache "
+                            "<code>torch.compiler.load_cache_artifacts()</code> would write from it.")
+                             .arg(blobPath.toHtmlEscaped()));
+    banner_->setVisible(isSample || !blobPath.isEmpty());
     const QString shown = blobPath.isEmpty() ? root_ : blobPath;
     if (!isSample) {
         settings_.addRecentRoot(shown);
@@ -182,7 +187,10 @@ void MainWindow::rescan() {
             browser_->setTree(out.tree);
             status_->setTotals(*out.tree);
             if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
-            statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
+            statusBar()->showMessage(blobPath_.isEmpty()
+                                         ? tr("Scanned in %1 ms").arg(out.elapsedMs)
+                                         : tr("Mega-Cache blob %1: scanned in %2 ms").arg(blobPath_).arg(out.elapsedMs),
+                                     4000);
             if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
             emit cacheScanned(out.tree);
         });

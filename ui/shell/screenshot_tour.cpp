@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QPixmap>
@@ -50,6 +51,7 @@ bool showPortability(MainWindow& w, const QString& target) {
     bool done = false;
     QObject::connect(panel, &PortabilityPanel::checked, panel, [&] { done = true; });
     w.workspace()->setCurrentWidget(panel);
+    for (auto* dock : w.findChildren<QDockWidget*>()) dock->hide();  // the whole width for the view
     panel->setTarget({false, target});
     panel->check();
     if (!settle([&] { return done; }, 300000) || !panel->outcome().report) return false;
@@ -123,8 +125,12 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         shoot(QStringLiteral("diff"));
     }
     if (!opt.portabilityTarget.isEmpty()) {
-        if (showPortability(w, opt.portabilityTarget)) shoot(QStringLiteral("portability"));
-        else {
+        if (showPortability(w, opt.portabilityTarget)) {
+            shoot(QStringLiteral("portability"));
+            w.workspace()->setCurrentIndex(0);  // the verdicts' colours in the browser
+            w.browser()->view()->expandToDepth(0);
+            shoot(QStringLiteral("portability-browser"));
+        } else {
             std::fprintf(stderr, "kiln: the Portability view could not check %s\n", qPrintable(opt.portabilityTarget));
             ++failures;
         }
