@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QTabWidget>
 #include <QTableView>
 
@@ -184,6 +185,45 @@ private slots:
         QVERIFY(panel && panel->outcome().report);
         int rc = -1;
         compareWithCli(panel, cliReport(mixedRoot(), mixedRoot(), &rc));
+    }
+
+    void thisMachineIsTheCliLocalTarget() {
+        // Whatever this machine is (a GPU or not, torch or not), the view says what `--target local` says.
+        MainWindow w;
+        PortabilityPanel* panel = installPortabilityView(w);
+        w.show();
+        w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return idle(w); }));
+        panel->setTarget({true, QString()});
+        bool done = false;
+        connect(panel, &PortabilityPanel::checked, this, [&] { done = true; });
+        panel->check();
+        QVERIFY(test::waitFor([&] { return done; }, 300000));
+        QVERIFY2(panel->outcome().report, qPrintable(panel->outcome().error));
+        int rc = -1;
+        compareWithCli(panel, cliReport(test::h100Root(), "local", &rc));
+    }
+
+    void verdictColoursFollowTheDarkPalette() {
+        MainWindow w;
+        PortabilityPanel* panel = checkInWindow(w, mixedRoot(), h200Trace());
+        QVERIFY(panel && panel->outcome().report);
+        const QString abs = panel->verdicts()->index(0, 0).data(VerdictModel::AbsolutePathRole).toString();
+        const auto v = Verdict(panel->verdicts()->index(0, 0).data(VerdictModel::VerdictRole).toInt());
+        const QModelIndex inTree = w.browser()->model()->indexForPath(abs);
+        QVERIFY(inTree.isValid());
+        const QPalette light = QGuiApplication::palette();
+        QPalette dark = light;
+        dark.setColor(QPalette::Base, QColor(30, 30, 30));
+        dark.setColor(QPalette::Window, QColor(45, 45, 48));
+        QGuiApplication::setPalette(dark);
+        const QColor onDark = inTree.data(Qt::DecorationRole).value<QColor>();
+        QGuiApplication::setPalette(light);
+        QCOMPARE(onDark, verdictColor(v, true));
+        QVERIFY(onDark.lightness() - 30 > 80);  // stands out on the dark base
+        for (Verdict each : {Verdict::hit, Verdict::miss, Verdict::unknown})
+            QVERIFY(verdictColor(each, false).lightness() < 200);  // and the light tone on a white base
+        QVERIFY(verdictLegendHtml(light).contains(verdictTitle(Verdict::miss).toHtmlEscaped()));
     }
 
     void aBlobIsJudgedLikeTheCacheItWouldWrite() {
