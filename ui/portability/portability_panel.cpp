@@ -126,8 +126,7 @@ PortabilityPanel::PortabilityPanel(JobRunner* jobs, RootProvider root, QWidget* 
     connect(folder, &QPushButton::clicked, this, &PortabilityPanel::chooseFolder);
     connect(checkButton_, &QPushButton::clicked, this, &PortabilityPanel::check);
     connect(thisMachine_, &QRadioButton::toggled, this, [this](bool on) {
-        if (on) target_ = {true, QString()};
-        else if (!target_.path.isEmpty()) target_.thisMachine = false;
+        target_ = on ? PortabilityTarget{true, QString()} : PortabilityTarget{false, chosenPath_};
     });
     connect(verdictView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& cur) { onRowChanged(cur.row()); });
@@ -136,9 +135,12 @@ PortabilityPanel::PortabilityPanel(JobRunner* jobs, RootProvider root, QWidget* 
 }
 
 void PortabilityPanel::setTarget(const PortabilityTarget& target) {
+    if (!target.thisMachine) {
+        chosenPath_ = target.path;
+        targetLabel_->setText(target.path);
+    }
     target_ = target;
     (target.thisMachine ? thisMachine_ : fromPath_)->setChecked(true);
-    if (!target.thisMachine) targetLabel_->setText(target.path);
 }
 
 void PortabilityPanel::chooseFile() {

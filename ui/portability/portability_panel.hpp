@@ -54,6 +54,7 @@ private:
     JobRunner* jobs_;
     RootProvider root_;
     PortabilityTarget target_;
+    QString chosenPath_;  // the last file or folder chosen (kept while "This machine" is checked)
     PortabilityOutcome outcome_;
     QRadioButton* thisMachine_;
     QRadioButton* fromPath_;
