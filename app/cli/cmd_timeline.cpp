@@ -65,12 +65,16 @@ int run_timeline(const TimelineArgs& args) {
                                    "give one: kiln-cli timeline DIR (torch writes it with TORCH_TRACE=DIR)"));
     }
     CompileTimeline all;
-    for (const auto& p : paths) {
-        auto t = read_compile_timeline(p);
+    if (paths.size() == 1) {  // one path: its own error (a truncated log) rather than a warning
+        auto t = read_compile_timeline(paths.front());
         if (!t) return fail(t.error());
-        for (auto& proc : t->processes) all.processes.push_back(std::move(proc));
-        for (auto& w : t->warnings) all.warnings.push_back(std::move(w));
+        all = std::move(t).value();
+    } else {
+        all = read_compile_timelines(paths);
     }
+    if (all.processes.empty())
+        return fail(make_error(Errc::not_found, "no TORCH_TRACE log could be read", paths.front().string(),
+                               all.warnings.empty() ? "" : all.warnings.front()));
     if (args.json) {
         std::cout << dump_json(to_json(all)) << "\n";
         return 0;

@@ -254,6 +254,30 @@ Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_
     return out;
 }
 
+CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>& dirs) {
+    CompileTimeline all;
+    for (const auto& dir : dirs) {
+        auto t = read_compile_timeline(dir);
+        if (!t.ok()) {
+            all.warnings.push_back(t.error().str());
+            continue;
+        }
+        const auto name = dir.filename() == "trace" ? dir.parent_path().filename() : dir.filename();
+        for (auto& p : t->processes) {
+            if (dirs.size() > 1) p.label = name.string() + "/" + p.label;
+            all.processes.push_back(std::move(p));
+        }
+        for (auto& w : t->warnings) all.warnings.push_back(std::move(w));
+    }
+    // In the order they ran: the first compile's glog time ("MMDD HH:MM:SS.us" sorts as text).
+    auto started = [](const TimelineProcess& p) {
+        return p.compiles.empty() ? std::string() : p.compiles.front().start_time;
+    };
+    std::stable_sort(all.processes.begin(), all.processes.end(),
+                     [&](const TimelineProcess& a, const TimelineProcess& b) { return started(a) < started(b); });
+    return all;
+}
+
 std::vector<std::filesystem::path> find_trace_dirs(const std::filesystem::path& root) {
     namespace fs = std::filesystem;
     std::vector<fs::path> out;

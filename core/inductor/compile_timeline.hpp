@@ -69,6 +69,11 @@ struct CompileTimeline {
 // is not JSON is an error naming the file and line (a truncated log).
 Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_or_dir);
 
+// Several directories as one timeline; with more than one, each process is labelled by its directory's
+// folder too ("h100/cold", "h200/warm": the folder above a `trace` dir, else the dir's own name), and
+// processes come in the order they ran (first compile's time). A directory that cannot be read is a warning.
+CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>& dirs);
+
 // TORCH_TRACE directories kept beside a cache root, as the fixtures and torch's own layout keep them:
 // <root>/../trace, <root>/../*/trace, <root>/../trace_* — the directories that hold logs, sorted.
 std::vector<std::filesystem::path> find_trace_dirs(const std::filesystem::path& root);

@@ -55,9 +55,10 @@ void fill_ops(Overview& o) {
     auto set = timings::collect_timings({std::filesystem::path(o.root)});
     if (!set.ok()) return;
     o.timing_sources = set->sources.size();
-    for (const auto& op : set->ops) {
+    for (std::size_t i = 0; i < set->ops.size(); ++i) {
+        const auto& op = set->ops[i];
         if (op.choices.size() < 2) continue;  // a per-kernel record, not an autotuned choice
-        AutotunedOp row{op.op, op.inputs, op.precision, op.device, op.choices.size(), op.best, {}, {}, op.source};
+        AutotunedOp row{op.op, op.inputs, op.precision, op.device, op.choices.size(), op.best, {}, {}, op.source, i};
         double best = std::numeric_limits<double>::infinity(), second = best;
         for (const auto& c : op.choices) {
             if (!c.ms || *c.ms <= 0) continue;

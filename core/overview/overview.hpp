@@ -31,6 +31,7 @@ struct AutotunedOp {
     std::optional<double> best_ms;       // its time
     std::optional<double> runner_up_ms;  // the next fastest: the winner's margin
     std::string source;                  // the file it came from
+    std::size_t op_index = 0;            // its index in collect_timings' ops (the Autotune view's op list)
 };
 
 struct PortabilityGlance {
