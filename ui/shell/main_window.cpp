@@ -60,7 +60,9 @@ MainWindow::MainWindow(QWidget* parent)
     banner_->setVisible(false);
     banner_->setWordWrap(true);
     banner_->setContentsMargins(8, 6, 8, 6);
-    banner_->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;border-bottom:1px solid #ffe69c;"));
+    // The palette's own colours, so the banner reads in dark mode too.
+    banner_->setStyleSheet(QStringLiteral("background:palette(tool-tip-base);color:palette(tool-tip-text);"
+                                          "border-bottom:1px solid palette(mid);"));
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
