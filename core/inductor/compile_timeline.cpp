@@ -327,6 +327,12 @@ std::map<std::string, FrameRef> frames_by_key(const CompileTimeline& t) {
     return out;
 }
 
+std::map<std::string, FrameRef> frames_beside_root(const std::filesystem::path& root) {
+    const auto dirs = find_trace_dirs(root);
+    if (dirs.empty()) return {};
+    return frames_by_key(read_compile_timelines(dirs));
+}
+
 std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const std::string& key) {
     if (key.size() > 3 && key[0] == 'f') return root / "fxgraph" / key.substr(1, 2) / key;
     if (key.size() > 1 && key[0] == 'a') return root / "aotautograd" / key;

@@ -86,6 +86,8 @@ struct FrameRef {
     std::string label() const;  // "mm (gen_inductor_cache.py:94)"
 };
 std::map<std::string, FrameRef> frames_by_key(const CompileTimeline& t);
+// The same from the TORCH_TRACE directories beside a cache root (find_trace_dirs); empty when none.
+std::map<std::string, FrameRef> frames_beside_root(const std::filesystem::path& root);
 
 // Where an event's key lives in a cache root: fxgraph/<k[1:3]>/<key> or aotautograd/<key>.
 std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const std::string& key);

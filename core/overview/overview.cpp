@@ -27,12 +27,7 @@ std::string key_of(const std::string& entry_path) {
 // TORCH_TRACE directory beside the root says.
 void fill_entries(Overview& o, const inductor::ScanResult& scan, const OverviewOptions& options) {
     auto times = timings::compile_times_of(scan, options.cancel);
-    std::map<std::string, inductor::FrameRef> frames;
-    for (const auto& dir : o.trace_dirs) {
-        auto t = inductor::read_compile_timeline(dir);
-        if (!t.ok()) continue;
-        for (auto& [key, frame] : inductor::frames_by_key(*t)) frames.try_emplace(key, std::move(frame));
-    }
+    const auto frames = inductor::frames_beside_root(o.root);
     std::map<std::string, std::int64_t> ns_of;
     for (const auto& g : times.graphs) ns_of[g.path] = g.ns;
     for (const auto& a : scan.artifacts) {

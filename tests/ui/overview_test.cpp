@@ -202,7 +202,8 @@ private slots:
         const auto& cmp = panel.model()->comparison();
         QStringList devices;
         for (const auto& d : cmp.devices) devices << QString::fromStdString(d);
-        QVERIFY2(devices.join(',').contains("H100") && devices.join(',').contains("H200"), qPrintable(devices.join(',')));
+        QVERIFY2(devices.join(',').contains("H100") && devices.join(',').contains("H200"),
+                 qPrintable(devices.join(',')));
         QVERIFY(panel.model()->rowCount() >= 1);
 
         AutotuneComparePanel empty(nullptr);
@@ -245,8 +246,9 @@ private slots:
         tabs->setCurrentIndex(0);
         for (int i = 0; i < tabs->count(); ++i) {
             // Ctrl+PgDown walks the views; Tab then moves focus into the view's widgets.
-            if (i > 0) QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &win.w,
-                                       Qt::Key_PageDown, Qt::ControlModifier);
+            if (i > 0)
+                QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &win.w, Qt::Key_PageDown,
+                                Qt::ControlModifier);
             QCOMPARE(tabs->currentIndex(), i);
             tabs->tabBar()->setFocus();
             bool entered = false;

@@ -61,8 +61,9 @@ MainWindow::MainWindow(QWidget* parent)
     banner_->setWordWrap(true);
     banner_->setContentsMargins(8, 6, 8, 6);
     // The palette's own colours, so the banner reads in dark mode too.
-    banner_->setStyleSheet(QStringLiteral("background:palette(tool-tip-base);color:palette(tool-tip-text);"
-                                          "border-bottom:1px solid palette(mid);"));
+    banner_->setStyleSheet(
+        QStringLiteral("background:palette(tool-tip-base);color:palette(tool-tip-text);"
+                       "border-bottom:1px solid palette(mid);"));
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -1,8 +1,8 @@
 #include "tuning/autotune_compare_model.hpp"
 
 #include <QBrush>
-#include <QFont>
 #include <QColor>
+#include <QFont>
 
 #include <limits>
 

@@ -46,6 +46,9 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     QObject::connect(v.timings, &TimingsPanel::moduleSelected, &w, [&w](const QString& path) {
         if (w.browser()->selectPath(path)) w.showCacheTab();
     });
+    QObject::connect(v.compileTimes, &TimingsCompilePanel::entryActivated, &w, [&w](const QString& path) {
+        if (w.browser()->selectPath(path)) w.showCacheTab();
+    });
     QObject::connect(v.timings, &TimingsPanel::launchRequested, &w, [&w, v] {
         auto* dlg = new LauncherDialog(w.currentRoot(), &w);
         dlg->setAttribute(Qt::WA_DeleteOnClose);
