@@ -57,8 +57,7 @@ PortabilityPanel* installPortabilityView(MainWindow& w) {
     QObject::connect(panel, &PortabilityPanel::entryActivated, &w,
                      [&w](const QString& path) { w.browser()->selectPath(path); });
     QObject::connect(panel->verdictView(), &QTableView::doubleClicked, &w, [&w](const QModelIndex& i) {
-        if (w.browser()->selectPath(i.data(VerdictModel::AbsolutePathRole).toString()))
-            w.workspace()->setCurrentIndex(0);
+        if (w.browser()->selectPath(i.data(VerdictModel::AbsolutePathRole).toString())) w.showCacheTab();
     });
     return panel;
 }
