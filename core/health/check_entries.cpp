@@ -6,6 +6,8 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/output_code.hpp"
+#include "pickle/buffer.hpp"
+#include "pickle/decoder.hpp"
 
 namespace kiln::health::detail {
 
@@ -48,9 +50,19 @@ std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e,
 
 EntryFindings check_graph_entry(const CheckContext& ctx, const Artifact& a) {
     EntryFindings out;
-    auto entry = inductor::load_graph_entry(a.path);
+    // Decoded in two steps to tell a broken pickle from a sound one that holds something else.
+    auto buffer = pickle::load_file(a.path);
+    auto doc =
+        buffer ? pickle::decode(std::move(*buffer)) : Result<std::shared_ptr<const pickle::Document>>(buffer.error());
+    if (!doc) {
+        out.problems.push_back(ctx.problem(ProblemKind::entry_undecodable, a, doc.error().str()));
+        return out;
+    }
+    std::optional<inductor::GraphEntry> entry;
+    if (pickle::Ref root = (*doc)->root(); root && root->kind() == pickle::Kind::call)
+        entry = inductor::GraphEntry(*doc, a.path);
     if (!entry) {
-        out.problems.push_back(ctx.problem(ProblemKind::entry_undecodable, a, entry.error().str()));
+        out.problems.push_back(ctx.problem(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
         return out;
     }
     bool want_aot = a.category == Category::aotautograd;
