@@ -116,8 +116,8 @@ int run_check(const CheckArgs& args) {
                                          : portability::load_fingerprint(args.target);
         if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
         options.target = std::move(*fp);
-    } else if (auto local = portability::local_fingerprint(); !local.device_name().empty()) {
-        options.target = std::move(local);  // a machine with a GPU: stale means "can never hit here"
+    } else {
+        options.target = default_target();  // a machine with a GPU: stale means "can never hit here"
     }
     std::optional<HealthReport> report;
     std::optional<QuarantineOutcome> moved;

@@ -9,6 +9,7 @@
 #include "health/check_context.hpp"
 #include "inductor/roots.hpp"
 #include "portability/portable.hpp"
+#include "portability/sources.hpp"
 #include "util/cpus.hpp"
 
 namespace kiln::health {
@@ -165,6 +166,23 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
     }
     std::sort(r.stale.begin(), r.stale.end(), [](const StaleEntry& a, const StaleEntry& b) { return a.path < b.path; });
     return r;
+}
+
+std::optional<portability::Fingerprint> default_target() {
+    portability::Fingerprint local = portability::local_fingerprint();
+    if (local.device_name().empty()) return std::nullopt;
+    return local;
+}
+
+Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
+                                              const std::optional<portability::Fingerprint>& target) {
+    CheckOptions o;
+    o.target = target ? target : default_target();
+    KILN_TRY(auto report, check_cache(root, o));
+    std::vector<std::string> out;
+    for (const auto& s : report.stale)
+        if (std::find(out.begin(), out.end(), s.group) == out.end()) out.push_back(s.group);
+    return out;
 }
 
 Result<std::size_t> count_problems(const std::filesystem::path& root) {

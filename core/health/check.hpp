@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "health/health_report.hpp"
 #include "portability/fingerprint.hpp"
@@ -26,6 +28,16 @@ struct CheckOptions {
 
 // Errors: a root that cannot be scanned (not_found, io), cancelled.
 Result<HealthReport> check_cache(const std::filesystem::path& root, const CheckOptions& options = {});
+
+// What stale is judged against unless the user names a target: this machine when the CUDA driver
+// shows a GPU (a laptop without one browsing a server's cache must not call every entry stale), else
+// nothing (entries whose torch/Triton differs from the newest in the cache).
+std::optional<portability::Fingerprint> default_target();
+
+// The groups (key dirs, relative) of the entries that are stale against `target` (default_target()
+// when empty): what `kiln-cli evict --stale` removes.
+Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
+                                              const std::optional<portability::Fingerprint>& target);
 
 // The number of problems (stale entries not counted): what the GUI's Overview shows.
 Result<std::size_t> count_problems(const std::filesystem::path& root);
