@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "health/health_install.hpp"
 #include "shell/main_window.hpp"
 #include "shell/screenshot_tour.hpp"
 #include "tuning/timings_install.hpp"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
 
     kiln::ui::MainWindow w;
     kiln::ui::installAutotuneViews(w);  // Autotune, Compare devices, Compile times tabs; Tune menu
+    kiln::ui::installHealthView(w);     // Health: check, quarantine, restore
 #ifdef KILN_HAVE_REMOTE
     kiln::ui::installRemoteSource(w);  // the Redis source: a dock beside the cache browser
 #endif
