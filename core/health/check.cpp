@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cuda/driver.hpp"
 #include "health/check_context.hpp"
 #include "inductor/roots.hpp"
 #include "portability/portable.hpp"
@@ -120,8 +121,9 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
             main_cpps.push_back(&a);
         check_leftover(ctx, a, serial);
     }
+    std::vector<const inductor::Group*> kernel_dirs;
     for (const auto& g : scan.groups)
-        if (g.kind == inductor::GroupKind::triton_kernel_dir) check_triton_dir(ctx, g, serial);
+        if (g.kind == inductor::GroupKind::triton_kernel_dir) kernel_dirs.push_back(&g);
 
     std::vector<EntryFindings> found(entries.size());
     parallel_for(entries.size(), threads, o.cancel,
@@ -134,7 +136,10 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
             std::string_view rel = main_cpps[i]->rel_path();
             main_cpp.emplace(shas[i], std::string(rel.substr(0, rel.size() - 9)));
         }
-    std::vector<std::vector<Problem>> per_output(outputs.size()), per_binary(binaries.size());
+    std::vector<std::vector<Problem>> per_output(outputs.size()), per_binary(binaries.size()),
+        per_dir(kernel_dirs.size());
+    parallel_for(kernel_dirs.size(), threads, o.cancel,
+                 [&](std::size_t i) { check_triton_dir(ctx, *kernel_dirs[i], per_dir[i]); });
     parallel_for(outputs.size(), threads, o.cancel,
                  [&](std::size_t i) { check_output_code(ctx, *outputs[i], main_cpp, per_output[i]); });
     parallel_for(binaries.size(), threads, o.cancel,
@@ -153,7 +158,7 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
         for (auto& p : f.problems) r.problems.push_back(std::move(p));
         if (f.unused) r.unused.push_back(std::move(*f.unused));
     }
-    for (auto* v : {&per_output, &per_binary})
+    for (auto* v : {&per_output, &per_binary, &per_dir})
         for (auto& list : *v)
             for (auto& p : list) r.problems.push_back(std::move(p));
     for (auto& p : serial) r.problems.push_back(std::move(p));
@@ -169,6 +174,9 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
 }
 
 std::optional<portability::Fingerprint> default_target() {
+    // Ask the driver first: the full local fingerprint also runs nvcc, which costs more than a check.
+    auto devices = cuda::device_count();
+    if (!devices || *devices == 0) return std::nullopt;
     portability::Fingerprint local = portability::local_fingerprint();
     if (local.device_name().empty()) return std::nullopt;
     return local;
