@@ -95,15 +95,15 @@ int run_list(const std::string& root, bool json) {
 int run_check(const CheckArgs& args) {
     // A Mega-Cache blob is checked as the cache load_cache_artifacts would make of it (read-only).
     std::string root = args.root;
-    std::optional<bundle::TempRoot> blob_root;
-    if (!root.empty() && bundle::is_blob_file(root)) {
-        if (args.quarantine || !args.restore.empty())
-            return fail(make_error(Errc::invalid_argument, "a Mega-Cache blob cannot be quarantined", root));
-        auto blob = bundle::open_blob(root);
-        auto tmp = blob.ok() ? bundle::materialize_blob(*blob) : Result<bundle::TempRoot>(blob.error());
-        if (!tmp) return fail(tmp.error());
-        blob_root = std::move(tmp).value();
-        root = blob_root->root().string();
+    std::optional<bundle::RootOrBlob> given;
+    if (!root.empty()) {
+        auto opened = bundle::open_root_or_blob(root);
+        if (!opened) return fail(opened.error());
+        given = std::move(opened).value();
+        if (given->is_blob() && (args.quarantine || !args.restore.empty()))
+            return fail(make_error(Errc::invalid_argument, "a Mega-Cache blob cannot be quarantined", args.root,
+                                   "unpack it first: kiln-cli bundle unpack"));
+        root = given->root.string();
     }
     auto resolved = inductor::resolve_root(root.empty() ? std::nullopt : std::optional<std::string>(root));
     if (!resolved) return fail(resolved.error());
@@ -133,7 +133,7 @@ int run_check(const CheckArgs& args) {
         if (!checked) return fail(checked.error());
         report = std::move(*checked);
     }
-    if (blob_root) report->root = args.root + " (Mega-Cache blob)";
+    if (given && given->is_blob()) report->root = given->label;
     if (args.json) {
         auto j = to_json(*report);
         if (moved) j["quarantine_moved"] = {{"manifest", to_json(moved->manifest)}, {"skipped", moved->skipped}};

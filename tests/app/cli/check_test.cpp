@@ -222,6 +222,15 @@ TEST(CliCheck, QuarantineNeverFollowsASymlinkOutOfTheRoot) {
     EXPECT_FALSE(fs::exists(root / ".1.2.tmp"));
 }
 
+TEST(CliCheck, AMegaCacheBlobIsCheckedAsTheRootItWouldMakeButNeverQuarantined) {
+    fs::path blob = fixture_dir() / "h100h200" / "h200" / "megacache.bin";
+    auto j = check_json(blob, {}, 0);
+    EXPECT_GT(j["graph_entries"].get<int>(), 0);
+    EXPECT_NE(j["root"].get<std::string>().find("Mega-Cache blob"), std::string::npos);
+    auto q = run_command({cli_path(), "check", blob.string(), "--quarantine"});
+    EXPECT_EQ(q.exit_code, 2) << q.err;
+}
+
 TEST(CliCheck, BadRestoreIdIsBadInput) {
     ScratchDir dir{"cli-check-id"};
     auto r = run_command({cli_path(), "check", two_entries_root().string(), "--restore", "../../etc"});
