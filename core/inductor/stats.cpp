@@ -13,6 +13,8 @@ CacheStats compute_stats(const ScanResult& scan) {
     s.root = scan.root;
     s.kind = scan.kind;
     s.unreadable = scan.unreadable;
+    s.quarantine_files = scan.quarantine_files;
+    s.quarantine_bytes = scan.quarantine_bytes;
     s.groups = scan.groups.size();
     for (const Artifact& a : scan.artifacts) {
         CategoryStats& c = s.categories[static_cast<std::size_t>(a.category)];
@@ -46,6 +48,8 @@ nlohmann::ordered_json to_json(const CacheStats& stats) {
     j["fxgraph_keys"] = stats.fxgraph_keys;
     j["total"] = {{"files", stats.total_files}, {"bytes", stats.total_bytes}};
     j["unreadable"] = stats.unreadable;
+    if (stats.quarantine_files)
+        j["quarantine"] = {{"files", stats.quarantine_files}, {"bytes", stats.quarantine_bytes}};
     return j;
 }
 
