@@ -138,6 +138,10 @@ private:
         }
         // Directories need no stat (nothing of theirs is recorded): open them straight away;
         // O_NOFOLLOW keeps a racing swap to a symlink from being followed.
+        if (depth == 0 && name == kQuarantineDirName) {
+            count_quarantine(dfd, name);
+            return ok_status();
+        }
         if (d_type == DT_DIR) return enter_dir(dfd, name, depth);
         if (::fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             note_unreadable("cannot stat", errno);
@@ -152,6 +156,31 @@ private:
         add_file(dfd, st);
         if (opt_.progress && opt_.progress_every && out_.files % opt_.progress_every == 0) report_progress();
         return ok_status();
+    }
+
+    // Sizes only, never symlinks, at most kMaxDepth levels.
+    void count_quarantine(int dfd, const char* name, int depth = 0) {
+        int fd = ::openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) return;  // a file of that name, or gone: nothing quarantined
+        DIR* dir = ::fdopendir(fd);
+        if (!dir) {
+            ::close(fd);
+            return;
+        }
+        while (struct dirent* e = ::readdir(dir)) {
+            const char* n = e->d_name;
+            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+            struct stat st;
+            if (::fstatat(::dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (S_ISDIR(st.st_mode) && depth + 1 < kMaxDepth) {
+                count_quarantine(::dirfd(dir), n, depth + 1);
+            } else if (S_ISREG(st.st_mode)) {
+                ++out_.quarantine_files;
+                out_.quarantine_bytes += static_cast<std::uint64_t>(st.st_size);
+            }
+        }
+        ::closedir(dir);
+        return;
     }
 
     Status enter_dir(int dfd, const char* name, int depth) {

@@ -70,6 +70,10 @@ enum class GroupKind : std::uint8_t {
     single_file,        // anything else: autotune cache, lock, temp, other
 };
 
+// Where `kiln-cli check --quarantine` moves problem groups (<root>/.kiln-quarantine/<id>/): the scan
+// never enters it (its files are no cache files) and only counts its size.
+inline constexpr std::string_view kQuarantineDirName = ".kiln-quarantine";
+
 using GroupId = std::uint32_t;
 inline constexpr GroupId kNoGroup = 0xffffffffu;
 
@@ -143,7 +147,9 @@ struct ScanResult {
     std::uint64_t unreadable = 0;     // files and directories that could not be read or stat'ed
     std::vector<Error> errors;        // the first `max_errors` of them, with paths
     std::uint64_t dirs = 0;
-    std::uint64_t symlinks = 0;  // seen and not followed (not artifacts)
+    std::uint64_t symlinks = 0;          // seen and not followed (not artifacts)
+    std::uint64_t quarantine_files = 0;  // in <root>/.kiln-quarantine/ (not artifacts)
+    std::uint64_t quarantine_bytes = 0;
     std::uint64_t root_dev = 0;  // identity of the directory walked (st_dev, st_ino)
     std::uint64_t root_ino = 0;
 

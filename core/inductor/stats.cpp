@@ -25,6 +25,8 @@ void add_groups(CacheStats& s, const ScanResult& scan) {
     s.root = scan.root;
     s.kind = scan.kind;
     s.unreadable = scan.unreadable;
+    s.quarantine_files = scan.quarantine_files;
+    s.quarantine_bytes = scan.quarantine_bytes;
     s.groups = scan.groups.size();
     for (const Group& g : scan.groups) {
         if (g.kind == GroupKind::triton_kernel_dir)
@@ -65,6 +67,8 @@ nlohmann::ordered_json to_json(const CacheStats& stats) {
     j["fxgraph_keys"] = stats.fxgraph_keys;
     j["total"] = {{"files", stats.total_files}, {"bytes", stats.total_bytes}};
     j["unreadable"] = stats.unreadable;
+    if (stats.quarantine_files)
+        j["quarantine"] = {{"files", stats.quarantine_files}, {"bytes", stats.quarantine_bytes}};
     return j;
 }
 

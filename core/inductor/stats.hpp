@@ -25,6 +25,8 @@ struct CacheStats {
     std::uint64_t total_bytes = 0;
     std::uint64_t groups = 0;
     std::uint64_t unreadable = 0;
+    std::uint64_t quarantine_files = 0;  // <root>/.kiln-quarantine/ (kiln-cli check --quarantine): not in the totals
+    std::uint64_t quarantine_bytes = 0;
     std::int64_t oldest_mtime_ns = 0;  // 0 when the cache is empty
     std::int64_t newest_mtime_ns = 0;
 
@@ -43,7 +45,8 @@ struct StatsScan {
 Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions options = {});
 
 // Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
-// "total": {"files", "bytes"}, "unreadable"}; categories without files are left out.
+// "total": {"files", "bytes"}, "unreadable"}, plus "quarantine": {"files", "bytes"} when there is one;
+// categories without files are left out.
 nlohmann::ordered_json to_json(const CacheStats& stats);
 
 // "63.9 MB" (powers of 1000, like ccache -s); "0 B", "512 B".
