@@ -13,6 +13,7 @@
 #include "inductor/roots.hpp"
 #include "tuning/selector.hpp"
 #include "tuning/spec.hpp"
+#include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/timing_share.hpp"
 #endif
@@ -71,7 +72,7 @@ int run_autotune(const AutotuneArgs& a) {
     if (!rep.ok()) return fail(rep.error());
     if (!a.quiet) std::fputs(format_autotune_table(*rep, *spec).c_str(), stderr);
     if (a.json) {
-        std::cout << to_json(*rep).dump(2) << "\n";
+        std::cout << dump_json(to_json(*rep)) << "\n";
     } else {
         for (const auto& c : rep->choices)
             if (c.key == rep->best) std::printf("best: %s %.4f ms (%s)\n", c.id.c_str(), c.ms, c.name.c_str());

@@ -7,6 +7,7 @@
 
 #include "codecache/code_cache.hpp"
 #include "command_registry.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -46,7 +47,7 @@ int report_failure(const Error& e, bool json) {
         j["command"] = e.context;
         j["compiler_output"] = output;
         j["hint"] = e.hint;
-        std::cout << j.dump(2) << "\n";
+        std::cout << dump_json(j) << "\n";
     } else {
         std::fputs(output.c_str(), stderr);
         std::fprintf(stderr, "kiln-cli: %s\n  command: %s\n", what.c_str(), e.context.c_str());
@@ -72,7 +73,7 @@ int run_compile(const CompileArgs& args) {
         return fail(e);
     }
     if (args.json) {
-        std::cout << to_json(*out).dump(2) << "\n";
+        std::cout << dump_json(to_json(*out)) << "\n";
     } else {
         std::printf("key      %s\nsource   %s\noutput   %s\nresult   %s in %.3f s\ncommand  %s\n", out->key.c_str(),
                     out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled", out->seconds,

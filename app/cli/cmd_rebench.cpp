@@ -6,6 +6,7 @@
 
 #include "command_registry.hpp"
 #include "tuning/rebench.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -37,7 +38,7 @@ void print_human(const RebenchReport& report) {
 int run_rebench(const RebenchArgs& a) {
     auto report = rebench_module(a.options);
     if (!report) return fail(report.error());
-    if (a.json) std::cout << to_json(*report).dump(2) << "\n";
+    if (a.json) std::cout << dump_json(to_json(*report)) << "\n";
     else print_human(*report);
     return report->all_ok() ? 0 : 1;  // a device that failed: the work failed there (its reason is printed)
 }
