@@ -8,6 +8,7 @@
 #include "codecache/code_cache.hpp"
 #include "command_registry.hpp"
 #include "util/json_out.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -24,17 +25,7 @@ struct CompileArgs {
     bool json = false;
 };
 
-Result<std::string> read_source(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return make_error(Errc::not_found, "no such source file", path);
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return io_error("open", path, errno);
-    std::string s;
-    char buf[65536];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
+Result<std::string> read_source(const std::string& path) { return read_regular_file(path, 256u << 20); }
 
 int report_failure(const Error& e, bool json) {
     // A compiler failure's message is "<what> (exit status N)\n<compiler output>".

@@ -55,7 +55,7 @@ Registration reg("rebench", 72, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--python", o.python, "Python with torch (default: python3 on PATH)");
     cmd->add_option("--cache-dir", o.cache_dir,
                     "TORCHINDUCTOR_CACHE_DIR for the run (default: the module's cache root)");
-    cmd->add_option("--timeout", o.timeout_s, "Seconds allowed per device")->check(CLI::PositiveNumber);
+    cmd->add_option("--timeout", o.timeout_s, "Seconds allowed per device")->check(duration_seconds());
     cmd->add_flag("--json", args->json, "Print per-device timings as JSON");
     cmd->callback([args, &outcome] { outcome.exit_code = run_rebench(*args); });
 });

@@ -33,6 +33,11 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::ui
 // Reads up to `n` bytes from the start of an open file (short at EOF).
 Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std::string& context);
 
+// The error for a path that is not the file (or directory) a command wants: Errc::not_found with
+// `missing` when nothing is there, else Errc::invalid_argument saying what is there ("a FIFO (named
+// pipe)", "a socket", ...), so that a FIFO is never reported as missing.
+Error wrong_path_error(const std::filesystem::path& path, const std::string& missing);
+
 // "a FIFO", "a directory", "a socket", ... for a st_mode.
 std::string_view file_type_name(unsigned mode);
 
