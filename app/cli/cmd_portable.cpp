@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bundle/temp_root.hpp"
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
 #include "portability/portable.hpp"
@@ -57,12 +58,20 @@ Result<Fingerprint> target_of(const PortableArgs& args) {
 }
 
 int run_portable(const PortableArgs& args) {
-    auto root = inductor::resolve_root(args.root.empty() ? std::nullopt : std::optional<std::string>(args.root));
+    // A Mega-Cache blob is judged as the cache load_cache_artifacts would make of it.
+    std::optional<bundle::RootOrBlob> given;
+    if (!args.root.empty()) {
+        auto opened = bundle::open_root_or_blob(args.root);
+        if (!opened) return fail(opened.error());
+        given = std::move(opened).value();
+    }
+    auto root = inductor::resolve_root(given ? std::optional<std::string>(given->root.string()) : std::nullopt);
     if (!root) return fail(root.error());
     auto target = target_of(args);
     if (!target) return fail(std::move(target.error()).with_context("--target " + args.target));
     auto report = assess_root(*root, *target);
     if (!report) return fail(report.error());
+    if (given && given->is_blob()) report->root = given->label;
     if (args.json) std::cout << dump_json(report_to_json(*report), 2) << "\n";
     else print_report(*report, args.limit);
     const auto& c = report->summary.counts;
@@ -78,7 +87,8 @@ Registration reg{
                                "Will this cache hit on another machine? Every entry judged against the target's "
                                "environment (exit 0: every graph entry would hit, 1: some would miss or are unknown)");
         cmd->add_option("ROOT", args->root,
-                        "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+                        "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else "
+                        "<tmpdir>/torchinductor_<user>)");
         cmd->add_option("--target", args->target,
                         "The target: a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory "
                         "or log, or a "

@@ -75,13 +75,12 @@ int run_stats(const StatsArgs& args) {
     std::optional<std::string> explicit_root;
     if (!args.root.empty()) explicit_root = args.root;
     // A Mega-Cache blob counts as the cache load_cache_artifacts would make of it.
-    std::optional<bundle::TempRoot> blob_root;
-    if (explicit_root && bundle::is_blob_file(*explicit_root)) {
-        auto blob = bundle::open_blob(*explicit_root);
-        auto tmp = blob.ok() ? bundle::materialize_blob(*blob) : Result<bundle::TempRoot>(blob.error());
-        if (!tmp.ok()) return fail(tmp.error());
-        blob_root = std::move(tmp).value();
-        explicit_root = blob_root->root().string();
+    std::optional<bundle::RootOrBlob> given;
+    if (explicit_root) {
+        auto opened = bundle::open_root_or_blob(*explicit_root);
+        if (!opened.ok()) return fail(opened.error());
+        given = std::move(opened).value();
+        explicit_root = given->root.string();
     }
     auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
     if (!root.ok()) return fail(root.error());
@@ -90,7 +89,7 @@ int run_stats(const StatsArgs& args) {
     auto scan = scan_cache(*root, options);
     if (!scan.ok()) return fail(scan.error());
     CacheStats stats = compute_stats(*scan);
-    if (blob_root) stats.root = args.root + " (Mega-Cache blob, as load_cache_artifacts would write it)";
+    if (given && given->is_blob()) stats.root = given->label;
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.

@@ -7,6 +7,7 @@
 
 #include "shell/main_window.hpp"
 #include "shell/screenshot_tour.hpp"
+#include "timeline/timeline_install.hpp"
 #include "tuning/timings_install.hpp"
 #include "version_info.hpp"
 #ifdef KILN_HAVE_REMOTE
@@ -78,9 +79,11 @@ int main(int argc, char** argv) {
 
     kiln::ui::MainWindow w;
     kiln::ui::installAutotuneViews(w);  // Autotune, Compare devices, Compile times tabs; Tune menu
+    kiln::ui::installTimelineView(w);   // Compile timeline tab
 #ifdef KILN_HAVE_REMOTE
     kiln::ui::installRemoteSource(w);  // the Redis source: a dock beside the cache browser
 #endif
+    if (!cli.isSet(shots)) w.restoreWindow();  // the tour shoots a first start at a fixed size
     const QStringList args = cli.positionalArguments();
     w.openStartupRoot(args.isEmpty() ? QString() : args.front());
     if (cli.isSet(shots)) {

@@ -6,7 +6,9 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -23,6 +25,7 @@
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
 #include "shell/palette.hpp"
 #include "shell/root_resolver.hpp"
 #include "status/status_panel.hpp"
@@ -37,6 +40,7 @@ MainWindow::MainWindow(QWidget* parent)
       inspector_(new InspectorWidget(jobs_, this)),
       diff_(new DiffView(jobs_, this)),
       status_(new StatusPanel(this)),
+      overview_(new OverviewPanel(jobs_, this)),
       workspace_(new QTabWidget(this)),
       banner_(new QLabel(this)) {
     setWindowTitle(QStringLiteral("Kiln"));
@@ -47,6 +51,8 @@ MainWindow::MainWindow(QWidget* parent)
     split->addWidget(inspector_);
     split->setStretchFactor(1, 2);
     split->setSizes({560, 720});
+    cacheTab_ = split;
+    workspace_->addTab(overview_, tr("Overview"));
     workspace_->addTab(split, tr("Cache"));
     workspace_->addTab(diff_, tr("Diff"));
     workspace_->setDocumentMode(true);
@@ -54,7 +60,10 @@ MainWindow::MainWindow(QWidget* parent)
     banner_->setVisible(false);
     banner_->setWordWrap(true);
     banner_->setContentsMargins(8, 6, 8, 6);
-    banner_->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;border-bottom:1px solid #ffe69c;"));
+    // The palette's own colours, so the banner reads in dark mode too.
+    banner_->setStyleSheet(
+        QStringLiteral("background:palette(tool-tip-base);color:palette(tool-tip-text);"
+                       "border-bottom:1px solid palette(mid);"));
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -73,15 +82,44 @@ MainWindow::MainWindow(QWidget* parent)
         workspace_->setCurrentWidget(diff_);
     });
     connect(inspector_, &InspectorWidget::linkActivated, this, &MainWindow::onLink);
+    connect(overview_, &OverviewPanel::linkActivated, this, &MainWindow::onLink);
     diff_->setSelectionProvider([this] { return browser_->currentPath(); });
     connect(watcher_, &CacheWatcher::changed, this, &MainWindow::rescan);
 
     buildActions();
     applySettings();
-    restoreGeometry(settings_.windowGeometry());
-    restoreState(settings_.windowState());
-    if (settings_.windowGeometry().isEmpty()) resize(1280, 800);
+    resize(1280, 800);
 }
+
+void MainWindow::restoreWindow() {
+    if (!settings_.windowGeometry().isEmpty() && restoreGeometry(settings_.windowGeometry())) {
+        restoreState(settings_.windowState());
+        return;
+    }
+    // First start: most of the screen, centred.
+    if (QScreen* s = screen()) {
+        const QRect avail = s->availableGeometry();
+        const QSize size(avail.width() * 85 / 100, avail.height() * 85 / 100);
+        setGeometry(QRect(avail.center() - QPoint(size.width() / 2, size.height() / 2), size));
+    }
+}
+
+QMenu* MainWindow::addFeatureMenu(const QString& title) {
+    auto* menu = new QMenu(title, this);
+    menuBar()->insertMenu(helpMenu_->menuAction(), menu);
+    return menu;
+}
+
+bool MainWindow::showView(const QString& title) {
+    for (int i = 0; i < workspace_->count(); ++i) {
+        if (QString(workspace_->tabText(i)).remove(QLatin1Char('&')) != title) continue;
+        workspace_->setCurrentIndex(i);
+        return true;
+    }
+    return false;
+}
+
+void MainWindow::showCacheTab() { workspace_->setCurrentWidget(cacheTab_); }
 
 MainWindow::~MainWindow() = default;
 
@@ -109,6 +147,7 @@ void MainWindow::openStartupRoot(const QString& commandLineRoot) {
     const RootChoice choice = chooseStartupRoot(commandLineRoot);
     if (choice.path.isEmpty()) {
         statusBar()->showMessage(choice.reason);
+        overview_->showNoCache(choice.reason);
         inspector_->showMessage(tr("<h3>No cache to show</h3><p>%1</p><p>Open one with File › Open (Ctrl+O) or drop a "
                                    "folder here.</p>")
                                     .arg(choice.reason.toHtmlEscaped()));
@@ -133,6 +172,7 @@ void MainWindow::openRoot(const QString& root, bool isSample) {
     watcher_->clear();
     browser_->setTree(nullptr);
     diff_->setRoot(root_);
+    overview_->load(root_);
     emit rootChanged(root_);
     rescan();
 }
@@ -177,8 +217,20 @@ void MainWindow::inspect(const QString& path, const CacheNode& node) {
 
 void MainWindow::onLink(const QUrl& url) {
     const QString target = QUrl::fromPercentEncoding(url.path().toUtf8());
-    if (url.scheme() == QLatin1String("kiln-path")) {
+    const QString scheme = url.scheme();
+    if (scheme == QLatin1String("kiln-path")) {
         if (!browser_->selectPath(target)) statusBar()->showMessage(tr("%1 is not in this cache").arg(target), 5000);
+        else showCacheTab();
+    } else if (scheme == QLatin1String("kiln-category")) {
+        if (auto c = inductor::category_from_name(target.toStdString()); c && browser_->selectCategory(*c))
+            showCacheTab();
+    } else if (scheme == QLatin1String("kiln-view")) {
+        showView(target);
+    } else if (scheme == QLatin1String("kiln-op")) {
+        showView(tr("Autotune"));
+        emit autotuneOpRequested(target.toInt());
+    } else if (scheme == QLatin1String("kiln-action") && target == QLatin1String("open")) {
+        openDialog();
     } else if (url.scheme() == QLatin1String("kiln-filter")) {
         browser_->setFilterText(target);
     }

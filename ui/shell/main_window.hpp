@@ -20,6 +20,7 @@ class CacheWatcher;
 class DiffView;
 class InspectorWidget;
 class JobRunner;
+class OverviewPanel;
 class StatusPanel;
 struct Inspection;
 
@@ -42,20 +43,32 @@ public:
     // takes ownership. Views follow the open cache through rootChanged()/cacheScanned().
     void addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area = Qt::NoDockWidgetArea);
     JobRunner* jobs() const { return jobs_; }
+    // A menu of a feature (Tune ...), placed before Help so the order stays File, Edit, View, Tune, Help.
+    QMenu* addFeatureMenu(const QString& title);
+    QMenu* viewMenu() const { return viewMenu_; }
+    // Window size and dock/toolbar state from the last session (after every panel is added, so their
+    // docks are restored too); on first start, a size fitted to the screen.
+    void restoreWindow();
+    // Workspace tabs by name: "Overview", "Cache", "Diff", and what addPanel added.
+    bool showView(const QString& title);
+    void showCacheTab();
 
     CacheBrowser* browser() const { return browser_; }
     InspectorWidget* inspector() const { return inspector_; }
     DiffView* diffView() const { return diff_; }
     StatusPanel* statusPanel() const { return status_; }
+    OverviewPanel* overviewPanel() const { return overview_; }
     QTabWidget* workspace() const { return workspace_; }
 
 public slots:
     void rescan();
+    void onLink(const QUrl& url);  // kiln-path:, kiln-category:, kiln-view:, kiln-op:, kiln-action:, kiln-filter:
 
 signals:
     void rootChanged(const QString& root);
     void cacheScanned(std::shared_ptr<const kiln::ui::CacheTree> tree);
     void inspectionShown(const QString& path);
+    void autotuneOpRequested(int opIndex);  // an Overview link to one op of the Autotune view
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -69,7 +82,6 @@ private:
     void showSettings();       // main_window_actions.cpp
     void applySettings();
     void inspect(const QString& path, const CacheNode& node);
-    void onLink(const QUrl& url);
 
     Settings settings_;
     JobRunner* jobs_;
@@ -78,10 +90,13 @@ private:
     InspectorWidget* inspector_;
     DiffView* diff_;
     StatusPanel* status_;
+    OverviewPanel* overview_;
     QTabWidget* workspace_;
+    QWidget* cacheTab_;
     QLabel* banner_;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
+    QMenu* helpMenu_ = nullptr;
     QString root_;
     bool isSample_ = false;
     QString pendingSelect_;

@@ -12,6 +12,7 @@
 #include "browser/cache_browser.hpp"
 #include "diff/diff_view.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
 #include "shell/about_dialog.hpp"
 #include "shell/main_window.hpp"
 #include "shell/root_resolver.hpp"
@@ -51,9 +52,22 @@ void MainWindow::buildActions() {
     auto* diff = new QAction(tr("&Diff Entries"), this);
     diff->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     connect(diff, &QAction::triggered, this, [this] { workspace_->setCurrentWidget(diff_); });
+    auto* overviewTab = new QAction(tr("&Overview"), this);
+    overviewTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    connect(overviewTab, &QAction::triggered, this, [this] { workspace_->setCurrentWidget(overview_); });
     auto* cacheTab = new QAction(tr("&Cache Browser"), this);
-    cacheTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
-    connect(cacheTab, &QAction::triggered, this, [this] { workspace_->setCurrentIndex(0); });
+    cacheTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    connect(cacheTab, &QAction::triggered, this, &MainWindow::showCacheTab);
+    // Ctrl+PgDown / Ctrl+PgUp: the next and previous workspace tab, wherever the focus is.
+    auto* nextTab = new QAction(tr("&Next View"), this);
+    nextTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+    connect(nextTab, &QAction::triggered, this,
+            [this] { workspace_->setCurrentIndex((workspace_->currentIndex() + 1) % workspace_->count()); });
+    auto* prevTab = new QAction(tr("&Previous View"), this);
+    prevTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+    connect(prevTab, &QAction::triggered, this, [this] {
+        workspace_->setCurrentIndex((workspace_->currentIndex() + workspace_->count() - 1) % workspace_->count());
+    });
 
     auto* prefs = new QAction(tr("&Settings…"), this);
     prefs->setShortcut(QKeySequence::Preferences);
@@ -77,10 +91,14 @@ void MainWindow::buildActions() {
     edit->addAction(find);
     edit->addAction(cancel);
     viewMenu_ = menuBar()->addMenu(tr("&View"));
+    viewMenu_->addAction(overviewTab);
     viewMenu_->addAction(cacheTab);
     viewMenu_->addAction(diff);
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(about);
+    viewMenu_->addAction(nextTab);
+    viewMenu_->addAction(prevTab);
+    viewMenu_->addSeparator();
+    helpMenu_ = menuBar()->addMenu(tr("&Help"));
+    helpMenu_->addAction(about);
 
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
