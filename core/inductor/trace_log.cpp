@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/python_json.hpp"
 #include "util/regular_file.hpp"
 
 namespace kiln::inductor {
@@ -131,7 +132,16 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
     Record rec;
     bool have = false, stop = false;
     std::size_t lineno = 0, headers = 0;
+    Status too_deep = ok_status();
     auto flush = [&] {
+        // Every reader parses the header and the payload as JSON and walks them: bound the nesting here.
+        if (have && !stop &&
+            (json_nesting_depth(rec.header_json) > kMaxJsonDepth || json_nesting_depth(rec.payload) > kMaxJsonDepth)) {
+            too_deep = make_error(Errc::parse,
+                                  "a record's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                                  path.string() + ":" + std::to_string(rec.line), "the log is corrupt or hostile");
+            stop = true;
+        }
         if (have && !stop) stop = !fn(rec);
         have = false;
     };
@@ -154,6 +164,7 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
         have = true;
     }
     flush();
+    KILN_CHECK(too_deep);
     if (headers == 0 && lineno > 0)
         return make_error(Errc::parse, "no TORCH_TRACE records (glog lines followed by '{...}')", path.string(),
                           "pass a log written with TORCH_TRACE=<dir>");

@@ -42,7 +42,9 @@ protected:
         ASSERT_LE(r.exit_code, max_exit) << what << ": " << r.err;
         auto py = run_command({"python3", "-c", "import json,sys; json.loads(sys.stdin.buffer.read())"}, r.out);
         EXPECT_EQ(py.exit_code, 0) << what << ": not JSON: " << py.err;
-        if (names_paths) EXPECT_NE(r.out.find(kEscaped), std::string::npos) << what << ": " << r.out.substr(0, 2000);
+        if (names_paths) {
+            EXPECT_NE(r.out.find(kEscaped), std::string::npos) << what << ": " << r.out.substr(0, 2000);
+        }
     }
 };
 
