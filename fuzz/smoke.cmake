@@ -1,4 +1,5 @@
-# Included by tests/CMakeLists.txt: a short libFuzzer run of the pickle decoder and the blob reader inside ctest
+# Included by tests/CMakeLists.txt: a short libFuzzer run of every target (the pickle decoder, the blob
+# reader, the guard engine, the timing-cache readers) inside ctest
 # (label `fuzz`), so `./scripts/kiln test` exercises the fuzz build. It configures and builds the
 # `fuzz` preset into <build>/fuzz-smoke (clang, ASan + UBSan) and fuzzes each for 30 s, replaying
 # fuzz/regressions first. Without clang the test reports "skipped" (exit 77), never "passed".
@@ -6,6 +7,6 @@ add_test(NAME fuzz.pickle_decode_smoke
   COMMAND "${CMAKE_SOURCE_DIR}/scripts/fuzz" 30)
 set_tests_properties(fuzz.pickle_decode_smoke PROPERTIES
   LABELS "fuzz"
-  TIMEOUT 600
+  TIMEOUT 1500
   SKIP_RETURN_CODE 77
   ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/fuzz-smoke;KILN_JOBS=2")

@@ -182,7 +182,7 @@ int show_one(const Blob& b, const BlobArtifact& a, const ShowArgs& args) {
     auto doc = pickle::decode(buffer);  // PGO profiles, precompile entries, unknown types: the object tree
     if (!doc.ok()) return fail(doc.error());
     if (!args.print.json) std::printf("%s\n", label.c_str());
-    std::printf("%s\n", dump_replacing(pickle::to_json((*doc)->root()), args.print.json ? -1 : 2).c_str());
+    std::printf("%s\n", dump_json(pickle::to_json((*doc)->root()), args.print.json ? -1 : 2).c_str());
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "inductor/roots.hpp"
 #include "tuning/selector.hpp"
 #include "tuning/spec.hpp"
+#include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/timing_share.hpp"
 #endif
@@ -71,13 +72,14 @@ int run_autotune(const AutotuneArgs& a) {
     if (!rep.ok()) return fail(rep.error());
     if (!a.quiet) std::fputs(format_autotune_table(*rep, *spec).c_str(), stderr);
     if (a.json) {
-        std::cout << to_json(*rep).dump(2) << "\n";
+        std::cout << dump_json(to_json(*rep)) << "\n";
     } else {
         for (const auto& c : rep->choices)
             if (c.key == rep->best) std::printf("best: %s %.4f ms (%s)\n", c.id.c_str(), c.ms, c.name.c_str());
         std::printf("timing cache: %s%s\nsession log: %s\n", rep->cache_file.c_str(),
                     rep->cache_hit ? " (full hit)" : "", rep->session_log.c_str());
     }
+    if (rep->cache_error) return fail(*rep->cache_error);  // measured and reported, but not in the cache
     return rep->best.empty() ? 1 : 0;
 }
 
@@ -89,7 +91,9 @@ Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--devices", args->devices,
                     "Devices: 0,1 or cpu (default: the spec's, else CUDA_VISIBLE_DEVICES, else every GPU)");
     cmd->add_flag("--in-process", args->in_process,
-                  "Benchmark in this process instead of one kiln-worker per device (a crashing kernel ends the run)");
+                  "Benchmark in this process instead of one kiln-worker per device. Unguarded: a crashing kernel "
+                  "ends the run; a hang past --result-timeout or a kernel that exits ends it with status 1, "
+                  "keeping the results measured before");
     cmd->add_option("--cache-dir", args->cache_dir,
                     "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
     cmd->add_option("--global-cache-dir", args->global_cache_dir,
@@ -98,7 +102,7 @@ Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
                     "Session log path (JSON lines; default under <cache root>/kiln/autotune/)");
     cmd->add_option("--result-timeout", args->result_timeout,
                     "Seconds to wait for one choice's result before stopping its worker")
-        ->check(CLI::PositiveNumber);
+        ->check(duration_seconds());
     cmd->add_flag("--json", args->json, "Print the result as JSON");
     cmd->add_flag("-q,--quiet", args->quiet, "Do not print the AUTOTUNE table and progress on stderr");
 #ifdef KILN_HAVE_REMOTE

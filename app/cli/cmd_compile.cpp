@@ -7,6 +7,8 @@
 
 #include "codecache/code_cache.hpp"
 #include "command_registry.hpp"
+#include "util/json_out.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -23,17 +25,7 @@ struct CompileArgs {
     bool json = false;
 };
 
-Result<std::string> read_source(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return make_error(Errc::not_found, "no such source file", path);
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return io_error("open", path, errno);
-    std::string s;
-    char buf[65536];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
+Result<std::string> read_source(const std::string& path) { return read_regular_file(path, 256u << 20); }
 
 int report_failure(const Error& e, bool json) {
     // A compiler failure's message is "<what> (exit status N)\n<compiler output>".
@@ -46,7 +38,7 @@ int report_failure(const Error& e, bool json) {
         j["command"] = e.context;
         j["compiler_output"] = output;
         j["hint"] = e.hint;
-        std::cout << j.dump(2) << "\n";
+        std::cout << dump_json(j) << "\n";
     } else {
         std::fputs(output.c_str(), stderr);
         std::fprintf(stderr, "kiln-cli: %s\n  command: %s\n", what.c_str(), e.context.c_str());
@@ -72,7 +64,7 @@ int run_compile(const CompileArgs& args) {
         return fail(e);
     }
     if (args.json) {
-        std::cout << to_json(*out).dump(2) << "\n";
+        std::cout << dump_json(to_json(*out)) << "\n";
     } else {
         std::printf("key      %s\nsource   %s\noutput   %s\nresult   %s in %.3f s\ncommand  %s\n", out->key.c_str(),
                     out->source_path.c_str(), out->output_path.c_str(), out->hit ? "hit" : "compiled", out->seconds,

@@ -8,6 +8,7 @@
 
 #include "command_registry.hpp"
 #include "inductor/key_diff.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -46,7 +47,7 @@ int run_diff(const DiffArgs& args) {
     if (!b) return fail(b.error());
     ComponentDiff d = diff_components(a->components, b->components);
     if (args.json) {
-        std::cout << to_json(d).dump(2) << "\n";
+        std::cout << dump_json(to_json(d)) << "\n";
         return 0;
     }
     std::printf("A: %s\nB: %s\n", a->label.c_str(), b->label.c_str());

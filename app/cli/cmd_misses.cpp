@@ -9,6 +9,7 @@
 #include "command_registry.hpp"
 #include "inductor/misses.hpp"
 #include "inductor/trace_log.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -35,7 +36,7 @@ int run_misses(const MissesArgs& args) {
     std::size_t misses = 0;
     for (const auto& j : out["events"]) misses += j["state"] == "miss";
     if (args.json) {
-        std::cout << out.dump(2) << "\n";
+        std::cout << dump_json(out) << "\n";
         return 0;
     }
     std::printf("%zu fx_graph cache events, %zu misses\n", out["events"].size(), misses);

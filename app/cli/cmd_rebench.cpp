@@ -6,6 +6,7 @@
 
 #include "command_registry.hpp"
 #include "tuning/rebench.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -37,7 +38,7 @@ void print_human(const RebenchReport& report) {
 int run_rebench(const RebenchArgs& a) {
     auto report = rebench_module(a.options);
     if (!report) return fail(report.error());
-    if (a.json) std::cout << to_json(*report).dump(2) << "\n";
+    if (a.json) std::cout << dump_json(to_json(*report)) << "\n";
     else print_human(*report);
     return report->all_ok() ? 0 : 1;  // a device that failed: the work failed there (its reason is printed)
 }
@@ -54,7 +55,7 @@ Registration reg("rebench", 72, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--python", o.python, "Python with torch (default: python3 on PATH)");
     cmd->add_option("--cache-dir", o.cache_dir,
                     "TORCHINDUCTOR_CACHE_DIR for the run (default: the module's cache root)");
-    cmd->add_option("--timeout", o.timeout_s, "Seconds allowed per device")->check(CLI::PositiveNumber);
+    cmd->add_option("--timeout", o.timeout_s, "Seconds allowed per device")->check(duration_seconds());
     cmd->add_flag("--json", args->json, "Print per-device timings as JSON");
     cmd->callback([args, &outcome] { outcome.exit_code = run_rebench(*args); });
 });

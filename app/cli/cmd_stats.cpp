@@ -61,7 +61,7 @@ int run_remote_stats(const std::string& url, bool json) {
     if (!client) return fail(client.error());
     auto stats = remote::collect_remote_stats(*client);
     if (!stats) return fail(stats.error());
-    if (json) std::cout << to_json(*stats).dump(2) << "\n";
+    if (json) std::cout << dump_json(to_json(*stats)) << "\n";
     else std::cout << remote::format_remote_stats(*stats);
     // Corrupt values are listed, never fatal.
     for (const auto& p : stats->problems) warn(p);

@@ -9,6 +9,7 @@
 
 #include "command_registry.hpp"
 #include "timings/collect.hpp"
+#include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/shared_timings.hpp"
 #endif
@@ -67,7 +68,7 @@ int run_timings(const TimingsArgs& args) {
         std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
     }
     if (args.json) {
-        std::cout << timings::to_json(*set).dump(2) << "\n";
+        std::cout << dump_json(timings::to_json(*set)) << "\n";
         return 0;
     }
     for (const auto& s : set->sources)

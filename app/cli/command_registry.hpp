@@ -36,6 +36,12 @@ struct Registration {
 
 // Prints "kiln-cli: <error>" to stderr and returns its exit status (frontend/exit_code.hpp).
 int fail(const Error& e);
+// The check of every option that is a duration in seconds: a finite number above 0 and at most a
+// week. CLI11's PositiveNumber lets nan, inf and 1e300 through (a timeout that then overflows into a
+// negative wait, issue 16.14); a failed check is a usage error (exit 2).
+inline constexpr double kMaxDurationSeconds = 7 * 24 * 3600.0;
+CLI::Validator duration_seconds();
+
 // "kiln-cli: warning: <text>" on stderr.
 void warn(const std::string& text);
 

@@ -4,6 +4,7 @@
 
 #include "command_registry.hpp"
 #include "pickle/json.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -74,19 +75,15 @@ int print_field(const std::string& path, const inductor::GraphEntry& e, const En
         std::fwrite(v->text().data(), 1, v->text().size(), stdout);
         return 0;
     }
-    std::printf("%s\n", dump_replacing(pickle::to_json(v), a.json ? -1 : 2).c_str());
+    std::printf("%s\n", dump_json(pickle::to_json(v), a.json ? -1 : 2).c_str());
     return 0;
 }
 
 }  // namespace
 
-std::string dump_replacing(const nlohmann::ordered_json& j, int indent) {
-    return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
-
 int print_entry(const std::string& label, const inductor::GraphEntry& entry, const EntryPrintOptions& options) {
     if (!options.field.empty()) return print_field(label, entry, options);
-    if (options.json) std::printf("%s\n", dump_replacing(entry.to_json()).c_str());
+    if (options.json) std::printf("%s\n", dump_json(entry.to_json(), -1).c_str());
     else print_summary(label, entry);
     return 0;
 }

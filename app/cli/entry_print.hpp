@@ -18,7 +18,4 @@ struct EntryPrintOptions {
 // status (2 when --field names no field or --raw a field that is no text).
 int print_entry(const std::string& label, const inductor::GraphEntry& entry, const EntryPrintOptions& options);
 
-// nlohmann's dump with invalid UTF-8 replaced (pickled strings may hold any bytes).
-std::string dump_replacing(const nlohmann::ordered_json& j, int indent = -1);
-
 }  // namespace kiln::cli

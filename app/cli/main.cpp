@@ -1,5 +1,6 @@
 // kiln-cli: the command-line front end. Exceptions stop here; the core returns errors as values.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -19,6 +20,24 @@ std::vector<CommandInfo>& registry() {
 int fail(const Error& e) {
     std::fprintf(stderr, "kiln-cli: %s\n", e.str().c_str());
     return frontend::exit_code(e);
+}
+
+CLI::Validator duration_seconds() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            double v = 0;
+            std::size_t used = 0;
+            try {
+                v = std::stod(text, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != text.size() || !std::isfinite(v) || v <= 0 || v > kMaxDurationSeconds)
+                return "a duration in seconds must be a number above 0 and at most " +
+                       std::to_string(static_cast<long>(kMaxDurationSeconds)) + " (a week), not '" + text + "'";
+            return {};
+        },
+        "SECONDS");
 }
 
 void warn(const std::string& text) { std::fprintf(stderr, "kiln-cli: warning: %s\n", text.c_str()); }

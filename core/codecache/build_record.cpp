@@ -5,11 +5,14 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "cuda/nvcc.hpp"
 #include "util/atomic_file.hpp"
 #include "util/process.hpp"
+#include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::codecache {
 
@@ -65,11 +68,19 @@ BuildRecord build_record_from_json(const nlohmann::json& j) {
     return r;
 }
 
+// The sidecar's text when it is a regular file nested as a record is (never a FIFO's wait, never a
+// recursion 100000 deep).
+static std::optional<std::string> read_sidecar(const std::filesystem::path& side) {
+    auto text = read_regular_file(side, 64u << 20);
+    if (!text.ok() || json_nesting_depth(*text) > kMaxJsonDepth) return std::nullopt;
+    return std::move(*text);
+}
+
 Result<std::vector<BuildRecord>> read_build_history(const std::filesystem::path& artifact) {
     std::vector<BuildRecord> out;
-    std::ifstream in(sidecar_path(artifact));
-    if (!in) return out;
-    auto top = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    auto text = read_sidecar(sidecar_path(artifact));
+    if (!text) return out;
+    auto top = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (!top.is_object()) return make_error(Errc::parse, "not a build record", sidecar_path(artifact).string());
     out.push_back(build_record_from_json(top));
     if (auto h = top.find("history"); h != top.end() && h->is_array())
@@ -81,9 +92,9 @@ Status write_build_record(const std::filesystem::path& artifact, const BuildReco
     nlohmann::ordered_json j = to_json(rec);
     auto history = nlohmann::ordered_json::array();
     auto side = sidecar_path(artifact);
-    if (std::ifstream in(side); in) {
+    if (auto text = read_sidecar(side)) {
         // A previous record: keep it (without its own history) after the older entries.
-        auto prev = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+        auto prev = nlohmann::ordered_json::parse(*text, nullptr, /*allow_exceptions=*/false);
         if (prev.is_object()) {
             if (prev.contains("history") && prev["history"].is_array()) history = prev["history"];
             prev.erase("history");
@@ -91,7 +102,9 @@ Status write_build_record(const std::filesystem::path& artifact, const BuildReco
         }
     }
     j["history"] = std::move(history);
-    return write_atomic(side, j.dump(2) + "\n");
+    // Paths and commands may hold any bytes: invalid UTF-8 becomes U+FFFD here (the record must stay
+    // readable JSON for the history), where kiln::dump_json's \udcXX escapes would not parse back.
+    return write_atomic(side, j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace kiln::codecache

@@ -6,6 +6,7 @@
 
 #include "inductor/trace_log.hpp"
 #include "pickle/buffer.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -29,8 +30,9 @@ Result<KeySide> from_entry(const inductor::GraphEntry& entry, std::string label)
         return make_error(Errc::not_found, "the entry has no _fx_graph_cache_debug_lines", label,
                           entry.is_aot_autograd() ? "AOTAutograd entries do not record their key's components"
                                                   : "older torch versions do not store them");
-    KILN_TRY(auto comps, inductor::parse_debug_lines(lines));
-    return KeySide{std::move(label), std::move(comps)};
+    auto comps = inductor::parse_debug_lines(lines);  // its errors say which line, this says which file
+    if (!comps.ok()) return std::move(comps.error()).with_context(label);
+    return KeySide{std::move(label), std::move(*comps)};
 }
 
 Result<KeySide> from_entry_file(const fs::path& file) {
@@ -42,8 +44,10 @@ Result<KeySide> from_event(const CacheEvent& e) {
     if (e.components.empty())
         return make_error(Errc::not_found, "the cache event records no components",
                           e.log + ":" + std::to_string(e.line));
-    KILN_TRY(auto comps, inductor::parse_debug_lines(e.components));
-    return KeySide{e.log + ":" + std::to_string(e.line) + " (" + e.artifact + ", key " + e.key + ")", std::move(comps)};
+    auto comps = inductor::parse_debug_lines(e.components);
+    if (!comps.ok()) return std::move(comps.error()).with_context(e.log + ":" + std::to_string(e.line));
+    return KeySide{e.log + ":" + std::to_string(e.line) + " (" + e.artifact + ", key " + e.key + ")",
+                   std::move(*comps)};
 }
 
 Result<KeySide> from_log(const fs::path& log, const std::string& selector) {
@@ -51,6 +55,16 @@ Result<KeySide> from_log(const fs::path& log, const std::string& selector) {
     std::vector<const CacheEvent*> fx;
     for (const auto& e : events)
         if (e.cache == "fx_graph") fx.push_back(&e);
+    if (fx.empty()) {
+        std::error_code ec;
+        const bool dir = fs::is_directory(log, ec);
+        return make_error(Errc::invalid_argument,
+                          dir ? "no graph entry and no TORCH_TRACE log with fx_graph cache events in this directory"
+                              : "no fx_graph cache events in this log",
+                          log.string(),
+                          "diff takes a graph entry file, a key dir holding one entry, or a TORCH_TRACE log "
+                          "(LOG#N, LOG#KEY) written with TORCH_TRACE=<dir>");
+    }
     if (selector.empty()) {
         if (fx.size() == 1) return from_event(*fx[0]);
         return make_error(Errc::invalid_argument, std::to_string(fx.size()) + " fx_graph cache events in the log",
@@ -72,9 +86,10 @@ Result<KeySide> from_log(const fs::path& log, const std::string& selector) {
 }
 
 bool looks_like_pickle(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    char c = 0;
-    return in.get(c) && static_cast<unsigned char>(c) == 0x80;
+    auto f = open_regular_file(p);  // a FIFO is no pickle, and must not block the sniffing
+    if (!f.ok()) return false;
+    auto head = read_prefix(*f, 1, p.string());
+    return head.ok() && !head->empty() && static_cast<unsigned char>((*head)[0]) == 0x80;
 }
 
 }  // namespace
@@ -131,8 +146,7 @@ Result<KeySide> load_key_side(const EntryRef& ref, const RemoteFetch& fetch) {
                               ref.path, "name one entry file");
         return from_log(ref.path, "");  // a directory of TORCH_TRACE logs
     }
-    if (!fs::is_regular_file(ref.path, ec))
-        return make_error(Errc::not_found, "no such entry, key dir or log", ref.path);
+    if (!fs::is_regular_file(ref.path, ec)) return wrong_path_error(ref.path, "no such entry, key dir or log");
     if (looks_like_pickle(ref.path)) return from_entry_file(ref.path);
     return from_log(ref.path, "");
 }

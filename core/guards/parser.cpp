@@ -395,13 +395,17 @@ private:
 
 namespace {
 
-// "t12" -> 12; anything else -> -1.
+constexpr long kMaxSymbolIndex = 4096;
+
+// "t12" -> 12; anything else -> -1. One rule for every length: t<digits> is a slot, however many
+// digits (t4294967297 is above the limit like t4097, not a name that lands in slot 0 after a 32-bit
+// truncation or a length cut-off); "t01" is a name (torch never prints a leading zero).
 long positional_index(const std::string& name) {
-    if (name.size() < 2 || name[0] != 't' || name.size() > 10) return -1;
+    if (name.size() < 2 || name[0] != 't') return -1;
     long v = 0;
     for (std::size_t i = 1; i < name.size(); ++i) {
         if (name[i] < '0' || name[i] > '9') return -1;
-        v = v * 10 + (name[i] - '0');
+        if (v <= kMaxSymbolIndex) v = v * 10 + (name[i] - '0');  // saturates just above the limit
     }
     if (name.size() > 2 && name[1] == '0') return -1;  // "t01" is a name, not slot 1
     return v;
@@ -432,8 +436,13 @@ Result<Expr> Expr::parse(std::string_view source, Dialect dialect) {
     // Slots: in guards t<N> is N; other names follow the highest N, in order of first use.
     auto positional = [&](const std::string& name) { return dialect == Dialect::guard ? positional_index(name) : -1; };
     long max_pos = -1;
-    for (auto& [name, node] : p.symbol_uses) max_pos = std::max(max_pos, positional(name));
-    if (max_pos > 4096) return make_error(Errc::limit, "symbol index above t4096", "guards_expr");
+    for (auto& [name, node] : p.symbol_uses) {
+        if (positional(name) > kMaxSymbolIndex)
+            return make_error(Errc::limit,
+                              "symbol index above t" + std::to_string(kMaxSymbolIndex) + ": L['" + name + "']",
+                              "guards_expr");
+        max_pos = std::max(max_pos, positional(name));
+    }
     for (long i = 0; i <= max_pos; ++i) e.symbols_.push_back(std::string("t").append(std::to_string(i)));
     e.used_.assign(e.symbols_.size(), false);
     for (auto& [name, node] : p.symbol_uses) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "guards/expr.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::inductor {
 
@@ -63,7 +64,7 @@ Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<c
     } else if (std::filesystem::is_regular_file(path, ec)) {
         files.push_back(path);
     } else {
-        return make_error(Errc::not_found, "no such key dir or entry", path.string());
+        return wrong_path_error(path, "no such key dir or entry");
     }
     GuardLookup out;
     int holding = 0;

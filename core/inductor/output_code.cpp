@@ -4,10 +4,13 @@
 #include <cctype>
 
 #include "hash/sha256.hpp"
+#include "pickle/text.hpp"
 
 namespace kiln::inductor {
 
 namespace {
+
+using pickle::append_utf8;
 
 constexpr std::string_view kTriton = "= async_compile.triton(";
 constexpr std::string_view kCpp = "= async_compile.cpp_pybinding(";
@@ -69,23 +72,6 @@ std::uint32_t count_calls(std::string_view text, std::string_view needle, const 
         if (!inside(literals, p)) ++n;
     }
     return n;
-}
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) out += static_cast<char>(cp);
-    else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "inductor/classify.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -73,7 +74,9 @@ Result<fs::path> resolve_root(const std::optional<std::string>& explicit_root, R
         return io_error("cannot open the cache root", root.string(), err);
     }
     if (!S_ISDIR(st.st_mode))
-        return make_error(Errc::invalid_argument, "the cache root is not a directory", root.string());
+        return make_error(Errc::invalid_argument,
+                          "the cache root is not a directory but " + std::string(file_type_name(st.st_mode)),
+                          root.string());
     return root;
 }
 

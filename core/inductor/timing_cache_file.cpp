@@ -1,15 +1,16 @@
 #include "inductor/timing_cache_file.hpp"
 
-#include <cerrno>
-#include <fstream>
-#include <sstream>
+#include <cstdint>
 
 #include "hash/sha256.hpp"
 #include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kiln::inductor {
+
+constexpr std::uint64_t kMaxCacheFileBytes = 1ull << 30;
 
 std::string system_hash(const nlohmann::ordered_json& system_without_hash) {
     return hash::sha256_hex(py_dumps(system_without_hash, {.sort_keys = true, .indent = -1}));
@@ -51,16 +52,13 @@ SystemInfo cuda_system(const fs::path& cache_root, const std::string& device_nam
 }
 
 Result<nlohmann::ordered_json> read_cache_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        if (errno == ENOENT || !fs::exists(path)) return nlohmann::ordered_json::object();
-        return io_error("cannot open timing cache", path.string(), errno);
+    auto text = read_regular_file(path, kMaxCacheFileBytes);  // a FIFO here must not block
+    if (!text.ok()) {
+        if (text.error().code == Errc::not_found) return nlohmann::ordered_json::object();
+        return std::move(text.error());
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    if (text.empty()) return nlohmann::ordered_json::object();
-    KILN_TRY(auto j, py_loads(text, path.string()));
+    if (text->empty()) return nlohmann::ordered_json::object();
+    KILN_TRY(auto j, py_loads(*text, path.string()));
     if (!j.is_object()) return make_error(Errc::parse, "timing cache is not a JSON object", path.string());
     if (j.contains("cache") && !j["cache"].is_object())
         return make_error(Errc::parse, "\"cache\" is not an object", path.string());

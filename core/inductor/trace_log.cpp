@@ -1,9 +1,14 @@
 #include "inductor/trace_log.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 
 #include <nlohmann/json.hpp>
+
+#include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::inductor {
 
@@ -103,17 +108,44 @@ Status to_event(const Record& r, const std::string& log, std::vector<CacheEvent>
 }  // namespace
 
 Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return io_error("open", path.string(), errno);
+    KILN_TRY(OpenedFile file, open_regular_file(path));  // a FIFO or a directory is a clear error, no block
+    if (file.size == 0)
+        return make_error(Errc::parse, "the log is empty", path.string(), "pass a log written with TORCH_TRACE=<dir>");
+    std::FILE* stream = ::fdopen(file.fd.get(), "rb");
+    if (!stream) return io_error("fdopen", path.string(), errno);
+    file.fd.release();
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(stream, &std::fclose);
+    char* buf = nullptr;
+    std::size_t cap = 0;
+    struct FreeLine {
+        char*& p;
+        ~FreeLine() { std::free(p); }
+    } free_line{buf};
+    auto getline_from = [&](std::string& out) {
+        ssize_t n = ::getline(&buf, &cap, stream);
+        if (n < 0) return false;
+        out.assign(buf, static_cast<std::size_t>(n));
+        if (!out.empty() && out.back() == '\n') out.pop_back();
+        return true;
+    };
     std::string line;
     Record rec;
     bool have = false, stop = false;
     std::size_t lineno = 0, headers = 0;
+    Status too_deep = ok_status();
     auto flush = [&] {
+        // Every reader parses the header and the payload as JSON and walks them: bound the nesting here.
+        if (have && !stop &&
+            (json_nesting_depth(rec.header_json) > kMaxJsonDepth || json_nesting_depth(rec.payload) > kMaxJsonDepth)) {
+            too_deep = make_error(Errc::parse,
+                                  "a record's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+                                  path.string() + ":" + std::to_string(rec.line), "the log is corrupt or hostile");
+            stop = true;
+        }
         if (have && !stop) stop = !fn(rec);
         have = false;
     };
-    while (!stop && std::getline(in, line)) {
+    while (!stop && getline_from(line)) {
         ++lineno;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (!line.empty() && line[0] == '\t') {
@@ -132,6 +164,7 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
         have = true;
     }
     flush();
+    KILN_CHECK(too_deep);
     if (headers == 0 && lineno > 0)
         return make_error(Errc::parse, "no TORCH_TRACE records (glog lines followed by '{...}')", path.string(),
                           "pass a log written with TORCH_TRACE=<dir>");

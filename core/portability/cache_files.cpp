@@ -14,6 +14,7 @@
 #include "hash/sha256.hpp"
 #include "portability/key_env.hpp"
 #include "portability/py_value.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::portability {
 
@@ -24,10 +25,16 @@ namespace {
 
 // At most `max` bytes from the start of a file (a relative path: relative to `dirfd`).
 Result<std::string> read_prefix(const fs::path& path, std::size_t max, int dirfd = AT_FDCWD) {
-    int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK and the type check: a FIFO left in a cache must not block (util/regular_file's rule).
+    int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return io_error("open", path.string(), errno);
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_size >= 0) max = std::min(max, static_cast<std::size_t>(st.st_size) + 1);
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return make_error(Errc::invalid_argument, "not a regular file but " + std::string(file_type_name(st.st_mode)),
+                          path.string());
+    }
+    if (st.st_size >= 0) max = std::min(max, static_cast<std::size_t>(st.st_size) + 1);
     std::string buf(max, '\0');
     std::size_t have = 0;
     while (have < max) {

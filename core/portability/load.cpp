@@ -6,6 +6,8 @@
 #include "portability/cache_files.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
+#include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::portability {
 
@@ -13,17 +15,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The first bytes of a regular file ("" for anything else: a FIFO must not block the sniffing).
 std::string head_of(const fs::path& p, std::size_t n) {
-    std::ifstream in(p, std::ios::binary);
-    std::string s(n, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(n));
-    s.resize(static_cast<std::size_t>(in.gcount()));
-    return s;
+    auto f = open_regular_file(p);
+    if (!f.ok()) return {};
+    return read_prefix(*f, n, p.string()).value_or({});
 }
 
 Result<Fingerprint> from_json_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
+    KILN_TRY(auto text, read_regular_file(p, 256u << 20));
+    KILN_CHECK(check_json_depth(text, p.string()));
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
     if (j.is_discarded())
         return make_error(Errc::parse, "not valid JSON", p.string(), "pass the output of `kiln-cli env --json`");
     if (j.is_object() && j.contains("kiln_probe"))
@@ -71,6 +73,8 @@ static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path) {
         if (inductor::detect_root_kind(path) == inductor::RootKind::inductor) return fingerprint_from_root(path);
         return fingerprint_from_trace(path);
     }
+    if (!fs::is_regular_file(path, ec))  // a FIFO, socket or device: never opened for reading
+        return wrong_path_error(path, "not a fingerprint file, TORCH_TRACE log, cache root or graph entry");
     std::string head = head_of(path, 4096);
     std::size_t first = head.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && head[first] == '{') return from_json_file(path);

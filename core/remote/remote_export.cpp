@@ -8,19 +8,14 @@
 #include "remote/remote_key.hpp"
 #include "remote/remote_value.hpp"
 #include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kiln::remote {
 namespace {
 
-Result<std::string> read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return io_error("open", p.string(), errno);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+Result<std::string> read_all(const fs::path& p) { return read_regular_file(p); }
 
 // Sorted, dot-files skipped: the order Inductor's own lookup walks a key dir in.
 std::vector<fs::path> sorted_children(const fs::path& dir, bool want_dirs) {

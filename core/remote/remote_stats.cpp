@@ -42,6 +42,7 @@ nlohmann::ordered_json to_json(const RemoteStats& s) {
     j["fxgraph_keys"] = fx == s.categories.end() ? 0 : fx->second.keys;
     j["total"] = {{"files", s.total_keys}, {"bytes", s.total_bytes}};
     j["unreadable"] = s.unreadable;
+    j["problems"] = s.problems;  // "<redis key>: <why>"; keys are any bytes (kiln::dump_json escapes them)
     return j;
 }
 

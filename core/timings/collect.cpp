@@ -8,18 +8,18 @@
 #include "timings/session_log_source.hpp"
 #include "timings/stderr_autotune.hpp"
 #include "timings/timing_cache_source.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kiln::timings {
 namespace {
 
+// The first bytes of a regular file ("" for anything else: a FIFO must not block the sniffing).
 std::string head_of(const fs::path& p, size_t n) {
-    std::ifstream in(p, std::ios::binary);
-    std::string s(n, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(n));
-    s.resize(static_cast<size_t>(in.gcount()));
-    return s;
+    auto f = open_regular_file(p);
+    if (!f.ok()) return {};
+    return read_prefix(*f, n, p.string()).value_or({});
 }
 
 // Folders of an Inductor root that hold no timings but thousands of files.
@@ -57,11 +57,8 @@ std::optional<SourceKind> classify_timing_file(const fs::path& path) {
         return std::nullopt;
     }
     if (ext == ".log" || ext == ".txt" || ext == ".err") {
-        std::error_code ec;
-        if (fs::file_size(path, ec) > (256u << 20) || ec) return std::nullopt;
-        std::ifstream in(path, std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (looks_like_stderr_autotune(text)) return SourceKind::stderr_log;
+        auto text = read_regular_file(path, 256u << 20);
+        if (text.ok() && looks_like_stderr_autotune(*text)) return SourceKind::stderr_log;
     }
     return std::nullopt;
 }
@@ -139,7 +136,7 @@ Result<TimingSet> collect_timings(const std::vector<fs::path>& paths) {
                                   "a stderr log with AUTOTUNE tables, or a Kiln session log (.jsonl)");
             KILN_CHECK(read_timing_file(p, *kind, set));
         } else {
-            return make_error(Errc::not_found, "no such file or directory", p.string(), "check the path");
+            return wrong_path_error(p, "no such file or directory");
         }
     }
     return set;

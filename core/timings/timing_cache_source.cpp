@@ -86,6 +86,7 @@ static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const 
 }
 
 static Error torn(Error e) {
+    if (!e.hint.empty()) return e;  // the reader knew better (a nesting bound, a FIFO)
     return std::move(e).with_hint("Inductor rewrites this file without a lock; a torn write shows up like this");
 }
 

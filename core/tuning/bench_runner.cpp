@@ -10,7 +10,7 @@ static double seconds_since(Clock::time_point t) { return std::chrono::duration<
 
 BenchRunner::BenchRunner(std::vector<worker::Device> devices, bool in_process, std::string worker_path,
                          worker::Timeouts timeouts, worker::BenchmarkRequest warmup)
-    : devices_(std::move(devices)), warmup_(std::move(warmup)) {
+    : devices_(std::move(devices)), warmup_(std::move(warmup)), timeouts_(timeouts) {
     if (!in_process)
         pool_ = std::make_unique<worker::TuningProcessPool>(
             worker::PoolOptions{devices_, std::move(worker_path), timeouts, warmup_});
@@ -53,9 +53,12 @@ void BenchRunner::run(const std::vector<worker::BenchmarkRequest>& requests, con
         });
         return;
     }
+    if (!watch_) watch_ = std::make_unique<InProcessWatch>(timeouts_.result, save_on_abort_);
     for (std::size_t k = 0; k < requests.size(); ++k) {
         auto t = Clock::now();
+        watch_->arm(requests[k].choice);
         worker::BenchmarkResult r = local_.run(requests[k]);
+        watch_->disarm();
         r.wall_seconds = seconds_since(t);
         if (r.device.empty() || devices_[0].cuda) r.device = devices_[0].label();
         on_result(k, r);

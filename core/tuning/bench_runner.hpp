@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codecache/library.hpp"
+#include "tuning/in_process_watch.hpp"
 #include "worker/devices.hpp"
 #include "worker/executor.hpp"
 #include "worker/tuning_pool.hpp"
@@ -38,6 +39,10 @@ public:
     using Sink = std::function<void(std::size_t k, const worker::BenchmarkResult& result)>;
     void run(const std::vector<worker::BenchmarkRequest>& requests, const Sink& on_result);
 
+    // In-process: how to save the results so far when a benchmark outlives the result timeout or a
+    // kernel ends the process (in_process_watch.hpp); then the process exits 1.
+    void on_abort(std::function<void(const std::string& why)> save) { save_on_abort_ = std::move(save); }
+
     std::vector<worker::WorkerInfo> workers() const;  // empty in-process
     void stop();
 
@@ -48,6 +53,9 @@ private:
     worker::BenchmarkRequest warmup_;
     std::unique_ptr<worker::TuningProcessPool> pool_;  // null in-process
     worker::Executor local_;
+    worker::Timeouts timeouts_;
+    std::function<void(const std::string&)> save_on_abort_;
+    std::unique_ptr<InProcessWatch> watch_;  // in-process, from the first run
     std::future<Status> ready_;
     double prepare_seconds_ = 0;
 };

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "util/regular_file.hpp"
 #include "worker/devices.hpp"
 #include "worker/inductor_module.hpp"
 #include "worker/tuning_pool.hpp"
@@ -28,7 +29,7 @@ bool RebenchReport::all_ok() const {
 }
 
 Result<RebenchReport> rebench_module(const RebenchOptions& o) {
-    if (!fs::is_regular_file(o.module)) return make_error(Errc::not_found, "no such module", o.module);
+    if (!fs::is_regular_file(o.module)) return wrong_path_error(o.module, "no such module");
     KILN_TRY(auto python, worker::find_python_with_torch(o.python));
     std::vector<worker::Device> devices;
     if (!o.devices.empty()) {

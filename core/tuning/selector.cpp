@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <mutex>
 
 #include "codecache/code_cache.hpp"
 #include "codecache/compile_pool.hpp"
@@ -50,6 +51,7 @@ private:
     Status run_reference(BenchRunner& runner);
     void run_others(const std::vector<std::size_t>& todo, BenchRunner& runner, Clock::time_point started);
     void record(std::size_t i, const worker::BenchmarkResult& r);
+    void save_partial(const std::string& why);
     void log_workers(const char* event, const BenchRunner& runner);
     void log_cache_hits();
     void finish();
@@ -76,6 +78,8 @@ private:
     std::vector<codecache::CompileRequest> compile_requests_;  // one per choice
     worker::BenchmarkRequest base_;                            // what every request of this op shares
     std::map<std::size_t, fs::path> libraries_;                // the choices that compiled
+    std::mutex record_mutex_;                                  // record() against an in-process abort's save_partial()
+    std::vector<std::size_t> measured_;                        // the choices record() has seen, in order
 };
 
 Status Session::plan() {
@@ -151,6 +155,7 @@ Status Session::benchmark(const std::vector<std::size_t>& todo) {
     worker::BenchmarkRequest warmup = base_;
     warmup.warmup_only = true;
     BenchRunner runner(devices_, o_.in_process, o_.worker_path, o_.timeouts, warmup);
+    runner.on_abort([this](const std::string& why) { save_partial(why); });
     runner.start();  // workers start and warm up while the choices precompile
     precompile(todo, runner);
     KILN_CHECK(runner.wait_ready());
@@ -168,7 +173,13 @@ Status Session::benchmark(const std::vector<std::size_t>& todo) {
     ChoiceTimings fresh;
     for (std::size_t i : todo)
         if (rep_.choices[i].status != ChoiceStatus::skipped) fresh[rep_.choices[i].key] = rep_.choices[i].ms;
-    return cache_->update(key_, fresh);
+    // A cache file that cannot take them must not lose the measurements: the report still comes back
+    // (the update saved them elsewhere and says where), and the front end reports the failure.
+    if (Status saved = cache_->update(key_, fresh); !saved.ok()) {
+        rep_.cache_error = saved.error();
+        log_->write("cache_write_failed", {{"error", saved.error().str()}});
+    }
+    return ok_status();
 }
 
 void Session::precompile(const std::vector<std::size_t>& todo, BenchRunner& runner) {
@@ -242,7 +253,22 @@ void Session::run_others(const std::vector<std::size_t>& todo, BenchRunner& runn
     }
 }
 
+// An in-process run that must end now (a kernel hung or ended the process): what was measured goes
+// to the timing cache, the log says why the session ended.
+void Session::save_partial(const std::string& why) {
+    std::lock_guard lk(record_mutex_);
+    ChoiceTimings done;
+    for (std::size_t i : measured_) done[rep_.choices[i].key] = rep_.choices[i].ms;
+    Status saved = done.empty() ? ok_status() : cache_->update(key_, done);
+    log_->write("session_aborted", {{"reason", why},
+                                    {"measured", done.size()},
+                                    {"cache_error", saved.ok() ? std::string() : saved.error().str()}});
+    if (!saved.ok()) std::fprintf(stderr, "kiln-cli: %s\n", saved.error().str().c_str());
+}
+
 void Session::record(std::size_t i, const worker::BenchmarkResult& r) {
+    std::lock_guard lk(record_mutex_);
+    measured_.push_back(i);
     auto& c = rep_.choices[i];
     c.from_cache = false;
     c.ms = r.ok() ? r.ms : kInf;

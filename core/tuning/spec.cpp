@@ -1,13 +1,50 @@
 #include "tuning/spec.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <random>
-#include <sstream>
+#include <set>
+
+#include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kiln::tuning {
+
+namespace {
+
+constexpr std::uint64_t kMaxSpecBytes = 64ull << 20;
+// Beyond this many grid points a search must sample (random with a budget): enumerating them
+// would take minutes and gigabytes before the first benchmark.
+constexpr double kMaxEnumeratedChoices = 1e6;
+
+Error bad_field(const std::string& field, const std::string& why) {
+    return make_error(Errc::invalid_argument, field + " " + why, {}, "fix the field in the spec");
+}
+
+// Timing and strategy numbers are checked when the spec loads, naming the field (a negative
+// warmup_ms used to surface in the worker as "vector::reserve").
+Status check_numbers(const TuningSpec& s) {
+    auto positive_ms = [](double v) { return std::isfinite(v) && v > 0 && v <= 3.6e6; };
+    if (!positive_ms(s.timing.warmup_ms)) return bad_field("timing.warmup_ms", "must be above 0 and at most 3600000");
+    if (!positive_ms(s.timing.rep_ms)) return bad_field("timing.rep_ms", "must be above 0 and at most 3600000");
+    if (s.timing.min_reps < 1 || s.timing.min_reps > 1000000)
+        return bad_field("timing.min_reps", "must be between 1 and 1000000");
+    if (s.timing.max_reps < s.timing.min_reps || s.timing.max_reps > 1000000)
+        return bad_field("timing.max_reps", "must be between timing.min_reps and 1000000");
+    if (s.strategy.budget < 0) return bad_field("strategy.budget", "must be 0 (all) or more");
+    if (!std::isfinite(s.strategy.seconds) || s.strategy.seconds < 0 || s.strategy.seconds > 7 * 24 * 3600.0)
+        return bad_field("strategy.seconds", "must be 0 (none) or a number of seconds up to a week");
+    if (!std::isfinite(s.tolerance.rtol) || s.tolerance.rtol < 0 || !std::isfinite(s.tolerance.atol) ||
+        s.tolerance.atol < 0)
+        return bad_field("tolerance", "rtol and atol must be finite and not negative");
+    return ok_status();
+}
+
+}  // namespace
 
 Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir) {
     TuningSpec s;
@@ -30,11 +67,9 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
             s.template_source = j["template"].get<std::string>();
         } else {
             fs::path tp = base_dir / j.at("template_file").get<std::string>();
-            std::ifstream in(tp, std::ios::binary);
-            if (!in) return make_error(Errc::not_found, "cannot read the kernel template", tp.string());
-            std::stringstream ss;
-            ss << in.rdbuf();
-            s.template_source = ss.str();
+            auto text = read_regular_file(tp, kMaxSpecBytes);
+            if (!text.ok()) return std::move(text.error()).with_hint("template_file names the kernel template");
+            s.template_source = std::move(*text);
         }
         if (j.contains("flags")) s.flags = j["flags"].get<std::vector<std::string>>();
         for (auto it = j.at("params").begin(); it != j.at("params").end(); ++it) {
@@ -83,6 +118,7 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
     } catch (const nlohmann::json::exception& e) {
         return make_error(Errc::parse, std::string("bad tuning spec: ") + e.what(), ctx);
     }
+    KILN_CHECK(check_numbers(s));
     for (const auto& [name, v] : s.params)
         if (!s.reference.count(name))
             return make_error(Errc::invalid_argument, "the reference choice lacks parameter '" + name + "'", ctx);
@@ -90,11 +126,18 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
 }
 
 Result<TuningSpec> load_spec(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error(Errc::not_found, "cannot read the tuning spec", path.string());
+    // A directory, FIFO or device given as the spec is a clear error, never a block or a stream.
+    auto text = read_regular_file(path, kMaxSpecBytes);
+    if (!text.ok()) {
+        Error e = std::move(text.error());
+        e.message = "cannot read the tuning spec: " + e.message;
+        if (e.hint.empty()) e.hint = "give the path of a tuning spec file (JSON), e.g. resources/examples/*.json";
+        return e;
+    }
+    KILN_CHECK(check_json_depth(*text, path.string()));
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(in);
+        j = nlohmann::json::parse(*text);
     } catch (const nlohmann::json::exception& e) {
         return make_error(Errc::parse, std::string("invalid JSON: ") + e.what(), path.string());
     }
@@ -124,26 +167,37 @@ static Result<bool> allowed(const TuningSpec& spec, const Bindings& params) {
     Bindings vars = spec.constants;
     for (const auto& [k, v] : params) vars[k] = v;
     for (const auto& r : spec.restrictions) {
-        KILN_TRY(auto values, r.bind(vars));
-        KILN_TRY(bool holds, r.evaluate(values));
-        if (!holds) return false;
+        auto values = r.bind(vars);
+        if (!values.ok()) return std::move(values.error()).with_context(spec.path.string());
+        auto holds = r.evaluate(values.value());
+        if (!holds.ok()) return std::move(holds.error()).with_context(spec.path.string());
+        if (!*holds) return false;
     }
     return true;
 }
 
-Result<std::vector<Candidate>> enumerate_choices(const TuningSpec& spec) {
-    KILN_TRY(bool ref_ok, allowed(spec, spec.reference));
-    if (!ref_ok)
-        return make_error(Errc::invalid_argument, "the reference choice violates a restriction", spec.path.string());
+static Bindings bindings_at(const TuningSpec& spec, const std::vector<std::size_t>& idx) {
+    Bindings b;
+    for (std::size_t i = 0; i < idx.size(); ++i) b[spec.params[i].first] = spec.params[i].second[idx[i]];
+    return b;
+}
+
+static double grid_size(const TuningSpec& spec) {
+    double n = spec.params.empty() ? 0 : 1;
+    for (const auto& [_, values] : spec.params) n *= static_cast<double>(values.size());
+    return n;
+}
+
+// Every allowed point of the grid except the reference, in grid order.
+static Result<std::vector<Bindings>> whole_grid(const TuningSpec& spec) {
     std::vector<Bindings> grid;
-    std::vector<size_t> idx(spec.params.size(), 0);
+    std::vector<std::size_t> idx(spec.params.size(), 0);
     for (bool more = !spec.params.empty(); more;) {
-        Bindings b;
-        for (size_t i = 0; i < idx.size(); ++i) b[spec.params[i].first] = spec.params[i].second[idx[i]];
+        Bindings b = bindings_at(spec, idx);
         KILN_TRY(bool ok, allowed(spec, b));
         if (ok && b != spec.reference) grid.push_back(std::move(b));
         more = false;
-        for (size_t i = idx.size(); i-- > 0;) {
+        for (std::size_t i = idx.size(); i-- > 0;) {
             if (++idx[i] < spec.params[i].second.size()) {
                 more = true;
                 break;
@@ -151,11 +205,53 @@ Result<std::vector<Candidate>> enumerate_choices(const TuningSpec& spec) {
             idx[i] = 0;
         }
     }
-    if (spec.strategy.kind == SearchStrategy::random) {
-        std::mt19937_64 rng(spec.strategy.seed);
-        std::shuffle(grid.begin(), grid.end(), rng);
-        if (spec.strategy.budget > 0 && grid.size() + 1 > static_cast<size_t>(spec.strategy.budget))
-            grid.resize(static_cast<size_t>(std::max(spec.strategy.budget - 1, 0)));
+    return grid;
+}
+
+// `wanted` distinct allowed points drawn at random without building the grid (issue 16.10: 7
+// parameters x 10 values took gigabytes): draw an index per parameter, test, retry. A bounded number
+// of draws, so a restriction that allows almost nothing gives fewer choices instead of a hang.
+static Result<std::vector<Bindings>> sample_grid(const TuningSpec& spec, std::size_t wanted) {
+    std::mt19937_64 rng(spec.strategy.seed);
+    std::set<std::vector<std::size_t>> seen;
+    std::vector<Bindings> out;
+    const std::size_t max_draws = 1000 + 100 * wanted;
+    std::vector<std::size_t> idx(spec.params.size());
+    for (std::size_t draw = 0; draw < max_draws && out.size() < wanted; ++draw) {
+        for (std::size_t i = 0; i < idx.size(); ++i)
+            idx[i] = std::uniform_int_distribution<std::size_t>(0, spec.params[i].second.size() - 1)(rng);
+        if (!seen.insert(idx).second) continue;
+        Bindings b = bindings_at(spec, idx);
+        if (b == spec.reference) continue;
+        KILN_TRY(bool ok, allowed(spec, b));
+        if (ok) out.push_back(std::move(b));
+    }
+    return out;
+}
+
+Result<std::vector<Candidate>> enumerate_choices(const TuningSpec& spec) {
+    KILN_TRY(bool ref_ok, allowed(spec, spec.reference));
+    if (!ref_ok)
+        return make_error(Errc::invalid_argument, "the reference choice violates a restriction", spec.path.string());
+    const bool random = spec.strategy.kind == SearchStrategy::random;
+    const std::size_t wanted =
+        random && spec.strategy.budget > 0 ? static_cast<std::size_t>(spec.strategy.budget - 1) : SIZE_MAX;
+    const double points = grid_size(spec);
+    std::vector<Bindings> grid;
+    if (points <= kMaxEnumeratedChoices) {
+        KILN_TRY(grid, whole_grid(spec));
+        if (random) {
+            std::mt19937_64 rng(spec.strategy.seed);
+            std::shuffle(grid.begin(), grid.end(), rng);
+            if (grid.size() > wanted) grid.resize(wanted);
+        }
+    } else if (wanted != SIZE_MAX) {
+        KILN_TRY(grid, sample_grid(spec, wanted));
+    } else {
+        char n[32];
+        std::snprintf(n, sizeof n, "%.3g", points);
+        return make_error(Errc::invalid_argument, std::string("the parameter grid has ") + n + " points",
+                          spec.path.string(), "use \"strategy\": {\"kind\": \"random\", \"budget\": N} to sample it");
     }
     std::vector<Candidate> out;
     out.push_back({spec.reference, params_label(spec, spec.reference), render_source(spec, spec.reference), true});

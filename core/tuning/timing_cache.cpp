@@ -1,5 +1,8 @@
 #include "tuning/timing_cache.hpp"
 
+#include <unistd.h>
+#include <cmath>
+
 #include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/python_json.hpp"
@@ -32,7 +35,8 @@ static const nlohmann::ordered_json* find_entry(const nlohmann::ordered_json& fi
 static void collect(const nlohmann::ordered_json& file, const TimingKey& key, ChoiceTimings& out) {
     if (const auto* e = find_entry(file, key))
         for (auto it = e->begin(); it != e->end(); ++it)
-            if (it.value().is_number()) out[it.key()] = it.value().get<double>();
+            if (it.value().is_number() && !std::isnan(it.value().get<double>()))
+                out[it.key()] = it.value().get<double>();
 }
 
 Result<ChoiceTimings> TimingCache::lookup(const TimingKey& key) const {
@@ -51,17 +55,71 @@ Result<nlohmann::ordered_json> TimingCache::read_local() const {
     return f.contains("cache") ? f["cache"] : nlohmann::ordered_json::object();
 }
 
-Status TimingCache::update(const TimingKey& key, const ChoiceTimings& timings) const {
-    KILN_TRY(FileLock lock, FileLock::acquire(lock_path()));
-    KILN_TRY(auto file, inductor::read_cache_file(local_path()));
-    // Keep the file's own system block (an Inductor-written one has the Triton key we lack).
+fs::path TimingCache::unsaved_path() const {
+    return root_ / "kiln" / "autotune" / ("unsaved-" + system_.hash + ".json");
+}
+
+// The first node on cache/op/inputs_key/precision that is there but is no object ("" when the path is
+// free): someone else's malformed data, which a merge must neither change nor write through.
+static std::string blocked_node(const nlohmann::ordered_json& file, const TimingKey& key) {
+    const nlohmann::ordered_json* node = &file;
+    std::string where;
+    static const std::string cache = "cache";
+    for (const std::string* step : {&cache, &key.op, &key.inputs_key, &key.precision}) {
+        where += (where.empty() ? "" : ".") + *step;
+        if (!node->contains(*step)) return "";
+        node = &(*node)[*step];
+        if (!node->is_object()) return where + " is " + std::string(node->type_name()) + ", not an object";
+    }
+    return "";
+}
+
+// The timings go into `slot` (created as needed); every other byte of `file` keeps its value.
+static nlohmann::ordered_json merged(nlohmann::ordered_json file, const nlohmann::ordered_json& system,
+                                     const TimingKey& key, const ChoiceTimings& timings) {
     nlohmann::ordered_json out;
-    out["system"] = file.contains("system") ? file["system"] : system_.system;
-    out["cache"] = file.contains("cache") ? file["cache"] : nlohmann::ordered_json::object();
+    // Keep the file's own system block (an Inductor-written one has the Triton key we lack).
+    out["system"] = file.contains("system") ? std::move(file["system"]) : system;
+    out["cache"] = file.contains("cache") ? std::move(file["cache"]) : nlohmann::ordered_json::object();
+    for (auto it = file.begin(); it != file.end(); ++it)  // any other top-level key, as it was
+        if (it.key() != "system" && it.key() != "cache") out[it.key()] = std::move(it.value());
     auto& slot = out["cache"][key.op][key.inputs_key][key.precision];
     if (!slot.is_object()) slot = nlohmann::ordered_json::object();
     for (const auto& [choice, ms] : timings) slot[choice] = ms;
-    return write_atomic(local_path(), py_dumps(out, {.sort_keys = false, .indent = 4}));
+    return out;
+}
+
+// The cache file cannot take the timings without losing someone's data: it stays as it is, the
+// timings go to a file of Kiln's own (merged with what an earlier rescue left there), and the error
+// names both.
+Status TimingCache::rescue(const TimingKey& key, const ChoiceTimings& timings, const Error& why) const {
+    fs::path to = unsaved_path();
+    auto earlier = inductor::read_cache_file(to);
+    if (!earlier.ok() || !blocked_node(*earlier, key).empty())
+        to += "." + std::to_string(::getpid());  // never overwrite an earlier rescue
+    nlohmann::ordered_json base = earlier.ok() && to == unsaved_path() ? std::move(*earlier) : nlohmann::ordered_json();
+    Status saved = write_atomic(to, py_dumps(merged(std::move(base), system_.system, key, timings), {.indent = 4}));
+    std::string n = std::to_string(timings.size());
+    if (!saved.ok())
+        return make_error(
+            why.code,
+            why.message + "; the " + n + " new timings could not be saved either (" + saved.error().str() + ")",
+            why.context, "the session log still lists every measurement");
+    return make_error(
+        why.code, why.message + "; the file was left as it is and the " + n + " new timings saved to " + to.string(),
+        why.context,
+        "fix or remove the malformed part, then copy the timings over (or tune again) so that "
+        "Inductor finds them");
+}
+
+Status TimingCache::update(const TimingKey& key, const ChoiceTimings& timings) const {
+    KILN_TRY(FileLock lock, FileLock::acquire(lock_path()));
+    auto file = inductor::read_cache_file(local_path());
+    if (!file.ok()) return rescue(key, timings, file.error());
+    if (std::string blocked = blocked_node(*file, key); !blocked.empty())
+        return rescue(key, timings, make_error(Errc::parse, "timing cache: " + blocked, local_path().string()));
+    return write_atomic(local_path(), py_dumps(merged(std::move(*file), system_.system, key, timings),
+                                               {.sort_keys = false, .indent = 4}));
 }
 
 }  // namespace kiln::tuning

@@ -34,13 +34,19 @@ public:
     // Every timing recorded for `key`, global first, then local (local wins).
     Result<ChoiceTimings> lookup(const TimingKey& key) const;
 
-    // Merges `timings` into the local file under the exclusive lock; other entries are kept.
+    // Merges `timings` into the local file under the exclusive lock; other entries keep their values
+    // (NaN and Infinity included). When the file does not parse, or a node on the timings' path is
+    // not an object, the file is left untouched, the timings are written to unsaved_path() instead
+    // and the error names both files.
     Status update(const TimingKey& key, const ChoiceTimings& timings) const;
+    std::filesystem::path unsaved_path() const;  // <root>/kiln/autotune/unsaved-<hash>.json
 
     // The whole "cache" object of the local file ({} when absent).
     Result<nlohmann::ordered_json> read_local() const;
 
 private:
+    Status rescue(const TimingKey& key, const ChoiceTimings& timings, const Error& why) const;
+
     std::filesystem::path root_;
     inductor::SystemInfo system_;
     std::optional<std::filesystem::path> global_dir_;

@@ -85,6 +85,7 @@ nlohmann::ordered_json to_json(const TuneReport& r) {
     j["precompile_seconds"] = r.precompile_seconds;
     j["prepare_seconds"] = r.prepare_seconds;
     j["workers"] = r.workers;
+    if (r.cache_error) j["cache_error"] = r.cache_error->str();
     return j;
 }
 

@@ -3,6 +3,7 @@
 // `kiln-cli autotune --json`, read back by the GUI's launcher) and Inductor's AUTOTUNE table.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,7 @@ struct TuneReport {
     double precompile_seconds = 0;
     double prepare_seconds = 0;           // starting the workers and warming up the devices, during precompile
     std::vector<nlohmann::json> workers;  // pongs of the pool's workers
+    std::optional<Error> cache_error;     // the timings could not be merged into cache_file (see TimingCache)
 };
 
 // {"op", "inputs_key", "device", "timings": {key: ms|null}, "choices": {key: {"id", "params", "status",

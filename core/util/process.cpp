@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +75,53 @@ void close_fd(int& fd) {
     ::_exit(127);
 }
 
+void kill_own_group(int) { ::kill(0, SIGKILL); }
+
+// With ProcessOptions::kill_group: a keeper between Kiln and the program. PR_SET_PDEATHSIG reaches
+// the program only, not what it starts (a compiler driver's cc1plus, as and ld; python's
+// subprocesses), which went on running after a kill -9 of kiln-cli. The keeper leads a new process
+// group that the program and all its descendants inherit, turns Kiln's death (PDEATHSIG SIGTERM,
+// which it can catch) into a SIGKILL of that whole group, and otherwise ends as the program ended,
+// so the caller's waitpid reads the program's status. A timeout kills the group (kill(-pid)).
+[[noreturn]] void keep_group(const ProcessOptions& o, char** argv, char** envp, int devnull, pid_t parent,
+                             int report_fd) {
+    ::setpgid(0, 0);
+    struct sigaction on_term {};
+    on_term.sa_handler = kill_own_group;
+    ::sigaction(SIGTERM, &on_term, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::kill(0, SIGKILL);
+    pid_t keeper = ::getpid();
+    pid_t program = ::fork();
+    if (program == 0) {
+        ::signal(SIGTERM, SIG_DFL);
+        exec_child(o, argv, envp, devnull, keeper, report_fd);
+    }
+    if (program < 0) {
+        int err = errno;
+        [[maybe_unused]] ssize_t n = ::write(report_fd, &err, sizeof err);
+        ::_exit(127);
+    }
+    // The keeper needs no descriptor: dropping them all (the report pipe, so the parent's read sees
+    // EOF once the program has exec'd; the output pipes; Kiln's lock files, whose flocks a
+    // long-lived copy would otherwise hold) leaves each with the program or the parent alone.
+    if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+        for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+    int status = 0;
+    while (::waitpid(program, &status, 0) < 0)
+        if (errno != EINTR) ::_exit(127);
+    if (WIFSIGNALED(status)) {  // end the same way, without a core file of the keeper
+        struct rlimit no_core {};
+        ::setrlimit(RLIMIT_CORE, &no_core);
+        ::signal(WTERMSIG(status), SIG_DFL);
+        ::kill(keeper, WTERMSIG(status));
+    }
+    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 }  // namespace
 
 Result<pid_t> spawn_process(const ProcessOptions& o) {
@@ -98,8 +147,12 @@ Result<pid_t> spawn_process(const ProcessOptions& o) {
     pid_t parent = ::getpid();
 
     pid_t pid = ::fork();
-    if (pid == 0) exec_child(o, argv.data(), envp.data(), devnull, parent, report[1]);
+    if (pid == 0) {
+        if (o.kill_group) keep_group(o, argv.data(), envp.data(), devnull, parent, report[1]);
+        exec_child(o, argv.data(), envp.data(), devnull, parent, report[1]);
+    }
     int fork_err = errno;
+    if (pid > 0 && o.kill_group) ::setpgid(pid, pid);  // as the keeper does: no window for a kill(-pid)
     close_fd(devnull);
     close_fd(report[1]);
     if (pid < 0) {
@@ -133,6 +186,7 @@ Result<ProcessResult> run_process(ProcessOptions options, const RunLimits& limit
         close_fd(out_pipe[1]);
         return io_error("pipe", options.argv[0], err);
     }
+    options.kill_group = true;  // compilers, python: their own children go with them
     options.stdout_fd = out_pipe[1];
     options.stderr_fd = limits.merge_output ? out_pipe[1] : err_pipe[1];
     auto pid = spawn_process(options);
@@ -157,7 +211,7 @@ Result<ProcessResult> run_process(ProcessOptions options, const RunLimits& limit
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
             if (left.count() <= 0) {
                 r.timed_out = true;
-                ::kill(*pid, SIGKILL);
+                ::kill(-*pid, SIGKILL);  // the keeper's group: the program and all it started
                 break;
             }
             wait_ms = static_cast<int>(std::min<long long>(left.count(), 1000));

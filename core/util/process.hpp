@@ -1,7 +1,8 @@
 #pragma once
 // The one way Kiln starts child processes (compilers, kiln-worker, python, nvcc): fork + execve
 // with argv (no shell) and the environment built before the fork (only async-signal-safe calls in
-// the child), PR_SET_PDEATHSIG so the kernel kills the child when the thread that started it dies,
+// the child), PR_SET_PDEATHSIG so the kernel kills the child when the thread that started it dies
+// (and, with kill_group, everything the child started: a compiler driver's cc1plus),
 // and a failed exec reported as an Error instead of a child that exits 127.
 #include <sys/types.h>
 
@@ -22,6 +23,10 @@ struct ProcessOptions {
     int stdin_fd = -1;                                      // -1: /dev/null
     int stdout_fd = -1;                                     // -1: inherit
     int stderr_fd = -1;                                     // -1: inherit
+    // Start it through a keeper process that leads a new process group and kills the whole group
+    // (the program and everything it started) when the starting thread dies; the pid returned is
+    // the keeper's, which exits as the program did. run_process always sets it.
+    bool kill_group = false;
 };
 
 // Starts the process. Errors: Errc::not_found (no such program), Errc::io (fork or exec failed).

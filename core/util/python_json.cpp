@@ -159,24 +159,40 @@ std::string py_dumps(const nlohmann::ordered_json& value, const PyDumpOptions& o
 namespace {
 constexpr const char* kPosInf = "\\u0001kiln:+inf";  // JSON text of the marker strings
 constexpr const char* kNegInf = "\\u0001kiln:-inf";
+constexpr const char* kNaN = "\\u0001kiln:nan";
 
 void restore_specials(nlohmann::ordered_json& v) {
     if (v.is_string()) {
         const auto& s = v.get_ref<const std::string&>();
         if (s == "\x01kiln:+inf") v = std::numeric_limits<double>::infinity();
         else if (s == "\x01kiln:-inf") v = -std::numeric_limits<double>::infinity();
-    } else if (v.is_structured()) {
+        else if (s == "\x01kiln:nan") v = std::numeric_limits<double>::quiet_NaN();
+    } else if (v.is_structured()) {  // depth bounded by py_loads' check before parsing
         for (auto& e : v) restore_specials(e);
     }
+}
+
+Error too_deep(const std::string& context) {
+    return make_error(Errc::parse, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", context,
+                      "no file Inductor or Kiln writes nests like this: the file is corrupt or hostile; remove it");
+}
+
+void append_marker(std::string& out, const char* marker) {
+    out += '"';
+    out += marker;
+    out += '"';
 }
 }  // namespace
 
 Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context) {
     // JSON has no spelling for Python's special floats: swap them (outside strings) for marker
-    // strings, parse, then put the doubles back. NaN becomes null.
+    // strings, parse, then put the doubles back (NaN stays NaN: py_dumps writes it back as NaN,
+    // which Inductor reads; null would break its min()). The same pass measures the nesting, so
+    // that neither the walks here nor any later one recurses without a bound.
     std::string fixed;
     fixed.reserve(text.size());
     bool in_string = false;
+    int depth = 0;
     for (size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
         if (in_string) {
@@ -190,22 +206,23 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
             fixed += c;
             continue;
         }
+        if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth) return too_deep(context);
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
         if (text.substr(i, 9) == "-Infinity") {
-            fixed += '"';
-            fixed += kNegInf;
-            fixed += '"';
+            append_marker(fixed, kNegInf);
             i += 8;
             continue;
         }
         if (text.substr(i, 8) == "Infinity") {
-            fixed += '"';
-            fixed += kPosInf;
-            fixed += '"';
+            append_marker(fixed, kPosInf);
             i += 7;
             continue;
         }
         if (text.substr(i, 3) == "NaN") {
-            fixed += "null";
+            append_marker(fixed, kNaN);
             i += 2;
             continue;
         }
@@ -218,6 +235,30 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
     } catch (const nlohmann::json::exception& e) {
         return make_error(Errc::parse, std::string("invalid JSON: ") + e.what(), context);
     }
+}
+
+int json_nesting_depth(std::string_view text) {
+    bool in_string = false;
+    int depth = 0, deepest = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+Status check_json_depth(std::string_view text, const std::string& context) {
+    if (json_nesting_depth(text) > kMaxJsonDepth) return too_deep(context);
+    return ok_status();
 }
 
 }  // namespace kiln

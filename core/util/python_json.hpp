@@ -23,7 +23,15 @@ std::string py_dumps(const nlohmann::ordered_json& value, const PyDumpOptions& o
 // Python's float repr (shortest round-trip form, "1e-05", "1.0", "inf" as "Infinity").
 std::string py_float_repr(double v);
 
-// Parses JSON that may contain Python's Infinity / -Infinity / NaN (outside strings).
+// Parses JSON that may contain Python's Infinity / -Infinity / NaN (outside strings; NaN is kept as
+// a NaN double). Text nested deeper than kMaxJsonDepth is an Errc::parse error naming `context`.
 Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context = {});
+
+// Nesting bound for JSON read from caches, logs and servers: nlohmann's dump(), copies and
+// comparisons recurse, so every JSON text from outside is checked before it is parsed. Inductor's
+// files nest a handful of levels; Python's own json gives up near 1000.
+inline constexpr int kMaxJsonDepth = 512;
+int json_nesting_depth(std::string_view text);  // deepest [ / { nesting outside strings
+Status check_json_depth(std::string_view text, const std::string& context);
 
 }  // namespace kiln

@@ -46,6 +46,13 @@ Result<OpenedFile> open_with(int dir_fd, const char* name, const std::string& co
 
 }  // namespace
 
+Error wrong_path_error(const std::filesystem::path& path, const std::string& missing) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return make_error(Errc::not_found, missing, path.string(), "check the path");
+    return make_error(Errc::invalid_argument, missing + ": it is " + std::string(file_type_name(st.st_mode)),
+                      path.string(), "give the path of a file (or directory) from a cache");
+}
+
 std::string_view file_type_name(unsigned mode) {
     switch (mode & S_IFMT) {
         case S_IFREG: return "a regular file";

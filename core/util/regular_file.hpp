@@ -38,6 +38,10 @@ Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std
 // four system calls and no allocation. Returns the bytes read, or the errno (ELOOP for a symlink,
 // EINVAL for a file that is not regular) as a negative number.
 long read_head_at(int dir_fd, const char* name, char* buf, std::size_t n);
+// The error for a path that is not the file (or directory) a command wants: Errc::not_found with
+// `missing` when nothing is there, else Errc::invalid_argument saying what is there ("a FIFO (named
+// pipe)", "a socket", ...), so that a FIFO is never reported as missing.
+Error wrong_path_error(const std::filesystem::path& path, const std::string& missing);
 
 // "a FIFO", "a directory", "a socket", ... for a st_mode.
 std::string_view file_type_name(unsigned mode);

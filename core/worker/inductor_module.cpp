@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "util/process.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::worker {
 
@@ -94,8 +95,7 @@ void name_kernels(nlohmann::json& parsed, const std::filesystem::path& cache_roo
         for (const auto& e : std::filesystem::directory_iterator(cache_root / key.substr(1, 2), ec)) {
             std::string f = e.path().filename().string();
             if (f.rfind(key, 0) != 0 || e.path().extension() != ".py") continue;
-            std::ifstream in(e.path());
-            std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::string text = read_regular_file(e.path(), 64u << 20).value_or({});
             std::smatch m;
             if (std::regex_search(text, m, name_re)) {
                 k["name"] = m[1].str();

@@ -8,6 +8,7 @@
 
 #include "browser/cache_tree_model.hpp"
 #include "inspector/inspection.hpp"
+#include "util/python_json.hpp"
 
 namespace kiln::ui {
 
@@ -123,6 +124,10 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
 }
 
 void jsonSummary(const QByteArray& bytes, Table& t) {
+    // A cache file nested 100000 deep must not crash dump()'s recursion (issue 16.6): no summary.
+    if (kiln::json_nesting_depth(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))) >
+        kiln::kMaxJsonDepth)
+        return;
     const auto j = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, false);
     if (j.is_discarded() || !j.is_object()) return;
     for (const auto& [k, v] : j.items()) {

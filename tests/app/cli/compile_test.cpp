@@ -6,8 +6,12 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "test_support.hpp"
 
@@ -112,6 +116,64 @@ TEST_F(CliCompile, MissingSourceIsUsageError) {
         {kiln::test::cli_path(), "compile", (dir.path() / "nope.cpp").string(), "--cache-dir", cache.string()});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("nope.cpp"), std::string::npos);
+}
+
+// The pids of live (not zombie) processes whose command line mentions `marker`.
+std::vector<pid_t> processes_mentioning(const std::string& marker) {
+    std::vector<pid_t> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream cmd(e.path() / "cmdline");
+        std::string line((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+        if (line.find(marker) == std::string::npos) continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string st;
+        std::getline(stat, st);
+        auto p = st.rfind(')');
+        if (p != std::string::npos && st.size() > p + 2 && st[p + 2] == 'Z') continue;
+        out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+// Issue 16.15: kill -9 of kiln-cli compile ends the compiler too, cc1plus included (the driver's own
+// child, which PR_SET_PDEATHSIG on the driver alone left running for seconds or, here, forever).
+TEST_F(CliCompile, KillingTheCliEndsTheWholeCompilerWithinASecond) {
+    // Constant evaluation that never ends in practice keeps cc1plus busy until it is killed.
+    std::ofstream(src, std::ios::trunc)
+        << "constexpr long spin() { long s = 0; for (long i = 0; i < 4000000000000; ++i) s += i % 7; return s; }\n"
+           "extern \"C\" long f() { constexpr long v = spin(); return v; }\n";
+    const std::string cli = kiln::test::cli_path();
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::execl(cli.c_str(), cli.c_str(), "compile", src.c_str(), "--cache-dir", cache.c_str(),
+                "--flag=-fconstexpr-ops-limit=1000000000000000", "--flag=-fconstexpr-loop-limit=2147483647",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const std::string marker = cache.string();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    bool compiling = false;
+    while (!compiling && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (pid_t p : processes_mentioning(marker)) {
+            std::ifstream comm("/proc/" + std::to_string(p) + "/comm");
+            std::string c;
+            std::getline(comm, c);
+            compiling = compiling || c == "cc1plus";
+        }
+    }
+    EXPECT_TRUE(compiling) << "cc1plus never started";
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    std::vector<pid_t> left = processes_mentioning(marker);
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+         !left.empty() && std::chrono::steady_clock::now() < until; left = processes_mentioning(marker))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(left.empty()) << left.size() << " compiler processes outlived kiln-cli by a second";
+    for (pid_t p : left) ::kill(p, SIGKILL);  // never leave a spinning compiler behind
 }
 
 }  // namespace

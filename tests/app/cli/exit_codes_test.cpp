@@ -62,6 +62,65 @@ TEST(CliExitCodes, WorkThatFailsExitsOne) {
     EXPECT_EQ(
         run_command({cli_path(), "compile", bad_cpp.string(), "--cache-dir", (dir.path() / "cc").string()}).exit_code,
         1);  // the compiler failed
+    // A corrupt pickle exits 1 from every command that reads one (guards and diff said 2).
+    EXPECT_EQ(run_command({cli_path(), "guards", broken.string(), "--sizes", "8"}).exit_code, 1);
+    EXPECT_EQ(run_command({cli_path(), "diff", broken.string(), broken.string()}).exit_code, 1);
+    // A file that is no fingerprint, blob or log: the work on it fails.
+    const auto junk = dir.path() / "junk.json";
+    std::ofstream(junk) << "{not json";
+    EXPECT_EQ(run_command({cli_path(), "env", "--from", junk.string()}).exit_code, 1);
+    EXPECT_EQ(run_command({cli_path(), "bundle", "ls", junk.string()}).exit_code, 1);
+    const auto empty = dir.path() / "empty.log";
+    std::ofstream{empty};
+    auto misses = run_command({cli_path(), "misses", empty.string()});
+    EXPECT_EQ(misses.exit_code, 1);
+    EXPECT_NE(misses.err.find("the log is empty"), std::string::npos) << misses.err;
+}
+
+// The rest of the commands and variants: env, portable, bundle, and a directory where a file is
+// wanted (bad input: 2, in every command; it was 1, 2 or 1).
+TEST(CliExitCodes, MoreCommandsAndDirectoriesGivenAsFiles) {
+    kiln::test::ScratchDir dir("cli-exit-codes-more");
+    const std::string root = kiln::test::two_entries_root().string();
+    const std::string nope = "/nonexistent/kiln-exit-codes";
+    const std::string d = dir.path().string();
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"env", "--from", nope},
+             {"env", "--no-such-option"},
+             {"portable", root, "--target", nope},
+             {"portable", nope, "--target", root},
+             {"bundle", "ls", nope},
+             {"bundle", "unpack", nope, "--into", d},
+             {"misses", nope},
+             {"timings", nope, root},
+             {"dis", d},
+             {"compile", d},
+             {"autotune", d},
+             {"rebench", d},
+             {"show", d},
+         }) {
+        std::vector<std::string> argv{cli_path()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = run_command(argv);
+        std::string what;
+        for (const auto& a : args) what += a + " ";
+        EXPECT_EQ(r.exit_code, 2) << what << ": " << r.err;
+        EXPECT_FALSE(r.err.empty()) << what;
+    }
+}
+
+// Issue 16.14: every duration option refuses nan, inf, 1e300, 0 and negatives as a usage error that
+// says what it wants (1e300 became "no result within -9.22e+15 s").
+TEST(CliExitCodes, DurationOptionsAreValidated) {
+    const std::string spec = example("matmul_cpu.json");
+    for (const char* bad : {"nan", "inf", "1e300", "0", "-1", "1e6x"}) {
+        auto a = run_command({cli_path(), "autotune", spec, "--devices", "cpu", "--result-timeout", bad});
+        EXPECT_EQ(a.exit_code, 2) << bad << ": " << a.err;
+        EXPECT_NE(a.err.find("a duration in seconds"), std::string::npos) << bad << ": " << a.err;
+        auto r = run_command({cli_path(), "rebench", "/nonexistent/m.py", "--timeout", bad});
+        EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+        EXPECT_NE(r.err.find("a duration in seconds"), std::string::npos) << bad << ": " << r.err;
+    }
 }
 
 }  // namespace

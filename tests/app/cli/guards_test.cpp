@@ -127,3 +127,45 @@ TEST(CliGuards, BadEntriesInAKeyDirAreReportedAndSkipped) {
 }
 
 }  // namespace
+
+namespace {
+
+// A protocol-2 pickle of a CompiledFxGraph holding only `guards_expr` (BINUNICODE, 4-byte length).
+std::string crafted_entry(const std::string& guards_expr) {
+    static const char head[] =
+        "\x80\x02"
+        "ctorch._inductor.output_code\nCompiledFxGraph\n)\x81}(X\x0b\x00\x00\x00guards_exprX";
+    std::string p(head, sizeof head - 1);  // NULs inside
+    const auto n = static_cast<std::uint32_t>(guards_expr.size());
+    for (int i = 0; i < 4; ++i) p += static_cast<char>((n >> (8 * i)) & 0xff);
+    return p + guards_expr + "ub.";
+}
+
+// "L['t0'] + 1 + 1 ... > 1" with `terms` terms, and the -/+ mix.
+std::string long_chain(int terms) {
+    std::string e = "L['t0']";
+    for (int i = 1; i < terms; ++i) e += i % 3 ? " + 1" : " - 1";
+    return e + " > 1";
+}
+
+}  // namespace
+
+// Issue 16.7: a 60,000-term +/- chain, given with --expr and as an entry's guards_expr in a key dir,
+// is evaluated by loops (it crashed the compiler's recursion); the answers are Python's.
+TEST(CliGuards, SixtyThousandTermChainsAreEvaluated) {
+    namespace fs = std::filesystem;
+    std::string sum = "1";
+    for (int i = 1; i < 60000; ++i) sum += "+1";
+    EXPECT_EQ(run_json({"guards", "--expr", sum + " > 1", "--sizes", "8", "--json"})["pass"], true);
+    EXPECT_EQ(run_json({"guards", "--expr", sum + " > 60000", "--sizes", "8", "--json"})["pass"], false);
+
+    kiln::test::ScratchDir dir("cli-guards-chain");
+    fs::path kd = dir.path() / "fchain";
+    fs::create_directories(kd);
+    std::ofstream(kd / "0chain", std::ios::binary) << crafted_entry(long_chain(60000));
+    // L['t0'] + 40000 - 19999 > 1 for t0 = 8
+    auto j = run_json({"guards", kd.string(), "--sizes", "8", "--json"});
+    EXPECT_EQ(j["served"], "0chain") << j.dump().substr(0, 500);
+    auto one = run_command({kiln::test::cli_path(), "guards", (kd / "0chain").string(), "--sizes", "8"});
+    EXPECT_EQ(one.exit_code, 0) << one.err;
+}

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "test_support.hpp"
 
 namespace {
@@ -58,3 +60,21 @@ TEST(CliMisses, BadInput) {
 }
 
 }  // namespace
+
+// Issue 16.6: a TORCH_TRACE record whose JSON nests 100000 deep is an error naming the log and line
+// (every reader walks that JSON recursively), never a crash; `diff` and `timeline` read it the same way.
+TEST(CliMisses, DeeplyNestedRecordIsAnErrorNamingTheLine) {
+    kiln::test::ScratchDir dir("cli-misses-deep");
+    const auto log = dir.path() / "dedicated_log_torch_trace_x.log";
+    std::ofstream(log) << "V1126 01:17:33.288000 1311 torch/_dynamo/convert_frame.py:1] {\"dynamo_start\": {}}\n"
+                       << "V1126 01:17:34.288000 1311 torch/_inductor/codecache.py:2] {\"a\": "
+                       << std::string(100000, '[') << "\n";
+    for (const char* cmd : {"misses", "diff"}) {
+        std::vector<std::string> argv{kiln::test::cli_path(), cmd, log.string()};
+        if (std::string(cmd) == "diff") argv.push_back(log.string());
+        auto r = kiln::test::run_command(argv);
+        EXPECT_EQ(r.exit_code, 1) << cmd << ": " << r.err;
+        EXPECT_NE(r.err.find(log.string() + ":2"), std::string::npos) << cmd << ": " << r.err;
+        EXPECT_NE(r.err.find("nested deeper than"), std::string::npos) << cmd << ": " << r.err;
+    }
+}

@@ -233,3 +233,17 @@ TEST_F(RemoteCli, TimingsRedisOnAnEmptyDbAndAnUnreachableServer) {
     EXPECT_NE(gone.exit_code, 0);
     EXPECT_NE(gone.err.find("127.0.0.1"), std::string::npos) << gone.err;
 }
+
+// Issue 16.3: a key that is not UTF-8 (Redis keys are any bytes) in `stats --redis --json`: the
+// problem it causes is listed with the key's bytes as \udcXX escapes, and the JSON parses.
+TEST_F(RemoteCli, StatsJsonEncodesABinaryKey) {
+    auto ep = kiln::remote::parse_redis_url(server_->url(5));
+    auto client = RedisClient::connect(*ep);
+    ASSERT_TRUE(client) << client.error().str();
+    ASSERT_TRUE(client->set("pt2:fx-graph-v1::f\xff\xfe:c1", "this is not json"));
+    auto r = run_command({cli_path(), "stats", "--redis", server_->url(5), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto py = run_command({"python3", "-c", "import json,sys; json.loads(sys.stdin.buffer.read())"}, r.out);
+    EXPECT_EQ(py.exit_code, 0) << py.err;
+    EXPECT_NE(r.out.find("f\\udcff\\udcfe"), std::string::npos) << r.out;
+}

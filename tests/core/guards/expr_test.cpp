@@ -168,3 +168,27 @@ TEST(GuardExpr, AndOrReturnOperandsLikePython) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 16.17: one checked rule for symbol indices. t4096 is the last slot; any t<digits> above it
+// is refused, whatever its length (L['t4294967297'] was taken as a name and bound to slot 0, the
+// value of t0, while t4097 was refused).
+TEST(GuardExpr, SymbolIndicesHaveOneCheckedLimit) {
+    auto last = Expr::parse("L['t4096'] > 1");
+    ASSERT_TRUE(last.ok()) << last.error().str();
+    EXPECT_EQ(last->symbols().size(), 4097u);
+    for (const char* big :
+         {"t4097", "t4294967297", "t4294967296", "t18446744073709551617", "t99999999999999999999999999"}) {
+        auto e = Expr::parse(std::string("L['") + big + "'] > 1");
+        ASSERT_FALSE(e.ok()) << big;
+        EXPECT_EQ(e.error().code, kiln::Errc::limit) << big;
+        EXPECT_NE(e.error().message.find(big), std::string::npos) << e.error().message;
+    }
+    // Names that are no index stay names, bound after the slots.
+    auto named = Expr::parse("L['t01'] + L['t1'] > 1");
+    ASSERT_TRUE(named.ok()) << named.error().str();
+    EXPECT_EQ(named->symbols(), (std::vector<std::string>{"t0", "t1", "t01"}));
+}
+
+}  // namespace

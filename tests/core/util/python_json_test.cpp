@@ -42,6 +42,23 @@ TEST(PythonJson, LoadsPythonSpecialFloats) {
     EXPECT_TRUE(std::isinf((*j)["a"].get<double>()));
     EXPECT_LT((*j)["b"].get<double>(), 0);
     EXPECT_EQ((*j)["s"], "Infinity");
-    EXPECT_TRUE((*j)["n"].is_null());
+    // NaN stays NaN and is written back as Python wrote it (issue 16.5: null breaks Inductor's min()).
+    EXPECT_TRUE(std::isnan((*j)["n"].get<double>()));
+    EXPECT_EQ(py_dumps(*j), R"({"a": Infinity, "b": -Infinity, "s": "Infinity", "n": NaN})");
     EXPECT_FALSE(py_loads("{nope").ok());
+}
+
+// Issue 16.6: `[` x 100000 (or a deep object) is refused before parsing, naming the input; strings
+// holding brackets do not count.
+TEST(PythonJson, DeepNestingIsAnErrorNamingTheInput) {
+    auto deep = py_loads(std::string(100000, '[') + std::string(100000, ']'), "cache/abc");
+    ASSERT_FALSE(deep.ok());
+    EXPECT_EQ(deep.error().context, "cache/abc");
+    EXPECT_NE(deep.error().message.find("nested deeper than 512"), std::string::npos);
+    std::string ok_deep = std::string(512, '[') + std::string(512, ']');
+    EXPECT_TRUE(py_loads(ok_deep).ok());
+    EXPECT_FALSE(py_loads("[" + ok_deep + "]").ok());
+    EXPECT_TRUE(py_loads(R"({"s": "[[[[[[\"[[[["})").ok());
+    EXPECT_EQ(kiln::json_nesting_depth(R"({"a": [1, {"b": "]]]{{{"}]})"), 3);
+    EXPECT_FALSE(kiln::check_json_depth(std::string(600, '{'), "x").ok());
 }

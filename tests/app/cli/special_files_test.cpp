@@ -1,0 +1,77 @@
+// Issue 16.12: a FIFO (or any file that is not a regular file) given to a command, or found where a
+// cache file should be, is a clear error at once: Kiln never opens one for reading, so it never
+// waits for a writer that does not come. Each command runs under `timeout`: a hang is killed and
+// fails the test.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using kiln::test::run_command;
+
+namespace {
+
+class CliSpecialFiles : public ::testing::Test {
+protected:
+    kiln::test::ScratchDir dir{"cli-fifo"};
+    fs::path fifo = dir.path() / "pipe";
+    void SetUp() override { ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0); }
+
+    // Runs kiln-cli with ARGS under a 20 s kill timer; expects a usage or work error naming the FIFO.
+    void expect_clear_error(const std::vector<std::string>& args) {
+        std::vector<std::string> argv{"timeout", "-s", "KILL", "20", kiln::test::cli_path()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = run_command(argv);
+        std::string what = args[0] + (args.size() > 1 ? " " + args[1] : "");
+        EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << what << ": exit " << r.exit_code << " (137: hung)\n"
+                                                          << r.err;
+        EXPECT_NE(r.err.find("FIFO"), std::string::npos) << what << ": " << r.err;
+        EXPECT_NE(r.err.find(fifo.string()), std::string::npos) << what << ": " << r.err;
+    }
+};
+
+}  // namespace
+
+TEST_F(CliSpecialFiles, EveryCommandRefusesAFifoAtOnce) {
+    const std::string f = fifo.string();
+    const std::string root = kiln::test::h100_root().string();
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"show", f},
+             {"dis", f},
+             {"misses", f},
+             {"timings", f},
+             {"diff", f, f},
+             {"guards", f, "--sizes", "8"},
+             {"stats", f},
+             {"compile", f},
+             {"rebench", f},
+             {"bundle", "ls", f},
+             {"env", "--from", f},
+             {"portable", root, "--target", f},
+             {"autotune", f},
+         })
+        expect_clear_error(args);
+}
+
+// A FIFO where the timing cache file belongs (cache/<hash>): `timings` of the root and `env --from`
+// it do not block on it.
+TEST_F(CliSpecialFiles, AFifoInsideACacheRootDoesNotBlock) {
+    fs::path root = dir.path() / "root";
+    fs::create_directories(root / "cache");
+    fs::copy(kiln::test::h100_root() / "fxgraph", root / "fxgraph", fs::copy_options::recursive);
+    ASSERT_EQ(::mkfifo((root / "cache" / std::string(64, 'a')).c_str(), 0600), 0);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"timings", root.string()}, {"env", "--from", root.string()}}) {
+        std::vector<std::string> argv{"timeout", "-s", "KILL", "20", kiln::test::cli_path()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = run_command(argv);
+        EXPECT_NE(r.exit_code, 137) << args[0] << " hung on the FIFO\n" << r.err;
+        EXPECT_LT(r.exit_code, 128) << args[0] << ": " << r.err;
+    }
+}
