@@ -51,7 +51,7 @@ TEST(CliShow, JsonIsOneObjectPerFileWithTypeAndFields) {
         EXPECT_EQ(f["device_idxs"], g["device_idxs"]);
         EXPECT_EQ(f["_fx_graph_cache_debug_lines"], g["debug_lines"]);
         EXPECT_EQ(f["current_callable"], nullptr);
-        EXPECT_EQ(hash::sha256_hex(f["source_code"].get<std::string>()), g["source_code_sha256"]);
+        EXPECT_EQ(hash::sha256_hex(f["source_code"].get<std::string>()), g["source_code_sha256"].get<std::string>());
         EXPECT_EQ(f["_triton_bundle"]["$type"], "torch._inductor.triton_bundler.TritonBundle");
         // bytes -> {"$bytes": n}
         auto arts = f["_triton_bundle"]["kernel_artifacts"];

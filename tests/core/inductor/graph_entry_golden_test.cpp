@@ -31,7 +31,7 @@ void check_fixture(const std::filesystem::path& fixture) {
         auto entry = inductor::load_graph_entry(fixture / "inductor" / rel);
         ASSERT_TRUE(entry.ok()) << entry.error().str();
         const auto& e = *entry;
-        EXPECT_EQ(e.type(), g.at("type"));
+        EXPECT_EQ(e.type(), g.at("type").get<std::string>());
         EXPECT_EQ(e.document().protocol(), g.at("pickle_protocol"));
 
         auto names = e.field_names();
@@ -57,7 +57,7 @@ void check_fixture(const std::filesystem::path& fixture) {
         if (g.contains("source_code_sha256") && !g.at("source_code_sha256").is_null()) {
             auto src = e.source_code();
             ASSERT_TRUE(src.has_value());
-            EXPECT_EQ(hash::sha256_hex(*src), g.at("source_code_sha256"));
+            EXPECT_EQ(hash::sha256_hex(*src), g.at("source_code_sha256").get<std::string>());
             // Python's len(str) counts code points, not UTF-8 bytes.
             std::size_t code_points = 0;
             for (unsigned char c : *src) code_points += (c & 0xC0) != 0x80;
