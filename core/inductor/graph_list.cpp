@@ -137,6 +137,38 @@ std::string GraphRow::label() const {
     return s.empty() ? key : s;
 }
 
+Result<std::vector<GraphRow>> list_key_dir(const fs::path& path) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    if (fs::is_directory(path, ec)) {
+        KILN_TRY(files, key_dir_entries(path));
+    } else if (fs::exists(path, ec)) {
+        files.push_back(path);
+    } else {
+        return make_error(Errc::not_found, "no such key dir or entry", path.string());
+    }
+    std::vector<GraphRow> rows;
+    for (const auto& f : files) {
+        GraphRow r;
+        fs::path dir = f.parent_path();
+        r.kind = dir.parent_path().filename() == "aotautograd" ? "aotautograd" : "fxgraph";
+        r.key = dir.filename().string();
+        r.file = f.filename().string();
+        r.path = f.string();
+        fill_from_file(r, f);
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+std::vector<GuardSymbol> symbols_used(const GraphRow& row) {
+    std::vector<GuardSymbol> out;
+    if (!row.guards) return out;
+    for (const auto& s : row.symbols)
+        if (row.guards->find("L['" + s.name + "']") != std::string::npos) out.push_back(s);
+    return out;
+}
+
 std::optional<fs::path> trace_beside(const fs::path& root) {
     std::error_code ec;
     fs::path parent = fs::absolute(root, ec).lexically_normal();

@@ -58,6 +58,12 @@ struct GraphList {
 // `trace`: a TORCH_TRACE log or dir; nullopt: trace_beside(root) when there is one.
 Result<GraphList> list_graphs(const std::filesystem::path& root, const std::optional<std::filesystem::path>& trace);
 
+// The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
+// lookup order, without trace names: `guards KEYDIR` without sizes lists them.
+Result<std::vector<GraphRow>> list_key_dir(const std::filesystem::path& key_dir_or_entry);
+// The guard symbols an expression uses ("L['t0'] <= 8" -> t0), in the order of `row.symbols`.
+std::vector<GuardSymbol> symbols_used(const GraphRow& row);
+
 // The trace directory kept beside a root (`<root>/../trace`, or `<root>/../h100/trace`); nullopt if none.
 std::optional<std::filesystem::path> trace_beside(const std::filesystem::path& root);
 
