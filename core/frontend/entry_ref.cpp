@@ -6,6 +6,7 @@
 
 #include "inductor/trace_log.hpp"
 #include "pickle/buffer.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -72,9 +73,10 @@ Result<KeySide> from_log(const fs::path& log, const std::string& selector) {
 }
 
 bool looks_like_pickle(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    char c = 0;
-    return in.get(c) && static_cast<unsigned char>(c) == 0x80;
+    auto file = open_regular_file(p);  // O_NOATIME where permitted; a FIFO never blocks
+    if (!file) return false;
+    auto head = read_prefix(*file, 1, p.string());
+    return head && !head->empty() && static_cast<unsigned char>((*head)[0]) == 0x80;
 }
 
 }  // namespace

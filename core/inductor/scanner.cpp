@@ -13,6 +13,7 @@
 
 #include "inductor/classify.hpp"
 #include "inductor/roots.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::inductor {
 
@@ -184,24 +185,20 @@ private:
 
     bool sniff_python(int dfd, const char* name) {
         if (!opt_.sniff_python) return false;
-        // O_NOATIME: Kiln's own reads must not make a module look recently used to eviction.
-        // Only the owner (or CAP_FOWNER) may ask for it; others get EPERM and read normally.
-        int fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-        if (fd < 0 && errno == EPERM) fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            note_unreadable("cannot read module", errno);
+        // util's open: O_NOATIME where permitted (Kiln's own reads must not make a module look recently
+        // used to eviction), never a symlink, and a FIFO named *.py is refused instead of blocking.
+        auto file = open_regular_file_at(dfd, name, path_);
+        if (!file) {
+            ++out_.unreadable;
+            if (out_.errors.size() < opt_.max_errors) out_.errors.push_back(std::move(file.error()));
             return false;
         }
-        char buf[kPythonSniffBytes];
-        std::size_t got = 0;
-        while (got < sizeof buf) {
-            ssize_t n = ::read(fd, buf + got, sizeof buf - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += static_cast<std::size_t>(n);
+        auto head = read_prefix(*file, kPythonSniffBytes, path_);
+        if (!head) {
+            note_unreadable("cannot read module", EIO);
+            return false;
         }
-        ::close(fd);
-        return python_is_output_code(std::string_view(buf, got));
+        return python_is_output_code(*head);
     }
 
     // dfd: the directory of the file being added; a key/kernel dir group made from it records its inode.

@@ -6,6 +6,7 @@
 
 #include "hash/sha256.hpp"
 #include "util/python_json.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -51,14 +52,10 @@ SystemInfo cuda_system(const fs::path& cache_root, const std::string& device_nam
 }
 
 Result<nlohmann::ordered_json> read_cache_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        if (errno == ENOENT || !fs::exists(path)) return nlohmann::ordered_json::object();
-        return io_error("cannot open timing cache", path.string(), errno);
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+    auto read = read_regular_file(path);  // O_NOATIME where permitted; a FIFO never blocks
+    if (!read && read.error().code == Errc::not_found) return nlohmann::ordered_json::object();
+    if (!read) return std::move(read.error());
+    std::string text = std::move(read).value();
     if (text.empty()) return nlohmann::ordered_json::object();
     KILN_TRY(auto j, py_loads(text, path.string()));
     if (!j.is_object()) return make_error(Errc::parse, "timing cache is not a JSON object", path.string());

@@ -5,6 +5,7 @@
 #include "portability/cache_files.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::portability {
 
@@ -13,16 +14,15 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string head_of(const fs::path& p, std::size_t n) {
-    std::ifstream in(p, std::ios::binary);
-    std::string s(n, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(n));
-    s.resize(static_cast<std::size_t>(in.gcount()));
-    return s;
+    auto file = open_regular_file(p);  // O_NOATIME where permitted; a FIFO never blocks
+    if (!file) return {};
+    auto head = read_prefix(*file, n, p.string());
+    return head ? std::move(head).value() : std::string();
 }
 
 Result<Fingerprint> from_json_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
+    KILN_TRY(std::string text, read_regular_file(p, 256u << 20));
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
     if (j.is_discarded())
         return make_error(Errc::parse, "not valid JSON", p.string(), "pass the output of `kiln-cli env --json`");
     if (j.is_object() && j.contains("kiln_probe"))

@@ -1,24 +1,12 @@
 #include "timings/text_file.hpp"
 
-#include <cerrno>
-#include <fstream>
-#include <sstream>
+#include "util/regular_file.hpp"
 
 namespace kiln::timings {
 
+// Through util's regular-file read: O_NOATIME where permitted, and a FIFO never blocks.
 Result<std::string> read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
-    std::error_code ec;
-    auto size = std::filesystem::file_size(path, ec);
-    if (ec) return io_error("stat", path.string(), ec.value());
-    if (size > max_bytes)
-        return make_error(Errc::limit,
-                          "file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes),
-                          path.string());
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return io_error("open", path.string(), errno ? errno : EIO);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_regular_file(path, max_bytes);
 }
 
 }  // namespace kiln::timings

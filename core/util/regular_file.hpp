@@ -33,6 +33,10 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::ui
 // Reads up to `n` bytes from the start of an open file (short at EOF).
 Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std::string& context);
 
+// Whether this process may read `path` (a file or directory) without updating atimes: O_NOATIME is
+// granted only to the owner or with CAP_FOWNER. False also when `path` cannot be opened.
+bool can_keep_atime(const std::filesystem::path& path);
+
 // "a FIFO", "a directory", "a socket", ... for a st_mode.
 std::string_view file_type_name(unsigned mode);
 
