@@ -23,6 +23,15 @@ struct EnvArgs {
 
 std::string cut(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(0, n) + "…" : s; }
 
+// torch_version is a raw digest (torch_key's bytes) that torch's debug lines decode with
+// errors="replace": the text is lossy and unreadable, so say so; the component hash identifies it.
+std::string shown(const std::string& s) {
+    bool text = kiln::is_valid_utf8(s) && s.find("\xef\xbf\xbd") == std::string::npos;
+    for (unsigned char c : s) text = text && (c >= 0x20 || c == '\t');
+    if (text) return cut(s, 100);
+    return "(binary digest, " + std::to_string(s.size()) + " bytes as torch printed it lossily: compare the hash)";
+}
+
 void print_fingerprint(const Fingerprint& fp) {
     std::printf("Environment fingerprint of %s\n", fp.origin.c_str());
     const EnvComponent* h = fp.find(names::system_hash);
@@ -32,12 +41,12 @@ void print_fingerprint(const Fingerprint& fp) {
         if (!c.in_key) continue;
         std::string hash = c.hash.empty() ? "" : "[" + c.hash.substr(0, 12) + "…] ";
         std::printf("  %-34s %s%s\n      %s, from %s%s\n", c.name.c_str(), hash.c_str(),
-                    c.value.empty() ? "(empty)" : cut(c.value, 100).c_str(), std::string(scope_name(c.scope)).c_str(),
+                    c.value.empty() ? "(empty)" : shown(c.value).c_str(), std::string(scope_name(c.scope)).c_str(),
                     c.source.c_str(), c.fresh_default ? " (a fresh process; a program may set it)" : "");
     }
     std::printf("facts\n");
     for (const auto& c : fp.components)
-        if (!c.in_key) std::printf("  %-34s %s  (%s)\n", c.name.c_str(), cut(c.value, 100).c_str(), c.source.c_str());
+        if (!c.in_key) std::printf("  %-34s %s  (%s)\n", c.name.c_str(), shown(c.value).c_str(), c.source.c_str());
     if (!fp.unknown.empty()) {
         std::printf("unknown\n");
         for (const auto& u : fp.unknown) std::printf("  %-34s %s\n", u.name.c_str(), u.why.c_str());

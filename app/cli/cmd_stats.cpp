@@ -45,6 +45,9 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     std::printf("oldest        %s\n", format_time_utc(s.oldest_mtime_ns).c_str());
     std::printf("newest        %s\n", format_time_utc(s.newest_mtime_ns).c_str());
     std::printf("unreadable    %llu\n", static_cast<unsigned long long>(s.unreadable));
+    if (s.quarantine_files)
+        std::printf("quarantine    %llu files, %s (.kiln-quarantine/, not in the totals; kiln-cli check --restore)\n",
+                    static_cast<unsigned long long>(s.quarantine_files), format_bytes(s.quarantine_bytes).c_str());
     if (scan.symlinks)
         std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
 }
@@ -75,22 +78,22 @@ int run_stats(const StatsArgs& args) {
     std::optional<std::string> explicit_root;
     if (!args.root.empty()) explicit_root = args.root;
     // A Mega-Cache blob counts as the cache load_cache_artifacts would make of it.
-    std::optional<bundle::TempRoot> blob_root;
-    if (explicit_root && bundle::is_blob_file(*explicit_root)) {
-        auto blob = bundle::open_blob(*explicit_root);
-        auto tmp = blob.ok() ? bundle::materialize_blob(*blob) : Result<bundle::TempRoot>(blob.error());
-        if (!tmp.ok()) return fail(tmp.error());
-        blob_root = std::move(tmp).value();
-        explicit_root = blob_root->root().string();
+    std::optional<bundle::RootOrBlob> given;
+    if (explicit_root) {
+        auto opened = bundle::open_root_or_blob(*explicit_root);
+        if (!opened.ok()) return fail(opened.error());
+        given = std::move(opened).value();
+        explicit_root = given->root.string();
     }
     auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
     if (!root.ok()) return fail(root.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
-    auto scan = scan_cache(*root, options);
-    if (!scan.ok()) return fail(scan.error());
-    CacheStats stats = compute_stats(*scan);
-    if (blob_root) stats.root = args.root + " (Mega-Cache blob, as load_cache_artifacts would write it)";
+    auto scanned = scan_stats(*root, options);
+    if (!scanned.ok()) return fail(scanned.error());
+    CacheStats& stats = scanned->stats;
+    const ScanResult* scan = &scanned->scan;
+    if (given && given->is_blob()) stats.root = given->label;
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.

@@ -3,6 +3,7 @@
 // private temporary directory that goes away with the object. Every command that works on a root
 // (stats, guards, the portability check, the GUI's browser) works on a blob through it.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "bundle/blob.hpp"
@@ -28,5 +29,16 @@ private:
 
 // Unpacks what torch would load from `blob` (unknown types are skipped). Errors: invalid keys, I/O.
 Result<TempRoot> materialize_blob(const Blob& blob);
+
+// A cache root as commands take one: a directory as it is, or a Mega-Cache blob unpacked into a
+// temporary root that lives as long as this value (`label` says which, for reports).
+struct RootOrBlob {
+    std::filesystem::path root;
+    std::optional<TempRoot> blob_root;
+    std::string label;  // the path given, plus " (Mega-Cache blob, as load_cache_artifacts would write it)"
+    bool is_blob() const { return blob_root.has_value(); }
+};
+// A path that is not a blob is returned as given (resolving and checking it is the caller's).
+Result<RootOrBlob> open_root_or_blob(const std::filesystem::path& path);
 
 }  // namespace kiln::bundle

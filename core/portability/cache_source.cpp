@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "portability/cache_files.hpp"
 #include "portability/entry_lines.hpp"
@@ -47,6 +48,8 @@ std::string signature(const Fingerprint& fp) {
 
 struct Group {
     Fingerprint env;
+    std::map<std::string, std::set<std::string>> device_values;  // per-graph device components seen
+    std::map<std::string, EnvComponent> device_sample;
     std::size_t entries = 0;
     std::int64_t newest_ns = 0;
     std::string newest_path;
@@ -66,12 +69,23 @@ std::vector<Group> entry_groups(const fs::path& root) {
         std::string rel = fs::relative(entry, root, ec).generic_string();
         auto env = entry_env(entry, "cache " + rel);
         if (!env) return;
-        // Process state (device indices) varies per graph; the group is the machine and install.
+        // Device indices vary per graph; the group is the machine, the install and the process settings
+        // (deterministic and matmul settings are process-wide: graphs that differ there are another group).
         Fingerprint fp = std::move(env->env);
+        std::vector<EnvComponent> per_graph;
+        for (const auto& c : fp.components)
+            if (c.name == names::input_device || c.name == names::default_device_index) per_graph.push_back(c);
         fp.components.erase(std::remove_if(fp.components.begin(), fp.components.end(),
-                                           [](const EnvComponent& c) { return c.scope == Scope::process; }),
+                                           [](const EnvComponent& c) {
+                                               return c.name == names::input_device ||
+                                                      c.name == names::default_device_index;
+                                           }),
                             fp.components.end());
         Group& g = groups[signature(fp)];
+        for (auto& c : per_graph) {
+            g.device_values[c.name].insert(c.value);
+            g.device_sample.emplace(c.name, std::move(c));
+        }
         if (g.entries++ == 0) g.env = std::move(fp);
         std::int64_t t = mtime_ns(entry);
         if (t >= g.newest_ns) {
@@ -83,7 +97,12 @@ std::vector<Group> entry_groups(const fs::path& root) {
         for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
             if (it.depth() <= 2 && it->is_regular_file(ec) && it->path().filename().string()[0] != '.') add(it->path());
     std::vector<Group> out;
-    for (auto& [sig, g] : groups) out.push_back(std::move(g));
+    for (auto& [sig, g] : groups) {
+        // A device index every graph of the root shares (cuda:0 on a one-GPU machine) is the root's.
+        for (auto& [name, values] : g.device_values)
+            if (values.size() == 1) g.env.set(std::move(g.device_sample[name]));
+        out.push_back(std::move(g));
+    }
     std::sort(out.begin(), out.end(), [](const Group& a, const Group& b) { return a.newest_ns > b.newest_ns; });
     return out;
 }

@@ -1,6 +1,7 @@
 // `--from PATH` / `--target PATH`: a fingerprint from whatever the path is.
 #include <fstream>
 
+#include "bundle/temp_root.hpp"
 #include "inductor/roots.hpp"
 #include "portability/cache_files.hpp"
 #include "portability/key_env.hpp"
@@ -75,9 +76,13 @@ static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path) {
     if (first != std::string::npos && head[first] == '{') return from_json_file(path);
     if (looks_like_trace_line(head)) return fingerprint_from_trace(path);
     if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) return fingerprint_from_entry(path);
-    if (looks_like_megacache(head))
-        return make_error(Errc::unsupported, "Mega-Cache blobs are not read yet", path.string(),
-                          "load it with torch.compiler.load_cache_artifacts() and pass the cache root instead");
+    if (looks_like_megacache(head)) {
+        // The environment the blob's entries were compiled in: read from them as from a cache root.
+        KILN_TRY(bundle::RootOrBlob blob, bundle::open_root_or_blob(path));
+        KILN_TRY(Fingerprint fp, fingerprint_from_root(blob.root));
+        fp.origin = blob.label;
+        return fp;
+    }
     return make_error(
         Errc::parse, "not a fingerprint file, TORCH_TRACE log, cache root or graph entry", path.string(),
         "pass the output of `kiln-cli env --json`, a cache root, a TORCH_TRACE directory or a graph entry");

@@ -13,6 +13,13 @@ Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const
     inductor::ScanOptions opts;
     opts.cancel = cancel;
     KILN_TRY(auto scan, inductor::scan_cache(root, opts));
+    auto out = compile_times_of(scan, cancel);
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        return make_error(Errc::cancelled, "cancelled", root.string());
+    return out;
+}
+
+CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
     CompileTimes out;
     auto stats = inductor::compute_stats(scan);
     for (std::size_t i = 0; i < inductor::kCategoryCount; ++i) {
@@ -21,8 +28,7 @@ Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const
         out.categories.push_back({std::string(inductor::category_name(cat)), stats[cat].files, stats[cat].bytes});
     }
     for (const auto& a : scan.artifacts) {
-        if (cancel && cancel->load(std::memory_order_relaxed))
-            return make_error(Errc::cancelled, "cancelled", root.string());
+        if (cancel && cancel->load(std::memory_order_relaxed)) break;
         // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
         if (a.category != inductor::Category::fxgraph) continue;
         auto entry = inductor::load_graph_entry(a.path);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "inductor/scanner.hpp"
 #include "util/result.hpp"
 
 namespace kiln::timings {
@@ -30,6 +31,8 @@ struct CompileTimes {
 
 // One scan of the root plus a symbolic decode of every fxgraph entry (never executes pickles).
 Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const std::atomic<bool>* cancel = nullptr);
+// The same from a scan already made (stops early, incomplete, when `cancel` is set).
+CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
 
 struct HistogramBin {
     double lo_s = 0, hi_s = 0;  // seconds, [lo, hi)

@@ -114,6 +114,21 @@ bool CacheBrowser::selectPath(const QString& path) {
     return true;
 }
 
+bool CacheBrowser::selectCategory(inductor::Category category) {
+    for (int r = 0; r < model_->rowCount(); ++r) {
+        const QModelIndex src = model_->index(r, 0);
+        if (src.data(CacheTreeModel::CategoryRole).toInt() != int(category)) continue;
+        filter_->clear();
+        proxy_->setFilterText(QString());
+        const QModelIndex idx = proxy_->mapFromSource(src);
+        view_->setCurrentIndex(idx);
+        view_->expand(idx);
+        view_->scrollTo(idx);
+        return true;
+    }
+    return false;
+}
+
 QString CacheBrowser::currentPath() const { return view_->currentIndex().data(CacheTreeModel::PathRole).toString(); }
 
 void CacheBrowser::setFilterText(const QString& text) {

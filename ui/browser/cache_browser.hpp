@@ -24,6 +24,7 @@ public:
     void setTree(std::shared_ptr<const CacheTree> tree);
     std::shared_ptr<const CacheTree> tree() const;
     bool selectPath(const QString& path);
+    bool selectCategory(inductor::Category category);  // its row, expanded
     QString currentPath() const;
     void setFilterText(const QString& text);
     void focusFilter();

@@ -1,5 +1,7 @@
 #include "inspector/guards_panel.hpp"
 
+#include <algorithm>
+
 #include <QFormLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -24,6 +26,7 @@ GuardsPanel::GuardsPanel(JobRunner* jobs, QWidget* parent)
     table_->setHorizontalHeaderLabels({tr("Entry"), tr("Result"), tr("Failing conjunct"), tr("Guards")});
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->hide();
+    table_->setWordWrap(true);  // the failing conjunct wraps rather than being cut
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     auto* l = new QVBoxLayout(this);
@@ -109,6 +112,7 @@ void GuardsPanel::showOutcome(GuardOutcome o) {
         auto* failing = new QTableWidgetItem(!g.error.isEmpty() ? g.error : g.failing);
         auto* expr = new QTableWidgetItem(g.expr.isEmpty() ? tr("(no guards)") : g.expr);
         expr->setToolTip(g.expr);
+        failing->setToolTip(failing->text());  // the whole conjunct, however long
         table_->setItem(r, 0, name);
         table_->setItem(r, 1, result);
         table_->setItem(r, 2, failing);
@@ -124,6 +128,9 @@ void GuardsPanel::showOutcome(GuardOutcome o) {
         }
     }
     table_->resizeColumnsToContents();
+    // The failing conjunct gets the room it needs up to a wide column, then wraps (tooltip: all of it).
+    table_->setColumnWidth(2, std::min(table_->columnWidth(2), 480));
+    table_->resizeRowsToContents();
     if (!outcome_.error.isEmpty()) verdict_->setText(outcome_.error.toHtmlEscaped());
     else if (outcome_.values.isEmpty() && !symbols_.symbols.isEmpty()) return;
     else if (outcome_.served.isEmpty())

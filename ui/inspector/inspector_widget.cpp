@@ -117,6 +117,10 @@ void InspectorWidget::showInspection(const Inspection& ins) {
 
     components_->setComponents(ins.components);
     componentsView_->resizeColumnToContents(KeyComponentsModel::NameColumn);
+    // The value is what the user reads: it takes the room; the hash keeps a short column at the end.
+    componentsView_->horizontalHeader()->setStretchLastSection(false);
+    componentsView_->horizontalHeader()->setSectionResizeMode(KeyComponentsModel::ValueColumn, QHeaderView::Stretch);
+    componentsView_->setColumnWidth(KeyComponentsModel::HashColumn, 160);
 
     guards_->setKeyDir(ins.keyDir, ins.entry ? QFileInfo(ins.path).fileName() : QString());
 

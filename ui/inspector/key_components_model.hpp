@@ -11,7 +11,7 @@ namespace kiln::ui {
 class KeyComponentsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, HashColumn, ValueColumn, ColumnCount };
+    enum Column { NameColumn, ValueColumn, HashColumn, ColumnCount };  // what it is first, its hash last
     explicit KeyComponentsModel(QObject* parent = nullptr);
     void setComponents(QVector<KeyComponentRow> components);
     const QVector<KeyComponentRow>& components() const { return rows_; }

@@ -1,5 +1,7 @@
 #include "remote/remote_install.hpp"
 
+#include <QDockWidget>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -8,6 +10,7 @@
 
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "remote/remote_connect_dialog.hpp"
 #include "remote/remote_inspect.hpp"
 #include "remote/remote_panel.hpp"
 #include "shell/main_window.hpp"
@@ -17,6 +20,11 @@ namespace kiln::ui {
 RemotePanel* installRemoteSource(MainWindow& w) {
     auto* panel = new RemotePanel(w.jobs());
     w.addPanel(panel, QObject::tr("Redis"), Qt::LeftDockWidgetArea);
+    // Hidden until Redis is configured (TORCHINDUCTOR_REDIS_URL, or a server connected to before);
+    // View › Redis shows it, and the window's saved state keeps the user's choice.
+    const bool configured = !RemoteConnectDialog::urlFromEnvironment().isEmpty() ||
+                            !QSettings().value(QStringLiteral("remote/lastUrl")).toString().isEmpty();
+    if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) dock->setVisible(configured);
     // Remote pickles are written here to be read like local files; removed with the window.
     auto scratch = std::make_shared<QTemporaryDir>();
     QObject::connect(panel, &RemotePanel::entryActivated, &w, [&w, scratch](const QString& url, const QString& key) {
@@ -26,7 +34,7 @@ RemotePanel* installRemoteSource(MainWindow& w) {
         }
         const QString dir = scratch->path();
         w.inspector()->showMessage(QObject::tr("<p>Fetching %1 …</p>").arg(key.toHtmlEscaped()));
-        w.workspace()->setCurrentIndex(0);  // the Cache tab holds the inspector
+        w.showCacheTab();  // the Cache tab holds the inspector
         // The "inspect" channel: a newer local or remote selection drops this result.
         w.jobs()->start(
             QStringLiteral("inspect"), QObject::tr("Decoding %1").arg(key),

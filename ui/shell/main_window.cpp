@@ -6,7 +6,9 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -19,10 +21,12 @@
 #include "browser/cache_tree_model.hpp"
 #include "browser/cache_watcher.hpp"
 #include "browser/scan_job.hpp"
+#include "bundle/temp_root.hpp"
 #include "diff/diff_view.hpp"
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
 #include "shell/palette.hpp"
 #include "shell/root_resolver.hpp"
 #include "status/status_panel.hpp"
@@ -37,6 +41,7 @@ MainWindow::MainWindow(QWidget* parent)
       inspector_(new InspectorWidget(jobs_, this)),
       diff_(new DiffView(jobs_, this)),
       status_(new StatusPanel(this)),
+      overview_(new OverviewPanel(jobs_, this)),
       workspace_(new QTabWidget(this)),
       banner_(new QLabel(this)) {
     setWindowTitle(QStringLiteral("Kiln"));
@@ -47,14 +52,20 @@ MainWindow::MainWindow(QWidget* parent)
     split->addWidget(inspector_);
     split->setStretchFactor(1, 2);
     split->setSizes({560, 720});
+    cacheTab_ = split;
+    workspace_->addTab(overview_, tr("Overview"));
     workspace_->addTab(split, tr("Cache"));
     workspace_->addTab(diff_, tr("Diff"));
     workspace_->setDocumentMode(true);
 
+    banner_->setObjectName(QStringLiteral("rootBanner"));
     banner_->setVisible(false);
     banner_->setWordWrap(true);
     banner_->setContentsMargins(8, 6, 8, 6);
-    banner_->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;border-bottom:1px solid #ffe69c;"));
+    // The palette's own colours, so the banner reads in dark mode too.
+    banner_->setStyleSheet(
+        QStringLiteral("background:palette(tool-tip-base);color:palette(tool-tip-text);"
+                       "border-bottom:1px solid palette(mid);"));
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -73,15 +84,44 @@ MainWindow::MainWindow(QWidget* parent)
         workspace_->setCurrentWidget(diff_);
     });
     connect(inspector_, &InspectorWidget::linkActivated, this, &MainWindow::onLink);
+    connect(overview_, &OverviewPanel::linkActivated, this, &MainWindow::onLink);
     diff_->setSelectionProvider([this] { return browser_->currentPath(); });
     connect(watcher_, &CacheWatcher::changed, this, &MainWindow::rescan);
 
     buildActions();
     applySettings();
-    restoreGeometry(settings_.windowGeometry());
-    restoreState(settings_.windowState());
-    if (settings_.windowGeometry().isEmpty()) resize(1280, 800);
+    resize(1280, 800);
 }
+
+void MainWindow::restoreWindow() {
+    if (!settings_.windowGeometry().isEmpty() && restoreGeometry(settings_.windowGeometry())) {
+        restoreState(settings_.windowState());
+        return;
+    }
+    // First start: most of the screen, centred.
+    if (QScreen* s = screen()) {
+        const QRect avail = s->availableGeometry();
+        const QSize size(avail.width() * 85 / 100, avail.height() * 85 / 100);
+        setGeometry(QRect(avail.center() - QPoint(size.width() / 2, size.height() / 2), size));
+    }
+}
+
+QMenu* MainWindow::addFeatureMenu(const QString& title) {
+    auto* menu = new QMenu(title, this);
+    menuBar()->insertMenu(helpMenu_->menuAction(), menu);
+    return menu;
+}
+
+bool MainWindow::showView(const QString& title) {
+    for (int i = 0; i < workspace_->count(); ++i) {
+        if (QString(workspace_->tabText(i)).remove(QLatin1Char('&')) != title) continue;
+        workspace_->setCurrentIndex(i);
+        return true;
+    }
+    return false;
+}
+
+void MainWindow::showCacheTab() { workspace_->setCurrentWidget(cacheTab_); }
 
 MainWindow::~MainWindow() = default;
 
@@ -109,6 +149,7 @@ void MainWindow::openStartupRoot(const QString& commandLineRoot) {
     const RootChoice choice = chooseStartupRoot(commandLineRoot);
     if (choice.path.isEmpty()) {
         statusBar()->showMessage(choice.reason);
+        overview_->showNoCache(choice.reason);
         inspector_->showMessage(tr("<h3>No cache to show</h3><p>%1</p><p>Open one with File › Open (Ctrl+O) or drop a "
                                    "folder here.</p>")
                                     .arg(choice.reason.toHtmlEscaped()));
@@ -119,20 +160,55 @@ void MainWindow::openStartupRoot(const QString& commandLineRoot) {
 }
 
 void MainWindow::openRoot(const QString& root, bool isSample) {
-    root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    const QString path = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    if (!isMegaCacheBlob(path)) {
+        bundle::RootOrBlob dir;
+        dir.root = dir.label = path.toStdString();
+        showRoot(path, isSample, std::make_shared<const bundle::RootOrBlob>(std::move(dir)), QString());
+        return;
+    }
+    // On the "scan" channel: opening something else meanwhile drops this blob.
+    jobs_->start(
+        QStringLiteral("scan"), tr("Unpacking %1").arg(QFileInfo(path).fileName()),
+        [path](JobControl&) { return unpackBlob(path); },
+        [this](OpenedBlob blob) {
+            if (!blob.opened) {
+                statusBar()->showMessage(tr("Cannot open %1: %2").arg(blob.blobPath, blob.error));
+                inspector_->showMessage(tr("<h3>Cannot open %1</h3><p>%2</p>")
+                                            .arg(blob.blobPath.toHtmlEscaped(), blob.error.toHtmlEscaped()));
+                return;
+            }
+            showRoot(QString::fromStdString(blob.opened->root.string()), false, blob.opened, blob.blobPath);
+            statusBar()->showMessage(
+                tr("Mega-Cache blob %1, shown as the cache load_cache_artifacts would write").arg(blob.blobPath), 8000);
+        });
+}
+
+void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<const bundle::RootOrBlob> opened,
+                          const QString& blobPath) {
+    root_ = root;
+    opened_ = std::move(opened);  // the previous blob's temporary root goes (once no job holds it)
+    blobPath_ = blobPath;
     isSample_ = isSample;
     banner_->setText(tr("<b>Sample cache.</b> No Inductor cache was found at <code>%1</code>, so Kiln shows the small "
                         "real cache bundled with it. Open your own with File › Open.")
                          .arg(inductorDefaultRoot().toHtmlEscaped()));
-    banner_->setVisible(isSample);
+    if (!blobPath.isEmpty())
+        banner_->setText(tr("<b>Mega-Cache blob</b> <code>%1</code>, shown as the cache "
+                            "<code>torch.compiler.load_cache_artifacts()</code> would write from it.")
+                             .arg(blobPath.toHtmlEscaped()));
+    banner_->setVisible(isSample || !blobPath.isEmpty());
+    const QString shown = blobPath.isEmpty() ? root_ : blobPath;
     if (!isSample) {
-        settings_.addRecentRoot(root_);
+        settings_.addRecentRoot(shown);
         rebuildRecentMenu();
     }
-    setWindowTitle(QStringLiteral("Kiln — %1").arg(root_));
+    setWindowTitle(blobPath.isEmpty() ? QStringLiteral("Kiln — %1").arg(root_)
+                                      : QStringLiteral("Kiln — Mega-Cache blob %1").arg(blobPath));
     watcher_->clear();
     browser_->setTree(nullptr);
     diff_->setRoot(root_);
+    overview_->load(root_);
     emit rootChanged(root_);
     rescan();
 }
@@ -140,7 +216,7 @@ void MainWindow::openRoot(const QString& root, bool isSample) {
 void MainWindow::rescan() {
     if (root_.isEmpty()) return;
     jobs_->start(
-        QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(root_).fileName()),
+        QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(blobPath_.isEmpty() ? root_ : blobPath_).fileName()),
         [root = root_](JobControl& ctl) { return runScan(root, ctl); },
         [this](ScanOutcome out) {
             if (!out.error.isEmpty()) {
@@ -150,8 +226,11 @@ void MainWindow::rescan() {
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
             status_->setTotals(*out.tree);
-            watcher_->watch(*out.tree);
-            statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
+            if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
+            statusBar()->showMessage(blobPath_.isEmpty()
+                                         ? tr("Scanned in %1 ms").arg(out.elapsedMs)
+                                         : tr("Mega-Cache blob %1: scanned in %2 ms").arg(blobPath_).arg(out.elapsedMs),
+                                     4000);
             if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
             emit cacheScanned(out.tree);
         });
@@ -177,8 +256,20 @@ void MainWindow::inspect(const QString& path, const CacheNode& node) {
 
 void MainWindow::onLink(const QUrl& url) {
     const QString target = QUrl::fromPercentEncoding(url.path().toUtf8());
-    if (url.scheme() == QLatin1String("kiln-path")) {
+    const QString scheme = url.scheme();
+    if (scheme == QLatin1String("kiln-path")) {
         if (!browser_->selectPath(target)) statusBar()->showMessage(tr("%1 is not in this cache").arg(target), 5000);
+        else showCacheTab();
+    } else if (scheme == QLatin1String("kiln-category")) {
+        if (auto c = inductor::category_from_name(target.toStdString()); c && browser_->selectCategory(*c))
+            showCacheTab();
+    } else if (scheme == QLatin1String("kiln-view")) {
+        showView(target);
+    } else if (scheme == QLatin1String("kiln-op")) {
+        showView(tr("Autotune"));
+        emit autotuneOpRequested(target.toInt());
+    } else if (scheme == QLatin1String("kiln-action") && target == QLatin1String("open")) {
+        openDialog();
     } else if (url.scheme() == QLatin1String("kiln-filter")) {
         browser_->setFilterText(target);
     }
@@ -187,12 +278,15 @@ void MainWindow::onLink(const QUrl& url) {
 void MainWindow::closeEvent(QCloseEvent* e) {
     settings_.saveWindow(saveGeometry(), saveState());
     jobs_->cancelAll();
+    opened_.reset();  // a blob's temporary root goes with the window
     e->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     const auto urls = e->mimeData()->urls();
     if (urls.size() == 1 && urls.front().isLocalFile() && QFileInfo(urls.front().toLocalFile()).isDir())
+        e->acceptProposedAction();
+    else if (urls.size() == 1 && urls.front().isLocalFile() && isMegaCacheBlob(urls.front().toLocalFile()))
         e->acceptProposedAction();
 }
 

@@ -13,6 +13,10 @@ class QMenu;
 class QSplitter;
 class QTabWidget;
 
+namespace kiln::bundle {
+struct RootOrBlob;
+}
+
 namespace kiln::ui {
 
 class CacheBrowser;
@@ -20,6 +24,7 @@ class CacheWatcher;
 class DiffView;
 class InspectorWidget;
 class JobRunner;
+class OverviewPanel;
 class StatusPanel;
 struct Inspection;
 
@@ -29,11 +34,17 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a cache root (rescans it). `isSample` shows the banner about the bundled sample cache.
+    // Opens a cache root (rescans it), or a Mega-Cache blob file as the root load_cache_artifacts
+    // would make of it (unpacked off the UI thread into a temporary root that lives while it is
+    // shown). `isSample` shows the banner about the bundled sample cache.
     void openRoot(const QString& root, bool isSample = false);
     // Start-up: the command-line root, else Inductor's default root, else the sample cache.
     void openStartupRoot(const QString& commandLineRoot);
-    QString currentRoot() const { return root_; }
+    QString currentRoot() const { return root_; }  // a blob's temporary root while one is open
+    // What is open, kept alive with the window (a blob's temporary root is removed when another
+    // root is opened or the window closes); the blob file's path for titles and reports.
+    std::shared_ptr<const bundle::RootOrBlob> openedRoot() const { return opened_; }
+    QString blobPath() const { return blobPath_; }  // empty unless a blob is open
     // Selects `path` after the next scan finishes (command line --select).
     void selectWhenScanned(const QString& path) { pendingSelect_ = path; }
 
@@ -42,20 +53,32 @@ public:
     // takes ownership. Views follow the open cache through rootChanged()/cacheScanned().
     void addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area = Qt::NoDockWidgetArea);
     JobRunner* jobs() const { return jobs_; }
+    // A menu of a feature (Tune ...), placed before Help so the order stays File, Edit, View, Tune, Help.
+    QMenu* addFeatureMenu(const QString& title);
+    QMenu* viewMenu() const { return viewMenu_; }
+    // Window size and dock/toolbar state from the last session (after every panel is added, so their
+    // docks are restored too); on first start, a size fitted to the screen.
+    void restoreWindow();
+    // Workspace tabs by name: "Overview", "Cache", "Diff", and what addPanel added.
+    bool showView(const QString& title);
+    void showCacheTab();
 
     CacheBrowser* browser() const { return browser_; }
     InspectorWidget* inspector() const { return inspector_; }
     DiffView* diffView() const { return diff_; }
     StatusPanel* statusPanel() const { return status_; }
+    OverviewPanel* overviewPanel() const { return overview_; }
     QTabWidget* workspace() const { return workspace_; }
 
 public slots:
     void rescan();
+    void onLink(const QUrl& url);  // kiln-path:, kiln-category:, kiln-view:, kiln-op:, kiln-action:, kiln-filter:
 
 signals:
     void rootChanged(const QString& root);
     void cacheScanned(std::shared_ptr<const kiln::ui::CacheTree> tree);
     void inspectionShown(const QString& path);
+    void autotuneOpRequested(int opIndex);  // an Overview link to one op of the Autotune view
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -68,8 +91,9 @@ private:
     void openDialog();         // main_window_actions.cpp
     void showSettings();       // main_window_actions.cpp
     void applySettings();
+    void showRoot(const QString& root, bool isSample, std::shared_ptr<const bundle::RootOrBlob> opened,
+                  const QString& blobPath);
     void inspect(const QString& path, const CacheNode& node);
-    void onLink(const QUrl& url);
 
     Settings settings_;
     JobRunner* jobs_;
@@ -78,11 +102,16 @@ private:
     InspectorWidget* inspector_;
     DiffView* diff_;
     StatusPanel* status_;
+    OverviewPanel* overview_;
     QTabWidget* workspace_;
+    QWidget* cacheTab_;
     QLabel* banner_;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
+    QMenu* helpMenu_ = nullptr;
     QString root_;
+    std::shared_ptr<const bundle::RootOrBlob> opened_;
+    QString blobPath_;
     bool isSample_ = false;
     QString pendingSelect_;
 };

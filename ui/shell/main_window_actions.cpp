@@ -12,6 +12,7 @@
 #include "browser/cache_browser.hpp"
 #include "diff/diff_view.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
 #include "shell/about_dialog.hpp"
 #include "shell/main_window.hpp"
 #include "shell/root_resolver.hpp"
@@ -25,6 +26,14 @@ void MainWindow::buildActions() {
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open an Inductor or Triton cache folder (Ctrl+O)"));
     connect(open, &QAction::triggered, this, &MainWindow::openDialog);
+
+    auto* openBlob = new QAction(tr("Open Mega-Cache &Blob…"), this);
+    openBlob->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openBlob->setToolTip(tr("Open a torch.compiler.save_cache_artifacts() blob as the cache it would load"));
+    connect(openBlob, &QAction::triggered, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Open a Mega-Cache blob"), root_);
+        if (!file.isEmpty()) openRoot(file);
+    });
 
     auto* reload = new QAction(st->standardIcon(QStyle::SP_BrowserReload), tr("&Rescan"), this);
     reload->setShortcut(QKeySequence::Refresh);
@@ -51,9 +60,22 @@ void MainWindow::buildActions() {
     auto* diff = new QAction(tr("&Diff Entries"), this);
     diff->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     connect(diff, &QAction::triggered, this, [this] { workspace_->setCurrentWidget(diff_); });
+    auto* overviewTab = new QAction(tr("&Overview"), this);
+    overviewTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    connect(overviewTab, &QAction::triggered, this, [this] { workspace_->setCurrentWidget(overview_); });
     auto* cacheTab = new QAction(tr("&Cache Browser"), this);
-    cacheTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
-    connect(cacheTab, &QAction::triggered, this, [this] { workspace_->setCurrentIndex(0); });
+    cacheTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    connect(cacheTab, &QAction::triggered, this, &MainWindow::showCacheTab);
+    // Ctrl+PgDown / Ctrl+PgUp: the next and previous workspace tab, wherever the focus is.
+    auto* nextTab = new QAction(tr("&Next View"), this);
+    nextTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageDown));
+    connect(nextTab, &QAction::triggered, this,
+            [this] { workspace_->setCurrentIndex((workspace_->currentIndex() + 1) % workspace_->count()); });
+    auto* prevTab = new QAction(tr("&Previous View"), this);
+    prevTab->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_PageUp));
+    connect(prevTab, &QAction::triggered, this, [this] {
+        workspace_->setCurrentIndex((workspace_->currentIndex() + workspace_->count() - 1) % workspace_->count());
+    });
 
     auto* prefs = new QAction(tr("&Settings…"), this);
     prefs->setShortcut(QKeySequence::Preferences);
@@ -65,6 +87,7 @@ void MainWindow::buildActions() {
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(open);
+    file->addAction(openBlob);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addAction(openDefault);
     file->addAction(openSample);
@@ -77,10 +100,14 @@ void MainWindow::buildActions() {
     edit->addAction(find);
     edit->addAction(cancel);
     viewMenu_ = menuBar()->addMenu(tr("&View"));
+    viewMenu_->addAction(overviewTab);
     viewMenu_->addAction(cacheTab);
     viewMenu_->addAction(diff);
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(about);
+    viewMenu_->addAction(nextTab);
+    viewMenu_->addAction(prevTab);
+    viewMenu_->addSeparator();
+    helpMenu_ = menuBar()->addMenu(tr("&Help"));
+    helpMenu_->addAction(about);
 
     QToolBar* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));

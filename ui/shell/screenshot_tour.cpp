@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QPixmap>
@@ -17,6 +18,9 @@
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
+#include "portability/portability_panel.hpp"
+#include "portability/verdict_model.hpp"
 #include "shell/main_window.hpp"
 
 namespace kiln::ui {
@@ -41,6 +45,33 @@ QString firstGraphEntry(const CacheTree& tree) {
     return {};
 }
 
+// The Portability view against `target`, the first entry that would miss (else the first) selected.
+bool showPortability(MainWindow& w, const QString& target) {
+    auto* panel = w.findChild<PortabilityPanel*>();
+    if (!panel) return false;
+    bool done = false;
+    QObject::connect(panel, &PortabilityPanel::checked, panel, [&] { done = true; });
+    w.workspace()->setCurrentWidget(panel);
+    for (auto* dock : w.findChildren<QDockWidget*>()) dock->hide();  // the whole width for the view
+    panel->setTarget({false, target});
+    panel->check();
+    if (!settle([&] { return done; }, 300000) || !panel->outcome().report) return false;
+    VerdictModel* m = panel->verdicts();
+    int row = 0;
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, 0).data(VerdictModel::VerdictRole).toInt() == int(portability::Verdict::miss)) {
+            row = r;
+            break;
+        }
+    panel->selectRow(row);
+    return true;
+}
+
+// "Compare devices" -> "compare-devices"
+QString fileName(QString title) {
+    return title.remove(QLatin1Char('&')).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+}
+
 }  // namespace
 
 int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
@@ -59,6 +90,12 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         std::fprintf(stderr, "kiln: the cache was not scanned in time\n");
         return 1;
     }
+    // The first screen: the Overview, once computed.
+    w.showView(QStringLiteral("Overview"));
+    settle([&] { return !w.overviewPanel()->isLoading() && !w.jobs()->isBusy(); });
+    shoot(QStringLiteral("overview"));
+    w.showCacheTab();
+
     const QString entry = opt.select.isEmpty() ? firstGraphEntry(*w.browser()->tree()) : opt.select;
     QString shown;
     QObject::connect(&w, &MainWindow::inspectionShown, &w, [&](const QString& p) { shown = p; });
@@ -86,7 +123,7 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
     w.inspector()->setCurrentIndex(0);
     w.browser()->view()->collapseAll();
     w.browser()->view()->expandToDepth(0);
-    w.workspace()->setCurrentIndex(0);
+    w.showCacheTab();
     shoot(QStringLiteral("browser"));
 
     if (!opt.diffWith.isEmpty() && !entry.isEmpty()) {
@@ -98,6 +135,40 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         w.diffView()->compare();
         settle([&] { return done; });
         shoot(QStringLiteral("diff"));
+    }
+
+    // Every view other features added (Autotune, Compare devices, Compile times, Compile timeline,
+    // Health ...): named after its tab title, shot once its background work is done.
+    for (int i = 0; i < w.workspace()->count(); ++i) {
+        QWidget* page = w.workspace()->widget(i);
+        // The Portability view shows something only once checked against a target (below).
+        if (page == w.overviewPanel() || page == w.diffView() || qobject_cast<PortabilityPanel*>(page) ||
+            i == w.workspace()->indexOf(w.browser()->parentWidget()))
+            continue;
+        w.workspace()->setCurrentIndex(i);
+        settle([&] { return !w.jobs()->isBusy(); });
+        settle([] { return false; }, 100);  // let charts lay out
+        shoot(fileName(w.workspace()->tabText(i)));
+    }
+    // Docks hidden until chosen (Redis): shown for their picture, then put back as they were.
+    for (auto* dock : w.findChildren<QDockWidget*>()) {
+        const bool wasVisible = dock->isVisible();
+        w.showCacheTab();
+        dock->setVisible(true);
+        settle([&] { return !w.jobs()->isBusy(); }, 5000);
+        shoot(fileName(dock->windowTitle()));
+        dock->setVisible(wasVisible);
+    }
+    if (!opt.portabilityTarget.isEmpty()) {
+        if (showPortability(w, opt.portabilityTarget)) {
+            shoot(QStringLiteral("portability"));
+            w.showCacheTab();  // the verdicts' colours in the browser
+            w.browser()->view()->expandToDepth(0);
+            shoot(QStringLiteral("portability-browser"));
+        } else {
+            std::fprintf(stderr, "kiln: the Portability view could not check %s\n", qPrintable(opt.portabilityTarget));
+            ++failures;
+        }
     }
     return failures ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QFont>
 
 #include <limits>
 
@@ -28,7 +29,11 @@ QVariant AutotuneCompareModel::data(const QModelIndex& index, int role) const {
     const int col = index.column();
     if (role == WinnerDiffersRole) return op.winner_differs;
     const bool last = col == columnCount() - 1;
-    if (role == Qt::BackgroundRole && last && op.winner_differs) return QBrush(QColor(0xff, 0xe0, 0xa0));
+    if (role == Qt::FontRole && last && op.winner_differs) {  // bold, not a fixed colour: legible in both themes
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
     if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
     if (col < kFixed) {
         const std::string& s = col == 0 ? op.op : col == 1 ? op.inputs : op.precision;

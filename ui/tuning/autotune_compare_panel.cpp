@@ -1,17 +1,21 @@
 #include "tuning/autotune_compare_panel.hpp"
 
 #include <QCheckBox>
+
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "charts/chart_export.hpp"
 #include "charts/compare_chart.hpp"
@@ -29,7 +33,9 @@ AutotuneComparePanel::AutotuneComparePanel(JobRunner* jobs, QWidget* parent)
       sources_(new QListWidget(this)),
       table_(new QTableView(this)),
       log_(new QCheckBox(tr("Log scale"), this)),
-      status_(new QLabel(tr("Add two or more timing files or cache roots (one per machine)."), this)) {
+      status_(new QLabel(tr("Add two or more timing files or cache roots (one per machine)."), this)),
+      pages_(new QStackedWidget(this)),
+      empty_(new QLabel(this)) {
     setObjectName(QStringLiteral("comparePanel"));
     auto* bar = new QToolBar(this);
     bar->addAction(tr("Add timings…"), this, &AutotuneComparePanel::addDialog);
@@ -58,7 +64,20 @@ AutotuneComparePanel::AutotuneComparePanel(JobRunner* jobs, QWidget* parent)
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(bar);
     lay->addWidget(sources_);
-    lay->addWidget(split, 1);
+    auto* emptyPage = new QWidget(this);
+    auto* emptyLay = new QVBoxLayout(emptyPage);
+    empty_->setWordWrap(true);
+    empty_->setTextFormat(Qt::RichText);
+    auto* add = new QPushButton(tr("Add a second timing source…"), emptyPage);
+    add->setObjectName(QStringLiteral("addSecondSource"));
+    connect(add, &QPushButton::clicked, this, &AutotuneComparePanel::addDialog);
+    emptyLay->addStretch(1);
+    emptyLay->addWidget(empty_, 0, Qt::AlignHCenter);
+    emptyLay->addWidget(add, 0, Qt::AlignHCenter);
+    emptyLay->addStretch(2);
+    pages_->addWidget(emptyPage);
+    pages_->addWidget(split);
+    lay->addWidget(pages_, 1);
     lay->addWidget(status_);
 
     connect(log_, &QCheckBox::toggled, chart_, &CompareChart::setLogScale);
@@ -121,6 +140,12 @@ void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> device
     recompute();
 }
 
+void AutotuneComparePanel::loadRoot(const QString& root) {
+    root_ = root;
+    clearSources();
+    addSource(root);
+}
+
 void AutotuneComparePanel::clearSources() {
     devices_.clear();
     sources_->clear();
@@ -137,6 +162,19 @@ void AutotuneComparePanel::recompute() {
         devices_.size() < 2
             ? tr("%1 device(s) loaded; add another to compare.").arg(devices_.size())
             : tr("%1 ops on %2 devices; the winner differs for %3.").arg(n).arg(devices_.size()).arg(differs));
+    empty_->setText(devices_.empty()
+                        ? tr("<h3>No timings to compare</h3><p>Compare devices puts the autotune results of two "
+                             "machines side by side: each device's best choice per op, the speed-up and whether the "
+                             "winner differs.</p><p>Add a cache root or timing folder from each machine (one is "
+                             "enough when it holds both devices' timing caches).</p>")
+                        : tr("<h3>One device: %1</h3><p>Add a second timing source (a cache root or timing "
+                             "folder from another machine) to compare with it.</p>")
+                              .arg(QString::fromStdString(devices_.front().label).toHtmlEscaped()));
+    pages_->setCurrentIndex(devices_.size() < 2 ? 0 : 1);
+    // Device columns read in full; long winners are elided (their tooltip has the whole name).
+    table_->resizeColumnsToContents();
+    for (int c = 0; c + 1 < table_->model()->columnCount(); ++c)
+        table_->setColumnWidth(c, std::min(table_->columnWidth(c), 240));
     if (n > 0) table_->selectRow(0);
     else chart_->clear();
     if (n > 0) selectOp(0);

@@ -9,6 +9,7 @@
 class QCheckBox;
 class QLabel;
 class QListWidget;
+class QStackedWidget;
 class QTableView;
 
 namespace kiln::ui {
@@ -27,6 +28,9 @@ public:
     // Adds already read timings (tests, the launcher's results).
     void addDevices(std::vector<timings::DeviceTimings> devices);
     void clearSources();
+    // Follows the open cache: its timing sources, one device per system (an H100 cache used on an H200
+    // holds both); sources the user added stay until Clear.
+    void loadRoot(const QString& root);
     void selectOp(int row);
 
     AutotuneCompareModel* model() const { return model_; }
@@ -56,6 +60,9 @@ private:
     QTableView* table_;
     QCheckBox* log_;
     QLabel* status_;
+    QStackedWidget* pages_;  // the empty state ("add a second timing source") or the comparison
+    QLabel* empty_;
+    QString root_;
     int pending_ = 0;
 };
 

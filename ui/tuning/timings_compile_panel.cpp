@@ -1,20 +1,56 @@
 #include "tuning/timings_compile_panel.hpp"
 
 #include <QFileDialog>
+#include <QHeaderView>
 #include <QLabel>
+#include <QPainter>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QStyledItemDelegate>
 #include <QToolBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include "charts/chart_export.hpp"
 #include "charts/compile_time_chart.hpp"
+#include "inductor/compile_timeline.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_html.hpp"
 
 namespace kiln::ui {
+
+namespace {
+
+constexpr int kSecondsRole = Qt::UserRole + 1;
+
+// The compile-time cell as a bar (its share of the slowest), in the palette's highlight colour.
+class BarDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    double max = 0;
+    void paint(QPainter* p, const QStyleOptionViewItem& opt, const QModelIndex& idx) const override {
+        const double s = idx.data(kSecondsRole).toDouble();
+        if (max > 0 && s > 0) {
+            QRect r = opt.rect.adjusted(2, 3, -2, -3);
+            r.setWidth(std::max(1, int(r.width() * (s / max))));
+            QColor c = opt.palette.color(QPalette::Highlight);
+            c.setAlpha(110);
+            p->fillRect(r, c);
+        }
+        QStyledItemDelegate::paint(p, opt, idx);
+    }
+};
+
+}  // namespace
 
 TimingsCompilePanel::TimingsCompilePanel(JobRunner* jobs, QWidget* parent)
     : QWidget(parent),
       jobs_(jobs ? jobs : new JobRunner(this)),
       chart_(new CompileTimeChart(this)),
+      model_(new QStandardItemModel(this)),
+      proxy_(new QSortFilterProxyModel(this)),
+      entries_(new QTreeView(this)),
       status_(new QLabel(this)) {
     setObjectName(QStringLiteral("compileTimePanel"));
     auto* bar = new QToolBar(this);
@@ -23,7 +59,25 @@ TimingsCompilePanel::TimingsCompilePanel(JobRunner* jobs, QWidget* parent)
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(bar);
-    lay->addWidget(chart_, 1);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(kSecondsRole);
+    entries_->setModel(proxy_);
+    entries_->setRootIsDecorated(false);
+    entries_->setSortingEnabled(true);
+    entries_->setAlternatingRowColors(true);
+    entries_->setUniformRowHeights(true);
+    entries_->setItemDelegateForColumn(1, new BarDelegate(entries_));
+    entries_->setToolTip(tr("Click a header to sort; Enter or double-click selects the entry in the cache browser."));
+    connect(entries_, &QTreeView::activated, this, [this](const QModelIndex& i) {
+        const QString path = i.siblingAtColumn(0).data(PathRole).toString();
+        if (!path.isEmpty()) emit entryActivated(path);
+    });
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(entries_);
+    split->addWidget(chart_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    lay->addWidget(split, 1);
     lay->addWidget(status_);
 }
 
@@ -33,17 +87,19 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
     status_->setText(tr("Reading graph entries…"));
     struct Outcome {
         timings::CompileTimes data;
+        std::map<std::string, inductor::FrameRef> frames;
         QString error;
     };
     jobs_->start(
         QStringLiteral("compile-times"), tr("Reading compile times"),
         [root](JobControl& ctl) {
             auto r = timings::read_compile_times(root.toStdString(), ctl.cancelFlag());
-            if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
-            return Outcome{std::move(r).value(), QString()};
+            if (!r.ok()) return Outcome{{}, {}, QString::fromStdString(r.error().str())};
+            return Outcome{std::move(r).value(), inductor::frames_beside_root(root.toStdString()), QString()};
         },
         [this](Outcome out) {
             chart_->setData(out.data);
+            fillEntries(out.data, out.frames);
             if (!out.error.isEmpty()) status_->setText(out.error);
             else
                 status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
@@ -51,6 +107,37 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
                                      .arg(out.data.errors.size()));
             emit loaded(static_cast<int>(out.data.graphs.size()));
         });
+}
+
+void TimingsCompilePanel::fillEntries(const timings::CompileTimes& data,
+                                      const std::map<std::string, inductor::FrameRef>& frames) {
+    model_->clear();
+    model_->setHorizontalHeaderLabels({tr("Graph entry (compiled frame)"), tr("Compile time"), tr("Key")});
+    double max = 0;
+    for (const auto& g : data.graphs) {
+        const std::filesystem::path path(g.path);
+        const std::string key = path.parent_path().filename().string();
+        const auto frame = frames.find(key);
+        const QString name = frame != frames.end() ? QString::fromStdString(frame->second.label())
+                                                   : tr("(no trace) %1").arg(QString::fromStdString(key.substr(0, 12)));
+        const double s = double(g.ns) / 1e9;
+        max = std::max(max, s);
+        auto* nameItem = new QStandardItem(name);
+        nameItem->setData(QString::fromStdString(g.path), PathRole);
+        nameItem->setData(name, kSecondsRole);
+        nameItem->setToolTip(QString::fromStdString(g.path));
+        auto* timeItem = new QStandardItem(formatSeconds(s));
+        timeItem->setData(s, kSecondsRole);
+        timeItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        auto* keyItem = new QStandardItem(QString::fromStdString(key));
+        keyItem->setData(QString::fromStdString(key), kSecondsRole);
+        for (auto* it : {nameItem, timeItem, keyItem}) it->setEditable(false);
+        model_->appendRow({nameItem, timeItem, keyItem});
+    }
+    static_cast<BarDelegate*>(entries_->itemDelegateForColumn(1))->max = max;
+    entries_->sortByColumn(1, Qt::DescendingOrder);
+    entries_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    entries_->header()->resizeSection(1, 360);
 }
 
 void TimingsCompilePanel::exportChartDialog() {

@@ -1,9 +1,20 @@
 #pragma once
 // "Compile times" tab: follows the open cache root; reads every graph entry's compile time and
-// the cache's size by category in the background, charts them, and exports chart or data.
+// the cache's size by category in the background. On top, one bar per graph entry labelled by the
+// frame that compiled it (TORCH_TRACE logs beside the root), slowest first, sortable by any column;
+// activating a row selects the entry. Below, the distribution and the size by category; export.
 #include <QWidget>
 
+#include <map>
+#include <string>
+
+#include "inductor/compile_timeline.hpp"
+#include "timings/compile_times.hpp"
+
 class QLabel;
+class QSortFilterProxyModel;
+class QStandardItemModel;
+class QTreeView;
 
 namespace kiln::ui {
 
@@ -16,6 +27,8 @@ public:
     explicit TimingsCompilePanel(JobRunner* jobs, QWidget* parent = nullptr);
     void loadRoot(const QString& root);
     CompileTimeChart* chart() const { return chart_; }
+    QTreeView* entries() const { return entries_; }  // Entry, Compile time (a bar), Key; PathRole = the entry file
+    static constexpr int PathRole = Qt::UserRole + 2;
     bool isLoading() const;
 
 public slots:
@@ -24,10 +37,16 @@ public slots:
 
 signals:
     void loaded(int graphs);
+    void entryActivated(const QString& path);
 
 private:
+    void fillEntries(const timings::CompileTimes& data, const std::map<std::string, inductor::FrameRef>& frames);
+
     JobRunner* jobs_;
     CompileTimeChart* chart_;
+    QStandardItemModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QTreeView* entries_;
     QLabel* status_;
 };
 

@@ -29,12 +29,25 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     auto follow = [v](const QString& root) {
         v.timings->load({root});
         v.compileTimes->loadRoot(root);
+        v.compare->loadRoot(root);
     };
     QObject::connect(&w, &MainWindow::rootChanged, v.timings, follow);
+    QObject::connect(&w, &MainWindow::autotuneOpRequested, v.timings, [v](int op) {
+        if (v.timings->isLoading()) {  // the Overview was faster: select once the timings are in
+            QObject::connect(
+                v.timings, &TimingsPanel::loaded, v.timings, [v, op] { v.timings->selectOp(op); },
+                Qt::SingleShotConnection);
+        } else {
+            v.timings->selectOp(op);
+        }
+    });
     if (!w.currentRoot().isEmpty()) follow(w.currentRoot());
     // A bar or row whose kernel module is in the cache: show it in the browser.
     QObject::connect(v.timings, &TimingsPanel::moduleSelected, &w, [&w](const QString& path) {
-        if (w.browser()->selectPath(path)) w.workspace()->setCurrentIndex(0);
+        if (w.browser()->selectPath(path)) w.showCacheTab();
+    });
+    QObject::connect(v.compileTimes, &TimingsCompilePanel::entryActivated, &w, [&w](const QString& path) {
+        if (w.browser()->selectPath(path)) w.showCacheTab();
     });
     QObject::connect(v.timings, &TimingsPanel::launchRequested, &w, [&w, v] {
         auto* dlg = new LauncherDialog(w.currentRoot(), &w);
@@ -45,7 +58,7 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     });
     // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python
     // module of the cache: re-benchmark).
-    auto* menu = w.menuBar()->addMenu(QObject::tr("&Tune"));
+    auto* menu = w.addFeatureMenu(QObject::tr("&Tune"));
     auto* launch = menu->addAction(QObject::tr("New tuning session…"));
     auto* recompile = menu->addAction(QObject::tr("Recompile selected source…"));
     auto* rebench = menu->addAction(QObject::tr("Re-benchmark selected module…"));

@@ -103,6 +103,44 @@ TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
     EXPECT_EQ(aot_hits, 5);
 }
 
+// Another cache root as the target: the machine, install and process settings its entries share
+// (one device index for all of them) make its environment; the H100 cache hits against itself, and
+// the H100/H200 root against the H200 blob hits exactly on its H200 entries.
+TEST(CliPortable, CacheRootsAndBlobsAsTargetsAndAsInput) {
+    json self = cli_json({"portable", h100_root(), "--target", h100_root(), "--json"}, 0);
+    for (const auto& e : self["entries"]) {
+        std::string kind = e["kind"].get<std::string>();
+        if (kind.find("graph") == std::string::npos && kind != "fxgraph" && kind.find("aot") == std::string::npos)
+            continue;
+        EXPECT_EQ(e["verdict"], "hit") << e.dump();
+    }
+    std::string blob = (fx() / "h200/megacache.bin").string();
+    json mixed = cli_json({"portable", (fx() / "inductor").string(), "--target", blob, "--json"}, 1);
+    int hit = 0, miss = 0, unknown = 0;
+    for (const auto& e : mixed["entries"]) {
+        std::string kind = e["kind"].get<std::string>();
+        if (kind != "fxgraph") continue;
+        std::string v = e["verdict"].get<std::string>();
+        (v == "hit" ? hit : v == "miss" ? miss : unknown)++;
+        if (v == "miss") {
+            std::set<std::string> comps;
+            for (const auto& d : e["differs"]) comps.insert(d["component"].get<std::string>());
+            EXPECT_EQ(comps, (std::set<std::string>{"system_info[device]", "system_info[hash]"})) << e.dump();
+        }
+    }
+    EXPECT_EQ(hit, 6);  // the H200 process's graphs
+    EXPECT_EQ(miss, 13);
+    EXPECT_EQ(unknown, 0);
+    // A blob as the input: judged as the cache load_cache_artifacts would write.
+    auto r = run_command({kiln::test::cli_path(), "portable", blob, "--target", (fx() / "h100/trace/warm").string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.out.find("FX graph entries: 0 of 5 would hit on NVIDIA H100 80GB HBM3"), std::string::npos) << r.out;
+    auto env = run_command({kiln::test::cli_path(), "env", "--from", blob, "--json"});
+    ASSERT_EQ(env.exit_code, 0) << env.err;
+    EXPECT_NE(env.out.find("NVIDIA H200"), std::string::npos);
+    EXPECT_NE(env.out.find("Mega-Cache blob"), std::string::npos);
+}
+
 TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
     kiln::test::ScratchDir dir("cli-portable-compare");
     for (const char* machine : {"h100", "h200"}) {
@@ -186,10 +224,13 @@ TEST(CliPortable, BadInput) {
     auto r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", "/nonexistent"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("--target /nonexistent"), std::string::npos) << r.err;
-    r = run_command(
-        {kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/megacache.bin").string()});
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("Mega-Cache blobs are not read yet"), std::string::npos) << r.err;
+    kiln::test::ScratchDir scratch("cli-portable-junk");
+    std::string junk = (scratch.path() / "junk.bin").string();
+    std::ofstream(junk) << std::string(300, '\x07');
+    r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", junk});
+    EXPECT_EQ(r.exit_code, 1);  // a file that decodes as nothing Kiln knows, named with what to pass
+    EXPECT_NE(r.err.find("--target " + junk), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("kiln-cli env --json"), std::string::npos) << r.err;
     r = run_command(
         {kiln::test::cli_path(), "portable", "/nonexistent-root", "--target", (fx() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 2);

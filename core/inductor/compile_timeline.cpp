@@ -1,0 +1,385 @@
+#include "inductor/compile_timeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include "inductor/trace_log.hpp"
+
+namespace kiln::inductor {
+
+namespace {
+
+using nlohmann::json;
+
+// A hostile log may name string-table indices at will: keep the table bounded.
+constexpr std::size_t kMaxStrings = 1u << 20;
+
+std::string str_of(const json& j, const char* k) {
+    auto it = j.find(k);
+    if (it == j.end() || it->is_null()) return {};
+    return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+std::optional<double> number_of(const json& j, const char* k) {
+    auto it = j.find(k);
+    if (it == j.end() || !it->is_number()) return std::nullopt;
+    double v = it->get<double>();
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string compile_id_of(const json& meta) {
+    auto num = [&](const char* k) -> std::string {
+        auto it = meta.find(k);
+        return it != meta.end() && it->is_number_integer() ? std::to_string(it->get<std::int64_t>()) : std::string();
+    };
+    std::string frame = num("frame_id"), fc = num("frame_compile_id"), attempt = num("attempt");
+    if (frame.empty() || fc.empty()) return {};
+    std::string id = frame + "/" + fc;
+    if (!attempt.empty() && attempt != "0") id += "_" + attempt;
+    if (std::string ca = num("compiled_autograd_id"); !ca.empty()) id = "!" + ca + "/" + id;
+    return id;
+}
+
+// What read_trace_log does not keep of a cache event: the guards of a guard miss, an AOT hit's saving.
+struct EventExtra {
+    std::string guard_expr;
+    std::optional<double> saved_ms;
+};
+
+struct LogReader {
+    std::map<std::size_t, EventExtra> extras;  // by record line
+    std::unordered_map<std::int64_t, std::string> strings;
+    TimelineProcess process;
+
+    TimelineCompile& current() {
+        if (process.compiles.empty()) process.compiles.emplace_back();  // events before any dynamo_start
+        return process.compiles.back();
+    }
+
+    void on_record(const TraceRecord& r) {
+        const std::string& h = r.header_json;
+        // Cheap filters first: a log has thousands of records, a handful of which matter here.
+        const bool is_str = h.compare(0, 8, "{\"str\": ") == 0;
+        const bool is_start = h.find("\"dynamo_start\"") != std::string::npos;
+        const bool is_metrics = h.compare(0, 24, "{\"compilation_metrics\": ") == 0;
+        const bool is_cache = h.find("\"artifact\"") != std::string::npos && h.find("_cache_") != std::string::npos;
+        if (!is_str && !is_start && !is_metrics && !is_cache) return;
+        json meta = json::parse(h, nullptr, false);
+        if (meta.is_discarded() || !meta.is_object()) return;
+        if (is_str) return on_string(meta);
+        if (is_start) return on_start(r, meta);
+        if (is_metrics) return on_metrics(meta);
+        on_cache(r);
+    }
+
+    void on_string(const json& meta) {
+        const json& s = meta["str"];
+        if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_number_integer()) return;
+        if (strings.size() < kMaxStrings) strings[s[1].get<std::int64_t>()] = s[0].get<std::string>();
+    }
+
+    void on_start(const TraceRecord& r, const json& meta) {
+        TimelineCompile c;
+        c.compile_id = compile_id_of(meta);
+        c.record_line = r.line;
+        c.start_time = r.time;
+        const json& start = meta["dynamo_start"];
+        if (start.is_object() && start.contains("stack") && start["stack"].is_array() && !start["stack"].empty()) {
+            const json& frame = start["stack"].back();  // the compiled function (its def line)
+            if (frame.is_object()) {
+                c.function = str_of(frame, "name");
+                if (auto line = number_of(frame, "line")) c.line = static_cast<int>(*line);
+                if (auto f = frame.find("filename"); f != frame.end()) {
+                    if (f->is_number_integer()) {
+                        auto it = strings.find(f->get<std::int64_t>());
+                        if (it != strings.end()) c.file = it->second;
+                    } else if (f->is_string()) {
+                        c.file = f->get<std::string>();
+                    }
+                }
+            }
+        }
+        process.compiles.push_back(std::move(c));
+    }
+
+    void on_metrics(const json& meta) {
+        const json& m = meta["compilation_metrics"];
+        if (!m.is_object()) return;
+        TimelineCompile& c = current();
+        c.compile_s = number_of(m, "entire_frame_compile_time_s");
+        if (c.compile_id.empty()) c.compile_id = str_of(m, "compile_id");
+        if (c.function.empty()) {
+            c.function = str_of(m, "co_name");
+            c.file = str_of(m, "co_filename");
+            if (auto line = number_of(m, "co_firstlineno")) c.line = static_cast<int>(*line);
+        }
+        if (std::string type = str_of(m, "fail_type"); !type.empty()) c.fail = type + ": " + str_of(m, "fail_reason");
+    }
+
+    void on_cache(const TraceRecord& r) {
+        json p = json::parse(r.payload, nullptr, false);
+        if (p.is_discarded() || !p.is_object()) return;  // read_trace_log reports it
+        EventExtra e;
+        e.guard_expr = str_of(p, "cache_status_guard_expr");
+        e.saved_ms = number_of(p, "time_saved_ms");
+        extras[r.line] = std::move(e);
+    }
+};
+
+// "V1126 01:16:45.677000 1031 torch/...": the pid, which TraceRecord does not keep, from the first line.
+std::string pid_of_log(const std::filesystem::path& log) {
+    std::ifstream in(log, std::ios::binary);
+    std::string line;
+    if (!in || !std::getline(in, line) || line.size() > 4096) return {};
+    std::size_t a = line.find(' ');
+    std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+    std::size_t c = b == std::string::npos ? b : line.find(' ', b + 1);
+    if (c == std::string::npos) return {};
+    std::string pid = line.substr(b + 1, c - b - 1);
+    return !pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos ? pid : std::string();
+}
+
+TimelineEvent to_timeline_event(const CacheEvent& ce, const EventExtra* extra) {
+    TimelineEvent e;
+    e.line = ce.line;
+    e.time = ce.timestamp;
+    e.cache = ce.cache;
+    e.state = ce.state;
+    e.detail = ce.status_detailed;
+    e.key = ce.key;
+    // A hit's guard expression is the served entry's; only a miss's explains something.
+    if (ce.state == "bypass") e.reason = ce.reason;
+    else if (ce.state == "miss" && extra) e.reason = extra->guard_expr;
+    e.time_taken_ns = ce.time_taken_ns;
+    e.time_saved_ns = ce.time_saved_ns;
+    if (!e.time_saved_ns && extra && extra->saved_ms)
+        e.time_saved_ns = static_cast<std::int64_t>(std::llround(*extra->saved_ms * 1e6));
+    return e;
+}
+
+Result<TimelineProcess> read_process(const std::filesystem::path& log) {
+    KILN_TRY(auto events, read_trace_log(log));
+    LogReader reader;
+    KILN_CHECK(for_each_trace_record(log, [&](const TraceRecord& r) {
+        reader.on_record(r);
+        return true;
+    }));
+    TimelineProcess p = std::move(reader.process);
+    p.log = log.string();
+    p.pid = pid_of_log(log);
+    // Each event goes to the compile whose dynamo_start precedes it (a backward compiled at the first
+    // backward call, after the frame's compilation_metrics, still belongs to that frame's compile).
+    for (const auto& ce : events) {
+        auto it = std::upper_bound(p.compiles.begin(), p.compiles.end(), ce.line,
+                                   [](std::size_t line, const TimelineCompile& c) { return line < c.record_line; });
+        if (it == p.compiles.begin()) {
+            if (p.compiles.empty() || p.compiles.front().record_line != 0) p.compiles.insert(p.compiles.begin(), {});
+            it = p.compiles.begin();
+        } else {
+            --it;
+        }
+        auto extra = reader.extras.find(ce.line);
+        it->events.push_back(to_timeline_event(ce, extra == reader.extras.end() ? nullptr : &extra->second));
+    }
+    return p;
+}
+
+std::string label_of(const std::filesystem::path& log, const std::filesystem::path& base, bool base_is_dir) {
+    if (!base_is_dir) return log.parent_path().filename().string();
+    std::filesystem::path rel = log.parent_path().lexically_relative(base);
+    std::string s = rel.generic_string();
+    if (s.empty() || s == ".") return base.filename().string();
+    return s;
+}
+
+}  // namespace
+
+std::size_t TimelineCompile::count(const char* cache, const char* state) const {
+    return static_cast<std::size_t>(std::count_if(
+        events.begin(), events.end(), [&](const TimelineEvent& e) { return e.cache == cache && e.state == state; }));
+}
+
+std::int64_t TimelineCompile::saved_ns() const {
+    std::int64_t total = 0;
+    for (const auto& e : events)
+        if (e.cache == "fx_graph" && e.state == "hit" && e.time_saved_ns) total += *e.time_saved_ns;
+    return total;
+}
+
+std::size_t TimelineProcess::count(const char* cache, const char* state) const {
+    std::size_t n = 0;
+    for (const auto& c : compiles) n += c.count(cache, state);
+    return n;
+}
+
+std::int64_t TimelineProcess::saved_ns() const {
+    std::int64_t total = 0;
+    for (const auto& c : compiles) total += c.saved_ns();
+    return total;
+}
+
+double TimelineProcess::compile_s() const {
+    double total = 0;
+    for (const auto& c : compiles) total += c.compile_s.value_or(0.0);
+    return total;
+}
+
+Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_or_dir) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path_or_dir, ec))
+        return make_error(Errc::not_found, "no such file or directory", path_or_dir.string(),
+                          "give a TORCH_TRACE directory (TORCH_TRACE=<dir> when running torch)");
+    const bool is_dir = std::filesystem::is_directory(path_or_dir, ec);
+    KILN_TRY(auto files, trace_log_files(path_or_dir));
+    CompileTimeline out;
+    Error first;
+    for (const auto& f : files) {
+        auto p = read_process(f);
+        if (!p.ok()) {
+            if (!is_dir) return std::move(p.error());
+            if (out.warnings.empty()) first = p.error();
+            out.warnings.push_back(p.error().str());
+            continue;
+        }
+        p->label = label_of(f, path_or_dir, is_dir);
+        out.processes.push_back(std::move(p).value());
+    }
+    if (out.processes.empty() && !out.warnings.empty()) return first;
+    if (out.processes.empty())
+        return make_error(Errc::not_found, "no TORCH_TRACE logs", path_or_dir.string(),
+                          "run torch with TORCH_TRACE=<dir> and open that directory");
+    return out;
+}
+
+CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>& dirs) {
+    CompileTimeline all;
+    for (const auto& dir : dirs) {
+        auto t = read_compile_timeline(dir);
+        if (!t.ok()) {
+            all.warnings.push_back(t.error().str());
+            continue;
+        }
+        const auto name = dir.filename() == "trace" ? dir.parent_path().filename() : dir.filename();
+        for (auto& p : t->processes) {
+            if (dirs.size() > 1) p.label = name.string() + "/" + p.label;
+            all.processes.push_back(std::move(p));
+        }
+        for (auto& w : t->warnings) all.warnings.push_back(std::move(w));
+    }
+    // In the order they ran: the first compile's glog time ("MMDD HH:MM:SS.us" sorts as text).
+    auto started = [](const TimelineProcess& p) {
+        return p.compiles.empty() ? std::string() : p.compiles.front().start_time;
+    };
+    std::stable_sort(all.processes.begin(), all.processes.end(),
+                     [&](const TimelineProcess& a, const TimelineProcess& b) { return started(a) < started(b); });
+    return all;
+}
+
+std::vector<std::filesystem::path> find_trace_dirs(const std::filesystem::path& root) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> out;
+    std::error_code ec;
+    const fs::path parent = fs::absolute(root, ec).lexically_normal().parent_path();
+    if (ec || parent.empty()) return out;
+    auto holds_logs = [](const fs::path& dir) {
+        std::error_code e;
+        if (!fs::is_directory(dir, e)) return false;
+        for (auto it = fs::recursive_directory_iterator(dir, e); !e && it != fs::recursive_directory_iterator();
+             it.increment(e)) {
+            if (it.depth() > 3) it.disable_recursion_pending();
+            if (it->is_regular_file(e) && it->path().extension() == ".log") return true;
+        }
+        return false;
+    };
+    auto add = [&](const fs::path& dir) {
+        if (holds_logs(dir)) out.push_back(dir);
+    };
+    add(parent / "trace");
+    int seen = 0;  // bounded: a parent like /tmp may hold thousands of folders
+    for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator() && seen < 256;
+         it.increment(ec), ++seen) {
+        std::error_code e;
+        if (!it->is_directory(e)) continue;
+        const std::string name = it->path().filename().string();
+        if (name.rfind("trace_", 0) == 0) add(it->path());
+        else if (it->path() != root && name != "trace") add(it->path() / "trace");
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::string FrameRef::label() const {
+    if (function.empty()) return {};
+    std::string name = std::filesystem::path(file).filename().string();
+    return name.empty() ? function : function + " (" + name + ":" + std::to_string(line) + ")";
+}
+
+std::map<std::string, FrameRef> frames_by_key(const CompileTimeline& t) {
+    std::map<std::string, FrameRef> out;
+    for (const auto& p : t.processes)
+        for (const auto& c : p.compiles)
+            for (const auto& e : c.events)
+                if (!e.key.empty() && !c.function.empty()) out.try_emplace(e.key, FrameRef{c.function, c.file, c.line});
+    return out;
+}
+
+std::map<std::string, FrameRef> frames_beside_root(const std::filesystem::path& root) {
+    const auto dirs = find_trace_dirs(root);
+    if (dirs.empty()) return {};
+    return frames_by_key(read_compile_timelines(dirs));
+}
+
+std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const std::string& key) {
+    if (key.size() > 3 && key[0] == 'f') return root / "fxgraph" / key.substr(1, 2) / key;
+    if (key.size() > 1 && key[0] == 'a') return root / "aotautograd" / key;
+    return {};
+}
+
+nlohmann::ordered_json to_json(const CompileTimeline& t) {
+    using oj = nlohmann::ordered_json;
+    auto opt = [](const auto& v) { return v ? oj(*v) : oj(nullptr); };
+    oj procs = oj::array();
+    for (const auto& p : t.processes) {
+        oj counts = oj::object();
+        for (const char* cache : {"fx_graph", "aotautograd"})
+            counts[cache] = {
+                {"hit", p.count(cache, "hit")}, {"miss", p.count(cache, "miss")}, {"bypass", p.count(cache, "bypass")}};
+        oj compiles = oj::array();
+        for (const auto& c : p.compiles) {
+            oj events = oj::array();
+            for (const auto& e : c.events)
+                events.push_back({{"line", e.line},
+                                  {"time", e.time},
+                                  {"cache", e.cache},
+                                  {"state", e.state},
+                                  {"detail", e.detail},
+                                  {"key", e.key},
+                                  {"reason", e.reason},
+                                  {"time_taken_ns", opt(e.time_taken_ns)},
+                                  {"time_saved_ns", opt(e.time_saved_ns)}});
+            compiles.push_back({{"compile_id", c.compile_id},
+                                {"function", c.function},
+                                {"file", c.file},
+                                {"line", c.line},
+                                {"start_time", c.start_time},
+                                {"compile_s", opt(c.compile_s)},
+                                {"fail", c.fail},
+                                {"saved_ns", c.saved_ns()},
+                                {"events", std::move(events)}});
+        }
+        procs.push_back({{"log", p.log},
+                         {"label", p.label},
+                         {"pid", p.pid},
+                         {"counts", std::move(counts)},
+                         {"saved_ns", p.saved_ns()},
+                         {"compile_s", p.compile_s()},
+                         {"compiles", std::move(compiles)}});
+    }
+    return {{"processes", std::move(procs)}, {"warnings", t.warnings}};
+}
+
+}  // namespace kiln::inductor

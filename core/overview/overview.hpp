@@ -1,0 +1,82 @@
+#pragma once
+// The desktop app's first screen as a value: what a cache holds and what to look at first, computed
+// by the same core functions the CLI prints (`stats`, the graph entries and their compile times,
+// `timings`, `portable --target local`, `evict --older-than` as a dry run), so each number can be
+// checked against the command that prints it.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inductor/stats.hpp"
+#include "portability/fingerprint.hpp"
+#include "util/result.hpp"
+
+namespace kiln::overview {
+
+struct GraphEntryRow {
+    std::string path;  // the entry file
+    std::string key;   // its key dir's name ("fmo2n45u…")
+    std::string name;  // the frame that compiled it ("mm (gen_inductor_cache.py:94)"), "" when no trace says
+    std::optional<std::int64_t> compile_ns;  // _time_taken_ns
+};
+
+struct AutotunedOp {
+    std::string op, inputs, precision, device;
+    std::size_t choices = 0;
+    std::string winner;                  // the fastest choice's name
+    std::optional<double> best_ms;       // its time
+    std::optional<double> runner_up_ms;  // the next fastest: the winner's margin
+    std::string source;                  // the file it came from
+    std::size_t op_index = 0;            // its index in collect_timings' ops (the Autotune view's op list)
+};
+
+struct PortabilityGlance {
+    std::string target;  // the target's device name, or what it is ("this machine")
+    std::size_t graph_entries = 0, hit = 0, miss = 0, unknown = 0;  // FX and AOTAutograd entries together
+    std::string answer;              // the summary's first line, as `kiln-cli portable` prints it
+    std::vector<std::string> lines;  // the rest of the summary
+    std::string error;               // when it could not be assessed
+};
+
+struct EvictGlance {
+    std::string limit;  // the command line it is: "--older-than 30d"
+    std::size_t groups = 0;
+    std::uint64_t freed_bytes = 0;
+    std::uint64_t bytes_before = 0;
+    std::string error;
+};
+
+// Eviction's default limit as the Overview applies it: groups unused for 30 days (`evict --older-than 30d`).
+inline constexpr const char* kDefaultEvictAge = "30d";
+
+struct Overview {
+    std::string root;
+    inductor::CacheStats stats;
+    std::vector<GraphEntryRow> entries;  // FX graph entries, slowest compile first (no time: last)
+    std::size_t aot_entries = 0;
+    std::vector<std::string> entry_errors;  // entries that did not decode: "path: reason"
+    std::vector<AutotunedOp> ops;           // autotuned ops (two or more choices), in the timing sources' order
+    std::size_t timing_sources = 0;
+    PortabilityGlance portability;
+    EvictGlance evict;
+    std::vector<std::string> trace_dirs;  // TORCH_TRACE directories beside the root (the compile timeline)
+};
+
+struct OverviewOptions {
+    // The machine to judge portability against; empty: this machine as `portable --target local` sees it.
+    std::optional<portability::Fingerprint> target;
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// Errc::not_found when the root does not exist; every other section fails on its own (its error field,
+// or entry_errors) so one unreadable part never hides the rest.
+Result<Overview> compute_overview(const std::filesystem::path& root, const OverviewOptions& options = {});
+
+// The slowest compiles: the first `n` entries that have a time.
+std::vector<GraphEntryRow> slowest_compiles(const Overview& o, std::size_t n);
+
+}  // namespace kiln::overview

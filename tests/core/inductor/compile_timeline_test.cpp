@@ -1,0 +1,158 @@
+// The compile timeline of the fixtures' TORCH_TRACE logs: per process each compile with its frame,
+// its cache events (counted against the logs' own artifact records), times and savings.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "inductor/compile_timeline.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace kiln::inductor;
+
+std::filesystem::path trace(const char* run) { return kiln::test::fixture_dir() / "h100" / "trace" / run; }
+
+// Counts the records whose header names this artifact, straight from the log text.
+std::size_t artifacts_in(const std::filesystem::path& dir, const std::string& name) {
+    std::size_t n = 0;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+        std::ifstream in(f.path());
+        std::string line;
+        const std::string needle = "{\"artifact\": {\"name\": \"" + name + "\"";
+        while (std::getline(in, line))
+            if (!line.empty() && line[0] != '\t' && line.find(needle) != std::string::npos) ++n;
+    }
+    return n;
+}
+
+TEST(CompileTimeline, CountsEqualTheLogsCacheEvents) {
+    for (const char* run : {"cold", "warm", "changed"}) {
+        auto t = read_compile_timeline(trace(run));
+        ASSERT_TRUE(t.ok()) << t.error().str();
+        ASSERT_EQ(t->processes.size(), 1u) << run;
+        const auto& p = t->processes[0];
+        EXPECT_EQ(p.label, run);
+        for (const char* cache : {"fx_graph", "aotautograd"})
+            for (const char* state : {"hit", "miss", "bypass"})
+                EXPECT_EQ(p.count(cache, state), artifacts_in(trace(run), std::string(cache) + "_cache_" + state))
+                    << run << " " << cache << " " << state;
+    }
+}
+
+TEST(CompileTimeline, ColdCompilesCarryFramesAndTimes) {
+    auto t = read_compile_timeline(trace("cold"));
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    const auto& p = t->processes[0];
+    EXPECT_FALSE(p.pid.empty());
+    // One compile per dynamo_start, in order; the first is f() of the generator script.
+    std::size_t starts = 0;
+    {
+        std::ifstream in(std::filesystem::directory_iterator(trace("cold"))->path());
+        std::string line;
+        while (std::getline(in, line)) starts += line.find("] {\"dynamo_start\": ") != std::string::npos;
+    }
+    ASSERT_EQ(p.compiles.size(), starts);
+    const auto& first = p.compiles[0];
+    EXPECT_EQ(first.function, "f");
+    EXPECT_EQ(first.line, 47);
+    EXPECT_NE(first.file.find("gen_inductor_cache.py"), std::string::npos);
+    EXPECT_EQ(first.compile_id, "0/0");
+    ASSERT_TRUE(first.compile_s.has_value());
+    EXPECT_GT(*first.compile_s, 1.0);
+    // A recompile of the same frame is 0/1.
+    bool recompile = false;
+    for (const auto& c : p.compiles) recompile |= c.compile_id == "0/1";
+    EXPECT_TRUE(recompile);
+    for (const auto& c : p.compiles)
+        for (const auto& e : c.events) {
+            EXPECT_EQ(e.state, "miss");
+            EXPECT_EQ(e.detail, "full_miss");
+            if (e.cache == "fx_graph") {
+                EXPECT_TRUE(e.time_taken_ns.has_value()) << e.key;
+            }
+        }
+    EXPECT_EQ(p.saved_ns(), 0);
+}
+
+TEST(CompileTimeline, WarmHitsSaveTheEntriesCompileTimes) {
+    auto cold = read_compile_timeline(trace("cold"));
+    auto warm = read_compile_timeline(trace("warm"));
+    ASSERT_TRUE(cold.ok() && warm.ok());
+    // Each FX hit saves what the cold miss of the same key took to compile.
+    std::map<std::string, std::int64_t> taken;
+    for (const auto& c : cold->processes[0].compiles)
+        for (const auto& e : c.events)
+            if (e.time_taken_ns) taken[e.key] = *e.time_taken_ns;
+    std::int64_t saved = 0;
+    std::size_t hits = 0;
+    for (const auto& c : warm->processes[0].compiles)
+        for (const auto& e : c.events) {
+            if (e.cache != "fx_graph" || e.state != "hit") continue;
+            ++hits;
+            ASSERT_TRUE(e.time_saved_ns.has_value());
+            EXPECT_EQ(*e.time_saved_ns, taken.at(e.key));
+            saved += *e.time_saved_ns;
+        }
+    EXPECT_GT(hits, 0u);
+    EXPECT_EQ(warm->processes[0].saved_ns(), saved);
+    // AOT hits carry their saving in ms.
+    for (const auto& c : warm->processes[0].compiles)
+        for (const auto& e : c.events)
+            if (e.cache == "aotautograd") {
+                EXPECT_TRUE(e.time_saved_ns.has_value());
+            }
+}
+
+TEST(CompileTimeline, GuardMissNamesTheFailingGuards) {
+    auto t = read_compile_timeline(kiln::test::fixture_dir() / "two" / "trace" / "huge");
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    bool found = false;
+    for (const auto& c : t->processes[0].compiles)
+        for (const auto& e : c.events)
+            if (e.cache == "fx_graph" && e.detail == "guard_miss") {
+                found = true;
+                EXPECT_EQ(e.reason, "2 <= L['t0'] and L['t0'] <= 2147483647");
+                EXPECT_EQ(c.function, "pw");
+            }
+    EXPECT_TRUE(found);
+}
+
+TEST(CompileTimeline, DirectoryOfProcessesAndTraceDirsBesideARoot) {
+    const auto base = kiln::test::fixture_dir() / "h100h200";
+    auto dirs = find_trace_dirs(kiln::test::h100_h200_root());
+    ASSERT_EQ(dirs.size(), 2u);
+    EXPECT_EQ(dirs[0], base / "h100" / "trace");
+    EXPECT_EQ(dirs[1], base / "h200" / "trace");
+    auto t = read_compile_timeline(dirs[1]);
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    ASSERT_EQ(t->processes.size(), 2u);
+    EXPECT_EQ(t->processes[0].label, "mega");
+    EXPECT_EQ(t->processes[1].label, "warm");
+    EXPECT_EQ(find_trace_dirs(kiln::test::h100_root()),
+              std::vector<std::filesystem::path>{kiln::test::fixture_dir() / "h100" / "trace"});
+    EXPECT_EQ(key_dir_in_root("/r", "fmo2n45uv3b6"), std::filesystem::path("/r/fxgraph/mo/fmo2n45uv3b6"));
+    EXPECT_EQ(key_dir_in_root("/r", "advq"), std::filesystem::path("/r/aotautograd/advq"));
+}
+
+TEST(CompileTimeline, BadInputIsAClearError) {
+    kiln::test::ScratchDir dir("timeline-bad");
+    auto missing = read_compile_timeline(dir.path() / "nope");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, kiln::Errc::not_found);
+    std::ofstream(dir.path() / "not-a-log.log") << "hello\nworld\n";
+    auto notlog = read_compile_timeline(dir.path() / "not-a-log.log");
+    ASSERT_FALSE(notlog.ok());
+    EXPECT_EQ(notlog.error().code, kiln::Errc::parse);
+    // A truncated cache event: the error names the line.
+    std::ifstream in(std::filesystem::directory_iterator(trace("warm"))->path());
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const auto cut = text.find("\t{", text.find("fx_graph_cache_hit"));
+    std::ofstream(dir.path() / "cut.log") << text.substr(0, cut + 40);
+    auto cutlog = read_compile_timeline(dir.path() / "cut.log");
+    ASSERT_FALSE(cutlog.ok());
+    EXPECT_NE(cutlog.error().str().find("cut.log:"), std::string::npos) << cutlog.error().str();
+}
+
+}  // namespace

@@ -1,0 +1,92 @@
+// The Overview's value on the real fixtures: the same numbers as the functions each CLI command
+// prints (stats, compile times, timings, portable, evict), and a clear error for a missing root.
+#include <gtest/gtest.h>
+
+#include "inductor/compile_timeline.hpp"
+#include "inductor/evict.hpp"
+#include "inductor/scanner.hpp"
+#include "overview/overview.hpp"
+#include "portability/sources.hpp"
+#include "test_support.hpp"
+#include "timings/collect.hpp"
+
+namespace {
+
+using namespace kiln;
+
+TEST(Overview, H100CacheAtAGlance) {
+    const auto root = test::h100_root();
+    portability::Fingerprint h200;
+    {
+        auto fp = portability::load_fingerprint(test::fixture_dir() / "h100h200" / "h200" / "trace" / "warm");
+        ASSERT_TRUE(fp.ok()) << fp.error().str();
+        h200 = *fp;
+    }
+    overview::OverviewOptions opt;
+    opt.target = h200;
+    auto o = overview::compute_overview(root, opt);
+    ASSERT_TRUE(o.ok()) << o.error().str();
+
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok());
+    const auto stats = inductor::compute_stats(*scan);
+    EXPECT_EQ(o->stats.total_files, stats.total_files);
+    EXPECT_EQ(o->stats.total_bytes, stats.total_bytes);
+    EXPECT_EQ(o->entries.size(), stats[inductor::Category::fxgraph].files);
+    EXPECT_EQ(o->aot_entries, stats[inductor::Category::aotautograd].files);
+
+    // Slowest first; every entry named by the frame that compiled it (the trace beside the root).
+    for (std::size_t i = 1; i < o->entries.size(); ++i)
+        EXPECT_GE(o->entries[i - 1].compile_ns.value_or(-1), o->entries[i].compile_ns.value_or(-1));
+    ASSERT_EQ(o->trace_dirs.size(), 1u);
+    auto timeline = inductor::read_compile_timeline(o->trace_dirs[0]);
+    ASSERT_TRUE(timeline.ok());
+    const auto frames = inductor::frames_by_key(*timeline);
+    for (const auto& e : o->entries) {
+        ASSERT_TRUE(frames.count(e.key)) << e.key;
+        EXPECT_EQ(e.name, frames.at(e.key).label());
+    }
+    const auto slow = overview::slowest_compiles(*o, 3);
+    ASSERT_EQ(slow.size(), 3u);
+    EXPECT_EQ(slow[0].key, o->entries[0].key);
+    EXPECT_EQ(slow[0].name.rfind("c (", 0), 0u) << slow[0].name;  // the CPU graph: 47.7 s
+
+    // Autotuned ops: those of `timings` with two or more choices, winners as it picks them.
+    auto set = timings::collect_timings({root});
+    ASSERT_TRUE(set.ok());
+    std::size_t autotuned = 0;
+    for (const auto& op : set->ops) autotuned += op.choices.size() >= 2;
+    EXPECT_EQ(o->ops.size(), autotuned);
+    EXPECT_GT(autotuned, 0u);
+    for (const auto& op : o->ops) {
+        EXPECT_FALSE(op.winner.empty());
+        ASSERT_TRUE(op.best_ms && op.runner_up_ms);
+        EXPECT_LE(*op.best_ms, *op.runner_up_ms);
+    }
+    EXPECT_EQ(o->timing_sources, set->sources.size());
+
+    // Portability against the H200: none of the graph entries would hit there.
+    EXPECT_EQ(o->portability.graph_entries, 25u);
+    EXPECT_EQ(o->portability.hit, 0u);
+    EXPECT_EQ(o->portability.miss, 25u);
+    EXPECT_NE(o->portability.answer.find("NVIDIA H200"), std::string::npos) << o->portability.answer;
+
+    // Eviction at the default limit, a dry run like `evict --older-than 30d`.
+    EXPECT_EQ(o->evict.limit, "--older-than 30d");
+    inductor::EvictPolicy p;
+    p.dry_run = true;  // never touch the fixture
+    p.older_than_ns = *inductor::parse_age_ns("30d");
+    auto ev = inductor::evict_cache(root.string(), p);
+    ASSERT_TRUE(ev.ok());
+    EXPECT_EQ(o->evict.freed_bytes, ev->freed_bytes);
+    EXPECT_EQ(o->evict.groups, ev->removed.size());
+    EXPECT_TRUE(o->evict.error.empty()) << o->evict.error;
+}
+
+TEST(Overview, MissingRootIsNotFound) {
+    auto o = overview::compute_overview("/nonexistent/kiln-overview");
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.error().code, Errc::not_found);
+}
+
+}  // namespace

@@ -1,0 +1,286 @@
+// The desktop app's first sight, offscreen on the real fixtures: the Overview's numbers against
+// `kiln-cli stats`, `timings` and `portable` run as real processes; the Compile timeline on the H100
+// fixture's cold/warm/changed traces (hits and misses shown = the cache events in the logs); Compare
+// devices on the H100/H200 fixture; link contrast in the dark theme; the menu order; keyboard
+// navigation into every view; the window's first-start size and its state on the next start.
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTreeWidget>
+
+#include "browser/cache_browser.hpp"
+#include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
+#include "shell/main_window.hpp"
+#include "shell/palette.hpp"
+#include "timeline/timeline_install.hpp"
+#include "timeline/timeline_panel.hpp"
+#include "tuning/autotune_compare_model.hpp"
+#include "tuning/autotune_compare_panel.hpp"
+#include "tuning/timings_install.hpp"
+#include "ui_test_support.hpp"
+
+using namespace kiln::ui;
+
+namespace {
+
+// WCAG 2 relative luminance and contrast ratio.
+double luminance(const QColor& c) {
+    auto ch = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF());
+}
+double contrast(const QColor& a, const QColor& b) {
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// Cache events as the log holds them: one artifact record per hit, miss or bypass.
+int logEvents(const QString& dir, const QString& name) {
+    int n = 0;
+    for (const QString& f : QDir(dir).entryList({"*.log"}, QDir::Files)) {
+        QFile file(QDir(dir).filePath(f));
+        if (!file.open(QIODevice::ReadOnly)) return -1;
+        const QString needle = QStringLiteral("{\"artifact\": {\"name\": \"%1\"").arg(name);
+        while (!file.atEnd())
+            if (QString::fromUtf8(file.readLine()).contains(needle)) ++n;
+    }
+    return n;
+}
+
+int shownEvents(QTreeWidget* tree, const QString& cache, const QString& state) {
+    int n = 0;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+        for (int j = 0; j < tree->topLevelItem(i)->childCount(); ++j) {
+            const QTreeWidgetItem* e = tree->topLevelItem(i)->child(j);
+            n += e->data(0, TimelinePanel::CacheRole).toString() == cache &&
+                 e->data(0, TimelinePanel::StateRole).toString() == state;
+        }
+    return n;
+}
+
+struct Window {
+    MainWindow w;
+    AutotuneViews views;
+    TimelinePanel* timeline;
+    Window() : views(installAutotuneViews(w)), timeline(installTimelineView(w)) {}
+};
+
+}  // namespace
+
+class OverviewTest : public QObject {
+    Q_OBJECT
+    QTemporaryDir settingsDir_;
+
+private slots:
+    void initTestCase() {
+        // A scratch settings file: the user's own never take part, and every test starts fresh.
+        QCoreApplication::setOrganizationName("KilnOverviewTest");
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir_.path());
+        qunsetenv("TORCHINDUCTOR_REDIS_URL");
+        QVERIFY(QDir(test::h100Root()).exists());
+    }
+
+    void overviewNumbersAreTheClis() {
+        Window win;
+        win.w.show();
+        win.w.openRoot(test::h100Root());
+        OverviewPanel* panel = win.w.overviewPanel();
+        QCOMPARE(win.w.workspace()->currentWidget(), panel);  // the first thing the user sees
+        QVERIFY(test::waitFor([&] { return panel->overview() != nullptr; }));
+        const auto& o = *panel->overview();
+
+        const QJsonObject stats = test::runCliJson({"stats", test::h100Root(), "--json"}).object();
+        QCOMPARE(qint64(o.stats.total_files), stats["total"].toObject()["files"].toInteger());
+        QCOMPARE(qint64(o.stats.total_bytes), stats["total"].toObject()["bytes"].toInteger());
+        const QJsonObject cats = stats["categories"].toObject();
+        QCOMPARE(qint64(o.entries.size()), cats["fxgraph"].toObject()["files"].toInteger());
+        QCOMPARE(qint64(o.aot_entries), cats["aotautograd"].toObject()["files"].toInteger());
+
+        // Autotuned ops: `timings` ops with two or more choices, the same winner.
+        const QJsonArray ops = test::runCliJson({"timings", test::h100Root(), "--json"}).object()["ops"].toArray();
+        QStringList cliWinners, shownWinners;
+        for (const auto& op : ops)
+            if (op.toObject()["choices"].toArray().size() >= 2) cliWinners << op.toObject()["best"].toString();
+        for (const auto& op : o.ops) shownWinners << QString::fromStdString(op.winner);
+        QVERIFY(!cliWinners.isEmpty());
+        QCOMPARE(shownWinners, cliWinners);
+
+        // Portability against this machine: `portable --target local`'s counts.
+        const QJsonObject counts = test::runCliJson({"portable", test::h100Root(), "--target", "local", "--json"})
+                                       .object()["summary"]
+                                       .toObject()["counts"]
+                                       .toObject();
+        const auto fx = counts["fxgraph"].toObject(), aot = counts["aotautograd"].toObject();
+        QCOMPARE(qint64(o.portability.graph_entries), fx["total"].toInteger() + aot["total"].toInteger());
+        QCOMPARE(qint64(o.portability.hit), fx["hit"].toInteger() + aot["hit"].toInteger());
+
+        // Eviction's dry run at the default limit: `evict --older-than 30d`.
+        const QJsonObject ev = test::runCliJson({"evict", test::h100Root(), "--older-than", "30d", "--json"}).object();
+        QCOMPARE(qint64(o.evict.freed_bytes), ev["freed_bytes"].toInteger());
+        QCOMPARE(qint64(o.evict.groups), qint64(ev["removed"].toArray().size()));
+
+        // What the user reads: the numbers, the slowest compile by name, links to the views.
+        const QString text = panel->view()->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("%1 of %2 graph entries can hit here")
+                                   .arg(o.portability.hit)
+                                   .arg(o.portability.graph_entries)),
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("Slowest compiles: c (gen_inductor_cache.py:118) 47.7 s")));
+        QVERIFY(text.contains(QString::number(o.stats.total_files) + " files"));
+        const QString html = panel->view()->toHtml();
+        for (const char* href : {"kiln-view:Compile times", "kiln-view:Compile timeline", "kiln-category:fxgraph",
+                                 "kiln-op:", "kiln-path:"})
+            QVERIFY2(html.contains(QLatin1String(href)), href);
+
+        // A link goes to its view: an entry selects it in the browser, a view link switches tab.
+        QVERIFY(test::waitFor([&] { return win.w.browser()->tree() != nullptr; }));
+        const QString slowest = QString::fromStdString(o.entries.front().path);
+        win.w.onLink(QUrl(QStringLiteral("kiln-path:") + slowest));
+        QCOMPARE(win.w.browser()->currentPath(), slowest);
+        QCOMPARE(win.w.workspace()->tabText(win.w.workspace()->currentIndex()), QStringLiteral("Cache"));
+        win.w.onLink(QUrl(QStringLiteral("kiln-view:Compile timeline")));
+        QCOMPARE(win.w.workspace()->currentWidget(), win.timeline);
+    }
+
+    void noCacheSaysWhereKilnLookedAndHowToOpenOne() {
+        MainWindow w;
+        w.overviewPanel()->showNoCache(QStringLiteral("No Inductor cache at /tmp/torchinductor_nobody"));
+        const QString text = w.overviewPanel()->view()->toPlainText();
+        QVERIFY(text.contains("/tmp/torchinductor_nobody"));
+        QVERIFY(text.contains("TORCHINDUCTOR_CACHE_DIR"));
+        QVERIFY(w.overviewPanel()->view()->toHtml().contains("kiln-action:open"));
+    }
+
+    void timelineCountsAreTheTracesCacheEvents() {
+        TimelinePanel panel(nullptr);
+        const QString trace = test::fixtureDir() + QStringLiteral("/h100/trace");
+        panel.loadDirs({trace + "/cold", trace + "/warm", trace + "/changed"});
+        QVERIFY(test::waitFor([&] { return !panel.isLoading() && panel.timeline(); }));
+        QCOMPARE(panel.processCount(), 3);
+        // Side by side in the order they ran: cold, warm, changed.
+        const QStringList runs = {"cold", "warm", "changed"};
+        for (int i = 0; i < 3; ++i) {
+            QTreeWidget* tree = panel.processTree(i);
+            QVERIFY(tree);
+            const QString dir = trace + "/" + runs[i];
+            QVERIFY(QString::fromStdString(panel.timeline()->processes[i].label).endsWith(runs[i]));
+            for (const char* state : {"hit", "miss", "bypass"}) {
+                const int fx = logEvents(dir, QStringLiteral("fx_graph_cache_") + state);
+                const int aot = logEvents(dir, QStringLiteral("aotautograd_cache_") + state);
+                QCOMPARE(shownEvents(tree, "fx_graph", state), fx);
+                QCOMPARE(shownEvents(tree, "aotautograd", state), aot);
+            }
+        }
+        // The cold run compiles everything, the warm one hits: 12 misses, then 6 hits.
+        QCOMPARE(shownEvents(panel.processTree(0), "fx_graph", "miss"), 12);
+        QCOMPARE(shownEvents(panel.processTree(1), "fx_graph", "hit"), 6);
+
+        // Activating a hit asks for its entry.
+        QString asked;
+        connect(&panel, &TimelinePanel::keyActivated, this, [&](const QString& k) { asked = k; });
+        QTreeWidgetItem* firstEvent = panel.processTree(1)->topLevelItem(0)->child(0);
+        emit panel.processTree(1)->itemActivated(firstEvent, 0);
+        QCOMPARE(asked, firstEvent->data(0, TimelinePanel::KeyRole).toString());
+        QVERIFY(asked.startsWith('f') || asked.startsWith('a'));
+    }
+
+    void compareDevicesOnTheH100H200Fixture() {
+        AutotuneComparePanel panel(nullptr);
+        panel.loadRoot(test::fixtureDir() + QStringLiteral("/h100h200/inductor"));
+        QVERIFY(test::waitFor([&] { return !panel.isLoading(); }));
+        QCOMPARE(panel.deviceCount(), 2);
+        const auto& cmp = panel.model()->comparison();
+        QStringList devices;
+        for (const auto& d : cmp.devices) devices << QString::fromStdString(d);
+        QVERIFY2(devices.join(',').contains("H100") && devices.join(',').contains("H200"),
+                 qPrintable(devices.join(',')));
+        QVERIFY(panel.model()->rowCount() >= 1);
+
+        AutotuneComparePanel empty(nullptr);
+        empty.clearSources();
+        auto* add = empty.findChild<QPushButton*>("addSecondSource");
+        QVERIFY(add);
+        QVERIFY(add->isVisibleTo(&empty));
+    }
+
+    void darkModeLinksAreLegible() {
+        for (Theme t : {Theme::dark, Theme::light}) {
+            applyTheme(t);
+            const QPalette p = QApplication::palette();
+            for (auto bg : {QPalette::Base, QPalette::Window}) {
+                const double c = contrast(p.color(QPalette::Link), p.color(bg));
+                QVERIFY2(c >= 4.5, qPrintable(QString("theme %1: link/background contrast %2").arg(int(t)).arg(c)));
+                QVERIFY(contrast(p.color(QPalette::Text), p.color(bg)) >= 4.5);
+            }
+            QVERIFY(contrast(p.color(QPalette::PlaceholderText), p.color(QPalette::Base)) >= 4.5 || t == Theme::light);
+        }
+        applyTheme(Theme::system);
+    }
+
+    void menusInOrderAndRedisHiddenUntilConfigured() {
+        Window win;
+        QStringList titles;
+        for (QAction* a : win.w.menuBar()->actions()) titles << a->text().remove('&');
+        QCOMPARE(titles, QStringList({"File", "Edit", "View", "Tune", "Help"}));
+        for (auto* dock : win.w.findChildren<QDockWidget*>())
+            QVERIFY2(dock->isHidden(), qPrintable(dock->windowTitle() + " shown with no Redis configured"));
+    }
+
+    void keyboardReachesEveryView() {
+        Window win;
+        win.w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&win.w));
+        win.w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return win.w.browser()->tree() && !win.w.jobs()->isBusy(); }));
+        QTabWidget* tabs = win.w.workspace();
+        tabs->setCurrentIndex(0);
+        for (int i = 0; i < tabs->count(); ++i) {
+            // Ctrl+PgDown walks the views; Tab then moves focus into the view's widgets.
+            if (i > 0)
+                QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &win.w, Qt::Key_PageDown,
+                                Qt::ControlModifier);
+            QCOMPARE(tabs->currentIndex(), i);
+            tabs->tabBar()->setFocus();
+            bool entered = false;
+            for (int k = 0; k < 40 && !entered; ++k) {
+                QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+                QWidget* f = QApplication::focusWidget();
+                entered = f && tabs->currentWidget()->isAncestorOf(f);
+            }
+            QVERIFY2(entered, qPrintable("Tab never reaches the " + tabs->tabText(i) + " view"));
+        }
+    }
+
+    void windowFitsTheScreenThenRestores() {
+        QSettings().clear();
+        QRect first;
+        {
+            Window win;
+            win.w.restoreWindow();
+            const QRect avail = win.w.screen()->availableGeometry();
+            QVERIFY2(win.w.width() >= avail.width() * 3 / 4 && win.w.width() <= avail.width(),
+                     qPrintable(QString("%1 of %2").arg(win.w.width()).arg(avail.width())));
+            win.w.resize(900, 600);
+            win.w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&win.w));
+            first = win.w.geometry();
+            win.w.close();  // saves geometry and state
+        }
+        Window again;
+        again.w.restoreWindow();
+        QCOMPARE(again.w.size(), first.size());
+    }
+};
+
+QTEST_MAIN(OverviewTest)
+#include "overview_test.moc"

@@ -1,0 +1,195 @@
+#include "overview/overview_html.hpp"
+
+#include <QFileInfo>
+
+#include "inductor/stats.hpp"
+
+namespace kiln::ui {
+
+namespace {
+
+QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString bytes(std::uint64_t b) { return QString::fromStdString(inductor::format_bytes(b)); }
+QString link(const QString& href, const QString& text) {
+    return QStringLiteral("<a href=\"%1\">%2</a>").arg(href.toHtmlEscaped(), text);
+}
+QString pathLink(const std::string& path, const QString& text) {
+    return link(QStringLiteral("kiln-path:") + QString::fromStdString(path), text);
+}
+
+// Muted text and rules in the palette's own colours (dark and light alike).
+struct Colors {
+    QString muted, rule;
+    explicit Colors(const QPalette& p)
+        : muted(p.color(QPalette::PlaceholderText).name()), rule(p.color(QPalette::Mid).name()) {}
+};
+
+QString tableStart() { return QStringLiteral("<table cellspacing=0 cellpadding=3>"); }
+QString th(const QString& t, bool right = false) {
+    return QStringLiteral("<th align=%1>%2</th>").arg(right ? "right" : "left", t);
+}
+QString td(const QString& t, bool right = false) {
+    return QStringLiteral("<td align=%1>%2</td>").arg(right ? "right" : "left", t);
+}
+
+QString cacheSection(const overview::Overview& o) {
+    QString h = QStringLiteral("<h3>What the cache holds</h3>");
+    h += tableStart() + "<tr>" + th(QObject::tr("Category")) + th(QObject::tr("Files"), true) +
+         th(QObject::tr("Size"), true) + "</tr>";
+    for (std::size_t i = 0; i < inductor::kCategoryCount; ++i) {
+        const auto& c = o.stats.categories[i];
+        if (c.files == 0) continue;
+        const QString name = QString::fromLatin1(inductor::category_name(static_cast<inductor::Category>(i)));
+        h += "<tr>" + td(link("kiln-category:" + name, name)) + td(QString::number(c.files), true) +
+             td(bytes(c.bytes), true) + "</tr>";
+    }
+    h += "<tr>" + td(QObject::tr("<b>total</b>")) + td(QString::number(o.stats.total_files), true) +
+         td("<b>" + bytes(o.stats.total_bytes) + "</b>", true) + "</tr></table>";
+    return h;
+}
+
+QString entryName(const overview::GraphEntryRow& e) {
+    return e.name.empty() ? QObject::tr("(unnamed) %1…").arg(esc(e.key.substr(0, 10))) : esc(e.name);
+}
+
+QString entriesSection(const overview::Overview& o, const Colors& c) {
+    constexpr std::size_t kShown = 12;
+    QString h =
+        QObject::tr("<h3>Graph entries: %1 FX graph, %2 AOTAutograd</h3>").arg(o.entries.size()).arg(o.aot_entries);
+    const auto slow = overview::slowest_compiles(o, 3);
+    if (!slow.empty()) {
+        QStringList parts;
+        for (const auto& e : slow)
+            parts << pathLink(e.path, entryName(e)) + " " + formatSeconds(double(*e.compile_ns) / 1e9);
+        h += QObject::tr("<p><b>Slowest compiles:</b> %1 (%2)</p>")
+                 .arg(parts.join(QStringLiteral(", ")),
+                      link("kiln-view:Compile times", QObject::tr("all compile times")));
+    }
+    if (o.entries.empty()) return h + QObject::tr("<p>No FX graph entries.</p>");
+    h += tableStart() + "<tr>" + th(QObject::tr("Compiled frame")) + th(QObject::tr("Compile time"), true) +
+         th(QObject::tr("Key")) + "</tr>";
+    for (std::size_t i = 0; i < o.entries.size() && i < kShown; ++i) {
+        const auto& e = o.entries[i];
+        h += "<tr>" + td(pathLink(e.path, entryName(e))) +
+             td(e.compile_ns ? formatSeconds(double(*e.compile_ns) / 1e9) : QStringLiteral("–"), true) +
+             td(QStringLiteral("<span style=\"color:%1\"><code>%2…</code></span>")
+                    .arg(c.muted, esc(e.key.substr(0, 12)))) +
+             "</tr>";
+    }
+    h += "</table>";
+    if (o.entries.size() > kShown)
+        h += QObject::tr("<p>… and %1 more in the %2.</p>")
+                 .arg(o.entries.size() - kShown)
+                 .arg(link("kiln-category:fxgraph", QObject::tr("cache browser")));
+    if (!o.entry_errors.empty())
+        h += QObject::tr("<p>%1 entries could not be decoded; the first: %2</p>")
+                 .arg(o.entry_errors.size())
+                 .arg(esc(o.entry_errors.front()));
+    return h;
+}
+
+QString opsSection(const overview::Overview& o) {
+    QString h = QObject::tr("<h3>Autotuned ops: %1</h3>").arg(o.ops.size());
+    if (o.ops.empty())
+        return h + QObject::tr(
+                       "<p>No autotuning results under this root (%1 timing sources). Run max-autotune, or "
+                       "open the %2 view to add timing files.</p>")
+                       .arg(o.timing_sources)
+                       .arg(link("kiln-view:Autotune", QObject::tr("Autotune")));
+    h += tableStart() + "<tr>" + th(QObject::tr("Op")) + th(QObject::tr("Inputs")) + th(QObject::tr("Device")) +
+         th(QObject::tr("Winner")) + th(QObject::tr("Time"), true) + th(QObject::tr("Next best"), true) + "</tr>";
+    for (const auto& op : o.ops) {
+        QString margin = QStringLiteral("–");
+        if (op.best_ms && op.runner_up_ms && *op.best_ms > 0)
+            margin = QObject::tr("%1× slower").arg(*op.runner_up_ms / *op.best_ms, 0, 'f', 2);
+        h += "<tr>" + td(link(QStringLiteral("kiln-op:%1").arg(op.op_index), esc(op.op))) + td(esc(op.inputs)) +
+             td(esc(op.device)) + td(QStringLiteral("<b>%1</b>").arg(esc(op.winner))) +
+             td(op.best_ms ? QStringLiteral("%1 ms").arg(*op.best_ms, 0, 'f', 4) : QStringLiteral("–"), true) +
+             td(margin, true) + "</tr>";
+    }
+    return h + "</table>";
+}
+
+QString portabilitySection(const overview::Overview& o) {
+    const auto& p = o.portability;
+    QString h = QObject::tr("<h3>Will it hit here?</h3>");
+    if (!p.error.empty()) return h + QObject::tr("<p>Not assessed: %1</p>").arg(esc(p.error));
+    h += QObject::tr("<p><b>%1 of %2 graph entries can hit here</b> (%3).</p>")
+             .arg(p.hit)
+             .arg(p.graph_entries)
+             .arg(esc(p.target));
+    if (p.miss) h += QObject::tr("<p>%1 would miss. ").arg(p.miss);
+    else h += QStringLiteral("<p>");
+    if (p.unknown) h += QObject::tr("%1 cannot be told without torch. ").arg(p.unknown);
+    if (!p.lines.empty()) h += esc(p.lines.front());
+    h += QObject::tr("</p><p>The whole answer: <code>kiln-cli portable %1 --target local</code></p>").arg(esc(o.root));
+    return h;
+}
+
+QString evictSection(const overview::Overview& o) {
+    const auto& e = o.evict;
+    QString h = QObject::tr("<h3>Space</h3>");
+    if (!e.error.empty()) return h + QObject::tr("<p>Eviction not assessed: %1</p>").arg(esc(e.error));
+    if (e.groups == 0)
+        return h + QObject::tr(
+                       "<p>Every group was used within 30 days: <code>kiln-cli evict %1</code> would free "
+                       "nothing.</p>")
+                       .arg(esc(e.limit));
+    return h + QObject::tr(
+                   "<p><code>kiln-cli evict %1</code> would free <b>%2</b> of %3 (%4 groups unused for 30 "
+                   "days).</p>")
+                   .arg(esc(e.limit), bytes(e.freed_bytes), bytes(e.bytes_before))
+                   .arg(e.groups);
+}
+
+QString traceSection(const overview::Overview& o) {
+    QString h = QObject::tr("<h3>Compile timeline</h3>");
+    if (o.trace_dirs.empty())
+        return h + QObject::tr(
+                       "<p>No TORCH_TRACE logs beside this cache. Run torch with <code>TORCH_TRACE=DIR</code> "
+                       "and keep DIR next to the cache root (as <code>trace/</code>) to see each compile, hit "
+                       "or miss, and the time the cache saved.</p>");
+    QStringList dirs;
+    for (const auto& d : o.trace_dirs) dirs << QStringLiteral("<code>%1</code>").arg(esc(d));
+    return h + QObject::tr("<p>TORCH_TRACE logs beside the cache: %1. %2</p>")
+                   .arg(dirs.join(QStringLiteral(", ")),
+                        link("kiln-view:Compile timeline", QObject::tr("Open the timeline")));
+}
+
+}  // namespace
+
+QString formatSeconds(double s) {
+    if (s < 10) return QStringLiteral("%1 s").arg(s, 0, 'f', 2);
+    if (s < 120) return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    return QStringLiteral("%1 min %2 s").arg(int(s / 60)).arg(int(s) % 60);
+}
+
+QString overviewHtml(const overview::Overview& o, const QPalette& palette) {
+    const Colors c(palette);
+    QString h = QObject::tr("<h2>%1</h2><p style=\"color:%2\">%3 · %4 files · %5</p>")
+                    .arg(QFileInfo(QString::fromStdString(o.root)).fileName().toHtmlEscaped(), c.muted, esc(o.root))
+                    .arg(o.stats.total_files)
+                    .arg(bytes(o.stats.total_bytes));
+    h += entriesSection(o, c);
+    h += opsSection(o);
+    h += portabilitySection(o);
+    h += evictSection(o);
+    h += traceSection(o);
+    h += cacheSection(o);
+    return h;
+}
+
+QString noCacheHtml(const QString& reason, const QPalette& palette) {
+    const Colors c(palette);
+    return QObject::tr(
+               "<h2>No cache to show</h2><p>%1</p>"
+               "<p>Kiln looks at the folder given on the command line, then "
+               "<code>$TORCHINDUCTOR_CACHE_DIR</code>, then <code>/tmp/torchinductor_&lt;user&gt;</code>.</p>"
+               "<p><b>%2</b> (Ctrl+O), drop a cache folder on this window, or start Kiln with "
+               "<code>kiln ROOT</code>.</p><p style=\"color:%3\">A cache root holds <code>fxgraph/</code>, "
+               "<code>aotautograd/</code>, <code>triton/</code> …</p>")
+        .arg(reason.toHtmlEscaped(), link(QStringLiteral("kiln-action:open"), QObject::tr("Open a cache folder…")),
+             c.muted);
+}
+
+}  // namespace kiln::ui

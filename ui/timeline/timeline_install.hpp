@@ -1,0 +1,11 @@
+#pragma once
+// Adds the Compile timeline tab to the main window: it follows the open root, and an event's key
+// selects that entry in the cache browser.
+namespace kiln::ui {
+
+class MainWindow;
+class TimelinePanel;
+
+TimelinePanel* installTimelineView(MainWindow& window);
+
+}  // namespace kiln::ui

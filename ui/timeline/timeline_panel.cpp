@@ -1,0 +1,228 @@
+#include "timeline/timeline_panel.hpp"
+
+#include <QFileDialog>
+#include <QFont>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "jobs/job_runner.hpp"
+#include "overview/overview_html.hpp"
+
+namespace kiln::ui {
+
+namespace {
+
+struct TimelineOutcome {
+    QString token;
+    std::shared_ptr<const inductor::CompileTimeline> timeline;
+    QString empty;
+};
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString secs(std::int64_t ns) { return formatSeconds(double(ns) / 1e9); }
+
+QString frameText(const inductor::TimelineCompile& c) {
+    if (c.function.empty()) return QObject::tr("(before any frame)");
+    QString s = qs(c.function);
+    const QString file = qs(std::filesystem::path(c.file).filename().string());
+    if (!file.isEmpty()) s += QStringLiteral(" (%1:%2)").arg(file).arg(c.line);
+    return s;
+}
+
+// "FX miss, AOT miss" — the compile's outcome at a glance.
+QString outcomeText(const inductor::TimelineCompile& c) {
+    QStringList parts;
+    for (const char* cache : {"fx_graph", "aotautograd"})
+        for (const char* state : {"hit", "miss", "bypass"})
+            if (std::size_t n = c.count(cache, state)) {
+                const QString name = QString::fromLatin1(std::string_view(cache) == "fx_graph" ? "FX" : "AOT");
+                parts << (n > 1 ? QStringLiteral("%1 %2 ×%3").arg(name, state).arg(n)
+                                : QStringLiteral("%1 %2").arg(name, state));
+            }
+    return parts.isEmpty() ? QObject::tr("no cache event") : parts.join(QStringLiteral(", "));
+}
+
+QTreeWidgetItem* eventItem(const inductor::TimelineEvent& e) {
+    const QString cache = e.cache == "fx_graph" ? QObject::tr("FX graph") : QObject::tr("AOTAutograd");
+    QString state = qs(e.state);
+    if (!e.detail.empty() && e.detail != e.state && e.detail != "hit")
+        state += QStringLiteral(" (%1)").arg(qs(e.detail));
+    QString time;
+    if (e.time_saved_ns) time = QObject::tr("saved %1").arg(secs(*e.time_saved_ns));
+    else if (e.time_taken_ns) time = QObject::tr("took %1").arg(secs(*e.time_taken_ns));
+    // Short enough for five processes side by side; the tooltip has it all.
+    const QString shortCache = e.cache == "fx_graph" ? QStringLiteral("FX") : QStringLiteral("AOT");
+    auto* item =
+        new QTreeWidgetItem({QStringLiteral("%1 %2  %3").arg(shortCache, qs(e.state), qs(e.key.substr(0, 9))), time});
+    item->setData(0, TimelinePanel::CacheRole, qs(e.cache));
+    item->setData(0, TimelinePanel::StateRole, qs(e.state));
+    item->setData(0, TimelinePanel::KeyRole, qs(e.key));
+    QString tip =
+        QObject::tr("%1 at %2 (log line %3)\nkey %4").arg(cache + " " + state, qs(e.time)).arg(e.line).arg(qs(e.key));
+    if (!e.reason.empty())
+        tip += (e.state == "bypass" ? QObject::tr("\nwhy: ") : QObject::tr("\nfailed guards: ")) + qs(e.reason);
+    if (!e.key.empty()) tip += QObject::tr("\nDouble-click or Enter: select the entry in the cache browser.");
+    for (int c = 0; c < 2; ++c) item->setToolTip(c, tip);
+    if (e.state == "miss") {
+        QFont f = item->font(0);
+        f.setBold(true);
+        item->setFont(0, f);
+    }
+    return item;
+}
+
+}  // namespace
+
+TimelinePanel::TimelinePanel(JobRunner* jobs, QWidget* parent)
+    : QWidget(parent),
+      jobs_(jobs ? jobs : new JobRunner(this)),
+      summary_(new QLabel(this)),
+      open_(new QPushButton(tr("Open TORCH_TRACE folder…"), this)),
+      columns_(new QSplitter(Qt::Horizontal, this)) {
+    setObjectName(QStringLiteral("timelinePanel"));
+    summary_->setWordWrap(true);
+    summary_->setTextFormat(Qt::RichText);
+    auto* top = new QHBoxLayout;
+    top->addWidget(summary_, 1);
+    top->addWidget(open_, 0, Qt::AlignTop);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(columns_, 1);
+    columns_->setChildrenCollapsible(false);
+    connect(open_, &QPushButton::clicked, this, &TimelinePanel::openFolder);
+}
+
+bool TimelinePanel::isLoading() const { return jobs_->isRunning(QStringLiteral("timeline")); }
+
+void TimelinePanel::loadRoot(const QString& root) {
+    root_ = root;
+    QStringList dirs;
+    for (const auto& d : inductor::find_trace_dirs(root.toStdString())) dirs << qs(d.string());
+    if (dirs.isEmpty()) {
+        setTimeline(nullptr, tr("<b>No TORCH_TRACE logs beside %1.</b> Run torch with <code>TORCH_TRACE=DIR</code> "
+                                "and keep DIR next to the cache root (<code>trace/</code>), or open the folder here.")
+                                 .arg(root.toHtmlEscaped()));
+        return;
+    }
+    loadDirs(dirs);
+}
+
+void TimelinePanel::loadDirs(const QStringList& dirs) {
+    summary_->setText(tr("Reading %1 …").arg(dirs.join(QStringLiteral(", ")).toHtmlEscaped()));
+    const QString token = dirs.join(QLatin1Char('\n'));
+    jobs_->start(
+        QStringLiteral("timeline"), tr("Reading TORCH_TRACE logs"),
+        [dirs, token](JobControl&) {
+            std::vector<std::filesystem::path> paths;
+            for (const auto& d : dirs) paths.emplace_back(d.toStdString());
+            auto t = std::make_shared<inductor::CompileTimeline>(inductor::read_compile_timelines(paths));
+            QString empty;
+            if (t->processes.empty())
+                empty = QObject::tr("<b>No TORCH_TRACE log could be read.</b> %1")
+                            .arg(t->warnings.empty() ? QString() : qs(t->warnings.front()).toHtmlEscaped());
+            return TimelineOutcome{token, std::move(t), empty};
+        },
+        [this](TimelineOutcome out) { setTimeline(out.timeline, out.empty); });
+}
+
+void TimelinePanel::openFolder() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a TORCH_TRACE folder"), root_);
+    if (!dir.isEmpty()) loadDirs({dir});
+}
+
+void TimelinePanel::clearColumns() {
+    while (columns_->count()) delete columns_->widget(0);
+}
+
+void TimelinePanel::setTimeline(std::shared_ptr<const inductor::CompileTimeline> t, const QString& emptyText) {
+    timeline_ = std::move(t);
+    clearColumns();
+    if (!timeline_ || timeline_->processes.empty()) {
+        summary_->setText(emptyText.isEmpty() ? tr("No TORCH_TRACE logs.") : emptyText);
+        emit loaded(0);
+        return;
+    }
+    std::size_t hits = 0, misses = 0;
+    std::int64_t saved = 0;
+    for (const auto& p : timeline_->processes) {
+        hits += p.count("fx_graph", "hit");
+        misses += p.count("fx_graph", "miss");
+        saved += p.saved_ns();
+        columns_->addWidget(processColumn(p));
+    }
+    QString text =
+        tr("<b>%1 processes</b>, side by side in the order they ran: %2 FX graph hits, %3 misses; the hits saved "
+           "<b>%4</b> of compiling. Bold: a miss. Double-click an event to select its entry.")
+            .arg(timeline_->processes.size())
+            .arg(hits)
+            .arg(misses)
+            .arg(secs(saved));
+    if (!timeline_->warnings.empty())
+        text += tr("<br>%1 logs not read; the first: %2")
+                    .arg(timeline_->warnings.size())
+                    .arg(qs(timeline_->warnings.front()).toHtmlEscaped());
+    summary_->setText(text);
+    emit loaded(int(timeline_->processes.size()));
+}
+
+QWidget* TimelinePanel::processColumn(const inductor::TimelineProcess& p) {
+    auto* box = new QWidget;
+    auto* header = new QLabel(tr("<b>%1</b> · pid %2<br>%3 compiles, %4<br>FX %5 hit / %6 miss · saved %7")
+                                  .arg(qs(p.label).toHtmlEscaped(), p.pid.empty() ? QStringLiteral("?") : qs(p.pid))
+                                  .arg(p.compiles.size())
+                                  .arg(formatSeconds(p.compile_s()))
+                                  .arg(p.count("fx_graph", "hit"))
+                                  .arg(p.count("fx_graph", "miss"))
+                                  .arg(secs(p.saved_ns())),
+                              box);
+    header->setToolTip(qs(p.log));
+    header->setWordWrap(true);
+    header->setMinimumWidth(120);
+    auto* tree = new QTreeWidget(box);
+    tree->setObjectName(QStringLiteral("timelineTree"));
+    tree->setHeaderLabels({tr("Compile, then its cache events"), tr("Time")});
+    tree->setAlternatingRowColors(true);
+    tree->setUniformRowHeights(true);
+    for (const auto& c : p.compiles) {
+        // The function only (the columns are narrow); its file:line in the tooltip.
+        auto* item = new QTreeWidgetItem(
+            {QStringLiteral("%1  %2").arg(qs(c.compile_id), c.function.empty() ? frameText(c) : qs(c.function)),
+             c.compile_s ? formatSeconds(*c.compile_s) : QStringLiteral("–")});
+        item->setToolTip(0, tr("compile %1 of %2 in %3:%4, started %5%6")
+                                    .arg(qs(c.compile_id), qs(c.function), qs(c.file))
+                                    .arg(c.line)
+                                    .arg(qs(c.start_time), c.fail.empty() ? QString() : tr("\nfailed: ") + qs(c.fail)) +
+                                QStringLiteral("\n") + outcomeText(c));
+        for (const auto& e : c.events) item->addChild(eventItem(e));
+        tree->addTopLevelItem(item);
+    }
+    tree->expandAll();
+    tree->setMinimumWidth(120);
+    tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    tree->header()->setStretchLastSection(false);
+    connect(tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        const QString key = item->data(0, KeyRole).toString();
+        if (!key.isEmpty()) emit keyActivated(key);
+    });
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(header);
+    layout->addWidget(tree, 1);
+    box->setFocusProxy(tree);
+    return box;
+}
+
+int TimelinePanel::processCount() const { return columns_->count(); }
+
+QTreeWidget* TimelinePanel::processTree(int i) const {
+    QWidget* w = i >= 0 && i < columns_->count() ? columns_->widget(i) : nullptr;
+    return w ? w->findChild<QTreeWidget*>() : nullptr;
+}
+
+}  // namespace kiln::ui

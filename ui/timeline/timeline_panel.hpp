@@ -1,0 +1,57 @@
+#pragma once
+// The "Compile timeline" workspace tab (like tlparse's per-compile-id view, in the app): the TORCH_TRACE
+// logs beside the open cache (or a folder the user opens), one column per process side by side (cold
+// beside warm), each compile with its frame, time and cache events (FX graph / AOTAutograd hit, miss,
+// bypass, the miss reason, the compile time a hit saved). Activating an event selects its entry.
+// Read off the UI thread (inductor::read_compile_timelines, "timeline" channel).
+#include <QWidget>
+
+#include <memory>
+
+#include "inductor/compile_timeline.hpp"
+
+class QLabel;
+class QPushButton;
+class QSplitter;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace kiln::ui {
+
+class JobRunner;
+
+class TimelinePanel : public QWidget {
+    Q_OBJECT
+public:
+    enum Role { CacheRole = Qt::UserRole + 1, StateRole, KeyRole };  // on event items
+
+    explicit TimelinePanel(JobRunner* jobs, QWidget* parent = nullptr);
+
+    void loadRoot(const QString& root);      // the TORCH_TRACE dirs beside it
+    void loadDirs(const QStringList& dirs);  // these logs or folders
+    void setTimeline(std::shared_ptr<const inductor::CompileTimeline> t, const QString& emptyText = {});
+    std::shared_ptr<const inductor::CompileTimeline> timeline() const { return timeline_; }
+    int processCount() const;
+    QTreeWidget* processTree(int i) const;
+    bool isLoading() const;
+
+public slots:
+    void openFolder();
+
+signals:
+    void loaded(int processes);
+    void keyActivated(const QString& key);  // an FX graph ("f…") or AOTAutograd ("a…") key
+
+private:
+    void clearColumns();
+    QWidget* processColumn(const inductor::TimelineProcess& p);
+
+    JobRunner* jobs_;
+    QLabel* summary_;
+    QPushButton* open_;
+    QSplitter* columns_;
+    QString root_;
+    std::shared_ptr<const inductor::CompileTimeline> timeline_;
+};
+
+}  // namespace kiln::ui
