@@ -45,6 +45,11 @@ void print_human(const EvictReport& r) {
                 static_cast<unsigned long long>(r.freed_files), static_cast<unsigned long long>(r.files_before),
                 r.root.c_str());
     if (r.dry_run && !r.removed.empty()) std::printf("Dry run: nothing was deleted; add --yes to delete.\n");
+    if (!r.atime_kept)
+        std::printf(
+            "Note: this cache belongs to another user, so Kiln cannot read it without updating atimes "
+            "(O_NOATIME needs the owner or CAP_FOWNER): its own reads (show, timings, ls, the GUI) make "
+            "files look recently used to this LRU order.\n");
 }
 
 void print_json(const EvictReport& r) {
@@ -59,6 +64,7 @@ void print_json(const EvictReport& r) {
     for (const auto& p : r.partial)
         j["partial"].push_back({{"path", p.path}, {"bytes", p.bytes}, {"reason", p.reason}});
     j["dry_run"] = r.dry_run;
+    j["atime_kept"] = r.atime_kept;
     std::cout << dump_json(j) << "\n";  // file names may be any bytes: never throws
 }
 

@@ -8,6 +8,7 @@
 
 #include "command_registry.hpp"
 #include "guards/expr.hpp"
+#include "inductor/graph_list.hpp"
 #include "inductor/guard_lookup.hpp"
 #include "util/json_out.hpp"
 
@@ -79,9 +80,34 @@ int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
     return 0;
 }
 
+// No sizes: each entry's guards and the symbols they use (the graph inputs t0, t1, ... stand for).
+int run_list(const GuardsArgs& a) {
+    auto rows = inductor::list_key_dir(a.path);
+    if (!rows) return fail(rows.error());
+    if (a.json) {
+        inductor::GraphList list;
+        list.rows = *rows;
+        std::cout << dump_json(inductor::to_json(list)) << "\n";
+        return 0;
+    }
+    for (const auto& r : *rows) {
+        std::printf("%s\n", r.file.c_str());
+        if (!r.error.empty()) {
+            std::printf("      unreadable: %s\n", r.error.c_str());
+            continue;
+        }
+        std::printf("      guards: %s\n", r.guards ? r.guards->c_str() : "none (always served)");
+        for (const auto& s : inductor::symbols_used(r))
+            std::printf("      %s = %s (a SymInt input of the graph)\n", s.name.c_str(), s.symbol.c_str());
+    }
+    std::printf("(--sizes V0,V1,... evaluates them: which entry torch would serve)\n");
+    return 0;
+}
+
 int run_guards(const GuardsArgs& a) {
     if (a.expr.empty() == a.path.empty())
         return fail(make_error(Errc::invalid_argument, "give either --expr EXPR or a KEYDIR_OR_ENTRY", "guards"));
+    if (a.sizes.empty() && !a.path.empty() && a.path.rfind("redis://", 0) != 0) return run_list(a);
     auto sizes = parse_sizes(a.sizes);
     if (!sizes) return fail(sizes.error());
     return a.expr.empty() ? run_lookup(a, *sizes) : run_expr(a, *sizes);

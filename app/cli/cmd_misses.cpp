@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "command_registry.hpp"
 #include "inductor/misses.hpp"
 #include "inductor/trace_log.hpp"
 #include "util/json_out.hpp"
+#include "inductor/trace_run.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -23,46 +25,91 @@ struct MissesArgs {
     bool json = false;
 };
 
+std::string ms(const ojson& ns) { return ns.is_null() ? "" : std::to_string(ns.get<std::int64_t>() / 1000000) + " ms"; }
+
+void print_guard_miss(const ojson& g) {
+    std::printf("     this run's values (from the trace's create_symbol):");
+    for (const auto& s : g["symbols"])
+        std::printf(" %s = %s = %s (%s);", s["name"].get<std::string>().c_str(), s["symbol"].get<std::string>().c_str(),
+                    s["value"].is_null() ? "?" : std::to_string(s["value"].get<std::int64_t>()).c_str(),
+                    s["source"].get<std::string>().c_str());
+    std::printf("\n     cached entries under the same key (%s), in torch's lookup order:\n",
+                g["key_dir"].get<std::string>().c_str());
+    for (const auto& e : g["entries"]) {
+        std::string what = e.contains("error")      ? "skipped: " + e["error"].get<std::string>()
+                           : e["pass"].get<bool>()  ? "holds"
+                           : e["failing"].is_null() ? "fails"
+                                                    : "fails: " + e["failing"].get<std::string>();
+        std::printf("       %s  %s%s\n", e["file"].get<std::string>().c_str(), what.c_str(),
+                    e["written_after_miss"].get<bool>() ? "  (written at or after this miss: by this compile)" : "");
+        if (!e["guards_expr"].is_null())
+            std::printf("         guards: %s\n", e["guards_expr"].get<std::string>().c_str());
+    }
+    if (g.contains("note")) std::printf("     %s\n", g["note"].get<std::string>().c_str());
+}
+
+void print_closest(const ojson& j) {
+    if (j["closest"].is_null()) {
+        std::printf("     no comparison: %s\n", j.value("note", std::string("no entry")).c_str());
+        return;
+    }
+    const auto& c = j["closest"];
+    std::printf("     closest older cached entry (another key): %s (%zu components differ, %zu same)\n",
+                c["entry"].get<std::string>().c_str(), c["differing"].size(), c["same"].get<std::size_t>());
+    auto brief = [](const ojson& v) {
+        std::string s = v.get<std::string>();
+        return s.find('\n') != std::string::npos ? std::string("(multi-line: kiln-cli diff shows it)")
+                                                 : s.substr(0, 120);
+    };
+    for (const auto& ch : c["changed"])
+        std::printf("       %s: cached %s -> this run %s\n", ch["component"].get<std::string>().c_str(),
+                    brief(ch["entry"]).c_str(), brief(ch["event"]).c_str());
+    for (const auto& n : c["differing"])
+        if (std::none_of(c["changed"].begin(), c["changed"].end(),
+                         [&](const ojson& ch) { return ch["component"] == n; }))
+            std::printf("       %s: present on one side only\n", n.get<std::string>().c_str());
+}
+
 int run_misses(const MissesArgs& args) {
-    auto events = read_trace_logs(args.log);
-    if (!events) return fail(events.error());
+    auto run = read_trace_run(args.log);
+    if (!run) return fail(run.error());
     std::optional<KeyedEntries> cached;
+    std::filesystem::path root = args.root;
     if (!args.root.empty()) {
         auto loaded = load_keyed_entries(args.root);
         if (!loaded) return fail(loaded.error());
         cached = std::move(loaded).value();
     }
-    const ojson out = misses_to_json(*events, cached ? &*cached : nullptr);
+    const ojson out = misses_to_json(*run, args.root.empty() ? nullptr : &root, cached ? &*cached : nullptr);
     std::size_t misses = 0;
     for (const auto& j : out["events"]) misses += j["state"] == "miss";
     if (args.json) {
         std::cout << dump_json(out) << "\n";
         return 0;
     }
-    std::printf("%zu fx_graph cache events, %zu misses\n", out["events"].size(), misses);
+    std::printf("%zu fx_graph cache events, %zu misses (times: each process's local time)\n", out["events"].size(),
+                misses);
+    std::string last_log;
     for (const auto& j : out["events"]) {
-        std::string taken = j["time_taken_ns"].is_null()
-                                ? ""
-                                : " took " + std::to_string(j["time_taken_ns"].get<std::int64_t>() / 1000000) + " ms";
-        std::printf("#%zu  %-6s compile %s  key %s  at %s%s\n", j["index"].get<std::size_t>(),
-                    j["state"].get<std::string>().c_str(), j["compile_id"].get<std::string>().c_str(),
-                    j["key"].get<std::string>().c_str(), j["time"].get<std::string>().c_str(), taken.c_str());
-        if (!j.contains("closest")) continue;
-        if (j["closest"].is_null()) {
-            std::printf("     no comparison: %s\n", j.value("note", std::string("no entry")).c_str());
-            continue;
+        if (j["log"] != last_log) {
+            last_log = j["log"];
+            std::printf("%s (pid %lld)\n", last_log.c_str(), static_cast<long long>(j["pid"].get<std::int64_t>()));
         }
-        const auto& c = j["closest"];
-        std::printf("     closest cached entry: %s (%zu components differ, %zu same)\n",
-                    c["entry"].get<std::string>().c_str(), c["differing"].size(), c["same"].get<std::size_t>());
-        for (const auto& ch : c["changed"])
-            std::printf("       %s: %s -> %s\n", ch["component"].get<std::string>().c_str(),
-                        ch["entry"].get<std::string>().substr(0, 120).c_str(),
-                        ch["event"].get<std::string>().substr(0, 120).c_str());
-        for (const auto& n : c["differing"])
-            if (std::none_of(c["changed"].begin(), c["changed"].end(),
-                             [&](const ojson& ch) { return ch["component"] == n; }))
-                std::printf("       %s: present on one side only\n", n.get<std::string>().c_str());
+        std::string where;
+        if (!j["function"].is_null()) {
+            const ojson& f = j.contains("user_frame") ? j["user_frame"] : j;
+            const ojson& line = j.contains("user_frame") ? f["line"] : f["first_line"];
+            where = "  " + f["function"].get<std::string>() + " (" + f["file"].get<std::string>() + ":" +
+                    (line.is_null() ? "?" : std::to_string(line.get<std::int64_t>())) + ")";
+        }
+        std::string taken = ms(j["time_taken_ns"]);
+        std::printf("#%zu  %-10s compile %s%s  key %s  at %s%s\n", j["index"].get<std::size_t>(),
+                    j["class"].get<std::string>().c_str(), j["compile_id"].get<std::string>().c_str(), where.c_str(),
+                    j["key"].get<std::string>().c_str(), j["local_time"].get<std::string>().c_str(),
+                    taken.empty() ? "" : (", took " + taken).c_str());
+        if (j.contains("reason")) std::printf("     reason: %s\n", j["reason"].get<std::string>().c_str());
+        if (j.contains("guard_miss")) print_guard_miss(j["guard_miss"]);
+        if (j.contains("closest")) print_closest(j);
     }
     if (cached && !cached->skipped.empty())
         std::printf("(%zu cached entries skipped: no debug lines or undecodable)\n", cached->skipped.size());

@@ -2,14 +2,19 @@
 // by the safe decoder (nothing in the file is imported or run). A summary for people, `--json`
 // for programs (one object a line), `--field NAME [--raw]` for one field.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "bundle/blob.hpp"
 #include "command_registry.hpp"
 #include "entry_print.hpp"
 #include "inductor/graph_entry.hpp"
+#include "inductor/guard_lookup.hpp"
 #include "pickle/buffer.hpp"
 #include "pickle/json.hpp"
+#include "timings/collect.hpp"
+#include "timings/graph_kernels.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -17,7 +22,75 @@ namespace {
 struct ShowArgs {
     std::vector<std::string> files;
     EntryPrintOptions print;
+    bool kernels = false;
+    std::string root;
 };
+
+std::string ms_text(const nlohmann::ordered_json& v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f ms", v.get<double>());
+    return buf;
+}
+
+// --kernels: what the entry's output code launches, joined to modules, .best_config and autotune rows.
+int print_kernels(const std::string& path, const inductor::GraphEntry& entry, const ShowArgs& a) {
+    std::optional<std::filesystem::path> root;
+    if (!a.root.empty()) root = a.root;
+    else root = timings::entry_root(path);
+    if (!root)
+        return fail(make_error(Errc::invalid_argument, "cannot tell the cache root of this entry", path,
+                               "pass --root ROOT (the directory holding fxgraph/)"));
+    auto set = timings::collect_timings({*root});
+    auto k = timings::graph_kernels(*root, entry, set ? &*set : nullptr);
+    if (!k) return fail(k.error());
+    if (a.print.json) {
+        std::cout << dump_json(timings::to_json(*k), -1) << "\n";
+        return 0;
+    }
+    std::printf("%s\n  output code: %s\n  %zu kernels launched:\n", path.c_str(), k->output_module.c_str(),
+                k->kernels.size());
+    for (const auto& g : k->kernels) {
+        std::printf("  %-40s %-8s x%u\n", g.ref.name.c_str(),
+                    std::string(inductor::kernel_kind_name(g.ref.kind)).c_str(), g.ref.launches);
+        if (!g.module_path.empty()) std::printf("      module: %s\n", g.module_path.c_str());
+        if (!g.params.empty()) std::printf("      config: %s\n", timings::params_text(g.params).c_str());
+        if (!g.best_config_path.empty())
+            std::printf("      .best_config: %s  %s\n", g.best_config_path.c_str(), g.best_config.dump().c_str());
+        if (!g.fused_ops.empty()) {
+            std::string ops;
+            for (const auto& o : g.fused_ops) ops += (ops.empty() ? "" : ", ") + o;
+            std::printf("      epilogue fused into the template: %s\n", ops.c_str());
+        }
+        if (g.autotune) {
+            const auto& t = *g.autotune;
+            std::printf("      autotune: %s(%s) on %s chose %s: %s, rank %zu of %zu valid choices\n", t.op.c_str(),
+                        t.inputs.c_str(), t.device.c_str(), t.choice.c_str(), t.ms ? ms_text(*t.ms).c_str() : "no time",
+                        t.rank, t.valid);
+            if (t.ms && t.next_ms && *t.ms > 0)
+                std::printf("      %s %s: %s (%+.1f%% vs this choice)\n", t.rank == 1 ? "runner-up" : "fastest",
+                            t.next_choice.c_str(), ms_text(*t.next_ms).c_str(), (*t.next_ms / *t.ms - 1) * 100);
+            std::printf("      from %s\n", t.source.c_str());
+        }
+        if (!g.note.empty()) std::printf("      note: %s\n", g.note.c_str());
+    }
+    return 0;
+}
+
+// A key dir stands for its entries, in torch's lookup order.
+std::vector<std::string> expand_key_dirs(const std::vector<std::string>& files) {
+    std::vector<std::string> out;
+    for (const auto& f : files) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(f, ec)) {
+            if (auto entries = inductor::key_dir_entries(f); entries.ok() && !entries->empty()) {
+                for (const auto& e : *entries) out.push_back(e.string());
+                continue;
+            }
+        }
+        out.push_back(f);
+    }
+    return out;
+}
 
 // A local entry file, or (with Redis support) a remote value redis://host:port[/db]/KEY.
 Result<inductor::GraphEntry> load_any(const std::string& text) {
@@ -30,8 +103,9 @@ int run_show(const ShowArgs& a) {
     if (a.print.raw && a.print.field.empty())
         return fail(make_error(Errc::invalid_argument, "--raw needs --field NAME"));
     int status = 0;
-    for (std::size_t i = 0; i < a.files.size(); ++i) {
-        const auto& path = a.files[i];
+    const std::vector<std::string> files = expand_key_dirs(a.files);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto& path = files[i];
         auto entry = load_any(path);
         if (!entry.ok()) {
             std::fflush(stdout);
@@ -46,6 +120,10 @@ int run_show(const ShowArgs& a) {
             continue;
         }
         if (!a.print.json && a.print.field.empty() && i > 0) std::printf("\n");
+        if (a.kernels) {
+            if (int rc = print_kernels(path, *entry, a)) status = rc;
+            continue;
+        }
         if (int rc = print_entry(path, *entry, a.print)) status = rc;
     }
     return status;
@@ -56,13 +134,17 @@ Registration reg{
         auto args = std::make_shared<ShowArgs>();
         auto* cmd = app.add_subcommand(
             "show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
-        cmd->add_option("FILE", args->files, "Graph entry files, or remote entries redis://host:port[/db]/KEY")
+        cmd->add_option("FILE", args->files,
+                        "Graph entry files, key dirs (their entries), or remote entries redis://host:port[/db]/KEY")
             ->required();
         cmd->add_flag("--json", args->print.json,
                       R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
         cmd->add_option("--field", args->print.field, "Print only this field (JSON; with --raw its text as is)");
         cmd->add_flag("--raw", args->print.raw,
                       "With --field: print the string or bytes as they are (e.g. source_code)");
+        cmd->add_flag("--kernels", args->kernels,
+                      "The kernels the entry's output code launches: module, .best_config, autotune row");
+        cmd->add_option("--root", args->root, "With --kernels: the cache root (default: the one the entry is in)");
         cmd->callback([args, &outcome] { outcome.exit_code = run_show(*args); });
     }};
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "command_registry.hpp"
+#include "inductor/roots.hpp"
 #include "timings/collect.hpp"
 #include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
@@ -42,7 +43,10 @@ void print_op(const timings::Op& op, int top) {
             break;
         }
         const char* mark = c->name == op.best ? "*" : " ";
-        if (c->ms) {
+        if (std::string bad = timings::invalid_time_reason(*c); !bad.empty()) {
+            std::printf("  %s %-60s %10.4f ms  invalid (%s)  %s\n", mark, c->name.c_str(), *c->ms, bad.c_str(),
+                        timings::params_text(c->params).c_str());
+        } else if (c->ms) {
             // Inductor's own column: best / this, so the winner reads 100%.
             double pct = best && *c->ms > 0 ? 100.0 * *best / *c->ms : 0.0;
             std::printf("  %s %-60s %10.4f ms %6.1f%%  %s\n", mark, c->name.c_str(), *c->ms, pct,
@@ -53,11 +57,34 @@ void print_op(const timings::Op& op, int top) {
     }
 }
 
+// .best_config files: one line per kernel with the config it settled on (no benchmark to compare).
+void print_kernel_configs(const std::vector<const timings::Op*>& ops) {
+    if (ops.empty()) return;
+    std::printf("\nper-kernel configs (.best_config: the config autotuning or coordinate descent settled on)\n");
+    for (const auto* op : ops) {
+        for (const auto& c : op->choices) {
+            nlohmann::ordered_json p = c.params;
+            std::string how = p.value("found_by_coordesc", false) ? "coordinate descent" : "autotuning";
+            std::string took = p.contains("time_taken_ms") && p["time_taken_ms"].is_number()
+                                   ? ", search took " + p["time_taken_ms"].dump() + " ms"
+                                   : "";
+            for (const char* k : {"found_by_coordesc", "time_taken_ms", "configs_hash", "triton_cache_hash"})
+                p.erase(k);
+            std::printf("  %-40s %s  (by %s%s)\n    %s\n", op->inputs.empty() ? "?" : op->inputs.c_str(),
+                        timings::params_text(p).c_str(), how.c_str(), took.c_str(), op->source.c_str());
+        }
+    }
+}
+
 int run_timings(const TimingsArgs& args) {
     std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
+    if (paths.empty() && args.redis.empty()) {
+        // Like `stats`: the default cache root.
+        auto root = inductor::resolve_root(std::nullopt, inductor::RootKind::inductor);
+        if (!root) return fail(root.error());
+        paths.push_back(*root);
+    }
 #ifdef KILN_HAVE_REMOTE
-    if (args.paths.empty() && args.redis.empty())
-        return fail(make_error(Errc::invalid_argument, "give PATH... or --redis URL"));
     auto set = args.redis.empty() ? timings::collect_timings(paths) : kiln::remote::collect_shared_timings(args.redis);
 #else
     auto set = timings::collect_timings(paths);
@@ -74,10 +101,16 @@ int run_timings(const TimingsArgs& args) {
     for (const auto& s : set->sources)
         std::printf("source %-12s %3d ops  %s%s%s\n", timings::source_kind_name(s.kind), s.ops, s.path.c_str(),
                     s.device.empty() ? "" : "  on ", s.device.c_str());
+    std::vector<const timings::Op*> configs;
     for (const auto& op : set->ops) {
+        if (timings::is_per_kernel_config(op)) {
+            configs.push_back(&op);
+            continue;
+        }
         std::printf("\n");
         print_op(op, args.top);
     }
+    print_kernel_configs(configs);
     if (set->sources.empty()) std::printf("no timing files found\n");
     return 0;
 }
@@ -89,16 +122,16 @@ const Registration registration{
                                        "Show autotune timings: timing caches, .best_config, .kernel_perf, "
                                        "mm logs, stderr AUTOTUNE tables, session logs");
         auto* paths_opt =
-            cmd->add_option("paths", args->paths, "Files, or directories (cache roots) searched for all of them")
-                ->required()
+            cmd->add_option("paths", args->paths,
+                            "Files, or directories (cache roots) searched for all of them (default: the default "
+                            "cache root, as for stats)")
                 ->check(CLI::ExistingPath);
 #ifdef KILN_HAVE_REMOTE
         paths_opt->required(false);
         cmd->add_option("--redis", args->redis,
                         "Timings shared in Redis by `autotune --share` (redis://host:port[/db])");
-#else
-    (void)paths_opt;
 #endif
+        (void)paths_opt;
         cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
         cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
         cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");

@@ -14,6 +14,7 @@
 
 #include "inductor/evict_fs.hpp"
 #include "inductor/roots.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::inductor {
 
@@ -176,6 +177,7 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
 
     EvictReport report;
     report.root = scan.root;
+    report.atime_kept = can_keep_atime(scan.root);
     report.dry_run = policy.dry_run;
     report.bytes_before = scan.total_bytes();
     std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();

@@ -59,6 +59,9 @@ struct EvictReport {
     std::vector<PartialGroup> partial;
     std::uint64_t freed_bytes = 0;  // removed and partial together
     std::uint64_t bytes_before = 0;
+    // False when this user cannot read the cache without updating atimes (another user's cache, no
+    // CAP_FOWNER): then Kiln's own reads (show, timings, the GUI) make entries look recently used.
+    bool atime_kept = true;
     std::uint64_t files_before = 0;
     std::uint64_t freed_files = 0;  // files of the groups removed whole
 };

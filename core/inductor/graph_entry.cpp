@@ -141,6 +141,11 @@ std::optional<std::string_view> GraphEntry::source_code() const {
 std::optional<std::string> GraphEntry::guards_expr() const { return as_string(field("guards_expr")); }
 std::optional<std::string> GraphEntry::fx_graph_cache_key() const { return as_string(field("_fx_graph_cache_key")); }
 std::optional<std::int64_t> GraphEntry::time_taken_ns() const { return as_int64(field("_time_taken_ns")); }
+std::optional<std::int64_t> GraphEntry::aot_time_taken_ns() const {
+    auto fw = as_int64(field("forward_time_taken_ns")), bw = as_int64(field("backward_time_taken_ns"));
+    if (!fw && !bw) return std::nullopt;
+    return fw.value_or(0) + bw.value_or(0);
+}
 std::vector<std::string> GraphEntry::debug_lines() const {
     Ref v = field("_fx_graph_cache_debug_lines");
     return v ? strings_of(v->items()) : std::vector<std::string>{};

@@ -58,9 +58,11 @@ public:
     std::optional<std::string> guards_expr() const;         // None -> nullopt
     std::optional<std::string> fx_graph_cache_key() const;  // _fx_graph_cache_key ("f...")
     std::optional<std::int64_t> time_taken_ns() const;      // _time_taken_ns
-    std::vector<std::string> debug_lines() const;           // _fx_graph_cache_debug_lines
-    std::vector<std::string> device_types() const;          // OrderedSet of str
-    std::vector<std::int64_t> device_idxs() const;          // OrderedSet of int
+    // AOT entries: forward_time_taken_ns + backward_time_taken_ns (either alone when the other is absent).
+    std::optional<std::int64_t> aot_time_taken_ns() const;
+    std::vector<std::string> debug_lines() const;   // _fx_graph_cache_debug_lines
+    std::vector<std::string> device_types() const;  // OrderedSet of str
+    std::vector<std::int64_t> device_idxs() const;  // OrderedSet of int
     std::vector<std::string> mutated_inputs() const;
     std::vector<std::int64_t> mutated_input_idxs() const;
     std::vector<std::string> constant_names() const;  // keys of `constants`

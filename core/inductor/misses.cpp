@@ -1,11 +1,19 @@
 #include "inductor/misses.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
 
 namespace kiln::inductor {
+
+std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
 
 Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
     namespace fs = std::filesystem;
@@ -38,7 +46,7 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
                                       (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
                 continue;
             }
-            out.entries.push_back({rel, dir.filename().string(), std::move(comps).value()});
+            out.entries.push_back({rel, dir.filename().string(), std::move(comps).value(), file_mtime_ns(f)});
         }
     }
     return out;
@@ -59,6 +67,7 @@ MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached
     for (std::size_t i = 0; i < cached.entries.size(); ++i) {
         const KeyedEntry& e = cached.entries[i];
         if (e.key == event.key) continue;
+        if (e.mtime_ns && event.event_time_ns && *e.mtime_ns >= *event.event_time_ns) continue;
         ComponentDiff d = diff_components(*comps, e.components);
         if (!best || d.distance() < m.diff.distance()) {
             best = i;
@@ -67,7 +76,7 @@ MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached
     }
     if (!best) {
         m.note = cached.entries.empty() ? "no cached fxgraph entries with debug lines under the root"
-                                        : "no cached entry under another key";
+                                        : "no entry under another key written before this miss";
         return m;
     }
     m.closest_path = cached.entries[*best].path;
@@ -75,63 +84,12 @@ MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached
     return m;
 }
 
-namespace {
-
-using ojson = nlohmann::ordered_json;
-
-template <class T>
-ojson or_null(const std::optional<T>& v) {
-    return v ? ojson(*v) : ojson(nullptr);
-}
-
-ojson explanation_json(const MissExplanation& m) {
-    if (!m.closest_path) return nullptr;
-    ojson c = ojson::object();
-    c["entry"] = *m.closest_path;
-    c["key"] = *m.closest_key;
-    std::vector<std::string> differing;
-    for (const auto& ch : m.diff.changed) differing.push_back(ch.component);
-    differing.insert(differing.end(), m.diff.only_a.begin(), m.diff.only_a.end());
-    differing.insert(differing.end(), m.diff.only_b.begin(), m.diff.only_b.end());
-    c["differing"] = differing;
-    c["changed"] = ojson::array();
-    for (const auto& ch : m.diff.changed)
-        c["changed"].push_back({{"component", ch.component}, {"event", ch.a}, {"entry", ch.b}});
-    c["same"] = m.diff.same;
-    return c;
-}
-
-}  // namespace
-
-ojson misses_to_json(const std::vector<CacheEvent>& events, const KeyedEntries* cached) {
-    ojson out;
-    out["events"] = ojson::array();
-    std::size_t index = 0;
-    for (const auto& e : events) {
-        if (e.cache != "fx_graph") continue;
-        ojson j;
-        j["index"] = index++;
-        j["log"] = e.log;
-        j["line"] = e.line;
-        j["compile_id"] = e.compile_id;
-        j["key"] = e.key;
-        j["state"] = e.state;
-        j["time"] = e.timestamp;
-        j["time_taken_ns"] = or_null(e.time_taken_ns);
-        j["time_saved_ns"] = or_null(e.time_saved_ns);
-        if (!e.reason.empty()) j["reason"] = e.reason;
-        if (e.state == "miss" && cached) {
-            MissExplanation m = explain_miss(e, *cached);
-            j["closest"] = explanation_json(m);
-            if (!m.note.empty()) j["note"] = m.note;
-        }
-        out["events"].push_back(std::move(j));
-    }
-    if (cached) {
-        out["entries_compared"] = cached->entries.size();
-        out["skipped"] = cached->skipped;
-    }
-    return out;
+std::string miss_class(const CacheEvent& e) {
+    if (e.state == "bypass") return "bypass";
+    if (e.status_detailed == "hit" || e.state == "hit") return "hit";
+    if (e.status_detailed == "guard_miss") return "guard miss";
+    if (e.status_detailed == "full_miss") return "key miss";
+    return e.state.empty() ? std::string("unknown") : e.state;
 }
 
 }  // namespace kiln::inductor

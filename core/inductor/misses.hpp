@@ -2,6 +2,7 @@
 // "Why did my graph miss the cache?": each FX graph cache miss of a TORCH_TRACE log compared with
 // the cached entries under an Inductor root; the entry whose key components are closest, and the
 // components that differ, say what changed (a config, an input's shape, the graph itself).
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -10,8 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "inductor/debug_lines.hpp"
+#include "inductor/guard_lookup.hpp"
 #include "inductor/key_diff.hpp"
 #include "inductor/trace_log.hpp"
+#include "inductor/trace_run.hpp"
 #include "util/result.hpp"
 
 namespace kiln::inductor {
@@ -21,7 +24,11 @@ struct KeyedEntry {
     std::string path;  // relative to the root: fxgraph/<xx>/<key>/<entry>
     std::string key;   // the key dir's name ("f...")
     std::vector<KeyComponent> components;
+    std::optional<std::int64_t> mtime_ns;  // when the entry was written (file mtime)
 };
+
+// A file's mtime in ns since the epoch (stat: its atime is not touched); nullopt when it cannot be read.
+std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path);
 
 // Every fxgraph entry under `root` that records its debug lines; entries that fail to decode are
 // skipped and counted in `skipped` (a miss analysis should not fail on one broken file).
@@ -38,14 +45,45 @@ struct MissExplanation {
     std::string note;    // why there is no comparison, when there is none
 };
 
-// Compares a miss event with the entries; an entry under the event's own key is left out (the miss
-// wrote it). Ties go to the entry that sorts first.
+// Compares a key miss with the entries; an entry under the event's own key is left out (the miss
+// wrote it), and so is every entry written at or after the miss when both times are known (it cannot
+// have been the one the run was looking for). Ties go to the entry that sorts first.
 MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached);
 
-// kiln-cli misses --json: {"events": [{"index", "log", "line", "compile_id", "key", "state", "time",
-// "time_taken_ns", "time_saved_ns", "reason"?, "closest"?, "note"?}], "entries_compared"?, "skipped"?}
-// for the fx_graph events (index: as LOG#N names them); "closest" ({"entry", "key", "differing",
-// "changed": [{"component", "event", "entry"}], "same"} or null) only for misses when `cached` is given.
-nlohmann::ordered_json misses_to_json(const std::vector<CacheEvent>& events, const KeyedEntries* cached);
+// What kind of event it is, from the trace (cache_status_detailed / cache_state): "hit", "key miss"
+// (no entry under the key), "guard miss" (entries under the key, none held), "bypass", or "miss" when
+// the trace does not say which.
+std::string miss_class(const CacheEvent& event);
+
+// A guard miss: the entries under the event's own key dir, each evaluated with the symbol values of
+// the compile that missed (create_symbol records), with the first failing conjunct. Never another key.
+struct GuardSymbolValue {
+    std::string name;    // "t0"
+    std::string symbol;  // "s77"
+    std::optional<std::int64_t> value;
+    std::string source;  // "L['x'].size()[0]"
+};
+struct GuardMissEntry {
+    GuardCheck check;
+    std::optional<std::int64_t> mtime_ns;
+    bool written_after = false;  // written at or after the miss (by this compile, usually)
+};
+struct GuardMissExplanation {
+    std::string key_dir;  // relative to the root
+    std::vector<GuardSymbolValue> symbols;
+    std::vector<GuardMissEntry> entries;  // torch's lookup order
+    std::string note;                     // why the entries could not be evaluated, when they could not
+};
+GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
+                                        const std::filesystem::path& root);
+
+// kiln-cli misses --json: {"events": [{"index", "log", "line", "pid", "compile_id", "function", "file",
+// "first_line", "user_frame"? ({"function", "file", "line", "code"}: when the compiled frame is torch's), "key", "state", "class", "time", "local_time", "event_time_ns", "time_taken_ns",
+// "time_saved_ns", "guard_expr"?, "reason"?, "closest"?, "guard_miss"?, "note"?}], "entries_compared"?,
+// "skipped"?} for the fx_graph events (index: as LOG#N names them). With a root, a key miss gets
+// "closest" ({"entry", "key", "differing", "changed": [{"component", "event", "entry"}], "same"} or null:
+// event = this run, entry = cached) and a guard miss "guard_miss" ({"key_dir", "symbols", "entries"}).
+nlohmann::ordered_json misses_to_json(const TraceRun& run, const std::filesystem::path* root,
+                                      const KeyedEntries* cached);
 
 }  // namespace kiln::inductor

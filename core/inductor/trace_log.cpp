@@ -1,9 +1,9 @@
 #include "inductor/trace_log.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
+#include <cerrno>
 
 #include <nlohmann/json.hpp>
 
@@ -16,9 +16,50 @@ namespace {
 
 using nlohmann::json;
 
-// "V1126 01:17:33.288000 1311 torch/_inductor/compile_fx.py:1120] {...}": the time and the JSON.
-bool split_header(const std::string& line, std::string& time, std::string_view& body) {
-    if (line.size() < 24 || std::string_view("VIWEF").find(line[0]) == std::string_view::npos) return false;
+// Lines of a file read in 1 MB blocks (logs can be hundreds of MB); a line is capped at 256 MB.
+class LineReader {
+public:
+    explicit LineReader(int fd) : fd_(fd) {}
+    Result<bool> next(std::string& line, const std::string& context) {
+        line.clear();
+        for (;;) {
+            if (pos_ < buf_.size()) {
+                std::size_t nl = buf_.find('\n', pos_);
+                std::size_t end = nl == std::string::npos ? buf_.size() : nl;
+                line.append(buf_, pos_, end - pos_);
+                pos_ = end;
+                if (nl != std::string::npos) {
+                    ++pos_;
+                    return true;
+                }
+                if (line.size() > (256u << 20))
+                    return make_error(Errc::limit, "a line longer than 256 MB", context, "not a TORCH_TRACE log");
+            }
+            if (eof_) return !line.empty();
+            buf_.resize(1 << 20);
+            ssize_t n = ::read(fd_, buf_.data(), buf_.size());
+            if (n < 0 && errno == EINTR) {
+                buf_.clear();
+                pos_ = 0;
+                continue;
+            }
+            if (n < 0) return io_error("cannot read", context, errno);
+            buf_.resize(static_cast<std::size_t>(n));
+            pos_ = 0;
+            eof_ = n == 0;
+        }
+    }
+
+private:
+    int fd_;
+    std::string buf_;
+    std::size_t pos_ = 0;
+    bool eof_ = false;
+};
+
+// "V1126 01:17:33.288000 1311 torch/_inductor/compile_fx.py:1120] {...}": the time, the pid and the JSON.
+bool split_header(const std::string& line, std::string& time, std::int64_t& pid, std::string_view& body) {
+    if (line.size() < 24 || std::string_view("VIWEC").find(line[0]) == std::string_view::npos) return false;
     std::size_t close = line.find("] ");
     if (close == std::string::npos) return false;
     std::size_t sp = line.find(' ', 1);
@@ -26,27 +67,22 @@ bool split_header(const std::string& line, std::string& time, std::string_view& 
     std::size_t sp2 = line.find(' ', sp + 1);
     if (sp2 == std::string::npos || sp2 > close) return false;
     time = line.substr(1, sp2 - 1);
+    pid = 0;
+    for (std::size_t i = sp2 + 1; i < close && line[i] >= '0' && line[i] <= '9' && pid < (1LL << 40); ++i)
+        pid = pid * 10 + (line[i] - '0');
     body = std::string_view(line).substr(close + 2);
     return !body.empty() && body.front() == '{';
 }
 
-std::string compile_id_of(const json& meta) {
-    auto num = [&](const char* k) -> std::string {
-        auto it = meta.find(k);
-        return it != meta.end() && it->is_number_integer() ? std::to_string(it->get<std::int64_t>()) : std::string();
-    };
-    std::string frame = num("frame_id"), fc = num("frame_compile_id"), attempt = num("attempt");
-    if (frame.empty() || fc.empty()) return {};
-    std::string id = frame + "/" + fc;
-    if (!attempt.empty() && attempt != "0") id += "_" + attempt;
-    if (std::string ca = num("compiled_autograd_id"); !ca.empty()) id = "!" + ca + "/" + id;
-    return id;
-}
-
 std::optional<std::int64_t> int_field(const json& j, const char* k) {
     auto it = j.find(k);
-    if (it == j.end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<std::int64_t>();
+    if (it == j.end()) return std::nullopt;
+    if (it->is_number_integer()) return it->get<std::int64_t>();
+    if (!it->is_string()) return std::nullopt;
+    // Some torch versions log numbers as strings ("1795656479663684013").
+    const auto& s = it->get_ref<const std::string&>();
+    if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return std::stoll(s);
 }
 
 std::string str_field(const json& j, const char* k) {
@@ -57,6 +93,11 @@ std::string str_field(const json& j, const char* k) {
 
 // "fx_graph_cache_miss" -> cache "fx_graph", state "miss"; false for other artifacts.
 bool classify(const std::string& name, std::string& cache, std::string& state) {
+    if (name == "fx_graph_bundled_cache_hit") {  // the bundled AOT cache served the graph
+        cache = "fx_graph";
+        state = "hit";
+        return true;
+    }
     for (const char* prefix : {"fx_graph_cache_", "aotautograd_cache_"}) {
         std::string_view p(prefix);
         if (name.compare(0, p.size(), p) != 0) continue;
@@ -69,9 +110,22 @@ bool classify(const std::string& name, std::string& cache, std::string& state) {
     return false;
 }
 
-using Record = TraceRecord;
+}  // namespace
 
-Status to_event(const Record& r, const std::string& log, std::vector<CacheEvent>& out) {
+std::string record_compile_id(const nlohmann::json& meta) {
+    auto num = [&](const char* k) -> std::string {
+        auto it = meta.find(k);
+        return it != meta.end() && it->is_number_integer() ? std::to_string(it->get<std::int64_t>()) : std::string();
+    };
+    std::string frame = num("frame_id"), fc = num("frame_compile_id"), attempt = num("attempt");
+    if (frame.empty() || fc.empty()) return {};
+    std::string id = frame + "/" + fc;
+    if (!attempt.empty() && attempt != "0") id += "_" + attempt;
+    if (std::string ca = num("compiled_autograd_id"); !ca.empty()) id = "!" + ca + "/" + id;
+    return id;
+}
+
+Status append_cache_event(const TraceRecord& r, const std::string& log, std::vector<CacheEvent>& out) {
     // Cheap filter first: most records are not cache artifacts.
     if (r.header_json.find("\"artifact\"") == std::string::npos || r.header_json.find("_cache_") == std::string::npos)
         return ok_status();
@@ -88,9 +142,13 @@ Status to_event(const Record& r, const std::string& log, std::vector<CacheEvent>
     e.log = log;
     e.line = r.line;
     e.timestamp = r.time;
+    e.pid = r.pid;
+    e.bundled = e.artifact == "fx_graph_bundled_cache_hit";
+    e.guard_expr = str_field(p, "cache_status_guard_expr");
+    e.event_time_ns = int_field(p, "cache_event_time");
     e.key = str_field(p, "key");
     e.compile_id = str_field(p, "compile_id");
-    if (e.compile_id.empty()) e.compile_id = compile_id_of(meta);
+    if (e.compile_id.empty()) e.compile_id = record_compile_id(meta);
     if (std::string s = str_field(p, "cache_state"); !s.empty()) e.state = s;
     e.status_detailed = str_field(p, "cache_status_detailed");
     e.reason = str_field(p, "cache_bypass_reason");
@@ -105,31 +163,15 @@ Status to_event(const Record& r, const std::string& log, std::vector<CacheEvent>
     return ok_status();
 }
 
-}  // namespace
-
 Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn) {
-    KILN_TRY(OpenedFile file, open_regular_file(path));  // a FIFO or a directory is a clear error, no block
+    // Through util's regular-file open: a FIFO never blocks, and reading a log beside a cache leaves
+    // its atime alone.
+    KILN_TRY(OpenedFile file, open_regular_file(path));
+    LineReader in(file.fd.get());
     if (file.size == 0)
         return make_error(Errc::parse, "the log is empty", path.string(), "pass a log written with TORCH_TRACE=<dir>");
-    std::FILE* stream = ::fdopen(file.fd.get(), "rb");
-    if (!stream) return io_error("fdopen", path.string(), errno);
-    file.fd.release();
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(stream, &std::fclose);
-    char* buf = nullptr;
-    std::size_t cap = 0;
-    struct FreeLine {
-        char*& p;
-        ~FreeLine() { std::free(p); }
-    } free_line{buf};
-    auto getline_from = [&](std::string& out) {
-        ssize_t n = ::getline(&buf, &cap, stream);
-        if (n < 0) return false;
-        out.assign(buf, static_cast<std::size_t>(n));
-        if (!out.empty() && out.back() == '\n') out.pop_back();
-        return true;
-    };
     std::string line;
-    Record rec;
+    TraceRecord rec;
     bool have = false, stop = false;
     std::size_t lineno = 0, headers = 0;
     Status too_deep = ok_status();
@@ -145,7 +187,9 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
         if (have && !stop) stop = !fn(rec);
         have = false;
     };
-    while (!stop && getline_from(line)) {
+    for (;;) {
+        KILN_TRY(bool got, in.next(line, path.string()));
+        if (!got || stop) break;
         ++lineno;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (!line.empty() && line[0] == '\t') {
@@ -157,10 +201,11 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
         }
         flush();
         std::string time;
+        std::int64_t pid = 0;
         std::string_view body;
-        if (!split_header(line, time, body)) continue;
+        if (!split_header(line, time, pid, body)) continue;
         ++headers;
-        rec = Record{lineno, std::move(time), std::string(body), {}};
+        rec = TraceRecord{lineno, std::move(time), pid, std::string(body), {}};
         have = true;
     }
     flush();
@@ -176,7 +221,7 @@ Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path
     std::string log = path.string();
     Status failed = ok_status();
     KILN_CHECK(for_each_trace_record(path, [&](const TraceRecord& r) {
-        failed = to_event(r, log, out);
+        failed = append_cache_event(r, log, out);
         return failed.ok();
     }));
     if (!failed) return std::move(failed.error());

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "util/result.hpp"
 
 namespace kiln::inductor {
@@ -29,6 +31,12 @@ struct CacheEvent {
     std::string status_detailed;                // "full_miss", "hit", ...
     std::string reason;                         // bypass reason, when given
     std::vector<std::string> components;        // debug lines of the key, one per component
+    std::int64_t pid = 0;                       // the process that wrote the record (glog header)
+    std::string guard_expr;                     // cache_status_guard_expr: hits, the served entry's guards;
+                                                // guard misses, the last failing candidate's
+    std::optional<std::int64_t> event_time_ns;  // cache_event_time (ns since the epoch), when recorded
+    bool bundled = false;                       // fx_graph_bundled_cache_hit (the bundled AOT cache)
+    std::optional<std::size_t> compile;         // index into TraceRun::compiles (read_trace_run only)
 };
 
 // One record of a log: the header's JSON (the event name and its metadata) and the payload
@@ -36,6 +44,7 @@ struct CacheEvent {
 struct TraceRecord {
     std::size_t line = 0;  // 1-based line of the header
     std::string time;      // "1126 01:17:33.288000"
+    std::int64_t pid = 0;  // the writing process
     std::string header_json;
     std::string payload;
 };
@@ -45,6 +54,12 @@ struct TraceRecord {
 Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn);
 // The log files of a directory (recursively, no dot-files), or the file itself, in sorted order.
 Result<std::vector<std::filesystem::path>> trace_log_files(const std::filesystem::path& path_or_dir);
+
+// Appends the cache event a record holds, if it is one (fx_graph_cache_*, aotautograd_cache_*,
+// fx_graph_bundled_cache_hit); an error for a cache event whose payload is not a JSON object.
+Status append_cache_event(const TraceRecord& record, const std::string& log, std::vector<CacheEvent>& out);
+// "0/0", "0/1_1", "!2/0/0" from a record's header metadata; empty when it carries no frame ids.
+std::string record_compile_id(const nlohmann::json& meta);
 
 // Reads one log; malformed records are skipped only when they are not cache events (a cache event
 // with a broken payload is an error naming the file and line).

@@ -24,28 +24,15 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 // At most `max` bytes from the start of a file (a relative path: relative to `dirfd`).
+Result<OpenedFile> open_with_dir(int dirfd, const fs::path& path) {
+    if (dirfd == AT_FDCWD || path.is_absolute()) return open_regular_file(path);
+    return open_regular_file_at(dirfd, path.c_str(), path.string());
+}
+
 Result<std::string> read_prefix(const fs::path& path, std::size_t max, int dirfd = AT_FDCWD) {
-    // O_NONBLOCK and the type check: a FIFO left in a cache must not block (util/regular_file's rule).
-    int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return io_error("open", path.string(), errno);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return make_error(Errc::invalid_argument, "not a regular file but " + std::string(file_type_name(st.st_mode)),
-                          path.string());
-    }
-    if (st.st_size >= 0) max = std::min(max, static_cast<std::size_t>(st.st_size) + 1);
-    std::string buf(max, '\0');
-    std::size_t have = 0;
-    while (have < max) {
-        ssize_t n = ::read(fd, buf.data() + have, max - have);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        have += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    buf.resize(have);
-    return buf;
+    // util's open: O_NOATIME where permitted, regular files only (a FIFO never blocks).
+    KILN_TRY(OpenedFile file, open_with_dir(dirfd, path));
+    return kiln::read_prefix(file, std::min<std::uint64_t>(max, file.size + 1), path.string());
 }
 
 // The JSON object that starts at `open` ('{'), by brace matching outside strings; empty if unclosed.

@@ -9,6 +9,7 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "pickle/opcodes.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::portability {
 
@@ -164,12 +165,12 @@ std::filesystem::path via_dirfd(const std::filesystem::path& path, int dirfd) {
 
 Result<EntryLines> read_entry_lines(const std::filesystem::path& path, EntryKind kind, std::string* scratch,
                                     int dirfd) {
-    int fd = ::openat(dirfd, path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return io_error("open", path.string(), errno);
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
+    // util's open: O_NOATIME where permitted (reading an entry must not change eviction order),
+    // regular files only (a FIFO never blocks).
+    auto opened = dirfd == AT_FDCWD || path.is_absolute() ? open_regular_file(path)
+                                                          : open_regular_file_at(dirfd, path.c_str(), path.string());
+    if (!opened) return std::move(opened.error());
+    const int fd = opened->fd.get();
     std::shared_ptr<std::string> storage;
     if (!scratch) storage = std::make_shared<std::string>();
     std::string& buf = scratch ? *scratch : *storage;

@@ -105,7 +105,7 @@ Result<Op> read_best_config(const fs::path& path) {
         if (auto info = read_kernel_module_info(c.module_path); info.ok()) op.inputs = info->kernel_name;
     }
     op.choices.push_back(std::move(c));
-    op.best = op.choices.front().name;  // the config Inductor settled on, though it has no time here
+    // The config Inductor settled on: no benchmark time, no choices to compare (is_per_kernel_config).
     return op;
 }
 

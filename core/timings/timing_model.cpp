@@ -16,11 +16,23 @@ const char* source_kind_name(SourceKind k) {
     return "unknown";
 }
 
+bool valid_time(const std::optional<double>& ms) { return ms && std::isfinite(*ms) && *ms >= 0; }
+
+std::string invalid_time_reason(const Choice& c) {
+    if (!c.ms || valid_time(c.ms)) return {};
+    if (std::isnan(*c.ms)) return "NaN";
+    if (std::isinf(*c.ms)) return *c.ms > 0 ? "inf" : "-inf";
+    return "negative time: torch stores ms minus the cloned inputs' time for kernels that mutate an input";
+}
+
+bool is_per_kernel_config(const Op& op) { return op.op == "best_config"; }
+
 void pick_best(Op& op) {
     op.best.clear();
+    if (is_per_kernel_config(op)) return;
     std::optional<double> best;
     for (const auto& c : op.choices) {
-        if (!c.ms || !std::isfinite(*c.ms)) continue;
+        if (!valid_time(c.ms)) continue;
         if (!best || *c.ms < *best) {
             best = c.ms;
             op.best = c.name;

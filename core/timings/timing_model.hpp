@@ -47,7 +47,17 @@ struct TimingSet {
     std::vector<std::string> warnings;  // files that looked like timings but did not parse
 };
 
-// Sets op.best to the choice with the smallest finite time.
+// A benchmark time that can be compared: finite and not negative. A negative `.kernel_perf` is
+// torch's `ms - benchmark(cloned args)` for kernels that mutate an input (the clone cost more than
+// the kernel): it is shown, flagged, and never the best.
+bool valid_time(const std::optional<double>& ms);
+// Why a choice's time is not valid ("negative time ...", "NaN", "inf"); empty for a valid one or none.
+std::string invalid_time_reason(const Choice& c);
+// `.best_config` ops: the config a kernel settled on (its parameters, found_by_coordesc), not a
+// benchmark with choices; shown as their own group, never as a failed choice.
+bool is_per_kernel_config(const Op& op);
+
+// Sets op.best to the choice with the smallest valid time (none for per-kernel configs).
 void pick_best(Op& op);
 const Choice* find_choice(const Op& op, const std::string& name);
 // Fastest time of the op, if any choice has one.

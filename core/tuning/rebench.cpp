@@ -30,6 +30,13 @@ bool RebenchReport::all_ok() const {
 
 Result<RebenchReport> rebench_module(const RebenchOptions& o) {
     if (!fs::is_regular_file(o.module)) return wrong_path_error(o.module, "no such module");
+    // Refused before anything runs: a graph entry (a pickle) or any other file would be run as Python.
+    KILN_TRY(OpenedFile file, open_regular_file(o.module));
+    KILN_TRY(std::string head, read_prefix(file, 4, o.module));
+    if (fs::path(o.module).extension() != ".py" || (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80))
+        return make_error(Errc::invalid_argument, "not an output-code module (a .py file Inductor wrote)", o.module,
+                          "rebench runs <root>/<xx>/<key>.py; for a graph entry, `kiln-cli show ENTRY --kernels` "
+                          "names its output module");
     KILN_TRY(auto python, worker::find_python_with_torch(o.python));
     std::vector<worker::Device> devices;
     if (!o.devices.empty()) {

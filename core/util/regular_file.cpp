@@ -66,6 +66,13 @@ std::string_view file_type_name(unsigned mode) {
     }
 }
 
+bool can_keep_atime(const std::filesystem::path& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+}
+
 Result<OpenedFile> open_regular_file(const std::filesystem::path& path) {
     return open_with(AT_FDCWD, path.c_str(), path.string(), 0);
 }

@@ -33,6 +33,9 @@ Result<std::string> read_regular_file(const std::filesystem::path& path, std::ui
 // Reads up to `n` bytes from the start of an open file (short at EOF).
 Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std::string& context);
 
+// Whether this process may read `path` (a file or directory) without updating atimes: O_NOATIME is
+// granted only to the owner or with CAP_FOWNER. False also when `path` cannot be opened.
+bool can_keep_atime(const std::filesystem::path& path);
 // The hot path of a scan: reads up to `n` bytes from the start of `name` in `dir_fd` into `buf` with
 // the same rules (never a symlink, never blocks on a special file, O_NOATIME where permitted) in
 // four system calls and no allocation. Returns the bytes read, or the errno (ELOOP for a symlink,

@@ -94,6 +94,26 @@ private slots:
         }
     }
 
+    // The Summary tab lists the kernels the mm graph runs: the template with relu fused in, its
+    // autotune choice and margin (the same join as `kiln-cli show --kernels`).
+    void summaryListsTheKernelsThatRun() {
+        const QString mm = QStringLiteral(
+            "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/"
+            "jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu");
+        JobControl ctl;
+        CacheNode node;
+        node.kind = CacheNode::Kind::file;
+        node.category = Category::fxgraph;
+        Inspection ins = inspectArtifact({test::h100Root() + mm, node, test::h100Root(), nullptr}, ctl);
+        QVERIFY2(ins.error.isEmpty(), qPrintable(ins.error));
+        QVERIFY2(ins.summaryHtml.contains(QStringLiteral("Kernels launched (1)")), qPrintable(ins.summaryHtml));
+        QVERIFY(ins.summaryHtml.contains(QStringLiteral("triton_tem_fused_mm_relu_0")));
+        QVERIFY(ins.summaryHtml.contains(QStringLiteral("epilogue fused into the template: relu")));
+        QVERIFY(
+            ins.summaryHtml.contains(QStringLiteral("triton_mm-cy2dwohf74knmswzb73qaw4qclaosh4ozzvjns4nzoxgvhzcdqgh")));
+        QVERIFY(ins.summaryHtml.contains(QStringLiteral("rank 1 of 20")));
+    }
+
     void objectTreeOpcodeAndComponentModels() {
         auto entry = kiln::inductor::load_graph_entry((test::h100Root() + kEntryA).toStdString());
         QVERIFY2(entry.ok(), entry.ok() ? "" : entry.error().str().c_str());

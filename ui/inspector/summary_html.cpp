@@ -4,11 +4,16 @@
 #include <QFileInfo>
 #include <QUrl>
 
+#include <filesystem>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "browser/cache_tree_model.hpp"
 #include "inspector/inspection.hpp"
 #include "util/python_json.hpp"
+#include "timings/collect.hpp"
+#include "timings/graph_kernels.hpp"
 
 namespace kiln::ui {
 
@@ -58,6 +63,8 @@ QString joinStrs(const std::vector<std::string>& v) {
     for (const auto& x : v) s << esc(x);
     return s.join(QStringLiteral(", "));
 }
+
+void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t);
 
 void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
     t.row(QObject::tr("Type"), esc(e.type()));
@@ -116,11 +123,68 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
                                 QString::number(k.files.size()), formatBytes(k.total_bytes()));
         }
         if (!kernels.isEmpty()) t.row(QObject::tr("Bundled kernels"), kernels.join(QStringLiteral("<br>")));
+        if (!req.root.isEmpty()) kernelsSummary(req, e, t);
     }
     QStringList fields;
     for (const auto& f : e.field_names()) fields << esc(f);
     t.row(QObject::tr("Fields (%1)").arg(fields.size()),
           QStringLiteral("<small>%1</small>").arg(fields.join(QStringLiteral(", "))));
+}
+
+// The kernels the output code launches, joined to their modules, .best_config and autotune rows
+// (timings::graph_kernels: the same join as `kiln-cli show --kernels`).
+void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
+    const std::filesystem::path root = req.root.toStdString();
+    std::optional<timings::TimingSet> set;
+    std::error_code ec;
+    if (std::filesystem::is_directory(root / "cache", ec))
+        if (auto s = timings::collect_timings({root / "cache"}); s.ok()) set = std::move(s).value();
+    auto ks = timings::graph_kernels(root, e, set ? &*set : nullptr);
+    if (!ks.ok()) {
+        t.row(QObject::tr("Kernels launched"), esc(ks.error().str()));
+        return;
+    }
+    QStringList rows;
+    for (const auto& k : ks->kernels) {
+        const QString name = QString::fromStdString(k.ref.name);
+        QString line = QStringLiteral("%1 <small>%2 ×%3</small>")
+                           .arg(filterLink(name, name), esc(std::string(inductor::kernel_kind_name(k.ref.kind))))
+                           .arg(k.ref.launches);
+        if (!k.module_path.empty()) {
+            const QString m = QString::fromStdString(k.module_path);
+            line += QStringLiteral(" — ") + pathLink(m, QFileInfo(m).fileName().left(12) + QStringLiteral("…"));
+        }
+        if (!k.best_config_path.empty()) {
+            nlohmann::ordered_json c = k.best_config;
+            const bool coordesc = c.value("found_by_coordesc", false);
+            for (const char* drop : {"found_by_coordesc", "time_taken_ms", "configs_hash", "triton_cache_hash"})
+                c.erase(drop);
+            line += QStringLiteral("<br>&nbsp;&nbsp;%1 %2 (%3)")
+                        .arg(pathLink(QString::fromStdString(k.best_config_path), QStringLiteral(".best_config")),
+                             esc(timings::params_text(c)),
+                             coordesc ? QObject::tr("coordinate descent") : QObject::tr("autotuning"));
+        }
+        if (!k.fused_ops.empty()) {
+            QStringList ops;
+            for (const auto& o : k.fused_ops) ops << esc(o);
+            line += QObject::tr("<br>&nbsp;&nbsp;epilogue fused into the template: %1").arg(ops.join(", "));
+        }
+        if (k.autotune) {
+            const auto& a = *k.autotune;
+            line += QObject::tr("<br>&nbsp;&nbsp;autotune %1(%2): <code>%3</code> %4 ms, rank %5 of %6")
+                        .arg(esc(a.op), esc(a.inputs), esc(a.choice))
+                        .arg(a.ms ? *a.ms : 0.0, 0, 'f', 4)
+                        .arg(a.rank)
+                        .arg(a.valid);
+            if (a.ms && a.next_ms && *a.ms > 0)
+                line += QObject::tr("; %1 <code>%2</code> %3 ms (%4%)")
+                            .arg(a.rank == 1 ? QObject::tr("runner-up") : QObject::tr("fastest"), esc(a.next_choice))
+                            .arg(*a.next_ms, 0, 'f', 4)
+                            .arg((*a.next_ms / *a.ms - 1) * 100, 0, 'f', 1);
+        }
+        rows << line;
+    }
+    t.row(QObject::tr("Kernels launched (%1)").arg(rows.size()), rows.join(QStringLiteral("<br>")));
 }
 
 void jsonSummary(const QByteArray& bytes, Table& t) {

@@ -27,6 +27,7 @@ TEST(CliExitCodes, MissingFilesAndBadArgumentsExitTwoInEveryCommand) {
     const std::string nope = "/nonexistent/kiln-exit-codes";
     const std::vector<std::pair<std::string, Case>> cases{
         {"stats", {{"stats", nope}, {"stats", root, "--no-such-option"}}},
+        {"ls", {{"ls", nope}, {"ls", root, "--no-such-option"}}},
         {"evict", {{"evict", nope, "--max-size", "0"}, {"evict", root, "--older-than", "soon"}}},
         {"show", {{"show", nope}, {"show", root, "--raw"}}},
         {"dis", {{"dis", nope}, {"dis"}}},

@@ -70,6 +70,22 @@ TEST(CliGuards, TextOutput) {
         << r.out;
 }
 
+// Without --sizes a key dir lists each entry's guards and what the symbols are (it used to be an error).
+TEST(CliGuards, KeyDirWithoutSizesListsGuards) {
+    auto r = run_command({kiln::test::cli_path(), "guards", key_dir()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga\n      guards: 2 <= L['t0'] and "
+                         "L['t0'] <= 2147483647\n      t0 = s77"),
+              std::string::npos)
+        << r.out;
+    auto j = run_json({"guards", key_dir(), "--json"});
+    ASSERT_EQ(j["entries"].size(), 2u);
+    EXPECT_EQ(j["entries"][1]["guards"], "2 <= L['t0']");
+    EXPECT_EQ(j["entries"][1]["symbols"][0]["symbol"], "s77");
+    r = run_command({kiln::test::cli_path(), "guards", "/nonexistent/keydir"});
+    EXPECT_EQ(r.exit_code, 2);
+}
+
 TEST(CliGuards, BadInputExitsTwoWithAMessage) {
     auto r = run_command({kiln::test::cli_path(), "guards", "--expr", "L['t0'] < os.system('x')", "--sizes", "1"});
     EXPECT_EQ(r.exit_code, 2);

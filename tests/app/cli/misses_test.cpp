@@ -48,7 +48,61 @@ TEST(CliMisses, TextOutput) {
         run_command({kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("1 fx_graph cache events, 1 misses"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("inductor_config[max_fusion_size]: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("inductor_config[max_fusion_size]: cached 64 -> this run 32"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("key miss"), std::string::npos) << r.out;
+}
+
+// The story: the second process of the two-entries fixture missed because its size failed
+// Inductor's 32-bit indexing guard. The trace says guard_miss; Kiln names the failing conjunct of
+// the entry under the same key and the value from the trace's create_symbol, and compares with no
+// other key.
+TEST(CliMisses, GuardMissNamesTheFailingConjunct) {
+    const auto two = kiln::test::two_entries_root().parent_path();
+    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace/huge").string(), "--root",
+                          kiln::test::two_entries_root().string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = json::parse(r.out);
+    ASSERT_EQ(j["events"].size(), 1u);
+    const auto& e = j["events"][0];
+    EXPECT_EQ(e["class"], "guard miss");
+    EXPECT_EQ(e["function"], "pw");
+    EXPECT_EQ(e["first_line"], 67);
+    EXPECT_EQ(e["pid"], 1338);
+    EXPECT_FALSE(e.contains("closest"));
+    const auto& g = e["guard_miss"];
+    ASSERT_EQ(g["symbols"].size(), 1u);
+    EXPECT_EQ(g["symbols"][0]["name"], "t0");
+    EXPECT_EQ(g["symbols"][0]["symbol"], "s77");
+    EXPECT_EQ(g["symbols"][0]["value"], 2147483664LL);
+    EXPECT_EQ(g["symbols"][0]["source"], "L['x'].size()[0]");
+    ASSERT_EQ(g["entries"].size(), 2u);
+    EXPECT_EQ(g["entries"][0]["file"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
+    EXPECT_FALSE(g["entries"][0]["pass"].get<bool>());
+    EXPECT_EQ(g["entries"][0]["failing"], "L['t0'] <= 2147483647 (L['t0'] = 2147483664)");
+    EXPECT_FALSE(g["entries"][0]["written_after_miss"].get<bool>());
+    EXPECT_TRUE(g["entries"][1]["written_after_miss"].get<bool>());  // the entry this compile wrote
+
+    r = run_command({kiln::test::cli_path(), "misses", (two / "trace/huge").string(), "--root",
+                     kiln::test::two_entries_root().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("guard miss"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("t0 = s77 = 2147483664 (L['x'].size()[0])"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("fails: L['t0'] <= 2147483647"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(pid 1338)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("at 11-26 01:28:00.047"), std::string::npos) << r.out;
+}
+
+// The first process found no dir under the key: a key miss, whose comparison may only use entries
+// written before it (here there are none: the cache was empty).
+TEST(CliMisses, KeyMissComparesOnlyWithOlderEntries) {
+    const auto two = kiln::test::two_entries_root().parent_path();
+    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace/psmall").string(), "--root",
+                          kiln::test::two_entries_root().string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = json::parse(r.out);
+    ASSERT_EQ(j["events"].size(), 1u);
+    EXPECT_EQ(j["events"][0]["class"], "key miss");
+    EXPECT_TRUE(j["events"][0]["closest"].is_null());
 }
 
 TEST(CliMisses, BadInput) {

@@ -85,3 +85,15 @@ TEST(CliRebench, WithTorchPerKernelTimesNameEachKernel) {
         EXPECT_EQ(k["name"].get<std::string>().rfind("triton_", 0), 0u) << "named from the cache: " << k.dump();
     }
 }
+
+// A graph entry (a pickle) given to rebench is refused before anything runs: no Python is started
+// (the --python given does not exist, and the error is not about it).
+TEST(CliRebench, APickleEntryIsRefusedBeforeAnythingRuns) {
+    const auto entry = kiln::test::two_entries_root() /
+                       "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/"
+                       "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
+    auto r = run_command({kiln::test::cli_path(), "rebench", entry.string(), "--python", "/nonexistent/python3"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("not an output-code module"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("/nonexistent/python3"), std::string::npos) << r.err;
+}

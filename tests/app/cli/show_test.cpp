@@ -84,6 +84,57 @@ TEST(CliShow, SummaryNamesTheEssentials) {
     EXPECT_NE(r.out.find("fields (33):"), std::string::npos);
 }
 
+// The story: the max-autotune mm graph runs triton_tem_fused_mm_relu_0 (relu fused into the
+// template), whose config is the timing cache's triton_mm-cy2dwohf... choice, 6.1 % ahead of extern mm.
+TEST(CliShow, KernelsOfTheMmGraph) {
+    const std::string mm = (h100_root() / "fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww").string();
+    auto r = run_command({cli_path(), "show", mm, "--kernels", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_NE(j["output_module"].get<std::string>().find("y6/cy6x6j4mf5jvs7kc5j47y5oj7snslen5qyahqjnblkm46xfshtuz.py"),
+              std::string::npos);
+    ASSERT_EQ(j["kernels"].size(), 1u);
+    const auto& k = j["kernels"][0];
+    EXPECT_EQ(k["name"], "triton_tem_fused_mm_relu_0");
+    EXPECT_EQ(k["fused_ops"], nlohmann::json::array({"relu"}));
+    EXPECT_EQ(k["autotune"]["choice"], "triton_mm-cy2dwohf74knmswzb73qaw4qclaosh4ozzvjns4nzoxgvhzcdqgh");
+    EXPECT_EQ(k["autotune"]["ms"], 0.005791999865323305);
+    EXPECT_EQ(k["autotune"]["rank"], 1);
+    EXPECT_EQ(k["autotune"]["other"], "mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz");
+    EXPECT_EQ(k["autotune"]["device"], "NVIDIA H100 80GB HBM3");
+
+    r = run_command({cli_path(), "show", mm, "--kernels"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("epilogue fused into the template: relu"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(+6.1% vs this choice)"), std::string::npos) << r.out;
+}
+
+// A pointwise kernel with coordinate descent: its .best_config is the one beside its module.
+TEST(CliShow, KernelsWithBestConfig) {
+    const std::string dyn = (h100_root() / "fxgraph/yg/fygldk366xeatlz7nfvy2zsl3k55ym5kcn2c366ejalbhhojodnz").string();
+    auto r = run_command({cli_path(), "show", dyn, "--kernels", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["kernels"].size(), 2u);
+    EXPECT_EQ(j["kernels"][0]["name"], "triton_poi_fused_relu_0");
+    EXPECT_EQ(j["kernels"][0]["best_config"]["config"]["XBLOCK"], 512);
+    EXPECT_EQ(j["kernels"][0]["best_config"]["config"]["found_by_coordesc"], true);
+    EXPECT_EQ(j["kernels"][1]["kind"], "extern");
+}
+
+// A key dir is shown as its entries (it used to be refused).
+TEST(CliShow, KeyDirShowsItsEntries) {
+    auto r = run_command(
+        {cli_path(), "show",
+         (two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(lines, line)) n += !line.empty();
+    EXPECT_EQ(n, 2u);
+}
+
 TEST(CliShow, ErrorsAndUsage) {
     ScratchDir dir("show");
     auto broken = dir.path() / "broken";

@@ -55,3 +55,44 @@ TEST(CliTimings, MmLogFilterAndBadInput) {
     EXPECT_EQ(unknown.exit_code, 2);
     EXPECT_NE(unknown.err.find("not a timing file"), std::string::npos) << unknown.err;
 }
+
+// .best_config files are per-kernel configs (their own group), never a failed choice; the negative
+// .kernel_perf (-0.0309 ms, a mutated-input kernel) is flagged and never the best.
+TEST(CliTimings, BestConfigsAndInvalidTimes) {
+    auto r = run_command({kiln::test::cli_path(), "timings", kiln::test::h100_root().string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    int configs = 0, negative = 0;
+    for (const auto& op : j["ops"]) {
+        if (op["op"] == "best_config") {
+            ++configs;
+            EXPECT_EQ(op["best"], "");  // nothing was benchmarked against it
+        }
+        for (const auto& c : op["choices"]) {
+            if (c["ms"].is_number() && c["ms"].get<double>() < 0) {
+                ++negative;
+                EXPECT_NE(op["best"], c["name"]);
+            }
+        }
+    }
+    EXPECT_EQ(configs, 5);
+    EXPECT_EQ(negative, 1);
+    r = run_command({kiln::test::cli_path(), "timings", kiln::test::h100_root().string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("failed:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("per-kernel configs"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("XBLOCK=4, R0_BLOCK=2048, num_warps=8, num_stages=1  (by coordinate descent"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("-0.0309 ms  invalid (negative time"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("* cbcrmd5sovlo"), std::string::npos) << r.out;
+}
+
+// With no path, the default cache root, as `stats` finds it.
+TEST(CliTimings, DefaultRoot) {
+    auto r = run_command({"/usr/bin/env", "TORCHINDUCTOR_CACHE_DIR=" + kiln::test::h100_root().string(),
+                          kiln::test::cli_path(), "timings", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["sources"].size(), 9u);
+}

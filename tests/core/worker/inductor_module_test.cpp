@@ -87,3 +87,62 @@ TEST(InductorModule, GraphTimeIsSecondsPerCall) {
     EXPECT_NEAR((*j)["graph_ms"].get<double>(), 0.057, 1e-12);
     EXPECT_FALSE(parse_module_output("Peak GPU memory usage 41.947 MB\n", false).ok());
 }
+
+// env-trace §3.1's real H100 outputs, every form (data/README.md).
+TEST(InductorModule, WholeGraphKeepsPeakMemory) {
+    auto j = parse_module_output(data("module_graph_h100.txt"), false);
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    EXPECT_NEAR((*j)["graph_ms"].get<double>(), 0.022, 1e-12);
+    EXPECT_DOUBLE_EQ((*j)["peak_gpu_mb"].get<double>(), 0.002);
+}
+
+TEST(InductorModule, PerKernelH100Lines) {
+    auto j = parse_module_output(data("module_k_h100.txt"), true);
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    const auto& ks = (*j)["kernels"];
+    ASSERT_EQ(ks.size(), 4u);
+    EXPECT_EQ(ks[1]["key"], "cj6cz3ru7e");
+    EXPECT_EQ(ks[1]["shared_bytes"], 73728);
+    EXPECT_EQ(ks[2]["spills"], 8);
+    EXPECT_DOUBLE_EQ(ks[3]["gb_per_s"].get<double>(), 0.01);
+}
+
+TEST(InductorModule, PerKernelAllConfigs) {
+    auto j = parse_module_output(data("module_k_c_h100.txt"), true);
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    const auto& ks = (*j)["kernels"];
+    ASSERT_EQ(ks.size(), 2u);
+    EXPECT_EQ(ks[0]["key"], "cd3mecl7vn");
+    EXPECT_DOUBLE_EQ(ks[0]["ms"].get<double>(), 0.005);
+    ASSERT_EQ(ks[0]["configs"].size(), 1u);
+    EXPECT_EQ(ks[0]["configs"][0]["config"], "XBLOCK: 2, num_warps: 4, num_ctas: 1, num_stages: 1, maxnreg: None");
+    EXPECT_DOUBLE_EQ(ks[1]["configs"][0]["gb_per_s"].get<double>(), 227.56);
+}
+
+// The failure: a kernel module run on its own printed this and Kiln said "no graph timing".
+TEST(InductorModule, KernelModuleLine) {
+    for (bool per_kernel : {false, true}) {
+        auto j = parse_module_output(data("kernel_module_h100.txt"), per_kernel);
+        ASSERT_TRUE(j.ok()) << j.error().str();
+        EXPECT_EQ((*j)["form"], "kernel_module");
+        ASSERT_EQ((*j)["kernels"].size(), 1u);
+        EXPECT_DOUBLE_EQ((*j)["kernels"][0]["ms"].get<double>(), 0.006);
+        EXPECT_DOUBLE_EQ((*j)["kernels"][0]["gb_per_s"].get<double>(), 1105.08);
+    }
+}
+
+TEST(InductorModule, InfNanBandwidthAndNoBenchmarkKernels) {
+    auto j = parse_module_output(
+        "\x1b[31mNone                 UNK cgzeniyiik 0.000ms    \t0.000 GB \t     infGB/s\x1b[39m\n"
+        "None                 UNK cd3mecl7vn 0.005ms    \t0.000 GB \t     nanGB/s\n",
+        true);
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    ASSERT_EQ((*j)["kernels"].size(), 2u);
+    EXPECT_TRUE((*j)["kernels"][0]["gb_per_s"].is_null());
+    EXPECT_EQ((*j)["kernels"][0]["gb_per_s_text"], "inf");
+    EXPECT_EQ((*j)["kernels"][1]["gb_per_s_text"], "nan");
+    auto none = parse_module_output(data("module_k_no_benchmark_kernels.txt"), true);
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.error().message.find("not compiled with benchmark_kernel=True"), std::string::npos)
+        << none.error().str();
+}

@@ -1,0 +1,76 @@
+#pragma once
+// `kiln-cli ls` and the GUI browser's readable names: one row per graph entry (fxgraph, AOT),
+// with what a performance engineer recognises a graph by: its inputs (shapes and dtypes as stored,
+// symbolic sizes named), its guards, its compile time, the AOT entry's forward and backward graphs
+// linked both ways, and, from a TORCH_TRACE run, the function and source line that compiled it and
+// what each guard symbol is (t0 = s77 = L['x'].size()[0]). Value types only.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "inductor/trace_run.hpp"
+#include "util/result.hpp"
+
+namespace kiln::inductor {
+
+struct GraphInput {
+    std::string text;  // "float32[s77, s27] cuda:0", "s77" (a SymInt), "8" (an int)
+};
+
+struct GuardSymbol {
+    std::string name;    // "t0"
+    std::string symbol;  // "s77"
+    std::string source;  // "L['x'].size()[0]" (from the trace; empty without one)
+};
+
+struct GraphRow {
+    std::string kind;  // "fxgraph" | "aotautograd"
+    std::string key;   // the key dir's name
+    std::string file;  // the entry file's name
+    std::string path;  // relative to the root
+    std::uint64_t size = 0;
+    std::optional<std::int64_t> mtime_ns;
+    std::optional<std::int64_t> compile_ns;  // fx: _time_taken_ns; AOT: forward + backward
+    std::vector<GraphInput> inputs;          // fx: its own; AOT: its forward graph's
+    std::optional<std::string> guards;
+    std::vector<GuardSymbol> symbols;
+    std::optional<std::string> output_module;              // fx: cache_key ("c...")
+    std::optional<std::string> forward_key, backward_key;  // AOT: the inner FX keys
+    std::vector<std::string> used_by;                      // fx: AOT keys whose forward/backward this is
+    std::string role;                                      // fx: "forward", "backward" or "" (inference/plain)
+    std::string function, source_file, code;  // from the trace (user frame when the compiled one is torch's)
+    std::optional<std::int64_t> line;
+    std::string error;  // the entry could not be decoded (the row keeps what the file system says)
+
+    // "pw (gen_holdout.py:67) float32[s77], float32[s77]": what the browser shows instead of the hash.
+    std::string label() const;
+};
+
+struct GraphList {
+    std::vector<GraphRow> rows;        // fxgraph rows then aotautograd rows, each sorted by path
+    std::optional<std::string> trace;  // the TORCH_TRACE dir used
+};
+
+// `trace`: a TORCH_TRACE log or dir; nullopt: trace_beside(root) when there is one.
+Result<GraphList> list_graphs(const std::filesystem::path& root, const std::optional<std::filesystem::path>& trace);
+
+// The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
+// lookup order, without trace names: `guards KEYDIR` without sizes lists them.
+Result<std::vector<GraphRow>> list_key_dir(const std::filesystem::path& key_dir_or_entry);
+// The guard symbols an expression uses ("L['t0'] <= 8" -> t0), in the order of `row.symbols`.
+std::vector<GuardSymbol> symbols_used(const GraphRow& row);
+
+// The trace directory kept beside a root (`<root>/../trace`, or `<root>/../h100/trace`); nullopt if none.
+std::optional<std::filesystem::path> trace_beside(const std::filesystem::path& root);
+
+// "TensorMetadata(dtype=torch.float32, shape=torch.Size([s77, 8]), ..., device=device(type='cuda', index=0) ...)"
+// -> "float32[s77, 8] cuda:0"; "('s77',)" -> "s77"; anything else as is.
+std::string describe_input(const std::string& value);
+
+nlohmann::ordered_json to_json(const GraphList& list);
+
+}  // namespace kiln::inductor

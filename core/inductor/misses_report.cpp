@@ -1,0 +1,153 @@
+// The guard-miss explanation and the JSON report of `kiln-cli misses` (misses.hpp).
+#include <charconv>
+
+#include "inductor/misses.hpp"
+
+namespace kiln::inductor {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::optional<std::int64_t> parse_int(const std::string& s) {
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+template <class T>
+ojson or_null(const std::optional<T>& v) {
+    return v ? ojson(*v) : ojson(nullptr);
+}
+
+ojson closest_json(const MissExplanation& m) {
+    if (!m.closest_path) return nullptr;
+    ojson c = ojson::object();
+    c["entry"] = *m.closest_path;
+    c["key"] = *m.closest_key;
+    std::vector<std::string> differing;
+    for (const auto& ch : m.diff.changed) differing.push_back(ch.component);
+    differing.insert(differing.end(), m.diff.only_a.begin(), m.diff.only_a.end());
+    differing.insert(differing.end(), m.diff.only_b.begin(), m.diff.only_b.end());
+    c["differing"] = differing;
+    c["changed"] = ojson::array();
+    for (const auto& ch : m.diff.changed)
+        c["changed"].push_back({{"component", ch.component}, {"event", ch.a}, {"entry", ch.b}});
+    c["same"] = m.diff.same;
+    return c;
+}
+
+ojson guard_miss_json(const GuardMissExplanation& g) {
+    ojson j;
+    j["key_dir"] = g.key_dir;
+    j["symbols"] = ojson::array();
+    for (const auto& s : g.symbols)
+        j["symbols"].push_back(
+            {{"name", s.name}, {"symbol", s.symbol}, {"value", or_null(s.value)}, {"source", s.source}});
+    j["entries"] = ojson::array();
+    for (const auto& e : g.entries) {
+        ojson x;
+        x["file"] = e.check.file;
+        x["guards_expr"] = or_null(e.check.guards_expr);
+        x["pass"] = e.check.pass;
+        x["failing"] = or_null(e.check.failing);
+        if (e.check.error) x["error"] = *e.check.error;
+        x["mtime_ns"] = or_null(e.mtime_ns);
+        x["written_after_miss"] = e.written_after;
+        j["entries"].push_back(std::move(x));
+    }
+    if (!g.note.empty()) j["note"] = g.note;
+    return j;
+}
+
+}  // namespace
+
+GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
+                                        const std::filesystem::path& root) {
+    GuardMissExplanation g;
+    if (event.key.size() < 3) {
+        g.note = "the event names no key";
+        return g;
+    }
+    std::filesystem::path rel = std::filesystem::path("fxgraph") / event.key.substr(1, 2) / event.key;
+    g.key_dir = rel.generic_string();
+    std::vector<std::int64_t> sizes;
+    std::vector<std::string> syms = guard_symbols(event.components);
+    for (std::size_t i = 0; i < syms.size(); ++i) {
+        GuardSymbolValue v{"t" + std::to_string(i), syms[i], std::nullopt, {}};
+        if (const TraceSymbol* s = compile ? compile->find_symbol(syms[i]) : nullptr) {
+            v.value = parse_int(s->value);
+            v.source = s->source;
+        }
+        if (v.value) sizes.push_back(*v.value);
+        g.symbols.push_back(std::move(v));
+    }
+    if (sizes.size() != syms.size()) {
+        g.note = compile ? "the trace has no create_symbol value for every guard symbol of this compile"
+                         : "the event is not inside a compile of the trace (no dynamo_start before it)";
+        return g;
+    }
+    auto lookup = lookup_guards(root / rel, sizes);
+    if (!lookup) {
+        g.note = lookup.error().str();
+        return g;
+    }
+    for (auto& c : lookup->entries) {
+        auto mtime = file_mtime_ns(root / rel / c.file);
+        GuardMissEntry e{std::move(c), mtime, false};
+        e.written_after = e.mtime_ns && event.event_time_ns && *e.mtime_ns >= *event.event_time_ns;
+        g.entries.push_back(std::move(e));
+    }
+    return g;
+}
+
+ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, const KeyedEntries* cached) {
+    ojson out;
+    out["events"] = ojson::array();
+    std::size_t index = 0;
+    for (const auto& e : run.events) {
+        if (e.cache != "fx_graph") continue;
+        const TraceCompile* c = e.compile ? &run.compiles[*e.compile] : nullptr;
+        ojson j;
+        j["index"] = index++;
+        j["log"] = e.log;
+        j["line"] = e.line;
+        j["pid"] = e.pid;
+        j["compile_id"] = e.compile_id;
+        j["function"] = c ? ojson(c->function) : ojson(nullptr);
+        j["file"] = c ? ojson(c->file) : ojson(nullptr);
+        j["first_line"] = c ? or_null(c->first_line) : ojson(nullptr);
+        if (c && !c->user_file.empty())
+            j["user_frame"] = {{"function", c->user_function},
+                               {"file", c->user_file},
+                               {"line", or_null(c->user_line)},
+                               {"code", c->user_code}};
+        j["key"] = e.key;
+        j["state"] = e.state;
+        j["class"] = miss_class(e);
+        j["time"] = e.timestamp;
+        j["local_time"] = local_time_label(e.timestamp);
+        j["event_time_ns"] = or_null(e.event_time_ns);
+        j["time_taken_ns"] = or_null(e.time_taken_ns);
+        j["time_saved_ns"] = or_null(e.time_saved_ns);
+        if (!e.guard_expr.empty()) j["guard_expr"] = e.guard_expr;
+        if (!e.reason.empty()) j["reason"] = e.reason;
+        const std::string cls = j["class"];
+        if (cls == "guard miss" && root) {
+            j["guard_miss"] = guard_miss_json(explain_guard_miss(e, c, *root));
+        } else if (e.state == "miss" && cached) {
+            MissExplanation m = explain_miss(e, *cached);
+            j["closest"] = closest_json(m);
+            if (!m.note.empty()) j["note"] = m.note;
+        }
+        out["events"].push_back(std::move(j));
+    }
+    if (cached) {
+        out["entries_compared"] = cached->entries.size();
+        out["skipped"] = cached->skipped;
+    }
+    return out;
+}
+
+}  // namespace kiln::inductor

@@ -1,0 +1,67 @@
+#pragma once
+// "What runs for this graph": the kernels a graph entry's output code launches, each joined to its
+// kernel module, its `.best_config` (the per-kernel config autotuning or coordinate descent settled
+// on) and, for a template kernel, the autotune row it came from (env-trace §4.5–4.7): the timing
+// cache's `triton_mm-<choice module key>` whose module holds the same config_args, num_stages and
+// num_warps at the same problem size. Value types, for `kiln-cli show --kernels`, the GUI's Summary
+// tab and the Autotune view's "used by graph" mark.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "inductor/graph_entry.hpp"
+#include "inductor/output_code.hpp"
+#include "timings/timing_model.hpp"
+#include "util/result.hpp"
+
+namespace kiln::timings {
+
+struct AutotuneMatch {
+    std::string op;      // "mm"
+    std::string inputs;  // "512x512 float16, 512x512 float16"
+    std::string device;
+    std::string choice;        // "triton_mm-cy2dwohf..."
+    std::optional<double> ms;  // its benchmarked time
+    std::size_t rank = 0;      // 1 = fastest of the op's valid times
+    std::size_t valid = 0;     // choices with a valid time
+    std::string next_choice;   // the runner-up (rank 1) or the winner (otherwise)
+    std::optional<double> next_ms;
+    std::string source;  // the timing cache file
+};
+
+struct GraphKernel {
+    inductor::KernelRef ref;
+    std::string module_path;  // the kernel module in the root ("" when not found)
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();  // from the module's decorator
+    std::string best_config_path;
+    nlohmann::ordered_json best_config;     // its JSON (null: none)
+    std::vector<std::string> fused_ops;     // templates: ops of the name beyond the template's own
+    std::optional<AutotuneMatch> autotune;  // templates: the autotune table row
+    std::string note;                       // why a join did not happen
+};
+
+struct GraphKernels {
+    std::string output_module;  // the output module's path, or "(the entry's source_code)"
+    std::vector<GraphKernel> kernels;
+};
+
+// `set`: the timings to join templates against (collect_timings over the root); may be null.
+Result<GraphKernels> graph_kernels(const std::filesystem::path& root, const inductor::GraphEntry& entry,
+                                   const TimingSet* set);
+
+// The choice of `set` that a template kernel module's config came from (same params, same M/N/K);
+// prefers ops on `device` when given.
+std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const std::string& op_name,
+                                                  const nlohmann::ordered_json& params,
+                                                  const std::vector<std::string>& problem_sizes,
+                                                  const std::string& device);
+
+nlohmann::ordered_json to_json(const GraphKernels& k);
+
+// The cache root an entry file lies in (the parent of its `fxgraph/` or `aotautograd/` ancestor).
+std::optional<std::filesystem::path> entry_root(const std::filesystem::path& entry_file);
+
+}  // namespace kiln::timings
