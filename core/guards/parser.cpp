@@ -198,7 +198,7 @@ private:
     template <class Sub, class Step>
     Result<std::uint32_t> parse_arith_chain(Sub sub, Step step) {
         KILN_TRY(std::uint32_t first, sub());
-        StepOp op;
+        StepOp op = StepOp::add;  // set by step() before use; GCC 13 cannot see it
         KILN_TRY(bool more, step(peek().kind, op));
         if (!more) return first;
         std::vector<std::uint32_t> operands{first};

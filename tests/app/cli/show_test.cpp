@@ -66,7 +66,7 @@ TEST(CliShow, FieldRawPrintsTheSourceCodeExactly) {
     auto r = run_command({cli_path(), "show", entry(kFirst), "--field", "source_code", "--raw"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto g = golden_for(kFirst);
-    EXPECT_EQ(hash::sha256_hex(r.out), g["source_code_sha256"]);
+    EXPECT_EQ(hash::sha256_hex(r.out), g["source_code_sha256"].get<std::string>());
 }
 
 TEST(CliShow, FieldWithoutRawIsJson) {

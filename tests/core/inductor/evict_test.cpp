@@ -256,10 +256,11 @@ TEST_F(EvictTest, UndeletableSubfolderMakesThePartialReport) {
     fs::create_directory(sub);
     std::ofstream(sub / "file") << "not yours";
     if (geteuid() == 0) {  // the evicting child runs as nobody: the cache is its, the subfolder root's
-        for (auto& e : fs::recursive_directory_iterator(root)) ::lchown(e.path().c_str(), 65534, 65534);
-        ::lchown(root.c_str(), 65534, 65534);
-        ::lchown(sub.c_str(), 0, 0);
-        ::lchown((sub / "file").c_str(), 0, 0);
+        for (auto& e : fs::recursive_directory_iterator(root))
+            ASSERT_EQ(::lchown(e.path().c_str(), 65534, 65534), 0) << e.path();
+        ASSERT_EQ(::lchown(root.c_str(), 65534, 65534), 0);
+        ASSERT_EQ(::lchown(sub.c_str(), 0, 0), 0);
+        ASSERT_EQ(::lchown((sub / "file").c_str(), 0, 0), 0);
     } else {
         ::chmod(sub.c_str(), 0555);  // our own, but not writable: its file cannot be unlinked
     }
