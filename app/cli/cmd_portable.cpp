@@ -7,8 +7,7 @@
 #include "bundle/temp_root.hpp"
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
-#include "portability/portable.hpp"
-#include "portability/sources.hpp"
+#include "portability/check.hpp"
 #include "util/json_out.hpp"
 
 namespace kiln::cli {
@@ -48,30 +47,30 @@ void print_report(const PortableReport& r, std::size_t limit) {
     if (!r.skipped.empty()) std::printf("(%zu files could not be read; --json lists them)\n", r.skipped.size());
 }
 
-Result<Fingerprint> target_of(const PortableArgs& args) {
-    if (args.target == "local") {
-        std::optional<std::string> py;
-        if (args.python_opt && args.python_opt->count() > 0) py = args.python;
-        return this_machine_fingerprint(py);
-    }
-    return load_fingerprint(args.target);
+TargetSpec target_of(const PortableArgs& args) {
+    TargetSpec t;
+    t.this_machine = args.target == "local";
+    if (!t.this_machine) t.path = args.target;
+    if (args.python_opt && args.python_opt->count() > 0) t.python = args.python;
+    return t;
 }
 
 int run_portable(const PortableArgs& args) {
     // A Mega-Cache blob is judged as the cache load_cache_artifacts would make of it.
-    std::optional<bundle::RootOrBlob> given;
+    bundle::RootOrBlob given;
     if (!args.root.empty()) {
         auto opened = bundle::open_root_or_blob(args.root);
         if (!opened) return fail(opened.error());
         given = std::move(opened).value();
+    } else {
+        auto root = inductor::resolve_root(std::nullopt);
+        if (!root) return fail(root.error());
+        given.root = given.label = root->string();
     }
-    auto root = inductor::resolve_root(given ? std::optional<std::string>(given->root.string()) : std::nullopt);
-    if (!root) return fail(root.error());
-    auto target = target_of(args);
+    auto target = load_target(target_of(args));
     if (!target) return fail(std::move(target.error()).with_context("--target " + args.target));
-    auto report = assess_root(*root, *target);
+    auto report = assess_opened(given, *target);
     if (!report) return fail(report.error());
-    if (given && given->is_blob()) report->root = given->label;
     if (args.json) std::cout << dump_json(report_to_json(*report), 2) << "\n";
     else print_report(*report, args.limit);
     const auto& c = report->summary.counts;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "portability/portability_install.hpp"
 #include "shell/main_window.hpp"
 #include "shell/screenshot_tour.hpp"
 #include "timeline/timeline_install.hpp"
@@ -30,6 +31,10 @@ struct Options {
                              QStringLiteral("N,...")};
     QCommandLineOption prefix{QStringLiteral("prefix"), QStringLiteral("With --screenshots: file name prefix."),
                               QStringLiteral("TEXT")};
+    QCommandLineOption portability{QStringLiteral("portability-target"),
+                                   QStringLiteral("With --screenshots: check the cache against this target in the "
+                                                  "Portability view."),
+                                   QStringLiteral("PATH")};
     QCommandLineOption version{{QStringLiteral("v"), QStringLiteral("version")},
                                QStringLiteral("Print Kiln's version and those of Qt, OpenSSL and CUDA, then exit.")};
 };
@@ -38,9 +43,9 @@ void describe(QCommandLineParser& cli, const Options& o) {
     cli.setApplicationDescription(QStringLiteral("Inspector and tuner for torch.compile caches"));
     cli.addHelpOption();
     cli.addPositionalArgument(QStringLiteral("ROOT"),
-                              QStringLiteral("Cache folder (default: $TORCHINDUCTOR_CACHE_DIR, else "
+                              QStringLiteral("Cache folder or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else "
                                              "/tmp/torchinductor_<user>, else the bundled sample cache)"));
-    cli.addOptions({o.select, o.shots, o.diffWith, o.sizes, o.prefix, o.version});
+    cli.addOptions({o.select, o.shots, o.diffWith, o.sizes, o.prefix, o.portability, o.version});
 }
 
 // --help and --version need no display: answer them before QApplication opens a platform plugin
@@ -74,12 +79,13 @@ int main(int argc, char** argv) {
     const Options o;
     describe(cli, o);
     cli.process(app);
-    const auto& [select, shots, diffWith, sizes, prefix, version] = o;
+    const auto& [select, shots, diffWith, sizes, prefix, portability, version] = o;
     (void)version;
 
     kiln::ui::MainWindow w;
-    kiln::ui::installAutotuneViews(w);  // Autotune, Compare devices, Compile times tabs; Tune menu
-    kiln::ui::installTimelineView(w);   // Compile timeline tab
+    kiln::ui::installAutotuneViews(w);    // Autotune, Compare devices, Compile times tabs; Tune menu
+    kiln::ui::installTimelineView(w);     // Compile timeline tab
+    kiln::ui::installPortabilityView(w);  // Portability tab; verdict colours in the browser
 #ifdef KILN_HAVE_REMOTE
     kiln::ui::installRemoteSource(w);  // the Redis source: a dock beside the cache browser
 #endif
@@ -89,7 +95,8 @@ int main(int argc, char** argv) {
     if (cli.isSet(shots)) {
         w.resize(1400, 860);
         w.show();
-        kiln::ui::TourOptions opt{cli.value(shots), cli.value(select), cli.value(diffWith), {}, cli.value(prefix)};
+        kiln::ui::TourOptions opt{cli.value(shots),  cli.value(select),     cli.value(diffWith), {},
+                                  cli.value(prefix), cli.value(portability)};
         for (const QString& v : cli.value(sizes).split(QLatin1Char(','), Qt::SkipEmptyParts))
             opt.sizes << v.toLongLong();
         return kiln::ui::runScreenshotTour(w, opt);

@@ -8,6 +8,7 @@
 #include "browser/cache_filter_proxy.hpp"
 #include "browser/cache_tree_model.hpp"
 #include "browser/scan_job.hpp"
+#include "bundle/temp_root.hpp"
 #include "diff/diff_lines_model.hpp"
 #include "diff/line_diff.hpp"
 #include "inductor/graph_entry.hpp"
@@ -16,6 +17,9 @@
 #include "inspector/object_tree_model.hpp"
 #include "inspector/opcode_model.hpp"
 #include "jobs/job_runner.hpp"
+#include "portability/difference_model.hpp"
+#include "portability/portability_job.hpp"
+#include "portability/verdict_model.hpp"
 #include "source/hex_model.hpp"
 #include "source/syntax_highlighter.hpp"
 #include "ui_test_support.hpp"
@@ -120,6 +124,36 @@ private slots:
         QVERIFY(comps.rowCount() > 100);
         QCOMPARE(comps.index(0, KeyComponentsModel::NameColumn).data().toString(), QStringLiteral("gm"));
         QCOMPARE(comps.index(0, KeyComponentsModel::HashColumn).data().toString().size(), qsizetype(51));
+    }
+
+    void portabilityModels() {
+        // The h100h200 root against the H200's trace: hits, misses (two differing components) and
+        // unknowns (.best_config), so every kind of row is exercised.
+        auto opened = std::make_shared<kiln::bundle::RootOrBlob>();
+        opened->root = (test::fixtureDir() + "/h100h200/inductor").toStdString();
+        opened->label = opened->root.string();
+        JobControl ctl;
+        const PortabilityOutcome out =
+            runPortability(opened, {false, test::fixtureDir() + "/h100h200/h200/trace/warm"}, ctl);
+        QVERIFY2(out.report, qPrintable(out.error));
+        VerdictModel verdicts;
+        QAbstractItemModelTester t1(&verdicts, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        verdicts.setReport(out.report, out.root);
+        QCOMPARE(verdicts.rowCount(), int(out.report->items.size()));
+        QVERIFY(verdicts.rowCount() > 30);
+        DifferenceModel diffs;
+        QAbstractItemModelTester t2(&diffs, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        int withRows = 0;
+        for (int r = 0; r < verdicts.rowCount(); ++r) {
+            diffs.setItem(verdicts.item(r));
+            withRows += diffs.rowCount() > 0;
+            QCOMPARE(verdicts.rowForPath(verdicts.index(r, 0).data(VerdictModel::AbsolutePathRole).toString()), r);
+        }
+        QVERIFY(withRows > 0);
+        diffs.setItem(nullptr);
+        QCOMPARE(diffs.rowCount(), 0);
+        verdicts.setReport(nullptr, QString());
+        QCOMPARE(verdicts.rowCount(), 0);
     }
 
     void hexAndDiffModels() {

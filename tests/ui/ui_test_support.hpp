@@ -14,6 +14,7 @@ namespace kiln::ui::test {
 inline QString fixtureDir() { return qEnvironmentVariable("KILN_FIXTURE_DIR"); }
 inline QString h100Root() { return fixtureDir() + QStringLiteral("/h100/inductor"); }
 inline QString twoEntriesRoot() { return fixtureDir() + QStringLiteral("/two/inductor"); }
+inline QString h100h200Dir() { return fixtureDir() + QStringLiteral("/h100h200"); }  // inductor/, h200/ (trace, blob)
 inline QString binaryDir() { return qEnvironmentVariable("KILN_BINARY_DIR"); }
 inline QString sourceDir() { return qEnvironmentVariable("KILN_SOURCE_DIR"); }
 
@@ -34,6 +35,15 @@ inline QString runCli(const QStringList& args) {
     if (p.exitCode() != 0)
         qWarning("kiln-cli %s failed: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
     return QString::fromUtf8(out);
+}
+
+// Runs $KILN_CLI with `args`: stdout and the exit code (commands that answer "no" exit 1).
+inline QByteArray runCliStatus(const QStringList& args, int* exitCode) {
+    QProcess p;
+    p.start(qEnvironmentVariable("KILN_CLI"), args);
+    if (!p.waitForFinished(120000)) qWarning("kiln-cli did not finish");
+    *exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return p.readAllStandardOutput();
 }
 
 // Runs $KILN_CLI with `args`; returns stdout parsed as JSON (fails the test on error).

@@ -1,7 +1,9 @@
 #include "browser/cache_tree_model.hpp"
 
 #include <QDateTime>
+#include <QGuiApplication>
 #include <QLocale>
+#include <QPalette>
 
 #include "inductor/stats.hpp"
 
@@ -64,7 +66,16 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
                                         : QVariant();
             }
             return {};
-        case Qt::ToolTipRole: return n->path.isEmpty() ? n->name : n->path;
+        case Qt::ToolTipRole: {
+            const QString tip = n->path.isEmpty() ? n->name : n->path;
+            const auto m = marks_.constFind(n->path);
+            return m == marks_.cend() || n->path.isEmpty() ? tip : tip + QLatin1Char('\n') + m->tip;
+        }
+        case Qt::DecorationRole: {
+            const auto m = index.column() == NameColumn ? marks_.constFind(n->path) : marks_.cend();
+            if (m == marks_.cend() || n->path.isEmpty()) return {};
+            return QGuiApplication::palette().color(QPalette::Base).lightness() < 128 ? m->onDark : m->onLight;
+        }
         case Qt::TextAlignmentRole:
             return index.column() == NameColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
         case SortRole:
@@ -100,6 +111,14 @@ QModelIndex CacheTreeModel::indexForPath(const QString& path) const {
     const int i = tree_->findPath(path);
     if (i <= 0) return {};
     return createIndex(tree_->nodes[i].row, 0, static_cast<quintptr>(i));
+}
+
+void CacheTreeModel::setMarks(QHash<QString, PathMark> marks) {
+    QStringList touched = marks_.keys() + marks.keys();
+    marks_ = std::move(marks);
+    for (const QString& p : touched)
+        if (const QModelIndex i = indexForPath(p); i.isValid())
+            emit dataChanged(i, i, {Qt::DecorationRole, Qt::ToolTipRole});
 }
 
 }  // namespace kiln::ui

@@ -2,12 +2,21 @@
 // A read-only tree model over a CacheTree. Replacing the tree is a model reset; the browser keeps
 // the selection across resets by path.
 #include <QAbstractItemModel>
+#include <QColor>
+#include <QHash>
 
 #include <memory>
 
 #include "browser/cache_tree.hpp"
 
 namespace kiln::ui {
+
+// A mark another view puts on paths (the Portability view's verdicts): a coloured dot before the
+// name (one tone for a light palette, one for a dark one) and a line added to the tooltip.
+struct PathMark {
+    QColor onLight, onDark;
+    QString tip;
+};
 
 class CacheTreeModel : public QAbstractItemModel {
     Q_OBJECT
@@ -35,11 +44,15 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
     QModelIndex indexForPath(const QString& path) const;
+    // Replaces the marks (kept across setTree: paths, not nodes).
+    void setMarks(QHash<QString, PathMark> marks);
+    const QHash<QString, PathMark>& marks() const { return marks_; }
     const CacheNode* node(const QModelIndex& index) const;
 
 private:
     int nodeIndex(const QModelIndex& parent) const;  // invalid parent -> the root's children
     std::shared_ptr<const CacheTree> tree_;
+    QHash<QString, PathMark> marks_;
 };
 
 // inductor::format_bytes (powers of 1000, "63.9 MB"), the formatter of `kiln-cli stats`.

@@ -21,6 +21,7 @@
 #include "browser/cache_tree_model.hpp"
 #include "browser/cache_watcher.hpp"
 #include "browser/scan_job.hpp"
+#include "bundle/temp_root.hpp"
 #include "diff/diff_view.hpp"
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
@@ -57,6 +58,7 @@ MainWindow::MainWindow(QWidget* parent)
     workspace_->addTab(diff_, tr("Diff"));
     workspace_->setDocumentMode(true);
 
+    banner_->setObjectName(QStringLiteral("rootBanner"));
     banner_->setVisible(false);
     banner_->setWordWrap(true);
     banner_->setContentsMargins(8, 6, 8, 6);
@@ -158,17 +160,51 @@ void MainWindow::openStartupRoot(const QString& commandLineRoot) {
 }
 
 void MainWindow::openRoot(const QString& root, bool isSample) {
-    root_ = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    const QString path = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    if (!isMegaCacheBlob(path)) {
+        bundle::RootOrBlob dir;
+        dir.root = dir.label = path.toStdString();
+        showRoot(path, isSample, std::make_shared<const bundle::RootOrBlob>(std::move(dir)), QString());
+        return;
+    }
+    // On the "scan" channel: opening something else meanwhile drops this blob.
+    jobs_->start(
+        QStringLiteral("scan"), tr("Unpacking %1").arg(QFileInfo(path).fileName()),
+        [path](JobControl&) { return unpackBlob(path); },
+        [this](OpenedBlob blob) {
+            if (!blob.opened) {
+                statusBar()->showMessage(tr("Cannot open %1: %2").arg(blob.blobPath, blob.error));
+                inspector_->showMessage(tr("<h3>Cannot open %1</h3><p>%2</p>")
+                                            .arg(blob.blobPath.toHtmlEscaped(), blob.error.toHtmlEscaped()));
+                return;
+            }
+            showRoot(QString::fromStdString(blob.opened->root.string()), false, blob.opened, blob.blobPath);
+            statusBar()->showMessage(
+                tr("Mega-Cache blob %1, shown as the cache load_cache_artifacts would write").arg(blob.blobPath), 8000);
+        });
+}
+
+void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<const bundle::RootOrBlob> opened,
+                          const QString& blobPath) {
+    root_ = root;
+    opened_ = std::move(opened);  // the previous blob's temporary root goes (once no job holds it)
+    blobPath_ = blobPath;
     isSample_ = isSample;
     banner_->setText(tr("<b>Sample cache.</b> No Inductor cache was found at <code>%1</code>, so Kiln shows the small "
                         "real cache bundled with it. Open your own with File › Open.")
                          .arg(inductorDefaultRoot().toHtmlEscaped()));
-    banner_->setVisible(isSample);
+    if (!blobPath.isEmpty())
+        banner_->setText(tr("<b>Mega-Cache blob</b> <code>%1</code>, shown as the cache "
+                            "<code>torch.compiler.load_cache_artifacts()</code> would write from it.")
+                             .arg(blobPath.toHtmlEscaped()));
+    banner_->setVisible(isSample || !blobPath.isEmpty());
+    const QString shown = blobPath.isEmpty() ? root_ : blobPath;
     if (!isSample) {
-        settings_.addRecentRoot(root_);
+        settings_.addRecentRoot(shown);
         rebuildRecentMenu();
     }
-    setWindowTitle(QStringLiteral("Kiln — %1").arg(root_));
+    setWindowTitle(blobPath.isEmpty() ? QStringLiteral("Kiln — %1").arg(root_)
+                                      : QStringLiteral("Kiln — Mega-Cache blob %1").arg(blobPath));
     watcher_->clear();
     browser_->setTree(nullptr);
     diff_->setRoot(root_);
@@ -180,7 +216,7 @@ void MainWindow::openRoot(const QString& root, bool isSample) {
 void MainWindow::rescan() {
     if (root_.isEmpty()) return;
     jobs_->start(
-        QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(root_).fileName()),
+        QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(blobPath_.isEmpty() ? root_ : blobPath_).fileName()),
         [root = root_](JobControl& ctl) { return runScan(root, ctl); },
         [this](ScanOutcome out) {
             if (!out.error.isEmpty()) {
@@ -190,8 +226,11 @@ void MainWindow::rescan() {
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
             status_->setTotals(*out.tree);
-            watcher_->watch(*out.tree);
-            statusBar()->showMessage(tr("Scanned in %1 ms").arg(out.elapsedMs), 4000);
+            if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
+            statusBar()->showMessage(blobPath_.isEmpty()
+                                         ? tr("Scanned in %1 ms").arg(out.elapsedMs)
+                                         : tr("Mega-Cache blob %1: scanned in %2 ms").arg(blobPath_).arg(out.elapsedMs),
+                                     4000);
             if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
             emit cacheScanned(out.tree);
         });
@@ -239,12 +278,15 @@ void MainWindow::onLink(const QUrl& url) {
 void MainWindow::closeEvent(QCloseEvent* e) {
     settings_.saveWindow(saveGeometry(), saveState());
     jobs_->cancelAll();
+    opened_.reset();  // a blob's temporary root goes with the window
     e->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     const auto urls = e->mimeData()->urls();
     if (urls.size() == 1 && urls.front().isLocalFile() && QFileInfo(urls.front().toLocalFile()).isDir())
+        e->acceptProposedAction();
+    else if (urls.size() == 1 && urls.front().isLocalFile() && isMegaCacheBlob(urls.front().toLocalFile()))
         e->acceptProposedAction();
 }
 

@@ -13,6 +13,10 @@ class QMenu;
 class QSplitter;
 class QTabWidget;
 
+namespace kiln::bundle {
+struct RootOrBlob;
+}
+
 namespace kiln::ui {
 
 class CacheBrowser;
@@ -30,11 +34,17 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a cache root (rescans it). `isSample` shows the banner about the bundled sample cache.
+    // Opens a cache root (rescans it), or a Mega-Cache blob file as the root load_cache_artifacts
+    // would make of it (unpacked off the UI thread into a temporary root that lives while it is
+    // shown). `isSample` shows the banner about the bundled sample cache.
     void openRoot(const QString& root, bool isSample = false);
     // Start-up: the command-line root, else Inductor's default root, else the sample cache.
     void openStartupRoot(const QString& commandLineRoot);
-    QString currentRoot() const { return root_; }
+    QString currentRoot() const { return root_; }  // a blob's temporary root while one is open
+    // What is open, kept alive with the window (a blob's temporary root is removed when another
+    // root is opened or the window closes); the blob file's path for titles and reports.
+    std::shared_ptr<const bundle::RootOrBlob> openedRoot() const { return opened_; }
+    QString blobPath() const { return blobPath_; }  // empty unless a blob is open
     // Selects `path` after the next scan finishes (command line --select).
     void selectWhenScanned(const QString& path) { pendingSelect_ = path; }
 
@@ -81,6 +91,8 @@ private:
     void openDialog();         // main_window_actions.cpp
     void showSettings();       // main_window_actions.cpp
     void applySettings();
+    void showRoot(const QString& root, bool isSample, std::shared_ptr<const bundle::RootOrBlob> opened,
+                  const QString& blobPath);
     void inspect(const QString& path, const CacheNode& node);
 
     Settings settings_;
@@ -98,6 +110,8 @@ private:
     QMenu* viewMenu_ = nullptr;
     QMenu* helpMenu_ = nullptr;
     QString root_;
+    std::shared_ptr<const bundle::RootOrBlob> opened_;
+    QString blobPath_;
     bool isSample_ = false;
     QString pendingSelect_;
 };

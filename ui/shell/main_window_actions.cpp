@@ -27,6 +27,14 @@ void MainWindow::buildActions() {
     open->setToolTip(tr("Open an Inductor or Triton cache folder (Ctrl+O)"));
     connect(open, &QAction::triggered, this, &MainWindow::openDialog);
 
+    auto* openBlob = new QAction(tr("Open Mega-Cache &Blob…"), this);
+    openBlob->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openBlob->setToolTip(tr("Open a torch.compiler.save_cache_artifacts() blob as the cache it would load"));
+    connect(openBlob, &QAction::triggered, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Open a Mega-Cache blob"), root_);
+        if (!file.isEmpty()) openRoot(file);
+    });
+
     auto* reload = new QAction(st->standardIcon(QStyle::SP_BrowserReload), tr("&Rescan"), this);
     reload->setShortcut(QKeySequence::Refresh);
     connect(reload, &QAction::triggered, this, &MainWindow::rescan);
@@ -79,6 +87,7 @@ void MainWindow::buildActions() {
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(open);
+    file->addAction(openBlob);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addAction(openDefault);
     file->addAction(openSample);

@@ -5,6 +5,8 @@
 #include <QFileInfo>
 #include <QObject>
 
+#include "bundle/blob.hpp"
+#include "bundle/temp_root.hpp"
 #include "inductor/roots.hpp"
 
 namespace kiln::ui {
@@ -31,14 +33,29 @@ QString sampleCacheRoot() {
 }
 
 RootChoice chooseStartupRoot(const QString& commandLineRoot) {
-    if (!commandLineRoot.isEmpty())
-        return {QDir::cleanPath(QFileInfo(commandLineRoot).absoluteFilePath()), false,
-                QObject::tr("from the command line")};
+    if (!commandLineRoot.isEmpty()) {
+        const QString path = QDir::cleanPath(QFileInfo(commandLineRoot).absoluteFilePath());
+        return {path, false,
+                isMegaCacheBlob(path) ? QObject::tr("Mega-Cache blob from the command line")
+                                      : QObject::tr("from the command line")};
+    }
     const QString def = inductorDefaultRoot();
     if (isDir(def)) return {def, false, QObject::tr("Inductor's default cache")};
     const QString sample = sampleCacheRoot();
     if (!sample.isEmpty()) return {sample, true, QObject::tr("no cache at %1; showing the bundled sample").arg(def)};
     return {QString(), false, QObject::tr("no cache at %1 and no sample cache installed").arg(def)};
+}
+
+bool isMegaCacheBlob(const QString& path) {
+    return !path.isEmpty() && QFileInfo(path).isFile() && bundle::is_blob_file(path.toStdString());
+}
+
+OpenedBlob unpackBlob(const QString& blobPath) {
+    OpenedBlob out{blobPath, nullptr, {}};
+    auto opened = bundle::open_root_or_blob(blobPath.toStdString());
+    if (!opened) out.error = QString::fromStdString(opened.error().str());
+    else out.opened = std::make_shared<const bundle::RootOrBlob>(std::move(opened).value());
+    return out;
 }
 
 }  // namespace kiln::ui

@@ -3,6 +3,12 @@
 // ($TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>), else the bundled sample cache.
 #include <QString>
 
+#include <memory>
+
+namespace kiln::bundle {
+struct RootOrBlob;
+}
+
 namespace kiln::ui {
 
 struct RootChoice {
@@ -16,6 +22,18 @@ QString inductorDefaultRoot();
 // The bundled sample cache: next to an installed binary (../share/kiln/sample-cache) or in the
 // source tree this binary was built from. Empty if neither exists.
 QString sampleCacheRoot();
+// A root or a Mega-Cache blob file (both open as a cache).
 RootChoice chooseStartupRoot(const QString& commandLineRoot);
+
+// A Mega-Cache blob file (torch.compiler.save_cache_artifacts): the window opens it like a root.
+bool isMegaCacheBlob(const QString& path);
+// A blob unpacked into a private temporary root (bundle::open_root_or_blob; the directory goes
+// away with the last reference). Runs off the UI thread.
+struct OpenedBlob {
+    QString blobPath;
+    std::shared_ptr<const bundle::RootOrBlob> opened;  // null on error
+    QString error;
+};
+OpenedBlob unpackBlob(const QString& blobPath);
 
 }  // namespace kiln::ui

@@ -19,6 +19,8 @@
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
 #include "overview/overview_panel.hpp"
+#include "portability/portability_panel.hpp"
+#include "portability/verdict_model.hpp"
 #include "shell/main_window.hpp"
 
 namespace kiln::ui {
@@ -41,6 +43,28 @@ QString firstGraphEntry(const CacheTree& tree) {
     for (const auto& n : tree.nodes)
         if (n.kind == CacheNode::Kind::file && n.category == inductor::Category::fxgraph) return n.path;
     return {};
+}
+
+// The Portability view against `target`, the first entry that would miss (else the first) selected.
+bool showPortability(MainWindow& w, const QString& target) {
+    auto* panel = w.findChild<PortabilityPanel*>();
+    if (!panel) return false;
+    bool done = false;
+    QObject::connect(panel, &PortabilityPanel::checked, panel, [&] { done = true; });
+    w.workspace()->setCurrentWidget(panel);
+    for (auto* dock : w.findChildren<QDockWidget*>()) dock->hide();  // the whole width for the view
+    panel->setTarget({false, target});
+    panel->check();
+    if (!settle([&] { return done; }, 300000) || !panel->outcome().report) return false;
+    VerdictModel* m = panel->verdicts();
+    int row = 0;
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, 0).data(VerdictModel::VerdictRole).toInt() == int(portability::Verdict::miss)) {
+            row = r;
+            break;
+        }
+    panel->selectRow(row);
+    return true;
 }
 
 // "Compare devices" -> "compare-devices"
@@ -117,7 +141,8 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
     // Health ...): named after its tab title, shot once its background work is done.
     for (int i = 0; i < w.workspace()->count(); ++i) {
         QWidget* page = w.workspace()->widget(i);
-        if (page == w.overviewPanel() || page == w.diffView() ||
+        // The Portability view shows something only once checked against a target (below).
+        if (page == w.overviewPanel() || page == w.diffView() || qobject_cast<PortabilityPanel*>(page) ||
             i == w.workspace()->indexOf(w.browser()->parentWidget()))
             continue;
         w.workspace()->setCurrentIndex(i);
@@ -133,6 +158,17 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         settle([&] { return !w.jobs()->isBusy(); }, 5000);
         shoot(fileName(dock->windowTitle()));
         dock->setVisible(wasVisible);
+    }
+    if (!opt.portabilityTarget.isEmpty()) {
+        if (showPortability(w, opt.portabilityTarget)) {
+            shoot(QStringLiteral("portability"));
+            w.showCacheTab();  // the verdicts' colours in the browser
+            w.browser()->view()->expandToDepth(0);
+            shoot(QStringLiteral("portability-browser"));
+        } else {
+            std::fprintf(stderr, "kiln: the Portability view could not check %s\n", qPrintable(opt.portabilityTarget));
+            ++failures;
+        }
     }
     return failures ? 1 : 0;
 }

@@ -1,0 +1,159 @@
+// A Mega-Cache blob opened in the desktop app like a cache root, offscreen on the h100h200
+// fixture's megacache.bin (written by torch 2.11 on an H200): the browser lists the graph entries
+// `kiln-cli bundle ls` lists, an fxgraph entry's Summary, Guards and Key components tabs work, the
+// title names the blob (never the temporary root), and the temporary root goes when another root
+// is opened and when the window closes.
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLabel>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+
+#include "browser/cache_browser.hpp"
+#include "bundle/temp_root.hpp"
+#include "inspector/guards_panel.hpp"
+#include "inspector/inspector_widget.hpp"
+#include "inspector/key_components_model.hpp"
+#include "jobs/job_runner.hpp"
+#include "shell/main_window.hpp"
+#include "shell/root_resolver.hpp"
+#include "ui_test_support.hpp"
+
+using namespace kiln::ui;
+using kiln::inductor::Category;
+
+namespace {
+
+QString blob() { return test::h100h200Dir() + "/h200/megacache.bin"; }
+
+bool idle(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isBusy(); }
+
+// The directory the blob was unpacked into (<tmp>/kiln-blob-XXXXXX), or empty.
+QString tempDirOf(const MainWindow& w) {
+    const auto opened = w.openedRoot();
+    if (!opened || !opened->is_blob()) return {};
+    return QFileInfo(QString::fromStdString(opened->root.string())).absolutePath();
+}
+
+}  // namespace
+
+class BlobTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("KilnTest");
+        QVERIFY2(QFileInfo(blob()).isFile(), "KILN_FIXTURE_DIR must point at the extracted fixtures");
+        QVERIFY(isMegaCacheBlob(blob()));
+        QVERIFY(!isMegaCacheBlob(test::h100Root()));
+        QCOMPARE(chooseStartupRoot(blob()).path, blob());  // `kiln BLOB`
+    }
+
+    void aBlobOpensLikeARoot() {
+        MainWindow w;
+        w.show();
+        w.openRoot(blob());
+        QVERIFY(test::waitFor([&] { return idle(w) && w.openedRoot() && w.openedRoot()->is_blob(); }));
+        const QString temp = tempDirOf(w);
+        QVERIFY(QDir(temp).exists());
+        QVERIFY(QFileInfo(temp).fileName().startsWith("kiln-blob-"));
+        QCOMPARE(w.blobPath(), blob());
+        QVERIFY(w.windowTitle().contains("Mega-Cache blob"));
+        QVERIFY(w.windowTitle().contains(blob()));
+        QVERIFY(!w.windowTitle().contains(temp));
+        auto* banner = w.findChild<QLabel*>("rootBanner");
+        QVERIFY(banner && banner->isVisible() && banner->text().contains("Mega-Cache blob"));
+        QVERIFY(!banner->text().contains(temp));
+
+        // The graph entries bundle ls lists, each once.
+        const QJsonObject ls = test::runCliJson({"bundle", "ls", blob(), "--json"}).object();
+        int graphArtifacts = 0;
+        for (const auto& a : ls["artifacts"].toArray()) {
+            const QString type = a.toObject()["type"].toString();
+            if (type == "inductor" || type == "aot_autograd") ++graphArtifacts;
+        }
+        QCOMPARE(graphArtifacts, 9);  // run_mega.json: 5 inductor, 4 aot_autograd
+        const auto tree = w.browser()->tree();
+        int graphFiles = 0;
+        QString fxEntry;
+        for (const auto& n : tree->nodes) {
+            if (n.kind != CacheNode::Kind::file) continue;
+            if (n.category == Category::fxgraph || n.category == Category::aotautograd) ++graphFiles;
+            if (n.category == Category::fxgraph && fxEntry.isEmpty()) fxEntry = n.path;
+        }
+        QCOMPARE(graphFiles, graphArtifacts);
+
+        // An fxgraph entry: Summary, Guards and Key components, decoded as from a cache dir.
+        QString shown;
+        connect(&w, &MainWindow::inspectionShown, this, [&](const QString& p) { shown = p; });
+        QVERIFY(w.browser()->selectPath(fxEntry));
+        QVERIFY(test::waitFor([&] { return shown == fxEntry && !w.jobs()->isBusy(); }));
+        InspectorWidget* ins = w.inspector();
+        QVERIFY(ins->isTabEnabled(InspectorWidget::SummaryTab));
+        QVERIFY2(ins->summaryView()->toPlainText().contains("FX graph"), qPrintable(ins->summaryView()->toPlainText()));
+        QVERIFY(ins->isTabEnabled(InspectorWidget::GuardsTab));
+        QVERIFY(test::waitFor([&] { return ins->guardsPanel()->keyDir() == QFileInfo(fxEntry).absolutePath(); }));
+        QVERIFY(ins->isTabEnabled(InspectorWidget::KeyComponentsTab));
+        auto* comps = ins->findChild<KeyComponentsModel*>();
+        QVERIFY(comps);
+        QVERIFY(comps->rowCount() > 50);
+        bool hasDevice = false;
+        for (int r = 0; r < comps->rowCount(); ++r)
+            hasDevice |= comps->index(r, KeyComponentsModel::NameColumn).data().toString() == "system_info[device]";
+        QVERIFY(hasDevice);
+        test::saveScreenshot(&w, "blob.png");
+
+        // Another root: the temporary root goes.
+        w.openRoot(test::twoEntriesRoot());
+        QVERIFY(test::waitFor([&] { return idle(w) && w.currentRoot() == test::twoEntriesRoot(); }));
+        QVERIFY(w.blobPath().isEmpty());
+        QVERIFY(test::waitFor([&] { return !QDir(temp).exists(); }, 10000));
+        QVERIFY(!w.windowTitle().contains("Mega-Cache"));
+    }
+
+    void closingTheWindowRemovesTheTemporaryRoot() {
+        QString temp;
+        {
+            MainWindow w;
+            w.show();
+            w.openRoot(blob());
+            QVERIFY(test::waitFor([&] { return idle(w) && w.openedRoot() && w.openedRoot()->is_blob(); }));
+            temp = tempDirOf(w);
+            QVERIFY(QDir(temp).exists());
+            w.close();
+            QVERIFY(test::waitFor([&] { return !QDir(temp).exists(); }, 10000));
+        }
+        QVERIFY(!QDir(temp).exists());
+    }
+
+    void aBrokenBlobIsAClearErrorAndKeepsTheOpenCache() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString broken = dir.filePath("broken.bin");
+        MainWindow w;
+        w.show();
+        w.openRoot(test::twoEntriesRoot());
+        QVERIFY(test::waitFor([&] { return idle(w); }));
+        // The first 4 KB of the real blob: the header says blob, the groups are cut short.
+        QFile in(blob());
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QFile out(broken);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        QCOMPARE(out.write(in.read(4096)), qint64(4096));
+        out.close();
+        QVERIFY(isMegaCacheBlob(broken));
+        w.openRoot(broken);
+        QVERIFY(test::waitFor([&] { return !w.jobs()->isBusy(); }));
+        QCOMPARE(w.currentRoot(), test::twoEntriesRoot());
+        QVERIFY(w.blobPath().isEmpty());
+        QVERIFY(!w.browser()->tree()->nodes.isEmpty());
+        QVERIFY(w.statusBar()->currentMessage().contains("broken.bin"));
+        QVERIFY2(w.inspector()->summaryView()->toPlainText().contains("Cannot open"),
+                 qPrintable(w.inspector()->summaryView()->toPlainText()));
+    }
+};
+
+QTEST_MAIN(BlobTest)
+#include "blob_test.moc"
