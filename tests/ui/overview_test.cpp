@@ -5,6 +5,7 @@
 // navigation into every view; the window's first-start size and its state on the next start.
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QMenuBar>
@@ -15,6 +16,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTreeView>
 #include <QTreeWidget>
 
 #include <qcustomplot.h>
@@ -30,6 +32,7 @@
 #include "timeline/timeline_panel.hpp"
 #include "tuning/autotune_compare_model.hpp"
 #include "tuning/autotune_compare_panel.hpp"
+#include "tuning/timings_compile_panel.hpp"
 #include "tuning/timings_install.hpp"
 #include "ui_test_support.hpp"
 
@@ -154,6 +157,36 @@ private slots:
         QCOMPARE(win.w.workspace()->tabText(win.w.workspace()->currentIndex()), QStringLiteral("Cache"));
         win.w.onLink(QUrl(QStringLiteral("kiln-view:Compile timeline")));
         QCOMPARE(win.w.workspace()->currentWidget(), win.timeline);
+    }
+
+    // Compile times: the bars are graph entries, slowest first; Enter on one (QTreeView's
+    // activation, as a double click) selects that entry in the cache browser and shows it.
+    void compileTimesBarSelectsTheEntry() {
+        Window win;
+        win.w.show();
+        win.w.openRoot(test::h100Root());
+        TimingsCompilePanel* panel = win.views.compileTimes;
+        QVERIFY(panel);
+        QVERIFY(test::waitFor([&] { return !panel->isLoading() && panel->entries()->model()->rowCount() > 0; }));
+        QVERIFY(test::waitFor([&] { return win.w.browser()->tree() != nullptr; }));
+        QVERIFY(win.w.showView(QStringLiteral("Compile times")));
+        QTreeView* bars = panel->entries();
+        auto* model = bars->model();
+        constexpr int kSecondsRole = Qt::UserRole + 1;  // the bar's seconds (the panel's sort role)
+        // Slowest first, and each bar is an entry file of the cache.
+        for (int r = 1; r < model->rowCount(); ++r)
+            QVERIFY(model->index(r - 1, 1).data(kSecondsRole).toDouble() >=
+                    model->index(r, 1).data(kSecondsRole).toDouble());
+        for (int row : {model->rowCount() - 1, 0}) {
+            const QString path = model->index(row, 0).data(TimingsCompilePanel::PathRole).toString();
+            QVERIFY2(QFileInfo(path).isFile() && path.startsWith(test::h100Root()), qPrintable(path));
+            QVERIFY(win.w.showView(QStringLiteral("Compile times")));
+            bars->setFocus();
+            bars->setCurrentIndex(model->index(row, 0));
+            QTest::keyClick(bars, Qt::Key_Return);
+            QCOMPARE(win.w.browser()->currentPath(), path);
+            QCOMPARE(win.w.workspace()->tabText(win.w.workspace()->currentIndex()), QStringLiteral("Cache"));
+        }
     }
 
     void noCacheSaysWhereKilnLookedAndHowToOpenOne() {
@@ -291,8 +324,10 @@ private slots:
             }
             const ThemeColors& colors = themeColors(p);
             for (auto role : {QPalette::Base, QPalette::Window}) {
-                const double c = contrast(colors.error, p.color(role));
-                QVERIFY2(c >= 4.5, qPrintable(why("error text", c)));
+                for (const QColor& status : {colors.error, colors.ok, colors.warning}) {
+                    const double c = contrast(status, p.color(role));
+                    QVERIFY2(c >= 4.5, qPrintable(why("error/ok/warning text", c)));
+                }
             }
             for (const QColor& syntax : {colors.keyword, colors.type, colors.number, colors.call, colors.decorator,
                                          colors.string, colors.comment}) {

@@ -58,6 +58,8 @@ bool isDarkPalette(const QPalette& p) { return p.color(QPalette::Window).lightne
 const ThemeColors& themeColorsFor(bool dark) {
     // Light: dark enough for >= 4.5 on white; dark: light enough for >= 4.5 on the dark Base/Window.
     static const ThemeColors lightColors{QColor(0xb0, 0x30, 0x20),
+                                         QColor(0x1b, 0x74, 0x30),
+                                         QColor(0x8f, 0x56, 0x00),
                                          {QColor(0x3b, 0x6d, 0xb6), QColor(0xc0, 0x5a, 0x1a), QColor(0x23, 0x86, 0x36),
                                           QColor(0x8e, 0x44, 0xad), QColor(0xb0, 0x30, 0x20), QColor(0x6f, 0x7c, 0x7d)},
                                          QColor(0x23, 0x86, 0x36),
@@ -72,6 +74,8 @@ const ThemeColors& themeColorsFor(bool dark) {
                                          QColor(163, 21, 21),
                                          QColor(0, 128, 0)};
     static const ThemeColors darkColors{QColor(0xf0, 0x70, 0x60),
+                                        QColor(0x6c, 0xcf, 0x8a),
+                                        QColor(0xf0, 0xb8, 0x50),
                                         {QColor(0x6f, 0xa8, 0xf0), QColor(0xf0, 0x9a, 0x5a), QColor(0x4c, 0xc0, 0x68),
                                          QColor(0xc0, 0x90, 0xe8), QColor(0xf0, 0x70, 0x60), QColor(0xa0, 0xa8, 0xaa)},
                                         QColor(0x4c, 0xc0, 0x68),

@@ -16,7 +16,8 @@ void applyTheme(Theme theme);
 bool isDarkPalette(const QPalette& p);
 
 struct ThemeColors {
-    QColor error;                                // error text ("cannot read ...")
+    QColor error;                                // error text ("cannot read ..."), a miss
+    QColor ok, warning;                          // a hit, an unknown (portability verdicts)
     QColor series[6];                            // chart series: blue, orange, green, purple, red, grey
     QColor winner;                               // the fastest choice's bar (the green series)
     QColor diffRemoved, diffAdded, diffChanged;  // diff line backgrounds (Text reads on them)
