@@ -1,12 +1,15 @@
-// kiln-cli evict [ROOT] (--older-than AGE | --max-size SIZE) [--category C...] [--yes] [--json]:
-// removes whole groups, least recently used first; a dry run unless --yes.
+// kiln-cli evict [ROOT] (--older-than AGE | --max-size SIZE) [--max-files N] [--stale [--target T]]
+// [--category C...] [--yes] [--json]: removes whole groups, least recently used first; a dry run
+// unless --yes. PGO profiles and locks only when named with --category; held locks never.
 #include <cstdio>
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "health/check.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
+#include "portability/sources.hpp"
 #include "util/json_out.hpp"
 
 namespace kiln::cli {
@@ -19,6 +22,9 @@ struct EvictArgs {
     std::string older_than;
     std::string max_size;
     std::vector<std::string> categories;
+    std::optional<std::uint64_t> max_files;
+    bool stale = false;
+    std::string target;
     bool yes = false;
     bool json = false;
     bool force = false;
@@ -34,8 +40,10 @@ void print_human(const EvictReport& r) {
         std::printf("partial  %10s  freed, then: %s (%s)\n", format_bytes(p.bytes).c_str(), p.reason.c_str(),
                     p.path.c_str());
     for (const auto& s : r.skipped) std::printf("skipped  %s: %s\n", s.path.c_str(), s.reason.c_str());
-    std::printf("%s %zu group(s), %s of %s in %s\n", r.dry_run ? "Would free" : "Freed", r.removed.size(),
-                format_bytes(r.freed_bytes).c_str(), format_bytes(r.bytes_before).c_str(), r.root.c_str());
+    std::printf("%s %zu group(s), %s of %s and %llu of %llu files in %s\n", r.dry_run ? "Would free" : "Freed",
+                r.removed.size(), format_bytes(r.freed_bytes).c_str(), format_bytes(r.bytes_before).c_str(),
+                static_cast<unsigned long long>(r.freed_files), static_cast<unsigned long long>(r.files_before),
+                r.root.c_str());
     if (r.dry_run && !r.removed.empty()) std::printf("Dry run: nothing was deleted; add --yes to delete.\n");
 }
 
@@ -44,6 +52,7 @@ void print_json(const EvictReport& r) {
     j["removed"] = nlohmann::ordered_json::array();
     for (const auto& g : r.removed) j["removed"].push_back({{"path", g.path}, {"bytes", g.bytes}});
     j["freed_bytes"] = r.freed_bytes;
+    j["freed_files"] = r.freed_files;
     j["skipped"] = nlohmann::ordered_json::array();
     for (const auto& s : r.skipped) j["skipped"].push_back({{"path", s.path}, {"reason", s.reason}});
     j["partial"] = nlohmann::ordered_json::array();
@@ -71,6 +80,7 @@ int run_evict(const EvictArgs& args) {
                          "kiln-cli: --max-size %s means %s (a bare number is GB, as in ccache; write %sB for bytes)\n",
                          args.max_size.c_str(), format_bytes(*size).c_str(), args.max_size.c_str());
     }
+    policy.max_files = args.max_files;
     for (const auto& name : args.categories) {
         auto c = category_from_name(name);
         if (!c)
@@ -79,6 +89,23 @@ int run_evict(const EvictArgs& args) {
         policy.categories.push_back(*c);
     }
     std::string root = args.root.empty() ? default_inductor_root().string() : args.root;
+    if (args.stale) {
+        std::optional<portability::Fingerprint> target;
+        if (!args.target.empty()) {
+            auto fp = args.target == "local" ? portability::this_machine_fingerprint(std::nullopt)
+                                             : portability::load_fingerprint(args.target);
+            if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
+            target = std::move(*fp);
+        }
+        auto stale = health::stale_groups(root, target);
+        if (!stale) return fail(stale.error());
+        policy.named_groups = std::move(*stale);
+        if (policy.named_groups.empty() && !policy.older_than_ns && !policy.max_bytes && !policy.max_files) {
+            if (args.json) print_json(EvictReport{root, policy.dry_run, {}, {}, {}, 0, 0, 0, 0});
+            else std::printf("No stale entries in %s\n", root.c_str());
+            return 0;
+        }
+    }
     auto report = evict_cache(root, policy);
     if (!report.ok()) {
         return fail(report.error());
@@ -101,15 +128,24 @@ Registration reg{
                                      "Remove LRU groups until the cache is at most SIZE (500M, 2G, 1.5GiB, 100B; a "
                                      "bare number is GB, as in ccache)");
         age->excludes(size);
+        auto* files = cmd->add_option("--max-files", args->max_files,
+                                      "Remove LRU groups until the cache holds at most N files (the inode quota that "
+                                      "runs out on GPFS/Lustre)");
+        auto* stale = cmd->add_flag("--stale", args->stale,
+                                    "Remove the entries that can never hit here (kiln-cli check's stale entries)");
+        cmd->add_option("--target", args->target,
+                        "With --stale: where they must hit (a fingerprint file, cache root, TORCH_TRACE dir, graph "
+                        "entry, or `local`; default: this machine when it has a GPU, else the newest torch/Triton "
+                        "in the cache)");
         cmd->add_option("--category", args->categories,
                         "Only groups of these categories (fxgraph, triton_compiled, ...)");
         cmd->add_flag("--yes,-y", args->yes, "Really delete (default: list what would go)");
         cmd->add_flag("--force", args->force, "Accept a ROOT that does not look like an Inductor or Triton cache");
         cmd->add_flag("--json", args->json, "Print JSON");
-        cmd->callback([args, &outcome, age, size] {
-            if (age->count() == 0 && size->count() == 0) {
-                outcome.exit_code =
-                    fail(make_error(Errc::invalid_argument, "give --older-than AGE or --max-size SIZE"));
+        cmd->callback([args, &outcome, age, size, files, stale] {
+            if (age->count() == 0 && size->count() == 0 && files->count() == 0 && stale->count() == 0) {
+                outcome.exit_code = fail(make_error(
+                    Errc::invalid_argument, "give --older-than AGE, --max-size SIZE, --max-files N or --stale"));
                 return;
             }
             outcome.exit_code = run_evict(*args);

@@ -45,6 +45,9 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     std::printf("oldest        %s\n", format_time_utc(s.oldest_mtime_ns).c_str());
     std::printf("newest        %s\n", format_time_utc(s.newest_mtime_ns).c_str());
     std::printf("unreadable    %llu\n", static_cast<unsigned long long>(s.unreadable));
+    if (s.quarantine_files)
+        std::printf("quarantine    %llu files, %s (.kiln-quarantine/, not in the totals; kiln-cli check --restore)\n",
+                    static_cast<unsigned long long>(s.quarantine_files), format_bytes(s.quarantine_bytes).c_str());
     if (scan.symlinks)
         std::printf("symlinks      %llu (not followed)\n", static_cast<unsigned long long>(scan.symlinks));
 }
@@ -86,9 +89,10 @@ int run_stats(const StatsArgs& args) {
     if (!root.ok()) return fail(root.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
-    auto scan = scan_cache(*root, options);
-    if (!scan.ok()) return fail(scan.error());
-    CacheStats stats = compute_stats(*scan);
+    auto scanned = scan_stats(*root, options);
+    if (!scanned.ok()) return fail(scanned.error());
+    CacheStats& stats = scanned->stats;
+    const ScanResult* scan = &scanned->scan;
     if (given && given->is_blob()) stats.root = given->label;
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "portability/portability_install.hpp"
+#include "health/health_install.hpp"
 #include "shell/main_window.hpp"
 #include "shell/screenshot_tour.hpp"
 #include "timeline/timeline_install.hpp"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     kiln::ui::installAutotuneViews(w);    // Autotune, Compare devices, Compile times tabs; Tune menu
     kiln::ui::installTimelineView(w);     // Compile timeline tab
     kiln::ui::installPortabilityView(w);  // Portability tab; verdict colours in the browser
+    kiln::ui::installHealthView(w);       // Health: check, quarantine, restore
 #ifdef KILN_HAVE_REMOTE
     kiln::ui::installRemoteSource(w);  // the Redis source: a dock beside the cache browser
 #endif

@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <set>
 
 #include "inductor/evict_fs.hpp"
 #include "inductor/roots.hpp"
@@ -39,9 +40,12 @@ std::vector<const Group*> lru_candidates(const ScanResult& scan, const EvictPoli
     return out;
 }
 
-// Whether `g` goes, given how big the cache still is.
-bool selected(const Group& g, const EvictPolicy& p, std::int64_t now, std::uint64_t remaining) {
+// Whether `g` goes, given how big the cache still is (bytes and files).
+bool selected(const Group& g, const EvictPolicy& p, std::int64_t now, std::uint64_t remaining,
+              std::uint64_t remaining_files, bool named) {
+    if (named) return true;
     if (p.older_than_ns && g.last_use_ns < now - *p.older_than_ns) return true;
+    if (p.max_files && remaining_files > *p.max_files) return true;
     return p.max_bytes && remaining > *p.max_bytes;
 }
 
@@ -152,9 +156,9 @@ GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& grou
 }
 
 Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& policy) {
-    if (!policy.older_than_ns && !policy.max_bytes)
+    if (!policy.older_than_ns && !policy.max_bytes && !policy.max_files && policy.named_groups.empty())
         return make_error(Errc::invalid_argument, "nothing to evict by", root_arg,
-                          "give --older-than AGE or --max-size SIZE");
+                          "give --older-than AGE, --max-size SIZE, --max-files N or --stale");
     KILN_TRY(auto root, resolve_root(root_arg));
     // The one descriptor of the root, opened before the scan: a symlinked root is followed here, once,
     // as the user named it; everything after goes through this descriptor.
@@ -176,8 +180,13 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
     report.bytes_before = scan.total_bytes();
     std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();
     std::uint64_t remaining = report.bytes_before;
+    report.files_before = scan.artifacts.size();
+    std::uint64_t remaining_files = report.files_before;
+    std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
     for (const Group* g : lru_candidates(scan, policy)) {
-        if (!selected(*g, policy, now, remaining)) continue;
+        auto rel = relative_to_root(scan, g->path);
+        bool is_named = rel.ok() && named.count(*rel);
+        if (!selected(*g, policy, now, remaining, remaining_files, is_named)) continue;
         GroupRemoval removal;
         if (policy.dry_run) {
             removal.freed = g->bytes;
@@ -191,6 +200,10 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
         }
         report.freed_bytes += removal.freed;
         remaining -= std::min(remaining, removal.freed);
+        if (removal.status.ok()) {
+            remaining_files -= std::min<std::uint64_t>(remaining_files, g->artifacts.size());
+            report.freed_files += g->artifacts.size();
+        }
         if (removal.status.ok())
             report.removed.push_back({g->path, removal.freed, g->kind, g->category, g->last_use_ns});
         else if (removal.freed == 0) report.skipped.push_back({g->path, removal.status.error().str()});

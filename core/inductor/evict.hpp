@@ -20,6 +20,10 @@ namespace kiln::inductor {
 struct EvictPolicy {
     std::optional<std::int64_t> older_than_ns;  // remove groups whose last use is older than now - this
     std::optional<std::uint64_t> max_bytes;     // remove LRU groups until the cache is at most this big
+    std::optional<std::uint64_t> max_files;     // ...until it holds at most this many files (the inode quota)
+    // Groups to remove whatever their age (relative paths, e.g. the key dirs of entries `kiln-cli check`
+    // calls stale); removed even when no limit is given.
+    std::vector<std::string> named_groups;
     std::vector<Category> categories;  // only groups whose main category is listed (empty: all but kept_by_default)
     bool dry_run = true;
     bool force = false;       // accept a root that does not look like a cache
@@ -55,10 +59,12 @@ struct EvictReport {
     std::vector<PartialGroup> partial;
     std::uint64_t freed_bytes = 0;  // removed and partial together
     std::uint64_t bytes_before = 0;
+    std::uint64_t files_before = 0;
+    std::uint64_t freed_files = 0;  // files of the groups removed whole
 };
 
 // Scans `root`, plans, and (unless policy.dry_run) removes. Errors: a missing root (not_found), a root
-// that looks like no cache without policy.force (invalid_argument), neither limit given.
+// that looks like no cache without policy.force (invalid_argument), no limit and no named group given.
 Result<EvictReport> evict_cache(const std::string& root, const EvictPolicy& policy);
 
 // Removes one group of `scan` safely (see above) through `root_fd`, the directory the scan walked.

@@ -1,6 +1,6 @@
 // One walk with openat/fstatat relative to directory descriptors: no symlink is ever followed
 // (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW), no path is resolved twice, and the only allocations per file
-// are its Artifact's strings.
+// are its Artifact's strings. The heads of .py files are read after the walk, in parallel.
 #include "inductor/scanner.hpp"
 
 #include <dirent.h>
@@ -12,7 +12,9 @@
 #include <unordered_map>
 
 #include "inductor/classify.hpp"
+#include "inductor/python_sniff.hpp"
 #include "inductor/roots.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::inductor {
 
@@ -48,7 +50,11 @@ public:
             out_.root_dev = static_cast<std::uint64_t>(st.st_dev);
             out_.root_ino = static_cast<std::uint64_t>(st.st_ino);
         }
+        // The sniff reads beneath the same directory after the walk has closed its descriptor.
+        UniqueFd sniff_root(::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         Status s = walk_dir(fd, 0);
+        if (s.ok() && !pending_py_.empty()) sniff_pending(sniff_root.get());
+        if (s.ok() && cancelled()) s = make_error(Errc::cancelled, "scan cancelled", out_.root);
         finish_groups();
         report_progress();
         return s;
@@ -59,12 +65,17 @@ private:
     const ScanOptions& opt_;
     std::string path_;  // absolute path of the entry being visited
     std::uint32_t rel_offset_ = 0;
-    std::uint64_t bytes_ = 0;
     std::unordered_map<std::string, GroupId> group_index_;
     GroupId last_group_ = kNoGroup;
     std::string_view last_group_rel_;
-    // best_config files wait for the kernel module of their directory (see classify_code_file).
+    static constexpr std::uint32_t kNoIndex = 0xffffffffu;
+    // best_config files wait for the kernel module of their directory (see classify_code_file);
+    // .py files for their heads to be read (sniff_pending). Indices into held().
     std::vector<std::uint32_t> pending_best_configs_;
+    std::vector<std::uint32_t> pending_py_;
+    std::vector<Artifact> held_;  // streaming only: the pending files themselves
+    std::vector<int> best_rank_;  // per group: module_rank of its category so far
+    std::vector<char> has_py_;    // per group: has a .py member
 
     std::string_view rel() const {
         return path_.size() > rel_offset_ ? std::string_view(path_).substr(rel_offset_) : std::string_view();
@@ -80,9 +91,9 @@ private:
     void report_progress() {
         if (!opt_.progress) return;
         ScanProgress p;
-        p.files = out_.artifacts.size();
+        p.files = out_.files;
         p.dirs = out_.dirs;
-        p.bytes = bytes_;
+        p.bytes = out_.bytes;
         p.current_dir = rel();
         opt_.progress(p);
     }
@@ -127,6 +138,10 @@ private:
         }
         // Directories need no stat (nothing of theirs is recorded): open them straight away;
         // O_NOFOLLOW keeps a racing swap to a symlink from being followed.
+        if (depth == 0 && name == kQuarantineDirName) {
+            count_quarantine(dfd, name);
+            return ok_status();
+        }
         if (d_type == DT_DIR) return enter_dir(dfd, name, depth);
         if (::fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             note_unreadable("cannot stat", errno);
@@ -138,9 +153,34 @@ private:
         }
         if (S_ISDIR(st.st_mode)) return enter_dir(dfd, name, depth);
         if (!S_ISREG(st.st_mode)) return ok_status();  // sockets, fifos: never part of a cache
-        add_file(dfd, name, st);
-        if (opt_.progress && opt_.progress_every && out_.artifacts.size() % opt_.progress_every == 0) report_progress();
+        add_file(dfd, st);
+        if (opt_.progress && opt_.progress_every && out_.files % opt_.progress_every == 0) report_progress();
         return ok_status();
+    }
+
+    // Sizes only, never symlinks, at most kMaxDepth levels.
+    void count_quarantine(int dfd, const char* name, int depth = 0) {
+        int fd = ::openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) return;  // a file of that name, or gone: nothing quarantined
+        DIR* dir = ::fdopendir(fd);
+        if (!dir) {
+            ::close(fd);
+            return;
+        }
+        while (struct dirent* e = ::readdir(dir)) {
+            const char* n = e->d_name;
+            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+            struct stat st;
+            if (::fstatat(::dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (S_ISDIR(st.st_mode) && depth + 1 < kMaxDepth) {
+                count_quarantine(::dirfd(dir), n, depth + 1);
+            } else if (S_ISREG(st.st_mode)) {
+                ++out_.quarantine_files;
+                out_.quarantine_bytes += static_cast<std::uint64_t>(st.st_size);
+            }
+        }
+        ::closedir(dir);
+        return;
     }
 
     Status enter_dir(int dfd, const char* name, int depth) {
@@ -158,10 +198,8 @@ private:
         return walk_dir(sub, depth + 1);
     }
 
-    void add_file(int dfd, const char* name, const struct stat& st) {
+    void add_file(int dfd, const struct stat& st) {
         Classification c = classify_path(rel(), out_.kind);
-        if (c.needs_python_sniff)
-            c.category = sniff_python(dfd, name) ? Category::output_code : Category::kernel_module;
         Artifact a;
         a.path = path_;
         a.rel_offset = rel_offset_;
@@ -171,47 +209,63 @@ private:
         a.atime_ns = to_ns(st.st_atim);
         a.key.assign(c.key);
         a.ino = static_cast<std::uint64_t>(st.st_ino);
-        bytes_ += a.size;
-        auto index = static_cast<std::uint32_t>(out_.artifacts.size());
-        if (c.category == Category::best_config) {
-            pending_best_configs_.push_back(index);
-        } else {
+        ++out_.files;
+        out_.bytes += a.size;
+        const bool sniff = c.needs_python_sniff && opt_.sniff_python;
+        if (c.needs_python_sniff) a.category = Category::kernel_module;  // until its head is read
+        if (c.category != Category::best_config) {
             std::string_view group_rel = c.group_kind == GroupKind::single_file ? rel() : c.group_rel;
-            a.group = group_for(group_rel, c, index, dfd);
+            a.group = group_for(group_rel, c, dfd);
         }
-        out_.artifacts.push_back(std::move(a));
+        if (sniff) {
+            pending_py_.push_back(hold(std::move(a)));
+        } else if (c.category == Category::best_config) {
+            pending_best_configs_.push_back(hold(std::move(a)));
+        } else {
+            join(a, a.group);
+            emit(std::move(a));
+        }
     }
 
-    bool sniff_python(int dfd, const char* name) {
-        if (!opt_.sniff_python) return false;
-        // O_NOATIME: Kiln's own reads must not make a module look recently used to eviction.
-        // Only the owner (or CAP_FOWNER) may ask for it; others get EPERM and read normally.
-        int fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-        if (fd < 0 && errno == EPERM) fd = ::openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) {
-            note_unreadable("cannot read module", errno);
-            return false;
+    // Files whose category or group waits for the end of the walk: kept in place (an index into
+    // out_.artifacts) or, when streaming, held here until then.
+    std::uint32_t hold(Artifact&& a) {
+        if (opt_.keep_artifacts) {
+            out_.artifacts.push_back(std::move(a));
+            return static_cast<std::uint32_t>(out_.artifacts.size() - 1);
         }
-        char buf[kPythonSniffBytes];
-        std::size_t got = 0;
-        while (got < sizeof buf) {
-            ssize_t n = ::read(fd, buf + got, sizeof buf - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += static_cast<std::size_t>(n);
+        held_.push_back(std::move(a));
+        return static_cast<std::uint32_t>(held_.size() - 1);
+    }
+    Artifact& held(std::uint32_t i) { return opt_.keep_artifacts ? out_.artifacts[i] : held_[i]; }
+
+    // A final artifact: kept, streamed, or both.
+    void emit(Artifact&& a) {
+        if (opt_.on_artifact) opt_.on_artifact(a);
+        if (opt_.keep_artifacts) out_.artifacts.push_back(std::move(a));
+    }
+
+    // Adds a member to its group's totals; `index` is its place in out_.artifacts when kept.
+    void join(const Artifact& a, GroupId id, std::uint32_t index = kNoIndex) {
+        Group& g = out_.groups[id];
+        if (opt_.keep_artifacts)
+            g.artifacts.push_back(index == kNoIndex ? static_cast<std::uint32_t>(out_.artifacts.size()) : index);
+        ++g.files;
+        g.bytes += a.size;
+        if (a.last_use_ns() > g.last_use_ns) g.last_use_ns = a.last_use_ns();
+        int rank = g.kind == GroupKind::module ? module_rank(a.category) : 0;
+        if (rank < best_rank_[id]) {
+            best_rank_[id] = rank;
+            g.category = a.category;
         }
-        ::close(fd);
-        return python_is_output_code(std::string_view(buf, got));
+        if (a.category == Category::kernel_module || a.category == Category::output_code) has_py_[id] = 1;
     }
 
     // dfd: the directory of the file being added; a key/kernel dir group made from it records its inode.
-    GroupId group_for(std::string_view group_rel, const Classification& c, std::uint32_t index, int dfd = -1) {
+    GroupId group_for(std::string_view group_rel, const Classification& c, int dfd = -1) {
         // Files of one group arrive together (one directory, or one module's files in a shard
         // dir): reuse the last group without building a lookup key.
-        if (last_group_ != kNoGroup && group_rel == last_group_rel_) {
-            out_.groups[last_group_].artifacts.push_back(index);
-            return last_group_;
-        }
+        if (last_group_ != kNoGroup && group_rel == last_group_rel_) return last_group_;
         auto [it, inserted] =
             group_index_.try_emplace(std::string(group_rel), static_cast<GroupId>(out_.groups.size()));
         if (inserted) {
@@ -229,8 +283,9 @@ private:
                 slash != std::string_view::npos && r.substr(0, slash) == group_rel && ::fstat(dfd, &st) == 0)
                 g.ino = static_cast<std::uint64_t>(st.st_ino);
             out_.groups.push_back(std::move(g));
+            best_rank_.push_back(100);
+            has_py_.push_back(0);
         }
-        out_.groups[it->second].artifacts.push_back(index);
         last_group_ = it->second;
         last_group_rel_ = it->first;  // the map's node keeps the key alive and in place
         return it->second;
@@ -248,55 +303,52 @@ private:
         }
     }
 
+    // Reads the heads of the .py files found by the walk, in parallel, and settles their category.
+    void sniff_pending(int root_fd) {
+        std::vector<std::string_view> rels;
+        rels.reserve(pending_py_.size());
+        for (auto i : pending_py_) rels.push_back(held(i).rel_path());
+        auto outcomes = sniff_python_heads(root_fd, rels, opt_.sniff_threads, opt_.cancel);
+        for (std::size_t k = 0; k < pending_py_.size(); ++k) {
+            Artifact& a = held(pending_py_[k]);
+            if (outcomes[k].err) {
+                path_ = a.path;
+                note_unreadable("cannot read module", outcomes[k].err);
+            }
+            a.category = outcomes[k].output_code ? Category::output_code : Category::kernel_module;
+            join(a, a.group, pending_py_[k]);
+            if (opt_.on_artifact) opt_.on_artifact(a);
+        }
+        path_ = out_.root;
+    }
+
     void finish_groups() {
         // Join each best_config to the only kernel module of its directory, else keep it alone.
         // Keys are copies: group_for() below may grow out_.groups and move the paths.
         std::unordered_map<std::string, std::pair<GroupId, int>> modules_by_dir;
         for (const Group& g : out_.groups) {
-            if (g.kind != GroupKind::module) continue;
-            bool has_py = false;
-            for (auto i : g.artifacts)
-                has_py |= out_.artifacts[i].category == Category::kernel_module ||
-                          out_.artifacts[i].category == Category::output_code;
-            if (!has_py) continue;
+            if (g.kind != GroupKind::module || !has_py_[g.id]) continue;
             std::string dir = g.path.substr(0, g.path.rfind('/'));
             auto& slot = modules_by_dir.try_emplace(dir, g.id, 0).first->second;
             ++slot.second;
         }
+        last_group_ = kNoGroup;
         for (auto index : pending_best_configs_) {
-            Artifact& a = out_.artifacts[index];
+            Artifact& a = held(index);
             auto it = modules_by_dir.find(a.path.substr(0, a.path.rfind('/')));
             if (it != modules_by_dir.end() && it->second.second == 1) {
                 a.group = it->second.first;
-                out_.groups[a.group].artifacts.push_back(index);
             } else {
                 Classification c{Category::best_config, GroupKind::single_file, a.key, {}, false};
-                a.group = group_for(a.rel_path(), c, index);
+                a.group = group_for(a.rel_path(), c);
             }
-        }
-        for (Group& g : out_.groups) {
-            int best = 100;
-            for (auto i : g.artifacts) {
-                const Artifact& a = out_.artifacts[i];
-                g.bytes += a.size;
-                if (a.last_use_ns() > g.last_use_ns) g.last_use_ns = a.last_use_ns();
-                int rank = g.kind == GroupKind::module ? module_rank(a.category) : 0;
-                if (rank < best) {
-                    best = rank;
-                    g.category = a.category;
-                }
-            }
+            join(a, a.group, index);
+            if (opt_.on_artifact) opt_.on_artifact(a);
         }
     }
 };
 
 }  // namespace
-
-std::uint64_t ScanResult::total_bytes() const {
-    std::uint64_t sum = 0;
-    for (const auto& a : artifacts) sum += a.size;
-    return sum;
-}
 
 Result<ScanResult> scan_cache(const std::filesystem::path& root, const ScanOptions& options) {
     ScanResult out;

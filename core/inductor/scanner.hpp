@@ -70,6 +70,10 @@ enum class GroupKind : std::uint8_t {
     single_file,        // anything else: autotune cache, lock, temp, other
 };
 
+// Where `kiln-cli check --quarantine` moves problem groups (<root>/.kiln-quarantine/<id>/): the scan
+// never enters it (its files are no cache files) and only counts its size.
+inline constexpr std::string_view kQuarantineDirName = ".kiln-quarantine";
+
 using GroupId = std::uint32_t;
 inline constexpr GroupId kNoGroup = 0xffffffffu;
 
@@ -102,7 +106,8 @@ struct Group {
     Category category = Category::other;   // the main category (fxgraph, triton_compiled, kernel_module, …)
     std::string path;                      // absolute: the dir for key/kernel dirs, the main file otherwise
     std::string key;                       // the key the group's lock would be named after (locks/<key>.lock)
-    std::vector<std::uint32_t> artifacts;  // indices into ScanResult::artifacts
+    std::vector<std::uint32_t> artifacts;  // indices into ScanResult::artifacts (empty when not kept)
+    std::uint32_t files = 0;               // members, also when their list is not kept
     std::uint64_t bytes = 0;
     std::int64_t last_use_ns = 0;  // max of the members' last_use_ns()
     std::uint64_t ino = 0;         // key/kernel dirs: the directory's st_ino at scan time (0: unknown)
@@ -118,6 +123,12 @@ struct ScanProgress {
 struct ScanOptions {
     std::optional<RootKind> kind;  // empty: detect (roots.hpp detect_root_kind)
     bool sniff_python = true;      // read ≤ 4 KB of .py files to tell output_code from kernel_module
+    unsigned sniff_threads = 0;    // threads reading .py heads after the walk (0: one per core, at most 8)
+    // Streaming: every file is passed here once its category and group are final (.py files and
+    // .best_config files after the walk). With keep_artifacts false, ScanResult::artifacts stays
+    // empty and groups keep no member lists: what `stats` needs at a million files.
+    std::function<void(const Artifact&)> on_artifact;
+    bool keep_artifacts = true;
     std::function<void(const ScanProgress&)> progress;  // called every `progress_every` files and at the end
     std::uint32_t progress_every = 4096;
     const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled
@@ -129,16 +140,20 @@ struct ScanOptions {
 struct ScanResult {
     std::string root;  // absolute, as given (not resolved through symlinks)
     RootKind kind = RootKind::inductor;
-    std::vector<Artifact> artifacts;  // files in walk order
+    std::vector<Artifact> artifacts;  // files in walk order (empty when ScanOptions::keep_artifacts is false)
+    std::uint64_t files = 0;          // regular files seen, kept or not
+    std::uint64_t bytes = 0;          // their st_size sum
     std::vector<Group> groups;        // groups[i].id == i
     std::uint64_t unreadable = 0;     // files and directories that could not be read or stat'ed
     std::vector<Error> errors;        // the first `max_errors` of them, with paths
     std::uint64_t dirs = 0;
-    std::uint64_t symlinks = 0;  // seen and not followed (not artifacts)
+    std::uint64_t symlinks = 0;          // seen and not followed (not artifacts)
+    std::uint64_t quarantine_files = 0;  // in <root>/.kiln-quarantine/ (not artifacts)
+    std::uint64_t quarantine_bytes = 0;
     std::uint64_t root_dev = 0;  // identity of the directory walked (st_dev, st_ino)
     std::uint64_t root_ino = 0;
 
-    std::uint64_t total_bytes() const;
+    std::uint64_t total_bytes() const { return bytes; }
 };
 
 // Walks `root` once. Errors: Errc::not_found / io when the root itself cannot be opened,

@@ -8,28 +8,49 @@
 
 namespace kiln::inductor {
 
-CacheStats compute_stats(const ScanResult& scan) {
-    CacheStats s;
+namespace {
+
+void add_file(CacheStats& s, const Artifact& a) {
+    CategoryStats& c = s.categories[static_cast<std::size_t>(a.category)];
+    ++c.files;
+    c.bytes += a.size;
+    if (a.category != Category::triton_compiled) ++c.entries;
+    ++s.total_files;
+    s.total_bytes += a.size;
+    if (s.oldest_mtime_ns == 0 || a.mtime_ns < s.oldest_mtime_ns) s.oldest_mtime_ns = a.mtime_ns;
+    if (a.mtime_ns > s.newest_mtime_ns) s.newest_mtime_ns = a.mtime_ns;
+}
+
+void add_groups(CacheStats& s, const ScanResult& scan) {
     s.root = scan.root;
     s.kind = scan.kind;
     s.unreadable = scan.unreadable;
+    s.quarantine_files = scan.quarantine_files;
+    s.quarantine_bytes = scan.quarantine_bytes;
     s.groups = scan.groups.size();
-    for (const Artifact& a : scan.artifacts) {
-        CategoryStats& c = s.categories[static_cast<std::size_t>(a.category)];
-        ++c.files;
-        c.bytes += a.size;
-        if (a.category != Category::triton_compiled) ++c.entries;
-        ++s.total_files;
-        s.total_bytes += a.size;
-        if (s.oldest_mtime_ns == 0 || a.mtime_ns < s.oldest_mtime_ns) s.oldest_mtime_ns = a.mtime_ns;
-        if (a.mtime_ns > s.newest_mtime_ns) s.newest_mtime_ns = a.mtime_ns;
-    }
     for (const Group& g : scan.groups) {
         if (g.kind == GroupKind::triton_kernel_dir)
             ++s.categories[static_cast<std::size_t>(Category::triton_compiled)].entries;
         if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) ++s.fxgraph_keys;
     }
+}
+
+}  // namespace
+
+CacheStats compute_stats(const ScanResult& scan) {
+    CacheStats s;
+    for (const Artifact& a : scan.artifacts) add_file(s, a);
+    add_groups(s, scan);
     return s;
+}
+
+Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions options) {
+    StatsScan out;
+    options.keep_artifacts = false;
+    options.on_artifact = [&out](const Artifact& a) { add_file(out.stats, a); };
+    KILN_TRY(out.scan, scan_cache(root, options));
+    add_groups(out.stats, out.scan);
+    return out;
 }
 
 nlohmann::ordered_json to_json(const CacheStats& stats) {
@@ -46,6 +67,8 @@ nlohmann::ordered_json to_json(const CacheStats& stats) {
     j["fxgraph_keys"] = stats.fxgraph_keys;
     j["total"] = {{"files", stats.total_files}, {"bytes", stats.total_bytes}};
     j["unreadable"] = stats.unreadable;
+    if (stats.quarantine_files)
+        j["quarantine"] = {{"files", stats.quarantine_files}, {"bytes", stats.quarantine_bytes}};
     return j;
 }
 

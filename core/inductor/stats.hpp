@@ -25,6 +25,8 @@ struct CacheStats {
     std::uint64_t total_bytes = 0;
     std::uint64_t groups = 0;
     std::uint64_t unreadable = 0;
+    std::uint64_t quarantine_files = 0;  // <root>/.kiln-quarantine/ (kiln-cli check --quarantine): not in the totals
+    std::uint64_t quarantine_bytes = 0;
     std::int64_t oldest_mtime_ns = 0;  // 0 when the cache is empty
     std::int64_t newest_mtime_ns = 0;
 
@@ -33,8 +35,18 @@ struct CacheStats {
 
 CacheStats compute_stats(const ScanResult& scan);
 
+// The same without keeping the file list: one streaming walk whose memory grows with the number of
+// groups, not of files (`kiln-cli stats` at a million files). `scan` holds the groups and the
+// unreadable count; its artifacts are empty.
+struct StatsScan {
+    CacheStats stats;
+    ScanResult scan;
+};
+Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions options = {});
+
 // Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
-// "total": {"files", "bytes"}, "unreadable"}; categories without files are left out.
+// "total": {"files", "bytes"}, "unreadable"}, plus "quarantine": {"files", "bytes"} when there is one;
+// categories without files are left out.
 nlohmann::ordered_json to_json(const CacheStats& stats);
 
 // "63.9 MB" (powers of 1000, like ccache -s); "0 B", "512 B".

@@ -67,6 +67,26 @@ Result<OpenedFile> open_regular_file_at(int dir_fd, const char* name, const std:
     return open_with(dir_fd, name, context, O_NOFOLLOW);
 }
 
+long read_head_at(int dir_fd, const char* name, char* buf, std::size_t n) {
+    const int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW;
+    int fd = ::openat(dir_fd, name, base | O_NOATIME);
+    if (fd < 0 && errno == EPERM) fd = ::openat(dir_fd, name, base);
+    if (fd < 0) return -static_cast<long>(errno);
+    UniqueFd owned(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return -static_cast<long>(errno);
+    if (!S_ISREG(st.st_mode)) return -static_cast<long>(EINVAL);
+    std::size_t got = 0;
+    while (got < n) {
+        ssize_t r = ::read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -static_cast<long>(errno);
+        if (r == 0) break;
+        got += static_cast<std::size_t>(r);
+    }
+    return static_cast<long>(got);
+}
+
 Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std::string& context) {
     std::string out(n, '\0');
     std::size_t got = 0;

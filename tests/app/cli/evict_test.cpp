@@ -190,5 +190,43 @@ TEST_F(CliEvict, SwappingASymlinkedRootMidRunNeverTouchesTheOtherTree) {
     EXPECT_EQ(file_count(many), 0u);
 }
 
+TEST_F(CliEvict, MaxFilesTrimsToTheInodeQuotaLeastRecentlyUsedFirst) {
+    ASSERT_EQ(file_count(root), 33u);
+    auto r = run_command({cli_path(), "evict", root.string(), "--max-files", "20", "--yes", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_LE(file_count(root), 20u);
+    EXPECT_EQ(j["freed_files"].get<std::uint64_t>(), 33u - file_count(root));
+    EXPECT_GT(file_count(root), 0u);  // whole groups until the quota holds, not everything
+}
+
+TEST(CliEvictPgo, MaxFilesKeepsPgoProfilesAndLocksUnlessNamed) {
+    ScratchDir dir{"cli-evict-pgo"};
+    fs::path root = dir.path() / "cache";
+    fs::copy(pgo_root(), root, fs::copy_options::recursive);
+    auto r = run_command({cli_path(), "evict", root.string(), "--max-files", "0", "--yes"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(root / "dynamo" / "code_state_kiln-dev-job_None_.pkl"));
+    EXPECT_TRUE(fs::exists(root / "dynamo" / "code_state_kiln-dev-job_None_.pkl.lock"));
+    EXPECT_EQ(file_count(root / "fxgraph"), 0u);  // ...while the graph entries went
+}
+
+TEST(CliEvictStale, StaleRemovesTheEntriesThatCanNeverHitOnTheTarget) {
+    ScratchDir dir{"cli-evict-stale"};
+    fs::path root = dir.path() / "cache";
+    fs::copy(h100_h200_root(), root, fs::copy_options::recursive);
+    std::string h100 = (fixture_dir() / "h100h200" / "h100" / "trace" / "warm").string();
+    auto check = run_command({cli_path(), "check", root.string(), "--target", h100, "--json"});
+    auto stale = nlohmann::json::parse(check.out)["stale"];
+    ASSERT_FALSE(stale.empty()) << check.err;
+    auto r = run_command({cli_path(), "evict", root.string(), "--stale", "--target", h100, "--yes", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& s : stale) EXPECT_FALSE(fs::exists(root / s["group"].get<std::string>())) << s.dump();
+    auto after =
+        nlohmann::json::parse(run_command({cli_path(), "check", root.string(), "--target", h100, "--json"}).out);
+    EXPECT_TRUE(after["stale"].empty()) << after["stale"].dump(1);
+    EXPECT_FALSE(nlohmann::json::parse(r.out)["removed"].empty());
+}
+
 }  // namespace
 }  // namespace kiln::test

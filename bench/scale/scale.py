@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The measurements of bench/scale/run: see that script for what and why."""
+import json, os, platform, statistics, subprocess, sys, time
+
+build, cache, target = sys.argv[1], sys.argv[2], sys.argv[3]
+runs = int(os.environ.get("RUNS", "5"))
+cold_runs = int(os.environ.get("COLD_RUNS", "3"))
+gnu_time = os.environ.get("KILN_TIME", "/usr/bin/time")
+cli = os.path.join(build, "bin", "kiln-cli")
+
+
+_help = subprocess.run([cli, "--help"], capture_output=True, text=True).stdout
+_subcommands = {l.split()[0] for l in _help.split("Subcommands:", 1)[-1].splitlines() if l.startswith("  ") and l.split()}
+
+
+def has(sub):
+    return sub in _subcommands
+
+
+cmds = {"find -printf": ["find", cache, "-printf", "%s %T@ %p\n"],
+        "stats --json": [cli, "stats", cache, "--json"]}
+# KILN_BEFORE_CLI: an older kiln-cli (e.g. before a change) whose stats is measured in the same run.
+before = os.environ.get("KILN_BEFORE_CLI")
+if before:
+    cmds["stats (before)"] = [before, "stats", cache, "--json"]
+if has("check"):
+    cmds["check --json"] = [cli, "check", cache, "--json"]
+if has("portable"):
+    cmds["portable --json"] = [cli, "portable", cache, "--target", target, "--json"]
+if has("ls"):
+    cmds["ls --json"] = [cli, "ls", cache, "--json"]
+
+
+def once(argv):
+    t0 = time.perf_counter()
+    p = subprocess.run([gnu_time, "-v"] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 1):  # check/portable: 1 when they found something
+        sys.exit(f"bench/scale: {' '.join(argv)} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    rss = next(int(l.split()[-1]) for l in p.stderr.splitlines() if "Maximum resident set size" in l)
+    return wall, rss / 1024.0
+
+
+def drop_caches():
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return True
+    except OSError:
+        return False
+
+
+cold = {name: [] for name in cmds}
+can_drop = drop_caches()
+if can_drop:
+    for _ in range(cold_runs):
+        for name, argv in cmds.items():
+            drop_caches()
+            cold[name].append(once(argv))
+warm = {name: [] for name in cmds}
+for argv in cmds.values():  # warm the page cache and the dentry cache
+    once(argv)
+for _ in range(runs):
+    for name, argv in cmds.items():
+        warm[name].append(once(argv))
+
+stats = json.loads(subprocess.run(cmds["stats --json"], capture_output=True, text=True).stdout)
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+fs = subprocess.run(["df", "-T", cache], capture_output=True, text=True).stdout.splitlines()[-1].split()[1]
+print(f"cache: {stats['total']['files']:,} files, {stats['total']['bytes'] / 1e9:.1f} GB apparent, "
+      f"{stats['fxgraph_keys']:,} fxgraph keys ({fs})")
+print(f"machine: {cpu}, {os.cpu_count()} CPUs ({len(os.sched_getaffinity(0))} usable), Linux {platform.release()}, "
+      f"load {os.getloadavg()[0]:.1f}")
+print(f"warm: {runs} runs each after one warm-up; cold: " +
+      (f"{cold_runs} runs each, page cache dropped before every run" if can_drop
+       else "not measured (writing /proc/sys/vm/drop_caches is not permitted here)"))
+print()
+
+
+def med(r):
+    return statistics.median(w for w, _ in r)
+
+
+def table(res, label):
+    base, st = med(res["find -printf"]), med(res["stats --json"])
+    print(f"| {label:<5} | {'command':<16} | {'median s':>8} | {'min s':>7} | {'peak RSS MB':>11} | {'x find':>6} | {'x stats':>7} |")
+    print(f"| ----- | {'-' * 16} | {'-' * 7}: | {'-' * 6}: | {'-' * 10}: | {'-' * 5}: | {'-' * 6}: |")
+    for name, r in res.items():
+        m = med(r)
+        print(f"| {label:<5} | {name:<16} | {m:>8.2f} | {min(w for w, _ in r):>7.2f} | "
+              f"{max(x for _, x in r):>11.1f} | {m / base:>6.2f} | {m / st:>7.2f} |")
+
+
+table(warm, "warm")
+if can_drop:
+    table(cold, "cold")
+print()
+
+
+def verdict(name, value, limit, unit="x"):
+    ok = value <= limit
+    print(f"  {name:<34} {value:7.2f}{unit} (target <= {limit}{unit}): {'met' if ok else 'MISSED'}")
+
+
+print("targets")
+for label, res in (("warm", warm), ("cold", cold if can_drop else None)):
+    if not res:
+        continue
+    verdict(f"stats / find ({label})", med(res["stats --json"]) / med(res["find -printf"]), 1.2)
+    if "check --json" in res:
+        verdict(f"check / stats ({label})", med(res["check --json"]) / med(res["stats --json"]), 3)
+    if "portable --json" in res:
+        verdict(f"portable / stats ({label})", med(res["portable --json"]) / med(res["stats --json"]), 2)
+verdict("stats peak RSS", max(x for _, x in warm["stats --json"]), 200, " MB")
+
+gui = os.path.join(build, "bench", "gui_open")
+if os.path.exists(gui):
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    p = subprocess.run([gnu_time, "-v", gui, cache], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"bench/scale: gui_open failed:\n{p.stdout}\n{p.stderr[-2000:]}")
+    g = json.loads(p.stdout)
+    rss = next(int(l.split()[-1]) for l in p.stderr.splitlines() if "Maximum resident set size" in l) / 1024.0
+    cli_rss = max(x for _, x in warm.get("check --json", warm["stats --json"]))
+    print()
+    print(f"GUI ({env['QT_QPA_PLATFORM']}): first paint {g['first_paint_ms']:.0f} ms, Overview with numbers "
+          f"{g['overview_ms']:.0f} ms, browser populated {g['populated_ms']:.0f} ms ({g['rows']:,} files), "
+          f"longest UI-thread gap {g['max_gap_ms']:.0f} ms, peak RSS {rss:.0f} MB")
+    verdict("GUI Overview shown", g["overview_ms"] / 1000.0, 1, " s")
+    verdict("GUI longest UI-thread gap", g["max_gap_ms"], 50, " ms")
+    verdict("GUI RSS / CLI RSS (same scan kept)", rss / cli_rss, 2)

@@ -1,0 +1,45 @@
+#pragma once
+// `kiln-cli check`: one scan of a cache root, then every file checked for what a torch.compile run
+// needs of it (docs: ARCHITECTURE.md, "Cache health"). Graph entries are decoded, output code is
+// parsed and its kernels looked up, Triton kernel dirs are compared with their group files, ELF
+// binaries' headers with their sizes; stale entries are judged by core/portability.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "health/health_report.hpp"
+#include "portability/fingerprint.hpp"
+#include "util/result.hpp"
+
+namespace kiln::health {
+
+struct CheckOptions {
+    // Stale entries: those that can never hit on this target (portability::assess_root: a miss). Empty:
+    // those whose torch or Triton version differs from the newest entry's in the cache.
+    std::optional<portability::Fingerprint> target;
+    std::int64_t now_ns = 0;                           // 0: the current time
+    std::int64_t temp_age_ns = 3600LL * 1000000000LL;  // temporaries older than this are stale
+    unsigned threads = 0;                              // 0: the CPUs this process may use
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// Errors: a root that cannot be scanned (not_found, io), cancelled.
+Result<HealthReport> check_cache(const std::filesystem::path& root, const CheckOptions& options = {});
+
+// What stale is judged against unless the user names a target: this machine when the CUDA driver
+// shows a GPU (a laptop without one browsing a server's cache must not call every entry stale), else
+// nothing (entries whose torch/Triton differs from the newest in the cache).
+std::optional<portability::Fingerprint> default_target();
+
+// The groups (key dirs, relative) of the entries that are stale against `target` (default_target()
+// when empty): what `kiln-cli evict --stale` removes.
+Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
+                                              const std::optional<portability::Fingerprint>& target);
+
+// The number of problems (stale entries not counted): what the GUI's Overview shows.
+Result<std::size_t> count_problems(const std::filesystem::path& root);
+
+}  // namespace kiln::health

@@ -1,0 +1,92 @@
+// Graph entries: what torch's cache lookup does with the file (unpickle it, take the object as a
+// CompiledFxGraph or AOTAutogradResult, follow an AOT entry to its forward/backward FX keys).
+#include <unordered_set>
+
+#include "health/check_context.hpp"
+#include "inductor/debug_lines.hpp"
+#include "inductor/graph_entry.hpp"
+#include "inductor/output_code.hpp"
+#include "pickle/buffer.hpp"
+#include "pickle/decoder.hpp"
+
+namespace kiln::health::detail {
+
+using inductor::Artifact;
+using inductor::Category;
+
+namespace {
+
+// "[hash] value" of the named component, or empty.
+std::string component(const std::vector<std::string>& lines, std::string_view name) {
+    for (const auto& line : lines) {
+        auto c = inductor::split_component_view(line);
+        if (c && c->name == name) return "[" + std::string(c->hash) + "] " + std::string(c->value);
+    }
+    return {};
+}
+
+// Bundled Triton kernels the output code never launches: autotune candidates kept in the entry.
+std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e, const Artifact& a) {
+    auto bundle = e.triton_bundle();
+    if (bundle.empty()) return std::nullopt;
+    std::unordered_set<std::string> launched;
+    if (auto src = e.source_code())
+        if (auto code = inductor::parse_output_code(*src))
+            for (const auto& k : code->kernels)
+                if (k.kind == inductor::KernelKind::triton) launched.insert(k.name);
+    UnusedCandidates u;
+    u.path = std::string(a.rel_path());
+    u.bundled = bundle.size();
+    for (const auto& k : bundle)
+        if (!launched.count(k.name)) {
+            ++u.unused;
+            u.unused_bytes += k.total_bytes();
+        }
+    if (u.unused == 0) return std::nullopt;
+    return u;
+}
+
+}  // namespace
+
+EntryFindings check_graph_entry(const CheckContext& ctx, const Artifact& a) {
+    EntryFindings out;
+    // Decoded in two steps to tell a broken pickle from a sound one that holds something else.
+    auto buffer = pickle::load_file(a.path);
+    auto doc =
+        buffer ? pickle::decode(std::move(*buffer)) : Result<std::shared_ptr<const pickle::Document>>(buffer.error());
+    if (!doc) {
+        out.problems.push_back(ctx.problem(ProblemKind::entry_undecodable, a, doc.error().str()));
+        return out;
+    }
+    std::optional<inductor::GraphEntry> entry;
+    if (pickle::Ref root = (*doc)->root(); root && root->kind() == pickle::Kind::call)
+        entry = inductor::GraphEntry(*doc, a.path);
+    if (!entry) {
+        out.problems.push_back(ctx.problem(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
+        return out;
+    }
+    bool want_aot = a.category == Category::aotautograd;
+    if (want_aot ? !entry->is_aot_autograd() : !entry->is_fx_graph()) {
+        out.problems.push_back(ctx.problem(ProblemKind::entry_not_graph, a,
+                                           "the pickle holds " + entry->type() + ", not " +
+                                               (want_aot ? "an AOTAutogradResult" : "a CompiledFxGraph")));
+        return out;
+    }
+    std::vector<std::string> lines;
+    if (want_aot) {
+        for (auto [which, key] :
+             {std::pair{"forward", entry->forward_fx_key()}, {"backward", entry->backward_fx_key()}})
+            if (key && !ctx.keys.count(*key))
+                out.problems.push_back(ctx.problem(ProblemKind::aot_fx_key_missing, a,
+                                                   std::string(which) + " graph " + *key + " is not in fxgraph/"));
+        lines = entry->forward_debug_lines();
+    } else {
+        lines = entry->debug_lines();
+        out.unused = unused_candidates(*entry, a);
+    }
+    out.torch_version = component(lines, "torch_version");
+    out.system_version = component(lines, "system_info[version]");
+    return out;
+}
+
+}  // namespace kiln::health::detail

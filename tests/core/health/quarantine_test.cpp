@@ -1,0 +1,78 @@
+// Quarantine and restore on scratch copies: the scanner's view of the quarantine folder, restore
+// never replacing a file that came back meanwhile, ids that would leave the root.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "health/check.hpp"
+#include "health/quarantine.hpp"
+#include "inductor/scanner.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::health {
+namespace {
+
+class Quarantine : public ::testing::Test {
+protected:
+    test::ScratchDir dir{"health-quarantine"};
+    fs::path root = dir.path() / "cache";
+    fs::path temp = root / ".11.12.tmp";
+    void SetUp() override {
+        fs::copy(test::two_entries_root(), root, fs::copy_options::recursive);
+        std::ofstream(temp) << "left by a dead writer";
+        fs::last_write_time(temp, fs::file_time_type::clock::now() - std::chrono::hours(5));
+    }
+};
+
+TEST_F(Quarantine, TheScannerCountsTheQuarantineButNeverListsItsFiles) {
+    auto before = inductor::scan_cache(root);
+    ASSERT_TRUE(before.ok());
+    auto run = quarantine_problems(root, {}, false);
+    ASSERT_TRUE(run.ok()) << run.error().str();
+    EXPECT_EQ(run->before.problems.size(), 1u);
+    EXPECT_TRUE(run->after.problems.empty());
+    ASSERT_EQ(run->moved.manifest.groups.size(), 1u);
+    auto after = inductor::scan_cache(root);
+    ASSERT_TRUE(after.ok());
+    EXPECT_EQ(after->artifacts.size(), before->artifacts.size() - 1);
+    for (const auto& a : after->artifacts) EXPECT_EQ(a.rel_path().find(".kiln-quarantine"), std::string_view::npos);
+    EXPECT_EQ(after->quarantine_files, 2u);  // the temp file and the manifest
+    EXPECT_GT(after->quarantine_bytes, 0u);
+}
+
+TEST_F(Quarantine, RestoreNeverReplacesAFileThatCameBack) {
+    auto run = quarantine_problems(root, {}, false);
+    ASSERT_TRUE(run.ok()) << run.error().str();
+    std::ofstream(temp) << "a new writer";
+    auto restored = restore_quarantine(root, run->moved.manifest.id);
+    ASSERT_TRUE(restored.ok()) << restored.error().str();
+    EXPECT_TRUE(restored->restored.empty());
+    ASSERT_EQ(restored->skipped.size(), 1u);
+    EXPECT_EQ(test::read_file(temp), "a new writer");
+    // Still quarantined, still restorable once the path is free again.
+    ASSERT_EQ(list_quarantines(root).size(), 1u);
+    fs::remove(temp);
+    auto again = restore_quarantine(root, run->moved.manifest.id);
+    ASSERT_TRUE(again.ok()) << again.error().str();
+    EXPECT_EQ(again->restored.size(), 1u);
+    EXPECT_EQ(test::read_file(temp), "left by a dead writer");
+    EXPECT_TRUE(list_quarantines(root).empty());
+}
+
+TEST_F(Quarantine, IdsThatLeaveTheQuarantineAreRefused) {
+    for (std::string id : {"..", "../cache", "a/b", "", ".hidden"}) {
+        auto r = restore_quarantine(root, id);
+        ASSERT_FALSE(r.ok()) << id;
+        EXPECT_EQ(r.error().code, Errc::invalid_argument) << id;
+    }
+    auto missing = restore_quarantine(root, "20990101T000000Z-1");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, Errc::not_found);
+}
+
+}  // namespace
+}  // namespace kiln::health

@@ -1,0 +1,23 @@
+#include "health/health_install.hpp"
+
+#include <QTabWidget>
+
+#include "browser/cache_browser.hpp"
+#include "health/health_panel.hpp"
+#include "shell/main_window.hpp"
+
+namespace kiln::ui {
+
+HealthPanel* installHealthView(MainWindow& w) {
+    auto* panel = new HealthPanel(w.jobs());
+    w.addPanel(panel, QObject::tr("Health"));
+    QObject::connect(&w, &MainWindow::rootChanged, panel, &HealthPanel::setRoot);
+    if (!w.currentRoot().isEmpty()) panel->setRoot(w.currentRoot());
+    QObject::connect(panel, &HealthPanel::entrySelected, &w, [&w](const QString& path) {
+        if (w.browser()->selectPath(path)) w.workspace()->setCurrentIndex(0);
+    });
+    QObject::connect(panel, &HealthPanel::cacheChanged, &w, &MainWindow::rescan);
+    return panel;
+}
+
+}  // namespace kiln::ui

@@ -1,0 +1,169 @@
+#include "health/health_panel.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "health/check.hpp"
+#include "health/quarantine.hpp"
+#include "inductor/stats.hpp"
+#include "jobs/job_runner.hpp"
+
+namespace kiln::ui {
+
+namespace {
+
+struct HealthOutcome {
+    std::optional<health::HealthReport> report;
+    QStringList quarantines;
+    QString message;  // what quarantine / restore did, or the error
+};
+
+QStringList quarantineIdsOf(const std::string& root) {
+    QStringList out;
+    for (const auto& m : health::list_quarantines(root)) out << QString::fromStdString(m.id);
+    return out;
+}
+
+}  // namespace
+
+HealthPanel::HealthPanel(JobRunner* jobs, QWidget* parent)
+    : QWidget(parent),
+      jobs_(jobs),
+      model_(new HealthModel(this)),
+      view_(new QTreeView(this)),
+      summary_(new QLabel(this)),
+      why_(new QLabel(this)),
+      check_(new QPushButton(tr("Check"), this)),
+      quarantine_(new QPushButton(tr("Quarantine problems"), this)),
+      ids_(new QComboBox(this)),
+      restore_(new QPushButton(tr("Restore"), this)) {
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(summary_, 1);
+    bar->addWidget(check_);
+    bar->addWidget(quarantine_);
+    bar->addWidget(ids_);
+    bar->addWidget(restore_);
+    quarantine_->setToolTip(tr("Move the problem groups into <root>/.kiln-quarantine/<id>/ (Restore undoes it)"));
+    view_->setModel(model_);
+    view_->setUniformRowHeights(true);
+    view_->header()->setSectionResizeMode(HealthModel::ColWhat, QHeaderView::Interactive);
+    view_->header()->resizeSection(HealthModel::ColWhat, 520);
+    why_->setWordWrap(true);
+    why_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(view_, 1);
+    layout->addWidget(why_);
+    connect(check_, &QPushButton::clicked, this, &HealthPanel::check);
+    connect(quarantine_, &QPushButton::clicked, this, &HealthPanel::quarantine);
+    connect(restore_, &QPushButton::clicked, this, &HealthPanel::restoreSelected);
+    connect(view_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& i) { onCurrentChanged(i); });
+    // Enter or double-click: show the file in the browser (arrow keys only move through the list).
+    connect(view_, &QTreeView::activated, this, [this](const QModelIndex& i) {
+        const QString path = i.data(HealthModel::PathRole).toString();
+        if (!path.isEmpty()) emit entrySelected(path);
+    });
+    summary_->setText(tr("No cache open"));
+    refreshButtons();
+}
+
+void HealthPanel::setRoot(const QString& root) {
+    root_ = root;
+    model_->clear();
+    check();
+}
+
+void HealthPanel::check() { run(Action::check); }
+void HealthPanel::quarantine() { run(Action::quarantine); }
+void HealthPanel::restore(const QString& id) { run(Action::restore, id); }
+void HealthPanel::restoreSelected() {
+    if (ids_->currentIndex() >= 0) restore(ids_->currentText());
+}
+
+void HealthPanel::run(Action action, const QString& id) {
+    if (root_.isEmpty()) return;
+    busy_ = true;
+    refreshButtons();
+    summary_->setText(action == Action::check ? tr("Checking %1 ...").arg(root_) : tr("Working ..."));
+    const std::string root = root_.toStdString();
+    const std::string qid = id.toStdString();
+    jobs_->start(
+        QStringLiteral("health"), tr("Checking cache health"),
+        [root, qid, action](JobControl& ctl) {
+            HealthOutcome out;
+            health::CheckOptions options;
+            options.target = health::default_target();
+            options.cancel = ctl.cancelFlag();
+            if (action == Action::quarantine) {
+                auto run = health::quarantine_problems(root, options, false);
+                if (!run) out.message = QString::fromStdString(run.error().str());
+                else {
+                    out.message = tr("Quarantined %1 group(s) as %2")
+                                      .arg(run->moved.manifest.groups.size())
+                                      .arg(QString::fromStdString(run->moved.manifest.id));
+                    out.report = std::move(run->after);
+                }
+            } else if (action == Action::restore) {
+                auto r = health::restore_quarantine(root, qid);
+                out.message =
+                    r ? tr("Restored %1 item(s) of %2").arg(r->restored.size()).arg(QString::fromStdString(qid))
+                      : QString::fromStdString(r.error().str());
+            }
+            if (!out.report) {
+                auto checked = health::check_cache(root, options);
+                if (checked) out.report = std::move(*checked);
+                else if (out.message.isEmpty()) out.message = QString::fromStdString(checked.error().str());
+            }
+            out.quarantines = quarantineIdsOf(root);
+            return out;
+        },
+        [this, action](HealthOutcome out) {
+            busy_ = false;
+            message_ = out.message;
+            quarantines_ = out.quarantines;
+            ids_->clear();
+            ids_->addItems(quarantines_);
+            if (!quarantines_.isEmpty()) ids_->setCurrentIndex(static_cast<int>(quarantines_.size()) - 1);
+            if (out.report) {
+                const auto& r = *out.report;
+                QString text = r.problems.empty() ? tr("Healthy: no problems in %1 files").arg(r.files)
+                                                  : tr("%1 problem(s) in %2 files").arg(r.problems.size()).arg(r.files);
+                if (!r.stale.empty()) text += tr("; %1 stale entries (not counted)").arg(r.stale.size());
+                if (r.unused_bytes())
+                    text += tr("; %1 of unused autotune candidates")
+                                .arg(QString::fromStdString(inductor::format_bytes(r.unused_bytes())));
+                if (!message_.isEmpty()) text = message_ + QStringLiteral(" \u2014 ") + text;
+                summary_->setText(text);
+                model_->setReport(std::move(*out.report));
+                view_->expandAll();
+            } else {
+                summary_->setText(message_);
+                model_->clear();
+            }
+            refreshButtons();
+            if (action != Action::check) emit cacheChanged();
+            emit updated(model_->problemCount());
+        });
+}
+
+void HealthPanel::refreshButtons() {
+    check_->setEnabled(!busy_ && !root_.isEmpty());
+    quarantine_->setEnabled(!busy_ && model_->problemCount() > 0);
+    restore_->setEnabled(!busy_ && ids_->count() > 0);
+    ids_->setEnabled(!busy_ && ids_->count() > 0);
+}
+
+void HealthPanel::onCurrentChanged(const QModelIndex& index) {
+    const QString path = index.data(HealthModel::PathRole).toString();
+    QString text = index.data(HealthModel::WhyRole).toString();
+    if (!path.isEmpty()) text += tr("\n%1 (Enter: show it in the browser)").arg(path);
+    why_->setText(text);
+}
+
+}  // namespace kiln::ui
