@@ -227,6 +227,18 @@ double TimelineProcess::compile_s() const {
     return total;
 }
 
+namespace {
+// Processes in the order they ran: the first compile's glog time ("MMDD HH:MM:SS.us" sorts as text),
+// not the order of their folders' names (cold, warm, changed would read changed, cold, warm).
+void in_run_order(CompileTimeline& t) {
+    auto started = [](const TimelineProcess& p) {
+        return p.compiles.empty() ? std::string() : p.compiles.front().start_time;
+    };
+    std::stable_sort(t.processes.begin(), t.processes.end(),
+                     [&](const TimelineProcess& a, const TimelineProcess& b) { return started(a) < started(b); });
+}
+}  // namespace
+
 Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_or_dir) {
     std::error_code ec;
     if (!std::filesystem::exists(path_or_dir, ec))
@@ -251,6 +263,7 @@ Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_
     if (out.processes.empty())
         return make_error(Errc::not_found, "no TORCH_TRACE logs", path_or_dir.string(),
                           "run torch with TORCH_TRACE=<dir> and open that directory");
+    in_run_order(out);
     return out;
 }
 
@@ -269,12 +282,7 @@ CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>&
         }
         for (auto& w : t->warnings) all.warnings.push_back(std::move(w));
     }
-    // In the order they ran: the first compile's glog time ("MMDD HH:MM:SS.us" sorts as text).
-    auto started = [](const TimelineProcess& p) {
-        return p.compiles.empty() ? std::string() : p.compiles.front().start_time;
-    };
-    std::stable_sort(all.processes.begin(), all.processes.end(),
-                     [&](const TimelineProcess& a, const TimelineProcess& b) { return started(a) < started(b); });
+    in_run_order(all);
     return all;
 }
 

@@ -1,10 +1,11 @@
 // The desktop app's first sight, offscreen on the real fixtures: the Overview's numbers against
 // `kiln-cli stats`, `timings` and `portable` run as real processes; the Compile timeline on the H100
 // fixture's cold/warm/changed traces (hits and misses shown = the cache events in the logs); Compare
-// devices on the H100/H200 fixture; link contrast in the dark theme; the menu order; keyboard
+// devices on the H100/H200 fixture; link, chart text, diff and syntax contrast in both themes; the menu order; keyboard
 // navigation into every view; the window's first-start size and its state on the next start.
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QMenuBar>
@@ -15,9 +16,14 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTreeView>
 #include <QTreeWidget>
 
+#include <qcustomplot.h>
+
 #include "browser/cache_browser.hpp"
+#include "charts/choice_bar_chart.hpp"
+#include "diff/diff_lines_model.hpp"
 #include "jobs/job_runner.hpp"
 #include "overview/overview_panel.hpp"
 #include "shell/main_window.hpp"
@@ -26,6 +32,7 @@
 #include "timeline/timeline_panel.hpp"
 #include "tuning/autotune_compare_model.hpp"
 #include "tuning/autotune_compare_panel.hpp"
+#include "tuning/timings_compile_panel.hpp"
 #include "tuning/timings_install.hpp"
 #include "ui_test_support.hpp"
 
@@ -152,6 +159,36 @@ private slots:
         QCOMPARE(win.w.workspace()->currentWidget(), win.timeline);
     }
 
+    // Compile times: the bars are graph entries, slowest first; Enter on one (QTreeView's
+    // activation, as a double click) selects that entry in the cache browser and shows it.
+    void compileTimesBarSelectsTheEntry() {
+        Window win;
+        win.w.show();
+        win.w.openRoot(test::h100Root());
+        TimingsCompilePanel* panel = win.views.compileTimes;
+        QVERIFY(panel);
+        QVERIFY(test::waitFor([&] { return !panel->isLoading() && panel->entries()->model()->rowCount() > 0; }));
+        QVERIFY(test::waitFor([&] { return win.w.browser()->tree() != nullptr; }));
+        QVERIFY(win.w.showView(QStringLiteral("Compile times")));
+        QTreeView* bars = panel->entries();
+        auto* model = bars->model();
+        constexpr int kSecondsRole = Qt::UserRole + 1;  // the bar's seconds (the panel's sort role)
+        // Slowest first, and each bar is an entry file of the cache.
+        for (int r = 1; r < model->rowCount(); ++r)
+            QVERIFY(model->index(r - 1, 1).data(kSecondsRole).toDouble() >=
+                    model->index(r, 1).data(kSecondsRole).toDouble());
+        for (int row : {model->rowCount() - 1, 0}) {
+            const QString path = model->index(row, 0).data(TimingsCompilePanel::PathRole).toString();
+            QVERIFY2(QFileInfo(path).isFile() && path.startsWith(test::h100Root()), qPrintable(path));
+            QVERIFY(win.w.showView(QStringLiteral("Compile times")));
+            bars->setFocus();
+            bars->setCurrentIndex(model->index(row, 0));
+            QTest::keyClick(bars, Qt::Key_Return);
+            QCOMPARE(win.w.browser()->currentPath(), path);
+            QCOMPARE(win.w.workspace()->tabText(win.w.workspace()->currentIndex()), QStringLiteral("Cache"));
+        }
+    }
+
     void noCacheSaysWhereKilnLookedAndHowToOpenOne() {
         MainWindow w;
         w.overviewPanel()->showNoCache(QStringLiteral("No Inductor cache at /tmp/torchinductor_nobody"));
@@ -223,6 +260,80 @@ private slots:
                 QVERIFY(contrast(p.color(QPalette::Text), p.color(bg)) >= 4.5);
             }
             QVERIFY(contrast(p.color(QPalette::PlaceholderText), p.color(QPalette::Base)) >= 4.5 || t == Theme::light);
+        }
+        applyTheme(Theme::system);
+    }
+
+    // Charts, diff lines, syntax and error text read on the palette they are drawn on, and a chart
+    // open when the theme changes follows it (checked on the rendered chart's background).
+    void darkModeChartsAndDiffAreLegible() {
+        applyTheme(Theme::light);
+        ChoiceBarChart chart;  // made under the light theme: it must follow the switch
+        chart.resize(600, 300);
+        kiln::timings::Op op;
+        op.op = "mm";
+        op.inputs = "64x64 float16";
+        for (double ms : {0.5, 0.7}) {
+            kiln::timings::Choice c;
+            c.name = "triton_mm_" + std::to_string(int(ms * 10));
+            c.ms = ms;
+            op.choices.push_back(c);
+        }
+        kiln::timings::pick_best(op);
+        chart.setOp(op);
+        for (Theme t : {Theme::dark, Theme::light}) {
+            applyTheme(t);
+            QCoreApplication::processEvents();
+            const QPalette p = QApplication::palette();
+            const bool dark = t == Theme::dark;
+            auto* plot = chart.plot();
+            const QColor bg = plot->toPixmap(600, 300).toImage().pixelColor(2, 2);
+            QCOMPARE(isDarkPalette(QPalette(bg)), dark);
+            const auto why = [&](const char* what, double c) {
+                return QString("theme %1: %2 contrast %3").arg(dark ? "dark" : "light", what).arg(c);
+            };
+            for (auto* axis : {plot->xAxis, plot->yAxis}) {
+                const double tick = contrast(axis->tickLabelColor(), bg), label = contrast(axis->labelColor(), bg);
+                QVERIFY2(tick >= 4.5, qPrintable(why("tick label", tick)));
+                QVERIFY2(label >= 4.5, qPrintable(why("axis label", label)));
+            }
+            auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+            QVERIFY(title);
+            QVERIFY2(contrast(title->textColor(), bg) >= 4.5,
+                     qPrintable(why("title", contrast(title->textColor(), bg))));
+            // Bars are not text: WCAG's 3:1 for graphics.
+            for (int i = 0; i < plot->plottableCount(); ++i) {
+                const double c = contrast(plot->plottable(i)->brush().color(), bg);
+                QVERIFY2(c >= 3, qPrintable(why("bar", c)));
+            }
+            // Diff lines: the text colour on each kind of line's background.
+            DiffLinesModel diff;
+            diff.setDark(isDarkPalette(p));
+            QVector<SideBySideLine> lines(3);
+            lines[0].kind = SideBySideLine::Kind::removed;
+            lines[1].kind = SideBySideLine::Kind::added;
+            lines[2].kind = SideBySideLine::Kind::changed;
+            diff.setLines(lines);
+            for (int r = 0; r < diff.rowCount(); ++r) {
+                for (int col : {DiffLinesModel::TextAColumn, DiffLinesModel::TextBColumn}) {
+                    const QVariant back = diff.index(r, col).data(Qt::BackgroundRole);
+                    if (!back.isValid()) continue;
+                    const double c = contrast(p.color(QPalette::Text), back.value<QColor>());
+                    QVERIFY2(c >= 4.5, qPrintable(why("diff line", c)));
+                }
+            }
+            const ThemeColors& colors = themeColors(p);
+            for (auto role : {QPalette::Base, QPalette::Window}) {
+                for (const QColor& status : {colors.error, colors.ok, colors.warning}) {
+                    const double c = contrast(status, p.color(role));
+                    QVERIFY2(c >= 4.5, qPrintable(why("error/ok/warning text", c)));
+                }
+            }
+            for (const QColor& syntax : {colors.keyword, colors.type, colors.number, colors.call, colors.decorator,
+                                         colors.string, colors.comment}) {
+                const double c = contrast(syntax, p.color(QPalette::Base));
+                QVERIFY2(c >= 4.5, qPrintable(why("syntax", c)));
+            }
         }
         applyTheme(Theme::system);
     }

@@ -15,9 +15,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QSet>
+#include <QTreeView>
+
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "charts/choice_bar_chart.hpp"
+#include "charts/choice_bars.hpp"
 #include "tuning/autotune_table_model.hpp"
 #include "tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
@@ -45,9 +51,95 @@ private slots:
         auto panel = loaded({test::h100Root()});
         QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester proxyTester(panel->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QCOMPARE(panel->opList()->count(), 10);  // 2 mm ops, 5 best_config, 3 kernel_perf
-        QCOMPARE(panel->model()->rowCount(), 20 + 21 + 5 + 3);
-        for (int op = 0; op < panel->opList()->count(); ++op) panel->selectOp(op);  // filter changes under the testers
+        QCOMPARE(panel->opList()->count(), 10);    // 2 mm ops, 5 best_config, 3 kernel_perf
+        QCOMPARE(panel->model()->rowCount(), 10);  // one group per op
+        int choices = 0;
+        for (int op = 0; op < 10; ++op) choices += panel->model()->rowCount(panel->model()->opIndex(op));
+        QCOMPARE(choices, 20 + 21 + 5 + 3);
+        for (int op = 0; op < panel->opList()->count(); ++op) panel->selectOp(op);  // expand/collapse under the testers
+        panel->table()->sortByColumn(AutotuneTableModel::PercentCol, Qt::DescendingOrder);
+        panel->table()->sortByColumn(AutotuneTableModel::MsCol, Qt::AscendingOrder);
+    }
+
+    // Grouped by op as `kiln-cli timings --json` (the real process) lists them: each group says its
+    // op, inputs, precision and device once and holds that op's choices, the winner marked; sorting
+    // by time or % keeps the groups in order; parameters read tile sizes, warps, stages first.
+    void groupsMatchCliJson() {
+        auto panel = loaded({test::h100Root()});
+        const QJsonArray ops = test::runCliJson({QStringLiteral("timings"), QStringLiteral("--json"), test::h100Root()})
+                                   .object()[QStringLiteral("ops")]
+                                   .toArray();
+        QCOMPARE(ops.size(), 10);
+        for (auto order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+            panel->table()->sortByColumn(AutotuneTableModel::MsCol, order);
+            auto* proxy = panel->proxy();
+            QCOMPARE(proxy->rowCount(), ops.size());
+            for (int i = 0; i < ops.size(); ++i) {
+                const QJsonObject op = ops[i].toObject();
+                const QModelIndex g = proxy->index(i, 0);
+                QVERIFY(g.data(AutotuneTableModel::IsOpRole).toBool());
+                QCOMPARE(g.data(AutotuneTableModel::OpNameRole).toString(), op[QStringLiteral("op")].toString());
+                QCOMPARE(g.data(AutotuneTableModel::InputsRole).toString(), op[QStringLiteral("inputs")].toString());
+                QCOMPARE(g.data(AutotuneTableModel::PrecisionRole).toString(),
+                         op[QStringLiteral("precision")].toString());
+                QCOMPARE(g.data(AutotuneTableModel::DeviceRole).toString(), op[QStringLiteral("device")].toString());
+                QVERIFY(g.data().toString().contains(op[QStringLiteral("inputs")].toString()));
+                if (!op[QStringLiteral("device")].toString().isEmpty())
+                    QVERIFY(g.data().toString().contains(op[QStringLiteral("device")].toString()));
+                const QJsonArray choices = op[QStringLiteral("choices")].toArray();
+                QCOMPARE(proxy->rowCount(g), choices.size());
+                // Choices sorted by time inside the group, the winner first when ascending.
+                double prev = order == Qt::AscendingOrder ? -HUGE_VAL : HUGE_VAL;  // failed choices sort as inf
+                QString best;
+                std::vector<double> times;
+                for (int c = 0; c < choices.size(); ++c) {
+                    const QModelIndex ms = proxy->index(c, AutotuneTableModel::MsCol, g);
+                    const double t = ms.data(AutotuneTableModel::SortRole).toDouble();
+                    QVERIFY(order == Qt::AscendingOrder ? t >= prev : t <= prev);
+                    prev = t;
+                    if (ms.data(AutotuneTableModel::IsBestRole).toBool())
+                        best = ms.data(AutotuneTableModel::NameRole).toString();
+                    times.push_back(t);
+                    // Parameters: the same keys as the JSON, the known ones first in their order.
+                    const QString name = ms.data(AutotuneTableModel::NameRole).toString();
+                    QJsonObject params;
+                    for (const auto& cj : choices)
+                        if (cj.toObject()[QStringLiteral("choice")].toString() == name)
+                            params = cj.toObject()[QStringLiteral("params")].toObject();
+                    const QStringList keys = ms.data(AutotuneTableModel::ParamKeysRole).toStringList();
+                    const QStringList jsonKeys = params.keys();
+                    QCOMPARE(QSet<QString>(keys.begin(), keys.end()), QSet<QString>(jsonKeys.begin(), jsonKeys.end()));
+                    // Tile sizes (template, pointwise, reduction), then warps and stages.
+                    const QStringList known = QStringLiteral(
+                                                  "BLOCK_M BLOCK_N BLOCK_K XBLOCK YBLOCK ZBLOCK R0_BLOCK "
+                                                  "R1_BLOCK RBLOCK num_warps num_stages")
+                                                  .split(QLatin1Char(' '));
+                    QStringList expectFront;
+                    for (const auto& k : known)
+                        if (params.contains(k)) expectFront << k;
+                    QCOMPARE(keys.mid(0, expectFront.size()), expectFront);
+                    const QString shown = proxy->index(c, AutotuneTableModel::ParamsCol, g).data().toString();
+                    if (!keys.isEmpty()) QVERIFY2(shown.startsWith(keys.front() + QLatin1Char('=')), qPrintable(shown));
+                    // Elided in the view, whole in the tooltip.
+                    for (const auto& k : keys)
+                        QVERIFY(proxy->index(c, AutotuneTableModel::ParamsCol, g)
+                                    .data(Qt::ToolTipRole)
+                                    .toString()
+                                    .contains(k + QLatin1Char('=')));
+                }
+                QCOMPARE(best, op[QStringLiteral("best")].toString());
+                // The heading names the winner and, with a runner-up, its margin over it.
+                std::sort(times.begin(), times.end());
+                if (times.size() > 1 && times[0] > 0 && std::isfinite(times[1])) {
+                    const double margin = (times[1] / times[0] - 1) * 100;
+                    QCOMPARE(g.data(AutotuneTableModel::MarginRole).toDouble(), margin);
+                    QVERIFY2(
+                        g.data().toString().contains(QString::number(margin, 'f', 1) + QStringLiteral("% ahead of")),
+                        qPrintable(g.data().toString()));
+                    QVERIFY(g.data().toString().contains(shortChoiceLabel(best.toStdString())));
+                }
+            }
+        }
     }
 
     // The chart's data is the table's: same choices, same times, the same winner, sorted.
@@ -57,11 +149,13 @@ private slots:
             panel->selectOp(op);
             const ChoiceBars& bars = panel->chart()->bars();
             auto* proxy = panel->proxy();
+            const QModelIndex group = proxy->index(op, 0);
+            QVERIFY(panel->table()->isExpanded(group));  // the chart's op is the open group
             std::map<QString, double> table;
             QString tableBest;
-            for (int r = 0; r < proxy->rowCount(); ++r) {
-                auto idx = proxy->index(r, AutotuneTableModel::MsCol);
-                const QString name = proxy->index(r, AutotuneTableModel::ChoiceCol).data().toString();
+            for (int r = 0; r < proxy->rowCount(group); ++r) {
+                auto idx = proxy->index(r, AutotuneTableModel::MsCol, group);
+                const QString name = idx.data(AutotuneTableModel::NameRole).toString();
                 table[name] = idx.data(AutotuneTableModel::SortRole).toDouble();
                 if (idx.data(AutotuneTableModel::IsBestRole).toBool()) tableBest = name;
             }
@@ -73,8 +167,9 @@ private slots:
             }
             QCOMPARE(bars.winner, 0);
             QCOMPARE(bars.names[bars.winner], tableBest);
-            // The first row of the proxy (sorted by ms) is the winner, shown as 100%.
-            QCOMPARE(proxy->index(0, AutotuneTableModel::PercentCol).data().toString(), QStringLiteral("100.0%"));
+            // The first row of the group (sorted by ms) is the winner, shown as 100%.
+            QCOMPARE(proxy->index(0, AutotuneTableModel::PercentCol, group).data().toString(),
+                     QStringLiteral("100.0%"));
         }
         // Parameters joined from the kernel module of the 512x512 winner.
         panel->selectOp(0);

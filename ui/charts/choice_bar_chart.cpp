@@ -8,6 +8,9 @@
 
 #include <algorithm>
 
+#include "charts/chart_style.hpp"
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 
 ChoiceBarChart::ChoiceBarChart(QWidget* parent)
@@ -31,10 +34,6 @@ ChoiceBarChart::ChoiceBarChart(QWidget* parent)
     // Bars are horizontal: the key axis is the left one, the value axis the bottom one.
     others_ = new QCPBars(plot_->yAxis, plot_->xAxis);
     winner_ = new QCPBars(plot_->yAxis, plot_->xAxis);
-    others_->setBrush(QColor(0x5b, 0x8d, 0xd6));
-    others_->setPen(QPen(QColor(0x3b, 0x6d, 0xb6)));
-    winner_->setBrush(QColor(0x2e, 0xa0, 0x43));
-    winner_->setPen(QPen(QColor(0x1e, 0x80, 0x33)));
     winner_->setName(tr("winner"));
     others_->setWidth(0.7);
     winner_->setWidth(0.7);
@@ -46,6 +45,13 @@ ChoiceBarChart::ChoiceBarChart(QWidget* parent)
         if (i >= 0 && i < bars_.names.size()) emit choiceClicked(bars_.names[i], bars_.modules[i]);
     });
     plot_->setInteraction(QCP::iSelectPlottables, false);
+    followPalette(plot_, [this] {
+        const ThemeColors& c = themeColors(plot_->palette());
+        others_->setBrush(c.series[0]);
+        others_->setPen(QPen(c.series[0].darker(120)));
+        winner_->setBrush(c.winner);
+        winner_->setPen(QPen(c.winner.darker(120)));
+    });
 }
 
 void ChoiceBarChart::setOp(const timings::Op& op) {

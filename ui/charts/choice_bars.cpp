@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "timings/ranking.hpp"
+
 namespace kiln::ui {
 
 QString shortChoiceLabel(const std::string& name) {
@@ -35,7 +37,8 @@ ChoiceBars choiceBars(const timings::Op& op) {
                           .arg(*c.ms, 0, 'g', 6);
         if (best && *c.ms > 0) tip += QStringLiteral(" (%1% of best)").arg(100.0 * *best / *c.ms, 0, 'f', 1);
         if (!c.params.empty())
-            tip += QStringLiteral("<br>") + QString::fromStdString(timings::params_text(c.params)).toHtmlEscaped();
+            tip += QStringLiteral("<br>") +
+                   QString::fromStdString(timings::params_text_by_importance(c.params)).toHtmlEscaped();
         if (!c.module_path.empty())
             tip += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(c.module_path).toHtmlEscaped());
         b.tooltips << tip;

@@ -5,12 +5,18 @@
 
 #include <algorithm>
 
+#include "charts/chart_style.hpp"
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 
 namespace {
-const QColor kDeviceColors[] = {QColor(0x5b, 0x8d, 0xd6), QColor(0xe0, 0x7b, 0x39), QColor(0x2e, 0xa0, 0x43),
-                                QColor(0x9b, 0x59, 0xb6), QColor(0xc0, 0x39, 0x2b), QColor(0x7f, 0x8c, 0x8d)};
+// Device d's colour: the theme's series in order.
+QColor deviceColor(const QCustomPlot* plot, int d) {
+    const auto& series = themeColors(plot->palette()).series;
+    return series[static_cast<size_t>(d) % std::size(series)];
 }
+}  // namespace
 
 CompareChart::CompareChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
     auto* lay = new QVBoxLayout(this);
@@ -25,6 +31,14 @@ CompareChart::CompareChart(QWidget* parent) : QWidget(parent), plot_(new QCustom
     plot_->yAxis->setRangeReversed(true);
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    followPalette(plot_, [this] {
+        for (int d = 0; d < plot_->plottableCount(); ++d) {
+            if (auto* bars = qobject_cast<QCPBars*>(plot_->plottable(d))) {
+                bars->setBrush(deviceColor(plot_, d));
+                bars->setPen(QPen(deviceColor(plot_, d).darker(130)));
+            }
+        }
+    });
 }
 
 void CompareChart::clear() {
@@ -90,7 +104,7 @@ void CompareChart::setOp(const timings::ComparedOp& op, const std::vector<std::s
     for (int d = 0; d < nd; ++d) {
         auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
         bars->setName(QStringLiteral("%1  %2").arg(d + 1).arg(QString::fromStdString(devices[static_cast<size_t>(d)])));
-        const QColor color = kDeviceColors[d % std::size(kDeviceColors)];
+        const QColor color = deviceColor(plot_, d);
         bars->setBrush(color);
         bars->setPen(QPen(color.darker(130)));
         bars->setWidth(0.8 / std::max(nd, 1));

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include "charts/chart_style.hpp"
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 
 namespace {
@@ -33,6 +36,11 @@ CompileTimeChart::CompileTimeChart(QWidget* parent) : QWidget(parent), plot_(new
     plot_->plotLayout()->addElement(1, 1, right);
     left->axis(QCPAxis::atLeft)->setLabel(tr("graphs"));
     right->axis(QCPAxis::atBottom)->setLabel(tr("MB"));
+    followPalette(plot_, [this] {
+        for (int i = 0; i < plot_->plottableCount(); ++i)  // the histogram, then the sizes
+            if (auto* bars = qobject_cast<QCPBars*>(plot_->plottable(i)))
+                bars->setBrush(themeColors(plot_->palette()).series[i % 2]);
+    });
 }
 
 void CompileTimeChart::setData(const timings::CompileTimes& data) {
@@ -43,7 +51,7 @@ void CompileTimeChart::setData(const timings::CompileTimes& data) {
 
     auto bins = timings::log_histogram(data.graphs);
     auto* hist = new QCPBars(left->axis(QCPAxis::atBottom), left->axis(QCPAxis::atLeft));
-    hist->setBrush(QColor(0x5b, 0x8d, 0xd6));
+    hist->setBrush(themeColors(plot_->palette()).series[0]);
     hist->setWidth(0.85);
     QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText);
     histogramTotal_ = 0;
@@ -60,7 +68,7 @@ void CompileTimeChart::setData(const timings::CompileTimes& data) {
     left->axis(QCPAxis::atLeft)->setRange(0, maxCount + 0.5);
 
     auto* sizes = new QCPBars(right->axis(QCPAxis::atLeft), right->axis(QCPAxis::atBottom));
-    sizes->setBrush(QColor(0xe0, 0x7b, 0x39));
+    sizes->setBrush(themeColors(plot_->palette()).series[1]);
     sizes->setWidth(0.7);
     QSharedPointer<QCPAxisTickerText> yt(new QCPAxisTickerText);
     double maxMb = 0.001;

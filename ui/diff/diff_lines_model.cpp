@@ -3,6 +3,8 @@
 #include <QColor>
 #include <QFontDatabase>
 
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 
 DiffLinesModel::DiffLinesModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -37,9 +39,10 @@ QVariant DiffLinesModel::data(const QModelIndex& index, int role) const {
                 sideA && (d.kind == SideBySideLine::Kind::removed || d.kind == SideBySideLine::Kind::changed);
             const bool addedSide =
                 !sideA && (d.kind == SideBySideLine::Kind::added || d.kind == SideBySideLine::Kind::changed);
-            if (removedSide) return dark_ ? QColor(90, 30, 30) : QColor(255, 220, 220);
-            if (addedSide) return dark_ ? QColor(30, 80, 40) : QColor(215, 250, 215);
-            if (d.kind != SideBySideLine::Kind::same) return dark_ ? QColor(60, 60, 60) : QColor(240, 240, 240);
+            const ThemeColors& c = themeColorsFor(dark_);
+            if (removedSide) return c.diffRemoved;
+            if (addedSide) return c.diffAdded;
+            if (d.kind != SideBySideLine::Kind::same) return c.diffChanged;
             return {};
         }
         default: return {};

@@ -137,8 +137,7 @@ void DiffView::loadTrace(const QString& path) {
 void DiffView::showOutcome(DiffOutcome o) {
     outcome_ = std::move(o);
     if (!outcome_.error.isEmpty()) {
-        summary_->setText(
-            QStringLiteral("<span style=\"color:#c0392b\">%1</span>").arg(outcome_.error.toHtmlEscaped()));
+        summary_->setText(errorHtml(outcome_.error));
         changes_->setRowCount(0);
         lines_->setLines({});
         emit compared();

@@ -11,6 +11,7 @@
 
 #include "browser/cache_tree_model.hpp"
 #include "inspector/inspection.hpp"
+#include "shell/palette.hpp"
 #include "util/python_json.hpp"
 #include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
@@ -232,8 +233,8 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     }
     html += t.done();
     if (!ins.error.isEmpty())
-        html +=
-            QStringLiteral("<p style=\"color:#c0392b\"><b>%1</b> %2</p>").arg(QObject::tr("Error:"), esc(ins.error));
+        html += QStringLiteral("<p style=\"color:%1\"><b>%2</b> %3</p>")
+                    .arg(themeColors().error.name(), QObject::tr("Error:"), esc(ins.error));
     return html;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "charts/chart_style.hpp"
 #include "portability/verdict_style.hpp"
 
 namespace kiln::ui {
@@ -53,6 +54,12 @@ PortabilityChart::PortabilityChart(QWidget* parent) : QWidget(parent), plot_(new
     plot_->plotLayout()->setColumnStretchFactors({1.2, 1.0});
     plot_->axisRect(0)->axis(QCPAxis::atBottom)->setLabel(tr("% of the kind's items"));
     plot_->axisRect(1)->axis(QCPAxis::atBottom)->setLabel(tr("graph entries"));
+    followPalette(plot_, [this] {
+        // hit, miss, unknown stacked on the left, then the differing components (misses) on the right
+        const Verdict order[] = {Verdict::hit, Verdict::miss, Verdict::unknown, Verdict::miss};
+        for (int i = 0; i < std::min(plot_->plottableCount(), 4); ++i)
+            plot_->plottable(i)->setBrush(verdictColor(order[i], plot_->palette()));
+    });
 }
 
 void PortabilityChart::setBars(const PortabilityBars& bars) {
@@ -65,7 +72,7 @@ void PortabilityChart::setBars(const PortabilityBars& bars) {
         auto* bar = new QCPBars(left->axis(QCPAxis::atLeft), left->axis(QCPAxis::atBottom));
         bar->setName(
             QString::fromUtf8(portability::verdict_name(v).data(), qsizetype(portability::verdict_name(v).size())));
-        bar->setBrush(verdictColor(v, false));
+        bar->setBrush(verdictColor(v, plot_->palette()));
         bar->setPen(Qt::NoPen);
         bar->setWidth(0.7);
         if (below) bar->moveAbove(below);
@@ -90,7 +97,7 @@ void PortabilityChart::setBars(const PortabilityBars& bars) {
 
     auto* right = plot_->axisRect(1);
     auto* comp = new QCPBars(right->axis(QCPAxis::atLeft), right->axis(QCPAxis::atBottom));
-    comp->setBrush(verdictColor(Verdict::miss, false));
+    comp->setBrush(verdictColor(Verdict::miss, plot_->palette()));
     comp->setPen(Qt::NoPen);
     comp->setWidth(0.6);
     QSharedPointer<QCPAxisTickerText> compTicks(new QCPAxisTickerText);

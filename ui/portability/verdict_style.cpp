@@ -2,22 +2,23 @@
 
 #include <QObject>
 
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 
 using portability::Verdict;
 
 QColor verdictColor(Verdict v, bool dark) {
+    const ThemeColors& c = themeColorsFor(dark);
     switch (v) {
-        case Verdict::hit: return dark ? QColor(0x6c, 0xcf, 0x8a) : QColor(0x1e, 0x8a, 0x4a);
-        case Verdict::miss: return dark ? QColor(0xf2, 0x78, 0x78) : QColor(0xc6, 0x28, 0x28);
-        case Verdict::unknown: return dark ? QColor(0xf0, 0xb8, 0x50) : QColor(0xb0, 0x6a, 0x00);
+        case Verdict::hit: return c.ok;
+        case Verdict::miss: return c.error;
+        case Verdict::unknown: return c.warning;
     }
     return {};
 }
 
-QColor verdictColor(Verdict v, const QPalette& palette) {
-    return verdictColor(v, palette.color(QPalette::Base).lightness() < 128);
-}
+QColor verdictColor(Verdict v, const QPalette& palette) { return verdictColor(v, isDarkPalette(palette)); }
 
 QString verdictTitle(Verdict v) {
     switch (v) {

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "remote/redis_url.hpp"
+#include "shell/palette.hpp"
 
 namespace kiln::ui {
 
@@ -31,7 +32,7 @@ RemoteConnectDialog::RemoteConnectDialog(const QString& lastUrl, QWidget* parent
     urlEdit_->setMinimumWidth(380);
     passwordEdit_->setEchoMode(QLineEdit::Password);
     passwordEdit_->setPlaceholderText(tr("none"));
-    error_->setStyleSheet(QStringLiteral("color:#c0392b;"));
+    error_->setStyleSheet(QStringLiteral("color:%1;").arg(themeColors().error.name()));
     error_->setWordWrap(true);
     error_->hide();
 

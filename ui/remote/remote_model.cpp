@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QLocale>
 
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 namespace {
 
@@ -64,7 +66,7 @@ QVariant RemoteModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole: return r.problem.isEmpty() ? r.redisKey : r.redisKey + QStringLiteral("\n") + r.problem;
         case Qt::ForegroundRole:
             return r.state == QLatin1String("corrupt") || r.state == QLatin1String("missing")
-                       ? QVariant(QBrush(QColor(0xc0, 0x39, 0x2b)))
+                       ? QVariant(QBrush(themeColors().error))
                        : QVariant();
         case Qt::DisplayRole:
             switch (index.column()) {

@@ -14,6 +14,7 @@
 #include "remote/redis_url.hpp"
 #include "remote/remote_connect_dialog.hpp"
 #include "remote/remote_model.hpp"
+#include "shell/palette.hpp"
 
 namespace kiln::ui {
 
@@ -98,7 +99,7 @@ void RemotePanel::onListing(RemoteListing listing) {
                              .arg(listing.roundTrips)
                              .arg(listing.elapsedMs));
     } else {
-        status_->setText(QStringLiteral("<span style='color:#c0392b'>%1</span>").arg(listing.error.toHtmlEscaped()));
+        status_->setText(errorHtml(listing.error));
     }
     const QString endpoint = listing.endpoint;
     model_->setListing(std::move(listing));

@@ -12,7 +12,19 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "charts/chart_style.hpp"
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
+
+namespace {
+// Series s: the stored times grey, then each device in the theme's series colours.
+QColor seriesColor(const QPalette& p, int s) {
+    const auto& theme = themeColors(p).series;
+    const QColor colors[] = {theme[5], theme[0], theme[1], theme[2]};
+    return colors[s % 4];
+}
+}  // namespace
 
 RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot, QWidget* parent)
     : QDialog(parent),
@@ -43,6 +55,10 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
     plot_->legend->setVisible(true);
     plot_->xAxis->setLabel(tr("time (ms)"));
     plot_->yAxis->setRangeReversed(true);
+    followPalette(plot_, [this] {
+        for (int i = 0; i < plot_->plottableCount(); ++i)
+            plot_->plottable(i)->setBrush(seriesColor(plot_->palette(), i));
+    });
     resize(900, 640);
     connect(run_, &QPushButton::clicked, this, &RebenchDialog::confirmAndRun);
     connect(load_, &QPushButton::clicked, this, [this] {
@@ -104,12 +120,10 @@ void RebenchDialog::showResults() {
     plot_->yAxis->setTicker(ticker);
     auto* group = new QCPBarsGroup(plot_);
     const int series = static_cast<int>(controller_->results().size()) + 1;
-    static const QColor colors[] = {QColor(0x7f, 0x8c, 0x8d), QColor(0x5b, 0x8d, 0xd6), QColor(0xe0, 0x7b, 0x39),
-                                    QColor(0x2e, 0xa0, 0x43)};
     auto addSeries = [&](const QString& name, int s, auto valueOf) {
         auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);
         bars->setName(name);
-        bars->setBrush(colors[s % 4]);
+        bars->setBrush(seriesColor(plot_->palette(), s));
         bars->setWidth(0.8 / series);
         bars->setBarsGroup(group);
         for (int i = 0; i < rows.size(); ++i)

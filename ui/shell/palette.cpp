@@ -55,4 +55,49 @@ void applyTheme(Theme theme) {
 
 bool isDarkPalette(const QPalette& p) { return p.color(QPalette::Window).lightness() < 128; }
 
+const ThemeColors& themeColorsFor(bool dark) {
+    // Light: dark enough for >= 4.5 on white; dark: light enough for >= 4.5 on the dark Base/Window.
+    static const ThemeColors lightColors{QColor(0xb0, 0x30, 0x20),
+                                         QColor(0x1b, 0x74, 0x30),
+                                         QColor(0x8f, 0x56, 0x00),
+                                         {QColor(0x3b, 0x6d, 0xb6), QColor(0xc0, 0x5a, 0x1a), QColor(0x23, 0x86, 0x36),
+                                          QColor(0x8e, 0x44, 0xad), QColor(0xb0, 0x30, 0x20), QColor(0x6f, 0x7c, 0x7d)},
+                                         QColor(0x23, 0x86, 0x36),
+                                         QColor(255, 220, 220),
+                                         QColor(215, 250, 215),
+                                         QColor(240, 240, 240),
+                                         QColor(0, 0, 160),
+                                         QColor(0, 110, 110),
+                                         QColor(9, 134, 88),
+                                         QColor(121, 94, 38),
+                                         QColor(175, 0, 219),
+                                         QColor(163, 21, 21),
+                                         QColor(0, 128, 0)};
+    static const ThemeColors darkColors{QColor(0xf0, 0x70, 0x60),
+                                        QColor(0x6c, 0xcf, 0x8a),
+                                        QColor(0xf0, 0xb8, 0x50),
+                                        {QColor(0x6f, 0xa8, 0xf0), QColor(0xf0, 0x9a, 0x5a), QColor(0x4c, 0xc0, 0x68),
+                                         QColor(0xc0, 0x90, 0xe8), QColor(0xf0, 0x70, 0x60), QColor(0xa0, 0xa8, 0xaa)},
+                                        QColor(0x4c, 0xc0, 0x68),
+                                        QColor(90, 30, 30),
+                                        QColor(30, 80, 40),
+                                        QColor(60, 60, 60),
+                                        QColor(86, 156, 214),
+                                        QColor(78, 201, 176),
+                                        QColor(181, 206, 168),
+                                        QColor(220, 220, 170),
+                                        QColor(197, 134, 192),
+                                        QColor(206, 145, 120),
+                                        QColor(106, 153, 85)};
+    return dark ? darkColors : lightColors;
+}
+
+const ThemeColors& themeColors(const QPalette& p) { return themeColorsFor(isDarkPalette(p)); }
+
+const ThemeColors& themeColors() { return themeColors(QApplication::palette()); }
+
+QString errorHtml(const QString& text) {
+    return QStringLiteral("<span style=\"color:%1\">%2</span>").arg(themeColors().error.name(), text.toHtmlEscaped());
+}
+
 }  // namespace kiln::ui

@@ -4,6 +4,8 @@
 #include <QTextBlock>
 #include <QTextDocument>
 
+#include "shell/palette.hpp"
+
 namespace kiln::ui {
 
 SourceLanguage languageForFile(const QString& fileName) {
@@ -62,13 +64,14 @@ void SyntaxHighlighter::addRule(const QString& pattern, const QTextCharFormat& f
 }
 
 void SyntaxHighlighter::buildRules(bool dark) {
-    const auto keyword = fmt(dark ? QColor(86, 156, 214) : QColor(0, 0, 160), true);
-    const auto type = fmt(dark ? QColor(78, 201, 176) : QColor(0, 110, 110));
-    const auto number = fmt(dark ? QColor(181, 206, 168) : QColor(9, 134, 88));
-    const auto call = fmt(dark ? QColor(220, 220, 170) : QColor(121, 94, 38));
-    const auto decorator = fmt(dark ? QColor(197, 134, 192) : QColor(175, 0, 219));
-    string_ = fmt(dark ? QColor(206, 145, 120) : QColor(163, 21, 21));
-    comment_ = fmt(dark ? QColor(106, 153, 85) : QColor(0, 128, 0), false, true);
+    const ThemeColors& c = themeColorsFor(dark);
+    const auto keyword = fmt(c.keyword, true);
+    const auto type = fmt(c.type);
+    const auto number = fmt(c.number);
+    const auto call = fmt(c.call);
+    const auto decorator = fmt(c.decorator);
+    string_ = fmt(c.string);
+    comment_ = fmt(c.comment, false, true);
     const QString num = QStringLiteral("\\b(?:0[xX][0-9a-fA-F]+|\\d+\\.?\\d*(?:[eE][+-]?\\d+)?)\\b");
 
     switch (lang_) {

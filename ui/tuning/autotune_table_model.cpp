@@ -1,40 +1,59 @@
 #include "tuning/autotune_table_model.hpp"
 
-#include <QBrush>
 #include <QFont>
 #include <QPalette>
+#include <QStringList>
 
 #include <limits>
 
+#include "charts/choice_bars.hpp"
+#include "timings/ranking.hpp"
+
 namespace kiln::ui {
 
-AutotuneTableModel::AutotuneTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
+// Op rows have internal id 0; a choice row carries its op's index + 1.
+constexpr quintptr kOpRow = 0;
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString msText(double ms) { return QString::number(ms, 'f', 4) + QStringLiteral(" ms"); }
+}  // namespace
+
+AutotuneTableModel::AutotuneTableModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void AutotuneTableModel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
     beginResetModel();
     set_ = std::move(set);
-    rows_.clear();
-    if (set_) {
-        for (int o = 0; o < static_cast<int>(set_->ops.size()); ++o)
-            for (int c = 0; c < static_cast<int>(set_->ops[static_cast<size_t>(o)].choices.size()); ++c)
-                rows_.emplace_back(o, c);
-    }
     endResetModel();
 }
 
+QModelIndex AutotuneTableModel::index(int row, int column, const QModelIndex& parent) const {
+    if (!hasIndex(row, column, parent)) return {};
+    if (!parent.isValid()) return createIndex(row, column, kOpRow);
+    return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex AutotuneTableModel::parent(const QModelIndex& child) const {
+    if (!child.isValid() || child.internalId() == kOpRow) return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, kOpRow);
+}
+
 int AutotuneTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+    if (!set_) return 0;
+    if (!parent.isValid()) return static_cast<int>(set_->ops.size());
+    if (parent.internalId() != kOpRow || parent.column() != 0) return 0;
+    return static_cast<int>(set_->ops[static_cast<size_t>(parent.row())].choices.size());
 }
-int AutotuneTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int AutotuneTableModel::columnCount(const QModelIndex&) const { return ColumnCount; }
 
-const timings::Op* AutotuneTableModel::opAt(int row) const {
-    if (row < 0 || row >= static_cast<int>(rows_.size())) return nullptr;
-    return &set_->ops[static_cast<size_t>(rows_[static_cast<size_t>(row)].first)];
+const timings::Op* AutotuneTableModel::opAt(const QModelIndex& index) const {
+    if (!index.isValid() || !set_) return nullptr;
+    const int op = index.internalId() == kOpRow ? index.row() : static_cast<int>(index.internalId() - 1);
+    return &set_->ops[static_cast<size_t>(op)];
 }
 
-const timings::Choice* AutotuneTableModel::choiceAt(int row) const {
-    const auto* op = opAt(row);
-    return op ? &op->choices[static_cast<size_t>(rows_[static_cast<size_t>(row)].second)] : nullptr;
+const timings::Choice* AutotuneTableModel::choiceAt(const QModelIndex& index) const {
+    if (!index.isValid() || index.internalId() == kOpRow) return nullptr;
+    return &opAt(index)->choices[static_cast<size_t>(index.row())];
 }
 
 std::optional<double> AutotuneTableModel::percentOfBest(const timings::Op& op, const timings::Choice& c) {
@@ -43,34 +62,94 @@ std::optional<double> AutotuneTableModel::percentOfBest(const timings::Op& op, c
     return 100.0 * *best / *c.ms;
 }
 
-QVariant AutotuneTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) return {};
-    const auto& op = *opAt(index.row());
-    const auto& c = *choiceAt(index.row());
+QString AutotuneTableModel::opHeading(const timings::Op& op) {
+    QStringList said{qs(op.op) + QStringLiteral("  ") + qs(op.inputs)};
+    if (!op.precision.empty()) said << qs(op.precision);
+    if (!op.device.empty()) said << qs(op.device);
+    if (op.choices.size() != 1) said << tr("%1 choices").arg(op.choices.size());
+    QString text = said.join(QStringLiteral(" · "));
+    const auto r = timings::rank_choices(op);
+    if (r.best) {
+        text += tr(" — best %1 %2").arg(shortChoiceLabel(r.best->name), msText(*r.best->ms));
+        if (r.margin_pct)
+            text += tr(", %1% ahead of %2").arg(*r.margin_pct, 0, 'f', 1).arg(shortChoiceLabel(r.next->name));
+    } else if (!op.choices.empty()) {
+        text += tr(" — no choice has a time");
+    }
+    return text;
+}
+
+QVariant AutotuneTableModel::opData(int o, int column, int role) const {
+    const auto& op = set_->ops[static_cast<size_t>(o)];
+    switch (role) {
+        case Qt::DisplayRole: return column == ChoiceCol ? opHeading(op) : QVariant();
+        case SortRole: return o;  // groups keep the sources' order whatever the column (the proxy undoes descending)
+        case Qt::ToolTipRole: {
+            QStringList lines{tr("Op: %1").arg(qs(op.op)), tr("Inputs: %1").arg(qs(op.inputs))};
+            if (!op.precision.empty()) lines << tr("Precision: %1").arg(qs(op.precision));
+            if (!op.device.empty()) lines << tr("Device: %1").arg(qs(op.device));
+            const auto r = timings::rank_choices(op);
+            if (r.best) lines << tr("Best: %1 (%2)").arg(qs(r.best->name), msText(*r.best->ms));
+            if (r.next) lines << tr("Runner-up: %1 (%2)").arg(qs(r.next->name), msText(*r.next->ms));
+            if (r.margin_pct) lines << tr("The runner-up is %1% slower").arg(*r.margin_pct, 0, 'f', 2);
+            lines << tr("From %1").arg(qs(op.source));
+            return lines.join(QLatin1Char('\n'));
+        }
+        case Qt::FontRole: {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        case OpIndexRole: return o;
+        case IsOpRole: return true;
+        case IsBestRole: return false;
+        case OpNameRole: return qs(op.op);
+        case InputsRole: return qs(op.inputs);
+        case PrecisionRole: return qs(op.precision);
+        case DeviceRole: return qs(op.device);
+        case MarginRole: {
+            const auto r = timings::rank_choices(op);
+            return r.margin_pct ? QVariant(*r.margin_pct) : QVariant();
+        }
+    }
+    return {};
+}
+
+QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) const {
+    const auto& op = set_->ops[static_cast<size_t>(o)];
+    const auto& c = op.choices[static_cast<size_t>(ci)];
     const bool best = c.name == op.best;
     auto pct = percentOfBest(op, c);
     switch (role) {
         case Qt::DisplayRole:
-            switch (index.column()) {
-                case OpCol: return QString::fromStdString(op.op);
-                case InputsCol: return QString::fromStdString(op.inputs);
-                case PrecisionCol: return QString::fromStdString(op.precision);
-                case DeviceCol: return QString::fromStdString(op.device);
-                case ChoiceCol: return QString::fromStdString(c.name);
+            switch (column) {
+                case ChoiceCol: return (best ? QStringLiteral("★ ") : QString()) + shortChoiceLabel(c.name);
                 case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : tr("failed");
                 case PercentCol: return pct ? QString::number(*pct, 'f', 1) + QLatin1Char('%') : QString();
-                case ParamsCol: return QString::fromStdString(timings::params_text(c.params));
+                case ParamsCol: return qs(timings::params_text_by_importance(c.params));
             }
             break;
         case SortRole:
-            if (index.column() == MsCol) return c.ms ? *c.ms : std::numeric_limits<double>::infinity();
-            if (index.column() == PercentCol) return pct.value_or(-1.0);
-            return data(index, Qt::DisplayRole);
-        case Qt::ToolTipRole:
-            if (!c.error.empty()) return QString::fromStdString(c.error);
-            if (index.column() == ChoiceCol && !c.module_path.empty()) return QString::fromStdString(c.module_path);
-            if (index.column() == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
-            return data(index, Qt::DisplayRole);
+            if (column == MsCol) return c.ms ? *c.ms : std::numeric_limits<double>::infinity();
+            if (column == PercentCol) return pct.value_or(-1.0);
+            if (column == ChoiceCol) return qs(c.name);
+            return choiceData(o, ci, column, Qt::DisplayRole);
+        case Qt::ToolTipRole: {
+            if (!c.error.empty()) return qs(c.name) + QLatin1Char('\n') + qs(c.error);
+            if (column == ChoiceCol)
+                return c.module_path.empty() ? qs(c.name) : qs(c.name) + QLatin1Char('\n') + qs(c.module_path);
+            if (column == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
+            if (column == ParamsCol) {
+                QStringList lines;  // the whole text, one parameter a line
+                for (const auto& k : timings::params_by_importance(c.params)) {
+                    nlohmann::ordered_json one = nlohmann::ordered_json::object();
+                    one[k] = c.params.at(k);
+                    lines << qs(timings::params_text(one));
+                }
+                return lines.join(QLatin1Char('\n'));
+            }
+            return choiceData(o, ci, column, Qt::DisplayRole);
+        }
         case Qt::FontRole:
             if (best) {
                 QFont f;
@@ -82,27 +161,36 @@ QVariant AutotuneTableModel::data(const QModelIndex& index, int role) const {
             if (!c.ms) return QPalette().brush(QPalette::Disabled, QPalette::Text);
             break;
         case Qt::TextAlignmentRole:
-            if (index.column() == MsCol || index.column() == PercentCol) return int(Qt::AlignRight | Qt::AlignVCenter);
+            if (column == MsCol || column == PercentCol) return int(Qt::AlignRight | Qt::AlignVCenter);
             break;
-        case OpIndexRole: return rows_[static_cast<size_t>(index.row())].first;
-        case ModulePathRole: return QString::fromStdString(c.module_path);
+        case OpIndexRole: return o;
+        case IsOpRole: return false;
+        case ModulePathRole: return qs(c.module_path);
         case IsBestRole: return best;
-        case ErrorRole: return QString::fromStdString(c.error);
+        case ErrorRole: return qs(c.error);
+        case NameRole: return qs(c.name);
+        case ParamKeysRole: {
+            QStringList keys;
+            for (const auto& k : timings::params_by_importance(c.params)) keys << qs(k);
+            return keys;
+        }
     }
     return {};
 }
 
+QVariant AutotuneTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+    if (index.internalId() == kOpRow) return opData(index.row(), index.column(), role);
+    return choiceData(static_cast<int>(index.internalId() - 1), index.row(), index.column(), role);
+}
+
 QVariant AutotuneTableModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractItemModel::headerData(section, o, role);
     switch (section) {
-        case OpCol: return tr("Op");
-        case InputsCol: return tr("Inputs");
-        case PrecisionCol: return tr("Precision");
-        case DeviceCol: return tr("Device");
-        case ChoiceCol: return tr("Choice");
+        case ChoiceCol: return tr("Op / choice");
         case MsCol: return tr("ms");
         case PercentCol: return tr("% of best");
-        case ParamsCol: return tr("Parameters");
+        case ParamsCol: return tr("Parameters (tile sizes, warps, stages first)");
     }
     return {};
 }

@@ -1,45 +1,60 @@
 #pragma once
-// The autotune table: one row per (op, choice) of a TimingSet with the op's columns repeated, so
-// a sort/filter proxy can order by time or narrow to one op. Failed choices are rows too (no ms,
-// their reason in the tooltip).
-#include <QAbstractTableModel>
+// The autotune table, grouped by op: one top-level row per op of a TimingSet (its op, inputs,
+// precision and device said once, with the winner and its margin over the runner-up), its choices
+// as children (time, % of best, parameters most important first). Failed choices are rows too (no
+// ms, their reason in the tooltip).
+#include <QAbstractItemModel>
 
 #include <memory>
-#include <vector>
 
 #include "timings/timing_model.hpp"
 
 namespace kiln::ui {
 
-class AutotuneTableModel : public QAbstractTableModel {
+class AutotuneTableModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { OpCol, InputsCol, PrecisionCol, DeviceCol, ChoiceCol, MsCol, PercentCol, ParamsCol, ColumnCount };
+    enum Column { ChoiceCol, MsCol, PercentCol, ParamsCol, ColumnCount };
     enum Role {
-        SortRole = Qt::UserRole + 1,  // numbers as numbers (failed choices sort last)
-        OpIndexRole,                  // index of the row's op in the TimingSet
+        SortRole = Qt::UserRole + 1,  // numbers as numbers (failed choices sort last); ops keep their order
+        OpIndexRole,                  // index of the row's op in the TimingSet (op rows and choices)
         ModulePathRole,               // the choice's kernel module ("" if not in the cache)
         IsBestRole,
         ErrorRole,
+        IsOpRole,       // true on an op's group row
+        NameRole,       // the choice's full name (the display is shortened)
+        OpNameRole,     // op rows: "mm"
+        InputsRole,     // op rows: "512x512 float16, 512x512 float16"
+        PrecisionRole,  // op rows
+        DeviceRole,     // op rows
+        MarginRole,     // op rows: how much slower the runner-up is, in % (invalid without one)
+        ParamKeysRole,  // choices: the parameter names in the order shown
     };
 
     explicit AutotuneTableModel(QObject* parent = nullptr);
     void setTimings(std::shared_ptr<const timings::TimingSet> set);
     std::shared_ptr<const timings::TimingSet> timings() const { return set_; }
 
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
-    const timings::Op* opAt(int row) const;
-    const timings::Choice* choiceAt(int row) const;
+    QModelIndex opIndex(int op) const { return index(op, 0); }
+    const timings::Op* opAt(const QModelIndex& index) const;
+    const timings::Choice* choiceAt(const QModelIndex& index) const;  // null on op rows
     // Inductor's "% of best" (best / this x 100: the winner reads 100%), or nullopt without times.
     static std::optional<double> percentOfBest(const timings::Op& op, const timings::Choice& c);
+    // "mm  512x512 float16, 512x512 float16 · highest · NVIDIA H100 · 20 choices — best triton_mm-cy2dwo
+    // 0.0058 ms, 6.1% ahead of mm-cqrjyn": what an op row says.
+    static QString opHeading(const timings::Op& op);
 
 private:
+    QVariant opData(int op, int column, int role) const;
+    QVariant choiceData(int op, int choice, int column, int role) const;
     std::shared_ptr<const timings::TimingSet> set_;
-    std::vector<std::pair<int, int>> rows_;  // (op, choice)
 };
 
 }  // namespace kiln::ui

@@ -2,42 +2,42 @@
 
 #include <QCheckBox>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTableView>
 #include <QToolBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include "charts/chart_export.hpp"
 #include "charts/choice_bar_chart.hpp"
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
+#include "timings/ranking.hpp"
 #include "tuning/autotune_table_model.hpp"
 
 namespace kiln::ui {
 
 namespace {
-// Rows of one op only (OpIndexRole), or all rows when the filter is -1.
-class OpFilterProxy : public QSortFilterProxyModel {
+// Sorts the choices inside each op by the clicked column; the op groups keep the sources' order
+// whichever way the column sorts (their SortRole is their index).
+class GroupSortProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
-    void setOp(int op) {
-        op_ = op;
-        invalidateFilter();
-    }
 
 protected:
-    bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
-        if (op_ < 0) return true;
-        return sourceModel()->index(row, 0, parent).data(AutotuneTableModel::OpIndexRole).toInt() == op_;
+    bool lessThan(const QModelIndex& l, const QModelIndex& r) const override {
+        if (!l.parent().isValid()) {
+            const int a = l.data(AutotuneTableModel::OpIndexRole).toInt();
+            const int b = r.data(AutotuneTableModel::OpIndexRole).toInt();
+            return sortOrder() == Qt::AscendingOrder ? a < b : a > b;
+        }
+        return QSortFilterProxyModel::lessThan(l, r);
     }
-
-private:
-    int op_ = -1;
 };
 }  // namespace
 
@@ -45,10 +45,10 @@ TimingsPanel::TimingsPanel(JobRunner* jobs, QWidget* parent)
     : QWidget(parent),
       jobs_(jobs ? jobs : new JobRunner(this)),
       model_(new AutotuneTableModel(this)),
-      proxy_(new OpFilterProxy(this)),
+      proxy_(new GroupSortProxy(this)),
       chart_(new ChoiceBarChart(this)),
       ops_(new QListWidget(this)),
-      table_(new QTableView(this)),
+      table_(new QTreeView(this)),
       log_(new QCheckBox(tr("Log scale"), this)),
       status_(new QLabel(this)) {
     setObjectName(QStringLiteral("timingsPanel"));
@@ -67,9 +67,12 @@ TimingsPanel::TimingsPanel(JobRunner* jobs, QWidget* parent)
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
     table_->sortByColumn(AutotuneTableModel::MsCol, Qt::AscendingOrder);
+    table_->setObjectName(QStringLiteral("autotuneTable"));
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->verticalHeader()->hide();
+    table_->setUniformRowHeights(true);
+    table_->setWordWrap(false);
+    table_->setTextElideMode(Qt::ElideRight);  // long names and parameters: the tooltip has them whole
+    table_->header()->setStretchLastSection(true);
     table_->setAlternatingRowColors(true);
 
     auto* right = new QSplitter(Qt::Vertical, this);
@@ -94,7 +97,13 @@ TimingsPanel::TimingsPanel(JobRunner* jobs, QWidget* parent)
     connect(chart_, &ChoiceBarChart::choiceClicked, this, [this](const QString&, const QString& module) {
         if (!module.isEmpty()) emit moduleSelected(module);
     });
-    connect(table_, &QTableView::activated, this, &TimingsPanel::onRowActivated);
+    connect(table_, &QTreeView::activated, this, &TimingsPanel::onRowActivated);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
+        if (i.isValid()) selectOp(i.data(AutotuneTableModel::OpIndexRole).toInt());
+    });
+    // Every reset (a new load) loses the spans: each op's heading gets the full width again.
+    connect(proxy_, &QAbstractItemModel::modelReset, this, &TimingsPanel::spanOpRows);
+    connect(proxy_, &QAbstractItemModel::layoutChanged, this, &TimingsPanel::spanOpRows);
 }
 
 bool TimingsPanel::isLoading() const { return jobs_->isRunning(QStringLiteral("timings")); }
@@ -127,11 +136,12 @@ void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
     model_->setTimings(set);
     ops_->clear();
     for (const auto& op : set->ops) {
-        auto best = timings::best_ms(op);
+        const auto rank = timings::rank_choices(op);
         QString text = QString::fromStdString(op.op + "  " + op.inputs);
         if (!op.device.empty()) text += QStringLiteral("\n  ") + QString::fromStdString(op.device);
-        text += QStringLiteral("\n  %1 choices").arg(op.choices.size());
-        if (best) text += tr(", best %1 ms").arg(*best, 0, 'g', 4);
+        text += op.choices.size() == 1 ? tr("\n  1 choice") : tr("\n  %1 choices").arg(op.choices.size());
+        if (rank.best) text += tr(", best %1 ms").arg(*rank.best->ms, 0, 'g', 4);
+        if (rank.margin_pct) text += tr(" (%1% ahead)").arg(*rank.margin_pct, 0, 'f', 1);
         ops_->addItem(text);
     }
     status_->setText(
@@ -147,10 +157,32 @@ void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
 void TimingsPanel::selectOp(int index) {
     auto set = model_->timings();
     if (!set || index < 0 || index >= static_cast<int>(set->ops.size())) return;
-    current_ = index;
     if (ops_->currentRow() != index) ops_->setCurrentRow(index);
-    static_cast<OpFilterProxy*>(proxy_)->setOp(index);
+    if (current_ == index) return;
+    current_ = index;
     chart_->setOp(set->ops[static_cast<size_t>(index)]);
+    // The op's group open, the others closed: each closed heading still says its winner.
+    const QModelIndex group = proxy_->mapFromSource(model_->opIndex(index));
+    table_->collapseAll();
+    table_->expand(group);
+    if (!table_->currentIndex().isValid() ||
+        table_->currentIndex().data(AutotuneTableModel::OpIndexRole).toInt() != index)
+        table_->setCurrentIndex(group);
+    table_->scrollTo(group, QAbstractItemView::PositionAtTop);
+}
+
+void TimingsPanel::spanOpRows() {
+    for (int r = 0; r < proxy_->rowCount(); ++r) table_->setFirstColumnSpanned(r, {}, true);
+    // Room for a starred short choice name and the times; the parameters take the rest.
+    QFont bold = table_->font();
+    bold.setBold(true);  // the winner's row
+    const QFontMetrics fm(bold);
+    table_->header()->resizeSection(
+        AutotuneTableModel::ChoiceCol,
+        table_->indentation() + fm.horizontalAdvance(QStringLiteral("★ triton_mm-cy2dwoXXXXXX")));
+    table_->header()->resizeSection(AutotuneTableModel::MsCol, fm.horizontalAdvance(QStringLiteral("0.00000 msXX")));
+    table_->header()->resizeSection(AutotuneTableModel::PercentCol,
+                                    fm.horizontalAdvance(QStringLiteral("% of bestXXX")));
 }
 
 void TimingsPanel::onRowActivated(const QModelIndex& proxyIndex) {

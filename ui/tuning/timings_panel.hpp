@@ -12,7 +12,7 @@ class QCheckBox;
 class QLabel;
 class QListWidget;
 class QSortFilterProxyModel;
-class QTableView;
+class QTreeView;
 
 namespace kiln::ui {
 
@@ -35,6 +35,7 @@ public:
     QSortFilterProxyModel* proxy() const { return proxy_; }
     ChoiceBarChart* chart() const { return chart_; }
     QListWidget* opList() const { return ops_; }
+    QTreeView* table() const { return table_; }
     bool isLoading() const;
 
     QString exportChart(const QString& path) const;  // error message, empty on success
@@ -53,13 +54,14 @@ signals:
 
 private:
     void onRowActivated(const QModelIndex& proxyIndex);
+    void spanOpRows();
 
     JobRunner* jobs_;
     AutotuneTableModel* model_;
     QSortFilterProxyModel* proxy_;
     ChoiceBarChart* chart_;
     QListWidget* ops_;
-    QTableView* table_;
+    QTreeView* table_;
     QCheckBox* log_;
     QLabel* status_;
     QStringList paths_;

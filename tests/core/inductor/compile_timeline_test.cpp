@@ -128,8 +128,9 @@ TEST(CompileTimeline, DirectoryOfProcessesAndTraceDirsBesideARoot) {
     auto t = read_compile_timeline(dirs[1]);
     ASSERT_TRUE(t.ok()) << t.error().str();
     ASSERT_EQ(t->processes.size(), 2u);
-    EXPECT_EQ(t->processes[0].label, "mega");
-    EXPECT_EQ(t->processes[1].label, "warm");
+    // In the order they ran (warm 08:49, mega 08:50), not by folder name.
+    EXPECT_EQ(t->processes[0].label, "warm");
+    EXPECT_EQ(t->processes[1].label, "mega");
     EXPECT_EQ(find_trace_dirs(kiln::test::h100_root()),
               std::vector<std::filesystem::path>{kiln::test::fixture_dir() / "h100" / "trace"});
     EXPECT_EQ(key_dir_in_root("/r", "fmo2n45uv3b6"), std::filesystem::path("/r/fxgraph/mo/fmo2n45uv3b6"));

@@ -1,0 +1,106 @@
+// `kiln-cli timeline` end to end: the real binary on the H100 fixture's TORCH_TRACE logs (cold, warm
+// and changed runs). Its counts of hits, misses and bypasses are the logs' own cache events.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace kiln::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path trace_dir(const std::string& run) { return fixture_dir() / "h100" / "trace" / run; }
+
+// Cache events as the log holds them: one artifact record per hit, miss or bypass.
+int log_events(const fs::path& log, const std::string& cache, const std::string& state) {
+    std::ifstream in(log);
+    const std::string needle = "{\"artifact\": {\"name\": \"" + cache + "_cache_" + state + "\"";
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+    return n;
+}
+
+nlohmann::json timeline_json(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{cli_path(), "timeline"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--json");
+    auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+}
+
+TEST(CliTimeline, CountsAreTheTracesCacheEvents) {
+    auto j = timeline_json({trace_dir("cold").string(), trace_dir("warm").string(), trace_dir("changed").string()});
+    ASSERT_EQ(j["processes"].size(), 3u);
+    EXPECT_TRUE(j["warnings"].empty());
+    for (const auto& p : j["processes"]) {
+        const fs::path log = p["log"].get<std::string>();
+        ASSERT_TRUE(fs::is_regular_file(log)) << log;
+        for (const char* cache : {"fx_graph", "aotautograd"}) {
+            for (const char* state : {"hit", "miss", "bypass"}) {
+                const int in_log = log_events(log, cache, state);
+                EXPECT_EQ(p["counts"][cache][state].get<int>(), in_log) << log << " " << cache << " " << state;
+                int listed = 0;  // the same events, compile by compile
+                for (const auto& c : p["compiles"])
+                    for (const auto& e : c["events"]) listed += e["cache"] == cache && e["state"] == state;
+                EXPECT_EQ(listed, in_log) << log << " " << cache << " " << state;
+            }
+        }
+        // Every hit says the compile time it saved; the process's total is the FX hits' sum (an
+        // AOTAutograd hit's time includes the FX graph's compile: adding both would count it twice).
+        long long saved = 0;
+        for (const auto& c : p["compiles"])
+            for (const auto& e : c["events"])
+                if (e["state"] == "hit") {
+                    ASSERT_TRUE(e["time_saved_ns"].is_number()) << e.dump();
+                    EXPECT_GT(e["time_saved_ns"].get<long long>(), 0);
+                    if (e["cache"] == "fx_graph") saved += e["time_saved_ns"].get<long long>();
+                }
+        EXPECT_EQ(p["saved_ns"].get<long long>(), saved);
+    }
+    // The cold run compiles everything, the warm one hits what it compiled (fixture README).
+    EXPECT_EQ(j["processes"][0]["counts"]["fx_graph"]["miss"], 12);
+    EXPECT_EQ(j["processes"][1]["counts"]["fx_graph"]["hit"], 6);
+    EXPECT_EQ(j["processes"][1]["counts"]["fx_graph"]["miss"], 0);
+    EXPECT_GT(j["processes"][1]["saved_ns"].get<long long>(), 0);
+}
+
+TEST(CliTimeline, TextSaysTheCountsFirst) {
+    auto r = run_command({cli_path(), "timeline", trace_dir("warm").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string first = r.out.substr(0, r.out.find('\n'));
+    EXPECT_NE(first.find("FX graph 6 hits, 0 misses, 0 bypasses"), std::string::npos) << first;
+    EXPECT_NE(first.find("hits saved"), std::string::npos) << first;
+}
+
+// Without a path: the TORCH_TRACE directories beside the root, in the order the runs happened
+// (cold 01:15, warm 01:16, changed 01:17), not the folders' alphabetical order.
+TEST(CliTimeline, RootFindsTheTracesBesideItInRunOrder) {
+    auto j = timeline_json({"--root", h100_root().string()});
+    ASSERT_EQ(j["processes"].size(), 3u);
+    std::vector<std::string> labels;
+    for (const auto& p : j["processes"]) labels.push_back(p["label"]);
+    EXPECT_EQ(labels, (std::vector<std::string>{"cold", "warm", "changed"}));
+}
+
+TEST(CliTimeline, BadInputIsAClearError) {
+    auto missing = run_command({cli_path(), "timeline", "/no/such/trace"});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("/no/such/trace"), std::string::npos) << missing.err;
+    EXPECT_NE(missing.err.find("TORCH_TRACE"), std::string::npos) << missing.err;  // how to make one
+
+    ScratchDir scratch("timeline");  // a root with no trace beside it
+    fs::create_directories(scratch.path() / "inductor" / "fxgraph");
+    auto none = run_command({cli_path(), "timeline", "--root", (scratch.path() / "inductor").string()});
+    EXPECT_NE(none.exit_code, 0);
+    EXPECT_NE(none.err.find("TORCH_TRACE"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace kiln::test
