@@ -10,8 +10,8 @@
 #include "command_registry.hpp"
 #include "inductor/misses.hpp"
 #include "inductor/trace_log.hpp"
-#include "util/json_out.hpp"
 #include "inductor/trace_run.hpp"
+#include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "health/check.hpp"
 #include "inductor/compile_timeline.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/scanner.hpp"
@@ -135,6 +136,8 @@ Result<Overview> compute_overview(const std::filesystem::path& root, const Overv
     if (cancelled(options)) return stop();
     fill_portability(o, options);
     if (cancelled(options)) return stop();
+    if (auto problems = health::count_problems(root); problems.ok()) o.health.problems = *problems;
+    else o.health.error = problems.error().str();
     return o;
 }
 

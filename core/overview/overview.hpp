@@ -50,6 +50,11 @@ struct EvictGlance {
     std::string error;
 };
 
+struct HealthGlance {
+    std::size_t problems = 0;  // what `kiln-cli check ROOT` reports (stale entries apart, not counted)
+    std::string error;         // when the check could not run
+};
+
 // Eviction's default limit as the Overview applies it: groups unused for 30 days (`evict --older-than 30d`).
 inline constexpr const char* kDefaultEvictAge = "30d";
 
@@ -63,6 +68,7 @@ struct Overview {
     std::size_t timing_sources = 0;
     PortabilityGlance portability;
     EvictGlance evict;
+    HealthGlance health;
     std::vector<std::string> trace_dirs;  // TORCH_TRACE directories beside the root (the compile timeline)
 };
 

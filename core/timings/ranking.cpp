@@ -12,7 +12,7 @@ Ranking rank_choices(const Op& op) {
     r.best = find_choice(op, op.best);
     if (!r.best || !r.best->ms) return r;
     for (const auto& c : op.choices) {
-        if (&c == r.best || !c.ms || !std::isfinite(*c.ms)) continue;
+        if (&c == r.best || !valid_time(c.ms)) continue;  // a negative or NaN time is no runner-up
         if (!r.next || *c.ms < *r.next->ms) r.next = &c;
     }
     if (r.next && *r.best->ms > 0) r.margin_pct = (*r.next->ms / *r.best->ms - 1.0) * 100.0;

@@ -136,6 +136,11 @@ private slots:
         QCOMPARE(qint64(o.evict.freed_bytes), ev["freed_bytes"].toInteger());
         QCOMPARE(qint64(o.evict.groups), qint64(ev["removed"].toArray().size()));
 
+        // Health: what `kiln-cli check` reports (the fixture is healthy).
+        const QJsonObject chk = test::runCliJson({"check", test::h100Root(), "--json"}).object();
+        QCOMPARE(qint64(o.health.problems), qint64(chk["problems"].toArray().size()));
+        QVERIFY(o.health.error.empty());
+
         // What the user reads: the numbers, the slowest compile by name, links to the views.
         const QString text = panel->view()->toPlainText();
         QVERIFY2(text.contains(QStringLiteral("%1 of %2 graph entries can hit here")
@@ -144,6 +149,7 @@ private slots:
                  qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Slowest compiles: c (gen_inductor_cache.py:118) 47.7 s")));
         QVERIFY(text.contains(QString::number(o.stats.total_files) + " files"));
+        QVERIFY2(text.contains(QStringLiteral("No problems: kiln-cli check finds")), qPrintable(text));
         const QString html = panel->view()->toHtml();
         for (const char* href : {"kiln-view:Compile times", "kiln-view:Compile timeline", "kiln-category:fxgraph",
                                  "kiln-op:", "kiln-path:"})

@@ -12,9 +12,9 @@
 #include "browser/cache_tree_model.hpp"
 #include "inspector/inspection.hpp"
 #include "shell/palette.hpp"
-#include "util/python_json.hpp"
 #include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
+#include "util/python_json.hpp"
 
 namespace kiln::ui {
 

@@ -142,6 +142,19 @@ QString evictSection(const overview::Overview& o) {
                    .arg(e.groups);
 }
 
+QString healthSection(const overview::Overview& o) {
+    const auto& hl = o.health;
+    QString h = QObject::tr("<h3>Health</h3>");
+    if (!hl.error.empty()) return h + QObject::tr("<p>Not checked: %1</p>").arg(esc(hl.error));
+    if (hl.problems == 0)
+        return h + QObject::tr(
+                       "<p>No problems: <code>kiln-cli check</code> finds every entry, kernel and library "
+                       "intact.</p>");
+    return h + QObject::tr("<p><b>%1 problems</b> found by <code>kiln-cli check</code>. %2</p>")
+                   .arg(hl.problems)
+                   .arg(link("kiln-view:Health", QObject::tr("Open the Health view to see and quarantine them")));
+}
+
 QString traceSection(const overview::Overview& o) {
     QString h = QObject::tr("<h3>Compile timeline</h3>");
     if (o.trace_dirs.empty())
@@ -174,6 +187,7 @@ QString overviewHtml(const overview::Overview& o, const QPalette& palette) {
     h += opsSection(o);
     h += portabilitySection(o);
     h += evictSection(o);
+    h += healthSection(o);
     h += traceSection(o);
     h += cacheSection(o);
     return h;

@@ -40,7 +40,8 @@ TEST(CliBundle, LsListsWhatTorchSaved) {
         EXPECT_EQ(j["version"], 1);
         std::vector<std::pair<std::string, std::vector<std::string>>> listed;
         for (const auto& a : j["artifacts"]) {
-            if (listed.empty() || listed.back().first != a["type"].get<std::string>()) listed.push_back({a["type"], {}});
+            if (listed.empty() || listed.back().first != a["type"].get<std::string>())
+                listed.push_back({a["type"], {}});
             listed.back().second.push_back(a["key"]);
         }
         EXPECT_EQ(listed, torch_cache_info(run)) << blob;

@@ -2,6 +2,9 @@
 // prints (stats, compile times, timings, portable, evict), and a clear error for a missing root.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "health/check.hpp"
 #include "inductor/compile_timeline.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/scanner.hpp"
@@ -81,6 +84,29 @@ TEST(Overview, H100CacheAtAGlance) {
     EXPECT_EQ(o->evict.freed_bytes, ev->freed_bytes);
     EXPECT_EQ(o->evict.groups, ev->removed.size());
     EXPECT_TRUE(o->evict.error.empty()) << o->evict.error;
+}
+
+TEST(Overview, HealthCountsWhatCheckFinds) {
+    // A healthy cache has none; a truncated graph entry is at least one, and the Overview says what check says.
+    auto healthy = overview::compute_overview(test::h100_root());
+    ASSERT_TRUE(healthy.ok()) << healthy.error().str();
+    EXPECT_EQ(healthy->health.problems, 0u);
+    EXPECT_TRUE(healthy->health.error.empty()) << healthy->health.error;
+
+    test::ScratchDir dir("overview-health");
+    const std::filesystem::path root = dir.path() / "inductor";
+    std::filesystem::copy(test::h100_root(), root, std::filesystem::copy_options::recursive);
+    std::filesystem::path entry;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root / "fxgraph"))
+        if (e.is_regular_file()) entry = e.path();
+    ASSERT_FALSE(entry.empty());
+    std::filesystem::resize_file(entry, std::filesystem::file_size(entry) / 2);
+    auto broken = overview::compute_overview(root);
+    ASSERT_TRUE(broken.ok()) << broken.error().str();
+    EXPECT_GE(broken->health.problems, 1u);
+    auto counted = health::count_problems(root);
+    ASSERT_TRUE(counted.ok());
+    EXPECT_EQ(broken->health.problems, *counted);
 }
 
 TEST(Overview, MissingRootIsNotFound) {

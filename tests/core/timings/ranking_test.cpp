@@ -55,9 +55,10 @@ TEST(Ranking, NoTimesNoMarginAndSingleChoice) {
     op.choices = {choice("neg", -0.03), choice("pos", 0.01)};  // kernel_perf may be negative
     pick_best(op);
     r = rank_choices(op);
-    EXPECT_EQ(r.best->name, "neg");
-    EXPECT_EQ(r.next->name, "pos");
-    EXPECT_FALSE(r.margin_pct);  // no ratio against a time that is not positive
+    ASSERT_NE(r.best, nullptr);
+    EXPECT_EQ(r.best->name, "pos");  // an invalid time is flagged, never the winner (issue 18)
+    EXPECT_EQ(r.next, nullptr);      // nor the runner-up
+    EXPECT_FALSE(r.margin_pct);
 }
 
 TEST(Ranking, ParamsTileSizesWarpsStagesFirst) {
