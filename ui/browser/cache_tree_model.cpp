@@ -19,6 +19,8 @@ CacheTreeModel::~CacheTreeModel() { cancelPending(); }
 void CacheTreeModel::setTree(std::shared_ptr<const CacheTree> tree) {
     cancelPending();
     beginResetModel();
+    // The old tree may hold the last reference to a million-file scan: free it on a worker thread.
+    if (tree_ && tree_.use_count() == 1) (void)QtConcurrent::run([old = std::move(tree_)] {});
     tree_ = std::move(tree);
     order_.reset();
     spec_ = OrderSpec{};
