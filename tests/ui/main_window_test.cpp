@@ -102,12 +102,12 @@ private slots:
             // The category rows the user sees hold exactly those files and bytes.
             const QModelIndex row = categoryRow(w.browser(), *c);
             QVERIFY(row.isValid());
-            const CacheNode& node = *w.browser()->model()->node(row);
+            const CacheNode node = w.browser()->model()->item(row);
             QCOMPARE(qint64(node.files), it.value().toObject()["files"].toInteger());
             QCOMPARE(qint64(node.bytes), it.value().toObject()["bytes"].toInteger());
         }
-        QCOMPARE(qint64(tree->nodes[0].files), stats["total"].toObject()["files"].toInteger());
-        QCOMPARE(qint64(tree->nodes[0].bytes), stats["total"].toObject()["bytes"].toInteger());
+        QCOMPARE(qint64(tree->node(0).files), stats["total"].toObject()["files"].toInteger());
+        QCOMPARE(qint64(tree->node(0).bytes), stats["total"].toObject()["bytes"].toInteger());
         // The same byte formatting as `kiln-cli stats` (decimal units): its total line's size.
         const QString human = test::runCli({"stats", test::h100Root()});
         const QString total = formatBytes(tree->stats.total_bytes);
@@ -229,7 +229,7 @@ private slots:
         f.write("import triton\n");
         f.close();
         QVERIFY(test::waitFor(
-            [&] { return scanned(w) && w.browser()->tree()->nodes[0].files == before->nodes[0].files + 1; }, 20000));
+            [&] { return scanned(w) && w.browser()->tree()->node(0).files == before->node(0).files + 1; }, 20000));
         QCOMPARE(w.browser()->currentPath(), keyDir);
         QDir(scratch).removeRecursively();
     }

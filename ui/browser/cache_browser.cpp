@@ -10,23 +10,19 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "browser/cache_filter_proxy.hpp"
+#include <utility>
+
 #include "browser/cache_tree_model.hpp"
 
 namespace kiln::ui {
 
 CacheBrowser::CacheBrowser(QWidget* parent)
-    : QWidget(parent),
-      model_(new CacheTreeModel(this)),
-      proxy_(new CacheFilterProxy(this)),
-      filter_(new QLineEdit(this)),
-      view_(new QTreeView(this)) {
-    proxy_->setSourceModel(model_);
+    : QWidget(parent), model_(new CacheTreeModel(this)), filter_(new QLineEdit(this)), view_(new QTreeView(this)) {
     filter_->setPlaceholderText(tr("Filter by key, path or kernel name (Ctrl+F)"));
     filter_->setClearButtonEnabled(true);
-    view_->setModel(proxy_);
+    view_->setModel(model_);
     view_->setUniformRowHeights(true);  // lets the view skip measuring rows of a large cache
-    view_->setSortingEnabled(true);
+    view_->setSortingEnabled(true);     // the header's clicks reach CacheTreeModel::sort
     view_->sortByColumn(CacheTreeModel::NameColumn, Qt::AscendingOrder);
     view_->setContextMenuPolicy(Qt::CustomContextMenu);
     view_->header()->setStretchLastSection(false);
@@ -44,9 +40,17 @@ CacheBrowser::CacheBrowser(QWidget* parent)
     debounce->setSingleShot(true);
     debounce->setInterval(150);
     connect(filter_, &QLineEdit::textChanged, debounce, qOverload<>(&QTimer::start));
-    connect(debounce, &QTimer::timeout, this, [this] {
-        proxy_->setFilterText(filter_->text());
+    connect(debounce, &QTimer::timeout, this, [this] { applyFilter(filter_->text()); });
+    // A large tree's filter lands later, from a worker: show the categories holding its matches then.
+    connect(model_, &CacheTreeModel::orderApplied, this, [this] {
         if (!filter_->text().isEmpty()) view_->expandToDepth(0);
+    });
+    connect(view_, &QTreeView::expanded, this, [this](const QModelIndex& i) {
+        if (model_->nodeAt(i) > 0 && i.parent().isValid())
+            expanded_.insert(i.data(CacheTreeModel::PathRole).toString());
+    });
+    connect(view_, &QTreeView::collapsed, this, [this](const QModelIndex& i) {
+        if (i.parent().isValid()) expanded_.remove(i.data(CacheTreeModel::PathRole).toString());
     });
     connect(view_->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& cur) { onCurrentChanged(cur); });
@@ -55,21 +59,9 @@ CacheBrowser::CacheBrowser(QWidget* parent)
 
 std::shared_ptr<const CacheTree> CacheBrowser::tree() const { return model_->tree(); }
 
-QStringList CacheBrowser::expandedPaths() const {
-    QStringList out;
-    const auto tree = model_->tree();
-    if (!tree) return out;
-    // Only categories and groups can be expanded: look at those, not at every file.
-    for (int r = 0; r < proxy_->rowCount(); ++r) {
-        const QModelIndex cat = proxy_->index(r, 0);
-        if (!view_->isExpanded(cat)) continue;
-        out << QStringLiteral("category:") + cat.data(Qt::DisplayRole).toString();
-        for (int g = 0; g < proxy_->rowCount(cat); ++g) {
-            const QModelIndex grp = proxy_->index(g, 0, cat);
-            if (view_->isExpanded(grp)) out << grp.data(CacheTreeModel::PathRole).toString();
-        }
-    }
-    return out;
+void CacheBrowser::applyFilter(const QString& text) {
+    model_->setFilterText(text);
+    if (!text.isEmpty() && !model_->isReordering()) view_->expandToDepth(0);
 }
 
 void CacheBrowser::setTree(std::shared_ptr<const CacheTree> tree) {
@@ -77,50 +69,53 @@ void CacheBrowser::setTree(std::shared_ptr<const CacheTree> tree) {
     const QString currentCategory = view_->currentIndex().isValid() && current.isEmpty()
                                         ? view_->currentIndex().siblingAtColumn(0).data().toString()
                                         : QString();
-    const QStringList expanded = expandedPaths();
+    QStringList expandedCategories;  // a handful of top rows; expanded groups are in expanded_
+    for (int r = 0; r < model_->rowCount(); ++r)
+        if (view_->isExpanded(model_->index(r, 0))) expandedCategories << model_->index(r, 0).data().toString();
+    const QSet<QString> expandedGroups = std::exchange(expanded_, {});
     const int scroll = view_->verticalScrollBar()->value();
     const bool sameRoot = model_->tree() && tree && model_->tree()->root == tree->root;
 
     const QSignalBlocker block(view_->selectionModel());  // a rescan is not a new selection
     model_->setTree(std::move(tree));
     if (!sameRoot) return;
-    for (int r = 0; r < proxy_->rowCount(); ++r) {
-        const QModelIndex cat = proxy_->index(r, 0);
-        if (expanded.contains(QStringLiteral("category:") + cat.data().toString())) view_->expand(cat);
+    for (int r = 0; r < model_->rowCount(); ++r) {
+        const QModelIndex cat = model_->index(r, 0);
+        if (expandedCategories.contains(cat.data().toString())) view_->expand(cat);
         if (!currentCategory.isEmpty() && cat.data().toString() == currentCategory) view_->setCurrentIndex(cat);
     }
-    for (const QString& p : expanded) {
-        const QModelIndex src = model_->indexForPath(p);
-        if (src.isValid()) view_->expand(proxy_->mapFromSource(src));
+    for (const QString& p : expandedGroups) {
+        const QModelIndex idx = model_->indexForPath(p);
+        if (idx.isValid()) view_->expand(idx);
     }
     if (!current.isEmpty()) {
-        const QModelIndex src = model_->indexForPath(current);
-        if (src.isValid()) view_->setCurrentIndex(proxy_->mapFromSource(src));
+        const QModelIndex idx = model_->indexForPath(current);
+        if (idx.isValid()) view_->setCurrentIndex(idx);
     }
     view_->verticalScrollBar()->setValue(scroll);
 }
 
 bool CacheBrowser::selectPath(const QString& path) {
-    const QModelIndex src = model_->indexForPath(path);
-    if (!src.isValid()) return false;
-    QModelIndex idx = proxy_->mapFromSource(src);
+    const auto tree = model_->tree();
+    if (!tree || tree->findPath(path) <= 0) return false;
+    QModelIndex idx = model_->indexForPath(path);
     if (!idx.isValid()) {  // hidden by the filter: clear it
         filter_->clear();
-        proxy_->setFilterText(QString());
-        idx = proxy_->mapFromSource(src);
+        model_->setFilterText(QString(), true);
+        idx = model_->indexForPath(path);
     }
+    if (!idx.isValid()) return false;
     view_->setCurrentIndex(idx);
     view_->scrollTo(idx);
     return true;
 }
 
 bool CacheBrowser::selectCategory(inductor::Category category) {
+    filter_->clear();
+    model_->setFilterText(QString(), true);
     for (int r = 0; r < model_->rowCount(); ++r) {
-        const QModelIndex src = model_->index(r, 0);
-        if (src.data(CacheTreeModel::CategoryRole).toInt() != int(category)) continue;
-        filter_->clear();
-        proxy_->setFilterText(QString());
-        const QModelIndex idx = proxy_->mapFromSource(src);
+        const QModelIndex idx = model_->index(r, 0);
+        if (idx.data(CacheTreeModel::CategoryRole).toInt() != int(category)) continue;
         view_->setCurrentIndex(idx);
         view_->expand(idx);
         view_->scrollTo(idx);
@@ -133,8 +128,7 @@ QString CacheBrowser::currentPath() const { return view_->currentIndex().data(Ca
 
 void CacheBrowser::setFilterText(const QString& text) {
     filter_->setText(text);
-    proxy_->setFilterText(text);
-    if (!text.isEmpty()) view_->expandToDepth(0);
+    applyFilter(text);
 }
 
 void CacheBrowser::focusFilter() {
@@ -143,17 +137,19 @@ void CacheBrowser::focusFilter() {
 }
 
 void CacheBrowser::onCurrentChanged(const QModelIndex& current) {
-    const CacheNode* n = model_->node(proxy_->mapToSource(current));
-    if (n) emit currentChanged(n->path, *n);
+    if (model_->nodeAt(current) < 0) return;
+    const CacheNode n = model_->item(current);
+    emit currentChanged(n.path, n);
 }
 
 void CacheBrowser::showContextMenu(const QPoint& pos) {
     const QModelIndex idx = view_->indexAt(pos);
-    const CacheNode* n = model_->node(proxy_->mapToSource(idx));
-    if (!n || n->kind != CacheNode::Kind::file) return;
+    if (model_->nodeAt(idx) < 0) return;
+    const CacheNode n = model_->item(idx);
+    if (n.kind != CacheNode::Kind::file) return;
     QMenu menu(this);
-    const QString path = n->path;
-    if (n->category == inductor::Category::fxgraph || n->category == inductor::Category::aotautograd)
+    const QString path = n.path;
+    if (n.category == inductor::Category::fxgraph || n.category == inductor::Category::aotautograd)
         menu.addAction(tr("Diff with another entry…"), this, [this, path] { emit diffRequested(path); });
     menu.addAction(tr("Copy path"), this, [path] { QGuiApplication::clipboard()->setText(path); });
     menu.exec(view_->viewport()->mapToGlobal(pos));

@@ -1,6 +1,9 @@
 #pragma once
-// The left pane: a filter box over the cache tree. Replacing the tree (a rescan after a change on
-// disk) keeps the current item, the expanded groups and the scroll position, matched by path.
+// The left pane: a filter box over the cache tree (the model filters and sorts itself). Replacing
+// the tree (a rescan after a change on disk) keeps the current item, the expanded groups and the
+// scroll position, matched by path; expanded groups are tracked as the view expands them, so a
+// rescan never walks a category's rows.
+#include <QSet>
 #include <QWidget>
 
 #include <memory>
@@ -14,7 +17,6 @@ class QModelIndex;
 namespace kiln::ui {
 
 class CacheTreeModel;
-class CacheFilterProxy;
 
 class CacheBrowser : public QWidget {
     Q_OBJECT
@@ -30,7 +32,6 @@ public:
     void focusFilter();
 
     CacheTreeModel* model() const { return model_; }
-    CacheFilterProxy* proxy() const { return proxy_; }
     QTreeView* view() const { return view_; }
 
 signals:
@@ -41,10 +42,10 @@ signals:
 private:
     void onCurrentChanged(const QModelIndex& current);
     void showContextMenu(const QPoint& pos);
-    QStringList expandedPaths() const;
+    void applyFilter(const QString& text);
 
     CacheTreeModel* model_;
-    CacheFilterProxy* proxy_;
+    QSet<QString> expanded_;  // paths of expanded groups, "category:<name>" of categories
     QLineEdit* filter_;
     QTreeView* view_;
 };

@@ -1,17 +1,14 @@
 #include "browser/cache_tree.hpp"
 
-#include <QDir>
-#include <QSet>
-
 #include <algorithm>
 #include <array>
-#include <map>
-#include <vector>
+#include <unordered_set>
 
 namespace kiln::ui {
 
 using inductor::Category;
 using inductor::GroupKind;
+using Kind = CacheNode::Kind;
 
 QString categoryTitle(Category c) {
     return QString::fromUtf8(inductor::category_name(c).data(), static_cast<int>(inductor::category_name(c).size()));
@@ -20,152 +17,327 @@ QString categoryTitle(Category c) {
 namespace {
 
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-int addNode(CacheTree& t, int parent, CacheNode n) {
-    n.parent = parent;
-    const int idx = static_cast<int>(t.nodes.size());
-    if (parent >= 0) {
-        n.row = static_cast<int>(t.nodes[parent].children.size());
-        t.nodes[parent].children.push_back(idx);
-    }
-    t.nodes.push_back(std::move(n));
-    return idx;
-}
-
-CacheNode fileNode(const inductor::Artifact& a, const QString& name) {
-    CacheNode n;
-    n.kind = CacheNode::Kind::file;
-    n.category = a.category;
-    n.name = name;
-    n.path = qstr(a.path);
-    n.key = qstr(a.key);
-    n.searchText = (qstr(a.rel_path()) + QLatin1Char(' ') + n.key).toLower();
-    n.bytes = a.size;
-    n.files = 1;
-    n.lastUseNs = a.last_use_ns();
-    return n;
-}
-
-QString baseName(std::string_view path) {
+std::string_view baseName(std::string_view path) {
     const auto slash = path.rfind('/');
-    return qstr(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+std::string_view parentDir(std::string_view p) {
+    const auto slash = p.rfind('/');
+    return slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
 }
 
-void collectWatchDirs(CacheTree& t) {
-    QSet<QString> seen;
-    auto add = [&](const QString& d) {
-        if (!d.isEmpty() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs && !seen.contains(d)) {
-            seen.insert(d);
-            t.watchDirs.push_back(d);
-        }
-    };
-    auto parentDir = [](const QString& p) { return p.left(std::max<qsizetype>(0, p.lastIndexOf(QLatin1Char('/')))); };
-    add(t.root);
-    for (const auto& n : t.nodes)  // fxgraph/, triton/0/: where new two-level dirs appear
-        if (n.kind == CacheNode::Kind::group && n.groupKind != GroupKind::module && parentDir(n.path) != t.root)
-            add(parentDir(parentDir(n.path)));
-    for (const auto& n : t.nodes)
-        if (n.kind == CacheNode::Kind::group ||
-            (n.kind == CacheNode::Kind::file && t.nodes[n.parent].kind == CacheNode::Kind::category))
-            add(parentDir(n.path));
-    for (const auto& n : t.nodes)  // key dirs themselves: a new entry of an existing key
-        if (n.kind == CacheNode::Kind::group && n.groupKind == GroupKind::key_dir) add(n.path);
-}
+// One row under a category before layout: a group (with the members of its main category) or a file.
+struct Item {
+    Kind kind;
+    std::uint32_t ref;  // group or artifact index
+    GroupKind groupKind;
+};
 
-// A group's members by category, in walk order: the main category's become the group node, the
-// sidecars of other categories (a module's .best_config, .kernel_perf, build records) file nodes.
-std::map<Category, std::vector<std::uint32_t>> membersByCategory(const inductor::Group& g,
-                                                                 const inductor::ScanResult& scan) {
-    std::map<Category, std::vector<std::uint32_t>> out;
-    for (auto ai : g.artifacts) out[scan.artifacts[ai].category].push_back(ai);
-    return out;
-}
+}  // namespace
 
-void addGroup(CacheTree& t, const inductor::ScanResult& scan, const inductor::Group& g, Category cat,
-              const std::vector<std::uint32_t>& members, int catNode) {
-    const bool dirGroup = g.kind == GroupKind::key_dir || g.kind == GroupKind::triton_kernel_dir;
-    if (cat != g.category || (members.size() == 1 && !dirGroup)) {
-        for (auto ai : members) {
-            const auto& a = scan.artifacts[ai];
-            CacheNode f = fileNode(a, qstr(a.rel_path()));
-            f.groupKind = g.kind;
-            addNode(t, catNode, std::move(f));
-        }
-        return;
+int compareNoCase(std::string_view a, std::string_view b) {
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto x = static_cast<unsigned char>(lower(a[i])), y = static_cast<unsigned char>(lower(b[i]));
+        if (x != y) return x < y ? -1 : 1;
     }
-    CacheNode gn;
-    gn.kind = CacheNode::Kind::group;
-    gn.category = g.category;
-    gn.groupKind = g.kind;
-    gn.path = qstr(g.path);
-    gn.key = qstr(g.key);
-    gn.name = gn.path.startsWith(t.root) ? QDir(t.root).relativeFilePath(gn.path) : gn.path;
-    QString hay = gn.name + QLatin1Char(' ') + gn.key;
-    const int gi = addNode(t, catNode, std::move(gn));
-    for (auto ai : members) {
+    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+}
+
+bool containsNoCase(std::string_view hay, std::string_view needle) {
+    if (needle.empty()) return true;
+    if (needle.size() > hay.size()) return false;
+    const char first = needle[0];
+    for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+        if (lower(hay[i]) != first) continue;
+        std::size_t j = 1;
+        while (j < needle.size() && lower(hay[i + j]) == needle[j]) ++j;
+        if (j == needle.size()) return true;
+    }
+    return false;
+}
+
+std::string_view CacheTree::pathView(int i) const {
+    const TreeNode& n = node(i);
+    switch (n.kind) {
+        case Kind::root: return scan_->root;
+        case Kind::category: return {};
+        case Kind::group: return scan_->groups[n.ref].path;
+        case Kind::file: return scan_->artifacts[n.ref].path;
+    }
+    return {};
+}
+
+std::string_view CacheTree::nameView(int i) const {
+    const TreeNode& n = node(i);
+    if (n.kind == Kind::group) {
+        const std::string_view p = scan_->groups[n.ref].path;
+        const std::string_view r = scan_->root;
+        return p.size() > r.size() && p.substr(0, r.size()) == r && p[r.size()] == '/' ? p.substr(r.size() + 1) : p;
+    }
+    if (n.kind != Kind::file) return {};
+    const auto& a = scan_->artifacts[n.ref];
+    return node(n.parent).kind == Kind::group ? baseName(a.path) : a.rel_path();
+}
+
+std::string_view CacheTree::keyView(int i) const {
+    const TreeNode& n = node(i);
+    if (n.kind == Kind::group) return scan_->groups[n.ref].key;
+    if (n.kind == Kind::file) return scan_->artifacts[n.ref].key;
+    return {};
+}
+
+QString CacheTree::name(int i) const {
+    const TreeNode& n = node(i);
+    if (n.kind == Kind::root) return root;
+    if (n.kind == Kind::category) return categoryTitle(n.category);
+    return qstr(nameView(i));
+}
+QString CacheTree::path(int i) const { return qstr(pathView(i)); }
+QString CacheTree::key(int i) const { return qstr(keyView(i)); }
+
+CacheNode CacheTree::item(int i) const {
+    const TreeNode& n = node(i);
+    CacheNode c;
+    c.kind = n.kind;
+    c.category = n.category;
+    c.groupKind = n.groupKind;
+    c.name = name(i);
+    c.path = path(i);
+    c.key = key(i);
+    c.bytes = n.bytes;
+    c.files = n.files;
+    c.lastUseNs = n.lastUseNs;
+    return c;
+}
+
+bool CacheTree::matches(int i, const std::vector<std::string>& words) const {
+    const TreeNode& n = node(i);
+    for (const std::string& w : words) {
+        bool found = false;
+        switch (n.kind) {
+            case Kind::root: break;
+            case Kind::category: found = containsNoCase(inductor::category_name(n.category), w); break;
+            case Kind::file:
+                found = containsNoCase(scan_->artifacts[n.ref].rel_path(), w) || containsNoCase(keyView(i), w);
+                break;
+            case Kind::group:
+                found = containsNoCase(nameView(i), w) || containsNoCase(keyView(i), w);
+                for (int c = 0; !found && c < childCount(i); ++c) found = containsNoCase(nameView(child(i, c)), w);
+                break;
+        }
+        if (!found) return false;
+    }
+    return true;
+}
+
+QString CacheTree::searchText(int i) const {
+    const TreeNode& n = node(i);
+    switch (n.kind) {
+        case Kind::root: return {};
+        case Kind::category: return name(i);
+        case Kind::file: return (qstr(scan_->artifacts[n.ref].rel_path()) + QLatin1Char(' ') + key(i)).toLower();
+        case Kind::group: {
+            QString hay = name(i) + QLatin1Char(' ') + key(i);
+            const auto& g = scan_->groups[n.ref];
+            for (auto ai : g.artifacts)  // walk order, as the scan lists them
+                if (scan_->artifacts[ai].category == g.category)
+                    hay += QLatin1Char(' ') + qstr(baseName(scan_->artifacts[ai].path));
+            return hay.toLower();
+        }
+    }
+    return {};
+}
+
+int CacheTree::findPath(std::string_view path) const {
+    auto less = [this](std::int32_t n, std::string_view p) { return pathView(n) < p; };
+    auto it = std::lower_bound(byPath_.begin(), byPath_.end(), path, less);
+    if (it == byPath_.end() || pathView(*it) != path) return path == scan_->root ? 0 : -1;
+    // Equal paths (a module group and its one main file): the file, as the old per-path map kept it.
+    while (it + 1 != byPath_.end() && pathView(*(it + 1)) == path) ++it;
+    return *it;
+}
+
+namespace {
+
+struct Builder {
+    const inductor::ScanResult& scan;
+    std::vector<TreeNode>& nodes;
+
+    std::string_view itemName(const Item& it) const {
+        if (it.kind == Kind::file) return scan.artifacts[it.ref].rel_path();
+        const std::string_view p = scan.groups[it.ref].path, r = scan.root;
+        return p.size() > r.size() && p.substr(0, r.size()) == r && p[r.size()] == '/' ? p.substr(r.size() + 1) : p;
+    }
+
+    void addFile(int parent, std::uint32_t ai, GroupKind gk) {
         const auto& a = scan.artifacts[ai];
-        hay += QLatin1Char(' ') + baseName(a.path);
-        t.nodes[gi].bytes += a.size;
-        t.nodes[gi].lastUseNs = std::max(t.nodes[gi].lastUseNs, a.last_use_ns());
-        addNode(t, gi, fileNode(a, baseName(a.path)));
+        TreeNode n;
+        n.kind = Kind::file;
+        n.category = a.category;
+        n.groupKind = gk;
+        n.ref = ai;
+        n.parent = parent;
+        n.bytes = a.size;
+        n.files = 1;
+        n.lastUseNs = a.last_use_ns();
+        nodes.push_back(n);
     }
-    t.nodes[gi].searchText = hay.toLower();
-    t.nodes[gi].files = static_cast<std::uint64_t>(members.size());
+
+    // Lays out one parent's children contiguously.
+    void adopt(int parent) {
+        nodes[static_cast<std::size_t>(parent)].firstChild = static_cast<std::int32_t>(nodes.size());
+    }
+};
+
+// Groups under their main category (when they have several files there, or are dirs), every other
+// file under its own category, as rows sorted by name.
+std::array<std::vector<Item>, inductor::kCategoryCount> itemsByCategory(const inductor::ScanResult& scan) {
+    std::array<std::vector<Item>, inductor::kCategoryCount> items;
+    for (std::uint32_t gi = 0; gi < scan.groups.size(); ++gi) {
+        const auto& g = scan.groups[gi];
+        const bool dirGroup = g.kind == GroupKind::key_dir || g.kind == GroupKind::triton_kernel_dir;
+        std::uint32_t mainCount = 0, lastMain = 0;
+        for (auto ai : g.artifacts) {
+            if (scan.artifacts[ai].category == g.category) {
+                ++mainCount;
+                lastMain = ai;
+            } else {
+                items[static_cast<std::size_t>(scan.artifacts[ai].category)].push_back({Kind::file, ai, g.kind});
+            }
+        }
+        if (mainCount == 0) continue;
+        auto& into = items[static_cast<std::size_t>(g.category)];
+        if (mainCount == 1 && !dirGroup) into.push_back({Kind::file, lastMain, g.kind});
+        else into.push_back({Kind::group, gi, g.kind});
+    }
+    for (std::uint32_t ai = 0; ai < scan.artifacts.size(); ++ai)  // files outside every group (none today)
+        if (scan.artifacts[ai].group == inductor::kNoGroup)
+            items[static_cast<std::size_t>(scan.artifacts[ai].category)].push_back(
+                {Kind::file, ai, GroupKind::single_file});
+    return items;
+}
+
+void collectWatchDirs(CacheTree& t, const std::vector<TreeNode>& nodes, const std::string& root) {
+    std::unordered_set<std::string_view> seen;
+    auto add = [&](std::string_view d) {
+        if (!d.empty() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs && seen.insert(d).second)
+            t.watchDirs.push_back(qstr(d));
+    };
+    add(root);
+    for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs; ++i) {
+        const TreeNode& n = nodes[static_cast<std::size_t>(i)];  // fxgraph/, triton/0/: where new two-level dirs appear
+        if (n.kind == Kind::group && n.groupKind != GroupKind::module && parentDir(t.pathView(i)) != root)
+            add(parentDir(parentDir(t.pathView(i))));
+    }
+    for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs; ++i) {
+        const TreeNode& n = nodes[static_cast<std::size_t>(i)];
+        if (n.kind == Kind::group ||
+            (n.kind == Kind::file && nodes[static_cast<std::size_t>(n.parent)].kind == Kind::category))
+            add(parentDir(t.pathView(i)));
+    }
+    for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs;
+         ++i)  // a new entry of an existing key
+        if (nodes[static_cast<std::size_t>(i)].kind == Kind::group &&
+            nodes[static_cast<std::size_t>(i)].groupKind == GroupKind::key_dir)
+            add(t.pathView(i));
 }
 
 }  // namespace
 
-std::shared_ptr<const CacheTree> buildCacheTree(const inductor::ScanResult& scan) {
+std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::ScanResult> scanPtr) {
     auto tree = std::make_shared<CacheTree>();
     CacheTree& t = *tree;
+    const inductor::ScanResult& scan = *scanPtr;
+    t.scan_ = std::move(scanPtr);
     t.root = qstr(scan.root);
     t.rootKind = scan.kind;
     t.stats = inductor::compute_stats(scan);
-    t.nodes.reserve(static_cast<qsizetype>(scan.artifacts.size() + scan.groups.size() + inductor::kCategoryCount + 1));
+    auto& nodes = t.nodes_;
+    nodes.reserve(scan.artifacts.size() + scan.groups.size() + inductor::kCategoryCount + 1);
+    Builder b{scan, nodes};
 
-    CacheNode root;
-    root.kind = CacheNode::Kind::root;
-    root.name = t.root;
-    root.path = t.root;
-    addNode(t, -1, std::move(root));
-
-    // Category nodes in enum order, for every category that has files.
-    std::array<int, inductor::kCategoryCount> catNode;
-    catNode.fill(-1);
-    for (std::size_t ci = 0; ci < inductor::kCategoryCount; ++ci) {
-        if (t.stats.categories[ci].files == 0) continue;
-        CacheNode c;
-        c.kind = CacheNode::Kind::category;
+    TreeNode root;
+    root.kind = Kind::root;
+    nodes.push_back(root);
+    // Category nodes by name, for every category that has files.
+    auto items = itemsByCategory(scan);
+    std::vector<std::size_t> cats;
+    for (std::size_t ci = 0; ci < inductor::kCategoryCount; ++ci)
+        if (!items[ci].empty()) cats.push_back(ci);
+    std::sort(cats.begin(), cats.end(), [](std::size_t x, std::size_t y) {
+        return compareNoCase(inductor::category_name(Category(x)), inductor::category_name(Category(y))) < 0;
+    });
+    std::vector<int> catNodes;
+    b.adopt(0);
+    for (std::size_t ci : cats) {
+        TreeNode c;
+        c.kind = Kind::category;
         c.category = static_cast<Category>(ci);
-        c.name = categoryTitle(c.category);
-        c.searchText = c.name;
-        catNode[ci] = addNode(t, 0, std::move(c));
+        c.ref = static_cast<std::uint32_t>(ci);
+        c.parent = 0;
+        catNodes.push_back(static_cast<int>(nodes.size()));
+        nodes.push_back(c);
     }
-    for (const auto& g : scan.groups)
-        for (const auto& [cat, members] : membersByCategory(g, scan))
-            addGroup(t, scan, g, cat, members, catNode[static_cast<std::size_t>(cat)]);
-    for (const auto& a : scan.artifacts)  // files outside every group (none today): under their category
-        if (a.group == inductor::kNoGroup)
-            addNode(t, catNode[static_cast<std::size_t>(a.category)], fileNode(a, qstr(a.rel_path())));
-
-    // Roll sizes, counts and times up to categories and the root.
-    for (int ci : catNode) {
-        if (ci < 0) continue;
-        auto& c = t.nodes[ci];
-        for (int child : c.children) {
-            const auto& n = t.nodes[child];
-            c.bytes += n.bytes;
-            c.files += n.files;
-            c.lastUseNs = std::max(c.lastUseNs, n.lastUseNs);
+    nodes[0].childCount = static_cast<std::uint32_t>(catNodes.size());
+    // Category rows in name order (the browser's default sort; stable: walk order among equals).
+    std::vector<int> groupNodes;
+    for (int ci : catNodes) {
+        auto& list = items[nodes[static_cast<std::size_t>(ci)].ref];
+        std::stable_sort(list.begin(), list.end(),
+                         [&](const Item& x, const Item& y) { return compareNoCase(b.itemName(x), b.itemName(y)) < 0; });
+        b.adopt(ci);
+        nodes[static_cast<std::size_t>(ci)].childCount = static_cast<std::uint32_t>(list.size());
+        for (const Item& it : list) {
+            if (it.kind == Kind::file) {
+                b.addFile(ci, it.ref, it.groupKind);
+                continue;
+            }
+            const auto& g = scan.groups[it.ref];
+            TreeNode gn;
+            gn.kind = Kind::group;
+            gn.category = g.category;
+            gn.groupKind = g.kind;
+            gn.ref = it.ref;
+            gn.parent = ci;
+            groupNodes.push_back(static_cast<int>(nodes.size()));
+            nodes.push_back(gn);
         }
-        t.nodes[0].bytes += c.bytes;
-        t.nodes[0].files += c.files;
-        t.nodes[0].lastUseNs = std::max(t.nodes[0].lastUseNs, c.lastUseNs);
+        std::vector<Item>().swap(list);
     }
-    collectWatchDirs(t);
-    t.byPath.reserve(t.nodes.size());
-    for (int i = 0; i < t.nodes.size(); ++i)
-        if (!t.nodes[i].path.isEmpty()) t.byPath.insert(t.nodes[i].path, i);
+    // Each group's files of its main category, by base name.
+    std::vector<std::uint32_t> members;
+    for (int gi : groupNodes) {
+        const auto& g = scan.groups[nodes[static_cast<std::size_t>(gi)].ref];
+        members.clear();
+        for (auto ai : g.artifacts)
+            if (scan.artifacts[ai].category == g.category) members.push_back(ai);
+        std::stable_sort(members.begin(), members.end(), [&](std::uint32_t x, std::uint32_t y) {
+            return compareNoCase(baseName(scan.artifacts[x].path), baseName(scan.artifacts[y].path)) < 0;
+        });
+        b.adopt(gi);
+        nodes[static_cast<std::size_t>(gi)].childCount = static_cast<std::uint32_t>(members.size());
+        for (auto ai : members) b.addFile(gi, ai, g.kind);
+    }
+    // Roll sizes, counts and times up: children always come after their parent.
+    for (std::size_t i = nodes.size() - 1; i > 0; --i) {
+        const TreeNode& n = nodes[i];
+        TreeNode& p = nodes[static_cast<std::size_t>(n.parent)];
+        p.bytes += n.bytes;
+        p.files += n.files;
+        p.lastUseNs = std::max(p.lastUseNs, n.lastUseNs);
+    }
+    collectWatchDirs(t, nodes, scan.root);
+    t.byPath_.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].kind == Kind::group || nodes[i].kind == Kind::file)
+            t.byPath_.push_back(static_cast<std::int32_t>(i));
+    std::sort(t.byPath_.begin(), t.byPath_.end(), [&t](std::int32_t x, std::int32_t y) {
+        const auto px = t.pathView(x), py = t.pathView(y);
+        return px != py ? px < py : x < y;
+    });
     return tree;
 }
 

@@ -1,56 +1,108 @@
 #pragma once
 // The cache as the browser shows it: root › category › group › file, flattened into one vector of
-// value nodes (an index is a node's identity). Built on a worker thread from a ScanResult, then
-// handed to the model whole, so the UI thread never walks a large cache. Every file sits under its
-// own category (the scanner's, as in `kiln-cli stats`): a module's .best_config is under
-// best_config, not under its kernel module, so category rows and totals equal the CLI's.
-#include <QHash>
+// compact nodes (an index is a node's identity) over the scan they came from. A node holds a few
+// integers (kind, category, its artifact or group, parent, children, rolled-up sizes); names, paths,
+// keys and the filter's haystack are read on demand from the scan's strings, so a million-file cache
+// costs about 40 bytes a node on top of its ScanResult. Built on a worker thread, then handed to the
+// model whole, so the UI thread never walks a large cache. Every file sits under its own category
+// (the scanner's, as in `kiln-cli stats`): a module's .best_config is under best_config, not under
+// its kernel module, so category rows and totals equal the CLI's.
 #include <QString>
 #include <QStringList>
-#include <QVector>
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
 
 namespace kiln::ui {
 
+// One node as a value, what views outside the browser get (the inspector, the Overview's links).
 struct CacheNode {
     enum class Kind : std::uint8_t { root, category, group, file };
     Kind kind = Kind::file;
     inductor::Category category = inductor::Category::other;
     inductor::GroupKind groupKind = inductor::GroupKind::single_file;
-    QString name;        // what the tree shows
-    QString path;        // absolute; empty for category nodes
-    QString key;         // entry/module/kernel key, if any
-    QString searchText;  // lower-case haystack for the filter: relative path, key, file names
+    QString name;  // what the tree shows
+    QString path;  // absolute; empty for category nodes
+    QString key;   // entry/module/kernel key, if any
     std::uint64_t bytes = 0;
     std::uint64_t files = 0;     // files in the subtree
     std::int64_t lastUseNs = 0;  // newest use in the subtree
-    int parent = -1;
-    int row = 0;  // position under the parent
-    QVector<int> children;
 };
 
-struct CacheTree {
+// The tree's own node: children are contiguous (firstChild .. firstChild + childCount), stored in
+// name order (ASCII case-insensitive), which is the browser's default sort.
+struct TreeNode {
+    std::uint64_t bytes = 0;
+    std::int64_t lastUseNs = 0;
+    std::uint32_t ref = 0;  // file: artifact index; group: group index; category: the Category
+    std::int32_t parent = -1;
+    std::int32_t firstChild = 0;
+    std::uint32_t childCount = 0;
+    std::uint32_t files = 0;  // files in the subtree
+    CacheNode::Kind kind = CacheNode::Kind::file;
+    inductor::Category category = inductor::Category::other;
+    inductor::GroupKind groupKind = inductor::GroupKind::single_file;
+};
+
+class CacheTree {
+public:
     QString root;
     inductor::RootKind rootKind = inductor::RootKind::inductor;
-    QVector<CacheNode> nodes;    // nodes[0] is the root
     inductor::CacheStats stats;  // compute_stats of the scan: what `kiln-cli stats` prints
 
     // Directories worth watching for changes, shallow ones first, at most kMaxWatchedDirs
     // (inotify watches are a per-user resource): the root, the parents of groups and files, key dirs.
     static constexpr int kMaxWatchedDirs = 4096;
     QStringList watchDirs;
-    QHash<QString, int> byPath;  // node index by absolute path (groups and files)
-    int findPath(const QString& path) const { return byPath.value(path, -1); }
+
+    int size() const { return static_cast<int>(nodes_.size()); }
+    const TreeNode& node(int i) const { return nodes_[static_cast<std::size_t>(i)]; }
+    int parent(int i) const { return node(i).parent; }
+    int childCount(int i) const { return static_cast<int>(node(i).childCount); }
+    int child(int i, int row) const { return node(i).firstChild + row; }
+    int row(int i) const { return i <= 0 ? 0 : i - node(node(i).parent).firstChild; }
+
+    // Views into the scan's strings (valid while the tree lives). nameView is empty for categories
+    // and the root, whose names are categoryTitle() and the root path.
+    std::string_view pathView(int i) const;
+    std::string_view nameView(int i) const;
+    std::string_view keyView(int i) const;
+    QString name(int i) const;
+    QString path(int i) const;
+    QString key(int i) const;
+    CacheNode item(int i) const;  // the node as a value
+
+    // The filter: every word (lower-case, no spaces) is an ASCII case-insensitive substring of the
+    // node's relative path, key or (for groups) one of its files' names. Allocates nothing.
+    bool matches(int i, const std::vector<std::string>& words) const;
+    QString searchText(int i) const;  // that haystack as one lower-case string (tests, tooltips)
+
+    // Node index of a group or file by absolute path; -1 when the tree does not hold it.
+    int findPath(std::string_view path) const;
+    int findPath(const QString& path) const { return findPath(std::string_view(path.toStdString())); }
+
+    const inductor::ScanResult& scan() const { return *scan_; }
+
+private:
+    friend std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::ScanResult> scan);
+    std::shared_ptr<const inductor::ScanResult> scan_;
+    std::vector<TreeNode> nodes_;       // nodes_[0] is the root
+    std::vector<std::int32_t> byPath_;  // groups and files, sorted by pathView
 };
 
 // Groups under their main category, sidecars of other categories under theirs; a group with one
 // file (in a category) is shown as that file.
-std::shared_ptr<const CacheTree> buildCacheTree(const inductor::ScanResult& scan);
+std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::ScanResult> scan);
 QString categoryTitle(inductor::Category c);
+
+// ASCII case-insensitive order and substring search on UTF-8 (the tree's sort and filter).
+int compareNoCase(std::string_view a, std::string_view b);
+bool containsNoCase(std::string_view hay, std::string_view lowerNeedle);
 
 }  // namespace kiln::ui

@@ -1,13 +1,19 @@
 #pragma once
-// A read-only tree model over a CacheTree. Replacing the tree is a model reset; the browser keeps
-// the selection across resets by path.
+// A read-only tree model over a CacheTree that filters and sorts itself (no proxy): a TreeOrder
+// says which children each node shows. Small trees are reordered at once; large ones on a worker
+// thread, swapped in with one layout change (persistent indexes, hence the view's expanded rows and
+// selection, follow their nodes). Replacing the tree is a model reset; the browser keeps the
+// selection across resets by path. data() builds a row's strings from the scan when asked, so
+// only the rows a view shows cost anything.
 #include <QAbstractItemModel>
 #include <QColor>
 #include <QHash>
 
+#include <atomic>
 #include <memory>
 
 #include "browser/cache_tree.hpp"
+#include "browser/tree_order.hpp"
 
 namespace kiln::ui {
 
@@ -31,28 +37,56 @@ public:
         GroupKindRole,                // int: inductor::GroupKind
         KeyRole,                      // QString
     };
+    // Trees with more nodes than this are filtered and sorted on a worker thread.
+    static constexpr int kAsyncNodes = 50'000;
 
     explicit CacheTreeModel(QObject* parent = nullptr);
+    ~CacheTreeModel() override;
     void setTree(std::shared_ptr<const CacheTree> tree);
     const std::shared_ptr<const CacheTree>& tree() const { return tree_; }
+
+    // Every word must be in the node's path, key or (groups) file names; parents of matches stay.
+    // `now`: compute on this thread whatever the size (selecting a row the filter hides).
+    void setFilterText(const QString& text, bool now = false);
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    bool isReordering() const { return pending_ != nullptr; }  // a worker computes the next order
+    void setAsyncNodes(int nodes) { asyncNodes_ = nodes; }     // tests: force the worker path
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
+    bool hasChildren(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
-    QModelIndex indexForPath(const QString& path) const;
+    QModelIndex indexForPath(const QString& path) const;  // invalid when absent or filtered out
+    int nodeAt(const QModelIndex& index) const;           // the tree's node index; -1 when invalid
+    CacheNode item(const QModelIndex& index) const;       // the node as a value (default when invalid)
     // Replaces the marks (kept across setTree: paths, not nodes).
     void setMarks(QHash<QString, PathMark> marks);
     const QHash<QString, PathMark>& marks() const { return marks_; }
-    const CacheNode* node(const QModelIndex& index) const;
+
+signals:
+    void orderApplied();  // a filter or sort took effect (after a worker: later than the call)
 
 private:
-    int nodeIndex(const QModelIndex& parent) const;  // invalid parent -> the root's children
+    void reorder(bool now);
+    void cancelPending();
+    void apply(std::shared_ptr<const TreeOrder> order, OrderSpec spec);
+    int nodeIndex(const QModelIndex& parent) const;  // invalid parent -> the root
+    int shownCount(int node) const;
+    int shownChild(int node, int row) const;
+    int rowOf(int node) const;
+
     std::shared_ptr<const CacheTree> tree_;
     QHash<QString, PathMark> marks_;
+    std::shared_ptr<const TreeOrder> order_;      // null: the tree's own order, nothing filtered
+    OrderSpec spec_;                              // what order_ shows
+    OrderSpec wanted_;                            // the latest request
+    std::shared_ptr<std::atomic<bool>> pending_;  // the running worker's cancel flag
+    OrderSpec pendingSpec_;                       // what it computes
+    int asyncNodes_ = kAsyncNodes;
 };
 
 // inductor::format_bytes (powers of 1000, "63.9 MB"), the formatter of `kiln-cli stats`.

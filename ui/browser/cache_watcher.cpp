@@ -2,6 +2,8 @@
 
 #include <QSet>
 
+#include <algorithm>
+
 namespace kiln::ui {
 
 CacheWatcher::CacheWatcher(QObject* parent) : QObject(parent) {
@@ -12,6 +14,16 @@ CacheWatcher::CacheWatcher(QObject* parent) : QObject(parent) {
     connect(&timer_, &QTimer::timeout, this, [this] {
         if (enabled_) emit changed();
     });
+    adder_.setInterval(0);
+    connect(&adder_, &QTimer::timeout, this, &CacheWatcher::addSome);
+}
+
+void CacheWatcher::addSome() {
+    constexpr qsizetype kSlice = 256;  // a small cache's dirs all at once
+    const QStringList some = fresh_.mid(0, kSlice);
+    fresh_.remove(0, std::min(kSlice, fresh_.size()));
+    if (!some.isEmpty()) watcher_.addPaths(some);
+    if (fresh_.isEmpty()) adder_.stop();
 }
 
 void CacheWatcher::setEnabled(bool on) {
@@ -27,6 +39,8 @@ void CacheWatcher::clear() {
     const QStringList dirs = watcher_.directories();
     if (!dirs.isEmpty()) watcher_.removePaths(dirs);
     timer_.stop();
+    fresh_.clear();
+    adder_.stop();
 }
 
 void CacheWatcher::watch(const CacheTree& tree) {
@@ -37,11 +51,12 @@ void CacheWatcher::watch(const CacheTree& tree) {
     for (const auto& d : current)
         if (!dirs.contains(d)) gone.push_back(d);
     if (!gone.isEmpty()) watcher_.removePaths(gone);
-    QStringList fresh;
+    fresh_.clear();
     const QSet<QString> have(current.begin(), current.end());
     for (const auto& d : ordered)
-        if (!have.contains(d)) fresh.push_back(d);
-    if (!fresh.isEmpty()) watcher_.addPaths(fresh);
+        if (!have.contains(d)) fresh_.push_back(d);
+    addSome();  // the shallow dirs at once, the rest on later turns
+    if (!fresh_.isEmpty()) adder_.start();
 }
 
 }  // namespace kiln::ui

@@ -16,7 +16,8 @@ public:
     explicit CacheWatcher(QObject* parent = nullptr);
     void setCoalesceMs(int ms) { timer_.setInterval(ms); }
     void setEnabled(bool on);
-    // Watches tree.watchDirs (computed with the tree, off the UI thread).
+    // Watches tree.watchDirs (computed with the tree, off the UI thread), a few hundred per turn of
+    // the event loop so a large cache's 4096 directories never block the UI thread.
     void watch(const CacheTree& tree);
     void clear();
 
@@ -25,8 +26,11 @@ signals:
 
 private:
     void poke();
+    void addSome();  // a slice of fresh_ per event-loop turn: adding 4096 watches stats each dir
     QFileSystemWatcher watcher_;
     QTimer timer_;
+    QTimer adder_;
+    QStringList fresh_;
     bool enabled_ = true;
 };
 

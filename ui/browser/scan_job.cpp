@@ -19,7 +19,7 @@ ScanOutcome runScan(const QString& root, JobControl& ctl) {
         out.error = QString::fromStdString(scan.error().str());
         return out;
     }
-    out.tree = buildCacheTree(*scan);
+    out.tree = buildCacheTree(std::make_shared<const inductor::ScanResult>(std::move(scan).value()));
     out.elapsedMs = timer.elapsed();
     return out;
 }

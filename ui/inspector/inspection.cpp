@@ -34,8 +34,8 @@ QString sourceFileOfGroup(const InspectRequest& req) {
     if (gi < 0) return {};
     QString best;
     int bestRank = 99;
-    for (int child : req.tree->nodes[gi].children) {
-        const QString& p = req.tree->nodes[child].path;
+    for (int r = 0; r < req.tree->childCount(gi); ++r) {
+        const QString p = req.tree->path(req.tree->child(gi, r));
         const QString ext = QFileInfo(p).suffix();
         const int rank = ext == "source"               ? 0
                          : ext == "py"                 ? 0

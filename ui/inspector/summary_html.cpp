@@ -223,12 +223,15 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     else if (n.category == inductor::Category::kernel_perf && ins.rawIsText)
         t.row(QObject::tr("Kernel time"), QObject::tr("%1 ms").arg(esc(QString::fromUtf8(ins.rawBytes).trimmed())));
     if (n.kind == CacheNode::Kind::group && req.tree) {
-        const int gi = req.tree->findPath(n.path);
+        const CacheTree& tree = *req.tree;
+        const int gi = tree.findPath(n.path);
         QStringList files;
         if (gi >= 0)
-            for (int c : req.tree->nodes[gi].children)
-                files << QStringLiteral("%1 (%2)").arg(pathLink(req.tree->nodes[c].path, req.tree->nodes[c].name),
-                                                       formatBytes(req.tree->nodes[c].bytes));
+            for (int r = 0; r < tree.childCount(gi); ++r) {
+                const int c = tree.child(gi, r);
+                files << QStringLiteral("%1 (%2)").arg(pathLink(tree.path(c), tree.name(c)),
+                                                       formatBytes(tree.node(c).bytes));
+            }
         if (!files.isEmpty()) t.row(QObject::tr("Contents"), files.join(QStringLiteral("<br>")));
     }
     html += t.done();

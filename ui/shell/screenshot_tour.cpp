@@ -40,8 +40,9 @@ bool settle(Pred done, int timeoutMs = 60000) {
 }
 
 QString firstGraphEntry(const CacheTree& tree) {
-    for (const auto& n : tree.nodes)
-        if (n.kind == CacheNode::Kind::file && n.category == inductor::Category::fxgraph) return n.path;
+    for (int i = 0; i < tree.size(); ++i)
+        if (tree.node(i).kind == CacheNode::Kind::file && tree.node(i).category == inductor::Category::fxgraph)
+            return tree.path(i);
     return {};
 }
 

@@ -1,0 +1,212 @@
+// gui_open ROOT: opens Kiln's main window on ROOT (offscreen unless QT_QPA_PLATFORM says otherwise),
+// the way `kiln ROOT` does, and prints one JSON line:
+//   first_paint_ms  the window's first paint event
+//   overview_ms     the Overview showing its numbers (OverviewPanel::computed)
+//   populated_ms    the browser's model holding every file of the scan (MainWindow::cacheScanned)
+//   rows            the files the model holds (its category rows' Files, summed)
+//   max_gap_ms      the UI thread's longest wait between two ticks of a 5 ms timer, from open to
+//                   three ticks after populated (the view's layout and paint of the new tree)
+//   max_busy_ms     the most CPU time the UI thread itself used between two ticks (on a loaded
+//                   machine a gap can be a wait for a core; this part is Kiln's own work)
+//   expand_largest_ms, filter_ms  then: expanding the largest category, filtering by a kernel name
+//   max_busy_use_ms the UI thread's most CPU time between two ticks during those two
+// All times from before the window is built. `gui_open --browser-only ROOT`: the browser alone
+// (populated_ms, rows, max_gap_ms, max_busy_ms), for its share of memory and UI-thread time. Exit 0, 1 when the scan fails, 2 on bad usage.
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QFutureWatcher>
+#include <QTimer>
+#include <QTreeView>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <utility>
+
+#include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
+#include "browser/scan_job.hpp"
+#include "jobs/job_control.hpp"
+#include "overview/overview_panel.hpp"
+#include "shell/main_window.hpp"
+#include "timeline/timeline_install.hpp"
+#include "tuning/timings_install.hpp"
+#ifdef KILN_HAVE_REMOTE
+#include "remote/remote_install.hpp"
+#endif
+
+namespace {
+
+// Notes the first paint of any widget of one window.
+class PaintSpy : public QObject {
+public:
+    PaintSpy(QWidget* window, const QElapsedTimer& clock) : window_(window), clock_(clock) {}
+    double firstMs = -1;
+
+protected:
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (firstMs < 0 && e->type() == QEvent::Paint && o->isWidgetType() &&
+            static_cast<QWidget*>(o)->window() == window_)
+            firstMs = double(clock_.nsecsElapsed()) / 1e6;
+        return false;
+    }
+
+private:
+    QWidget* window_;
+    const QElapsedTimer& clock_;
+};
+
+std::uint64_t modelFiles(const kiln::ui::CacheTreeModel& m) {
+    std::uint64_t files = 0;
+    for (int r = 0; r < m.rowCount(); ++r)
+        files += m.index(r, kiln::ui::CacheTreeModel::FilesColumn).data().toULongLong();
+    return files;
+}
+
+// The UI thread's own CPU time: a gap it spent waiting for a core (a loaded machine) is not a stall.
+double threadCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+// After the measured part, what a user does next: expand the largest category (the UI thread lays
+// out its rows: expand_largest_ms), then filter by a kernel name until the result shows (filter_ms).
+std::pair<double, double> useTheBrowser(kiln::ui::CacheBrowser& b) {
+    QAbstractItemModel* m = b.view()->model();
+    QModelIndex largest;
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (!largest.isValid() || m->rowCount(m->index(r, 0)) > m->rowCount(largest)) largest = m->index(r, 0);
+    QElapsedTimer t;
+    t.start();
+    b.view()->expand(largest);
+    QCoreApplication::processEvents();  // the view's delayed layout of the new rows, and their paint
+    const double expandMs = double(t.nsecsElapsed()) / 1e6;
+    t.restart();
+    b.setFilterText(QStringLiteral("triton_poi_fused"));
+    while (b.model()->isReordering()) QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    QCoreApplication::processEvents();
+    return {expandMs, double(t.nsecsElapsed()) / 1e6};
+}
+
+}  // namespace
+
+// --browser-only: the cache browser alone (no Overview, timeline or timings jobs), to tell the
+// browser's memory and UI-thread time from the rest of the window's.
+int browserOnly(QApplication& app, const QString& root, const QElapsedTimer& clock) {
+    kiln::ui::CacheBrowser b;
+    b.resize(700, 860);
+    b.show();
+    double last = -1, lastCpu = 0, maxGap = 0, maxBusy = 0;
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+        const double now = double(clock.nsecsElapsed()) / 1e6, cpu = threadCpuMs();
+        if (last >= 0) {
+            maxGap = std::max(maxGap, now - last);
+            maxBusy = std::max(maxBusy, cpu - lastCpu);
+        }
+        last = now;
+        lastCpu = cpu;
+    });
+    ticker.start(5);
+    QFutureWatcher<kiln::ui::ScanOutcome> scan;
+    QObject::connect(&scan, &QFutureWatcherBase::finished, [&] {
+        b.setTree(scan.result().tree);
+        const double populatedMs = double(clock.nsecsElapsed()) / 1e6;
+        QCoreApplication::processEvents();
+        std::printf("{\"populated_ms\": %.1f, \"rows\": %llu, \"max_gap_ms\": %.1f, \"max_busy_ms\": %.1f}\n",
+                    populatedMs, static_cast<unsigned long long>(modelFiles(*b.model())), maxGap, maxBusy);
+        std::fflush(stdout);
+        app.exit(b.tree() ? 0 : 1);
+    });
+    scan.setFuture(QtConcurrent::run([root] {
+        kiln::ui::JobControl ctl;
+        return kiln::ui::runScan(root, ctl);
+    }));
+    return app.exec();
+}
+
+int main(int argc, char** argv) {
+    const bool alone = argc == 3 && QByteArray(argv[1]) == "--browser-only";
+    if (argc != 2 && !alone) {
+        std::fprintf(stderr, "usage: gui_open [--browser-only] ROOT\n");
+        return 2;
+    }
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QElapsedTimer clock;
+    clock.start();
+    auto ms = [&clock] { return double(clock.nsecsElapsed()) / 1e6; };
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("KilnBench"));  // not the user's settings
+    if (alone) return browserOnly(app, QString::fromLocal8Bit(argv[2]), clock);
+
+    double lastTick = -1, maxGap = 0, overviewMs = -1, populatedMs = -1, lastCpu = -1, maxBusy = 0, maxBusyUse = 0;
+    bool populated = false, settled = false, done = false;
+    int ticksAfter = 0;
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+        const double now = ms();
+        const double cpu = threadCpuMs();
+        if (lastTick >= 0 && !settled) {
+            maxGap = std::max(maxGap, now - lastTick);
+            maxBusy = std::max(maxBusy, cpu - lastCpu);
+        } else if (lastTick >= 0) {
+            maxBusyUse = std::max(maxBusyUse, cpu - lastCpu);
+        }
+        // The view lays out and paints the new tree on the event-loop turns after the hand-over:
+        // those count as populating too.
+        if (populated && ++ticksAfter >= 3) settled = true;
+        if (lastTick >= 0 && now - lastTick > 50)
+            std::fprintf(stderr, "gui_open: UI thread gap %.0f ms (%.0f ms of it on the CPU) ending at %.0f ms\n",
+                         now - lastTick, cpu - lastCpu, now);
+        lastTick = now;
+        lastCpu = cpu;
+    });
+    ticker.start(5);
+
+    kiln::ui::MainWindow w;
+    kiln::ui::installAutotuneViews(w);
+    kiln::ui::installTimelineView(w);
+#ifdef KILN_HAVE_REMOTE
+    kiln::ui::installRemoteSource(w);
+#endif
+    PaintSpy paint(&w, clock);
+    app.installEventFilter(&paint);
+    int exitCode = 0;
+    auto finish = [&] {
+        if (done || !settled || overviewMs < 0 || paint.firstMs < 0) return;
+        done = true;  // useTheBrowser runs the event loop: no second report
+        const auto rows = static_cast<unsigned long long>(modelFiles(*w.browser()->model()));
+        const auto [expandMs, filterMs] = useTheBrowser(*w.browser());
+        std::printf(
+            "{\"first_paint_ms\": %.1f, \"overview_ms\": %.1f, \"populated_ms\": %.1f, \"rows\": %llu, "
+            "\"max_gap_ms\": %.1f, \"max_busy_ms\": %.1f, \"expand_largest_ms\": %.1f, \"filter_ms\": %.1f, "
+            "\"max_busy_use_ms\": %.1f}\n",
+            paint.firstMs, overviewMs, populatedMs, rows, maxGap, maxBusy, expandMs, filterMs, maxBusyUse);
+        std::fflush(stdout);
+        app.exit(exitCode);
+    };
+    QObject::connect(w.overviewPanel(), &kiln::ui::OverviewPanel::computed, [&] {
+        if (overviewMs < 0) overviewMs = ms();
+        finish();
+    });
+    QObject::connect(&w, &kiln::ui::MainWindow::cacheScanned, [&] {
+        if (populated) return;
+        populated = true;
+        populatedMs = ms();
+    });
+    QTimer poll;  // a first paint that comes after everything else
+    QObject::connect(&poll, &QTimer::timeout, finish);
+    poll.start(50);
+    w.resize(1400, 860);
+    w.show();
+    w.openRoot(QString::fromLocal8Bit(argv[1]));
+    QTimer::singleShot(600'000, &app, [&] {
+        std::fprintf(stderr, "gui_open: not done after 600 s (paint %.0f, overview %.0f, populated %.0f ms)\n",
+                     paint.firstMs, overviewMs, populatedMs);
+        app.exit(1);
+    });
+    return app.exec();
+}

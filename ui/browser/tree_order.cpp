@@ -1,0 +1,77 @@
+#include "browser/tree_order.hpp"
+
+#include <QString>
+#include <QStringList>
+
+#include <algorithm>
+
+namespace kiln::ui {
+
+std::vector<std::string> filterWords(const QString& text) {
+    std::vector<std::string> out;
+    for (const QString& w : text.toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts)) out.push_back(w.toStdString());
+    return out;
+}
+
+namespace {
+
+std::string_view sortName(const CacheTree& t, int i) {
+    const TreeNode& n = t.node(i);
+    return n.kind == CacheNode::Kind::category ? inductor::category_name(n.category) : t.nameView(i);
+}
+
+// -1, 0, 1 by the column's value (the numbers the Files, Size and Last used columns show).
+int compareBy(const CacheTree& t, int column, int a, int b) {
+    const TreeNode &x = t.node(a), &y = t.node(b);
+    auto cmp = [](auto u, auto v) { return u < v ? -1 : (v < u ? 1 : 0); };
+    switch (column) {
+        case 1: return cmp(x.files, y.files);
+        case 2: return cmp(x.bytes, y.bytes);
+        case 3: return cmp(x.lastUseNs, y.lastUseNs);
+        default: return compareNoCase(sortName(t, a), sortName(t, b));
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<const TreeOrder> computeOrder(const CacheTree& tree, const OrderSpec& spec,
+                                              const std::atomic<bool>* cancel) {
+    auto o = std::make_shared<TreeOrder>();
+    const auto n = static_cast<std::size_t>(tree.size());
+    o->visible.assign(n, 0);
+    o->rowOf.assign(n, -1);
+    o->order.assign(n, 0);
+    auto cancelled = [cancel](std::size_t i) { return cancel && (i & 0x3fff) == 0 && cancel->load(); };
+    // Children come after their parents: one pass from the end sees every child before its parent.
+    for (std::size_t i = n; i-- > 1;) {
+        if (cancelled(i)) return nullptr;
+        const int ii = static_cast<int>(i);
+        if (spec.words.empty() || o->visible[i] > 0 || tree.matches(ii, spec.words)) {
+            o->rowOf[i] = 0;
+            ++o->visible[static_cast<std::size_t>(tree.parent(ii))];
+        }
+    }
+    const bool sorted = spec.column > 0 || (spec.column == 0 && spec.order == Qt::DescendingOrder);
+    const bool desc = spec.order == Qt::DescendingOrder;
+    for (std::size_t p = 0; p < n; ++p) {
+        if (o->visible[p] == 0) continue;
+        if (cancelled(p)) return nullptr;
+        const int pi = static_cast<int>(p);
+        const auto first = static_cast<std::size_t>(tree.node(pi).firstChild);
+        std::size_t w = first;
+        for (int c = 0; c < tree.childCount(pi); ++c)
+            if (o->rowOf[first + static_cast<std::size_t>(c)] >= 0) o->order[w++] = tree.child(pi, c);
+        const auto begin = o->order.begin() + static_cast<std::ptrdiff_t>(first);
+        const auto end = o->order.begin() + static_cast<std::ptrdiff_t>(w);
+        if (sorted)
+            std::stable_sort(begin, end, [&](int a, int b) {
+                const int c = compareBy(tree, spec.column, a, b);
+                return desc ? c > 0 : c < 0;
+            });
+        for (auto it = begin; it != end; ++it)
+            o->rowOf[static_cast<std::size_t>(*it)] = static_cast<std::int32_t>(it - begin);
+    }
+    return o;
+}
+
+}  // namespace kiln::ui
