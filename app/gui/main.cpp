@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "portability/portability_install.hpp"
 #include "health/health_install.hpp"
+#include "portability/portability_install.hpp"
 #include "shell/main_window.hpp"
 #include "shell/screenshot_tour.hpp"
 #include "timeline/timeline_install.hpp"
