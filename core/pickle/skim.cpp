@@ -28,9 +28,9 @@ private:
     std::uint64_t size_;
 };
 
-// Small reads: the bytes between two payloads are a few hundred; a read that ends inside a payload
-// wastes what it took of it.
-constexpr std::size_t kChunk = 8192;
+// Reads start small after a payload (the opcodes up to the next one are a few hundred bytes, and what
+// a read takes of the next payload is wasted) and double while no payload comes (a run of strings).
+constexpr std::size_t kFirstChunk = 512, kMaxChunk = 64 * 1024;
 
 // Appends the file's bytes from `at` to `out`, never past `size` (the size when opened, as load_file).
 struct Reader {
@@ -38,11 +38,18 @@ struct Reader {
     std::uint64_t size;
     const std::filesystem::path& path;
     std::uint64_t at = 0, read = 0;
+    std::size_t chunk = kFirstChunk;
 
+    // Continues after a payload at `to`.
+    void skip_to(std::uint64_t to) {
+        at = to;
+        chunk = kFirstChunk;
+    }
     // At least `n` more bytes (fewer at the end of the file); false at the end of the file.
     Result<bool> more(std::string& out, std::size_t n) {
         if (at >= size) return false;
-        auto want = static_cast<std::size_t>(std::min<std::uint64_t>(std::max(n, kChunk), size - at));
+        auto want = static_cast<std::size_t>(std::min<std::uint64_t>(std::max(n, chunk), size - at));
+        chunk = std::min(chunk * 2, kMaxChunk);
         std::size_t old = out.size(), got = 0;
         out.resize(old + want);
         while (got < want) {
@@ -83,7 +90,7 @@ Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& pat
     std::size_t pos = 0;  // the next opcode in `out`
     for (;;) {
         if (pos >= out.size()) {
-            KILN_TRY(bool got, in.more(out, kChunk));
+            KILN_TRY(bool got, in.more(out, 0));
             if (!got) break;  // the end of the file before STOP: the decoder says so
             continue;
         }
@@ -96,7 +103,7 @@ Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& pat
         }
         if (std::size_t width = length_width(info.arg)) {
             if (out.size() - pos < 1 + width) {
-                KILN_TRY(bool got, in.more(out, kChunk));
+                KILN_TRY(bool got, in.more(out, 0));
                 if (!got) break;
                 continue;
             }
@@ -107,7 +114,7 @@ Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& pat
                 std::memset(out.data() + pos + 1, 0, width);
                 out.resize(pos + 1 + width);  // what was read of the payload goes
                 skipped += length;
-                in.at = payload_at + length;
+                in.skip_to(payload_at + length);
                 pos += 1 + width;
                 continue;
             }
