@@ -125,7 +125,7 @@ int run_check(const CheckArgs& args) {
         auto run = quarantine_problems(root, options, args.strict);
         if (!run) return fail(run.error());
         report = std::move(run->before);
-        if (!run->moved.manifest.id.empty()) moved = std::move(run->moved);
+        if (!run->moved.manifest.id.empty() || !run->moved.skipped.empty()) moved = std::move(run->moved);
         if (!run->after.healthy(args.strict))
             warn(std::to_string(run->after.problems.size()) + " problem(s) left after the quarantine");
     } else {
@@ -136,11 +136,19 @@ int run_check(const CheckArgs& args) {
     if (given && given->is_blob()) report->root = given->label;
     if (args.json) {
         auto j = to_json(*report);
-        if (moved) j["quarantine_moved"] = {{"manifest", to_json(moved->manifest)}, {"skipped", moved->skipped}};
+        if (moved) {
+            // No manifest (null) when nothing could be moved: no quarantine was made.
+            nlohmann::ordered_json manifest = nullptr;
+            if (!moved->manifest.id.empty()) manifest = to_json(moved->manifest);
+            j["quarantine_moved"] = {{"manifest", std::move(manifest)}, {"skipped", moved->skipped}};
+        }
         std::cout << dump_json(j) << "\n";
     } else {
         print_report(*report, args.limit);
-        if (moved) {
+        if (moved && moved->manifest.id.empty()) {
+            std::printf("\nNothing quarantined: no problem group could be moved\n");
+            for (const auto& s : moved->skipped) std::printf("  not moved: %s\n", s.c_str());
+        } else if (moved) {
             std::printf(
                 "\nQuarantined %zu group(s) into %s/.kiln-quarantine/%s/ (undo: kiln-cli check %s --restore %s)\n",
                 moved->manifest.groups.size(), root.c_str(), moved->manifest.id.c_str(), root.c_str(),

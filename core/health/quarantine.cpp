@@ -169,17 +169,22 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
 
     QuarantineOutcome out;
     std::pair<std::string, UniqueFd> made;
-    if (into_id.empty()) {
-        KILN_TRY(made, make_quarantine_dir(root_fd.get()));
-        out.manifest.id = made.first;
-        out.manifest.created = utc_now(UtcFormat::iso);
-        out.manifest.root = scan.root;
-    } else {
+    if (!into_id.empty()) {
         KILN_TRY(made.second, open_quarantine(root_fd.get(), into_id));
         KILN_TRY(out.manifest, read_manifest(made.second.get(), into_id));
     }
+    // A new quarantine is made when the first item is about to move: when every group is locked or
+    // gone, no empty folder and manifest are left behind (and the outcome has no id).
+    auto quarantine_fd = [&]() -> Result<int> {
+        if (!made.second.valid()) {
+            KILN_TRY(made, make_quarantine_dir(root_fd.get()));
+            out.manifest.id = made.first;
+            out.manifest.created = utc_now(UtcFormat::iso);
+            out.manifest.root = scan.root;
+        }
+        return made.second.get();
+    };
     const std::size_t kept = out.manifest.groups.size();
-    int qfd = made.second.get();
     for (const auto& req : requests) {
         auto it = by_rel.find(req.group);
         if (it == by_rel.end()) {
@@ -200,6 +205,7 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
         else
             for (auto i : g.artifacts)
                 items.emplace_back(std::string(scan.artifacts[i].rel_path()), scan.artifacts[i].ino);
+        KILN_TRY(int qfd, quarantine_fd());
         for (const auto& [rel, ino] : items) {
             Status s = move_item(root_fd.get(), qfd, rel, is_dir, ino, "", kFiles);
             if (s.ok()) q.items.push_back({rel, is_dir});
@@ -207,6 +213,8 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
         }
         if (!q.items.empty()) out.manifest.groups.push_back(std::move(q));
     }
+    if (!made.second.valid()) return out;  // nothing was movable: no quarantine made
+    int qfd = made.second.get();
     Status written = write_manifest(qfd, out.manifest);
     if (!written.ok()) {
         for (std::size_t n = kept; n < out.manifest.groups.size(); ++n)  // unrestorable without it: undo

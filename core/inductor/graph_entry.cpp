@@ -228,7 +228,7 @@ std::vector<BundledKernel> GraphEntry::triton_bundle() const {
                 BundledFile f;
                 f.filename = as_string(a->get("filename")).value_or("");
                 if (Ref p = a->get("payload"); p && (p->kind() == Kind::bytes || p->kind() == Kind::bytearray))
-                    f.size = p->text().size();
+                    f.size = p->byte_size();
                 if (bk.name.empty() && !f.filename.empty()) bk.name = kernel_stem(f.filename);
                 bk.files.push_back(std::move(f));
             }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -11,10 +12,22 @@
 
 namespace kiln::pickle {
 
+// A bytes payload left out of a skimmed buffer (skim.hpp): the opcode at `at` in bytes() says 0 bytes;
+// the file held `length`.
+struct Elision {
+    std::size_t at = 0;
+    std::uint64_t length = 0;
+};
+
 class Buffer {
 public:
     virtual ~Buffer() = default;
     virtual std::string_view bytes() const = 0;
+    // Skimmed buffers only (skim.hpp): the payloads left out, in stream order, and the size of the
+    // whole pickle they came from. The decoder reports offsets and checks FRAME lengths in the file's
+    // terms through them.
+    virtual std::span<const Elision> elisions() const { return {}; }
+    virtual std::uint64_t source_size() const { return bytes().size(); }
     // Where the bytes came from (a path, "redis:<key>", "<memory>"), used in error contexts.
     const std::string& origin() const { return origin_; }
 

@@ -20,12 +20,15 @@ public:
         : doc_(std::make_shared<Document>()), limits_(limits) {
         doc_->buffer_ = std::move(buf);
         in_ = doc_->buffer_->bytes();
+        elisions_ = doc_->buffer_->elisions();
+        source_size_ = doc_->buffer_->source_size();
     }
 
     Result<std::shared_ptr<const Document>> run() {
         while (true) {
             if (pos_ >= in_.size()) return fail(Errc::parse, "the data ended before STOP");
             op_pos_ = pos_;
+            if (!elisions_.empty()) track_elisions();
             code_ = static_cast<std::uint8_t>(in_[pos_++]);
             const OpInfo& info = op_info(code_);
             if (!info.name) return fail(Errc::parse, "not a pickle opcode");
@@ -43,7 +46,7 @@ public:
 private:
     // ---- errors -------------------------------------------------------------------------
     Error fail(Errc code, std::string why) const {
-        std::string ctx = doc_->buffer_->origin() + ": byte " + std::to_string(op_pos_);
+        std::string ctx = doc_->buffer_->origin() + ": byte " + std::to_string(op_pos_ + skipped_);
         if (const char* n = op_info(code_).name) ctx += std::string(", opcode ") + n;
         else ctx += ", byte value " + std::to_string(code_);
         return make_error(code, std::move(why), std::move(ctx),
@@ -59,8 +62,24 @@ private:
         if (doc_->nodes_.size() >= limits_.max_nodes) return nullptr;
         Value& v = doc_->nodes_.emplace();
         v.kind_ = k;
-        v.offset_ = op_pos_;
+        v.offset_ = op_pos_ + skipped_;
         return &v;
+    }
+    // ---- skimmed input (skim.hpp) ---------------------------------------------------------
+    // Offsets stay the file's: `skipped_` is the payload bytes left out before the current opcode.
+    void track_elisions() {
+        while (next_elision_ < elisions_.size() && elisions_[next_elision_].at < op_pos_)
+            skipped_ += elisions_[next_elision_++].length;
+        op_elided_ = next_elision_ < elisions_.size() && elisions_[next_elision_].at == op_pos_;
+    }
+    const char* push_bytes(Kind k, std::string_view data) {
+        if (!op_elided_) return push_text(k, data);
+        Value* v = node(k);
+        if (v) {
+            v->flags_ |= Value::kElided;
+            v->scalar_.u = elisions_[next_elision_].length;
+        }
+        return push(v);
     }
     Value::More& more(Value* v) {
         if (!v->more_) v->more_ = &doc_->more_.emplace();
@@ -238,6 +257,10 @@ private:
     std::unordered_map<std::uint64_t, Ref> memo_sparse_;
     std::size_t memo_count_ = 0;
     std::uint64_t next_buffer_ = 0;
+    std::span<const Elision> elisions_;
+    std::uint64_t source_size_ = 0, skipped_ = 0;
+    std::size_t next_elision_ = 0;
+    bool op_elided_ = false;
 };
 
 const char* Decoder::step(const RawArg& a) {
@@ -248,7 +271,7 @@ const char* Decoder::step(const RawArg& a) {
             return nullptr;
         case op::FRAME:
             // Frames only group opcodes for buffered reading; the whole input is in memory.
-            if (a.u > in_.size() - pos_) return "FRAME length exceeds the bytes left";
+            if (a.u > source_size_ - (pos_ + skipped_)) return "FRAME length exceeds the bytes left";
             return nullptr;
         case op::MARK:
             if (marks_.size() >= limits_.max_depth) return limit("MARK nesting exceeds the depth limit");
@@ -311,8 +334,8 @@ const char* Decoder::step(const RawArg& a) {
             return push_text(Kind::string, is_ascii(a.data) ? a.data : own(latin1_to_utf8(a.data)));
         case op::BINBYTES:
         case op::SHORT_BINBYTES:
-        case op::BINBYTES8: return push_text(Kind::bytes, a.data);
-        case op::BYTEARRAY8: return push_text(Kind::bytearray, a.data);
+        case op::BINBYTES8: return push_bytes(Kind::bytes, a.data);
+        case op::BYTEARRAY8: return push_bytes(Kind::bytearray, a.data);
         case op::NEXT_BUFFER: {
             Value* v = node(Kind::buffer);
             if (v) v->scalar_.u = next_buffer_++;

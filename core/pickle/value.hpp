@@ -69,12 +69,15 @@ public:
     bool is(Kind k) const { return kind_ == k; }
     std::uint64_t offset() const { return offset_; }  // byte offset of the opcode that made it
 
-    bool as_bool() const { return scalar_.b; }                // boolean
-    double as_double() const { return scalar_.f; }            // floating
-    Int as_int() const;                                       // integer (also boolean as 0/1)
-    std::string_view text() const { return text_; }           // string, bytes, bytearray, global module, PERSID text
-    std::string_view module() const { return text_; }         // global
-    std::string_view name() const;                            // global: the qualified name
+    bool as_bool() const { return scalar_.b; }       // boolean
+    double as_double() const { return scalar_.f; }   // floating
+    Int as_int() const;                              // integer (also boolean as 0/1)
+    std::string_view text() const { return text_; }  // string, bytes, bytearray, global module, PERSID text
+    // bytes / bytearray of a skimmed document (skim.hpp) whose payload was left out: text() is empty.
+    bool elided() const { return flags_ & kElided; }
+    std::uint64_t byte_size() const { return elided() ? scalar_.u : text_.size(); }  // string, bytes, bytearray
+    std::string_view module() const { return text_; }                                // global
+    std::string_view name() const;                                                   // global: the qualified name
     std::uint64_t buffer_index() const { return scalar_.u; }  // buffer: the n-th out-of-band buffer
     bool readonly() const { return flags_ & kReadonly; }      // buffer: READONLY_BUFFER applied
 
@@ -102,7 +105,7 @@ public:
 private:
     friend class Decoder;
     friend class Document;
-    static constexpr std::uint8_t kReadonly = 1, kNewobj = 2;
+    static constexpr std::uint8_t kReadonly = 1, kNewobj = 2, kElided = 4;
     struct More {
         std::vector<Ref> items;
         std::vector<Entry> entries;

@@ -78,10 +78,11 @@ private slots:
         const auto tree = w.browser()->tree();
         int graphFiles = 0;
         QString fxEntry;
-        for (const auto& n : tree->nodes) {
+        for (int i = 0; i < tree->size(); ++i) {
+            const auto& n = tree->node(i);
             if (n.kind != CacheNode::Kind::file) continue;
             if (n.category == Category::fxgraph || n.category == Category::aotautograd) ++graphFiles;
-            if (n.category == Category::fxgraph && fxEntry.isEmpty()) fxEntry = n.path;
+            if (n.category == Category::fxgraph && fxEntry.isEmpty()) fxEntry = tree->path(i);
         }
         QCOMPARE(graphFiles, graphArtifacts);
 
@@ -148,7 +149,7 @@ private slots:
         QVERIFY(test::waitFor([&] { return !w.jobs()->isBusy(); }));
         QCOMPARE(w.currentRoot(), test::twoEntriesRoot());
         QVERIFY(w.blobPath().isEmpty());
-        QVERIFY(!w.browser()->tree()->nodes.isEmpty());
+        QVERIFY(w.browser()->tree()->size() > 0);
         QVERIFY(w.statusBar()->currentMessage().contains("broken.bin"));
         QVERIFY2(w.inspector()->summaryView()->toPlainText().contains("Cannot open"),
                  qPrintable(w.inspector()->summaryView()->toPlainText()));

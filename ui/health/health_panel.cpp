@@ -104,9 +104,12 @@ void HealthPanel::run(Action action, const QString& id) {
                 auto run = health::quarantine_problems(root, options, false);
                 if (!run) out.message = QString::fromStdString(run.error().str());
                 else {
-                    out.message = tr("Quarantined %1 group(s) as %2")
-                                      .arg(run->moved.manifest.groups.size())
-                                      .arg(QString::fromStdString(run->moved.manifest.id));
+                    out.message = run->moved.manifest.id.empty()
+                                      ? tr("Nothing quarantined: %1 group(s) could not be moved (locked or changed)")
+                                            .arg(run->moved.skipped.size())
+                                      : tr("Quarantined %1 group(s) as %2")
+                                            .arg(run->moved.manifest.groups.size())
+                                            .arg(QString::fromStdString(run->moved.manifest.id));
                     out.report = std::move(run->after);
                 }
             } else if (action == Action::restore) {

@@ -1,6 +1,8 @@
 // Quarantine and restore on scratch copies: the scanner's view of the quarantine folder, restore
 // never replacing a file that came back meanwhile, ids that would leave the root.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 
 #include <chrono>
 #include <filesystem>
@@ -10,6 +12,7 @@
 #include "health/quarantine.hpp"
 #include "inductor/scanner.hpp"
 #include "test_support.hpp"
+#include "util/unique_fd.hpp"
 
 namespace fs = std::filesystem;
 
@@ -61,6 +64,47 @@ TEST_F(Quarantine, RestoreNeverReplacesAFileThatCameBack) {
     EXPECT_EQ(again->restored.size(), 1u);
     EXPECT_EQ(test::read_file(temp), "left by a dead writer");
     EXPECT_TRUE(list_quarantines(root).empty());
+}
+
+TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
+    fs::remove(temp);
+    // A truncated FX entry whose key is locked, as a torch.compile run holds it (torch's FileLock: flock).
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    const inductor::Artifact* entry = nullptr;
+    for (const auto& a : scan->artifacts)
+        if (!entry && a.category == inductor::Category::fxgraph && a.group != inductor::kNoGroup) entry = &a;
+    ASSERT_NE(entry, nullptr);
+    const std::string key = scan->groups[entry->group].key;
+    ASSERT_FALSE(key.empty());
+    fs::resize_file(entry->path, fs::file_size(entry->path) / 2);
+    fs::create_directories(root / "locks");
+    fs::path lock = root / "locks" / (key + ".lock");
+    std::ofstream(lock).close();
+    UniqueFd held(::open(lock.c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(held.valid());
+    ASSERT_EQ(::flock(held.get(), LOCK_EX), 0);
+
+    auto run = quarantine_problems(root, {}, false);
+    ASSERT_TRUE(run.ok()) << run.error().str();
+    ASSERT_EQ(run->before.problems.size(), 1u);
+    EXPECT_EQ(run->after.problems.size(), 1u);
+    EXPECT_TRUE(run->moved.manifest.id.empty());
+    EXPECT_TRUE(run->moved.manifest.groups.empty());
+    ASSERT_EQ(run->moved.skipped.size(), 1u);
+    EXPECT_NE(run->moved.skipped[0].find("locked"), std::string::npos) << run->moved.skipped[0];
+    EXPECT_FALSE(fs::exists(root / ".kiln-quarantine"));
+    EXPECT_TRUE(list_quarantines(root).empty());
+    EXPECT_TRUE(fs::exists(entry->path));  // left where it was
+
+    // Once the lock is released, the same run moves the group into a quarantine of its own.
+    held.reset();
+    auto again = quarantine_problems(root, {}, false);
+    ASSERT_TRUE(again.ok()) << again.error().str();
+    EXPECT_FALSE(again->moved.manifest.id.empty());
+    EXPECT_FALSE(again->moved.manifest.groups.empty());  // the key dir, and what its move broke
+    EXPECT_TRUE(again->after.problems.empty());
+    EXPECT_EQ(list_quarantines(root).size(), 1u);
 }
 
 TEST_F(Quarantine, IdsThatLeaveTheQuarantineAreRefused) {
