@@ -1,10 +1,10 @@
 #include "browser/cache_tree_model.hpp"
 
 #include <QDateTime>
+#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QLocale>
 #include <QPalette>
-#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "inductor/stats.hpp"

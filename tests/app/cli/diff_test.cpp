@@ -1,5 +1,8 @@
 // kiln-cli diff: entries and trace-log events aligned by component name.
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -59,6 +62,26 @@ TEST(CliDiff, BadInput) {
     r = run_command({kiln::test::cli_path(), "diff", changed_log() + "#7", h100(kCold)});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("no fx_graph cache event #7 (the log has 1)"), std::string::npos) << r.err;
+}
+
+TEST(CliDiff, ADirectoryOrAnEmptyFileSaysWhatDiffTakes) {
+    // Issue 16: these said "0 fx_graph cache events in the log".
+    kiln::test::ScratchDir dir("cli-diff-unclear");
+    const auto empty_dir = dir.path() / "nothing-here";
+    std::filesystem::create_directory(empty_dir);
+    auto r = run_command({kiln::test::cli_path(), "diff", empty_dir.string(), h100(kCold)});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(empty_dir.string() + ": no graph entry and no TORCH_TRACE log"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("diff takes a graph entry file, a key dir"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("0 fx_graph cache events"), std::string::npos) << r.err;
+
+    const auto empty_file = dir.path() / "empty";
+    std::ofstream(empty_file).flush();
+    r = run_command({kiln::test::cli_path(), "diff", empty_file.string(), h100(kCold)});
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find(empty_file.string() + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("0 fx_graph cache events"), std::string::npos) << r.err;
 }
 
 }  // namespace
