@@ -13,7 +13,7 @@ TEST(CompileTimes, MatchGoldenTimeTakenNs) {
     auto golden = nlohmann::json::parse(kiln::test::read_file(kiln::test::fixture_dir() / "h100" / "golden.json"));
     std::map<std::string, std::int64_t> expected;
     for (const auto& e : golden["entries"])
-        if (e["_time_taken_ns"].is_number())
+        if (e.contains("_time_taken_ns") && e["_time_taken_ns"].is_number())  // AOT entries have none
             expected[e["path"].get<std::string>()] = e["_time_taken_ns"].get<std::int64_t>();
     ASSERT_EQ(expected.size(), 13u);
 
