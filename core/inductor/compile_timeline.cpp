@@ -30,19 +30,6 @@ std::optional<double> number_of(const json& j, const char* k) {
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-std::string compile_id_of(const json& meta) {
-    auto num = [&](const char* k) -> std::string {
-        auto it = meta.find(k);
-        return it != meta.end() && it->is_number_integer() ? std::to_string(it->get<std::int64_t>()) : std::string();
-    };
-    std::string frame = num("frame_id"), fc = num("frame_compile_id"), attempt = num("attempt");
-    if (frame.empty() || fc.empty()) return {};
-    std::string id = frame + "/" + fc;
-    if (!attempt.empty() && attempt != "0") id += "_" + attempt;
-    if (std::string ca = num("compiled_autograd_id"); !ca.empty()) id = "!" + ca + "/" + id;
-    return id;
-}
-
 // What read_trace_log does not keep of a cache event: the guards of a guard miss, an AOT hit's saving.
 struct EventExtra {
     std::string guard_expr;
@@ -83,7 +70,7 @@ struct LogReader {
 
     void on_start(const TraceRecord& r, const json& meta) {
         TimelineCompile c;
-        c.compile_id = compile_id_of(meta);
+        c.compile_id = record_compile_id(meta);
         c.record_line = r.line;
         c.start_time = r.time;
         const json& start = meta["dynamo_start"];

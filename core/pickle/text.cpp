@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "util/utf8.hpp"
+
 namespace kiln::pickle {
 
 bool is_ascii(std::string_view s) {
@@ -45,25 +47,8 @@ bool valid_utf8(std::string_view s) {
             ++i;
             continue;
         }
-        std::size_t len;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) {
-            len = 3;
-            lo = 0xA0;
-        } else if (c >= 0xE1 && c <= 0xEF) len = 3;  // ED A0..BF: surrogates, allowed by surrogatepass
-        else if (c == 0xF0) {
-            len = 4;
-            lo = 0x90;
-        } else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) {
-            len = 4;
-            hi = 0x8F;
-        } else return false;
-        if (n - i < len) return false;
-        if (p[i + 1] < lo || p[i + 1] > hi) return false;
-        for (std::size_t k = 2; k < len; ++k)
-            if ((p[i + k] & 0xC0) != 0x80) return false;
+        const std::size_t len = utf8_sequence(s, i, Surrogates::allow);
+        if (len == 0) return false;
         i += len;
     }
     return true;
@@ -133,42 +118,11 @@ const char* decode_raw_unicode_escape(std::string_view s, std::string& out) {
     return nullptr;
 }
 
-namespace {
-// Length of the strictly valid UTF-8 sequence at s[i] (surrogates excluded), or 0.
-std::size_t strict_sequence(std::string_view s, std::size_t i) {
-    auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    unsigned c = b(0);
-    if (c < 0x80) return 1;
-    std::size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c == 0xE0) {
-        len = 3;
-        lo = 0xA0;
-    } else if (c == 0xED) {
-        len = 3;
-        hi = 0x9F;
-    } else if (c >= 0xE1 && c <= 0xEF) len = 3;
-    else if (c == 0xF0) {
-        len = 4;
-        lo = 0x90;
-    } else if (c >= 0xF1 && c <= 0xF3) len = 4;
-    else if (c == 0xF4) {
-        len = 4;
-        hi = 0x8F;
-    } else return 0;
-    if (s.size() - i < len || b(1) < lo || b(1) > hi) return 0;
-    for (std::size_t k = 2; k < len; ++k)
-        if ((b(k) & 0xC0) != 0x80) return 0;
-    return len;
-}
-}  // namespace
-
 std::string strict_utf8(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
-        std::size_t n = strict_sequence(s, i);
+        std::size_t n = utf8_sequence(s, i);
         if (n == 0 && static_cast<unsigned char>(s[i]) == 0xED && s.size() - i >= 3 &&
             (static_cast<unsigned char>(s[i + 1]) & 0xE0) == 0xA0 &&
             (static_cast<unsigned char>(s[i + 2]) & 0xC0) == 0x80) {

@@ -2,23 +2,11 @@
 
 #include <cstdint>
 
+#include "util/utf8.hpp"
+
 namespace kiln {
 
 namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when the byte there starts none.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-    auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-    unsigned char c = b(0);
-    if (c < 0x80) return 1;
-    std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k)
-        if ((b(k) & 0xC0) != 0x80) return 0;
-    if (n == 3 && ((c == 0xE0 && b(1) < 0xA0) || (c == 0xED && b(1) >= 0xA0))) return 0;  // overlong, surrogate
-    if (n == 4 && ((c == 0xF0 && b(1) < 0x90) || (c == 0xF4 && b(1) >= 0x90))) return 0;  // overlong, > U+10FFFF
-    return n;
-}
 
 void append_hex4(std::string& out, unsigned v) {
     static const char* digits = "0123456789abcdef";
