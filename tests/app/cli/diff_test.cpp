@@ -84,4 +84,24 @@ TEST(CliDiff, ADirectoryOrAnEmptyFileSaysWhatDiffTakes) {
     EXPECT_EQ(r.err.find("0 fx_graph cache events"), std::string::npos) << r.err;
 }
 
+TEST(CliDiff, ABadDebugLineNamesItsLogAndLine) {
+    // Issue 16: a debug-line error named no file. Break the first component of the log's fx_graph event.
+    kiln::test::ScratchDir dir("cli-diff-debug-line");
+    std::filesystem::path src;
+    for (const auto& e : std::filesystem::directory_iterator(changed_log())) src = e.path();
+    std::string text = kiln::test::read_file(src);
+    auto event = text.find("{\"artifact\": {\"name\": \"fx_graph_cache_");  // the payload is on the next line
+    ASSERT_NE(event, std::string::npos);
+    auto item = text.find("\"components\": [\"[", event);
+    ASSERT_NE(item, std::string::npos);
+    text.replace(item + 15, 2, "\"no hash here ");
+    const auto log = dir.path() / src.filename();
+    std::ofstream(log, std::ios::binary) << text;
+
+    auto r = run_command({kiln::test::cli_path(), "diff", log.string() + "#0", h100(kCold)});
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find(log.string() + ":"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("debug lines do not start with '[<hash>] <name>: '"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -187,6 +187,35 @@ TEST_F(RemoteCli, DiffOfRemoteEntriesEqualsTheLocalDiff) {
     EXPECT_NE(missing.err.find("fnosuchkey"), std::string::npos) << missing.err;
 }
 
+TEST_F(RemoteCli, DiffErrorsNameTheRedisUrlNotATemporaryPath) {
+    // Issue 16: remote diff errors named the temporary file the value was fetched into.
+    auto items = h100_items();
+    const kiln::remote::RemoteItem* fx = nullptr;
+    const kiln::remote::RemoteItem* aot = nullptr;
+    for (const auto& it : items) {
+        if (!fx && it.redis_key.rfind("pt2:fx-graph-v1::", 0) == 0) fx = &it;
+        if (!aot && it.redis_key.rfind("pt2:autograd-experimental::", 0) == 0) aot = &it;
+    }
+    ASSERT_TRUE(fx && aot);
+    auto ep = kiln::remote::parse_redis_url(server_->url());
+    auto client = RedisClient::connect(*ep);
+    ASSERT_TRUE(client) << client.error().str();
+    ASSERT_TRUE(client->set("pt2:fx-graph-v1::fnotapickle:c1", R"({"data": "AAAA"})"));
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"pt2:fx-graph-v1::fcorrupt:c1", "the value is not JSON"},
+        {"pt2:fx-graph-v1::fnotapickle:c1", "not a pickle opcode"},
+        {aot->redis_key, "no _fx_graph_cache_debug_lines"},
+    };
+    for (const auto& [key, why] : cases) {
+        const std::string url = server_->url() + "/" + key;
+        auto r = run_command({cli_path(), "diff", fx->source_path, url});
+        EXPECT_NE(r.exit_code, 0) << key;
+        EXPECT_NE(r.err.find(url + ": "), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find(std::filesystem::temp_directory_path().string()), std::string::npos) << r.err;
+    }
+}
+
 TEST_F(RemoteCli, AutotuneShareLetsAnotherMachineSkipBenchmarkingAndTimingsReadsItBack) {
     ScratchDir a("share-a"), b("share-b");
     const std::string url = server_->url(5);  // a db of its own
