@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cuda/driver.hpp"
+
 namespace fs = std::filesystem;
 
 namespace kiln::test {
@@ -110,6 +112,30 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
     waitpid(pid, &status, 0);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
+}
+
+std::string path_without_torch(const std::filesystem::path& dir) {
+    const char* env = std::getenv("PATH");
+    const std::string path = env ? env : "/usr/bin:/bin";
+    std::filesystem::path real;
+    for (std::size_t start = 0; start <= path.size() && real.empty();) {
+        std::size_t end = path.find(':', start);
+        if (end == std::string::npos) end = path.size();
+        std::filesystem::path candidate = std::filesystem::path(path.substr(start, end - start)) / "python3";
+        if (end > start && access(candidate.c_str(), X_OK) == 0) real = candidate;
+        start = end + 1;
+    }
+    if (real.empty()) throw std::runtime_error("no python3 in $PATH");
+    std::ofstream(dir / "python3") << "#!/bin/sh\nexec " << real.string() << " -S \"$@\"\n";
+    std::filesystem::permissions(dir / "python3", std::filesystem::perms::owner_all);
+    return dir.string() + ":" + path;
+}
+
+bool cuda_driver_loads() { return kiln::cuda::driver_info().loaded; }
+
+bool has_cuda_device() {
+    auto info = kiln::cuda::driver_info();
+    return info.loaded && info.device_count > 0;
 }
 
 }  // namespace kiln::test

@@ -37,4 +37,14 @@ struct CommandResult {
 // Runs argv (no shell), capturing stdout and stderr.
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_data = {});
 
+// Writes `python3` into `dir`: this machine's real interpreter with site-packages hidden (-S), so torch
+// cannot be imported whatever is installed. Returns $PATH with `dir` first, for a child's environment or
+// setenv, so that "this machine" means one without torch on a GPU host too.
+std::string path_without_torch(const std::filesystem::path& dir);
+
+// This machine's CUDA driver: whether libcuda.so.1 loads, and whether it sees a device (the GPU hosts;
+// CI machines have neither).
+bool cuda_driver_loads();
+bool has_cuda_device();
+
 }  // namespace kiln::test

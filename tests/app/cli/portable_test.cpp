@@ -201,9 +201,13 @@ TEST(CliPortable, FingerprintFileAndProbeOutputAsTarget) {
 }
 
 TEST(CliPortable, ThisMachineAsTarget) {
-    // No GPU and no torch here: nothing can be a hit; $CXX alone already decides a miss unless it is
-    // the compiler path the fixture's keys recorded.
-    json p = cli_json({"portable", h100_root(), "--target", "local", "--json"}, 1);
+    // No torch (python3 without site-packages, also on a GPU host): nothing can be a hit; $CXX alone
+    // already decides a miss unless it is the compiler path the fixture's keys recorded.
+    kiln::test::ScratchDir dir("cli-portable-no-torch");
+    auto run = run_command({"env", "PATH=" + kiln::test::path_without_torch(dir.path()), kiln::test::cli_path(),
+                            "portable", h100_root(), "--target", "local", "--json"});
+    ASSERT_EQ(run.exit_code, 1) << run.err;
+    json p = json::parse(run.out);
     EXPECT_EQ(p["summary"]["counts"]["fxgraph"]["hit"], 0);
     const char* cxx = std::getenv("CXX");
     bool same_cxx = cxx && std::string(cxx) == "/opt/gcc/bin/g++";

@@ -161,10 +161,14 @@ TEST(Sources, ThisMachineWithoutPython) {
     EXPECT_EQ(comp(local_fingerprint(), names::cxx).value, "(None, 'g++')");
     EXPECT_EQ(fp.find(names::torch_version), nullptr);
     ASSERT_NE(fp.find_unknown(names::torch_version), nullptr);
-    // This machine has no GPU driver: the device is unknown, and says why.
-    ASSERT_NE(fp.find_unknown(names::device), nullptr);
-    EXPECT_NE(fp.find_unknown(names::device)->why.find("libcuda"), std::string::npos)
-        << fp.find_unknown(names::device)->why;
+    if (kiln::test::has_cuda_device()) {  // a GPU host: the driver names the device
+        EXPECT_NE(fp.find(names::device), nullptr);
+        EXPECT_EQ(fp.find_unknown(names::device), nullptr);
+    } else if (!kiln::test::cuda_driver_loads()) {  // no GPU driver: the device is unknown, and says why
+        ASSERT_NE(fp.find_unknown(names::device), nullptr);
+        EXPECT_NE(fp.find_unknown(names::device)->why.find("libcuda"), std::string::npos)
+            << fp.find_unknown(names::device)->why;
+    }
 }
 
 TEST(Sources, PythonWithoutTorchIsAClearError) {
@@ -182,8 +186,11 @@ TEST(Sources, PythonWithoutTorchIsAClearError) {
     ASSERT_FALSE(none.ok());
     EXPECT_EQ(none.error().code, kiln::Errc::not_found);
     EXPECT_NE(none.error().message.find("cannot run"), std::string::npos);
-    // The default (python3, which has no torch here) falls back to the driver, with a note saying why.
+    // The default (python3 from $PATH, here one without torch) falls back to the driver, with a note saying why.
+    const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+    ::setenv("PATH", kiln::test::path_without_torch(dir.path()).c_str(), 1);
     auto here = this_machine_fingerprint(std::nullopt);
+    ::setenv("PATH", saved.c_str(), 1);
     ASSERT_TRUE(here.ok());
     ASSERT_FALSE(here->notes.empty());
     EXPECT_NE(here->notes.back().find("cannot import torch"), std::string::npos) << here->notes.back();
