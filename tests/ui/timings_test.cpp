@@ -255,6 +255,45 @@ private slots:
         QVERIFY(doc.object()[QStringLiteral("rows")].toArray()[0].toObject()[QStringLiteral("ms")].isDouble());
     }
 
+    // Issue 18: the row the Autotune table marks "used by graph ..." is the autotune match that
+    // `kiln-cli show ENTRY --kernels --json` names for the template kernel that entry launches.
+    void usedByGraphMarksTheRowShowKernelsNames() {
+        auto panel = loaded({test::h100Root()});
+        auto* model = panel->model();
+        int marked = 0;
+        for (int op = 0; op < model->rowCount(); ++op) {
+            const QModelIndex g = model->opIndex(op);
+            for (int c = 0; c < model->rowCount(g); ++c) {
+                const QModelIndex row = model->index(c, AutotuneTableModel::UsedByCol, g);
+                const QStringList keys = row.data(AutotuneTableModel::UsedByRole).toStringList();
+                if (keys.isEmpty()) {
+                    QVERIFY(row.data().toString().isEmpty());
+                    continue;
+                }
+                QVERIFY2(row.data().toString().startsWith(QStringLiteral("used by graph ")),
+                         qPrintable(row.data().toString()));
+                QVERIFY(row.data(Qt::ToolTipRole).toString().contains(keys.front()));
+                QVERIFY(g.data().toString().contains(QStringLiteral("used by graph")));  // the heading says it too
+                for (const QString& key : keys) {
+                    ++marked;
+                    const QString dir =
+                        test::h100Root() + QStringLiteral("/fxgraph/") + key.mid(1, 2) + QLatin1Char('/') + key;
+                    const QJsonArray kernels = test::runCliJson({QStringLiteral("show"), dir,
+                                                                 QStringLiteral("--kernels"), QStringLiteral("--json")})
+                                                   .object()[QStringLiteral("kernels")]
+                                                   .toArray();
+                    QStringList named;
+                    for (const auto& k : kernels) {
+                        const QJsonValue a = k.toObject()[QStringLiteral("autotune")];
+                        if (a.isObject()) named << a.toObject()[QStringLiteral("choice")].toString();
+                    }
+                    QCOMPARE(named, QStringList{row.data(AutotuneTableModel::NameRole).toString()});
+                }
+            }
+        }
+        QVERIFY(marked >= 1);  // the fixture's max-autotune mm graph runs a template choice
+    }
+
     void unreadablePathShowsReason() {
         auto panel = loaded({QStringLiteral("/no/such/dir")});
         QCOMPARE(panel->model()->rowCount(), 0);

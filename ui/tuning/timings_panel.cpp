@@ -18,6 +18,7 @@
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
+#include "timings/used_by.hpp"
 #include "tuning/autotune_table_model.hpp"
 
 namespace kiln::ui {
@@ -123,6 +124,8 @@ void TimingsPanel::load(const QStringList& paths) {
             auto r = timings::collect_timings(p);
             if (!r.ok())
                 return Outcome{std::make_shared<timings::TimingSet>(), QString::fromStdString(r.error().str())};
+            // "used by graph ...": the root's graph entries, read here, off the UI thread.
+            if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
             return Outcome{std::make_shared<const timings::TimingSet>(std::move(r).value()), QString()};
         },
         [this](Outcome out) {
@@ -183,6 +186,8 @@ void TimingsPanel::spanOpRows() {
     table_->header()->resizeSection(AutotuneTableModel::MsCol, fm.horizontalAdvance(QStringLiteral("0.00000 msXX")));
     table_->header()->resizeSection(AutotuneTableModel::PercentCol,
                                     fm.horizontalAdvance(QStringLiteral("% of bestXXX")));
+    table_->header()->resizeSection(AutotuneTableModel::UsedByCol,
+                                    fm.horizontalAdvance(QStringLiteral("used by graph function (model.py:999)")));
 }
 
 void TimingsPanel::onRowActivated(const QModelIndex& proxyIndex) {
