@@ -13,6 +13,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "charts/chart_export.hpp"
 #include "charts/choice_bar_chart.hpp"
 #include "jobs/job_runner.hpp"
@@ -186,8 +188,14 @@ void TimingsPanel::spanOpRows() {
     table_->header()->resizeSection(AutotuneTableModel::MsCol, fm.horizontalAdvance(QStringLiteral("0.00000 msXX")));
     table_->header()->resizeSection(AutotuneTableModel::PercentCol,
                                     fm.horizontalAdvance(QStringLiteral("% of bestXXX")));
+    // "used by graph mm (model.py:94)" whole: the answer to "what runs", read at first sight.
+    int usedBy = fm.horizontalAdvance(model_->headerData(AutotuneTableModel::UsedByCol, Qt::Horizontal).toString());
+    if (auto set = model_->timings())
+        for (const auto& op : set->ops)
+            for (const auto& c : op.choices)
+                usedBy = std::max(usedBy, fm.horizontalAdvance(AutotuneTableModel::usedByText(c)));
     table_->header()->resizeSection(AutotuneTableModel::UsedByCol,
-                                    fm.horizontalAdvance(QStringLiteral("used by graph function (model.py:999)")));
+                                    std::min(usedBy + fm.horizontalAdvance(QStringLiteral("XXX")), 420));
 }
 
 void TimingsPanel::onRowActivated(const QModelIndex& proxyIndex) {

@@ -176,8 +176,11 @@ TEST(CliMisses, AotGuardMissNamesTheFailingConjunct) {
     const json* guard = nullptr;
     for (const auto& e : aot) {
         EXPECT_EQ(e["label"], "AOT");
-        if (e["class"] == "guard miss") guard = &e;
-        else EXPECT_EQ(e["class"], "key miss");  // the first process: an empty cache
+        if (e["class"] == "guard miss") {
+            guard = &e;
+        } else {
+            EXPECT_EQ(e["class"], "key miss");  // the first process: an empty cache
+        }
     }
     ASSERT_NE(guard, nullptr);
     EXPECT_EQ((*guard)["key"].get<std::string>().rfind("a4pxxvose2w4", 0), 0u);
@@ -192,7 +195,9 @@ TEST(CliMisses, AotGuardMissNamesTheFailingConjunct) {
     EXPECT_TRUE(failing) << g.dump();
     // The entry that holds was written by this compile (after the miss), as for the FX entry.
     for (const auto& e : g["entries"])
-        if (e["pass"].get<bool>()) EXPECT_TRUE(e["written_after_miss"].get<bool>()) << e.dump();
+        if (e["pass"].get<bool>()) {
+            EXPECT_TRUE(e["written_after_miss"].get<bool>()) << e.dump();
+        }
     // Linked to the FX guard miss of the same compile, both ways.
     ASSERT_EQ((*guard)["fx_events"].size(), 1u);
     const auto fx_index = (*guard)["fx_events"][0].get<std::size_t>();
