@@ -1,5 +1,6 @@
-// kiln-cli misses TRACE_LOG_OR_DIR --root ROOT: every FX graph cache event of TORCH_TRACE logs
-// (§10), and for each miss the cached entry whose key components are closest and what differs.
+// kiln-cli misses TRACE_LOG_OR_DIR --root ROOT: every FX graph and AOTAutograd cache event of
+// TORCH_TRACE logs (§10), classified from the trace (hit, key miss, guard miss, bypass); a guard miss
+// with the entries under its key and the failing conjunct, an FX key miss with the closest entry.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -81,14 +82,20 @@ int run_misses(const MissesArgs& args) {
         cached = std::move(loaded).value();
     }
     const ojson out = misses_to_json(*run, args.root.empty() ? nullptr : &root, cached ? &*cached : nullptr);
-    std::size_t misses = 0;
-    for (const auto& j : out["events"]) misses += j["state"] == "miss";
+    std::size_t fx = 0, fx_misses = 0, aot = 0, aot_misses = 0;
+    for (const auto& j : out["events"]) {
+        const bool is_aot = j["cache"] == "aotautograd";
+        (is_aot ? aot : fx)++;
+        (is_aot ? aot_misses : fx_misses) += j["state"] == "miss";
+    }
     if (args.json) {
         std::cout << dump_json(out) << "\n";
         return 0;
     }
-    std::printf("%zu fx_graph cache events, %zu misses (times: each process's local time)\n", out["events"].size(),
-                misses);
+    std::printf(
+        "%zu FX graph cache events (%zu misses), %zu AOTAutograd cache events (%zu misses); times: each "
+        "process's local time\n",
+        fx, fx_misses, aot, aot_misses);
     std::string last_log;
     for (const auto& j : out["events"]) {
         if (j["log"] != last_log) {
@@ -103,10 +110,19 @@ int run_misses(const MissesArgs& args) {
                     (line.is_null() ? "?" : std::to_string(line.get<std::int64_t>())) + ")";
         }
         std::string taken = ms(j["time_taken_ns"]);
-        std::printf("#%zu  %-10s compile %s%s  key %s  at %s%s\n", j["index"].get<std::size_t>(),
-                    j["class"].get<std::string>().c_str(), j["compile_id"].get<std::string>().c_str(), where.c_str(),
-                    j["key"].get<std::string>().c_str(), j["local_time"].get<std::string>().c_str(),
-                    taken.empty() ? "" : (", took " + taken).c_str());
+        // FX events as LOG#N names them ("#0"), AOT events apart ("AOT#0").
+        const bool is_aot = j["cache"] == "aotautograd";
+        std::string id = (is_aot ? "AOT#" : "FX#") + std::to_string(j["index"].get<std::size_t>());
+        std::printf("%-6s %-10s compile %s%s  key %s  at %s%s\n", id.c_str(), j["class"].get<std::string>().c_str(),
+                    j["compile_id"].get<std::string>().c_str(), where.c_str(), j["key"].get<std::string>().c_str(),
+                    j["local_time"].get<std::string>().c_str(), taken.empty() ? "" : (", took " + taken).c_str());
+        if (is_aot && j.contains("fx_events") && !j["fx_events"].empty()) {
+            std::string fx_ids;
+            for (const auto& f : j["fx_events"]) fx_ids += (fx_ids.empty() ? "FX#" : ", FX#") + f.dump();
+            std::printf("       its FX graph event%s: %s\n", j["fx_events"].size() > 1 ? "s" : "", fx_ids.c_str());
+        }
+        if (j.contains("note") && !j.contains("closest"))
+            std::printf("     %s\n", j["note"].get<std::string>().c_str());
         if (j.contains("reason")) std::printf("     reason: %s\n", j["reason"].get<std::string>().c_str());
         if (j.contains("guard_miss")) print_guard_miss(j["guard_miss"]);
         if (j.contains("closest")) print_closest(j);
@@ -119,8 +135,8 @@ int run_misses(const MissesArgs& args) {
 Registration reg{
     "misses", 44, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<MissesArgs>();
-        auto* cmd =
-            app.add_subcommand("misses", "Why did my graph miss the cache: FX graph cache events of TORCH_TRACE logs");
+        auto* cmd = app.add_subcommand(
+            "misses", "Why did my graph miss the cache: FX graph and AOTAutograd cache events of TORCH_TRACE logs");
         cmd->add_option("TRACE_LOG_OR_DIR", args->log, "A TORCH_TRACE log file or a directory of them")->required();
         cmd->add_option("--root", args->root, "Inductor cache root to compare misses against");
         cmd->add_flag("--json", args->json, "Print JSON");

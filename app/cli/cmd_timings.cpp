@@ -10,6 +10,7 @@
 #include "command_registry.hpp"
 #include "inductor/roots.hpp"
 #include "timings/collect.hpp"
+#include "timings/used_by.hpp"
 #include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/shared_timings.hpp"
@@ -24,18 +25,43 @@ struct TimingsArgs {
     int top = 10;
     std::string op_filter;
     std::string redis;  // --redis URL: timings shared by `autotune --share` instead of paths
+    bool no_graphs = false;
 };
+
+// "  (also triton#4, triton_mm-cy2dwohf74kn…)": the same choice's names in the other sources.
+std::string aliases_text(const timings::Choice& c) {
+    if (c.aliases.empty()) return {};
+    std::string s = "  (also ";
+    for (size_t i = 0; i < c.aliases.size(); ++i) {
+        const std::string& a = c.aliases[i];
+        s += (i ? ", " : "") + (a.size() > 24 ? a.substr(0, 22) + "..." : a);
+    }
+    return s + ")";
+}
+
+// "      ^ used by graph mm (model.py:94) forward ... [fej3ypleo5ccx] as triton_tem_fused_mm_relu_0":
+// the graph entries whose compiled code runs this choice, one line each under it.
+void print_used_by(const timings::Choice& c) {
+    for (const auto& u : c.used_by)
+        std::printf("      ^ used by graph %s [%s] as %s\n", u.name.c_str(), u.key.substr(0, 13).c_str(),
+                    u.kernel.c_str());
+}
 
 void print_op(const timings::Op& op, int top) {
     std::printf("%s  %s", op.op.c_str(), op.inputs.c_str());
     if (!op.precision.empty()) std::printf("  [%s]", op.precision.c_str());
     if (!op.device.empty()) std::printf("  on %s", op.device.c_str());
     std::printf("  (%zu choices)\n", op.choices.size());
+    if (!op.also_from.empty()) {
+        // One op read from several files (the same autotuning): say where, once.
+        std::printf("    joined from %s", op.source.c_str());
+        for (const auto& s : op.also_from) std::printf(", %s", s.c_str());
+        std::printf("\n");
+    }
     std::vector<const timings::Choice*> sorted;
     for (const auto& c : op.choices) sorted.push_back(&c);
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](auto* a, auto* b) { return a->ms.value_or(INFINITY) < b->ms.value_or(INFINITY); });
-    auto best = timings::best_ms(op);
     int shown = 0;
     for (const auto* c : sorted) {
         if (top > 0 && shown++ >= top) {
@@ -47,10 +73,11 @@ void print_op(const timings::Op& op, int top) {
             std::printf("  %s %-60s %10.4f ms  invalid (%s)  %s\n", mark, c->name.c_str(), *c->ms, bad.c_str(),
                         timings::params_text(c->params).c_str());
         } else if (c->ms) {
-            // Inductor's own column: best / this, so the winner reads 100%.
-            double pct = best && *c->ms > 0 ? 100.0 * *best / *c->ms : 0.0;
-            std::printf("  %s %-60s %10.4f ms %6.1f%%  %s\n", mark, c->name.c_str(), *c->ms, pct,
-                        timings::params_text(c->params).c_str());
+            // Inductor's own column: best / this, so the winner reads 100% (from unrounded times).
+            double pct = timings::percent_of_best(op, *c).value_or(0.0);
+            std::printf("  %s %-60s %10.4f ms %6.1f%%  %s%s\n", mark, c->name.c_str(), *c->ms, pct,
+                        timings::params_text(c->params).c_str(), aliases_text(*c).c_str());
+            print_used_by(*c);
         } else {
             std::printf("  %s %-60s %13s  failed: %s\n", mark, c->name.c_str(), "-", c->error.c_str());
         }
@@ -91,6 +118,11 @@ int run_timings(const TimingsArgs& args) {
 #endif
     if (!set.ok()) return fail(set.error());
     for (const auto& w : set->warnings) warn(w);
+    if (!args.no_graphs) {
+        // Which choices the compiled graphs run ("used by graph ..."); a root whose entries cannot be
+        // listed still has its timings.
+        if (auto marks = timings::mark_used_by(*set); !marks.ok()) warn(marks.error().str());
+    }
     if (!args.op_filter.empty()) {
         std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
     }
@@ -135,6 +167,8 @@ const Registration registration{
         cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
         cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
         cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");
+        cmd->add_flag("--no-graphs", args->no_graphs,
+                      "Skip reading the root's graph entries (no \"used by graph\" marks)");
         cmd->callback([args, &outcome] { outcome.exit_code = run_timings(*args); });
     }};
 

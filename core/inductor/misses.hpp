@@ -77,10 +77,12 @@ struct GuardMissExplanation {
 GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
                                         const std::filesystem::path& root);
 
-// kiln-cli misses --json: {"events": [{"index", "log", "line", "pid", "compile_id", "function", "file",
+// kiln-cli misses --json: {"events": [{"index", "cache" ("fx_graph" | "aotautograd"), "label" ("FX" |
+// "AOT"), "fx_events"? (AOT: the indices of its compile's FX events), "aot_event"? (FX), "log", "line", "pid", "compile_id", "function", "file",
 // "first_line", "user_frame"? ({"function", "file", "line", "code"}: when the compiled frame is torch's), "key", "state", "class", "time", "local_time", "event_time_ns", "time_taken_ns",
 // "time_saved_ns", "guard_expr"?, "reason"?, "closest"?, "guard_miss"?, "note"?}], "entries_compared"?,
-// "skipped"?} for the fx_graph events (index: as LOG#N names them). With a root, a key miss gets
+// "skipped"?} for the fx_graph and aotautograd events (FX index: as LOG#N names them; AOT events are
+// numbered apart). With a root, a key miss gets
 // "closest" ({"entry", "key", "differing", "changed": [{"component", "event", "entry"}], "same"} or null:
 // event = this run, entry = cached) and a guard miss "guard_miss" ({"key_dir", "symbols", "entries"}).
 nlohmann::ordered_json misses_to_json(const TraceRun& run, const std::filesystem::path* root,

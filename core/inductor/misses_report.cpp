@@ -61,6 +61,42 @@ ojson guard_miss_json(const GuardMissExplanation& g) {
     return j;
 }
 
+bool same_compile(const CacheEvent& a, const CacheEvent& b) {
+    if (a.compile && b.compile) return *a.compile == *b.compile;
+    return !a.compile && !b.compile && a.log == b.log && !a.compile_id.empty() && a.compile_id == b.compile_id;
+}
+
+// An AOT event records no cache_event_time; its compile's first FX event does, and AOT entries
+// written at or after it were written by this compile (or later): the bound for "written after".
+CacheEvent with_fx_time(const TraceRun& run, const CacheEvent& aot) {
+    CacheEvent e = aot;
+    if (e.event_time_ns) return e;
+    for (const auto& f : run.events)
+        if (f.cache == "fx_graph" && f.event_time_ns && same_compile(f, aot) &&
+            (!e.event_time_ns || *f.event_time_ns < *e.event_time_ns))
+            e.event_time_ns = f.event_time_ns;
+    return e;
+}
+
+// The AOT event of a compile and its FX events (forward, backward): "fx_events" on the AOT event,
+// "aot_event" on each FX one. Compile ids repeat within a log (dynamo resets), so the compile is the
+// one the records were read in (TraceRun::compiles), or, outside any, the same log and compile id.
+void link_compiles(const TraceRun& run, const std::vector<std::size_t>& fx_pos, const std::vector<std::size_t>& aot_pos,
+                   ojson& events) {
+    std::vector<const CacheEvent*> ordered;
+    for (const auto& e : run.events)
+        if (e.cache == "fx_graph" || e.cache == "aotautograd") ordered.push_back(&e);
+    for (std::size_t a : aot_pos) {
+        ojson fx = ojson::array();
+        for (std::size_t f : fx_pos)
+            if (same_compile(*ordered[a], *ordered[f])) {
+                fx.push_back(events[f]["index"]);
+                if (!events[f].contains("aot_event")) events[f]["aot_event"] = events[a]["index"];
+            }
+        events[a]["fx_events"] = std::move(fx);
+    }
+}
+
 }  // namespace
 
 GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
@@ -70,7 +106,10 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
         g.note = "the event names no key";
         return g;
     }
-    std::filesystem::path rel = std::filesystem::path("fxgraph") / event.key.substr(1, 2) / event.key;
+    // FX key dirs are sharded by the key's 2nd and 3rd characters; AOT key dirs are not.
+    std::filesystem::path rel = event.cache == "aotautograd"
+                                    ? std::filesystem::path("aotautograd") / event.key
+                                    : std::filesystem::path("fxgraph") / event.key.substr(1, 2) / event.key;
     g.key_dir = rel.generic_string();
     std::vector<std::int64_t> sizes;
     std::vector<std::string> syms = guard_symbols(event.components);
@@ -105,12 +144,18 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
 ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, const KeyedEntries* cached) {
     ojson out;
     out["events"] = ojson::array();
-    std::size_t index = 0;
+    std::size_t fx_index = 0, aot_index = 0;
+    // Where each compile's FX and AOT events went in the report, to link them.
+    std::vector<std::size_t> fx_pos, aot_pos;
     for (const auto& e : run.events) {
-        if (e.cache != "fx_graph") continue;
+        const bool aot = e.cache == "aotautograd";
+        if (e.cache != "fx_graph" && !aot) continue;
         const TraceCompile* c = e.compile ? &run.compiles[*e.compile] : nullptr;
         ojson j;
-        j["index"] = index++;
+        // FX events are numbered as LOG#N names them (diff, show); AOT events have their own count.
+        j["index"] = aot ? aot_index++ : fx_index++;
+        j["cache"] = e.cache;
+        j["label"] = aot ? "AOT" : "FX";
         j["log"] = e.log;
         j["line"] = e.line;
         j["pid"] = e.pid;
@@ -135,14 +180,19 @@ ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, con
         if (!e.reason.empty()) j["reason"] = e.reason;
         const std::string cls = j["class"];
         if (cls == "guard miss" && root) {
-            j["guard_miss"] = guard_miss_json(explain_guard_miss(e, c, *root));
+            j["guard_miss"] = guard_miss_json(explain_guard_miss(aot ? with_fx_time(run, e) : e, c, *root));
+        } else if (e.state == "miss" && aot) {
+            // AOT key components hash the FX graph and its inputs; its FX event says what changed there.
+            j["note"] = "no AOTAutograd entry under this key; the FX event of the same compile compares the graph";
         } else if (e.state == "miss" && cached) {
             MissExplanation m = explain_miss(e, *cached);
             j["closest"] = closest_json(m);
             if (!m.note.empty()) j["note"] = m.note;
         }
+        (aot ? aot_pos : fx_pos).push_back(out["events"].size());
         out["events"].push_back(std::move(j));
     }
+    link_compiles(run, fx_pos, aot_pos, out["events"]);
     if (cached) {
         out["entries_compared"] = cached->entries.size();
         out["skipped"] = cached->skipped;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "timings/join_sources.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/mm_log.hpp"
 #include "timings/session_log_source.hpp"
@@ -139,6 +140,8 @@ Result<TimingSet> collect_timings(const std::vector<fs::path>& paths) {
             return wrong_path_error(p, "no such file or directory");
         }
     }
+    // The same autotuning read from a table, a timing cache and an mm log is one op.
+    join_sources(set);
     return set;
 }
 

@@ -16,9 +16,11 @@ namespace {
 
 bool valid_ms(const std::optional<double>& ms) { return ms && std::isfinite(*ms) && *ms >= 0; }
 
-ojson without_hints(ojson p) {
-    if (p.is_object()) p.erase("size_hints");
-    return p;
+// Order-free (the timing cache's module and a stderr table list the same keys in other orders).
+nlohmann::json without_hints(const ojson& p) {
+    nlohmann::json out = nlohmann::json::parse(p.dump(), nullptr, false);
+    if (out.is_object()) out.erase("size_hints");
+    return out;
 }
 
 // "triton_tem_fused_add_mm_relu_0" -> {"add", "mm", "relu"}.
@@ -102,15 +104,18 @@ std::string entry_device(const inductor::GraphEntry& entry) {
 std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const std::string& op_name, const ojson& params,
                                                   const std::vector<std::string>& problem, const std::string& device) {
     std::optional<AutotuneMatch> best;
-    const ojson want = without_hints(params);
-    for (const Op& op : set.ops) {
+    const nlohmann::json want = without_hints(params);
+    for (std::size_t oi = 0; oi < set.ops.size(); ++oi) {
+        const Op& op = set.ops[oi];
         if (op.op != op_name) continue;
         if (problem.size() == 2 && op.sizes.size() >= 2 &&
             !std::equal(problem.begin(), problem.end(), op.sizes.end() - 2))
             continue;
-        for (const Choice& c : op.choices) {
+        for (std::size_t ci = 0; ci < op.choices.size(); ++ci) {
+            const Choice& c = op.choices[ci];
             if (c.name.rfind("triton_", 0) != 0 || without_hints(c.params) != want) continue;
-            AutotuneMatch m{op.op, op.inputs, op.device, c.name, c.ms, 0, 0, {}, std::nullopt, op.source};
+            AutotuneMatch m{op.op, op.inputs,    op.device, c.name,    c.ms, 0, 0,
+                            {},    std::nullopt, op.source, c.aliases, oi,   ci};
             std::vector<const Choice*> ranked;
             for (const Choice& o : op.choices)
                 if (valid_ms(o.ms)) ranked.push_back(&o);
@@ -218,7 +223,8 @@ ojson to_json(const GraphKernels& g) {
                              {"valid_choices", a.valid},
                              {"other", a.next_choice},
                              {"other_ms", a.next_ms ? ojson(*a.next_ms) : ojson(nullptr)},
-                             {"source", a.source}};
+                             {"source", a.source},
+                             {"aliases", a.aliases}};
         } else {
             j["autotune"] = nullptr;
         }

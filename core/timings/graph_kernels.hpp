@@ -29,7 +29,10 @@ struct AutotuneMatch {
     std::size_t valid = 0;     // choices with a valid time
     std::string next_choice;   // the runner-up (rank 1) or the winner (otherwise)
     std::optional<double> next_ms;
-    std::string source;  // the timing cache file
+    std::string source;                // the timing cache file
+    std::vector<std::string> aliases;  // the choice's names in the other sources
+    std::size_t op_index = 0;          // where it is in the TimingSet searched
+    std::size_t choice_index = 0;
 };
 
 struct GraphKernel {

@@ -15,7 +15,9 @@ Ranking rank_choices(const Op& op) {
         if (&c == r.best || !valid_time(c.ms)) continue;  // a negative or NaN time is no runner-up
         if (!r.next || *c.ms < *r.next->ms) r.next = &c;
     }
-    if (r.next && *r.best->ms > 0) r.margin_pct = (*r.next->ms / *r.best->ms - 1.0) * 100.0;
+    // From the ratio torch reports (unrounded), not from two 4-decimal times.
+    if (r.next && *r.best->ms > 0)
+        if (auto pct = percent_of_best(op, *r.next); pct && *pct > 0) r.margin_pct = (100.0 / *pct - 1.0) * 100.0;
     return r;
 }
 

@@ -42,7 +42,10 @@ struct Parser {
                 if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() || !t->is_number())
                     continue;
                 for (auto& c : current->choices)
-                    if (c.name == k->get<std::string>()) c.ms = t->get<double>();
+                    if (c.name == k->get<std::string>()) {
+                        c.ms = t->get<double>();
+                        c.ms_rounded = false;
+                    }
             }
         }
         pending_stats = nullptr;
@@ -100,6 +103,8 @@ struct Parser {
             double ms = std::strtod(m[2].str().c_str(), nullptr);
             if (std::isfinite(ms)) c.ms = ms;
             else c.error = "benchmark returned " + m[2].str();
+            c.ms_rounded = true;  // "{result:.4f}"
+            if (m[3].matched) c.logged_pct = std::strtod(m[3].str().c_str(), nullptr);
             c.params = py_kwargs(m[4].str());
             current->choices.push_back(std::move(c));
         } else if (current && std::regex_search(l, closing)) {

@@ -51,6 +51,15 @@ std::optional<double> best_ms(const Op& op) {
     return c ? c->ms : std::nullopt;
 }
 
+std::optional<double> percent_of_best(const Op& op, const Choice& c) {
+    const Choice* best = find_choice(op, op.best);
+    if (!best || !valid_time(best->ms) || !valid_time(c.ms)) return std::nullopt;
+    if (&c == best) return 100.0;
+    if ((c.ms_rounded || best->ms_rounded) && c.logged_pct) return c.logged_pct;
+    if (*c.ms <= 0) return std::nullopt;
+    return 100.0 * *best->ms / *c.ms;
+}
+
 bool same_problem(const Op& a, const Op& b) { return a.op == b.op && !a.sizes.empty() && a.sizes == b.sizes; }
 
 std::string describe_bad_time(const nlohmann::ordered_json& v) {
@@ -80,6 +89,13 @@ std::string params_text(const nlohmann::ordered_json& params) {
     return s;
 }
 
+static nlohmann::ordered_json sources_of(const Op& op) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    if (!op.source.empty()) out.push_back(op.source);
+    for (const auto& s : op.also_from) out.push_back(s);
+    return out;
+}
+
 nlohmann::ordered_json to_json(const TimingSet& set) {
     using J = nlohmann::ordered_json;
     J out = J::object();
@@ -94,6 +110,23 @@ nlohmann::ordered_json to_json(const TimingSet& set) {
         for (const auto& c : op.choices) {
             J jc{
                 {"choice", c.name}, {"ms", c.ms && std::isfinite(*c.ms) ? J(*c.ms) : J(nullptr)}, {"params", c.params}};
+            auto pct = percent_of_best(op, c);
+            jc["percent_of_best"] = pct ? J(*pct) : J(nullptr);
+            jc["aliases"] = c.aliases;
+            J seen = J::array();
+            for (const auto& s : c.seen_in)
+                seen.push_back(J{{"kind", source_kind_name(s.kind)},
+                                 {"path", s.path},
+                                 {"name", s.name},
+                                 {"ms", s.ms && std::isfinite(*s.ms) ? J(*s.ms) : J(nullptr)}});
+            jc["sources"] = std::move(seen);
+            J used = J::array(), graphs = J::array();
+            for (const auto& u : c.used_by) {
+                used.push_back(u.key);
+                graphs.push_back(J{{"key", u.key}, {"name", u.name}, {"kernel", u.kernel}});
+            }
+            jc["used_by"] = std::move(used);  // fxgraph keys
+            jc["used_by_graphs"] = std::move(graphs);
             choices.push_back(std::move(jc));
         }
         ops.push_back(J{{"op", op.op},
@@ -101,7 +134,8 @@ nlohmann::ordered_json to_json(const TimingSet& set) {
                         {"precision", op.precision},
                         {"device", op.device},
                         {"choices", std::move(choices)},
-                        {"best", op.best}});
+                        {"best", op.best},
+                        {"sources", sources_of(op)}});
     }
     out["ops"] = std::move(ops);
     return out;

@@ -21,12 +21,35 @@ struct Source {
     int ops = 0;         // how many ops it contributed
 };
 
+// One source's view of a choice: the same choice has a name per source (`triton_mm_18` in a stderr
+// table, `triton_mm-cq3rzx...` in the timing cache, `triton#4` in an mm log).
+struct Sighting {
+    SourceKind kind = SourceKind::timing_cache;
+    std::string path;  // the source file
+    std::string name;  // the choice's name there
+    std::optional<double> ms;
+};
+
+// A compiled graph that runs a choice: its output code launches the template kernel this choice's
+// config produced (graph_kernels / mark_used_by).
+struct GraphUse {
+    std::string key;     // the fxgraph key dir ("fej3ypleo5ccx...")
+    std::string name;    // what `kiln-cli ls` calls it ("mm (model.py:94) forward float16[512, 512], ...")
+    std::string kernel;  // the launched kernel ("triton_tem_fused_mm_0")
+};
+
 struct Choice {
     std::string name;          // Inductor's choice name: "triton_mm-c2omz...", "mm-cqrj...", "triton_mm_4"
     std::optional<double> ms;  // null: not benchmarked, failed, or infinite
     nlohmann::ordered_json params = nlohmann::ordered_json::object();  // BLOCK sizes, warps, stages...
     std::string module_path;  // the choice's kernel module in the cache, when found
     std::string error;        // why it has no time (failed choice), when known
+    // `ms` as a stderr table prints it (4 decimals): ratios come from `logged_pct` instead.
+    bool ms_rounded = false;
+    std::optional<double> logged_pct{};  // the stderr table's "% of best", which torch computes unrounded
+    std::vector<std::string> aliases{};  // its names in the other sources (join_sources)
+    std::vector<Sighting> seen_in{};     // every source it was read from
+    std::vector<GraphUse> used_by{};     // graph entries whose output code launches it (mark_used_by)
 };
 
 struct Op {
@@ -35,8 +58,9 @@ struct Op {
     std::string precision;  // float32 matmul precision ("highest") where recorded
     std::string device;
     std::vector<Choice> choices;
-    std::string best;    // name of the fastest choice ("" when none has a time)
-    std::string source;  // path of the file it came from (not part of the JSON schema)
+    std::string best;                      // name of the fastest choice ("" when none has a time)
+    std::string source;                    // path of the file it came from (not part of the JSON schema)
+    std::vector<std::string> also_from{};  // other files describing the same op (join_sources)
     // Sizes of each input ("512x512"), for matching the same op across sources and devices.
     std::vector<std::string> sizes;
 };
@@ -62,6 +86,9 @@ void pick_best(Op& op);
 const Choice* find_choice(const Op& op, const std::string& name);
 // Fastest time of the op, if any choice has one.
 std::optional<double> best_ms(const Op& op);
+// Inductor's "% of best" (best / this x 100: the winner reads 100) from unrounded times; for a time
+// only known to 4 decimals, the percentage torch logged beside it. nullopt without valid times.
+std::optional<double> percent_of_best(const Op& op, const Choice& c);
 // Same operation and input sizes (device, precision and dtypes may differ).
 bool same_problem(const Op& a, const Op& b);
 

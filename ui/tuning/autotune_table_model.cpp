@@ -57,9 +57,26 @@ const timings::Choice* AutotuneTableModel::choiceAt(const QModelIndex& index) co
 }
 
 std::optional<double> AutotuneTableModel::percentOfBest(const timings::Op& op, const timings::Choice& c) {
-    auto best = timings::best_ms(op);
-    if (!best || !c.ms || *c.ms <= 0) return std::nullopt;
-    return 100.0 * *best / *c.ms;
+    return timings::percent_of_best(op, c);
+}
+
+namespace {
+// "mm (model.py:94) forward float16[512, 512], ..." -> "mm (model.py:94)": the function and line say
+// which graph; the inputs are in the tooltip.
+QString shortGraphName(const timings::GraphUse& u) {
+    const std::string& n = u.name.empty() ? u.key : u.name;
+    const auto close = n.find(')');
+    return qs(close == std::string::npos ? n : n.substr(0, close + 1));
+}
+}  // namespace
+
+QString AutotuneTableModel::usedByText(const timings::Choice& c) {
+    if (c.used_by.empty()) return {};
+    if (c.used_by.size() == 1) return tr("used by graph %1").arg(shortGraphName(c.used_by.front()));
+    QStringList names;
+    for (const auto& u : c.used_by) names << shortGraphName(u);
+    names.removeDuplicates();
+    return tr("used by %1 graphs: %2").arg(c.used_by.size()).arg(names.join(QStringLiteral(", ")));
 }
 
 QString AutotuneTableModel::opHeading(const timings::Op& op) {
@@ -76,6 +93,9 @@ QString AutotuneTableModel::opHeading(const timings::Op& op) {
     } else if (!op.choices.empty()) {
         text += tr(" — no choice has a time");
     }
+    // What the compiled graphs run, which need not be the winner of the op-only benchmark.
+    for (const auto& c : op.choices)
+        if (!c.used_by.empty()) text += tr("; %1 %2").arg(shortChoiceLabel(c.name), usedByText(c));
     return text;
 }
 
@@ -126,6 +146,7 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
                 case ChoiceCol: return (best ? QStringLiteral("★ ") : QString()) + shortChoiceLabel(c.name);
                 case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : tr("failed");
                 case PercentCol: return pct ? QString::number(*pct, 'f', 1) + QLatin1Char('%') : QString();
+                case UsedByCol: return usedByText(c);
                 case ParamsCol: return qs(timings::params_text_by_importance(c.params));
             }
             break;
@@ -139,6 +160,18 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
             if (column == ChoiceCol)
                 return c.module_path.empty() ? qs(c.name) : qs(c.name) + QLatin1Char('\n') + qs(c.module_path);
             if (column == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
+            if (column == UsedByCol && !c.used_by.empty()) {
+                QStringList lines;  // which graph entries launch it, as which kernel
+                for (const auto& u : c.used_by)
+                    lines << tr("Graph %1\nkey %2\nlaunches %3").arg(qs(u.name), qs(u.key), qs(u.kernel));
+                return lines.join(QStringLiteral("\n\n"));
+            }
+            if (column == ChoiceCol && !c.aliases.empty()) {
+                QStringList lines{qs(c.name)};
+                for (const auto& a : c.aliases) lines << tr("also %1").arg(qs(a));
+                if (!c.module_path.empty()) lines << qs(c.module_path);
+                return lines.join(QLatin1Char('\n'));
+            }
             if (column == ParamsCol) {
                 QStringList lines;  // the whole text, one parameter a line
                 for (const auto& k : timings::params_by_importance(c.params)) {
@@ -169,6 +202,11 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
         case IsBestRole: return best;
         case ErrorRole: return qs(c.error);
         case NameRole: return qs(c.name);
+        case UsedByRole: {
+            QStringList keys;
+            for (const auto& u : c.used_by) keys << qs(u.key);
+            return keys;
+        }
         case ParamKeysRole: {
             QStringList keys;
             for (const auto& k : timings::params_by_importance(c.params)) keys << qs(k);
@@ -190,6 +228,7 @@ QVariant AutotuneTableModel::headerData(int section, Qt::Orientation o, int role
         case ChoiceCol: return tr("Op / choice");
         case MsCol: return tr("ms");
         case PercentCol: return tr("% of best");
+        case UsedByCol: return tr("Run by");
         case ParamsCol: return tr("Parameters (tile sizes, warps, stages first)");
     }
     return {};

@@ -1,8 +1,8 @@
 #pragma once
 // The autotune table, grouped by op: one top-level row per op of a TimingSet (its op, inputs,
 // precision and device said once, with the winner and its margin over the runner-up), its choices
-// as children (time, % of best, parameters most important first). Failed choices are rows too (no
-// ms, their reason in the tooltip).
+// as children (time, % of best, "used by graph ..." when a compiled graph of the root runs it,
+// parameters most important first). Failed choices are rows too (no ms, their reason in the tooltip).
 #include <QAbstractItemModel>
 
 #include <memory>
@@ -14,7 +14,7 @@ namespace kiln::ui {
 class AutotuneTableModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { ChoiceCol, MsCol, PercentCol, ParamsCol, ColumnCount };
+    enum Column { ChoiceCol, MsCol, PercentCol, UsedByCol, ParamsCol, ColumnCount };
     enum Role {
         SortRole = Qt::UserRole + 1,  // numbers as numbers (failed choices sort last); ops keep their order
         OpIndexRole,                  // index of the row's op in the TimingSet (op rows and choices)
@@ -29,6 +29,7 @@ public:
         DeviceRole,     // op rows
         MarginRole,     // op rows: how much slower the runner-up is, in % (invalid without one)
         ParamKeysRole,  // choices: the parameter names in the order shown
+        UsedByRole,     // choices: the fxgraph keys of the graph entries that run it (QStringList)
     };
 
     explicit AutotuneTableModel(QObject* parent = nullptr);
@@ -45,11 +46,14 @@ public:
     QModelIndex opIndex(int op) const { return index(op, 0); }
     const timings::Op* opAt(const QModelIndex& index) const;
     const timings::Choice* choiceAt(const QModelIndex& index) const;  // null on op rows
-    // Inductor's "% of best" (best / this x 100: the winner reads 100%), or nullopt without times.
+    // Inductor's "% of best" (best / this x 100: the winner reads 100%) from unrounded times
+    // (timings::percent_of_best), or nullopt without times.
     static std::optional<double> percentOfBest(const timings::Op& op, const timings::Choice& c);
     // "mm  512x512 float16, 512x512 float16 · highest · NVIDIA H100 · 20 choices — best triton_mm-cy2dwo
     // 0.0058 ms, 6.1% ahead of mm-cqrjyn": what an op row says.
     static QString opHeading(const timings::Op& op);
+    // "used by graph mm (model.py:94)" (one graph) or "used by 2 graphs: ..."; empty when none runs it.
+    static QString usedByText(const timings::Choice& c);
 
 private:
     QVariant opData(int op, int column, int role) const;

@@ -13,11 +13,14 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "charts/chart_export.hpp"
 #include "charts/choice_bar_chart.hpp"
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
+#include "timings/used_by.hpp"
 #include "tuning/autotune_table_model.hpp"
 
 namespace kiln::ui {
@@ -123,6 +126,8 @@ void TimingsPanel::load(const QStringList& paths) {
             auto r = timings::collect_timings(p);
             if (!r.ok())
                 return Outcome{std::make_shared<timings::TimingSet>(), QString::fromStdString(r.error().str())};
+            // "used by graph ...": the root's graph entries, read here, off the UI thread.
+            if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
             return Outcome{std::make_shared<const timings::TimingSet>(std::move(r).value()), QString()};
         },
         [this](Outcome out) {
@@ -183,6 +188,14 @@ void TimingsPanel::spanOpRows() {
     table_->header()->resizeSection(AutotuneTableModel::MsCol, fm.horizontalAdvance(QStringLiteral("0.00000 msXX")));
     table_->header()->resizeSection(AutotuneTableModel::PercentCol,
                                     fm.horizontalAdvance(QStringLiteral("% of bestXXX")));
+    // "used by graph mm (model.py:94)" whole: the answer to "what runs", read at first sight.
+    int usedBy = fm.horizontalAdvance(model_->headerData(AutotuneTableModel::UsedByCol, Qt::Horizontal).toString());
+    if (auto set = model_->timings())
+        for (const auto& op : set->ops)
+            for (const auto& c : op.choices)
+                usedBy = std::max(usedBy, fm.horizontalAdvance(AutotuneTableModel::usedByText(c)));
+    table_->header()->resizeSection(AutotuneTableModel::UsedByCol,
+                                    std::min(usedBy + fm.horizontalAdvance(QStringLiteral("XXX")), 420));
 }
 
 void TimingsPanel::onRowActivated(const QModelIndex& proxyIndex) {

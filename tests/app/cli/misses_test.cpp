@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 
 #include "test_support.hpp"
@@ -13,13 +14,34 @@ using nlohmann::json;
 
 std::string trace(const char* run) { return (kiln::test::fixture_dir() / "h100/trace" / run).string(); }
 
+// The report's events of one cache ("fx_graph" or "aotautograd").
+json events_of(const json& report, const char* cache) {
+    json out = json::array();
+    for (const auto& e : report["events"])
+        if (e["cache"] == cache) out.push_back(e);
+    return out;
+}
+
+// How many cache artifacts of a kind the raw trace holds: the count `misses` must report.
+std::size_t artifacts_in(const std::filesystem::path& dir, const std::string& prefix) {
+    std::size_t n = 0;
+    for (const auto& f : std::filesystem::recursive_directory_iterator(dir)) {
+        if (!f.is_regular_file()) continue;
+        std::ifstream in(f.path());
+        std::string line;
+        while (std::getline(in, line)) n += line.find("{\"artifact\": {\"name\": \"" + prefix) != std::string::npos;
+    }
+    return n;
+}
+
 TEST(CliMisses, ChangedRunNamesTheTwoConfigs) {
     auto r = run_command(
         {kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = json::parse(r.out);
-    ASSERT_EQ(j["events"].size(), 1u);
-    const auto& e = j["events"][0];
+    auto fx = events_of(j, "fx_graph");
+    ASSERT_EQ(fx.size(), 1u);
+    const auto& e = fx[0];
     EXPECT_EQ(e["state"], "miss");
     EXPECT_EQ(e["compile_id"], "0/0");
     EXPECT_EQ(e["key"], "fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5");
@@ -35,8 +57,9 @@ TEST(CliMisses, WarmRunListsHits) {
     auto r = run_command({kiln::test::cli_path(), "misses", trace("warm"), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = json::parse(r.out);
-    ASSERT_EQ(j["events"].size(), 6u);
-    for (const auto& e : j["events"]) {
+    auto fx = events_of(j, "fx_graph");
+    ASSERT_EQ(fx.size(), 6u);
+    for (const auto& e : fx) {
         EXPECT_EQ(e["state"], "hit");
         EXPECT_FALSE(e.contains("closest"));
         EXPECT_TRUE(e["time_saved_ns"].is_number());
@@ -47,7 +70,7 @@ TEST(CliMisses, TextOutput) {
     auto r =
         run_command({kiln::test::cli_path(), "misses", trace("changed"), "--root", kiln::test::h100_root().string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("1 fx_graph cache events, 1 misses"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1 FX graph cache events (1 misses)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("inductor_config[max_fusion_size]: cached 64 -> this run 32"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("key miss"), std::string::npos) << r.out;
 }
@@ -62,8 +85,9 @@ TEST(CliMisses, GuardMissNamesTheFailingConjunct) {
                           kiln::test::two_entries_root().string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = json::parse(r.out);
-    ASSERT_EQ(j["events"].size(), 1u);
-    const auto& e = j["events"][0];
+    auto fx = events_of(j, "fx_graph");
+    ASSERT_EQ(fx.size(), 1u);
+    const auto& e = fx[0];
     EXPECT_EQ(e["class"], "guard miss");
     EXPECT_EQ(e["function"], "pw");
     EXPECT_EQ(e["first_line"], 67);
@@ -100,9 +124,10 @@ TEST(CliMisses, KeyMissComparesOnlyWithOlderEntries) {
                           kiln::test::two_entries_root().string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = json::parse(r.out);
-    ASSERT_EQ(j["events"].size(), 1u);
-    EXPECT_EQ(j["events"][0]["class"], "key miss");
-    EXPECT_TRUE(j["events"][0]["closest"].is_null());
+    auto fx = events_of(j, "fx_graph");
+    ASSERT_EQ(fx.size(), 1u);
+    EXPECT_EQ(fx[0]["class"], "key miss");
+    EXPECT_TRUE(fx[0]["closest"].is_null());
 }
 
 TEST(CliMisses, BadInput) {
@@ -131,4 +156,64 @@ TEST(CliMisses, DeeplyNestedRecordIsAnErrorNamingTheLine) {
         EXPECT_NE(r.err.find(log.string() + ":2"), std::string::npos) << cmd << ": " << r.err;
         EXPECT_NE(r.err.find("nested deeper than"), std::string::npos) << cmd << ": " << r.err;
     }
+}
+
+// AOTAutograd events are classified too: the two-entries fixture's second process missed the AOT
+// cache by the same guard (torch logs aotautograd_cache_miss, guard_miss, key a4pxxvose2w4...): the
+// AOT entries under that key, the failing conjunct and the trace's value, linked to the FX event.
+TEST(CliMisses, AotGuardMissNamesTheFailingConjunct) {
+    const auto two = kiln::test::two_entries_root().parent_path();
+    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace").string(), "--root",
+                          kiln::test::two_entries_root().string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = json::parse(r.out);
+    auto fx = events_of(j, "fx_graph");
+    auto aot = events_of(j, "aotautograd");
+    EXPECT_EQ(fx.size(),
+              artifacts_in(two / "trace", "fx_graph_cache_") + artifacts_in(two / "trace", "fx_graph_bundled_cache_"));
+    EXPECT_EQ(aot.size(), artifacts_in(two / "trace", "aotautograd_cache_"));
+    ASSERT_GE(aot.size(), 2u);
+    const json* guard = nullptr;
+    for (const auto& e : aot) {
+        EXPECT_EQ(e["label"], "AOT");
+        if (e["class"] == "guard miss") {
+            guard = &e;
+        } else {
+            EXPECT_EQ(e["class"], "key miss");  // the first process: an empty cache
+        }
+    }
+    ASSERT_NE(guard, nullptr);
+    EXPECT_EQ((*guard)["key"].get<std::string>().rfind("a4pxxvose2w4", 0), 0u);
+    const auto& g = (*guard)["guard_miss"];
+    EXPECT_EQ(g["key_dir"].get<std::string>().rfind("aotautograd/a4pxxvose2w4", 0), 0u);
+    ASSERT_EQ(g["symbols"].size(), 1u);
+    EXPECT_EQ(g["symbols"][0]["value"], 2147483664LL);
+    ASSERT_EQ(g["entries"].size(), 2u);
+    bool failing = false;
+    for (const auto& e : g["entries"])
+        failing = failing || e["failing"] == "L['t0'] <= 2147483647 (L['t0'] = 2147483664)";
+    EXPECT_TRUE(failing) << g.dump();
+    // The entry that holds was written by this compile (after the miss), as for the FX entry.
+    for (const auto& e : g["entries"])
+        if (e["pass"].get<bool>()) {
+            EXPECT_TRUE(e["written_after_miss"].get<bool>()) << e.dump();
+        }
+    // Linked to the FX guard miss of the same compile, both ways.
+    ASSERT_EQ((*guard)["fx_events"].size(), 1u);
+    const auto fx_index = (*guard)["fx_events"][0].get<std::size_t>();
+    bool linked = false;
+    for (const auto& e : fx)
+        if (e["index"] == fx_index) {
+            EXPECT_EQ(e["class"], "guard miss");
+            EXPECT_EQ(e["aot_event"], (*guard)["index"]);
+            linked = true;
+        }
+    EXPECT_TRUE(linked);
+
+    auto text = run_command({kiln::test::cli_path(), "misses", (two / "trace").string(), "--root",
+                             kiln::test::two_entries_root().string()});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find(std::to_string(aot.size()) + " AOTAutograd cache events"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("AOT#"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("(aotautograd/a4pxxvose2w4"), std::string::npos) << text.out;
 }

@@ -51,7 +51,8 @@ TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
     int misses = 0;
     std::set<std::string> explained;
     for (const auto& ev : m["events"]) {
-        ASSERT_EQ(ev["state"], "miss");  // the H200 hit nothing
+        if (ev["cache"] != "fx_graph") continue;  // the AOT events name no FX entry to compare
+        ASSERT_EQ(ev["state"], "miss");           // the H200 hit nothing
         ++misses;
         const json& closest = ev["closest"];
         ASSERT_TRUE(closest.is_object()) << ev.dump();

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <regex>
+
 #include "test_support.hpp"
 
 using kiln::test::run_command;
@@ -95,4 +98,80 @@ TEST(CliTimings, DefaultRoot) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["sources"].size(), 9u);
+}
+
+// Issue 18: the fixture's stderr table, timing cache and mm log are one autotuning: `timings` on the
+// folder holding all three shows each choice once, with its three sources and names, and extern mm
+// at the percentage torch logged (from unrounded times), not the 95.0 % its rounded ms would give.
+TEST(CliTimings, JoinsSourcesIntoOneRowPerChoice) {
+    const auto dir = kiln::test::fixture_dir() / "h100";
+    auto r = run_command({kiln::test::cli_path(), "timings", dir.string(), "--json", "--op", "mm"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["ops"].size(), 2u);
+    const auto& op = j["ops"][0];
+    EXPECT_EQ(op["sources"].size(), 3u);
+    bool found = false;
+    for (const auto& c : op["choices"]) {
+        if (c["choice"] != "triton_mm_18") continue;
+        found = true;
+        ASSERT_EQ(c["sources"].size(), 3u) << c.dump();
+        EXPECT_EQ(c["sources"][0]["kind"], "timing_cache");
+        EXPECT_EQ(c["sources"][1]["kind"], "mm_log");
+        EXPECT_EQ(c["sources"][2]["kind"], "stderr_log");
+        EXPECT_EQ(c["aliases"].size(), 2u);
+        EXPECT_EQ(c["ms"], c["sources"][0]["ms"]);  // the unrounded time
+    }
+    EXPECT_TRUE(found) << op.dump();
+
+    // The percentage torch printed for extern mm, read from the log itself.
+    std::ifstream log(dir / "stderr_cold.log");
+    std::string line, logged;
+    std::smatch m;
+    const std::regex mm_row(R"(^  mm [0-9.]+ ms ([0-9.]+%).*)");
+    while (logged.empty() && std::getline(log, line))
+        if (std::regex_match(line, m, mm_row)) logged = m[1];
+    ASSERT_FALSE(logged.empty());
+    auto text = run_command({kiln::test::cli_path(), "timings", dir.string(), "--op", "mm"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    const std::regex shown(R"(\n    mm +0\.0061 ms +([0-9.]+%))");
+    ASSERT_TRUE(std::regex_search(text.out, m, shown)) << text.out;
+    EXPECT_EQ(m[1].str(), logged);
+    EXPECT_NE(text.out.find("joined from"), std::string::npos);
+}
+
+// Issue 18: "used by graph": the choice `timings` marks for a graph entry is the autotune row that
+// `show ENTRY --kernels` names for the template kernel the entry launches.
+TEST(CliTimings, UsedByMatchesShowKernels) {
+    const auto root = kiln::test::h100_root();
+    auto r = run_command({kiln::test::cli_path(), "timings", root.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    int marks = 0;
+    for (const auto& op : j["ops"]) {
+        for (const auto& c : op["choices"]) {
+            for (const auto& key : c["used_by"]) {
+                ++marks;
+                const std::string k = key.get<std::string>();
+                const auto dir = root / "fxgraph" / k.substr(1, 2) / k;
+                auto show = run_command({kiln::test::cli_path(), "show", dir.string(), "--kernels", "--json"});
+                ASSERT_EQ(show.exit_code, 0) << show.err;
+                auto s = nlohmann::json::parse(show.out);
+                std::vector<std::string> named, kernels;
+                for (const auto& kern : s["kernels"])
+                    if (kern["autotune"].is_object()) {
+                        named.push_back(kern["autotune"]["choice"]);
+                        kernels.push_back(kern["name"]);
+                    }
+                EXPECT_EQ(named, std::vector<std::string>{c["choice"].get<std::string>()}) << k;
+                EXPECT_EQ(kernels, std::vector<std::string>{c["used_by_graphs"][0]["kernel"].get<std::string>()});
+            }
+        }
+    }
+    // The fixture's max-autotune mm graph (fej3ypleo5ccx...) runs a template: one mark at least.
+    EXPECT_GE(marks, 1);
+    auto text = run_command({kiln::test::cli_path(), "timings", root.string(), "--op", "mm"});
+    EXPECT_NE(text.out.find("used by graph mm ("), std::string::npos) << text.out;
+    auto skipped = run_command({kiln::test::cli_path(), "timings", root.string(), "--op", "mm", "--no-graphs"});
+    EXPECT_EQ(skipped.out.find("used by graph"), std::string::npos);
 }

@@ -1,0 +1,64 @@
+#include "timings/used_by.hpp"
+
+#include <algorithm>
+
+#include "inductor/graph_entry.hpp"
+#include "inductor/graph_list.hpp"
+#include "timings/graph_kernels.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::timings {
+
+Result<int> mark_used_by(const fs::path& root, TimingSet& set, std::size_t max_entries) {
+    std::error_code ec;
+    if (!fs::is_directory(root / "fxgraph", ec)) return 0;  // a folder of logs: no graphs to join
+    // Names as `ls` gives them (with the trace beside the root when there is one).
+    KILN_TRY(inductor::GraphList list, inductor::list_graphs(root, std::nullopt));
+    int marks = 0;
+    std::size_t read = 0;
+    for (const auto& row : list.rows) {
+        if (row.kind != "fxgraph" || !row.error.empty()) continue;
+        if (++read > max_entries) break;
+        auto entry = inductor::load_graph_entry(root / row.path);
+        if (!entry.ok()) continue;
+        auto kernels = graph_kernels(root, *entry, &set);
+        if (!kernels.ok()) continue;
+        for (const auto& k : kernels->kernels) {
+            if (!k.autotune) continue;
+            Choice& c = set.ops[k.autotune->op_index].choices[k.autotune->choice_index];
+            GraphUse use{row.key, row.label(), k.ref.name};
+            bool dup = std::any_of(c.used_by.begin(), c.used_by.end(),
+                                   [&](const GraphUse& u) { return u.key == use.key && u.kernel == use.kernel; });
+            if (dup) continue;
+            c.used_by.push_back(std::move(use));
+            ++marks;
+        }
+    }
+    return marks;
+}
+
+std::vector<fs::path> roots_with_graphs(const TimingSet& set) {
+    std::vector<fs::path> roots;
+    for (const auto& s : set.sources) {
+        if (s.kind != SourceKind::timing_cache) continue;
+        fs::path cache = fs::path(s.path).parent_path();
+        if (cache.filename() != "cache") continue;
+        fs::path root = cache.parent_path();
+        std::error_code ec;
+        if (!fs::is_directory(root / "fxgraph", ec)) continue;
+        if (std::find(roots.begin(), roots.end(), root) == roots.end()) roots.push_back(root);
+    }
+    return roots;
+}
+
+Result<int> mark_used_by(TimingSet& set) {
+    int marks = 0;
+    for (const auto& root : roots_with_graphs(set)) {
+        KILN_TRY(int n, mark_used_by(root, set));
+        marks += n;
+    }
+    return marks;
+}
+
+}  // namespace kiln::timings
