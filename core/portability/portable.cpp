@@ -231,6 +231,14 @@ std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::strin
 
 }  // namespace
 
+Fingerprint prepare_target(const Fingerprint& target) { return with_derived(target); }
+
+Result<PortableItem> assess_graph_entry(const std::string& rel, ItemKind kind, const std::string& key,
+                                        const Fingerprint& prepared, int root_fd, std::string& scratch) {
+    static const std::map<std::string, std::vector<std::string>> no_modules;
+    return assess_graph(Task{kind, rel, key, {}}, Context{prepared, no_modules, root_fd}, scratch);
+}
+
 Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& target_in, const PortableOptions& options) {
     inductor::ScanOptions so;
     so.kind = inductor::RootKind::inductor;
