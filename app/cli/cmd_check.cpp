@@ -117,7 +117,7 @@ int run_check(const CheckArgs& args) {
         if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
         options.target = std::move(*fp);
     } else {
-        options.target = default_target();  // a machine with a GPU: stale means "can never hit here"
+        options.default_target = true;  // a machine with a GPU: stale means "can never hit here"
     }
     std::optional<HealthReport> report;
     std::optional<QuarantineOutcome> moved;

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <set>
 #include <tuple>
 
@@ -29,6 +32,18 @@ std::int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
+
+// KILN_CHECK_TIMES=1: each phase's wall time on stderr (where a check's time goes, for bench/).
+struct PhaseTimes {
+    bool on = std::getenv("KILN_CHECK_TIMES") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void mark(const char* phase) {
+        if (!on) return;
+        auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "check: %-9s %8.3f s\n", phase, std::chrono::duration<double>(now - last).count());
+        last = now;
+    }
+};
 
 // Without a target: entries whose torch (or Triton, in system_info[version]) differs from the newest entry's
 // (entries sorted by path: the first of equally new ones).
@@ -118,17 +133,30 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
                               "pass the cache root (ROOT or --root) or set TORCHINDUCTOR_CACHE_DIR");
         return io_error("cannot open the cache root", root.string(), err);
     }
-    std::optional<portability::Fingerprint> target;
-    if (o.target) target = portability::prepare_target(*o.target);
-    CheckWalk walk(o.threads ? o.threads : usable_cpus(), o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns,
-                   target ? &*target : nullptr, root_fd.get(), o.cancel);
+    // The target as given (its label) and prepared for the workers; the default one found meanwhile.
+    std::shared_future<std::optional<portability::Fingerprint>> given;
+    if (o.target || o.default_target)
+        given = std::async(std::launch::async, [&o]() -> std::optional<portability::Fingerprint> {
+                    return o.target ? o.target : default_target();
+                }).share();
+    CheckWalk::Target prepared;
+    if (given.valid())
+        prepared = std::async(std::launch::async, [given]() -> std::optional<portability::Fingerprint> {
+                       if (const auto& t = given.get()) return portability::prepare_target(*t);
+                       return std::nullopt;
+                   }).share();
+    PhaseTimes times;
+    CheckWalk walk(o.threads ? o.threads : usable_cpus(), o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns, prepared,
+                   root_fd.get(), o.cancel);
     inductor::ScanOptions so;
     so.cancel = o.cancel;
     so.root_fd = root_fd.get();
     so.keep_artifacts = false;  // streamed: memory grows with the groups and the findings, not the files
     so.on_artifact = [&walk](const Artifact& a) { walk.add(a); };
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
+    times.mark("walk");
     WalkFindings w = walk.finish();
+    times.mark("workers");
     if (o.cancel && o.cancel->load()) return make_error(Errc::cancelled, "check cancelled", scan.root);
 
     HealthReport r;
@@ -158,9 +186,11 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
     std::sort(r.problems.begin(), r.problems.end(), [](const Problem& a, const Problem& b) {
         return std::tie(a.kind, a.path, a.detail) < std::tie(b.kind, b.path, b.detail);
     });
-    if (target) r.stale_against = o.target->label(), r.stale = std::move(w.stale);
+    times.mark("problems");
+    if (given.valid() && given.get()) r.stale_against = given.get()->label(), r.stale = std::move(w.stale);
     else stale_by_version(w.entries, entry_groups, r);
     std::sort(r.stale.begin(), r.stale.end(), [](const StaleEntry& a, const StaleEntry& b) { return a.path < b.path; });
+    times.mark("stale");
     return r;
 }
 

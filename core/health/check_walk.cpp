@@ -11,7 +11,8 @@ using inductor::Category;
 
 namespace {
 
-constexpr std::size_t kQueueLimit = 4096;  // tasks waiting: the walk pauses beyond (bounded memory)
+constexpr std::size_t kQueueLimit = 256;  // batches waiting: the walk pauses beyond (bounded memory)
+constexpr int kBatchCost = 64;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -24,9 +25,9 @@ std::string_view base_name(std::string_view path) {
 
 }  // namespace
 
-CheckWalk::CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns,
-                     const portability::Fingerprint* target, int root_fd, const std::atomic<bool>* cancel)
-    : now_ns_(now_ns), temp_age_ns_(temp_age_ns), target_(target), root_fd_(root_fd), cancel_(cancel) {
+CheckWalk::CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, Target target, int root_fd,
+                     const std::atomic<bool>* cancel)
+    : now_ns_(now_ns), temp_age_ns_(temp_age_ns), target_(std::move(target)), root_fd_(root_fd), cancel_(cancel) {
     locals_.resize(std::max(1u, threads));  // never resized again: each worker holds its own
     for (auto& local : locals_) pool_.emplace_back([this, &local] { work(local); });
 }
@@ -77,26 +78,35 @@ void CheckWalk::flush_dir() {
 }
 
 void CheckWalk::submit(Task&& t) {
+    batch_cost_ += t.kind == Task::entry || t.kind == Task::output ? 16 : 1;
+    batch_.push_back(std::move(t));
+    if (batch_cost_ >= kBatchCost) push_batch();
+}
+
+void CheckWalk::push_batch() {
+    if (batch_.empty()) return;
     std::unique_lock lock(mu_);
     room_.wait(lock, [&] { return queue_.size() < kQueueLimit || closing_; });
-    queue_.push_back(std::move(t));
+    queue_.push_back(std::move(batch_));
     lock.unlock();
     ready_.notify_one();
+    batch_ = {};
+    batch_cost_ = 0;
 }
 
 void CheckWalk::work(Local& local) {
     for (;;) {
-        Task t;
+        std::vector<Task> batch;
         {
             std::unique_lock lock(mu_);
             ready_.wait(lock, [&] { return !queue_.empty() || closing_; });
             if (queue_.empty()) return;
-            t = std::move(queue_.front());
+            batch = std::move(queue_.front());
             queue_.pop_front();
         }
         room_.notify_one();
-        if (cancel_ && cancel_->load(std::memory_order_relaxed)) continue;  // drain without work
-        run(t, local);
+        for (auto& t : batch)
+            if (!cancel_ || !cancel_->load(std::memory_order_relaxed)) run(t, local);  // else drain
     }
 }
 
@@ -104,7 +114,8 @@ void CheckWalk::run(Task& t, Local& local) {
     switch (t.kind) {
         case Task::entry:
             local.entries.push_back(check_graph_entry(t.file));
-            if (target_) stale_check(t.file, local);
+            if (target_.valid())
+                if (const auto& target = target_.get()) stale_check(t.file, *target, local);
             break;
         case Task::output: local.outputs.push_back(check_output_code(t.file)); break;
         case Task::binary: check_binary(t.file, local.problems); break;
@@ -119,11 +130,11 @@ void CheckWalk::run(Task& t, Local& local) {
 }
 
 // Against a target: the entry's key components, as `kiln-cli portable` judges them (a miss is stale).
-void CheckWalk::stale_check(const Artifact& a, Local& local) {
+void CheckWalk::stale_check(const Artifact& a, const portability::Fingerprint& target, Local& local) {
     auto kind =
         a.category == Category::aotautograd ? portability::ItemKind::aot_autograd : portability::ItemKind::fx_graph;
     std::string rel(a.rel_path());
-    auto item = portability::assess_graph_entry(rel, kind, a.key, *target_, root_fd_, local.scratch);
+    auto item = portability::assess_graph_entry(rel, kind, a.key, target, root_fd_, local.scratch);
     if (!item || item->assessment.verdict != portability::Verdict::miss) return;  // unreadable: not judged
     StaleEntry s;
     auto slash = rel.rfind('/');
@@ -135,6 +146,7 @@ void CheckWalk::stale_check(const Artifact& a, Local& local) {
 
 WalkFindings CheckWalk::finish() {
     flush_dir();
+    push_batch();
     {
         std::lock_guard lock(mu_);
         closing_ = true;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,9 +33,11 @@ struct WalkFindings {
 
 class CheckWalk {
 public:
-    // `target`: prepared (portability::prepare_target) when stale means "can never hit there".
-    CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, const portability::Fingerprint* target,
-              int root_fd, const std::atomic<bool>* cancel);
+    // `target`: prepared (portability::prepare_target) when stale means "can never hit there"; the
+    // workers wait for it at their first graph entry. An invalid future or nullopt: no target.
+    using Target = std::shared_future<std::optional<portability::Fingerprint>>;
+    CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, Target target, int root_fd,
+              const std::atomic<bool>* cancel);
     ~CheckWalk();
     CheckWalk(const CheckWalk&) = delete;
     CheckWalk& operator=(const CheckWalk&) = delete;
@@ -59,13 +62,14 @@ private:
     };
 
     void submit(Task&& t);
+    void push_batch();
     void flush_dir();
     void work(Local& local);
     void run(Task& t, Local& local);
-    void stale_check(const inductor::Artifact& a, Local& local);
+    void stale_check(const inductor::Artifact& a, const portability::Fingerprint& target, Local& local);
 
     std::int64_t now_ns_, temp_age_ns_;
-    const portability::Fingerprint* target_;
+    Target target_;
     int root_fd_;
     const std::atomic<bool>* cancel_;
     WalkFindings out_;
@@ -75,7 +79,11 @@ private:
 
     std::mutex mu_;
     std::condition_variable ready_, room_;
-    std::deque<Task> queue_;
+    // Tasks go to the workers in batches (one lock and one wake-up for many files); a batch closes
+    // at a cost of 64 (a graph entry or output code counts 16: few of them still spread out).
+    std::vector<Task> batch_;
+    int batch_cost_ = 0;
+    std::deque<std::vector<Task>> queue_;
     bool closing_ = false;
     std::vector<Local> locals_;
     std::vector<std::thread> pool_;
