@@ -1,9 +1,12 @@
 #include "health/health_report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <ostream>
 
+#include "util/cpus.hpp"
 #include "util/json_out.hpp"
+#include "util/parallel.hpp"
 
 namespace kiln::health {
 
@@ -133,16 +136,23 @@ void write_json(std::ostream& os, const HealthReport& r, const nlohmann::ordered
     }
     std::size_t cut = at + kEmpty.size() - 1;                      // before the ']'
     os.write(text.data(), static_cast<std::streamsize>(cut - 1));  // without the '['
-    std::string chunk = "[\n";
-    for (std::size_t i = 0; i < r.problems.size(); ++i) {
-        append_problem(chunk, r.problems[i]);
-        chunk += i + 1 < r.problems.size() ? ",\n" : "\n  ";
-        if (chunk.size() > (1 << 16)) {
-            os << chunk;
-            chunk.clear();
-        }
+    os << "[\n";
+    // Formatted in parallel a round of chunks at a time, written in order: bounded memory.
+    constexpr std::size_t kChunk = 4096;
+    const std::size_t n = r.problems.size();
+    const auto threads = static_cast<unsigned>(std::min<std::size_t>(usable_cpus(), (n + kChunk - 1) / kChunk));
+    std::vector<std::string> chunks(threads);
+    for (std::size_t round = 0; round < n; round += kChunk * threads) {
+        parallel_for(threads, threads, nullptr, [&](std::size_t c) {
+            std::string& out = chunks[c];
+            out.clear();
+            for (std::size_t i = round + c * kChunk; i < std::min(n, round + (c + 1) * kChunk); ++i) {
+                append_problem(out, r.problems[i]);
+                out += i + 1 < n ? ",\n" : "\n  ";
+            }
+        });
+        for (const auto& c : chunks) os << c;
     }
-    os << chunk;
     os.write(text.data() + cut, static_cast<std::streamsize>(text.size() - cut));
 }
 

@@ -70,5 +70,17 @@ TEST(Check, WriteJsonIsDumpJsonOfTheReport) {
     }
 }
 
+// Enough problems for several chunks and rounds of the parallel writer.
+TEST(Check, WriteJsonOfManyProblemsIsDumpJsonOfTheReport) {
+    HealthReport r;
+    r.root = "/cache";
+    for (int i = 0; i < 100000; ++i)
+        r.problems.push_back({static_cast<ProblemKind>(i % kProblemKinds), "p/" + std::to_string(i),
+                              i % 7 ? "d" : "\x80", "g/" + std::to_string(i % 13)});
+    std::ostringstream streamed;
+    write_json(streamed, r);
+    EXPECT_EQ(streamed.str(), dump_json(to_json(r)));
+}
+
 }  // namespace
 }  // namespace kiln::health
