@@ -95,6 +95,7 @@ void CheckWalk::push_batch() {
 }
 
 void CheckWalk::work(Local& local) {
+    const Target target = target_;  // a copy of its own: shared_future's members do not synchronize
     for (;;) {
         std::vector<Task> batch;
         {
@@ -106,16 +107,16 @@ void CheckWalk::work(Local& local) {
         }
         room_.notify_one();
         for (auto& t : batch)
-            if (!cancel_ || !cancel_->load(std::memory_order_relaxed)) run(t, local);  // else drain
+            if (!cancel_ || !cancel_->load(std::memory_order_relaxed)) run(t, local, target);  // else drain
     }
 }
 
-void CheckWalk::run(Task& t, Local& local) {
+void CheckWalk::run(Task& t, Local& local, const Target& target) {
     switch (t.kind) {
         case Task::entry:
             local.entries.push_back(check_graph_entry(t.file));
-            if (target_.valid())
-                if (const auto& target = target_.get()) stale_check(t.file, *target, local);
+            if (target.valid())
+                if (const auto& prepared = target.get()) stale_check(t.file, *prepared, local);
             break;
         case Task::output: local.outputs.push_back(check_output_code(t.file)); break;
         case Task::binary: check_binary(t.file, local.problems); break;

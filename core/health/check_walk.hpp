@@ -65,7 +65,7 @@ private:
     void push_batch();
     void flush_dir();
     void work(Local& local);
-    void run(Task& t, Local& local);
+    void run(Task& t, Local& local, const Target& target);
     void stale_check(const inductor::Artifact& a, const portability::Fingerprint& target, Local& local);
 
     std::int64_t now_ns_, temp_age_ns_;
