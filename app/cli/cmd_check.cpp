@@ -117,7 +117,7 @@ int run_check(const CheckArgs& args) {
         if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
         options.target = std::move(*fp);
     } else {
-        options.target = default_target();  // a machine with a GPU: stale means "can never hit here"
+        options.default_target = true;  // a machine with a GPU: stale means "can never hit here"
     }
     std::optional<HealthReport> report;
     std::optional<QuarantineOutcome> moved;
@@ -135,14 +135,15 @@ int run_check(const CheckArgs& args) {
     }
     if (given && given->is_blob()) report->root = given->label;
     if (args.json) {
-        auto j = to_json(*report);
+        nlohmann::ordered_json extra = nlohmann::ordered_json::object();
         if (moved) {
             // No manifest (null) when nothing could be moved: no quarantine was made.
             nlohmann::ordered_json manifest = nullptr;
             if (!moved->manifest.id.empty()) manifest = to_json(moved->manifest);
-            j["quarantine_moved"] = {{"manifest", std::move(manifest)}, {"skipped", moved->skipped}};
+            extra["quarantine_moved"] = {{"manifest", std::move(manifest)}, {"skipped", moved->skipped}};
         }
-        std::cout << dump_json(j) << "\n";
+        write_json(std::cout, *report, extra);  // dump_json's text, the problems streamed
+        std::cout << "\n";
     } else {
         print_report(*report, args.limit);
         if (moved && moved->manifest.id.empty()) {

@@ -1,17 +1,26 @@
 #include "health/check.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <chrono>
-#include <map>
-#include <mutex>
-#include <thread>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <set>
+#include <tuple>
 
 #include "cuda/driver.hpp"
-#include "health/check_context.hpp"
+#include "health/check_walk.hpp"
 #include "inductor/roots.hpp"
 #include "portability/portable.hpp"
 #include "portability/sources.hpp"
 #include "util/cpus.hpp"
+#include "util/parallel.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::health {
 
@@ -26,150 +35,172 @@ std::int64_t now_ns() {
         .count();
 }
 
-// Runs fn(i) for i in [0, n) on `threads` threads; each call writes only its own slot.
-template <class Fn>
-void parallel_for(std::size_t n, unsigned threads, const std::atomic<bool>* cancel, Fn fn) {
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-            if (cancel && cancel->load(std::memory_order_relaxed)) return;
-            fn(i);
-        }
-    };
-    unsigned t = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::min<std::size_t>(n, 64))));
-    std::vector<std::thread> pool;
-    for (unsigned k = 1; k < t; ++k) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
-}
+// KILN_CHECK_TIMES=1: each phase's wall time on stderr (where a check's time goes, for bench/).
+struct PhaseTimes {
+    bool on = std::getenv("KILN_CHECK_TIMES") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    void mark(const char* phase) {
+        if (!on) return;
+        auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "check: %-9s %8.3f s\n", phase, std::chrono::duration<double>(now - last).count());
+        last = now;
+    }
+};
 
-bool is_binary_name(std::string_view p) {
-    auto ends = [&](std::string_view s) { return p.size() >= s.size() && p.substr(p.size() - s.size()) == s; };
-    return ends(".so") || ends(".o") || ends(".cubin");
-}
-
-// Without a target: entries whose torch (or Triton, in system_info[version]) differs from the newest entry's.
-void stale_by_version(const CheckContext& ctx, const std::vector<const Artifact*>& entries,
-                      const std::vector<EntryFindings>& found, HealthReport& r) {
-    std::size_t newest = entries.size();
-    for (std::size_t i = 0; i < entries.size(); ++i)
-        if (!found[i].torch_version.empty() &&
-            (newest == entries.size() || entries[i]->mtime_ns > entries[newest]->mtime_ns))
-            newest = i;
-    if (newest == entries.size()) return;
-    const EntryFindings& ref = found[newest];
-    r.stale_against = "the newest entry's torch and Triton (" + std::string(entries[newest]->rel_path()) + ")";
+// Without a target: entries whose torch (or Triton, in system_info[version]) differs from the newest entry's
+// (entries sorted by path: the first of equally new ones).
+void stale_by_version(const std::vector<EntryFindings>& entries, const std::vector<std::string>& groups,
+                      HealthReport& r) {
+    const EntryFindings* ref = nullptr;
+    for (const auto& e : entries)
+        if (!e.torch_version.empty() && (!ref || e.mtime_ns > ref->mtime_ns)) ref = &e;
+    if (!ref) return;
+    r.stale_against = "the newest entry's torch and Triton (" + ref->path + ")";
     for (std::size_t i = 0; i < entries.size(); ++i) {
+        const EntryFindings& e = entries[i];
         StaleEntry s;
-        if (!found[i].torch_version.empty() && found[i].torch_version != ref.torch_version)
-            s.differs.push_back({"torch_version", found[i].torch_version, ref.torch_version});
-        if (!found[i].system_version.empty() && !ref.system_version.empty() &&
-            found[i].system_version != ref.system_version)
-            s.differs.push_back({"system_info[version]", found[i].system_version, ref.system_version});
+        if (!e.torch_version.empty() && e.torch_version != ref->torch_version)
+            s.differs.push_back({"torch_version", e.torch_version, ref->torch_version});
+        if (!e.system_version.empty() && !ref->system_version.empty() && e.system_version != ref->system_version)
+            s.differs.push_back({"system_info[version]", e.system_version, ref->system_version});
         if (s.differs.empty()) continue;
-        s.path = std::string(entries[i]->rel_path());
-        s.group = ctx.group_rel(*entries[i]);
+        s.path = e.path;
+        s.group = groups[i];
         r.stale.push_back(std::move(s));
     }
 }
 
-Status stale_by_target(const std::filesystem::path& root, const portability::Fingerprint& target, const CheckOptions& o,
-                       HealthReport& r) {
-    portability::PortableOptions po;
-    po.threads = o.threads;
-    po.cancel = o.cancel;
-    KILN_TRY(auto report, portability::assess_root(root, target, po));
-    r.stale_against = target.label();
-    for (const auto& item : report.items) {
-        if (item.kind != portability::ItemKind::fx_graph && item.kind != portability::ItemKind::aot_autograd) continue;
-        if (item.assessment.verdict != portability::Verdict::miss) continue;
-        StaleEntry s;
-        s.path = item.path;
-        auto slash = item.path.rfind('/');
-        s.group = slash == std::string::npos ? item.path : item.path.substr(0, slash);
-        for (const auto& d : item.assessment.differs) s.differs.push_back({d.component, d.cached, d.target});
-        r.stale.push_back(std::move(s));
+// Relative path of a group (the file itself when it has none).
+struct GroupNames {
+    const inductor::ScanResult& scan;
+    std::string operator()(const Found& f) const {
+        if (f.group == inductor::kNoGroup || f.group >= scan.groups.size()) return f.path;
+        const std::string& p = scan.groups[f.group].path;
+        return p.size() > scan.root.size() + 1 ? p.substr(scan.root.size() + 1) : p;
     }
-    return ok_status();
+};
+
+// The references the workers recorded, against every path and key the walk saw.
+void resolve(WalkFindings& w, const inductor::ScanResult& scan, std::vector<Found>& out) {
+    HashSet kernel_dirs;
+    std::set<std::string> devices;  // triton/<device> dirs that hold kernels: where this root keeps its Triton cache
+    for (const auto& g : scan.groups) {
+        if (g.category != Category::lock && !g.key.empty()) w.keys.add(g.key);
+        if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
+        std::string_view rel = std::string_view(g.path).substr(std::min(g.path.size(), scan.root.size() + 1));
+        kernel_dirs.add(rel);
+        devices.emplace(rel.substr(0, rel.rfind('/')));
+    }
+    w.keys.seal();
+    w.paths.seal();
+    kernel_dirs.seal();
+    for (auto& e : w.entries) {
+        for (auto& ref : e.keys)
+            if (!w.keys.contains(ref.target)) out.push_back(std::move(ref.problem));
+        // No triton/<device>/ at all: the Triton cache lives elsewhere (TRITON_CACHE_DIR, a blob's root).
+        for (auto& ref : e.kernel_dirs)
+            if (devices.count(ref.target.substr(0, ref.target.rfind('/'))) && !kernel_dirs.contains(ref.target))
+                out.push_back(std::move(ref.problem));
+        for (auto& p : e.problems) out.push_back(std::move(p));
+    }
+    for (auto& o : w.outputs) {
+        for (auto& ref : o.modules)
+            if (!w.paths.contains(ref.target)) out.push_back(std::move(ref.problem));
+        for (const auto& [sha, name] : o.cpp) {
+            auto it = w.main_cpp.find(sha);
+            if (it == w.main_cpp.end()) continue;  // never built here (another compile command): nothing lost
+            std::vector<std::string>& built = it->second;
+            std::sort(built.begin(), built.end());
+            if (std::none_of(built.begin(), built.end(),
+                             [&](const auto& b) { return w.paths.contains(b + ".main.so"); })) {
+                Found f = o.owner;
+                f.detail = "C++ kernel " + name + ": " + built.front() + ".main.so is missing";
+                out.push_back(std::move(f));
+            }
+        }
+    }
+    for (const auto& lock : w.locks) check_lock(lock, w.keys, w.paths, out);
 }
 
 }  // namespace
 
 Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const CheckOptions& o) {
     KILN_TRY(auto root, inductor::resolve_root(root_arg.string()));
+    // One descriptor for the walk and for the workers' relative reads.
+    UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (root_fd.get() < 0) {
+        int err = errno;
+        if (err == ENOENT || err == ENOTDIR)
+            return make_error(Errc::not_found, "no cache directory here", root.string(),
+                              "pass the cache root (ROOT or --root) or set TORCHINDUCTOR_CACHE_DIR");
+        return io_error("cannot open the cache root", root.string(), err);
+    }
+    // The target as given (its label) and prepared for the workers; the default one found meanwhile.
+    std::shared_future<std::optional<portability::Fingerprint>> given;
+    if (o.target || o.default_target)
+        given = std::async(std::launch::async, [&o]() -> std::optional<portability::Fingerprint> {
+                    return o.target ? o.target : default_target();
+                }).share();
+    CheckWalk::Target prepared;
+    if (given.valid())
+        prepared = std::async(std::launch::async, [given]() -> std::optional<portability::Fingerprint> {
+                       if (const auto& t = given.get()) return portability::prepare_target(*t);
+                       return std::nullopt;
+                   }).share();
+    PhaseTimes times;
+    // The walking thread keeps a CPU of its own.
+    const unsigned workers = o.threads ? o.threads : std::max(1u, usable_cpus() - 1);
+    CheckWalk walk(workers, o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns, prepared, root_fd.get(), o.cancel);
     inductor::ScanOptions so;
     so.cancel = o.cancel;
+    so.root_fd = root_fd.get();
+    so.keep_artifacts = false;  // streamed: memory grows with the groups and the findings, not the files
+    so.on_artifact = [&walk](const Artifact& a) { walk.add(a); };
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
-    CheckContext ctx(scan);
-    ctx.now_ns = o.now_ns ? o.now_ns : now_ns();
-    ctx.temp_age_ns = o.temp_age_ns;
-    unsigned threads = o.threads ? o.threads : usable_cpus();
-
-    // Work items by kind, each checked on its own; results land in per-item slots (no locking).
-    std::vector<const Artifact*> entries, outputs, binaries, main_cpps;
-    std::vector<Problem> serial;
-    for (const auto& a : scan.artifacts) {
-        switch (a.category) {
-            case Category::fxgraph:
-            case Category::aotautograd: entries.push_back(&a); break;
-            case Category::output_code: outputs.push_back(&a); break;
-            default: break;
-        }
-        if (is_binary_name(a.rel_path())) binaries.push_back(&a);
-        if (a.category == Category::cpp_source && a.rel_path().size() > 9 &&
-            a.rel_path().substr(a.rel_path().size() - 9) == ".main.cpp")
-            main_cpps.push_back(&a);
-        check_leftover(ctx, a, serial);
-    }
-    std::vector<const inductor::Group*> kernel_dirs;
-    for (const auto& g : scan.groups)
-        if (g.kind == inductor::GroupKind::triton_kernel_dir) kernel_dirs.push_back(&g);
-
-    std::vector<EntryFindings> found(entries.size());
-    parallel_for(entries.size(), threads, o.cancel,
-                 [&](std::size_t i) { found[i] = check_graph_entry(ctx, *entries[i]); });
-    std::vector<std::string> shas(main_cpps.size());
-    parallel_for(main_cpps.size(), threads, o.cancel, [&](std::size_t i) { shas[i] = main_cpp_sha(*main_cpps[i]); });
-    std::unordered_map<std::string, std::string> main_cpp;
-    for (std::size_t i = 0; i < main_cpps.size(); ++i)
-        if (!shas[i].empty()) {
-            std::string_view rel = main_cpps[i]->rel_path();
-            main_cpp.emplace(shas[i], std::string(rel.substr(0, rel.size() - 9)));
-        }
-    std::vector<std::vector<Problem>> per_output(outputs.size()), per_binary(binaries.size()),
-        per_dir(kernel_dirs.size());
-    parallel_for(kernel_dirs.size(), threads, o.cancel,
-                 [&](std::size_t i) { check_triton_dir(ctx, *kernel_dirs[i], per_dir[i]); });
-    parallel_for(outputs.size(), threads, o.cancel,
-                 [&](std::size_t i) { check_output_code(ctx, *outputs[i], main_cpp, per_output[i]); });
-    parallel_for(binaries.size(), threads, o.cancel,
-                 [&](std::size_t i) { check_binary(ctx, *binaries[i], per_binary[i]); });
+    times.mark("walk");
+    WalkFindings w = walk.finish();
+    times.mark("workers");
     if (o.cancel && o.cancel->load()) return make_error(Errc::cancelled, "check cancelled", scan.root);
 
     HealthReport r;
     r.root = scan.root;
-    r.files = scan.artifacts.size();
+    r.files = scan.files;
     r.groups = scan.groups.size();
-    r.graph_entries = entries.size();
+    r.graph_entries = w.entries.size();
     r.unreadable = scan.unreadable;
     r.quarantine_files = scan.quarantine_files;
     r.quarantine_bytes = scan.quarantine_bytes;
-    for (auto& f : found) {
-        for (auto& p : f.problems) r.problems.push_back(std::move(p));
-        if (f.unused) r.unused.push_back(std::move(*f.unused));
+    std::sort(w.entries.begin(), w.entries.end(),
+              [](const EntryFindings& a, const EntryFindings& b) { return a.path < b.path; });
+    GroupNames group_of{scan};
+    std::vector<std::string> entry_groups;
+    for (auto& e : w.entries) {
+        entry_groups.push_back(group_of(Found{ProblemKind::entry_undecodable, e.path, {}, e.group}));
+        if (e.unused) r.unused.push_back(std::move(*e.unused));
     }
-    for (auto* v : {&per_output, &per_binary, &per_dir})
-        for (auto& list : *v)
-            for (auto& p : list) r.problems.push_back(std::move(p));
-    for (auto& p : serial) r.problems.push_back(std::move(p));
-    std::sort(r.problems.begin(), r.problems.end(),
-              [](const Problem& a, const Problem& b) { return a.kind != b.kind ? a.kind < b.kind : a.path < b.path; });
-    if (o.target) {
-        KILN_CHECK(stale_by_target(root, *o.target, o, r));
-    } else {
-        stale_by_version(ctx, entries, found, r);
+    std::vector<Found> found_all = std::move(w.problems);
+    resolve(w, scan, found_all);
+    // Sorted by kind, then path and detail: each kind on its own thread (hundreds of thousands at 1M files).
+    std::array<std::vector<Found>, kProblemKinds> by_kind;
+    for (auto& f : found_all) by_kind[static_cast<std::size_t>(f.kind)].push_back(std::move(f));
+    std::vector<Found>().swap(found_all);
+    parallel_for(kProblemKinds, workers, nullptr, [&](std::size_t k) {
+        std::sort(by_kind[k].begin(), by_kind[k].end(), [](const Found& a, const Found& b) {
+            return std::tie(a.path, a.detail) < std::tie(b.path, b.detail);
+        });
+    });
+    for (auto& list : by_kind) {
+        for (auto& f : list) {
+            std::string group = group_of(f);
+            r.problems.push_back(Problem{f.kind, std::move(f.path), std::move(f.detail), std::move(group)});
+        }
+        std::vector<Found>().swap(list);
     }
+    times.mark("problems");
+    if (given.valid() && given.get()) r.stale_against = given.get()->label(), r.stale = std::move(w.stale);
+    else stale_by_version(w.entries, entry_groups, r);
     std::sort(r.stale.begin(), r.stale.end(), [](const StaleEntry& a, const StaleEntry& b) { return a.path < b.path; });
+    times.mark("stale");
     return r;
 }
 

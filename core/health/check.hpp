@@ -20,6 +20,9 @@ struct CheckOptions {
     // Stale entries: those that can never hit on this target (portability::assess_root: a miss). Empty:
     // those whose torch or Triton version differs from the newest entry's in the cache.
     std::optional<portability::Fingerprint> target;
+    // With no `target`: stale against default_target(), looked up while the walk runs (starting the
+    // CUDA driver costs a quarter of a second on a GPU machine).
+    bool default_target = false;
     std::int64_t now_ns = 0;                           // 0: the current time
     std::int64_t temp_age_ns = 3600LL * 1000000000LL;  // temporaries older than this are stale
     unsigned threads = 0;                              // 0: the CPUs this process may use

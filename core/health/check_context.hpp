@@ -1,11 +1,13 @@
 #pragma once
-// Shared state of one check run (internal to core/health).
+// Internal to core/health: the pieces of one check run. The scan streams (no file list is kept): each
+// file is checked on a worker thread while the walk goes on, and what a check needs of the rest of
+// the cache (a module, a key, a Triton kernel dir) is recorded as a reference and resolved against
+// the hashes of every path and key once the walk is over.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "health/health_report.hpp"
@@ -13,39 +15,70 @@
 
 namespace kiln::health::detail {
 
-struct CheckContext {
-    const inductor::ScanResult& scan;
-    std::unordered_set<std::string_view> rel_paths;  // every file the scan saw
-    std::unordered_set<std::string_view> keys;       // every group's and file's key, locks excepted
-    std::int64_t now_ns = 0;
-    std::int64_t temp_age_ns = 0;
+// 64-bit hashes of strings (paths, keys), sorted once after the walk: 8 bytes a file instead of a
+// set of strings. A collision could only hide a missing file (about 1 in 10^13 at a million files).
+class HashSet {
+public:
+    void add(std::string_view s) { hashes_.push_back(hash(s)); }
+    void seal();
+    bool contains(std::string_view s) const;
+    static std::uint64_t hash(std::string_view s);
 
-    explicit CheckContext(const inductor::ScanResult& s);
-    std::string group_rel(const inductor::Artifact& a) const;
-    Problem problem(ProblemKind kind, const inductor::Artifact& a, std::string detail) const;
+private:
+    std::vector<std::uint64_t> hashes_;
 };
 
-// What the per-file checks of one graph entry found.
+// A problem found before the walk ends: its group (the scan's id) is named afterwards.
+struct Found {
+    ProblemKind kind = ProblemKind::entry_undecodable;
+    std::string path;  // relative
+    std::string detail;
+    inductor::GroupId group = inductor::kNoGroup;
+};
+Found found(ProblemKind kind, const inductor::Artifact& a, std::string detail);
+
+// A file another one needs (relative path or key), with the problem reported when it is absent.
+struct Ref {
+    std::string target;
+    Found problem;
+};
+
+// What one graph entry needs and says.
 struct EntryFindings {
-    std::vector<Problem> problems;
+    std::string path;  // relative
+    inductor::GroupId group = inductor::kNoGroup;
+    std::int64_t mtime_ns = 0;
+    std::vector<Found> problems;
+    std::vector<Ref> keys;         // AOT: forward/backward FX keys that must be in fxgraph/
+    std::vector<Ref> kernel_dirs;  // FX: triton/<device>/<hash> of each bundled Triton kernel
     std::optional<UnusedCandidates> unused;
     // torch_version and system_info[version] (Triton's key) as "[hash] value", for the stale check.
     std::string torch_version, system_version;
+    bool decoded = false;  // a CompiledFxGraph / AOTAutogradResult of the expected kind
 };
 
-// Graph entries (fxgraph, aotautograd): decode, type, AOT FX keys, unused autotune candidates.
-EntryFindings check_graph_entry(const CheckContext& ctx, const inductor::Artifact& a);
-// Output code modules: the kernel modules and C++ libraries they load. `main_cpp` maps the
-// kernel-source sha256 of every .main.cpp to its relative path without extension.
-void check_output_code(const CheckContext& ctx, const inductor::Artifact& a,
-                       const std::unordered_map<std::string, std::string>& main_cpp, std::vector<Problem>& out);
+// What one output code module needs: the kernel modules it imports, the C++ kernels it builds.
+struct OutputFindings {
+    std::vector<Ref> modules;
+    std::vector<std::pair<std::string, std::string>> cpp;  // (kernel source sha256, kernel name)
+    Found owner;  // the module's path and group: the problem of a C++ library gone
+};
+
+// Graph entries (fxgraph, aotautograd): decode, type, AOT FX keys, bundled kernels, unused candidates.
+EntryFindings check_graph_entry(const inductor::Artifact& a);
+// Output code modules: the kernel modules and C++ libraries they load.
+OutputFindings check_output_code(const inductor::Artifact& a);
 // A .main.cpp's kernel-source sha256 (empty when unreadable).
 std::string main_cpp_sha(const inductor::Artifact& a);
 // Binaries (.so, .o, .cubin): empty or truncated.
-void check_binary(const CheckContext& ctx, const inductor::Artifact& a, std::vector<Problem>& out);
-// Triton kernel dirs: the files the group files name.
-void check_triton_dir(const CheckContext& ctx, const inductor::Group& g, std::vector<Problem>& out);
-// Temporaries and locks.
-void check_leftover(const CheckContext& ctx, const inductor::Artifact& a, std::vector<Problem>& out);
+bool is_binary_name(std::string_view rel);
+void check_binary(const inductor::Artifact& a, std::vector<Found>& out);
+// A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
+void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string>& names,
+                      std::vector<Found>& out);
+// Temporaries older than `age_ns` (at `now_ns`).
+void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, std::vector<Found>& out);
+// Locks whose key has no files left (`keys`), PGO locks whose profile is gone (`paths`).
+void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, std::vector<Found>& out);
 
 }  // namespace kiln::health::detail

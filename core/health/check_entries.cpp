@@ -47,45 +47,64 @@ std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e,
     return u;
 }
 
+// The Triton kernel dirs the entry bundles (TritonBundle.kernel_artifacts: the kernels this graph
+// compiled, launched ones and autotune candidates): triton/<device>/<kernel_hash>, where torch's
+// TritonBundler.read_and_emit writes them back on a hit, and where Triton looks for them otherwise.
+void bundled_kernel_dirs(const inductor::GraphEntry& e, const Artifact& a, std::vector<Ref>& out) {
+    for (const auto& k : e.triton_bundle()) {
+        if (k.kernel_hash.empty() || k.kernel_hash.find('/') != std::string::npos || !k.device || *k.device < 0)
+            continue;
+        std::string dir = "triton/" + std::to_string(*k.device) + "/" + k.kernel_hash;
+        std::string detail = "Triton kernel " + (k.name.empty() ? std::string("?") : k.name) + ": " + dir +
+                             "/ is missing (bundled in this entry)";
+        out.push_back({std::move(dir), found(ProblemKind::triton_kernel_missing, a, std::move(detail))});
+    }
+}
+
 }  // namespace
 
-EntryFindings check_graph_entry(const CheckContext& ctx, const Artifact& a) {
+EntryFindings check_graph_entry(const Artifact& a) {
     EntryFindings out;
+    out.path = std::string(a.rel_path());
+    out.group = a.group;
+    out.mtime_ns = a.mtime_ns;
     // Decoded in two steps to tell a broken pickle from a sound one that holds something else. The
     // bundled Triton binaries (most of an entry's bytes) are skipped: only their sizes count here.
     auto buffer = pickle::skim_file(a.path);
     auto doc =
         buffer ? pickle::decode(std::move(*buffer)) : Result<std::shared_ptr<const pickle::Document>>(buffer.error());
     if (!doc) {
-        out.problems.push_back(ctx.problem(ProblemKind::entry_undecodable, a, doc.error().str()));
+        out.problems.push_back(found(ProblemKind::entry_undecodable, a, doc.error().str()));
         return out;
     }
     std::optional<inductor::GraphEntry> entry;
     if (pickle::Ref root = (*doc)->root(); root && root->kind() == pickle::Kind::call)
         entry = inductor::GraphEntry(*doc, a.path);
     if (!entry) {
-        out.problems.push_back(ctx.problem(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
+        out.problems.push_back(found(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
         return out;
     }
     bool want_aot = a.category == Category::aotautograd;
     if (want_aot ? !entry->is_aot_autograd() : !entry->is_fx_graph()) {
-        out.problems.push_back(ctx.problem(ProblemKind::entry_not_graph, a,
-                                           "the pickle holds " + entry->type() + ", not " +
-                                               (want_aot ? "an AOTAutogradResult" : "a CompiledFxGraph")));
+        out.problems.push_back(found(ProblemKind::entry_not_graph, a,
+                                     "the pickle holds " + entry->type() + ", not " +
+                                         (want_aot ? "an AOTAutogradResult" : "a CompiledFxGraph")));
         return out;
     }
     std::vector<std::string> lines;
     if (want_aot) {
         for (auto [which, key] :
              {std::pair{"forward", entry->forward_fx_key()}, {"backward", entry->backward_fx_key()}})
-            if (key && !ctx.keys.count(*key))
-                out.problems.push_back(ctx.problem(ProblemKind::aot_fx_key_missing, a,
-                                                   std::string(which) + " graph " + *key + " is not in fxgraph/"));
+            if (key)
+                out.keys.push_back({*key, found(ProblemKind::aot_fx_key_missing, a,
+                                                std::string(which) + " graph " + *key + " is not in fxgraph/")});
         lines = entry->forward_debug_lines();
     } else {
         lines = entry->debug_lines();
         out.unused = unused_candidates(*entry, a);
+        bundled_kernel_dirs(*entry, a, out.kernel_dirs);
     }
+    out.decoded = true;
     out.torch_version = component(lines, "torch_version");
     out.system_version = component(lines, "system_info[version]");
     return out;

@@ -19,26 +19,24 @@ std::string main_cpp_sha(const Artifact& a) {
     return inductor::cpp_main_source_sha256(*text).value_or(std::string());
 }
 
-void check_output_code(const CheckContext& ctx, const Artifact& a,
-                       const std::unordered_map<std::string, std::string>& main_cpp, std::vector<Problem>& out) {
+OutputFindings check_output_code(const Artifact& a) {
+    OutputFindings out;
+    out.owner = found(ProblemKind::cpp_library_missing, a, {});
     auto text = read_regular_file(a.path, kMaxModuleBytes);
-    if (!text) return;  // gone or unreadable since the scan
+    if (!text) return out;  // gone or unreadable since the scan
     auto code = inductor::parse_output_code(*text);
-    if (!code) return;  // not text Inductor wrote: torch rewrites the module from the entry's source
+    if (!code) return out;  // not text Inductor wrote: torch rewrites the module from the entry's source
     for (const auto& k : code->kernels) {
         if (k.kind == inductor::KernelKind::triton) {
+            if (k.module_key.empty()) continue;
             std::string module = k.module_rel_path();
-            if (!k.module_key.empty() && !ctx.rel_paths.count(module))
-                out.push_back(ctx.problem(ProblemKind::kernel_module_missing, a,
-                                          "Triton kernel " + k.name + ": " + module + " is missing"));
+            std::string detail = "Triton kernel " + k.name + ": " + module + " is missing";
+            out.modules.push_back({std::move(module), found(ProblemKind::kernel_module_missing, a, std::move(detail))});
         } else if (k.kind == inductor::KernelKind::cpp && !k.source_sha256.empty()) {
-            auto it = main_cpp.find(k.source_sha256);
-            if (it == main_cpp.end()) continue;  // never built here (another compile command): nothing lost
-            if (!ctx.rel_paths.count(it->second + ".main.so"))
-                out.push_back(ctx.problem(ProblemKind::cpp_library_missing, a,
-                                          "C++ kernel " + k.name + ": " + it->second + ".main.so is missing"));
+            out.cpp.emplace_back(k.source_sha256, k.name);
         }
     }
+    return out;
 }
 
 }  // namespace kiln::health::detail

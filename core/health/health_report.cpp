@@ -1,6 +1,12 @@
 #include "health/health_report.hpp"
 
+#include <algorithm>
 #include <array>
+#include <ostream>
+
+#include "util/cpus.hpp"
+#include "util/json_out.hpp"
+#include "util/parallel.hpp"
 
 namespace kiln::health {
 
@@ -23,6 +29,10 @@ constexpr std::array<KindInfo, kProblemKinds> kKinds{{
     {"cpp_library_missing",
      "a C++ kernel library the output code loads is gone: torch rebuilds it with the C++ "
      "compiler on the next run"},
+    {"triton_kernel_missing",
+     "the Triton cache lost a kernel this graph compiled: a hit writes it back from the entry's bundle only "
+     "while bundling is on (torch's default outside fbcode); with TORCHINDUCTOR_BUNDLE_TRITON_INTO_FX_GRAPH_CACHE=0, "
+     "or where the kernel module is loaded on its own, Triton compiles it again (seconds per kernel)"},
     {"triton_file_missing",
      "the Triton kernel dir is incomplete: Triton treats it as a miss and recompiles, or fails loading it"},
     {"empty_binary", "a zero-length binary: loading it fails (or torch recompiles) on the next run"},
@@ -49,7 +59,9 @@ std::uint64_t HealthReport::unused_bytes() const {
     return sum;
 }
 
-nlohmann::ordered_json to_json(const HealthReport& r) {
+namespace {
+
+nlohmann::ordered_json report_json(const HealthReport& r, bool with_problems) {
     nlohmann::ordered_json j;
     j["root"] = r.root;
     j["healthy"] = r.problems.empty();
@@ -57,6 +69,7 @@ nlohmann::ordered_json to_json(const HealthReport& r) {
     std::array<std::size_t, kProblemKinds> counts{};
     for (const auto& p : r.problems) {
         ++counts[static_cast<std::size_t>(p.kind)];
+        if (!with_problems) continue;
         j["problems"].push_back({{"kind", problem_kind_name(p.kind)},
                                  {"path", p.path},
                                  {"detail", p.detail},
@@ -85,6 +98,62 @@ nlohmann::ordered_json to_json(const HealthReport& r) {
     j["unreadable"] = r.unreadable;
     j["quarantine"] = {{"files", r.quarantine_files}, {"bytes", r.quarantine_bytes}};
     return j;
+}
+
+// One problem as dump_json(…, 2) writes it inside the top-level "problems" array.
+void append_problem(std::string& out, const Problem& p) {
+    auto field = [&](std::string_view key, std::string_view value, bool last) {
+        out += "      \"";
+        out += key;
+        out += "\": ";
+        append_json_string(out, value);
+        out += last ? "\n" : ",\n";
+    };
+    out += "    {\n";
+    field("kind", problem_kind_name(p.kind), false);
+    field("path", p.path, false);
+    field("detail", p.detail, false);
+    field("why", problem_why(p.kind), false);
+    field("group", p.group, true);
+    out += "    }";
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const HealthReport& r) { return report_json(r, true); }
+
+void write_json(std::ostream& os, const HealthReport& r, const nlohmann::ordered_json& extra) {
+    nlohmann::ordered_json j = report_json(r, false);
+    for (const auto& [k, v] : extra.items()) j[k] = v;
+    std::string text = dump_json(j);
+    // The problems are written one at a time into the place of the empty array: at a million files
+    // they are 100 MB of JSON that is never held whole.
+    static constexpr std::string_view kEmpty = "\n  \"problems\": []";
+    std::size_t at = text.find(kEmpty);
+    if (at == std::string::npos || r.problems.empty()) {
+        os << text;
+        return;
+    }
+    std::size_t cut = at + kEmpty.size() - 1;                      // before the ']'
+    os.write(text.data(), static_cast<std::streamsize>(cut - 1));  // without the '['
+    os << "[\n";
+    // Formatted in parallel a round of chunks at a time, written in order: bounded memory.
+    constexpr std::size_t kChunk = 4096;
+    const std::size_t n = r.problems.size();
+    const auto threads = static_cast<unsigned>(std::min<std::size_t>(usable_cpus(), (n + kChunk - 1) / kChunk));
+    std::vector<std::string> chunks(threads);
+    for (std::size_t round = 0; round < n; round += kChunk * threads) {
+        parallel_for(threads, threads, nullptr, [&](std::size_t c) {
+            std::string& out = chunks[c];
+            out.clear();
+            for (std::size_t i = round + c * kChunk; i < std::min(n, round + (c + 1) * kChunk); ++i) {
+                append_problem(out, r.problems[i]);
+                out += i + 1 < n ? ",\n" : "\n  ";
+            }
+        });
+        for (const auto& c : chunks) os << c;
+    }
+    os.write(text.data() + cut, static_cast<std::streamsize>(text.size() - cut));
 }
 
 }  // namespace kiln::health

@@ -3,6 +3,7 @@
 // they are), stale entries (that can never hit on the target, reported apart), and the space
 // entries spend on autotune candidates they do not launch (reported, not a problem).
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@ enum class ProblemKind : std::uint8_t {
     aot_fx_key_missing,     // an AOT entry's forward/backward FX graph is not in the cache
     kernel_module_missing,  // output code launches a Triton kernel whose module file is gone
     cpp_library_missing,    // output code launches a C++ kernel whose .main.so is gone
+    triton_kernel_missing,  // a graph entry bundles a Triton kernel whose triton/<device>/<hash>/ dir is gone
     triton_file_missing,    // a Triton kernel dir's group file names a file that is absent
     empty_binary,           // a zero-length .cubin / .so / .o
     truncated_binary,       // an ELF (.so/.o/.cubin) shorter than its headers say
@@ -81,5 +83,9 @@ struct HealthReport {
 //  "stale": [{"path", "group", "differs": [{"component", "cached", "target"}]}], "unused_candidates":
 //  {"bytes", "entries": [...]}, "counts": {kind: n}, "files", "graph_entries", "quarantine": {...}}
 nlohmann::ordered_json to_json(const HealthReport& r);
+// dump_json(to_json(r) with `extra`'s fields added), byte for byte, written without building the
+// problems' JSON values (a million-file cache has hundreds of thousands).
+void write_json(std::ostream& out, const HealthReport& r,
+                const nlohmann::ordered_json& extra = nlohmann::ordered_json::object());
 
 }  // namespace kiln::health

@@ -9,6 +9,9 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
+#include "pickle/skim.hpp"
+#include "util/cpus.hpp"
+#include "util/parallel.hpp"
 
 namespace kiln::inductor {
 
@@ -37,7 +40,10 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
         r.size = static_cast<std::uint64_t>(st.st_size);
         r.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     }
-    auto entry = load_graph_entry(file);
+    // The bundled Triton binaries (most of an entry's bytes) are skipped: nothing here reads them, and
+    // the decode succeeds or fails exactly as on the whole file (pickle/skim.hpp).
+    auto buffer = pickle::skim_file(file);
+    auto entry = buffer ? decode_graph_entry(std::move(*buffer)) : Result<GraphEntry>(buffer.error());
     if (!entry) {
         r.error = entry.error().str();
         return;
@@ -59,16 +65,18 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
     }
 }
 
-Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const std::string& kind, GraphList& out) {
-    KILN_TRY(auto files, key_dir_entries(key_dir));
-    for (const auto& f : files) {
+// The rows of a key dir, filled later (fill_from_file) with `files` holding their paths.
+Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const std::string& kind, GraphList& out,
+                    std::vector<fs::path>& files) {
+    KILN_TRY(auto entries, key_dir_entries(key_dir));
+    for (const auto& f : entries) {
         GraphRow r;
         r.kind = kind;
         r.key = key_dir.filename().string();
         r.file = f.filename().string();
         r.path = fs::relative(f, root).generic_string();
-        fill_from_file(r, f);
         out.rows.push_back(std::move(r));
+        files.push_back(f);
     }
     return ok_status();
 }
@@ -185,9 +193,13 @@ Result<GraphList> list_graphs(const fs::path& root, const std::optional<fs::path
         return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.string(),
                           "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
     GraphList list;
+    std::vector<fs::path> files;
     for (const auto& shard : subdirs(root / "fxgraph"))
-        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list));
-    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir_rows(root, key, "aotautograd", list));
+        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list, files));
+    for (const auto& key : subdirs(root / "aotautograd"))
+        KILN_CHECK(add_dir_rows(root, key, "aotautograd", list, files));
+    // Entries are independent: read and decoded in parallel, each into its own row.
+    parallel_for(files.size(), usable_cpus(), nullptr, [&](std::size_t i) { fill_from_file(list.rows[i], files[i]); });
     // Link AOT entries and the FX graphs they hold.
     std::map<std::string, std::vector<GraphRow*>> fx_by_key;
     for (auto& r : list.rows)

@@ -192,14 +192,21 @@ Result<PortableItem> assess_task(const Task& t, const Context& ctx, std::string&
     return make_error(Errc::invalid_argument, "unknown item kind");
 }
 
-std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::string, std::vector<std::string>>& modules,
-                           std::vector<std::string>& pgo) {
-    using inductor::Category;
-    std::vector<Task> tasks;
-    for (const auto& a : scan.artifacts) {
-        std::string rel(a.rel_path());
-        if (rel.rfind("dynamo/code_state_", 0) == 0 && rel.size() > 4 && rel.compare(rel.size() - 4, 4, ".pkl") == 0)
-            pgo.push_back(rel);
+// The tasks of a streaming scan (no file list kept): each file as the walk passes it.
+struct TaskCollector {
+    std::vector<Task>& tasks;
+    std::map<std::string, std::vector<std::string>>& modules;
+    std::vector<std::string>& pgo;
+    bool triton_dirs = true;  // an Inductor root: its kernel dirs are triton/<device>/<HASH>/
+    inductor::GroupId dir_group = inductor::kNoGroup;
+
+    void add(const inductor::Artifact& a) {
+        using inductor::Category;
+        std::string_view rel = a.rel_path();
+        auto ends = [&](std::string_view suffix) {
+            return rel.size() > suffix.size() && rel.substr(rel.size() - suffix.size()) == suffix;
+        };
+        if (rel.substr(0, 18) == "dynamo/code_state_" && ends(".pkl")) pgo.emplace_back(rel);
         std::optional<ItemKind> kind;
         switch (a.category) {
             case Category::fxgraph: kind = ItemKind::fx_graph; break;
@@ -208,38 +215,45 @@ std::vector<Task> tasks_of(const inductor::ScanResult& scan, std::map<std::strin
             case Category::best_config: kind = ItemKind::best_config; break;
             default: break;
         }
-        if (rel.size() > 3 && rel.compare(rel.size() - 3, 3, ".py") == 0 &&
-            std::count(rel.begin(), rel.end(), '/') == 1)
-            modules[rel.substr(0, rel.find('/'))].push_back(rel.substr(rel.find('/') + 1));
-        if (kind) tasks.push_back({*kind, rel, a.key, {}});
-    }
-    for (const auto& g : scan.groups) {
-        if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
-        Task t{ItemKind::triton_kernel, g.path.substr(std::min(g.path.size(), scan.root.size() + 1)), g.key, {}};
-        for (auto i : g.artifacts) {
-            const std::string& p = scan.artifacts[i].path;
-            if (p.size() > g.path.size() && p.compare(0, g.path.size(), g.path) == 0 &&
-                p.find('/', g.path.size() + 1) == std::string::npos)
-                t.files.push_back(p.substr(g.path.size() + 1));
+        auto slash = rel.find('/');
+        if (ends(".py") && slash != std::string_view::npos && rel.find('/', slash + 1) == std::string_view::npos)
+            modules[std::string(rel.substr(0, slash))].emplace_back(rel.substr(slash + 1));
+        if (kind) tasks.push_back({*kind, std::string(rel), a.key, {}});
+        // A kernel dir's files are its direct children, walked one after the other.
+        if (a.category == Category::triton_compiled && triton_dirs) {
+            auto last = rel.rfind('/');
+            if (a.group != dir_group)
+                tasks.push_back({ItemKind::triton_kernel, std::string(rel.substr(0, last)), a.key, {}});
+            dir_group = a.group;
+            tasks.back().files.emplace_back(rel.substr(last + 1));
         }
-        tasks.push_back(std::move(t));
     }
-    std::sort(tasks.begin(), tasks.end(),
-              [](const Task& a, const Task& b) { return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel; });
-    return tasks;
-}
+};
 
 }  // namespace
+
+Fingerprint prepare_target(const Fingerprint& target) { return with_derived(target); }
+
+Result<PortableItem> assess_graph_entry(const std::string& rel, ItemKind kind, const std::string& key,
+                                        const Fingerprint& prepared, int root_fd, std::string& scratch) {
+    static const std::map<std::string, std::vector<std::string>> no_modules;
+    return assess_graph(Task{kind, rel, key, {}}, Context{prepared, no_modules, root_fd}, scratch);
+}
 
 Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& target_in, const PortableOptions& options) {
     inductor::ScanOptions so;
     so.kind = inductor::RootKind::inductor;
     so.cancel = options.cancel;
-    so.sniff_python = false;  // output code or kernel module: the same here (reading 4 KB of every .py is not)
-    KILN_TRY(auto scan, inductor::scan_cache(root, so));
+    so.sniff_python = false;    // output code or kernel module: the same here (reading 4 KB of every .py is not)
+    so.keep_artifacts = false;  // streamed: only the tasks are kept, not a million files
     std::map<std::string, std::vector<std::string>> modules;
     PortableReport report;
-    std::vector<Task> tasks = tasks_of(scan, modules, report.pgo_profiles);
+    std::vector<Task> tasks;
+    TaskCollector collect{tasks, modules, report.pgo_profiles};
+    so.on_artifact = [&collect](const inductor::Artifact& a) { collect.add(a); };
+    KILN_TRY(auto scan, inductor::scan_cache(root, so));
+    std::sort(tasks.begin(), tasks.end(),
+              [](const Task& a, const Task& b) { return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel; });
     report.root = scan.root;
     report.target = target_in;
     Fingerprint target = with_derived(target_in);

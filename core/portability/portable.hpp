@@ -71,6 +71,13 @@ struct PortableOptions {
 Result<PortableReport> assess_root(const std::filesystem::path& root, const Fingerprint& target,
                                    const PortableOptions& options = {});
 
+// One graph entry against a target, as assess_root judges each: for `kiln-cli check`'s stale entries,
+// read during check's own walk. `prepared` is prepare_target(target), made once per run; `rel` is
+// relative to `root_fd`; `scratch` is the calling thread's read buffer.
+Fingerprint prepare_target(const Fingerprint& target);
+Result<PortableItem> assess_graph_entry(const std::string& rel, ItemKind kind, const std::string& key,
+                                        const Fingerprint& prepared, int root_fd, std::string& scratch);
+
 // The counts, tallies and the lines in words of `r.items` (assess_root fills it in).
 PortableSummary summarize(const PortableReport& r);
 

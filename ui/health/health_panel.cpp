@@ -98,7 +98,7 @@ void HealthPanel::run(Action action, const QString& id) {
         [root, qid, action](JobControl& ctl) {
             HealthOutcome out;
             health::CheckOptions options;
-            options.target = health::default_target();
+            options.default_target = true;  // looked up while the walk runs
             options.cancel = ctl.cancelFlag();
             if (action == Action::quarantine) {
                 auto run = health::quarantine_problems(root, options, false);

@@ -206,6 +206,57 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
     EXPECT_EQ(again.exit_code, 2) << again.err;  // that quarantine is gone: bad input
 }
 
+// Issue 21's "output code referring to Triton kernels that are missing": a CompiledFxGraph names the
+// Triton kernel dirs of the kernels it compiled in its `_triton_bundle` (kernel_hash, device).
+TEST(CliCheck, ATritonKernelDirAnEntryBundlesIsReportedWhenGone) {
+    ScratchDir dir{"cli-check-triton"};
+    fs::path root = dir.path() / "cache";
+    fs::copy(h100_root(), root, fs::copy_options::recursive);
+    auto entries = files_under(root / "fxgraph");
+    std::vector<fs::path> kernel_dirs;
+    for (auto& e : fs::directory_iterator(root / "triton" / "0")) kernel_dirs.push_back(e.path());
+    std::sort(kernel_dirs.begin(), kernel_dirs.end());
+    // The first kernel dir some entry's pickle names: its hash is written there as a string.
+    std::string hash;
+    for (const auto& d : kernel_dirs)
+        for (const auto& f : entries)
+            if (hash.empty() && read_file(f).find(d.filename().string()) != std::string::npos)
+                hash = d.filename().string();
+    ASSERT_FALSE(hash.empty());
+    fs::remove_all(root / "triton" / "0" / hash);
+    std::multimap<std::string, std::string> expected;
+    for (const auto& f : entries)
+        if (read_file(f).find(hash) != std::string::npos) expected.emplace("triton_kernel_missing", rel(f, root));
+
+    auto j = check_json(root, {}, 1);
+    std::multimap<std::string, std::string> found;
+    for (const auto& p : j["problems"]) {
+        found.emplace(p["kind"], p["path"]);
+        EXPECT_NE(p["detail"].get<std::string>().find("triton/0/" + hash + "/"), std::string::npos) << p.dump();
+        EXPECT_FALSE(p["why"].get<std::string>().empty());
+    }
+    EXPECT_EQ(found, expected) << j["problems"].dump(1);
+
+    // Quarantined (the entry, then what needed it): healthy; restored: the same bytes.
+    auto before = digest_tree(root);
+    auto q = check_json(root, {"--quarantine"}, 1);
+    std::string id = q["quarantine_moved"]["manifest"]["id"];
+    EXPECT_TRUE(check_json(root, {}, 0)["problems"].empty());
+    EXPECT_EQ(run_command({cli_path(), "check", root.string(), "--restore", id}).exit_code, 0);
+    EXPECT_EQ(digest_tree(root), before);
+}
+
+// A root without triton/<device>/ keeps its Triton cache elsewhere (TRITON_CACHE_DIR, a Mega-Cache
+// blob's root): the bundled kernels are not missing from it.
+TEST(CliCheck, NoTritonDirAtAllIsNoMissingKernel) {
+    ScratchDir dir{"cli-check-no-triton"};
+    fs::path root = dir.path() / "cache";
+    fs::copy(h100_root(), root, fs::copy_options::recursive);
+    fs::remove_all(root / "triton");
+    auto j = check_json(root, {}, 0);
+    EXPECT_TRUE(j["problems"].empty()) << j["problems"].dump(1);
+}
+
 TEST(CliCheck, QuarantineNeverFollowsASymlinkOutOfTheRoot) {
     ScratchDir dir{"cli-check-link"};
     fs::path root = dir.path() / "cache", outside = dir.path() / "outside";

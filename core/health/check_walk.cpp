@@ -1,0 +1,172 @@
+#include "health/check_walk.hpp"
+
+#include <algorithm>
+
+#include "portability/portable.hpp"
+
+namespace kiln::health::detail {
+
+using inductor::Artifact;
+using inductor::Category;
+
+namespace {
+
+constexpr std::size_t kQueueLimit = 256;  // batches waiting: the walk pauses beyond (bounded memory)
+constexpr int kBatchCost = 64;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view base_name(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+CheckWalk::CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, Target target, int root_fd,
+                     const std::atomic<bool>* cancel)
+    : now_ns_(now_ns), temp_age_ns_(temp_age_ns), target_(std::move(target)), root_fd_(root_fd), cancel_(cancel) {
+    locals_.resize(std::max(1u, threads));  // never resized again: each worker holds its own
+    for (auto& local : locals_) pool_.emplace_back([this, &local] { work(local); });
+}
+
+CheckWalk::~CheckWalk() {
+    {
+        std::lock_guard lock(mu_);
+        closing_ = true;
+    }
+    ready_.notify_all();
+    room_.notify_all();
+    for (auto& t : pool_)
+        if (t.joinable()) t.join();
+}
+
+void CheckWalk::add(const Artifact& a) {
+    std::string_view rel = a.rel_path();
+    out_.paths.add(rel);
+    if (a.category != Category::lock && !a.key.empty()) out_.keys.add(a.key);
+    switch (a.category) {
+        case Category::fxgraph:
+        case Category::aotautograd: submit({Task::entry, a, {}, {}}); break;
+        case Category::output_code: submit({Task::output, a, {}, {}}); break;
+        case Category::temp: check_temp(a, now_ns_, temp_age_ns_, out_.problems); break;
+        case Category::lock: out_.locks.push_back(a); break;
+        case Category::triton_compiled: {
+            // A kernel dir's files are its direct children, walked one after the other.
+            if (a.group != dir_group_) flush_dir();
+            dir_group_ = a.group;
+            std::string_view name = base_name(rel);
+            dir_.names.emplace_back(name);
+            if (name.substr(0, 7) == "__grp__" && ends_with(name, ".json")) dir_.groups.push_back(a);
+            break;
+        }
+        default: break;
+    }
+    if (a.category == Category::cpp_source && ends_with(rel, ".main.cpp")) submit({Task::main_cpp, a, {}, {}});
+    if (is_binary_name(rel)) submit({Task::binary, a, {}, {}});
+}
+
+void CheckWalk::flush_dir() {
+    if (!dir_.groups.empty()) {
+        dir_.kind = Task::triton_dir;
+        submit(std::move(dir_));
+    }
+    dir_ = Task{};
+    dir_group_ = inductor::kNoGroup;
+}
+
+void CheckWalk::submit(Task&& t) {
+    batch_cost_ += t.kind == Task::entry || t.kind == Task::output ? 16 : 1;
+    batch_.push_back(std::move(t));
+    if (batch_cost_ >= kBatchCost) push_batch();
+}
+
+void CheckWalk::push_batch() {
+    if (batch_.empty()) return;
+    std::unique_lock lock(mu_);
+    room_.wait(lock, [&] { return queue_.size() < kQueueLimit || closing_; });
+    queue_.push_back(std::move(batch_));
+    lock.unlock();
+    ready_.notify_one();
+    batch_ = {};
+    batch_cost_ = 0;
+}
+
+void CheckWalk::work(Local& local) {
+    const Target target = target_;  // a copy of its own: shared_future's members do not synchronize
+    for (;;) {
+        std::vector<Task> batch;
+        {
+            std::unique_lock lock(mu_);
+            ready_.wait(lock, [&] { return !queue_.empty() || closing_; });
+            if (queue_.empty()) return;
+            batch = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        room_.notify_one();
+        for (auto& t : batch)
+            if (!cancel_ || !cancel_->load(std::memory_order_relaxed)) run(t, local, target);  // else drain
+    }
+}
+
+void CheckWalk::run(Task& t, Local& local, const Target& target) {
+    switch (t.kind) {
+        case Task::entry:
+            local.entries.push_back(check_graph_entry(t.file));
+            if (target.valid())
+                if (const auto& prepared = target.get()) stale_check(t.file, *prepared, local);
+            break;
+        case Task::output: local.outputs.push_back(check_output_code(t.file)); break;
+        case Task::binary: check_binary(t.file, local.problems); break;
+        case Task::main_cpp:
+            if (std::string sha = main_cpp_sha(t.file); !sha.empty()) {
+                std::string_view rel = t.file.rel_path();
+                local.main_cpp.emplace_back(std::move(sha), std::string(rel.substr(0, rel.size() - 9)));
+            }
+            break;
+        case Task::triton_dir: check_triton_dir(t.groups, t.names, local.problems); break;
+    }
+}
+
+// Against a target: the entry's key components, as `kiln-cli portable` judges them (a miss is stale).
+void CheckWalk::stale_check(const Artifact& a, const portability::Fingerprint& target, Local& local) {
+    auto kind =
+        a.category == Category::aotautograd ? portability::ItemKind::aot_autograd : portability::ItemKind::fx_graph;
+    std::string rel(a.rel_path());
+    auto item = portability::assess_graph_entry(rel, kind, a.key, target, root_fd_, local.scratch);
+    if (!item || item->assessment.verdict != portability::Verdict::miss) return;  // unreadable: not judged
+    StaleEntry s;
+    auto slash = rel.rfind('/');
+    s.group = slash == std::string::npos ? rel : rel.substr(0, slash);
+    s.path = std::move(rel);
+    for (const auto& d : item->assessment.differs) s.differs.push_back({d.component, d.cached, d.target});
+    local.stale.push_back(std::move(s));
+}
+
+WalkFindings CheckWalk::finish() {
+    flush_dir();
+    push_batch();
+    {
+        std::lock_guard lock(mu_);
+        closing_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : pool_) t.join();
+    pool_.clear();
+    auto move_all = [](auto& from, auto& to) {
+        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    };
+    for (auto& l : locals_) {
+        move_all(l.problems, out_.problems);
+        move_all(l.entries, out_.entries);
+        move_all(l.outputs, out_.outputs);
+        move_all(l.stale, out_.stale);
+        for (auto& [sha, rel] : l.main_cpp) out_.main_cpp[sha].push_back(std::move(rel));
+    }
+    locals_.clear();
+    return std::move(out_);
+}
+
+}  // namespace kiln::health::detail

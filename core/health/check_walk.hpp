@@ -1,0 +1,92 @@
+#pragma once
+// Internal to core/health: the files of a streaming scan handed to worker threads as the walk
+// finds them (graph entries, output code, binaries, C++ sources, Triton kernel dirs), so the reads
+// and decodes overlap the walk; only what the final report needs is kept.
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "health/check_context.hpp"
+#include "portability/fingerprint.hpp"
+
+namespace kiln::health::detail {
+
+// What the workers and the walk found, merged once every worker is done.
+struct WalkFindings {
+    std::vector<Found> problems;  // final: decode errors, binaries, Triton dirs, temporaries
+    std::vector<EntryFindings> entries;
+    std::vector<OutputFindings> outputs;
+    std::unordered_map<std::string, std::vector<std::string>>
+        main_cpp;  // kernel source sha256 -> rel paths without .main.cpp
+    std::vector<inductor::Artifact> locks;
+    std::vector<StaleEntry> stale;  // with a target: entries that can never hit there
+    HashSet paths;                  // every file's relative path
+    HashSet keys;                   // every file's key, locks excepted (group keys are added after the scan)
+};
+
+class CheckWalk {
+public:
+    // `target`: prepared (portability::prepare_target) when stale means "can never hit there"; the
+    // workers wait for it at their first graph entry. An invalid future or nullopt: no target.
+    using Target = std::shared_future<std::optional<portability::Fingerprint>>;
+    CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, Target target, int root_fd,
+              const std::atomic<bool>* cancel);
+    ~CheckWalk();
+    CheckWalk(const CheckWalk&) = delete;
+    CheckWalk& operator=(const CheckWalk&) = delete;
+
+    void add(const inductor::Artifact& a);  // the scan's on_artifact (the walking thread)
+    WalkFindings finish();                  // after the scan: waits for the workers
+
+private:
+    struct Task {
+        enum Kind : std::uint8_t { entry, output, binary, main_cpp, triton_dir } kind = entry;
+        inductor::Artifact file;
+        std::vector<inductor::Artifact> groups;  // triton_dir: its __grp__*.json files
+        std::vector<std::string> names;          // triton_dir: the names of its files
+    };
+    struct Local {
+        std::vector<Found> problems;
+        std::vector<EntryFindings> entries;
+        std::vector<OutputFindings> outputs;
+        std::vector<std::pair<std::string, std::string>> main_cpp;
+        std::vector<StaleEntry> stale;
+        std::string scratch;
+    };
+
+    void submit(Task&& t);
+    void push_batch();
+    void flush_dir();
+    void work(Local& local);
+    void run(Task& t, Local& local, const Target& target);
+    void stale_check(const inductor::Artifact& a, const portability::Fingerprint& target, Local& local);
+
+    std::int64_t now_ns_, temp_age_ns_;
+    Target target_;
+    int root_fd_;
+    const std::atomic<bool>* cancel_;
+    WalkFindings out_;
+    // The Triton kernel dir being walked: its files arrive together.
+    inductor::GroupId dir_group_ = inductor::kNoGroup;
+    Task dir_;
+
+    std::mutex mu_;
+    std::condition_variable ready_, room_;
+    // Tasks go to the workers in batches (one lock and one wake-up for many files); a batch closes
+    // at a cost of 64 (a graph entry or output code counts 16: few of them still spread out).
+    std::vector<Task> batch_;
+    int batch_cost_ = 0;
+    std::deque<std::vector<Task>> queue_;
+    bool closing_ = false;
+    std::vector<Local> locals_;
+    std::vector<std::thread> pool_;
+};
+
+}  // namespace kiln::health::detail

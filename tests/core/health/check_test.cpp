@@ -1,0 +1,86 @@
+// check_cache's streaming walk: the report does not depend on how many workers read the files, and
+// write_json is dump_json(to_json(report)) byte for byte.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "health/check.hpp"
+#include "test_support.hpp"
+#include "util/json_out.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::health {
+namespace {
+
+// A copy of the H100 fixture broken in several ways at once (problems of many kinds and files).
+fs::path broken_copy(const test::ScratchDir& dir) {
+    fs::path root = dir.path() / "cache";
+    fs::copy(test::h100_root(), root, fs::copy_options::recursive);
+    std::vector<fs::path> files;
+    for (auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file()) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    int cut = 0;
+    for (const auto& f : files) {
+        std::string ext = f.extension().string();
+        if ((ext == ".cubin" || ext == ".so") && cut++ % 3 == 0) fs::resize_file(f, fs::file_size(f) / 2);
+    }
+    for (const auto& f : files)
+        if (f.string().find("/fxgraph/") != std::string::npos) {
+            fs::resize_file(f, 100);
+            break;
+        }
+    std::ofstream(root / "locks" / ("c" + std::string(51, 'z') + ".lock"));
+    return root;
+}
+
+TEST(Check, TheReportIsTheSameWithOneWorkerOrMany) {
+    test::ScratchDir dir{"health-check-threads"};
+    fs::path root = broken_copy(dir);
+    CheckOptions one;
+    one.threads = 1;
+    CheckOptions many;
+    many.threads = 16;
+    auto a = check_cache(root, one);
+    auto b = check_cache(root, many);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_GT(a->problems.size(), 5u);
+    EXPECT_EQ(dump_json(to_json(*a)), dump_json(to_json(*b)));
+}
+
+TEST(Check, WriteJsonIsDumpJsonOfTheReport) {
+    test::ScratchDir dir{"health-check-json"};
+    fs::path root = broken_copy(dir);
+    auto r = check_cache(root);
+    ASSERT_TRUE(r.ok());
+    ASSERT_FALSE(r->problems.empty());
+    r->problems.front().detail = std::string("bytes \xff\xfe and \"quotes\"\n");  // not UTF-8: escaped alike
+    nlohmann::ordered_json extra = {{"quarantine_moved", {{"manifest", nullptr}, {"skipped", {"a"}}}}};
+    for (bool with_problems : {true, false}) {
+        HealthReport report = *r;
+        if (!with_problems) report.problems.clear();
+        nlohmann::ordered_json whole = to_json(report);
+        whole["quarantine_moved"] = extra["quarantine_moved"];
+        std::ostringstream streamed;
+        write_json(streamed, report, extra);
+        EXPECT_EQ(streamed.str(), dump_json(whole));
+    }
+}
+
+// Enough problems for several chunks and rounds of the parallel writer.
+TEST(Check, WriteJsonOfManyProblemsIsDumpJsonOfTheReport) {
+    HealthReport r;
+    r.root = "/cache";
+    for (int i = 0; i < 100000; ++i)
+        r.problems.push_back({static_cast<ProblemKind>(i % kProblemKinds), "p/" + std::to_string(i),
+                              i % 7 ? "d" : "\x80", "g/" + std::to_string(i % 13)});
+    std::ostringstream streamed;
+    write_json(streamed, r);
+    EXPECT_EQ(streamed.str(), dump_json(to_json(r)));
+}
+
+}  // namespace
+}  // namespace kiln::health
