@@ -73,12 +73,12 @@ void stale_by_version(const CheckContext& ctx, const std::vector<const Artifact*
     }
 }
 
-Status stale_by_target(const std::filesystem::path& root, const portability::Fingerprint& target, const CheckOptions& o,
+Status stale_by_target(const inductor::ScanResult& scan, const portability::Fingerprint& target, const CheckOptions& o,
                        HealthReport& r) {
     portability::PortableOptions po;
     po.threads = o.threads;
     po.cancel = o.cancel;
-    KILN_TRY(auto report, portability::assess_root(root, target, po));
+    KILN_TRY(auto report, portability::assess_scan(scan, target, po));
     r.stale_against = target.label();
     for (const auto& item : report.items) {
         if (item.kind != portability::ItemKind::fx_graph && item.kind != portability::ItemKind::aot_autograd) continue;
@@ -100,6 +100,10 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
     inductor::ScanOptions so;
     so.cancel = o.cancel;
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
+    return check_scan(scan, o);
+}
+
+Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& o) {
     CheckContext ctx(scan);
     ctx.now_ns = o.now_ns ? o.now_ns : now_ns();
     ctx.temp_age_ns = o.temp_age_ns;
@@ -165,7 +169,7 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
     std::sort(r.problems.begin(), r.problems.end(),
               [](const Problem& a, const Problem& b) { return a.kind != b.kind ? a.kind < b.kind : a.path < b.path; });
     if (o.target) {
-        KILN_CHECK(stale_by_target(root, *o.target, o, r));
+        KILN_CHECK(stale_by_target(scan, *o.target, o, r));
     } else {
         stale_by_version(ctx, entries, found, r);
     }
@@ -195,6 +199,13 @@ Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
 
 Result<std::size_t> count_problems(const std::filesystem::path& root) {
     KILN_TRY(auto report, check_cache(root));
+    return report.problems.size();
+}
+
+Result<std::size_t> count_problems(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+    CheckOptions o;
+    o.cancel = cancel;
+    KILN_TRY(auto report, check_scan(scan, o));
     return report.problems.size();
 }
 

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
+#include "util/cpus.hpp"
 
 namespace kiln::inductor {
 
@@ -37,7 +39,8 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
         r.size = static_cast<std::uint64_t>(st.st_size);
         r.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     }
-    auto entry = load_graph_entry(file);
+    // The bundled Triton binaries (most of an entry's bytes) are skipped: no field listed here is in them.
+    auto entry = skim_graph_entry(file);
     if (!entry) {
         r.error = entry.error().str();
         return;
@@ -67,7 +70,6 @@ Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const std::st
         r.key = key_dir.filename().string();
         r.file = f.filename().string();
         r.path = fs::relative(f, root).generic_string();
-        fill_from_file(r, f);
         out.rows.push_back(std::move(r));
     }
     return ok_status();
@@ -99,6 +101,48 @@ void apply_trace(GraphList& list, const TraceRun& run) {
         for (auto& s : r.symbols)
             if (const TraceSymbol* t = c.find_symbol(s.symbol)) s.source = t->source;
     }
+}
+
+// Reads every row's entry (root / path), on the CPUs this process may use; false when cancelled.
+bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel) {
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < rows.size();) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) return;
+            fill_from_file(rows[i], root / rows[i].path);
+        }
+    };
+    const auto n = static_cast<unsigned>(std::min<std::size_t>(usable_cpus(), std::max<std::size_t>(1, rows.size() / 8)));
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < n; ++k) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    return !(cancel && cancel->load());
+}
+
+// Links AOT entries and the FX graphs they hold, then names rows from the trace.
+Status finish_list(GraphList& list, const fs::path& root, const std::optional<fs::path>& trace) {
+    std::map<std::string, std::vector<GraphRow*>> fx_by_key;
+    for (auto& r : list.rows)
+        if (r.kind == "fxgraph") fx_by_key[r.key].push_back(&r);
+    for (const auto& r : list.rows) {
+        if (r.kind != "aotautograd") continue;
+        for (auto [k, role] : {std::pair{r.forward_key, "forward"}, std::pair{r.backward_key, "backward"}}) {
+            if (!k) continue;
+            for (GraphRow* fx : fx_by_key[*k]) {
+                fx->role = role;
+                if (std::find(fx->used_by.begin(), fx->used_by.end(), r.key) == fx->used_by.end())
+                    fx->used_by.push_back(r.key);
+            }
+        }
+    }
+    std::optional<fs::path> t = trace ? trace : trace_beside(root);
+    if (t) {
+        KILN_TRY(TraceRun run, read_trace_run(*t));
+        apply_trace(list, run);
+        list.trace = t->string();
+    }
+    return ok_status();
 }
 
 }  // namespace
@@ -188,27 +232,33 @@ Result<GraphList> list_graphs(const fs::path& root, const std::optional<fs::path
     for (const auto& shard : subdirs(root / "fxgraph"))
         for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list));
     for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir_rows(root, key, "aotautograd", list));
-    // Link AOT entries and the FX graphs they hold.
-    std::map<std::string, std::vector<GraphRow*>> fx_by_key;
-    for (auto& r : list.rows)
-        if (r.kind == "fxgraph") fx_by_key[r.key].push_back(&r);
-    for (const auto& r : list.rows) {
-        if (r.kind != "aotautograd") continue;
-        for (auto [k, role] : {std::pair{r.forward_key, "forward"}, std::pair{r.backward_key, "backward"}}) {
-            if (!k) continue;
-            for (GraphRow* fx : fx_by_key[*k]) {
-                fx->role = role;
-                if (std::find(fx->used_by.begin(), fx->used_by.end(), r.key) == fx->used_by.end())
-                    fx->used_by.push_back(r.key);
-            }
-        }
+    fill_rows(root, list.rows, nullptr);
+    KILN_CHECK(finish_list(list, root, trace));
+    return list;
+}
+
+Result<GraphList> list_graphs(const ScanResult& scan, const std::optional<fs::path>& trace,
+                              const std::atomic<bool>* cancel) {
+    GraphList list;
+    for (const auto& a : scan.artifacts) {
+        if (a.category != Category::fxgraph && a.category != Category::aotautograd) continue;
+        const std::string_view rel = a.rel_path();
+        const auto slash = rel.rfind('/');
+        if (slash == std::string_view::npos || slash + 1 >= rel.size() || rel[slash + 1] == '.') continue;
+        const std::string_view dir = rel.substr(0, slash);
+        GraphRow r;
+        r.kind = a.category == Category::fxgraph ? "fxgraph" : "aotautograd";
+        r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
+        r.file = std::string(rel.substr(slash + 1));
+        r.path = std::string(rel);
+        list.rows.push_back(std::move(r));
     }
-    std::optional<fs::path> t = trace ? trace : trace_beside(root);
-    if (t) {
-        KILN_TRY(TraceRun run, read_trace_run(*t));
-        apply_trace(list, run);
-        list.trace = t->string();
-    }
+    // list_graphs' order: fxgraph rows then aotautograd rows, each by path.
+    std::sort(list.rows.begin(), list.rows.end(), [](const GraphRow& a, const GraphRow& b) {
+        return a.kind != b.kind ? a.kind == "fxgraph" : a.path < b.path;
+    });
+    if (!fill_rows(scan.root, list.rows, cancel)) return make_error(Errc::cancelled, "cancelled", scan.root);
+    KILN_CHECK(finish_list(list, scan.root, trace));
     return list;
 }
 

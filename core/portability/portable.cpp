@@ -237,6 +237,13 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     so.cancel = options.cancel;
     so.sniff_python = false;  // output code or kernel module: the same here (reading 4 KB of every .py is not)
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
+    return assess_scan(scan, target_in, options);
+}
+
+Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
+                                   const PortableOptions& options) {
+    if (scan.kind != inductor::RootKind::inductor)  // assess_root reads every root by Inductor's rules
+        return assess_root(scan.root, target_in, options);
     std::map<std::string, std::vector<std::string>> modules;
     PortableReport report;
     std::vector<Task> tasks = tasks_of(scan, modules, report.pgo_profiles);
@@ -265,7 +272,7 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
     work();
     for (auto& th : pool) th.join();
-    if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", root.string());
+    if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", scan.root);
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         if (!results[i]) continue;
         if (results[i]->ok()) report.items.push_back(std::move(*results[i]).value());

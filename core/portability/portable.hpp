@@ -16,6 +16,7 @@
 #include "portability/fingerprint.hpp"
 #include "portability/key_env.hpp"
 #include "portability/verdict.hpp"
+#include "inductor/scanner.hpp"
 #include "util/result.hpp"
 
 namespace kiln::portability {
@@ -69,6 +70,10 @@ struct PortableOptions {
 };
 
 Result<PortableReport> assess_root(const std::filesystem::path& root, const Fingerprint& target,
+                                   const PortableOptions& options = {});
+// The same over a scan already made (the GUI's browser scan, artifacts kept): its items do not depend
+// on how .py files were classified, so any scan of the root gives assess_root's report.
+Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target,
                                    const PortableOptions& options = {});
 
 // The counts, tallies and the lines in words of `r.items` (assess_root fills it in).
