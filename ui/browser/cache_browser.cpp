@@ -28,6 +28,9 @@ CacheBrowser::CacheBrowser(QWidget* parent)
     view_->header()->setStretchLastSection(false);
     view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->header()->setSectionResizeMode(CacheTreeModel::NameColumn, QHeaderView::Stretch);
+    // The hash, elided: graph entries are named in the Name column; widen it to read the whole key.
+    view_->header()->setSectionResizeMode(CacheTreeModel::KeyColumn, QHeaderView::Interactive);
+    view_->header()->resizeSection(CacheTreeModel::KeyColumn, 110);
     view_->setAlternatingRowColors(true);
 
     auto* layout = new QVBoxLayout(this);

@@ -10,8 +10,9 @@ constexpr int kProgressIntervalMs = 100;  // ~10 updates a second is smooth and 
 }
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
-    // Leave one core for the UI thread on small machines.
-    pool_.setMaxThreadCount(std::max(2, static_cast<int>(std::thread::hardware_concurrency()) - 1));
+    // Four at least: most jobs wait on the file system, and the Overview's sections must not queue behind
+    // every view's load on a two-core machine.
+    pool_.setMaxThreadCount(std::max(4, static_cast<int>(std::thread::hardware_concurrency()) - 1));
     tick_.setInterval(kProgressIntervalMs);
     connect(&tick_, &QTimer::timeout, this, &JobRunner::sample);
 }
