@@ -112,7 +112,8 @@ bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::ato
             fill_from_file(rows[i], root / rows[i].path);
         }
     };
-    const auto n = static_cast<unsigned>(std::min<std::size_t>(usable_cpus(), std::max<std::size_t>(1, rows.size() / 8)));
+    const auto n =
+        static_cast<unsigned>(std::min<std::size_t>(usable_cpus(), std::max<std::size_t>(1, rows.size() / 8)));
     std::vector<std::thread> pool;
     for (unsigned k = 1; k < n; ++k) pool.emplace_back(work);
     work();

@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/scanner.hpp"
 #include "portability/fingerprint.hpp"
 #include "portability/key_env.hpp"
 #include "portability/verdict.hpp"
-#include "inductor/scanner.hpp"
 #include "util/result.hpp"
 
 namespace kiln::portability {

@@ -22,10 +22,10 @@
 #include <qcustomplot.h>
 
 #include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
 #include "charts/choice_bar_chart.hpp"
 #include "diff/diff_lines_model.hpp"
 #include "jobs/job_runner.hpp"
-#include "browser/cache_tree_model.hpp"
 #include "overview/overview_panel.hpp"
 #include "shell/main_window.hpp"
 #include "shell/palette.hpp"
@@ -174,8 +174,7 @@ private slots:
         win.w.openRoot(test::h100Root());
         CacheTreeModel* model = win.w.browser()->model();
         QVERIFY(test::waitFor([&] { return model->entryLabels() != nullptr; }));
-        const QJsonArray rows =
-            test::runCliJson({"ls", test::h100Root(), "--json"}).object()["entries"].toArray();
+        const QJsonArray rows = test::runCliJson({"ls", test::h100Root(), "--json"}).object()["entries"].toArray();
         QVERIFY(rows.size() > 20);
         const QString root = QDir::cleanPath(test::h100Root());
         QString someFunction;

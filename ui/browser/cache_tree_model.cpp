@@ -71,10 +71,9 @@ void CacheTreeModel::reorder(bool now) {
         pending_.reset();
         if (auto order = watcher->result()) apply(std::move(order), spec);
     });
-    watcher->setFuture(
-        QtConcurrent::run([tree = tree_, spec = wanted_, cancel, labels = labels_] {
-            return computeOrder(*tree, spec, cancel.get(), labels.get());
-        }));
+    watcher->setFuture(QtConcurrent::run([tree = tree_, spec = wanted_, cancel, labels = labels_] {
+        return computeOrder(*tree, spec, cancel.get(), labels.get());
+    }));
 }
 
 void CacheTreeModel::apply(std::shared_ptr<const TreeOrder> order, OrderSpec spec) {
@@ -221,7 +220,8 @@ QModelIndex CacheTreeModel::indexForPath(const QString& path) const {
     return r < 0 ? QModelIndex() : createIndex(r, 0, static_cast<quintptr>(i));
 }
 
-void CacheTreeModel::setEntryLabels(std::shared_ptr<const CacheTree> forTree, std::shared_ptr<const EntryLabels> labels) {
+void CacheTreeModel::setEntryLabels(std::shared_ptr<const CacheTree> forTree,
+                                    std::shared_ptr<const EntryLabels> labels) {
     if (!tree_ || forTree != tree_) return;
     labels_ = std::move(labels);
     wanted_.labelsVersion = ++labelsVersion_;

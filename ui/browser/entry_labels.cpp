@@ -7,8 +7,7 @@
 namespace kiln::ui {
 
 std::string_view EntryLabels::find(int node) const {
-    auto it = std::lower_bound(labels_.begin(), labels_.end(), node,
-                               [](const auto& l, int n) { return l.first < n; });
+    auto it = std::lower_bound(labels_.begin(), labels_.end(), node, [](const auto& l, int n) { return l.first < n; });
     return it != labels_.end() && it->first == node ? std::string_view(it->second) : std::string_view();
 }
 

@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 
 #include "jobs/job_control.hpp"
+#include "jobs/release_memory.hpp"
 
 namespace kiln::ui {
 
@@ -26,6 +27,7 @@ ScanOutcome runScan(const QString& root, JobControl& ctl, std::shared_ptr<ScanCo
         return out;
     }
     out.tree = buildCacheTree(std::make_shared<const inductor::ScanResult>(std::move(scan).value()));
+    releaseFreedMemory();  // the walk's and the tree build's temporaries
     out.elapsedMs = timer.elapsed();
     return out;
 }

@@ -29,7 +29,7 @@ public:
     QString lastMessage() const { return message_; }
 
 public slots:
-    void setRoot(const QString& root);  // and check it
+    void setRoot(const QString& root);         // and check it
     void setRootQuietly(const QString& root);  // no check until checkTree() or check()
     // The window's scan of the open root: checked without walking the root again (check_scan).
     void checkTree(std::shared_ptr<const CacheTree> tree);

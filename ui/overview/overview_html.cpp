@@ -198,9 +198,9 @@ QString overviewHtml(const overview::Overview& o, const QPalette& palette, const
                          : entriesSection(o, c);
     h += pending.ops ? pendingSection(QObject::tr("Autotuned ops"), QObject::tr("Reading the timings …"), c)
                      : opsSection(o);
-    h += pending.portability
-             ? pendingSection(QObject::tr("Will it hit here?"), QObject::tr("Comparing the entries with this machine …"), c)
-             : portabilitySection(o);
+    h += pending.portability ? pendingSection(QObject::tr("Will it hit here?"),
+                                              QObject::tr("Comparing the entries with this machine …"), c)
+                             : portabilitySection(o);
     h += pending.evict ? pendingSection(QObject::tr("Space"), QObject::tr("Planning eviction …"), c) : evictSection(o);
     h += pending.health ? pendingSection(QObject::tr("Health"), QObject::tr("Checking the cache …"), c)
                         : healthSection(o);
@@ -211,9 +211,10 @@ QString overviewHtml(const overview::Overview& o, const QPalette& palette, const
 
 QString scanningHtml(const QString& root, std::uint64_t files, std::uint64_t bytes_so_far, const QPalette& palette) {
     const Colors c(palette);
-    return QObject::tr("<h2>%1</h2><p style=\"color:%2\">%3</p><p><b>Scanning …</b> %4 files, %5 so far.</p>"
-                       "<p style=\"color:%2\">The statistics show when the scan ends; the other sections follow "
-                       "as they are computed.</p>")
+    return QObject::tr(
+               "<h2>%1</h2><p style=\"color:%2\">%3</p><p><b>Scanning …</b> %4 files, %5 so far.</p>"
+               "<p style=\"color:%2\">The statistics show when the scan ends; the other sections follow "
+               "as they are computed.</p>")
         .arg(QFileInfo(root).fileName().toHtmlEscaped(), c.muted, root.toHtmlEscaped())
         .arg(files)
         .arg(bytes(bytes_so_far));

@@ -14,7 +14,8 @@
 namespace kiln::ui {
 
 // Sections still `pending` say so ("computing …") instead of showing zeros.
-QString overviewHtml(const overview::Overview& o, const QPalette& palette, const overview::SectionsPending& pending = {});
+QString overviewHtml(const overview::Overview& o, const QPalette& palette,
+                     const overview::SectionsPending& pending = {});
 
 // While the scan runs: the root and what the scan found so far.
 QString scanningHtml(const QString& root, std::uint64_t files, std::uint64_t bytes, const QPalette& palette);

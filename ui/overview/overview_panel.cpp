@@ -8,6 +8,7 @@
 #include "browser/scan_job.hpp"
 #include "inductor/compile_timeline.hpp"
 #include "jobs/job_runner.hpp"
+#include "jobs/release_memory.hpp"
 #include "overview/overview_html.hpp"
 
 namespace kiln::ui {
@@ -134,7 +135,11 @@ void OverviewPanel::runSection(int index) {
     if (index >= kSections || !tree_) return;
     jobs_->start(
         QStringLiteral("overview"), tr("Overview of %1").arg(root_),
-        [tree = tree_, index](JobControl& ctl) { return computeSection(index, *tree, ctl); },
+        [tree = tree_, index](JobControl& ctl) {
+            SectionValue v = computeSection(index, *tree, ctl);
+            releaseFreedMemory();  // the section's report is gone: its pages too, before the next section
+            return v;
+        },
         [this, index](SectionValue v) {
             if (v.root != root_ || !v.apply) return;
             update([&](overview::Overview& o) { v.apply(o, pending_); }, v.what);

@@ -24,10 +24,11 @@
 #include "browser/scan_job.hpp"
 #include "bundle/temp_root.hpp"
 #include "diff/diff_view.hpp"
+#include "inductor/graph_list.hpp"
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
-#include "inductor/graph_list.hpp"
+#include "jobs/release_memory.hpp"
 #include "overview/overview.hpp"
 #include "overview/overview_panel.hpp"
 #include "shell/palette.hpp"
@@ -54,7 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     split->addWidget(browser_);
     split->addWidget(inspector_);
     split->setStretchFactor(1, 2);
-    split->setSizes({560, 720});
+    split->setSizes({640, 640});  // room for graph entries' readable names
     cacheTab_ = split;
     workspace_->addTab(overview_, tr("Overview"));
     workspace_->addTab(split, tr("Cache"));
@@ -266,6 +267,8 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
             }
             out.section = overview::entries_section(tree->scan(), *list);
             out.labels = makeEntryLabels(*tree, *list);
+            *list = inductor::GraphList{};  // ls's rows are no longer needed
+            releaseFreedMemory();
             return out;
         },
         [this](Entries out) {
