@@ -191,6 +191,13 @@ void OverviewPanel::showError(const QString& error) {
 }
 
 void OverviewPanel::render() {
+    // Behind another tab, the HTML waits until the tab shows: a section that arrives while the user
+    // works in the browser costs the UI thread nothing.
+    if (window()->isVisible() && !isVisible()) {
+        stale_ = true;
+        return;
+    }
+    stale_ = false;
     if (!error_.isEmpty()) {
         view_->setHtml(tr("<h3>Could not read %1</h3><p>%2</p>").arg(root_.toHtmlEscaped(), error_.toHtmlEscaped()));
     } else if (current_) {
@@ -202,6 +209,11 @@ void OverviewPanel::render() {
     } else if (!noCache_.isEmpty()) {
         view_->setHtml(noCacheHtml(noCache_, palette()));
     }
+}
+
+void OverviewPanel::showEvent(QShowEvent* e) {
+    if (stale_) render();
+    QWidget::showEvent(e);
 }
 
 void OverviewPanel::changeEvent(QEvent* e) {

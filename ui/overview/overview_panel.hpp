@@ -51,7 +51,8 @@ signals:
     void linkActivated(const QUrl& url);
 
 protected:
-    void changeEvent(QEvent* e) override;  // palette changes: re-render in the new colours
+    void changeEvent(QEvent* e) override;    // palette changes: re-render in the new colours
+    void showEvent(QShowEvent* e) override;  // what came while another tab was shown
 
 private:
     void render();
@@ -70,6 +71,7 @@ private:
     std::shared_ptr<const overview::Overview> current_;  // copied on write: jobs never see it change
     overview::SectionsPending pending_;
     bool complete_ = false;
+    bool stale_ = false;  // the view's HTML is older than the value (rendered when shown)
 };
 
 }  // namespace kiln::ui
