@@ -1,11 +1,15 @@
 // gui_open ROOT: opens Kiln's main window on ROOT (offscreen unless QT_QPA_PLATFORM says otherwise),
 // the way `kiln ROOT` does, and prints one JSON line:
 //   first_paint_ms  the window's first paint event
-//   overview_ms     the Overview showing its numbers (OverviewPanel::computed)
+//   overview_ms     the Overview's first useful paint: its view painted with what is known (the
+//                   scan's progress: files and bytes so far), the Overview being the tab shown on open
+//   overview_stats_ms  the Overview showing the scan's statistics (its "stats" section)
+//   overview_complete_ms  every Overview section in (OverviewPanel::computed)
 //   populated_ms    the browser's model holding every file of the scan (MainWindow::cacheScanned)
 //   rows            the files the model holds (its category rows' Files, summed)
 //   max_gap_ms      the UI thread's longest wait between two ticks of a 5 ms timer, from open to
-//                   three ticks after populated (the view's layout and paint of the new tree)
+//                   three ticks after both populated (the view's layout and paint of the new tree)
+//                   and overview_complete (every Overview section painted)
 //   max_busy_ms     the most CPU time the UI thread itself used between two ticks (on a loaded
 //                   machine a gap can be a wait for a core; this part is Kiln's own work)
 //   expand_largest_ms, filter_ms  then: expanding the largest category, filtering by a kernel name
@@ -16,13 +20,17 @@
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QFutureWatcher>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QTreeView>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <utility>
 
 #include "browser/cache_browser.hpp"
@@ -91,6 +99,31 @@ std::pair<double, double> useTheBrowser(kiln::ui::CacheBrowser& b) {
     return {expandMs, double(t.nsecsElapsed()) / 1e6};
 }
 
+// KILN_MEM_CHECKPOINTS=1: the process's resident and malloc'd memory at each step (stderr), to see
+// where the GUI's memory goes (heaptrack may not be installed). mallinfo2 walks the heap's free lists:
+// the checkpoints cost the UI thread tens of ms, so time without them.
+void memCheckpoint(const char* what, double atMs) {
+    static const bool on = qEnvironmentVariableIsSet("KILN_MEM_CHECKPOINTS");
+    if (!on) return;
+    long rssKb = 0, hwmKb = 0, anonKb = 0, fileKb = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f)) {
+            std::sscanf(line, "VmRSS: %ld", &rssKb);
+            std::sscanf(line, "VmHWM: %ld", &hwmKb);
+            std::sscanf(line, "RssAnon: %ld", &anonKb);
+            std::sscanf(line, "RssFile: %ld", &fileKb);
+        }
+        std::fclose(f);
+    }
+    const struct mallinfo2 mi = mallinfo2();
+    std::fprintf(stderr,
+                 "gui_open: mem %-22s at %8.0f ms: rss %6.0f MB (anon %6.0f, file %5.0f), peak %6.0f MB, malloc in use "
+                 "%6.0f MB, free in arenas %6.0f MB\n",
+                 what, atMs, double(rssKb) / 1024, double(anonKb) / 1024, double(fileKb) / 1024, double(hwmKb) / 1024,
+                 double(mi.uordblks + mi.hblkhd) / 1e6, double(mi.fordblks) / 1e6);
+}
+
 }  // namespace
 
 // --browser-only: the cache browser alone (no Overview, timeline or timings jobs), to tell the
@@ -143,6 +176,8 @@ int main(int argc, char** argv) {
     if (alone) return browserOnly(app, QString::fromLocal8Bit(argv[2]), clock);
 
     double lastTick = -1, maxGap = 0, overviewMs = -1, populatedMs = -1, lastCpu = -1, maxBusy = 0, maxBusyUse = 0;
+    double overviewPaintMs = -1, overviewStatsMs = -1;
+    bool overviewShown = false;
     bool populated = false, settled = false, done = false;
     int ticksAfter = 0;
     QTimer ticker;
@@ -157,7 +192,8 @@ int main(int argc, char** argv) {
         }
         // The view lays out and paints the new tree on the event-loop turns after the hand-over:
         // those count as populating too.
-        if (populated && ++ticksAfter >= 3) settled = true;
+        // The Overview's sections fill in until it is complete: those count too.
+        if (populated && overviewMs >= 0 && ++ticksAfter >= 3) settled = true;
         if (lastTick >= 0 && now - lastTick > 50)
             std::fprintf(stderr, "gui_open: UI thread gap %.0f ms (%.0f ms of it on the CPU) ending at %.0f ms\n",
                          now - lastTick, cpu - lastCpu, now);
@@ -176,26 +212,50 @@ int main(int argc, char** argv) {
     app.installEventFilter(&paint);
     int exitCode = 0;
     auto finish = [&] {
-        if (done || !settled || overviewMs < 0 || paint.firstMs < 0) return;
+        if (done || !settled || overviewMs < 0 || paint.firstMs < 0 || overviewPaintMs < 0) return;
         done = true;  // useTheBrowser runs the event loop: no second report
         const auto rows = static_cast<unsigned long long>(modelFiles(*w.browser()->model()));
         const auto [expandMs, filterMs] = useTheBrowser(*w.browser());
         std::printf(
-            "{\"first_paint_ms\": %.1f, \"overview_ms\": %.1f, \"populated_ms\": %.1f, \"rows\": %llu, "
+            "{\"first_paint_ms\": %.1f, \"overview_ms\": %.1f, \"overview_stats_ms\": %.1f, "
+            "\"overview_complete_ms\": %.1f, \"populated_ms\": %.1f, \"rows\": %llu, "
             "\"max_gap_ms\": %.1f, \"max_busy_ms\": %.1f, \"expand_largest_ms\": %.1f, \"filter_ms\": %.1f, "
             "\"max_busy_use_ms\": %.1f}\n",
-            paint.firstMs, overviewMs, populatedMs, rows, maxGap, maxBusy, expandMs, filterMs, maxBusyUse);
+            paint.firstMs, overviewPaintMs, overviewStatsMs, overviewMs, populatedMs, rows, maxGap, maxBusy, expandMs,
+            filterMs, maxBusyUse);
         std::fflush(stdout);
         app.exit(exitCode);
     };
+    // The Overview's first useful paint: its view's first paint once it shows what is known.
+    class OverviewPaint : public QObject {
+    public:
+        std::function<void()> onPaint;
+
+    protected:
+        bool eventFilter(QObject*, QEvent* e) override {
+            if (e->type() == QEvent::Paint && onPaint) onPaint();
+            return false;
+        }
+    } overviewPaint;
+    overviewPaint.onPaint = [&] {
+        if (overviewShown && overviewPaintMs < 0) overviewPaintMs = ms();
+    };
+    w.overviewPanel()->view()->viewport()->installEventFilter(&overviewPaint);
+    QObject::connect(w.overviewPanel(), &kiln::ui::OverviewPanel::sectionShown, [&](const QString& what) {
+        overviewShown = true;
+        if (what == QLatin1String("stats") && overviewStatsMs < 0) overviewStatsMs = ms();
+        memCheckpoint(qPrintable(QStringLiteral("overview ") + what), ms());
+    });
     QObject::connect(w.overviewPanel(), &kiln::ui::OverviewPanel::computed, [&] {
         if (overviewMs < 0) overviewMs = ms();
+        memCheckpoint("overview complete", overviewMs);
         finish();
     });
     QObject::connect(&w, &kiln::ui::MainWindow::cacheScanned, [&] {
         if (populated) return;
         populated = true;
         populatedMs = ms();
+        memCheckpoint("browser populated", populatedMs);
     });
     QTimer poll;  // a first paint that comes after everything else
     QObject::connect(&poll, &QTimer::timeout, finish);
@@ -204,8 +264,9 @@ int main(int argc, char** argv) {
     w.show();
     w.openRoot(QString::fromLocal8Bit(argv[1]));
     QTimer::singleShot(600'000, &app, [&] {
-        std::fprintf(stderr, "gui_open: not done after 600 s (paint %.0f, overview %.0f, populated %.0f ms)\n",
-                     paint.firstMs, overviewMs, populatedMs);
+        std::fprintf(stderr,
+                     "gui_open: not done after 600 s (paint %.0f, overview %.0f, complete %.0f, populated %.0f ms)\n",
+                     paint.firstMs, overviewPaintMs, overviewMs, populatedMs);
         app.exit(1);
     });
     return app.exec();

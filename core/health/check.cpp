@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <set>
 #include <tuple>
@@ -122,10 +123,11 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, std::vector<Foun
     for (const auto& lock : w.locks) check_lock(lock, w.keys, w.paths, out);
 }
 
-}  // namespace
+// Hands the files to the walk: a streaming scan of the root (check_cache) or a kept scan (check_scan).
+// Returns the scan whose groups the findings are resolved against.
+using Feed = std::function<Result<const inductor::ScanResult*>(CheckWalk& walk, int root_fd)>;
 
-Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const CheckOptions& o) {
-    KILN_TRY(auto root, inductor::resolve_root(root_arg.string()));
+Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOptions& o, const Feed& feed) {
     // One descriptor for the walk and for the workers' relative reads.
     UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (root_fd.get() < 0) {
@@ -151,12 +153,8 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
     // The walking thread keeps a CPU of its own.
     const unsigned workers = o.threads ? o.threads : std::max(1u, usable_cpus() - 1);
     CheckWalk walk(workers, o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns, prepared, root_fd.get(), o.cancel);
-    inductor::ScanOptions so;
-    so.cancel = o.cancel;
-    so.root_fd = root_fd.get();
-    so.keep_artifacts = false;  // streamed: memory grows with the groups and the findings, not the files
-    so.on_artifact = [&walk](const Artifact& a) { walk.add(a); };
-    KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
+    KILN_TRY(const inductor::ScanResult* scanned, feed(walk, root_fd.get()));
+    const inductor::ScanResult& scan = *scanned;
     times.mark("walk");
     WalkFindings w = walk.finish();
     times.mark("workers");
@@ -204,6 +202,33 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
     return r;
 }
 
+}  // namespace
+
+Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const CheckOptions& o) {
+    KILN_TRY(auto root, inductor::resolve_root(root_arg.string()));
+    std::optional<inductor::ScanResult> scan;
+    return run_check(root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
+        inductor::ScanOptions so;
+        so.cancel = o.cancel;
+        so.root_fd = root_fd;
+        so.keep_artifacts = false;  // streamed: memory grows with the groups and the findings, not the files
+        so.on_artifact = [&walk](const Artifact& a) { walk.add(a); };
+        KILN_TRY(auto result, inductor::scan_cache(root, so));
+        scan = std::move(result);
+        return &*scan;
+    });
+}
+
+Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& o) {
+    return run_check(scan.root, o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
+        for (const auto& a : scan.artifacts) {  // the walk's order, as the streaming scan passes them
+            if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
+            walk.add(a);
+        }
+        return &scan;
+    });
+}
+
 std::optional<portability::Fingerprint> default_target() {
     // Ask the driver first: the full local fingerprint also runs nvcc, which costs more than a check.
     auto devices = cuda::device_count();
@@ -226,6 +251,13 @@ Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
 
 Result<std::size_t> count_problems(const std::filesystem::path& root) {
     KILN_TRY(auto report, check_cache(root));
+    return report.problems.size();
+}
+
+Result<std::size_t> count_problems(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+    CheckOptions o;
+    o.cancel = cancel;
+    KILN_TRY(auto report, check_scan(scan, o));
     return report.problems.size();
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "health/health_report.hpp"
+#include "inductor/scanner.hpp"
 #include "portability/fingerprint.hpp"
 #include "util/result.hpp"
 
@@ -31,6 +32,8 @@ struct CheckOptions {
 
 // Errors: a root that cannot be scanned (not_found, io), cancelled.
 Result<HealthReport> check_cache(const std::filesystem::path& root, const CheckOptions& options = {});
+// The same checks over a scan already made (the GUI's browser scan; kept artifacts needed).
+Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& options = {});
 
 // What stale is judged against unless the user names a target: this machine when the CUDA driver
 // shows a GPU (a laptop without one browsing a server's cache must not call every entry stale), else
@@ -44,5 +47,6 @@ Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
 
 // The number of problems (stale entries not counted): what the GUI's Overview shows.
 Result<std::size_t> count_problems(const std::filesystem::path& root);
+Result<std::size_t> count_problems(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace kiln::health

@@ -156,6 +156,51 @@ GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& grou
     return out;
 }
 
+namespace {
+
+// The plan over one scan and, unless a dry run, the removals through `root_fd` (the directory scanned).
+EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPolicy& policy) {
+    EvictReport report;
+    report.root = scan.root;
+    report.atime_kept = can_keep_atime(scan.root);
+    report.dry_run = policy.dry_run;
+    report.bytes_before = scan.total_bytes();
+    std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();
+    std::uint64_t remaining = report.bytes_before;
+    report.files_before = scan.artifacts.size();
+    std::uint64_t remaining_files = report.files_before;
+    std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
+    for (const Group* g : lru_candidates(scan, policy)) {
+        auto rel = relative_to_root(scan, g->path);
+        bool is_named = rel.ok() && named.count(*rel);
+        if (!selected(*g, policy, now, remaining, remaining_files, is_named)) continue;
+        GroupRemoval removal;
+        if (policy.dry_run) {
+            removal.freed = g->bytes;
+            auto lock = evict_fs::try_lock_key(root_fd, lock_key(scan, *g), g->path);
+            if (!lock.ok()) {
+                removal.freed = 0;
+                removal.status = std::move(lock.error());
+            }
+        } else {
+            removal = remove_group(root_fd, scan, *g);
+        }
+        report.freed_bytes += removal.freed;
+        remaining -= std::min(remaining, removal.freed);
+        if (removal.status.ok()) {
+            remaining_files -= std::min<std::uint64_t>(remaining_files, g->artifacts.size());
+            report.freed_files += g->artifacts.size();
+        }
+        if (removal.status.ok())
+            report.removed.push_back({g->path, removal.freed, g->kind, g->category, g->last_use_ns});
+        else if (removal.freed == 0) report.skipped.push_back({g->path, removal.status.error().str()});
+        else report.partial.push_back({g->path, removal.freed, removal.status.error().str()});
+    }
+    return report;
+}
+
+}  // namespace
+
 Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& policy) {
     if (!policy.older_than_ns && !policy.max_bytes && !policy.max_files && policy.named_groups.empty())
         return make_error(Errc::invalid_argument, "nothing to evict by", root_arg,
@@ -174,44 +219,20 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
     options.kind = kind.value_or(RootKind::inductor);
     options.root_fd = root_fd.get();
     KILN_TRY(ScanResult scan, scan_cache(root, options));
+    return plan_and_remove(scan, root_fd.get(), policy);
+}
 
-    EvictReport report;
-    report.root = scan.root;
-    report.atime_kept = can_keep_atime(scan.root);
-    report.dry_run = policy.dry_run;
-    report.bytes_before = scan.total_bytes();
-    std::int64_t now = policy.now_ns ? policy.now_ns : now_ns();
-    std::uint64_t remaining = report.bytes_before;
-    report.files_before = scan.artifacts.size();
-    std::uint64_t remaining_files = report.files_before;
-    std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
-    for (const Group* g : lru_candidates(scan, policy)) {
-        auto rel = relative_to_root(scan, g->path);
-        bool is_named = rel.ok() && named.count(*rel);
-        if (!selected(*g, policy, now, remaining, remaining_files, is_named)) continue;
-        GroupRemoval removal;
-        if (policy.dry_run) {
-            removal.freed = g->bytes;
-            auto lock = evict_fs::try_lock_key(root_fd.get(), lock_key(scan, *g), g->path);
-            if (!lock.ok()) {
-                removal.freed = 0;
-                removal.status = std::move(lock.error());
-            }
-        } else {
-            removal = remove_group(root_fd.get(), scan, *g);
-        }
-        report.freed_bytes += removal.freed;
-        remaining -= std::min(remaining, removal.freed);
-        if (removal.status.ok()) {
-            remaining_files -= std::min<std::uint64_t>(remaining_files, g->artifacts.size());
-            report.freed_files += g->artifacts.size();
-        }
-        if (removal.status.ok())
-            report.removed.push_back({g->path, removal.freed, g->kind, g->category, g->last_use_ns});
-        else if (removal.freed == 0) report.skipped.push_back({g->path, removal.status.error().str()});
-        else report.partial.push_back({g->path, removal.freed, removal.status.error().str()});
-    }
-    return report;
+Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy_in) {
+    if (!policy_in.older_than_ns && !policy_in.max_bytes && !policy_in.max_files && policy_in.named_groups.empty())
+        return make_error(Errc::invalid_argument, "nothing to evict by", scan.root,
+                          "give --older-than AGE, --max-size SIZE, --max-files N or --stale");
+    // Only the lock checks touch the file system: through the root the scan walked.
+    int fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return io_error("cannot open the cache root", scan.root, errno);
+    UniqueFd root_fd(fd);
+    EvictPolicy policy = policy_in;
+    policy.dry_run = true;
+    return plan_and_remove(scan, root_fd.get(), policy);
 }
 
 Result<std::int64_t> parse_age_ns(std::string_view text) {

@@ -69,6 +69,9 @@ struct EvictReport {
 // Scans `root`, plans, and (unless policy.dry_run) removes. Errors: a missing root (not_found), a root
 // that looks like no cache without policy.force (invalid_argument), no limit and no named group given.
 Result<EvictReport> evict_cache(const std::string& root, const EvictPolicy& policy);
+// The same plan as a dry run over a scan already made (the GUI's browser scan): the report
+// evict_cache(scan.root, policy with dry_run) gives for that scan, without walking the root again.
+Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy);
 
 // Removes one group of `scan` safely (see above) through `root_fd`, the directory the scan walked.
 // `freed` counts what is really gone even when `status` reports a failure (partial removal);

@@ -1,5 +1,7 @@
 #include "inductor/graph_entry.hpp"
 
+#include "pickle/skim.hpp"
+
 #include "pickle/json.hpp"
 #include "pickle/text.hpp"
 
@@ -279,6 +281,11 @@ Result<GraphEntry> decode_graph_entry(std::string_view bytes, std::string origin
 Result<GraphEntry> load_graph_entry(const std::filesystem::path& path, const pickle::Limits& limits) {
     KILN_TRY(auto buffer, pickle::load_file(path));
     return decode_graph_entry(std::move(buffer), limits);
+}
+
+Result<GraphEntry> skim_graph_entry(const std::filesystem::path& path) {
+    KILN_TRY(auto buffer, pickle::skim_file(path));
+    return decode_graph_entry(std::move(buffer));
 }
 
 }  // namespace kiln::inductor

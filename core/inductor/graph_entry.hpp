@@ -93,6 +93,9 @@ private:
 
 // Maps and decodes a graph entry file. Errors carry the path and the pickle byte offset.
 Result<GraphEntry> load_graph_entry(const std::filesystem::path& path, const pickle::Limits& limits = {});
+// The same without reading the large bytes payloads (the bundled Triton binaries, pickle::skim_file):
+// every field but those payloads' bytes, for readers that list many entries (ls, compile times).
+Result<GraphEntry> skim_graph_entry(const std::filesystem::path& path);
 // Decodes entry bytes from memory (remote cache); `origin` names them in errors.
 Result<GraphEntry> decode_graph_entry(std::string_view bytes, std::string origin, const pickle::Limits& limits = {});
 // Decodes an already loaded buffer without copying it.

@@ -9,7 +9,6 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
-#include "pickle/skim.hpp"
 #include "util/cpus.hpp"
 #include "util/parallel.hpp"
 
@@ -40,10 +39,8 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
         r.size = static_cast<std::uint64_t>(st.st_size);
         r.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     }
-    // The bundled Triton binaries (most of an entry's bytes) are skipped: nothing here reads them, and
-    // the decode succeeds or fails exactly as on the whole file (pickle/skim.hpp).
-    auto buffer = pickle::skim_file(file);
-    auto entry = buffer ? decode_graph_entry(std::move(*buffer)) : Result<GraphEntry>(buffer.error());
+    // The bundled Triton binaries (most of an entry's bytes) are skipped: no field listed here is in them.
+    auto entry = skim_graph_entry(file);
     if (!entry) {
         r.error = entry.error().str();
         return;
@@ -65,18 +62,15 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
     }
 }
 
-// The rows of a key dir, filled later (fill_from_file) with `files` holding their paths.
-Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const std::string& kind, GraphList& out,
-                    std::vector<fs::path>& files) {
-    KILN_TRY(auto entries, key_dir_entries(key_dir));
-    for (const auto& f : entries) {
+Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const std::string& kind, GraphList& out) {
+    KILN_TRY(auto files, key_dir_entries(key_dir));
+    for (const auto& f : files) {
         GraphRow r;
         r.kind = kind;
         r.key = key_dir.filename().string();
         r.file = f.filename().string();
         r.path = fs::relative(f, root).generic_string();
         out.rows.push_back(std::move(r));
-        files.push_back(f);
     }
     return ok_status();
 }
@@ -107,6 +101,39 @@ void apply_trace(GraphList& list, const TraceRun& run) {
         for (auto& s : r.symbols)
             if (const TraceSymbol* t = c.find_symbol(s.symbol)) s.source = t->source;
     }
+}
+
+// Reads every row's entry (root / path), on the CPUs this process may use; false when cancelled.
+bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel) {
+    // Entries are independent: read and decoded in parallel, each into its own row.
+    parallel_for(rows.size(), usable_cpus(), cancel,
+                 [&](std::size_t i) { fill_from_file(rows[i], root / rows[i].path); });
+    return !(cancel && cancel->load());
+}
+
+// Links AOT entries and the FX graphs they hold, then names rows from the trace.
+Status finish_list(GraphList& list, const fs::path& root, const std::optional<fs::path>& trace) {
+    std::map<std::string, std::vector<GraphRow*>> fx_by_key;
+    for (auto& r : list.rows)
+        if (r.kind == "fxgraph") fx_by_key[r.key].push_back(&r);
+    for (const auto& r : list.rows) {
+        if (r.kind != "aotautograd") continue;
+        for (auto [k, role] : {std::pair{r.forward_key, "forward"}, std::pair{r.backward_key, "backward"}}) {
+            if (!k) continue;
+            for (GraphRow* fx : fx_by_key[*k]) {
+                fx->role = role;
+                if (std::find(fx->used_by.begin(), fx->used_by.end(), r.key) == fx->used_by.end())
+                    fx->used_by.push_back(r.key);
+            }
+        }
+    }
+    std::optional<fs::path> t = trace ? trace : trace_beside(root);
+    if (t) {
+        KILN_TRY(TraceRun run, read_trace_run(*t));
+        apply_trace(list, run);
+        list.trace = t->string();
+    }
+    return ok_status();
 }
 
 }  // namespace
@@ -193,34 +220,36 @@ Result<GraphList> list_graphs(const fs::path& root, const std::optional<fs::path
         return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.string(),
                           "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
     GraphList list;
-    std::vector<fs::path> files;
     for (const auto& shard : subdirs(root / "fxgraph"))
-        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list, files));
-    for (const auto& key : subdirs(root / "aotautograd"))
-        KILN_CHECK(add_dir_rows(root, key, "aotautograd", list, files));
-    // Entries are independent: read and decoded in parallel, each into its own row.
-    parallel_for(files.size(), usable_cpus(), nullptr, [&](std::size_t i) { fill_from_file(list.rows[i], files[i]); });
-    // Link AOT entries and the FX graphs they hold.
-    std::map<std::string, std::vector<GraphRow*>> fx_by_key;
-    for (auto& r : list.rows)
-        if (r.kind == "fxgraph") fx_by_key[r.key].push_back(&r);
-    for (const auto& r : list.rows) {
-        if (r.kind != "aotautograd") continue;
-        for (auto [k, role] : {std::pair{r.forward_key, "forward"}, std::pair{r.backward_key, "backward"}}) {
-            if (!k) continue;
-            for (GraphRow* fx : fx_by_key[*k]) {
-                fx->role = role;
-                if (std::find(fx->used_by.begin(), fx->used_by.end(), r.key) == fx->used_by.end())
-                    fx->used_by.push_back(r.key);
-            }
-        }
+        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list));
+    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir_rows(root, key, "aotautograd", list));
+    fill_rows(root, list.rows, nullptr);
+    KILN_CHECK(finish_list(list, root, trace));
+    return list;
+}
+
+Result<GraphList> list_graphs(const ScanResult& scan, const std::optional<fs::path>& trace,
+                              const std::atomic<bool>* cancel) {
+    GraphList list;
+    for (const auto& a : scan.artifacts) {
+        if (a.category != Category::fxgraph && a.category != Category::aotautograd) continue;
+        const std::string_view rel = a.rel_path();
+        const auto slash = rel.rfind('/');
+        if (slash == std::string_view::npos || slash + 1 >= rel.size() || rel[slash + 1] == '.') continue;
+        const std::string_view dir = rel.substr(0, slash);
+        GraphRow r;
+        r.kind = a.category == Category::fxgraph ? "fxgraph" : "aotautograd";
+        r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
+        r.file = std::string(rel.substr(slash + 1));
+        r.path = std::string(rel);
+        list.rows.push_back(std::move(r));
     }
-    std::optional<fs::path> t = trace ? trace : trace_beside(root);
-    if (t) {
-        KILN_TRY(TraceRun run, read_trace_run(*t));
-        apply_trace(list, run);
-        list.trace = t->string();
-    }
+    // list_graphs' order: fxgraph rows then aotautograd rows, each by path.
+    std::sort(list.rows.begin(), list.rows.end(), [](const GraphRow& a, const GraphRow& b) {
+        return a.kind != b.kind ? a.kind == "fxgraph" : a.path < b.path;
+    });
+    if (!fill_rows(scan.root, list.rows, cancel)) return make_error(Errc::cancelled, "cancelled", scan.root);
+    KILN_CHECK(finish_list(list, scan.root, trace));
     return list;
 }
 

@@ -4,6 +4,7 @@
 // symbolic sizes named), its guards, its compile time, the AOT entry's forward and backward graphs
 // linked both ways, and, from a TORCH_TRACE run, the function and source line that compiled it and
 // what each guard symbol is (t0 = s77 = L['x'].size()[0]). Value types only.
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/scanner.hpp"
 #include "inductor/trace_run.hpp"
 #include "util/result.hpp"
 
@@ -57,6 +59,10 @@ struct GraphList {
 
 // `trace`: a TORCH_TRACE log or dir; nullopt: trace_beside(root) when there is one.
 Result<GraphList> list_graphs(const std::filesystem::path& root, const std::optional<std::filesystem::path>& trace);
+// The same rows from a scan already made (the GUI's browser scan): its fxgraph and aotautograd files,
+// read on the CPUs this process may use. Errc::cancelled when `cancel` is raised.
+Result<GraphList> list_graphs(const ScanResult& scan, const std::optional<std::filesystem::path>& trace,
+                              const std::atomic<bool>* cancel = nullptr);
 
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.

@@ -24,33 +24,72 @@ std::string key_of(const std::string& entry_path) {
     return std::filesystem::path(entry_path).parent_path().filename().string();
 }
 
-// Graph entries with their compile times, slowest first, named by the frame that compiled them when a
-// TORCH_TRACE directory beside the root says.
-void fill_entries(Overview& o, const inductor::ScanResult& scan, const OverviewOptions& options) {
-    auto times = timings::compile_times_of(scan, options.cancel);
-    const auto frames = inductor::frames_beside_root(o.root);
-    std::map<std::string, std::int64_t> ns_of;
-    for (const auto& g : times.graphs) ns_of[g.path] = g.ns;
+void sort_slowest_first(std::vector<GraphEntryRow>& entries) {
+    std::stable_sort(entries.begin(), entries.end(), [](const GraphEntryRow& a, const GraphEntryRow& b) {
+        return a.compile_ns.value_or(-1) > b.compile_ns.value_or(-1);
+    });
+}
+
+// Graph entries in scan order with their compile times (`ns_of`), named by the frame that compiled
+// them when a TORCH_TRACE directory beside the root says; then slowest first.
+EntriesSection entries_of(const inductor::ScanResult& scan, const std::map<std::string, std::int64_t>& ns_of,
+                          std::vector<std::string> errors) {
+    EntriesSection out;
+    const auto frames = inductor::frames_beside_root(scan.root);
     for (const auto& a : scan.artifacts) {
-        if (a.category == inductor::Category::aotautograd) ++o.aot_entries;
+        if (a.category == inductor::Category::aotautograd) ++out.aot_entries;
         if (a.category != inductor::Category::fxgraph) continue;
         GraphEntryRow row;
         row.path = a.path;
         row.key = key_of(a.path);
         if (auto it = frames.find(row.key); it != frames.end()) row.name = it->second.label();
         if (auto it = ns_of.find(a.path); it != ns_of.end()) row.compile_ns = it->second;
-        o.entries.push_back(std::move(row));
+        out.entries.push_back(std::move(row));
     }
-    o.entry_errors = std::move(times.errors);
-    std::stable_sort(o.entries.begin(), o.entries.end(), [](const GraphEntryRow& a, const GraphEntryRow& b) {
-        return a.compile_ns.value_or(-1) > b.compile_ns.value_or(-1);
-    });
+    out.entry_errors = std::move(errors);
+    sort_slowest_first(out.entries);
+    return out;
 }
 
-void fill_ops(Overview& o) {
-    auto set = timings::collect_timings({std::filesystem::path(o.root)});
-    if (!set.ok()) return;
-    o.timing_sources = set->sources.size();
+}  // namespace
+
+Overview overview_head(const inductor::ScanResult& scan) {
+    Overview o;
+    o.root = scan.root;
+    o.stats = inductor::compute_stats(scan);
+    for (const auto& d : inductor::find_trace_dirs(scan.root)) o.trace_dirs.push_back(d.string());
+    return o;
+}
+
+EntriesSection entries_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+    auto times = timings::compile_times_of(scan, cancel);
+    std::map<std::string, std::int64_t> ns_of;
+    for (const auto& g : times.graphs) ns_of[g.path] = g.ns;
+    return entries_of(scan, ns_of, std::move(times.errors));
+}
+
+EntriesSection entries_section(const inductor::ScanResult& scan, const inductor::GraphList& list) {
+    // compile_times_of's answers from ls's rows: the fxgraph entries' times, and their decode errors in scan order.
+    std::map<std::string, const inductor::GraphRow*> fx;
+    for (const auto& r : list.rows)
+        if (r.kind == "fxgraph") fx[scan.root + "/" + r.path] = &r;
+    std::map<std::string, std::int64_t> ns_of;
+    std::vector<std::string> errors;
+    for (const auto& a : scan.artifacts) {
+        if (a.category != inductor::Category::fxgraph) continue;
+        auto it = fx.find(a.path);
+        if (it == fx.end()) continue;
+        if (!it->second->error.empty()) errors.push_back(it->second->error);
+        else if (it->second->compile_ns) ns_of[a.path] = *it->second->compile_ns;
+    }
+    return entries_of(scan, ns_of, std::move(errors));
+}
+
+OpsSection ops_section(const std::filesystem::path& root) {
+    OpsSection out;
+    auto set = timings::collect_timings({root});
+    if (!set.ok()) return out;
+    out.timing_sources = set->sources.size();
     for (std::size_t i = 0; i < set->ops.size(); ++i) {
         const auto& op = set->ops[i];
         if (op.choices.size() < 2) continue;  // a per-kernel record, not an autotuned choice
@@ -67,77 +106,99 @@ void fill_ops(Overview& o) {
         }
         if (std::isfinite(best)) row.best_ms = best;
         if (std::isfinite(second)) row.runner_up_ms = second;
-        o.ops.push_back(std::move(row));
+        out.ops.push_back(std::move(row));
     }
+    return out;
 }
 
-void fill_portability(Overview& o, const OverviewOptions& options) {
+PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options) {
+    PortabilityGlance g;
     Result<portability::Fingerprint> target = options.target ? Result<portability::Fingerprint>(*options.target)
                                                              : portability::this_machine_fingerprint(std::nullopt);
     if (!target.ok()) {
-        o.portability.error = target.error().str();
-        return;
+        g.error = target.error().str();
+        return g;
     }
     portability::PortableOptions po;
     po.cancel = options.cancel;
-    auto report = portability::assess_root(o.root, *target, po);
+    auto report = portability::assess_scan(scan, *target, po);
     if (!report.ok()) {
-        o.portability.error = report.error().str();
-        return;
+        g.error = report.error().str();
+        return g;
     }
     const auto& s = report->summary;
     const auto& fx = s.counts[static_cast<std::size_t>(portability::ItemKind::fx_graph)];
     const auto& aot = s.counts[static_cast<std::size_t>(portability::ItemKind::aot_autograd)];
-    o.portability.target = report->target.label();
-    o.portability.graph_entries = fx.total + aot.total;
-    o.portability.hit = fx.hit + aot.hit;
-    o.portability.miss = fx.miss + aot.miss;
-    o.portability.unknown = fx.unknown + aot.unknown;
-    if (!s.lines.empty()) o.portability.answer = s.lines.front();
-    o.portability.lines.assign(s.lines.begin() + (s.lines.empty() ? 0 : 1), s.lines.end());
+    g.target = report->target.label();
+    g.graph_entries = fx.total + aot.total;
+    g.hit = fx.hit + aot.hit;
+    g.miss = fx.miss + aot.miss;
+    g.unknown = fx.unknown + aot.unknown;
+    if (!s.lines.empty()) g.answer = s.lines.front();
+    g.lines.assign(s.lines.begin() + (s.lines.empty() ? 0 : 1), s.lines.end());
+    return g;
 }
 
-void fill_evict(Overview& o) {
-    o.evict.limit = std::string("--older-than ") + kDefaultEvictAge;
+EvictGlance evict_section(const inductor::ScanResult& scan) {
+    EvictGlance g;
+    g.limit = std::string("--older-than ") + kDefaultEvictAge;
     inductor::EvictPolicy policy;
     policy.dry_run = true;
     auto age = inductor::parse_age_ns(kDefaultEvictAge);
     if (!age.ok()) {
-        o.evict.error = age.error().str();
-        return;
+        g.error = age.error().str();
+        return g;
     }
     policy.older_than_ns = *age;
-    auto report = inductor::evict_cache(o.root, policy);
+    auto report = inductor::evict_dry_run(scan, policy);
     if (!report.ok()) {
-        o.evict.error = report.error().str();
-        return;
+        g.error = report.error().str();
+        return g;
     }
-    o.evict.groups = report->removed.size();
-    o.evict.freed_bytes = report->freed_bytes;
-    o.evict.bytes_before = report->bytes_before;
+    g.groups = report->removed.size();
+    g.freed_bytes = report->freed_bytes;
+    g.bytes_before = report->bytes_before;
+    return g;
 }
 
-}  // namespace
+HealthGlance health_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+    HealthGlance g;
+    if (auto problems = health::count_problems(scan, cancel); problems.ok()) g.problems = *problems;
+    else g.error = problems.error().str();
+    return g;
+}
+
+void apply(Overview& o, EntriesSection s) {
+    o.entries = std::move(s.entries);
+    o.aot_entries = s.aot_entries;
+    o.entry_errors = std::move(s.entry_errors);
+}
+
+void apply(Overview& o, OpsSection s) {
+    o.ops = std::move(s.ops);
+    o.timing_sources = s.timing_sources;
+}
 
 Result<Overview> compute_overview(const std::filesystem::path& root, const OverviewOptions& options) {
     inductor::ScanOptions so;
     so.cancel = options.cancel;
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
-    Overview o;
-    o.root = root.string();
-    o.stats = inductor::compute_stats(scan);
-    for (const auto& d : inductor::find_trace_dirs(root)) o.trace_dirs.push_back(d.string());
-    const auto stop = [&] { return make_error(Errc::cancelled, "cancelled", root.string()); };
-    fill_entries(o, scan, options);
+    return compute_overview(scan, options);
+}
+
+Result<Overview> compute_overview(const inductor::ScanResult& scan, const OverviewOptions& options) {
+    Overview o = overview_head(scan);
+    const auto stop = [&] { return make_error(Errc::cancelled, "cancelled", scan.root); };
+    apply(o, entries_section(scan, options.cancel));
     if (cancelled(options)) return stop();
-    fill_ops(o);
+    apply(o, ops_section(scan.root));
     if (cancelled(options)) return stop();
-    fill_evict(o);
+    o.evict = evict_section(scan);
     if (cancelled(options)) return stop();
-    fill_portability(o, options);
+    o.portability = portability_section(scan, options);
     if (cancelled(options)) return stop();
-    if (auto problems = health::count_problems(root); problems.ok()) o.health.problems = *problems;
-    else o.health.error = problems.error().str();
+    o.health = health_section(scan, options.cancel);
+    if (cancelled(options)) return stop();
     return o;
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "inductor/graph_list.hpp"
+#include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
 #include "portability/fingerprint.hpp"
 #include "util/result.hpp"
@@ -81,6 +83,40 @@ struct OverviewOptions {
 // Errc::not_found when the root does not exist; every other section fails on its own (its error field,
 // or entry_errors) so one unreadable part never hides the rest.
 Result<Overview> compute_overview(const std::filesystem::path& root, const OverviewOptions& options = {});
+// The same from a scan already made (the GUI's browser scan, artifacts kept): no second walk.
+Result<Overview> compute_overview(const inductor::ScanResult& scan, const OverviewOptions& options = {});
+
+// The sections one by one, each from the scan (the GUI shows the head at once and fills the rest as
+// they come). compute_overview is the head plus every section.
+Overview overview_head(const inductor::ScanResult& scan);  // root, stats, trace dirs; no file read
+
+struct EntriesSection {
+    std::vector<GraphEntryRow> entries;  // Overview::entries
+    std::size_t aot_entries = 0;
+    std::vector<std::string> entry_errors;
+};
+EntriesSection entries_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
+// The same from `ls`'s rows of this scan (inductor::list_graphs(scan)): one read of the entries serves the
+// Overview and the browser's readable names.
+EntriesSection entries_section(const inductor::ScanResult& scan, const inductor::GraphList& list);
+
+struct OpsSection {
+    std::vector<AutotunedOp> ops;
+    std::size_t timing_sources = 0;
+};
+OpsSection ops_section(const std::filesystem::path& root);
+PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});
+EvictGlance evict_section(const inductor::ScanResult& scan);
+HealthGlance health_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
+
+// Which sections are still being computed (the GUI shows them as such, never as zeros).
+struct SectionsPending {
+    bool entries = false, ops = false, portability = false, evict = false, health = false;
+    bool any() const { return entries || ops || portability || evict || health; }
+};
+
+void apply(Overview& o, EntriesSection s);
+void apply(Overview& o, OpsSection s);
 
 // The slowest compiles: the first `n` entries that have a time.
 std::vector<GraphEntryRow> slowest_compiles(const Overview& o, std::size_t n);

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
-#include <thread>
 
 #include "inductor/scanner.hpp"
 #include "portability/cache_files.hpp"
 #include "portability/entry_lines.hpp"
 #include "util/cpus.hpp"
+#include "util/parallel.hpp"
 
 namespace kiln::portability {
 
@@ -240,6 +240,45 @@ Result<PortableItem> assess_graph_entry(const std::string& rel, ItemKind kind, c
     return assess_graph(Task{kind, rel, key, {}}, Context{prepared, no_modules, root_fd}, scratch);
 }
 
+namespace {
+
+// Assesses the collected tasks of one root on worker threads.
+Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>& tasks,
+                                    const std::map<std::string, std::vector<std::string>>& modules,
+                                    PortableReport report, const Fingerprint& target_in,
+                                    const PortableOptions& options) {
+    std::sort(tasks.begin(), tasks.end(),
+              [](const Task& a, const Task& b) { return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel; });
+    report.root = root_path;
+    report.target = target_in;
+    Fingerprint target = with_derived(target_in);
+    int root_fd = ::open(root_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) return io_error("open", root_path, errno);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{root_fd};
+    Context ctx{target, modules, root_fd};
+    std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
+    unsigned n = options.threads ? options.threads : usable_cpus();
+    n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, tasks.size() / 64)));
+    // One scratch buffer per worker thread, reused across its tasks.
+    parallel_for(tasks.size(), n, options.cancel, [&](std::size_t i) {
+        thread_local std::string scratch;
+        results[i] = assess_task(tasks[i], ctx, scratch);
+    });
+    if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", root_path);
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (!results[i]) continue;
+        if (results[i]->ok()) report.items.push_back(std::move(*results[i]).value());
+        else report.skipped.push_back(tasks[i].rel + ": " + results[i]->error().str());
+    }
+    report.summary = summarize(report);
+    return report;
+}
+
+}  // namespace
+
 Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& target_in, const PortableOptions& options) {
     inductor::ScanOptions so;
     so.kind = inductor::RootKind::inductor;
@@ -252,41 +291,19 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     TaskCollector collect{tasks, modules, report.pgo_profiles};
     so.on_artifact = [&collect](const inductor::Artifact& a) { collect.add(a); };
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
-    std::sort(tasks.begin(), tasks.end(),
-              [](const Task& a, const Task& b) { return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel; });
-    report.root = scan.root;
-    report.target = target_in;
-    Fingerprint target = with_derived(target_in);
-    int root_fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root_fd < 0) return io_error("open", scan.root, errno);
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{root_fd};
-    Context ctx{target, modules, root_fd};
-    std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        std::string scratch;
-        for (std::size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-            if (options.cancel && options.cancel->load()) return;
-            results[i] = assess_task(tasks[i], ctx, scratch);
-        }
-    };
-    unsigned n = options.threads ? options.threads : usable_cpus();
-    n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, tasks.size() / 64)));
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
-    if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", root.string());
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        if (!results[i]) continue;
-        if (results[i]->ok()) report.items.push_back(std::move(*results[i]).value());
-        else report.skipped.push_back(tasks[i].rel + ": " + results[i]->error().str());
-    }
-    report.summary = summarize(report);
-    return report;
+    return assess_tasks(scan.root, tasks, modules, std::move(report), target_in, options);
+}
+
+Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
+                                   const PortableOptions& options) {
+    if (scan.kind != inductor::RootKind::inductor)  // assess_root reads every root by Inductor's rules
+        return assess_root(scan.root, target_in, options);
+    std::map<std::string, std::vector<std::string>> modules;
+    PortableReport report;
+    std::vector<Task> tasks;
+    TaskCollector collect{tasks, modules, report.pgo_profiles};
+    for (const auto& a : scan.artifacts) collect.add(a);  // the walk's order, as the streaming scan passes them
+    return assess_tasks(scan.root, tasks, modules, std::move(report), target_in, options);
 }
 
 }  // namespace kiln::portability

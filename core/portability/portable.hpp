@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/scanner.hpp"
 #include "portability/fingerprint.hpp"
 #include "portability/key_env.hpp"
 #include "portability/verdict.hpp"
@@ -69,6 +70,10 @@ struct PortableOptions {
 };
 
 Result<PortableReport> assess_root(const std::filesystem::path& root, const Fingerprint& target,
+                                   const PortableOptions& options = {});
+// The same over a scan already made (the GUI's browser scan, artifacts kept): its items do not depend
+// on how .py files were classified, so any scan of the root gives assess_root's report.
+Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target,
                                    const PortableOptions& options = {});
 
 // One graph entry against a target, as assess_root judges each: for `kiln-cli check`'s stale entries,

@@ -31,7 +31,7 @@ CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomi
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
         // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
         if (a.category != inductor::Category::fxgraph) continue;
-        auto entry = inductor::load_graph_entry(a.path);
+        auto entry = inductor::skim_graph_entry(a.path);  // the bundled binaries are not needed
         if (!entry.ok()) {
             out.errors.push_back(entry.error().str());
             continue;

@@ -22,6 +22,7 @@
 #include <qcustomplot.h>
 
 #include "browser/cache_browser.hpp"
+#include "browser/cache_tree_model.hpp"
 #include "charts/choice_bar_chart.hpp"
 #include "diff/diff_lines_model.hpp"
 #include "jobs/job_runner.hpp"
@@ -163,6 +164,49 @@ private slots:
         QCOMPARE(win.w.workspace()->tabText(win.w.workspace()->currentIndex()), QStringLiteral("Cache"));
         win.w.onLink(QUrl(QStringLiteral("kiln-view:Compile timeline")));
         QCOMPARE(win.w.workspace()->currentWidget(), win.timeline);
+    }
+
+    // Issue 18: the browser names graph entries the way `kiln-cli ls` labels them, the hash in its own
+    // column, and its filter finds an entry by that name.
+    void browserNamesGraphEntriesAsLs() {
+        Window win;
+        win.w.show();
+        win.w.openRoot(test::h100Root());
+        CacheTreeModel* model = win.w.browser()->model();
+        QVERIFY(test::waitFor([&] { return model->entryLabels() != nullptr; }));
+        const QJsonArray rows = test::runCliJson({"ls", test::h100Root(), "--json"}).object()["entries"].toArray();
+        QVERIFY(rows.size() > 20);
+        const QString root = QDir::cleanPath(test::h100Root());
+        QString someFunction;
+        for (const auto& v : rows) {
+            const QJsonObject r = v.toObject();
+            const QModelIndex i = model->indexForPath(root + "/" + r["path"].toString());
+            QVERIFY2(i.isValid(), qPrintable(r["path"].toString()));
+            QCOMPARE(i.siblingAtColumn(CacheTreeModel::NameColumn).data().toString(), r["label"].toString());
+            QCOMPARE(i.siblingAtColumn(CacheTreeModel::KeyColumn).data().toString(), r["key"].toString());
+            QVERIFY(r["label"].toString() != r["key"].toString());  // a name, not the hash
+            if (r["function"].toString().size() > someFunction.size()) someFunction = r["function"].toString();
+        }
+        // The key dir's row reads as its entry too.
+        const QJsonObject first = rows.first().toObject();
+        const QModelIndex dir = model->indexForPath(root + "/" + first["path"].toString()).parent();
+        QVERIFY(dir.isValid());
+        QVERIFY(!dir.data().toString().contains(first["key"].toString()));
+        // Filtering by a function name (in no path or key) keeps exactly the entries named by it.
+        const QString word = someFunction;
+        QVERIFY(word.size() >= 3);
+        model->setFilterText(word, true);
+        int shown = 0, named = 0;
+        for (const auto& v : rows) {
+            const QJsonObject r = v.toObject();
+            QVERIFY(!r["path"].toString().contains(word, Qt::CaseInsensitive));
+            const bool hasIt = r["label"].toString().contains(word, Qt::CaseInsensitive);
+            named += hasIt;
+            if (hasIt) shown += model->indexForPath(root + "/" + r["path"].toString()).isValid();
+        }
+        QVERIFY(named > 0);
+        QCOMPARE(shown, named);
+        model->setFilterText(QString(), true);
     }
 
     // Compile times: the bars are graph entries, slowest first; Enter on one (QTreeView's

@@ -18,7 +18,7 @@ namespace kiln::ui {
 
 CacheBrowser::CacheBrowser(QWidget* parent)
     : QWidget(parent), model_(new CacheTreeModel(this)), filter_(new QLineEdit(this)), view_(new QTreeView(this)) {
-    filter_->setPlaceholderText(tr("Filter by key, path or kernel name (Ctrl+F)"));
+    filter_->setPlaceholderText(tr("Filter by name, function, key, path or kernel name (Ctrl+F)"));
     filter_->setClearButtonEnabled(true);
     view_->setModel(model_);
     view_->setUniformRowHeights(true);  // lets the view skip measuring rows of a large cache
@@ -28,6 +28,9 @@ CacheBrowser::CacheBrowser(QWidget* parent)
     view_->header()->setStretchLastSection(false);
     view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->header()->setSectionResizeMode(CacheTreeModel::NameColumn, QHeaderView::Stretch);
+    // The hash, elided: graph entries are named in the Name column; widen it to read the whole key.
+    view_->header()->setSectionResizeMode(CacheTreeModel::KeyColumn, QHeaderView::Interactive);
+    view_->header()->resizeSection(CacheTreeModel::KeyColumn, 90);
     view_->setAlternatingRowColors(true);
 
     auto* layout = new QVBoxLayout(this);

@@ -1,5 +1,7 @@
 #include "browser/cache_tree.hpp"
 
+#include "browser/entry_labels.hpp"
+
 #include <algorithm>
 #include <array>
 #include <unordered_set>
@@ -113,19 +115,25 @@ CacheNode CacheTree::item(int i) const {
     return c;
 }
 
-bool CacheTree::matches(int i, const std::vector<std::string>& words) const {
+bool CacheTree::matches(int i, const std::vector<std::string>& words, const EntryLabels* labels) const {
     const TreeNode& n = node(i);
+    const bool entry = n.category == Category::fxgraph || n.category == Category::aotautograd;
+    auto labelHas = [&](int node, const std::string& w) {
+        return labels && entry && containsNoCase(labels->find(node), w);
+    };
     for (const std::string& w : words) {
         bool found = false;
         switch (n.kind) {
             case Kind::root: break;
             case Kind::category: found = containsNoCase(inductor::category_name(n.category), w); break;
             case Kind::file:
-                found = containsNoCase(scan_->artifacts[n.ref].rel_path(), w) || containsNoCase(keyView(i), w);
+                found = containsNoCase(scan_->artifacts[n.ref].rel_path(), w) || containsNoCase(keyView(i), w) ||
+                        labelHas(i, w);
                 break;
             case Kind::group:
-                found = containsNoCase(nameView(i), w) || containsNoCase(keyView(i), w);
-                for (int c = 0; !found && c < childCount(i); ++c) found = containsNoCase(nameView(child(i, c)), w);
+                found = containsNoCase(nameView(i), w) || containsNoCase(keyView(i), w) || labelHas(i, w);
+                for (int c = 0; !found && c < childCount(i); ++c)
+                    found = containsNoCase(nameView(child(i, c)), w) || labelHas(child(i, c), w);
                 break;
         }
         if (!found) return false;

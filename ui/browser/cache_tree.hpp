@@ -50,6 +50,8 @@ struct TreeNode {
     inductor::GroupKind groupKind = inductor::GroupKind::single_file;
 };
 
+class EntryLabels;
+
 class CacheTree {
 public:
     QString root;
@@ -79,8 +81,9 @@ public:
     CacheNode item(int i) const;  // the node as a value
 
     // The filter: every word (lower-case, no spaces) is an ASCII case-insensitive substring of the
-    // node's relative path, key or (for groups) one of its files' names. Allocates nothing.
-    bool matches(int i, const std::vector<std::string>& words) const;
+    // node's relative path, key, readable name (`labels`: graph entries) or (for groups) one of its
+    // files' names or readable names. Allocates nothing.
+    bool matches(int i, const std::vector<std::string>& words, const EntryLabels* labels = nullptr) const;
     QString searchText(int i) const;  // that haystack as one lower-case string (tests, tooltips)
 
     // Node index of a group or file by absolute path; -1 when the tree does not hold it.

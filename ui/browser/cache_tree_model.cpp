@@ -25,11 +25,13 @@ void CacheTreeModel::setTree(std::shared_ptr<const CacheTree> tree) {
     // The old tree may hold the last reference to a million-file scan: free it on a worker thread.
     if (tree_ && tree_.use_count() == 1) (void)QtConcurrent::run([old = std::move(tree_)] {});
     tree_ = std::move(tree);
+    labels_.reset();  // names of the old tree's nodes
+    wanted_.labelsVersion = 0;
     order_.reset();
     spec_ = OrderSpec{};
     const bool small = tree_ && tree_->size() <= asyncNodes_;
     if (small && !wanted_.isTreeOrder()) {
-        order_ = computeOrder(*tree_, wanted_);
+        order_ = computeOrder(*tree_, wanted_, nullptr, labels_.get());
         spec_ = wanted_;
     }
     endResetModel();
@@ -57,7 +59,8 @@ void CacheTreeModel::reorder(bool now) {
     cancelPending();
     if (!tree_ || wanted_ == spec_) return;
     if (wanted_.isTreeOrder()) return apply(nullptr, wanted_);
-    if (now || tree_->size() <= asyncNodes_) return apply(computeOrder(*tree_, wanted_), wanted_);
+    if (now || tree_->size() <= asyncNodes_)
+        return apply(computeOrder(*tree_, wanted_, nullptr, labels_.get()), wanted_);
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     pending_ = cancel;
     pendingSpec_ = wanted_;
@@ -68,8 +71,9 @@ void CacheTreeModel::reorder(bool now) {
         pending_.reset();
         if (auto order = watcher->result()) apply(std::move(order), spec);
     });
-    watcher->setFuture(
-        QtConcurrent::run([tree = tree_, spec = wanted_, cancel] { return computeOrder(*tree, spec, cancel.get()); }));
+    watcher->setFuture(QtConcurrent::run([tree = tree_, spec = wanted_, cancel, labels = labels_] {
+        return computeOrder(*tree, spec, cancel.get(), labels.get());
+    }));
 }
 
 void CacheTreeModel::apply(std::shared_ptr<const TreeOrder> order, OrderSpec spec) {
@@ -145,7 +149,12 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole:
             switch (index.column()) {
-                case NameColumn: return tree_->name(i);
+                case NameColumn:
+                    if (labels_)
+                        if (const auto l = labels_->find(i); !l.empty())
+                            return QString::fromUtf8(l.data(), static_cast<qsizetype>(l.size()));
+                    return tree_->name(i);
+                case KeyColumn: return tree_->key(i);
                 case FilesColumn: return n.kind == Kind::file ? QVariant() : QVariant::fromValue<qulonglong>(n.files);
                 case SizeColumn: return formatBytes(n.bytes);
                 case LastUsedColumn:
@@ -155,7 +164,10 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
             }
             return {};
         case Qt::ToolTipRole: {
-            const QString tip = n.kind == Kind::category ? tree_->name(i) : tree_->path(i);
+            QString tip = n.kind == Kind::category ? tree_->name(i) : tree_->path(i);
+            if (labels_ && index.column() == NameColumn)
+                if (const auto l = labels_->find(i); !l.empty())
+                    tip = QString::fromUtf8(l.data(), static_cast<qsizetype>(l.size())) + QLatin1Char('\n') + tip;
             if (marks_.isEmpty() || n.kind == Kind::category) return tip;
             const auto m = marks_.constFind(tree_->path(i));
             return m == marks_.cend() ? tip : tip + QLatin1Char('\n') + m->tip;
@@ -167,13 +179,16 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
             return QGuiApplication::palette().color(QPalette::Base).lightness() < 128 ? m->onDark : m->onLight;
         }
         case Qt::TextAlignmentRole:
-            return index.column() == NameColumn ? QVariant() : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
+            return index.column() == NameColumn || index.column() == KeyColumn
+                       ? QVariant()
+                       : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
         case SortRole:
             switch (index.column()) {
                 case FilesColumn: return QVariant::fromValue<qulonglong>(n.files);
                 case SizeColumn: return QVariant::fromValue<qulonglong>(n.bytes);
                 case LastUsedColumn: return QVariant::fromValue<qlonglong>(n.lastUseNs);
-                default: return tree_->name(i).toLower();
+                case KeyColumn: return tree_->key(i).toLower();
+                default: return data(index, Qt::DisplayRole).toString().toLower();
             }
         case PathRole: return n.kind == Kind::category ? QString() : tree_->path(i);
         case SearchRole: return tree_->searchText(i);
@@ -192,6 +207,7 @@ QVariant CacheTreeModel::headerData(int section, Qt::Orientation o, int role) co
         case FilesColumn: return tr("Files");
         case SizeColumn: return tr("Size");
         case LastUsedColumn: return tr("Last used");
+        case KeyColumn: return tr("Key");
         default: return {};
     }
 }
@@ -202,6 +218,18 @@ QModelIndex CacheTreeModel::indexForPath(const QString& path) const {
     if (i <= 0) return {};
     const int r = rowOf(i);
     return r < 0 ? QModelIndex() : createIndex(r, 0, static_cast<quintptr>(i));
+}
+
+void CacheTreeModel::setEntryLabels(std::shared_ptr<const CacheTree> forTree,
+                                    std::shared_ptr<const EntryLabels> labels) {
+    if (!tree_ || forTree != tree_) return;
+    labels_ = std::move(labels);
+    wanted_.labelsVersion = ++labelsVersion_;
+    // The shown names change: the views repaint; the order (name sort, filter) follows, off the UI
+    // thread for a large tree.
+    emit layoutAboutToBeChanged();
+    emit layoutChanged();
+    reorder(false);
 }
 
 void CacheTreeModel::setMarks(QHash<QString, PathMark> marks) {

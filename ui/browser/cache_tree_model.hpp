@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "browser/cache_tree.hpp"
+#include "browser/entry_labels.hpp"
 #include "browser/tree_order.hpp"
 
 namespace kiln::ui {
@@ -27,7 +28,8 @@ struct PathMark {
 class CacheTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, FilesColumn, SizeColumn, LastUsedColumn, ColumnCount };
+    // Name: a graph entry's readable name once its labels are in (setEntryLabels); Key: the hash.
+    enum Column { NameColumn, FilesColumn, SizeColumn, LastUsedColumn, KeyColumn, ColumnCount };
     enum Role {
         PathRole = Qt::UserRole + 1,  // QString: absolute path
         SortRole,                     // numbers for size/files/age columns, lower-case name otherwise
@@ -65,6 +67,10 @@ public:
     CacheNode item(const QModelIndex& index) const;       // the node as a value (default when invalid)
     // Replaces the marks (kept across setTree: paths, not nodes).
     void setMarks(QHash<QString, PathMark> marks);
+    // The graph entries' readable names for this tree (ignored when made for another); the filter
+    // matches them and the name column sorts by them.
+    void setEntryLabels(std::shared_ptr<const CacheTree> forTree, std::shared_ptr<const EntryLabels> labels);
+    const std::shared_ptr<const EntryLabels>& entryLabels() const { return labels_; }
     const QHash<QString, PathMark>& marks() const { return marks_; }
 
 signals:
@@ -81,6 +87,8 @@ private:
 
     std::shared_ptr<const CacheTree> tree_;
     QHash<QString, PathMark> marks_;
+    std::shared_ptr<const EntryLabels> labels_;  // for tree_ only
+    int labelsVersion_ = 0;
     std::shared_ptr<const TreeOrder> order_;      // null: the tree's own order, nothing filtered
     OrderSpec spec_;                              // what order_ shows
     OrderSpec wanted_;                            // the latest request

@@ -3,23 +3,31 @@
 #include <QElapsedTimer>
 
 #include "jobs/job_control.hpp"
+#include "jobs/release_memory.hpp"
 
 namespace kiln::ui {
 
-ScanOutcome runScan(const QString& root, JobControl& ctl) {
+ScanOutcome runScan(const QString& root, JobControl& ctl, std::shared_ptr<ScanCounters> counters) {
     QElapsedTimer timer;
     timer.start();
     ScanOutcome out;
     inductor::ScanOptions opt;
     opt.cancel = ctl.cancelFlag();
     opt.progress_every = 512;  // cheap: two relaxed stores; the UI samples them on its own timer
-    opt.progress = [&ctl](const inductor::ScanProgress& p) { ctl.setProgress(static_cast<std::int64_t>(p.files), 0); };
+    opt.progress = [&ctl, counters](const inductor::ScanProgress& p) {
+        ctl.setProgress(static_cast<std::int64_t>(p.files), 0);
+        if (counters) {
+            counters->files.store(p.files, std::memory_order_relaxed);
+            counters->bytes.store(p.bytes, std::memory_order_relaxed);
+        }
+    };
     auto scan = inductor::scan_cache(root.toStdString(), opt);
     if (!scan) {
         out.error = QString::fromStdString(scan.error().str());
         return out;
     }
     out.tree = buildCacheTree(std::make_shared<const inductor::ScanResult>(std::move(scan).value()));
+    releaseFreedMemory();  // the walk's and the tree build's temporaries
     out.elapsedMs = timer.elapsed();
     return out;
 }

@@ -3,6 +3,8 @@
 // browser's tree built from the result, all on the worker thread.
 #include <QString>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "browser/cache_tree.hpp"
@@ -17,6 +19,11 @@ struct ScanOutcome {
     qint64 elapsedMs = 0;
 };
 
-ScanOutcome runScan(const QString& root, JobControl& ctl);
+// What the scan has found so far (relaxed atomics the Overview samples while the scan runs).
+struct ScanCounters {
+    std::atomic<std::uint64_t> files{0}, bytes{0};
+};
+
+ScanOutcome runScan(const QString& root, JobControl& ctl, std::shared_ptr<ScanCounters> counters = nullptr);
 
 }  // namespace kiln::ui

@@ -15,27 +15,31 @@ std::vector<std::string> filterWords(const QString& text) {
 
 namespace {
 
-std::string_view sortName(const CacheTree& t, int i) {
+std::string_view sortName(const CacheTree& t, int i, const EntryLabels* labels) {
     const TreeNode& n = t.node(i);
-    return n.kind == CacheNode::Kind::category ? inductor::category_name(n.category) : t.nameView(i);
+    if (n.kind == CacheNode::Kind::category) return inductor::category_name(n.category);
+    if (labels)
+        if (auto l = labels->find(i); !l.empty()) return l;
+    return t.nameView(i);
 }
 
 // -1, 0, 1 by the column's value (the numbers the Files, Size and Last used columns show).
-int compareBy(const CacheTree& t, int column, int a, int b) {
+int compareBy(const CacheTree& t, int column, int a, int b, const EntryLabels* labels) {
     const TreeNode &x = t.node(a), &y = t.node(b);
     auto cmp = [](auto u, auto v) { return u < v ? -1 : (v < u ? 1 : 0); };
     switch (column) {
         case 1: return cmp(x.files, y.files);
         case 2: return cmp(x.bytes, y.bytes);
         case 3: return cmp(x.lastUseNs, y.lastUseNs);
-        default: return compareNoCase(sortName(t, a), sortName(t, b));
+        case 4: return compareNoCase(t.keyView(a), t.keyView(b));
+        default: return compareNoCase(sortName(t, a, labels), sortName(t, b, labels));
     }
 }
 
 }  // namespace
 
 std::shared_ptr<const TreeOrder> computeOrder(const CacheTree& tree, const OrderSpec& spec,
-                                              const std::atomic<bool>* cancel) {
+                                              const std::atomic<bool>* cancel, const EntryLabels* labels) {
     auto o = std::make_shared<TreeOrder>();
     const auto n = static_cast<std::size_t>(tree.size());
     o->visible.assign(n, 0);
@@ -46,12 +50,13 @@ std::shared_ptr<const TreeOrder> computeOrder(const CacheTree& tree, const Order
     for (std::size_t i = n; i-- > 1;) {
         if (cancelled(i)) return nullptr;
         const int ii = static_cast<int>(i);
-        if (spec.words.empty() || o->visible[i] > 0 || tree.matches(ii, spec.words)) {
+        if (spec.words.empty() || o->visible[i] > 0 || tree.matches(ii, spec.words, labels)) {
             o->rowOf[i] = 0;
             ++o->visible[static_cast<std::size_t>(tree.parent(ii))];
         }
     }
-    const bool sorted = spec.column > 0 || (spec.column == 0 && spec.order == Qt::DescendingOrder);
+    // The name column's own order is the tree's (file names); readable names re-sort it.
+    const bool sorted = spec.column > 0 || (spec.column == 0 && (spec.order == Qt::DescendingOrder || labels));
     const bool desc = spec.order == Qt::DescendingOrder;
     for (std::size_t p = 0; p < n; ++p) {
         if (o->visible[p] == 0) continue;
@@ -65,7 +70,7 @@ std::shared_ptr<const TreeOrder> computeOrder(const CacheTree& tree, const Order
         const auto end = o->order.begin() + static_cast<std::ptrdiff_t>(w);
         if (sorted)
             std::stable_sort(begin, end, [&](int a, int b) {
-                const int c = compareBy(tree, spec.column, a, b);
+                const int c = compareBy(tree, spec.column, a, b, labels);
                 return desc ? c > 0 : c < 0;
             });
         for (auto it = begin; it != end; ++it)

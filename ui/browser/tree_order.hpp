@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "browser/cache_tree.hpp"
+#include "browser/entry_labels.hpp"
 
 namespace kiln::ui {
 
@@ -19,8 +20,11 @@ struct OrderSpec {
     int column = 0;  // CacheTreeModel::Column
     Qt::SortOrder order = Qt::AscendingOrder;
     std::vector<std::string> words;  // lower-case UTF-8 words, every one must match (CacheTree::matches)
+    int labelsVersion = 0;           // the entry labels it was computed with (new labels: a new order)
 
-    bool isTreeOrder() const { return column <= 0 && order == Qt::AscendingOrder && words.empty(); }
+    bool isTreeOrder() const {
+        return column <= 0 && order == Qt::AscendingOrder && words.empty() && labelsVersion == 0;
+    }
     bool operator==(const OrderSpec&) const = default;
 };
 
@@ -36,7 +40,9 @@ struct TreeOrder {
 
 // Recursive filtering as QSortFilterProxyModel did it: a node shows when it matches or a descendant
 // does; siblings are sorted stably (ties keep name order). Null when cancelled.
+// `labels`: the graph entries' readable names, which the filter matches and the name column sorts by.
 std::shared_ptr<const TreeOrder> computeOrder(const CacheTree& tree, const OrderSpec& spec,
-                                              const std::atomic<bool>* cancel = nullptr);
+                                              const std::atomic<bool>* cancel = nullptr,
+                                              const EntryLabels* labels = nullptr);
 
 }  // namespace kiln::ui

@@ -11,7 +11,10 @@ namespace kiln::ui {
 HealthPanel* installHealthView(MainWindow& w) {
     auto* panel = new HealthPanel(w.jobs());
     w.addPanel(panel, QObject::tr("Health"));
-    QObject::connect(&w, &MainWindow::rootChanged, panel, &HealthPanel::setRoot);
+    // The root's scan is the window's: the check waits for it instead of walking the root itself.
+    QObject::connect(&w, &MainWindow::rootChanged, panel,
+                     [panel](const QString& root) { panel->setRootQuietly(root); });
+    QObject::connect(&w, &MainWindow::cacheScanned, panel, &HealthPanel::checkTree);
     if (!w.currentRoot().isEmpty()) panel->setRoot(w.currentRoot());
     QObject::connect(panel, &HealthPanel::entrySelected, &w, [&w](const QString& path) {
         if (w.browser()->selectPath(path)) w.workspace()->setCurrentIndex(0);

@@ -1,5 +1,7 @@
 #include "health/health_panel.hpp"
 
+#include "browser/cache_tree.hpp"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -75,8 +77,23 @@ HealthPanel::HealthPanel(JobRunner* jobs, QWidget* parent)
 
 void HealthPanel::setRoot(const QString& root) {
     root_ = root;
+    tree_.reset();
     model_->clear();
     check();
+}
+
+void HealthPanel::setRootQuietly(const QString& root) {
+    root_ = root;
+    tree_.reset();
+    model_->clear();
+    summary_->setText(tr("Checking %1 ...").arg(root_));
+}
+
+void HealthPanel::checkTree(std::shared_ptr<const CacheTree> tree) {
+    if (!tree || tree->root != root_) return;
+    tree_ = std::move(tree);
+    run(Action::check);  // this once from the scan; the Check button walks the root afresh
+    tree_.reset();
 }
 
 void HealthPanel::check() { run(Action::check); }
@@ -95,7 +112,7 @@ void HealthPanel::run(Action action, const QString& id) {
     const std::string qid = id.toStdString();
     jobs_->start(
         QStringLiteral("health"), tr("Checking cache health"),
-        [root, qid, action](JobControl& ctl) {
+        [root, qid, action, tree = action == Action::check ? tree_ : nullptr](JobControl& ctl) {
             HealthOutcome out;
             health::CheckOptions options;
             options.default_target = true;  // looked up while the walk runs
@@ -119,7 +136,7 @@ void HealthPanel::run(Action action, const QString& id) {
                       : QString::fromStdString(r.error().str());
             }
             if (!out.report) {
-                auto checked = health::check_cache(root, options);
+                auto checked = tree ? health::check_scan(tree->scan(), options) : health::check_cache(root, options);
                 if (checked) out.report = std::move(*checked);
                 else if (out.message.isEmpty()) out.message = QString::fromStdString(checked.error().str());
             }

@@ -4,6 +4,8 @@
 // cache and back (core/health; the work runs on the JobRunner's "health" channel).
 #include <QWidget>
 
+#include <memory>
+
 #include "health/health_model.hpp"
 
 class QComboBox;
@@ -14,6 +16,7 @@ class QTreeView;
 namespace kiln::ui {
 
 class JobRunner;
+class CacheTree;
 
 class HealthPanel : public QWidget {
     Q_OBJECT
@@ -26,7 +29,10 @@ public:
     QString lastMessage() const { return message_; }
 
 public slots:
-    void setRoot(const QString& root);  // and check it
+    void setRoot(const QString& root);         // and check it
+    void setRootQuietly(const QString& root);  // no check until checkTree() or check()
+    // The window's scan of the open root: checked without walking the root again (check_scan).
+    void checkTree(std::shared_ptr<const CacheTree> tree);
     void check();
     void quarantine();  // the problem groups of the last check
     void restore(const QString& id);
@@ -53,6 +59,7 @@ private:
     QComboBox* ids_;
     QPushButton* restore_;
     QString root_;
+    std::shared_ptr<const CacheTree> tree_;  // set while checkTree() starts its check
     QStringList quarantines_;
     QString message_;
     bool busy_ = false;

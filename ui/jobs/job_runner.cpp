@@ -1,5 +1,11 @@
 #include "jobs/job_runner.hpp"
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <thread>
 
@@ -7,13 +13,27 @@ namespace kiln::ui {
 
 namespace {
 constexpr int kProgressIntervalMs = 100;  // ~10 updates a second is smooth and costs nothing
-}
+// Background work's nice value above the UI thread's: a third of its CPU share when both want a core.
+constexpr int kBackgroundNice = 5;
+}  // namespace
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
-    // Leave one core for the UI thread on small machines.
-    pool_.setMaxThreadCount(std::max(2, static_cast<int>(std::thread::hardware_concurrency()) - 1));
+    // Four at least: most jobs wait on the file system, and the Overview's sections must not queue behind
+    // every view's load on a two-core machine.
+    pool_.setMaxThreadCount(std::max(4, static_cast<int>(std::thread::hardware_concurrency()) - 1));
     tick_.setInterval(kProgressIntervalMs);
     connect(&tick_, &QTimer::timeout, this, &JobRunner::sample);
+}
+
+void JobRunner::yieldToUiThread() {
+#if defined(__linux__)
+    // Linux keeps a nice value per thread; threads this one creates start with it.
+    thread_local const bool lowered = [] {
+        const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+        return ::setpriority(PRIO_PROCESS, tid, std::min(19, ::getpriority(PRIO_PROCESS, tid) + kBackgroundNice)) == 0;
+    }();
+    (void)lowered;
+#endif
 }
 
 JobRunner::~JobRunner() {

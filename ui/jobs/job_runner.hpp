@@ -31,7 +31,10 @@ public:
         using R = std::invoke_result_t<Work&, JobControl&>;
         auto ctl = std::make_shared<JobControl>();
         const quint64 id = begin(channel, label, ctl);
-        QFuture<R> f = QtConcurrent::run(&pool_, [ctl, work = std::move(work)]() mutable { return work(*ctl); });
+        QFuture<R> f = QtConcurrent::run(&pool_, [ctl, work = std::move(work)]() mutable {
+            yieldToUiThread();
+            return work(*ctl);
+        });
         f.then(this, [this, id, channel, done = std::move(done)](R r) mutable {
             if (finish(channel, id)) done(std::move(r));
         });
@@ -50,6 +53,9 @@ signals:
     void busyChanged(bool busy);
 
 private:
+    // Lowers the calling pool thread's scheduling priority once (the threads core work starts from it
+    // inherit it): on a machine with fewer cores than busy threads, the UI thread runs first.
+    static void yieldToUiThread();
     struct Active {
         quint64 id = 0;
         QString label;

@@ -89,6 +89,7 @@ QString entriesSection(const overview::Overview& o, const Colors& c) {
 }
 
 QString opsSection(const overview::Overview& o) {
+    constexpr std::size_t kShown = 20;  // a shared cache holds thousands: the rest are in the Autotune view
     QString h = QObject::tr("<h3>Autotuned ops: %1</h3>").arg(o.ops.size());
     if (o.ops.empty())
         return h + QObject::tr(
@@ -98,7 +99,8 @@ QString opsSection(const overview::Overview& o) {
                        .arg(link("kiln-view:Autotune", QObject::tr("Autotune")));
     h += tableStart() + "<tr>" + th(QObject::tr("Op")) + th(QObject::tr("Inputs")) + th(QObject::tr("Device")) +
          th(QObject::tr("Winner")) + th(QObject::tr("Time"), true) + th(QObject::tr("Next best"), true) + "</tr>";
-    for (const auto& op : o.ops) {
+    for (std::size_t i = 0; i < o.ops.size() && i < kShown; ++i) {
+        const auto& op = o.ops[i];
         QString margin = QStringLiteral("–");
         if (op.best_ms && op.runner_up_ms && *op.best_ms > 0)
             margin = QObject::tr("%1× slower").arg(*op.runner_up_ms / *op.best_ms, 0, 'f', 2);
@@ -107,7 +109,16 @@ QString opsSection(const overview::Overview& o) {
              td(op.best_ms ? QStringLiteral("%1 ms").arg(*op.best_ms, 0, 'f', 4) : QStringLiteral("–"), true) +
              td(margin, true) + "</tr>";
     }
-    return h + "</table>";
+    h += "</table>";
+    if (o.ops.size() > kShown)
+        h += QObject::tr("<p>… and %1 more in the %2 view.</p>")
+                 .arg(o.ops.size() - kShown)
+                 .arg(link("kiln-view:Autotune", QObject::tr("Autotune")));
+    return h;
+}
+
+QString pendingSection(const QString& title, const QString& what, const Colors& c) {
+    return QStringLiteral("<h3>%1</h3><p style=\"color:%2\">%3</p>").arg(title, c.muted, what);
 }
 
 QString portabilitySection(const overview::Overview& o) {
@@ -177,20 +188,36 @@ QString formatSeconds(double s) {
     return QStringLiteral("%1 min %2 s").arg(int(s / 60)).arg(int(s) % 60);
 }
 
-QString overviewHtml(const overview::Overview& o, const QPalette& palette) {
+QString overviewHtml(const overview::Overview& o, const QPalette& palette, const overview::SectionsPending& pending) {
     const Colors c(palette);
     QString h = QObject::tr("<h2>%1</h2><p style=\"color:%2\">%3 · %4 files · %5</p>")
                     .arg(QFileInfo(QString::fromStdString(o.root)).fileName().toHtmlEscaped(), c.muted, esc(o.root))
                     .arg(o.stats.total_files)
                     .arg(bytes(o.stats.total_bytes));
-    h += entriesSection(o, c);
-    h += opsSection(o);
-    h += portabilitySection(o);
-    h += evictSection(o);
-    h += healthSection(o);
+    h += pending.entries ? pendingSection(QObject::tr("Graph entries"), QObject::tr("Reading the graph entries …"), c)
+                         : entriesSection(o, c);
+    h += pending.ops ? pendingSection(QObject::tr("Autotuned ops"), QObject::tr("Reading the timings …"), c)
+                     : opsSection(o);
+    h += pending.portability ? pendingSection(QObject::tr("Will it hit here?"),
+                                              QObject::tr("Comparing the entries with this machine …"), c)
+                             : portabilitySection(o);
+    h += pending.evict ? pendingSection(QObject::tr("Space"), QObject::tr("Planning eviction …"), c) : evictSection(o);
+    h += pending.health ? pendingSection(QObject::tr("Health"), QObject::tr("Checking the cache …"), c)
+                        : healthSection(o);
     h += traceSection(o);
     h += cacheSection(o);
     return h;
+}
+
+QString scanningHtml(const QString& root, std::uint64_t files, std::uint64_t bytes_so_far, const QPalette& palette) {
+    const Colors c(palette);
+    return QObject::tr(
+               "<h2>%1</h2><p style=\"color:%2\">%3</p><p><b>Scanning …</b> %4 files, %5 so far.</p>"
+               "<p style=\"color:%2\">The statistics show when the scan ends; the other sections follow "
+               "as they are computed.</p>")
+        .arg(QFileInfo(root).fileName().toHtmlEscaped(), c.muted, root.toHtmlEscaped())
+        .arg(files)
+        .arg(bytes(bytes_so_far));
 }
 
 QString noCacheHtml(const QString& reason, const QPalette& palette) {

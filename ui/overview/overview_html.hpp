@@ -13,7 +13,12 @@
 
 namespace kiln::ui {
 
-QString overviewHtml(const overview::Overview& o, const QPalette& palette);
+// Sections still `pending` say so ("computing …") instead of showing zeros.
+QString overviewHtml(const overview::Overview& o, const QPalette& palette,
+                     const overview::SectionsPending& pending = {});
+
+// While the scan runs: the root and what the scan found so far.
+QString scanningHtml(const QString& root, std::uint64_t files, std::uint64_t bytes, const QPalette& palette);
 
 // No cache to show: where Kiln looked, and how to open one.
 QString noCacheHtml(const QString& reason, const QPalette& palette);

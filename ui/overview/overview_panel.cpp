@@ -4,17 +4,75 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "browser/cache_tree.hpp"
+#include "browser/scan_job.hpp"
+#include "inductor/compile_timeline.hpp"
 #include "jobs/job_runner.hpp"
+#include "jobs/release_memory.hpp"
 #include "overview/overview_html.hpp"
 
 namespace kiln::ui {
 
 namespace {
-struct OverviewOutcome {
+
+// The sections after the statistics, cheapest first; each a value computed from the scan.
+struct SectionValue {
     QString root;
-    std::shared_ptr<const overview::Overview> overview;
-    QString error;
+    std::function<void(overview::Overview&, overview::SectionsPending&)> apply;
+    QString what;
 };
+
+SectionValue computeSection(int index, const CacheTree& tree, JobControl& ctl) {
+    const inductor::ScanResult& scan = tree.scan();
+    SectionValue v{tree.root, nullptr, {}};
+    switch (index) {
+        case 0: {
+            auto g = overview::evict_section(scan);
+            std::vector<std::string> traces;  // the TORCH_TRACE dirs beside the root (a directory listing)
+            for (const auto& d : inductor::find_trace_dirs(scan.root)) traces.push_back(d.string());
+            v.what = QStringLiteral("evict");
+            v.apply = [g, traces](overview::Overview& o, overview::SectionsPending& p) {
+                o.evict = g;
+                o.trace_dirs = traces;
+                p.evict = false;
+            };
+            break;
+        }
+        case 1: {
+            auto s = std::make_shared<overview::OpsSection>(overview::ops_section(scan.root));
+            v.what = QStringLiteral("ops");
+            v.apply = [s](overview::Overview& o, overview::SectionsPending& p) {
+                overview::apply(o, std::move(*s));
+                p.ops = false;
+            };
+            break;
+        }
+        case 2: {
+            overview::OverviewOptions opt;
+            opt.cancel = ctl.cancelFlag();
+            auto g = overview::portability_section(scan, opt);
+            v.what = QStringLiteral("portability");
+            v.apply = [g](overview::Overview& o, overview::SectionsPending& p) {
+                o.portability = g;
+                p.portability = false;
+            };
+            break;
+        }
+        case 3: {
+            auto g = overview::health_section(scan, ctl.cancelFlag());
+            v.what = QStringLiteral("health");
+            v.apply = [g](overview::Overview& o, overview::SectionsPending& p) {
+                o.health = g;
+                p.health = false;
+            };
+            break;
+        }
+        default: break;
+    }
+    return v;
+}
+constexpr int kSections = 4;
+
 }  // namespace
 
 OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent)
@@ -28,48 +86,134 @@ OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent)
     layout->addWidget(view_);
     setFocusProxy(view_);
     connect(view_, &QTextBrowser::anchorClicked, this, &OverviewPanel::linkActivated);
+    progressTick_.setInterval(100);
+    connect(&progressTick_, &QTimer::timeout, this, [this] {
+        if (!tree_ && counters_) render();
+    });
 }
 
-bool OverviewPanel::isLoading() const { return jobs_->isRunning(QStringLiteral("overview")); }
-
-void OverviewPanel::load(const QString& root) {
+void OverviewPanel::load(const QString& root, std::shared_ptr<const ScanCounters> counters) {
+    jobs_->cancel(QStringLiteral("overview"));
     root_ = root;
     noCache_.clear();
     error_.clear();
-    overview_.reset();
-    view_->setHtml(tr("<p>Reading %1 …</p>").arg(root.toHtmlEscaped()));
+    tree_.reset();
+    current_.reset();
+    complete_ = false;
+    counters_ = std::move(counters);
+    if (counters_) progressTick_.start();
+    render();
+    emit sectionShown(QStringLiteral("scanning"));
+}
+
+void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
+    if (!tree || tree->root != root_) return;
+    progressTick_.stop();
+    jobs_->cancel(QStringLiteral("overview"));
+    tree_ = std::move(tree);
+    // The statistics are the tree's own (compute_stats of the scan): nothing to wait for.
+    auto o = std::make_shared<overview::Overview>();
+    o->root = tree_->scan().root;
+    o->stats = tree_->stats;
+    // Entries keep what the last scan knew until the new list comes (a rescan after a change).
+    if (current_ && !pending_.entries) {
+        o->entries = current_->entries;
+        o->aot_entries = current_->aot_entries;
+        o->entry_errors = current_->entry_errors;
+    } else {
+        pending_.entries = true;
+    }
+    pending_.ops = pending_.portability = pending_.evict = pending_.health = true;
+    current_ = std::move(o);
+    complete_ = false;
+    render();
+    emit sectionShown(QStringLiteral("stats"));
+    runSection(0);
+}
+
+void OverviewPanel::runSection(int index) {
+    if (index >= kSections || !tree_) return;
     jobs_->start(
-        QStringLiteral("overview"), tr("Overview of %1").arg(root),
-        [root](JobControl& ctl) {
-            overview::OverviewOptions opt;
-            opt.cancel = ctl.cancelFlag();
-            auto o = overview::compute_overview(root.toStdString(), opt);
-            OverviewOutcome out{root, nullptr, {}};
-            if (o.ok()) out.overview = std::make_shared<const overview::Overview>(std::move(o).value());
-            else out.error = QString::fromStdString(o.error().str());
-            return out;
+        QStringLiteral("overview"), tr("Overview of %1").arg(root_),
+        [tree = tree_, index](JobControl& ctl) {
+            SectionValue v = computeSection(index, *tree, ctl);
+            releaseFreedMemory();  // the section's report is gone: its pages too, before the next section
+            return v;
         },
-        [this](OverviewOutcome out) {
-            if (out.root != root_) return;
-            overview_ = std::move(out.overview);
-            error_ = out.error;
-            render();
-            emit computed();
+        [this, index](SectionValue v) {
+            if (v.root != root_ || !v.apply) return;
+            update([&](overview::Overview& o) { v.apply(o, pending_); }, v.what);
+            runSection(index + 1);
         });
 }
 
+void OverviewPanel::setEntries(overview::EntriesSection entries) {
+    if (!current_) return;
+    auto shared = std::make_shared<overview::EntriesSection>(std::move(entries));
+    update(
+        [&](overview::Overview& o) {
+            overview::apply(o, std::move(*shared));
+            pending_.entries = false;
+        },
+        QStringLiteral("entries"));
+}
+
+void OverviewPanel::update(const std::function<void(overview::Overview&)>& edit, const QString& what) {
+    auto next = std::make_shared<overview::Overview>(*current_);
+    edit(*next);
+    current_ = std::move(next);
+    render();
+    emit sectionShown(what);
+    finishIfDone();
+}
+
+void OverviewPanel::finishIfDone() {
+    if (complete_ || pending_.any()) return;
+    complete_ = true;
+    emit computed();
+}
+
 void OverviewPanel::showNoCache(const QString& reason) {
+    jobs_->cancel(QStringLiteral("overview"));
+    progressTick_.stop();
     root_.clear();
-    overview_.reset();
+    tree_.reset();
+    current_.reset();
     noCache_ = reason;
     render();
 }
 
+void OverviewPanel::showError(const QString& error) {
+    progressTick_.stop();
+    error_ = error;
+    render();
+    emit computed();
+}
+
 void OverviewPanel::render() {
-    if (overview_) view_->setHtml(overviewHtml(*overview_, palette()));
-    else if (!error_.isEmpty())
+    // Behind another tab, the HTML waits until the tab shows: a section that arrives while the user
+    // works in the browser costs the UI thread nothing.
+    if (window()->isVisible() && !isVisible()) {
+        stale_ = true;
+        return;
+    }
+    stale_ = false;
+    if (!error_.isEmpty()) {
         view_->setHtml(tr("<h3>Could not read %1</h3><p>%2</p>").arg(root_.toHtmlEscaped(), error_.toHtmlEscaped()));
-    else if (!noCache_.isEmpty()) view_->setHtml(noCacheHtml(noCache_, palette()));
+    } else if (current_) {
+        view_->setHtml(overviewHtml(*current_, palette(), pending_));
+    } else if (!root_.isEmpty()) {
+        const std::uint64_t files = counters_ ? counters_->files.load(std::memory_order_relaxed) : 0;
+        const std::uint64_t bytes = counters_ ? counters_->bytes.load(std::memory_order_relaxed) : 0;
+        view_->setHtml(scanningHtml(root_, files, bytes, palette()));
+    } else if (!noCache_.isEmpty()) {
+        view_->setHtml(noCacheHtml(noCache_, palette()));
+    }
+}
+
+void OverviewPanel::showEvent(QShowEvent* e) {
+    if (stale_) render();
+    QWidget::showEvent(e);
 }
 
 void OverviewPanel::changeEvent(QEvent* e) {

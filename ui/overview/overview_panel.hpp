@@ -1,7 +1,12 @@
 #pragma once
 // The "Overview" workspace tab, the first thing the app shows: what the open cache holds and what to
-// look at first (overview_html.hpp). Computed off the UI thread through the JobRunner ("overview"
-// channel) from overview::compute_overview; links ask the main window to show the item's view.
+// look at first (overview_html.hpp). It shows at once what is known: while the window's scan runs,
+// the files and bytes found so far; when the scan ends, the statistics of that same scan (the browser's
+// CacheTree: no second walk); then each slower section as it is computed off the UI thread from that
+// scan (overview::*_section, one job at a time on the "overview" channel, each a value delivered on
+// the UI thread). The graph entries section comes from the main window, which reads the entries once
+// for it and for the browser's readable names.
+#include <QTimer>
 #include <QUrl>
 #include <QWidget>
 
@@ -14,35 +19,59 @@ class QTextBrowser;
 namespace kiln::ui {
 
 class JobRunner;
+class CacheTree;
+struct ScanCounters;
 
 class OverviewPanel : public QWidget {
     Q_OBJECT
 public:
     explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr);
 
-    void load(const QString& root);  // recomputes in the background
+    // A root being scanned: shows the scan's progress from `counters` (sampled every 100 ms).
+    void load(const QString& root, std::shared_ptr<const ScanCounters> counters = nullptr);
+    // The scan of the root: its statistics now, the other sections in the background.
+    void setTree(std::shared_ptr<const CacheTree> tree);
+    // The graph entries section (read by the main window with the browser's names); an error string
+    // when the entries could not be listed.
+    void setEntries(overview::EntriesSection entries);
     void showNoCache(const QString& reason);
-    std::shared_ptr<const overview::Overview> overview() const { return overview_; }
+    void showError(const QString& error);
+
+    // Every section in; null until then.
+    std::shared_ptr<const overview::Overview> overview() const { return complete_ ? current_ : nullptr; }
+    // What is shown now (null while scanning).
+    std::shared_ptr<const overview::Overview> partial() const { return current_; }
     QString error() const { return error_; }
     QTextBrowser* view() const { return view_; }
-    bool isLoading() const;
+    bool isLoading() const { return !root_.isEmpty() && !complete_ && error_.isEmpty(); }
 
 signals:
-    void computed();
+    void computed();                         // every section in
+    void sectionShown(const QString& what);  // "scanning", "stats", "entries", "ops", "portability", "health", "evict"
     void linkActivated(const QUrl& url);
 
 protected:
-    void changeEvent(QEvent* e) override;  // palette changes: re-render in the new colours
+    void changeEvent(QEvent* e) override;    // palette changes: re-render in the new colours
+    void showEvent(QShowEvent* e) override;  // what came while another tab was shown
 
 private:
     void render();
+    void runSection(int index);  // the slower sections, one after another
+    void update(const std::function<void(overview::Overview&)>& edit, const QString& what);
+    void finishIfDone();
 
     JobRunner* jobs_;
     QTextBrowser* view_;
+    QTimer progressTick_;
     QString root_;
     QString error_;
     QString noCache_;
-    std::shared_ptr<const overview::Overview> overview_;
+    std::shared_ptr<const ScanCounters> counters_;
+    std::shared_ptr<const CacheTree> tree_;
+    std::shared_ptr<const overview::Overview> current_;  // copied on write: jobs never see it change
+    overview::SectionsPending pending_;
+    bool complete_ = false;
+    bool stale_ = false;  // the view's HTML is older than the value (rendered when shown)
 };
 
 }  // namespace kiln::ui

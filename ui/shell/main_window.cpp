@@ -20,12 +20,16 @@
 #include "browser/cache_browser.hpp"
 #include "browser/cache_tree_model.hpp"
 #include "browser/cache_watcher.hpp"
+#include "browser/entry_labels.hpp"
 #include "browser/scan_job.hpp"
 #include "bundle/temp_root.hpp"
 #include "diff/diff_view.hpp"
+#include "inductor/graph_list.hpp"
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
+#include "jobs/release_memory.hpp"
+#include "overview/overview.hpp"
 #include "overview/overview_panel.hpp"
 #include "shell/palette.hpp"
 #include "shell/root_resolver.hpp"
@@ -51,7 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     split->addWidget(browser_);
     split->addWidget(inspector_);
     split->setStretchFactor(1, 2);
-    split->setSizes({560, 720});
+    split->setSizes({640, 640});  // room for graph entries' readable names
     cacheTab_ = split;
     workspace_->addTab(overview_, tr("Overview"));
     workspace_->addTab(split, tr("Cache"));
@@ -208,23 +212,31 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     watcher_->clear();
     browser_->setTree(nullptr);
     diff_->setRoot(root_);
-    overview_->load(root_);
+    // The scan first (the pool runs jobs in the order they come): the Overview and the browser wait on
+    // it, the views that follow rootChanged do not.
+    auto counters = std::make_shared<ScanCounters>();
+    overview_->load(root_, counters);
+    startScan(counters);
     emit rootChanged(root_);
-    rescan();
 }
 
-void MainWindow::rescan() {
+void MainWindow::rescan() { startScan(nullptr); }
+
+void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
     if (root_.isEmpty()) return;
     jobs_->start(
         QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(blobPath_.isEmpty() ? root_ : blobPath_).fileName()),
-        [root = root_](JobControl& ctl) { return runScan(root, ctl); },
+        [root = root_, counters](JobControl& ctl) { return runScan(root, ctl, counters); },
         [this](ScanOutcome out) {
             if (!out.error.isEmpty()) {
                 statusBar()->showMessage(out.error);
+                if (!out.tree && !overview_->partial()) overview_->showError(out.error);
                 if (!out.tree) return;
             }
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
+            overview_->setTree(out.tree);
+            readGraphEntries(out.tree);
             status_->setTotals(*out.tree);
             if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
             statusBar()->showMessage(blobPath_.isEmpty()
@@ -233,6 +245,36 @@ void MainWindow::rescan() {
                                      4000);
             if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
             emit cacheScanned(out.tree);
+        });
+}
+
+void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
+    // One read of the graph entries (ls's rows of this scan) for the Overview's entries section and the
+    // browser's readable names, off the UI thread.
+    struct Entries {
+        std::shared_ptr<const CacheTree> tree;
+        overview::EntriesSection section;
+        std::shared_ptr<const EntryLabels> labels;
+    };
+    jobs_->start(
+        QStringLiteral("graphs"), tr("Reading graph entries"),
+        [tree](JobControl& ctl) {
+            Entries out{tree, {}, nullptr};
+            auto list = inductor::list_graphs(tree->scan(), std::nullopt, ctl.cancelFlag());
+            if (!list.ok()) {
+                out.section = overview::entries_section(tree->scan(), ctl.cancelFlag());
+                return out;
+            }
+            out.section = overview::entries_section(tree->scan(), *list);
+            out.labels = makeEntryLabels(*tree, *list);
+            *list = inductor::GraphList{};  // ls's rows are no longer needed
+            releaseFreedMemory();
+            return out;
+        },
+        [this](Entries out) {
+            if (out.tree->root != root_) return;
+            overview_->setEntries(std::move(out.section));
+            if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
         });
 }
 

@@ -26,6 +26,7 @@ class InspectorWidget;
 class JobRunner;
 class OverviewPanel;
 class StatusPanel;
+struct ScanCounters;
 struct Inspection;
 
 class MainWindow : public QMainWindow {
@@ -86,6 +87,8 @@ protected:
     void dropEvent(QDropEvent* e) override;
 
 private:
+    void startScan(std::shared_ptr<ScanCounters> counters);
+    void readGraphEntries(std::shared_ptr<const CacheTree> tree);
     void buildActions();       // main_window_actions.cpp
     void rebuildRecentMenu();  // main_window_actions.cpp
     void openDialog();         // main_window_actions.cpp

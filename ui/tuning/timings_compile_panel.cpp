@@ -1,5 +1,7 @@
 #include "tuning/timings_compile_panel.hpp"
 
+#include "browser/cache_tree.hpp"
+
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QLabel>
@@ -105,6 +107,29 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
                 status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
                                      .arg(out.data.graphs.size())
                                      .arg(out.data.errors.size()));
+            emit loaded(static_cast<int>(out.data.graphs.size()));
+        });
+}
+
+void TimingsCompilePanel::loadScan(std::shared_ptr<const CacheTree> tree) {
+    if (!tree) return;
+    status_->setText(tr("Reading graph entries…"));
+    struct Outcome {
+        timings::CompileTimes data;
+        std::map<std::string, inductor::FrameRef> frames;
+    };
+    jobs_->start(
+        QStringLiteral("compile-times"), tr("Reading compile times"),
+        [tree](JobControl& ctl) {
+            return Outcome{timings::compile_times_of(tree->scan(), ctl.cancelFlag()),
+                           inductor::frames_beside_root(tree->scan().root)};
+        },
+        [this](Outcome out) {
+            chart_->setData(out.data);
+            fillEntries(out.data, out.frames);
+            status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
+                                 .arg(out.data.graphs.size())
+                                 .arg(out.data.errors.size()));
             emit loaded(static_cast<int>(out.data.graphs.size()));
         });
 }

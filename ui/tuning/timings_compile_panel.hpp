@@ -5,6 +5,8 @@
 // activating a row selects the entry. Below, the distribution and the size by category; export.
 #include <QWidget>
 
+#include <memory>
+
 #include <map>
 #include <string>
 
@@ -18,6 +20,8 @@ class QTreeView;
 
 namespace kiln::ui {
 
+class CacheTree;
+
 class CompileTimeChart;
 class JobRunner;
 
@@ -26,6 +30,8 @@ class TimingsCompilePanel : public QWidget {
 public:
     explicit TimingsCompilePanel(JobRunner* jobs, QWidget* parent = nullptr);
     void loadRoot(const QString& root);
+    // The same from the window's scan (no second walk of the root).
+    void loadScan(std::shared_ptr<const CacheTree> tree);
     CompileTimeChart* chart() const { return chart_; }
     QTreeView* entries() const { return entries_; }  // Entry, Compile time (a bar), Key; PathRole = the entry file
     static constexpr int PathRole = Qt::UserRole + 2;

@@ -28,10 +28,12 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     w.addPanel(v.compileTimes, QObject::tr("Compile times"));
     auto follow = [v](const QString& root) {
         v.timings->load({root});
-        v.compileTimes->loadRoot(root);
         v.compare->loadRoot(root);
     };
     QObject::connect(&w, &MainWindow::rootChanged, v.timings, follow);
+    // Compile times from the window's scan: the root is walked once.
+    QObject::connect(&w, &MainWindow::cacheScanned, v.compileTimes,
+                     [v](std::shared_ptr<const CacheTree> tree) { v.compileTimes->loadScan(std::move(tree)); });
     QObject::connect(&w, &MainWindow::autotuneOpRequested, v.timings, [v](int op) {
         if (v.timings->isLoading()) {  // the Overview was faster: select once the timings are in
             QObject::connect(
@@ -42,6 +44,7 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
         }
     });
     if (!w.currentRoot().isEmpty()) follow(w.currentRoot());
+    if (w.browser()->tree()) v.compileTimes->loadScan(w.browser()->tree());
     // A bar or row whose kernel module is in the cache: show it in the browser.
     QObject::connect(v.timings, &TimingsPanel::moduleSelected, &w, [&w](const QString& path) {
         if (w.browser()->selectPath(path)) w.showCacheTab();

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "health/check.hpp"
+#include "inductor/scanner.hpp"
 #include "test_support.hpp"
 #include "util/json_out.hpp"
 
@@ -49,6 +50,22 @@ TEST(Check, TheReportIsTheSameWithOneWorkerOrMany) {
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_GT(a->problems.size(), 5u);
     EXPECT_EQ(dump_json(to_json(*a)), dump_json(to_json(*b)));
+}
+
+TEST(Check, AKeptScanGivesTheStreamingReport) {
+    // The GUI checks the window's scan (check_scan); the CLI streams its own walk (check_cache).
+    test::ScratchDir dir{"health-check-scan"};
+    fs::path root = broken_copy(dir);
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    auto streamed = check_cache(root);
+    auto kept = check_scan(*scan);
+    ASSERT_TRUE(streamed.ok() && kept.ok());
+    EXPECT_GT(streamed->problems.size(), 5u);
+    EXPECT_EQ(dump_json(to_json(*streamed)), dump_json(to_json(*kept)));
+    auto count = count_problems(*scan);
+    ASSERT_TRUE(count.ok());
+    EXPECT_EQ(*count, streamed->problems.size());
 }
 
 TEST(Check, WriteJsonIsDumpJsonOfTheReport) {

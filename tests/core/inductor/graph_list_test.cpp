@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "inductor/graph_list.hpp"
+#include "inductor/scanner.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -35,6 +36,20 @@ TEST(GraphList, TwoEntriesNamedFromTheTraceBesideTheRoot) {
     EXPECT_EQ(aot.forward_key, fx.key);
     EXPECT_FALSE(aot.backward_key.has_value());
     EXPECT_TRUE(aot.compile_ns.has_value());
+}
+
+// The GUI's path: the rows of the browser's scan are ls's rows of the root, in the same order.
+TEST(GraphList, FromAScanEqualsFromTheRoot) {
+    for (const auto& root : {kiln::test::two_entries_root(), kiln::test::h100_root()}) {
+        auto fromRoot = list_graphs(root, std::nullopt);
+        ASSERT_TRUE(fromRoot.ok()) << fromRoot.error().str();
+        auto scan = scan_cache(root);
+        ASSERT_TRUE(scan.ok());
+        auto fromScan = list_graphs(*scan, std::nullopt);
+        ASSERT_TRUE(fromScan.ok()) << fromScan.error().str();
+        EXPECT_EQ(to_json(*fromRoot).dump(), to_json(*fromScan).dump()) << root;
+        EXPECT_GT(fromScan->rows.size(), 3u);
+    }
 }
 
 // Without a trace the rows still say what the graph takes; the MLP's forward and backward are

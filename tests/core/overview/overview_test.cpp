@@ -109,6 +109,63 @@ TEST(Overview, HealthCountsWhatCheckFinds) {
     EXPECT_EQ(broken->health.problems, *counted);
 }
 
+// The GUI's path: every section from the browser's one scan gives what compute_overview(root) (its own
+// walks: stats, compile times, evict's, check's, portable's) gives.
+TEST(Overview, FromOneScanEqualsFromTheRoot) {
+    test::ScratchDir dir("overview-scan");
+    const std::filesystem::path root = dir.path() / "inductor";
+    std::filesystem::copy(test::h100_root(), root, std::filesystem::copy_options::recursive);
+    std::filesystem::copy(test::h100_root().parent_path() / "trace", dir.path() / "trace",
+                          std::filesystem::copy_options::recursive);
+    std::filesystem::path entry;  // one broken entry: the errors come the same way too
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root / "fxgraph"))
+        if (e.is_regular_file()) entry = e.path();
+    std::filesystem::resize_file(entry, std::filesystem::file_size(entry) / 2);
+    auto fromRoot = overview::compute_overview(root);
+    ASSERT_TRUE(fromRoot.ok()) << fromRoot.error().str();
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok());
+    auto fromScan = overview::compute_overview(*scan);
+    ASSERT_TRUE(fromScan.ok()) << fromScan.error().str();
+    const auto& a = *fromRoot;
+    const auto& b = *fromScan;
+    EXPECT_EQ(a.stats.total_files, b.stats.total_files);
+    EXPECT_EQ(a.stats.total_bytes, b.stats.total_bytes);
+    ASSERT_EQ(a.entries.size(), b.entries.size());
+    for (std::size_t i = 0; i < a.entries.size(); ++i) {
+        EXPECT_EQ(a.entries[i].path, b.entries[i].path);
+        EXPECT_EQ(a.entries[i].name, b.entries[i].name);
+        EXPECT_EQ(a.entries[i].compile_ns, b.entries[i].compile_ns);
+    }
+    EXPECT_EQ(a.aot_entries, b.aot_entries);
+    EXPECT_EQ(a.entry_errors, b.entry_errors);
+    EXPECT_EQ(a.entry_errors.size(), 1u);
+    EXPECT_EQ(a.ops.size(), b.ops.size());
+    EXPECT_EQ(a.evict.groups, b.evict.groups);
+    EXPECT_EQ(a.evict.freed_bytes, b.evict.freed_bytes);
+    EXPECT_EQ(a.evict.bytes_before, b.evict.bytes_before);
+    EXPECT_EQ(a.portability.answer, b.portability.answer);
+    EXPECT_EQ(a.portability.lines, b.portability.lines);
+    EXPECT_EQ(a.portability.hit, b.portability.hit);
+    EXPECT_EQ(a.portability.miss, b.portability.miss);
+    EXPECT_EQ(a.health.problems, b.health.problems);
+    EXPECT_GE(b.health.problems, 1u);
+    EXPECT_EQ(a.trace_dirs, b.trace_dirs);
+
+    // The entries section from ls's rows (what the GUI reads once for the Overview and the browser's
+    // names) is the one from compile times.
+    auto list = inductor::list_graphs(*scan, std::nullopt);
+    ASSERT_TRUE(list.ok()) << list.error().str();
+    const auto viaList = overview::entries_section(*scan, *list);
+    const auto viaTimes = overview::entries_section(*scan);
+    ASSERT_EQ(viaList.entries.size(), viaTimes.entries.size());
+    for (std::size_t i = 0; i < viaList.entries.size(); ++i) {
+        EXPECT_EQ(viaList.entries[i].path, viaTimes.entries[i].path);
+        EXPECT_EQ(viaList.entries[i].compile_ns, viaTimes.entries[i].compile_ns);
+    }
+    EXPECT_EQ(viaList.entry_errors, viaTimes.entry_errors);
+}
+
 TEST(Overview, MissingRootIsNotFound) {
     auto o = overview::compute_overview("/nonexistent/kiln-overview");
     ASSERT_FALSE(o.ok());

@@ -1,6 +1,7 @@
 // Whole roots judged against real targets.
 #include <gtest/gtest.h>
 
+#include "inductor/scanner.hpp"
 #include "portability/portable.hpp"
 #include "portability/sources.hpp"
 #include "test_support.hpp"
@@ -42,6 +43,18 @@ TEST(Portable, H100CacheOnItsOwnMachineHitsEverywhere) {
     ASSERT_EQ(r.summary.hazards.size(), 1u);
     EXPECT_EQ(r.summary.hazards[0].component, "inductor_config[cpp.cxx]");
     EXPECT_EQ(r.summary.hazards[0].items, 25u);
+}
+
+TEST(Portable, AKeptScanGivesTheStreamingReport) {
+    // The GUI assesses the window's scan (assess_scan); the CLI streams its own walk (assess_root).
+    const Fingerprint target = load(kiln::test::fixture_dir() / "h100h200/h200/trace/warm");
+    for (const fs::path& root : {kiln::test::h100_root(), kiln::test::pgo_root()}) {
+        auto scan = kiln::inductor::scan_cache(root);
+        ASSERT_TRUE(scan.ok()) << scan.error().str();
+        auto kept = assess_scan(*scan, target);
+        ASSERT_TRUE(kept.ok()) << kept.error().str();
+        EXPECT_EQ(report_to_json(*kept).dump(), report_to_json(assess(root, target)).dump()) << root;
+    }
 }
 
 TEST(Portable, H100CacheOnTheH200) {

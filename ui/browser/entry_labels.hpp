@@ -1,0 +1,33 @@
+#pragma once
+// The browser's readable names of graph entries (issue 18): each fxgraph/AOT entry row, and its key
+// dir's row, named the way `kiln-cli ls` labels it ("mm (gen_inductor_cache.py:94) float32[8, 8]"),
+// the hash moving to the Key column. Computed off the UI thread after the scan from ls's own rows
+// (inductor::list_graphs of the browser's scan) and kept by node index of the tree they were made for.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "inductor/graph_list.hpp"
+
+namespace kiln::ui {
+
+class CacheTree;
+
+class EntryLabels {
+public:
+    // The label of a node; empty when it has none.
+    std::string_view find(int node) const;
+    std::size_t size() const { return labels_.size(); }
+
+private:
+    friend std::shared_ptr<const EntryLabels> makeEntryLabels(const CacheTree& tree, const inductor::GraphList& list);
+    std::vector<std::pair<std::int32_t, std::string>> labels_;  // by node index
+};
+
+// Every row's label on its entry's node; a key dir's node gets its first entry's label.
+std::shared_ptr<const EntryLabels> makeEntryLabels(const CacheTree& tree, const inductor::GraphList& list);
+
+}  // namespace kiln::ui
