@@ -94,8 +94,7 @@ Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
                   "Benchmark in this process instead of one kiln-worker per device. Unguarded: a crashing kernel "
                   "ends the run; a hang past --result-timeout or a kernel that exits ends it with status 1, "
                   "keeping the results measured before");
-    cmd->add_option("--cache-dir", args->cache_dir,
-                    "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
+    cmd->add_option("--cache-dir", args->cache_dir, root_help("Cache root"));
     cmd->add_option("--global-cache-dir", args->global_cache_dir,
                     "Read-only global timing cache directory (Inductor's global_cache_dir)");
     cmd->add_option("--session-log", args->session_log,

@@ -165,10 +165,7 @@ Registration reg{
         auto args = std::make_shared<CheckArgs>();
         auto* cmd = app.add_subcommand(
             "check", "Find broken and stale cache entries; quarantine them (exit 0 healthy, 1 problems found)");
-        cmd->add_option("ROOT", args->root,
-                        "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else "
-                        "<tmpdir>/torchinductor_<user>)");
-        cmd->add_option("--root", args->root, "Same as ROOT");
+        add_root_option(cmd, args->root, "Cache root or Mega-Cache blob");
         cmd->add_option("--target", args->target,
                         "Stale means 'can never hit there': a fingerprint file, cache root, TORCH_TRACE dir or graph "
                         "entry, or `local` (default: this machine when it has a GPU, else entries whose torch/Triton "

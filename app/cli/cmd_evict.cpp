@@ -125,9 +125,7 @@ Registration reg{
     "evict", 20, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<EvictArgs>();
         auto* cmd = app.add_subcommand("evict", "Remove least recently used cache groups (a dry run unless --yes)");
-        cmd->add_option("ROOT", args->root,
-                        "Cache root (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-        cmd->add_option("--root", args->root, "Same as ROOT");
+        add_root_option(cmd, args->root, "Cache root");
         auto* age =
             cmd->add_option("--older-than", args->older_than, "Remove groups not used for AGE (30d, 12h, 90m, 2w)");
         auto* size = cmd->add_option("--max-size", args->max_size,

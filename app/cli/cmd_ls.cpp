@@ -61,9 +61,7 @@ Registration reg{"ls", 12, [](CLI::App& app, Outcome& outcome) {
                      auto args = std::make_shared<LsArgs>();
                      auto* cmd = app.add_subcommand(
                          "ls", "Graph entries by function, inputs and guards (fxgraph and AOT, linked)");
-                     cmd->add_option("ROOT", args->root,
-                                     "Inductor cache root (default: $TORCHINDUCTOR_CACHE_DIR, else "
-                                     "<tmpdir>/torchinductor_<user>)");
+                     add_root_option(cmd, args->root, "Inductor cache root");
                      cmd->add_option("--trace", args->trace,
                                      "TORCH_TRACE log or dir (default: trace/ beside the root, when there is one)");
                      cmd->add_flag("--json", args->json, "Print JSON");

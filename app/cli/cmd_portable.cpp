@@ -85,9 +85,7 @@ Registration reg{
             app.add_subcommand("portable",
                                "Will this cache hit on another machine? Every entry judged against the target's "
                                "environment (exit 0: every graph entry would hit, 1: some would miss or are unknown)");
-        cmd->add_option("ROOT", args->root,
-                        "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else "
-                        "<tmpdir>/torchinductor_<user>)");
+        add_root_option(cmd, args->root, "Cache root or Mega-Cache blob");
         cmd->add_option("--target", args->target,
                         "The target: a fingerprint file (kiln-cli env --json), a cache root, a TORCH_TRACE directory "
                         "or log, or a "

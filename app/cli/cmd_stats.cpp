@@ -107,10 +107,7 @@ Registration reg{
     "stats", 10, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<StatsArgs>();
         auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");
-        cmd->add_option(
-            "ROOT", args->root,
-            "Cache root or Mega-Cache blob (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-        cmd->add_option("--root", args->root, "Same as ROOT");
+        add_root_option(cmd, args->root, "Cache root or Mega-Cache blob");
         cmd->add_flag("--triton", args->triton,
                       "Read a stand-alone Triton cache (default: $TRITON_CACHE_DIR, else ~/.triton/cache)");
         cmd->add_flag("--json", args->json, "Print JSON");

@@ -84,20 +84,18 @@ int run_timeline(const TimelineArgs& args) {
     return 0;
 }
 
-Registration reg{"timeline", 46, [](CLI::App& app, Outcome& outcome) {
-                     auto args = std::make_shared<TimelineArgs>();
-                     auto* cmd = app.add_subcommand(
-                         "timeline",
-                         "Compile timeline of TORCH_TRACE logs: per process each compile, hit or miss, "
-                         "time spent and time saved");
-                     cmd->add_option("TRACE_LOG_OR_DIR", args->paths,
-                                     "TORCH_TRACE logs or directories (default: those beside the cache root)");
-                     cmd->add_option("--root", args->root,
-                                     "Cache root whose TORCH_TRACE directories to read (default: "
-                                     "$TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
-                     cmd->add_flag("--json", args->json, "Print JSON");
-                     cmd->callback([args, &outcome] { outcome.exit_code = run_timeline(*args); });
-                 }};
+Registration reg{
+    "timeline", 46, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<TimelineArgs>();
+        auto* cmd = app.add_subcommand("timeline",
+                                       "Compile timeline of TORCH_TRACE logs: per process each compile, hit or miss, "
+                                       "time spent and time saved");
+        cmd->add_option("TRACE_LOG_OR_DIR", args->paths,
+                        "TORCH_TRACE logs or directories (default: those beside the cache root)");
+        cmd->add_option("--root", args->root, root_help("Cache root whose TORCH_TRACE directories to read"));
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_timeline(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

@@ -42,6 +42,12 @@ int fail(const Error& e);
 inline constexpr double kMaxDurationSeconds = 7 * 24 * 3600.0;
 CLI::Validator duration_seconds();
 
+// The help of every option that takes a cache root: "<what> (default: $TORCHINDUCTOR_CACHE_DIR, else
+// <tmpdir>/torchinductor_<user>)", the order inductor::resolve_root looks in.
+std::string root_help(const std::string& what);
+// The ROOT positional and its `--root` synonym, both into `root`.
+void add_root_option(CLI::App* cmd, std::string& root, const std::string& what);
+
 // "kiln-cli: warning: <text>" on stderr.
 void warn(const std::string& text);
 

@@ -40,6 +40,15 @@ CLI::Validator duration_seconds() {
         "SECONDS");
 }
 
+std::string root_help(const std::string& what) {
+    return what + " (default: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)";
+}
+
+void add_root_option(CLI::App* cmd, std::string& root, const std::string& what) {
+    cmd->add_option("ROOT", root, root_help(what));
+    cmd->add_option("--root", root, "Same as ROOT");
+}
+
 void warn(const std::string& text) { std::fprintf(stderr, "kiln-cli: warning: %s\n", text.c_str()); }
 
 frontend::RemoteFetch remote_fetch() {

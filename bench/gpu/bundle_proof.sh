@@ -22,17 +22,10 @@ set -uo pipefail
 out="${1:?usage: bench/gpu/bundle_proof.sh OUT_DIR [SCENARIOS_PY [PACK_ROOT]]}"
 scenarios="${2:-}"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="${KILN_PROOF_WORK:-/tmp/kiln-bundle-proof}"
-mkdir -p "$out"; out="$(cd "$out" && pwd)"
-rm -rf "$work"; mkdir -p "$work"
-report="$out/proof.md"
-: > "$report"
-say() { echo "$*" | tee -a "$report"; }
-die() { echo "bundle_proof: $1" >&2; echo "FAILED: $1" >> "$report"; exit "${2:-1}"; }
+. "$src/bench/gpu/proof_lib.sh"
+proof_start bundle_proof "$out" "${KILN_PROOF_WORK:-/tmp/kiln-bundle-proof}"
 
-py="${KILN_PYTHON:-}"
-[ -z "$py" ] && { [ -x /opt/torch/.venv/bin/python ] && py=/opt/torch/.venv/bin/python || py=python3; }
-command -v "$py" >/dev/null || die "no Python at '$py' (set KILN_PYTHON)" 2
+proof_python
 "$py" - > "$out/machine.txt" 2>&1 <<'PY' || { cat "$out/machine.txt" >&2; die "torch is not importable with $py (set KILN_PYTHON to torch's interpreter)" 2; }
 import platform, sys, torch
 print("python", platform.python_version(), "torch", torch.__version__)
@@ -43,24 +36,10 @@ except Exception as e:
 print("gpu", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")
 PY
 { nvidia-smi -L 2>/dev/null; nproc; } >> "$out/machine.txt"
-say "# Bundle proof ($(date -u +%F), commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'))"
-say ""
-say '```'; cat "$out/machine.txt" | tee -a "$report"; say '```'
+proof_header "Bundle proof"
 
 # 1. kiln-cli
-cli="${KILN_CLI:-}"
-if [ -z "$cli" ]; then
-  b="$work/build"
-  prefix=()
-  [ -d "$src/.carry/cli11/usr" ] && prefix=("-DCMAKE_PREFIX_PATH=$src/.carry/cli11/usr")
-  cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_GUI=OFF -DKILN_BUILD_TESTS=OFF \
-    -DKILN_BUILD_BENCH=OFF "${prefix[@]}" > "$out/cmake.log" 2>&1 ||
-    { tail -30 "$out/cmake.log" >&2; die "cmake failed (CLI11 missing? see bench/gpu/README.md for .carry/)" 2; }
-  cmake --build "$b" -j"$(nproc)" --target kiln-cli > "$out/build.log" 2>&1 ||
-    { grep -E "error" -A3 "$out/build.log" | head -40 >&2; die "build failed" 2; }
-  cli="$b/bin/kiln-cli"
-fi
-"$cli" --version > /dev/null || die "no kiln-cli at $cli" 2
+proof_cli "$work/build" kiln-cli
 
 # Fixtures (the archives travel with the tree in tests/data).
 fx="$work/fixtures"; mkdir -p "$fx/h100h200" "$fx/pgo" "$fx/h100"

@@ -32,31 +32,21 @@
 set -uo pipefail
 out="${1:?usage: bench/gpu/portable_proof.sh OUT_DIR [SCENARIOS_PY]}"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$src/bench/gpu/proof_lib.sh"
 scenarios="${2:-$src/bench/gpu/scenarios.py}"
 scenarios="$(cd "$(dirname "$scenarios")" && pwd)/$(basename "$scenarios")"
 rounds="${ROUNDS:-asis othercxx}"; roots="${ROOTS:-h100 h100h200}"; phase="${PHASE:-warm}"
 work="${KILN_PROOF_WORK:-/tmp/kiln-portable-proof}"; fixture_cxx=/opt/gcc/bin/g++
-mkdir -p "$out"; out="$(cd "$out" && pwd)"; report="$out/proof.md"; : > "$report"
-say() { echo "$*" | tee -a "$report"; }
-py="${KILN_PYTHON:-}"
-[ -z "$py" ] && { [ -x /opt/torch/.venv/bin/python ] && py=/opt/torch/.venv/bin/python || py=python3; }
+proof_start portable_proof "$out" "$work"
+proof_python
 export PATH=/usr/local/cuda/bin:$PATH
 "$py" -c "import sys, torch; print('python', sys.version.split()[0], 'torch', torch.__version__, 'gpu',
 torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none')" > "$out/machine.txt" 2>&1 \
-  || { cat "$out/machine.txt" >&2; echo "portable_proof: torch is not importable with $py (set KILN_PYTHON)" >&2; exit 2; }
+  || { cat "$out/machine.txt" >&2; die "torch is not importable with $py (set KILN_PYTHON)" 2; }
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null; echo "CXX=${CXX:-<unset>}"; } >> "$out/machine.txt"
-say "# Portability proof ($(date -u +%F), commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'))"
-say '```'; tee -a "$report" < "$out/machine.txt"; say '```'
+proof_header "Portability proof"
 
-cli="${KILN_CLI:-}"
-if [ -z "$cli" ]; then
-  b="$work-build"; prefix=()
-  [ -d "$src/.carry/cli11/usr" ] && prefix=("-DCMAKE_PREFIX_PATH=$src/.carry/cli11/usr")
-  cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_GUI=OFF -DKILN_BUILD_TESTS=OFF \
-    -DKILN_BUILD_BENCH=OFF "${prefix[@]}" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log" >&2; exit 2; }
-  cmake --build "$b" -j"$(nproc)" --target kiln-cli > "$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40 >&2; exit 2; }
-  cli="$b/bin/kiln-cli"
-fi
+proof_cli "$work-build" kiln-cli
 
 archive_of() { case "$1" in h100) echo inductor-h100-torch2.11.tar.xz ;; h100h200) echo inductor-h100-then-h200-torch2.11.tar.xz ;; esac; }
 round_vars=(TORCHINDUCTOR_FX_GRAPH_CACHE TORCHINDUCTOR_AUTOGRAD_CACHE TORCH_CUDA_ARCH_LIST CXX)

@@ -20,33 +20,15 @@
 set -uo pipefail
 out="${1:?usage: bench/gpu/rebench_proof.sh OUT_DIR}"
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-work="${KILN_PROOF_WORK:-/tmp/kiln-rebench-proof}"
-mkdir -p "$out"; out="$(cd "$out" && pwd)"
-rm -rf "$work"; mkdir -p "$work"
-report="$out/proof.md"
-: > "$report"
-failed=0
-say() { echo "$*" | tee -a "$report"; }
-die() { echo "rebench_proof: $1" >&2; echo "FAILED: $1" >> "$report"; exit "${2:-1}"; }
-check() { if eval "$2"; then say "ok    $1"; else say "FAIL  $1"; failed=1; fi; }
+. "$src/bench/gpu/proof_lib.sh"
+proof_start rebench_proof "$out" "${KILN_PROOF_WORK:-/tmp/kiln-rebench-proof}"
 
-py="${KILN_PYTHON:-}"
-[ -z "$py" ] && { [ -x /opt/torch/.venv/bin/python ] && py=/opt/torch/.venv/bin/python || py=python3; }
+proof_python
 "$py" -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'no gpu')" \
   > "$out/machine.txt" 2>&1 || die "torch is not importable with $py (set KILN_PYTHON)" 2
-say "# Rebench proof ($(date -u +%F), commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?'))"
-say '```'; cat "$out/machine.txt" | tee -a "$report"; say '```'
+proof_header "Rebench proof"
 
-cli="${KILN_CLI:-}"
-if [ -z "$cli" ]; then
-  b="$work/build"; prefix=()
-  [ -d "$src/.carry/cli11/usr" ] && prefix=("-DCMAKE_PREFIX_PATH=$src/.carry/cli11/usr")
-  cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_GUI=OFF -DKILN_BUILD_TESTS=OFF \
-    -DKILN_BUILD_BENCH=OFF "${prefix[@]}" > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log" >&2; die "cmake failed" 2; }
-  cmake --build "$b" -j"$(nproc)" --target kiln-cli kiln-worker > "$out/build.log" 2>&1 ||
-    { grep -E "error" -A3 "$out/build.log" | head -40 >&2; die "build failed" 2; }
-  cli="$b/bin/kiln-cli"
-fi
+proof_cli "$work/build" kiln-cli kiln-worker
 
 # 2. the fixture's mm graph (compiled without benchmark_kernel)
 fx="$work/h100"; mkdir -p "$fx"

@@ -14,6 +14,7 @@
 #include "hash/sha256.hpp"
 #include "portability/key_env.hpp"
 #include "portability/py_value.hpp"
+#include "util/python_json.hpp"
 #include "util/regular_file.hpp"
 
 namespace kiln::portability {
@@ -33,26 +34,6 @@ Result<std::string> read_prefix(const fs::path& path, std::size_t max, int dirfd
     // util's open: O_NOATIME where permitted, regular files only (a FIFO never blocks).
     KILN_TRY(OpenedFile file, open_with_dir(dirfd, path));
     return kiln::read_prefix(file, std::min<std::uint64_t>(max, file.size + 1), path.string());
-}
-
-// The JSON object that starts at `open` ('{'), by brace matching outside strings; empty if unclosed.
-std::string_view object_at(std::string_view text, std::size_t open) {
-    int depth = 0;
-    bool in_string = false;
-    for (std::size_t i = open; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{') {
-            ++depth;
-        } else if (c == '}' && --depth == 0) {
-            return text.substr(open, i - open + 1);
-        }
-    }
-    return {};
 }
 
 PyValue to_py(const ojson& j) {
@@ -85,7 +66,7 @@ Result<TimingCacheSystem> read_timing_system(const fs::path& file, std::string r
     KILN_TRY(std::string text, read_prefix(file, 1 << 20, dirfd));
     std::size_t key = text.find("\"system\"");
     std::size_t open = key == std::string::npos ? key : text.find('{', key);
-    std::string_view block = open == std::string::npos ? std::string_view() : object_at(text, open);
+    std::string_view block = open == std::string::npos ? std::string_view() : kiln::json_object_at(text, open);
     if (block.empty())
         return make_error(Errc::parse, "no \"system\" object in the first MB of the timing cache", file.string(),
                           "an Inductor timing cache starts with {\"system\": {...}, \"cache\": ...}");
@@ -124,7 +105,7 @@ namespace {
 // "ptx_version" and "name" (the last key). Anything else falls back to a full parse.
 std::optional<TritonTarget> quick_triton_meta(std::string_view text) {
     std::size_t t = text.find("\"target\": {");
-    std::string_view obj = t == std::string_view::npos ? std::string_view() : object_at(text, t + 10);
+    std::string_view obj = t == std::string_view::npos ? std::string_view() : kiln::json_object_at(text, t + 10);
     ojson target = obj.empty() ? ojson() : ojson::parse(obj, nullptr, false);
     if (!target.is_object()) return std::nullopt;
     auto string_after = [&](std::string_view key, bool last) -> std::optional<std::string> {

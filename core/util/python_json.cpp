@@ -238,22 +238,24 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
 }
 
 int json_nesting_depth(std::string_view text) {
-    bool in_string = false;
     int depth = 0, deepest = 0;
-    for (size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
+    for_each_json_bracket(text, 0, [&](std::size_t, char c) {
+        if (c == '[' || c == '{') deepest = std::max(deepest, ++depth);
+        else --depth;
+        return true;
+    });
     return deepest;
+}
+
+std::string_view json_object_at(std::string_view text, std::size_t open) {
+    int depth = 0;
+    std::string_view object;
+    for_each_json_bracket(text, open, [&](std::size_t i, char c) {
+        if (c == '{') ++depth;
+        else if (c == '}' && --depth == 0) object = text.substr(open, i - open + 1);
+        return object.empty();
+    });
+    return object;
 }
 
 Status check_json_depth(std::string_view text, const std::string& context) {

@@ -4,6 +4,7 @@
 // `json.dumps(obj, indent=4)` ("," / ": ", newlines), ASCII-only escapes, floats in repr form,
 // and Python's non-standard Infinity / -Infinity / NaN tokens, which Inductor writes for failed choices.
 // The one implementation: the timing caches, Redis values and shared timings all write through it.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,26 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
 // files nest a handful of levels; Python's own json gives up near 1000.
 inline constexpr int kMaxJsonDepth = 512;
 int json_nesting_depth(std::string_view text);  // deepest [ / { nesting outside strings
+
+// The one string-aware scan of JSON text: fn(i, c) for each bracket ([ ] { }) from `from` on that is
+// not inside a string literal; fn returns false to stop.
+template <class Fn>
+void for_each_json_bracket(std::string_view text, std::size_t from, Fn&& fn) {
+    bool in_string = false;
+    for (std::size_t i = from; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == ']' || c == '{' || c == '}') {
+            if (!fn(i, c)) return;
+        }
+    }
+}
+// The JSON object that starts at `open` (a '{'), through its matching '}'; empty when it does not close.
+std::string_view json_object_at(std::string_view text, std::size_t open);
 Status check_json_depth(std::string_view text, const std::string& context);
 
 }  // namespace kiln
