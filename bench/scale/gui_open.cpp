@@ -14,6 +14,9 @@
 //                   machine a gap can be a wait for a core; this part is Kiln's own work)
 //   expand_largest_ms, filter_ms  then: expanding the largest category, filtering by a kernel name
 //   max_busy_use_ms the UI thread's most CPU time between two ticks during those two
+//   pid             this process (its UI thread's id), for bench/scale/ui_waits.py
+// KILN_SLOW_EVENTS=MS: every event the UI thread took more than MS of CPU to handle, with its
+// receiver's class and object name and the event type (stderr), to find what a long stretch was.
 // All times from before the window is built. `gui_open --browser-only ROOT`: the browser alone
 // (populated_ms, rows, max_gap_ms, max_busy_ms), for its share of memory and UI-thread time. Exit 0, 1 when the scan fails, 2 on bad usage.
 #include <QApplication>
@@ -124,6 +127,37 @@ void memCheckpoint(const char* what, double atMs) {
                  double(mi.uordblks + mi.hblkhd) / 1e6, double(mi.fordblks) / 1e6);
 }
 
+// The application, timing each top-level event dispatch on the UI thread when KILN_SLOW_EVENTS is set.
+class TimedApp : public QApplication {
+public:
+    TimedApp(int& argc, char** argv) : QApplication(argc, argv) {
+        bool ok = false;
+        slowMs_ = qEnvironmentVariableIntValue("KILN_SLOW_EVENTS", &ok);
+        if (!ok) slowMs_ = -1;
+    }
+    bool notify(QObject* receiver, QEvent* e) override {
+        if (slowMs_ < 0 || depth_ > 0) return QApplication::notify(receiver, e);
+        const double cpu0 = threadCpuMs();
+        const int type = e->type();
+        const QByteArray cls = receiver->metaObject()->className();
+        QString name = receiver->objectName();
+        if (QObject* up = receiver->parent())
+            name += QStringLiteral(" in ") + QLatin1String(up->metaObject()->className());
+        ++depth_;
+        const bool r = QApplication::notify(receiver, e);
+        --depth_;
+        const double cpu = threadCpuMs() - cpu0;
+        if (cpu > slowMs_)
+            std::fprintf(stderr, "gui_open: slow event type %d to %s \"%s\": %.1f ms CPU\n", type, cls.constData(),
+                         qPrintable(name), cpu);
+        return r;
+    }
+
+private:
+    int slowMs_ = -1;
+    int depth_ = 0;
+};
+
 }  // namespace
 
 // --browser-only: the cache browser alone (no Overview, timeline or timings jobs), to tell the
@@ -171,7 +205,7 @@ int main(int argc, char** argv) {
     QElapsedTimer clock;
     clock.start();
     auto ms = [&clock] { return double(clock.nsecsElapsed()) / 1e6; };
-    QApplication app(argc, argv);
+    TimedApp app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("KilnBench"));  // not the user's settings
     if (alone) return browserOnly(app, QString::fromLocal8Bit(argv[2]), clock);
 
@@ -220,9 +254,9 @@ int main(int argc, char** argv) {
             "{\"first_paint_ms\": %.1f, \"overview_ms\": %.1f, \"overview_stats_ms\": %.1f, "
             "\"overview_complete_ms\": %.1f, \"populated_ms\": %.1f, \"rows\": %llu, "
             "\"max_gap_ms\": %.1f, \"max_busy_ms\": %.1f, \"expand_largest_ms\": %.1f, \"filter_ms\": %.1f, "
-            "\"max_busy_use_ms\": %.1f}\n",
+            "\"max_busy_use_ms\": %.1f, \"pid\": %lld}\n",
             paint.firstMs, overviewPaintMs, overviewStatsMs, overviewMs, populatedMs, rows, maxGap, maxBusy, expandMs,
-            filterMs, maxBusyUse);
+            filterMs, maxBusyUse, static_cast<long long>(QCoreApplication::applicationPid()));
         std::fflush(stdout);
         app.exit(exitCode);
     };

@@ -5,6 +5,14 @@
 #include <QTest>
 #include <QThread>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
 #include "browser/cache_tree_model.hpp"
 #include "browser/scan_job.hpp"
 #include "bundle/temp_root.hpp"
@@ -221,6 +229,28 @@ private slots:
         QTest::qWait(50);
         QCOMPARE(delivered, QStringList{"fast"});
         QCOMPARE(runner.droppedCount(), quint64(1));
+    }
+
+    // Background work yields to the UI thread: its pool thread, and the threads core work starts from
+    // it, run at nice +10 over the UI thread (capped at 19), so a woken UI thread gets a core first.
+    void jobRunnerRunsWorkBelowTheUiThread() {
+        const int ui = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+        JobRunner runner;
+        std::pair<int, int> seen{-100, -100};
+        runner.start(
+            "nice", "nice",
+            [](JobControl&) {
+                const int pool = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+                int child = -100;
+                std::thread([&] {
+                    child = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+                }).join();
+                return std::pair<int, int>{pool, child};
+            },
+            [&](std::pair<int, int> r) { seen = r; });
+        QVERIFY(test::waitFor([&] { return !runner.isBusy(); }, 10000));
+        QCOMPARE(seen.first, std::min(19, ui + 10));
+        QCOMPARE(seen.second, seen.first);
     }
 };
 
