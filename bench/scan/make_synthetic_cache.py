@@ -4,8 +4,15 @@
 The fixture's tree is replicated N times with fresh, well-formed keys (key[1:3] names the shard
 dir, Triton hashes stay 52 upper-case base32 chars), so the folder structure and the category mix
 are the fixture's. Sizes are the fixture's sizes: .py modules are copied byte for byte (the scanner
-reads their first 4 KB), every other file is sparse (st_size real, no disk blocks), which keeps a
-100,000-file tree at a few tens of MB on disk. Only the file system's view is copied; nothing is run.
+reads their first 4 KB); binaries (.so/.o/.cubin) and Triton group files (__grp__*.json) get their
+first 4 KB real, the ELF header and the group's JSON that `kiln-cli check` reads, and a sparse rest;
+every other file is sparse (st_size real, no disk blocks), which keeps a 100,000-file tree at a few
+hundred MB on disk. Only the file system's view is copied; nothing is run.
+
+The first copy keeps the fixture's keys and the others get fresh ones: the graph entries (copied as
+they are) name the first copy's kernels, modules and forward graphs, so the cache is as healthy as the
+fixture (`check` finds nothing), like a real one; the others' entries are what a cache holding many
+builds of one model looks like to the scanner.
 
 With --real-entries (bench/portable), the files `kiln-cli portable` reads are real bytes too: graph
 entries, timing caches, .best_config files and Triton kernel metadata (`<kernel>.json`). Each is copied
@@ -40,6 +47,8 @@ def new_key(old: str, replica: int) -> str:
 
 
 def remap(rel: str, replica: int, keys: dict, module_of_dir: dict) -> str:
+    if replica == 0:
+        return rel
     parts = rel.split("/")
 
     def k(s):
@@ -78,6 +87,12 @@ def read_by_portable(rel: str) -> bool:
     return parts[0] == "triton" and rel.endswith(".json") and not parts[-1].startswith("__grp__")
 
 
+def head_is_read(rel: str) -> bool:
+    """Files whose first bytes `check` reads: ELF headers, Triton group files."""
+    name = rel.rsplit("/", 1)[-1]
+    return name.endswith((".so", ".o", ".cubin")) or (rel.startswith("triton/") and name.startswith("__grp__"))
+
+
 def main() -> int:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     real_entries = "--real-entries" in sys.argv
@@ -113,6 +128,10 @@ def main() -> int:
             elif rel.endswith(".py"):
                 with open(os.path.join(src, rel), "rb") as f, open(dst, "wb") as g:
                     g.write(f.read())
+            elif head_is_read(rel):
+                with open(os.path.join(src, rel), "rb") as f, open(dst, "wb") as g:
+                    g.write(f.read(4096))
+                    g.truncate(size)
             else:
                 with open(dst, "wb") as g:
                     g.truncate(size)
