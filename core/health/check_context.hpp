@@ -20,6 +20,7 @@ namespace kiln::health::detail {
 class HashSet {
 public:
     void add(std::string_view s) { hashes_.push_back(hash(s)); }
+    void reserve(std::size_t n) { hashes_.reserve(n); }  // when the number of files is known (a kept scan)
     void seal();
     bool contains(std::string_view s) const;
     static std::uint64_t hash(std::string_view s);

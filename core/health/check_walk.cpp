@@ -43,6 +43,11 @@ CheckWalk::~CheckWalk() {
         if (t.joinable()) t.join();
 }
 
+void CheckWalk::reserve(std::size_t files, std::size_t groups) {
+    out_.paths.reserve(files);
+    out_.keys.reserve(files + groups);
+}
+
 void CheckWalk::add(const Artifact& a) {
     std::string_view rel = a.rel_path();
     out_.paths.add(rel);

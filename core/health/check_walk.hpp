@@ -43,7 +43,9 @@ public:
     CheckWalk& operator=(const CheckWalk&) = delete;
 
     void add(const inductor::Artifact& a);  // the scan's on_artifact (the walking thread)
-    WalkFindings finish();                  // after the scan: waits for the workers
+    // A kept scan's files and groups: the path and key hashes sized once (the groups' keys join after the walk).
+    void reserve(std::size_t files, std::size_t groups);
+    WalkFindings finish();  // after the scan: waits for the workers
 
 private:
     struct Task {

@@ -79,7 +79,10 @@ QVariant HealthModel::data(const QModelIndex& index, int role) const {
             case Qt::DisplayRole: return QString::fromStdString(index.column() == ColWhat ? p.path : p.detail);
             case Qt::ToolTipRole: return QString::fromStdString(p.detail);
             case PathRole: return QString::fromStdString(root + p.path);
-            case GroupRole: return QString::fromStdString(p.group);
+            case GroupRole: {
+                const std::string_view g = p.group();
+                return QString::fromUtf8(g.data(), static_cast<qsizetype>(g.size()));
+            }
             case WhyRole: return QString::fromUtf8(health::problem_why(p.kind).data());
             default: return {};
         }
