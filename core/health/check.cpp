@@ -97,17 +97,18 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, std::vector<Foun
     w.paths.seal();
     kernel_dirs.seal();
     for (auto& e : w.entries) {
+        const Found owner{ProblemKind::entry_undecodable, e.path, {}, e.group};
         for (auto& ref : e.keys)
-            if (!w.keys.contains(ref.target)) out.push_back(std::move(ref.problem));
+            if (!w.keys.contains(ref.target)) out.push_back(missing(ref, owner));
         // No triton/<device>/ at all: the Triton cache lives elsewhere (TRITON_CACHE_DIR, a blob's root).
         for (auto& ref : e.kernel_dirs)
             if (devices.count(ref.target.substr(0, ref.target.rfind('/'))) && !kernel_dirs.contains(ref.target))
-                out.push_back(std::move(ref.problem));
+                out.push_back(missing(ref, owner));
         for (auto& p : e.problems) out.push_back(std::move(p));
     }
     for (auto& o : w.outputs) {
         for (auto& ref : o.modules)
-            if (!w.paths.contains(ref.target)) out.push_back(std::move(ref.problem));
+            if (!w.paths.contains(ref.target)) out.push_back(missing(ref, o.owner));
         for (const auto& [sha, name] : o.cpp) {
             auto it = w.main_cpp.find(sha);
             if (it == w.main_cpp.end()) continue;  // never built here (another compile command): nothing lost

@@ -38,11 +38,16 @@ struct Found {
 };
 Found found(ProblemKind kind, const inductor::Artifact& a, std::string detail);
 
-// A file another one needs (relative path or key), with the problem reported when it is absent.
+// A file another one needs (relative path or key). The problem reported when it is absent (its owner's
+// path and group, `kind`, a detail naming `target` and `what`) is made only then: most references resolve,
+// and a million-file cache holds hundreds of thousands of them.
 struct Ref {
     std::string target;
-    Found problem;
+    std::string what;  // the kernel's name (kernel modules, Triton kernel dirs), "forward"/"backward" (AOT keys)
+    ProblemKind kind = ProblemKind::kernel_module_missing;
 };
+// The problem of an absent reference, owned by `owner` (its path and group).
+Found missing(const Ref& ref, const Found& owner);
 
 // What one graph entry needs and says.
 struct EntryFindings {

@@ -28,6 +28,21 @@ Found found(ProblemKind kind, const Artifact& a, std::string detail) {
     return Found{kind, std::string(a.rel_path()), std::move(detail), a.group};
 }
 
+Found missing(const Ref& ref, const Found& owner) {
+    Found f{ref.kind, owner.path, {}, owner.group};
+    switch (ref.kind) {
+        case ProblemKind::aot_fx_key_missing:
+            f.detail = ref.what + " graph " + ref.target + " is not in fxgraph/";
+            break;
+        case ProblemKind::triton_kernel_missing:
+            f.detail = "Triton kernel " + (ref.what.empty() ? std::string("?") : ref.what) + ": " + ref.target +
+                       "/ is missing (bundled in this entry)";
+            break;
+        default: f.detail = "Triton kernel " + ref.what + ": " + ref.target + " is missing"; break;
+    }
+    return f;
+}
+
 namespace {
 
 std::string_view extension(std::string_view path) {
