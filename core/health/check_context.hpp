@@ -4,6 +4,7 @@
 // the cache (a module, a key, a Triton kernel dir) is recorded as a reference and resolved against
 // the hashes of every path and key once the walk is over.
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ struct Found {
     inductor::GroupId group = inductor::kNoGroup;
 };
 Found found(ProblemKind kind, const inductor::Artifact& a, std::string detail);
+// The problems of a whole walk (hundreds of thousands at 1M files): a deque grows without copying itself
+// or keeping a spare half.
+using FoundList = std::deque<Found>;
 
 // A file another one needs (relative path or key). The problem reported when it is absent (its owner's
 // path and group, `kind`, a detail naming `target` and `what`) is made only then: most references resolve,
@@ -78,13 +82,13 @@ OutputFindings check_output_code(const inductor::Artifact& a);
 std::string main_cpp_sha(const inductor::Artifact& a);
 // Binaries (.so, .o, .cubin): empty or truncated.
 bool is_binary_name(std::string_view rel);
-void check_binary(const inductor::Artifact& a, std::vector<Found>& out);
+void check_binary(const inductor::Artifact& a, FoundList& out);
 // A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
 void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string>& names,
-                      std::vector<Found>& out);
+                      FoundList& out);
 // Temporaries older than `age_ns` (at `now_ns`).
-void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, std::vector<Found>& out);
+void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, FoundList& out);
 // Locks whose key has no files left (`keys`), PGO locks whose profile is gone (`paths`).
-void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, std::vector<Found>& out);
+void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, FoundList& out);
 
 }  // namespace kiln::health::detail

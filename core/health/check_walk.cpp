@@ -165,6 +165,7 @@ WalkFindings CheckWalk::finish() {
     };
     for (auto& l : locals_) {
         move_all(l.problems, out_.problems);
+        FoundList().swap(l.problems);  // each worker's list freed as it is merged
         move_all(l.entries, out_.entries);
         move_all(l.outputs, out_.outputs);
         move_all(l.stale, out_.stale);
