@@ -1,5 +1,5 @@
 // gui_open ROOT: opens Kiln's main window on ROOT (offscreen unless QT_QPA_PLATFORM says otherwise),
-// the way `kiln ROOT` does, and prints one JSON line:
+// the way `kiln ROOT` does (every view app/gui installs), and prints one JSON line:
 //   first_paint_ms  the window's first paint event
 //   overview_ms     the Overview's first useful paint: its view painted with what is known (the
 //                   scan's progress: files and bytes so far), the Overview being the tab shown on open
@@ -39,8 +39,11 @@
 #include "browser/cache_browser.hpp"
 #include "browser/cache_tree_model.hpp"
 #include "browser/scan_job.hpp"
+#include "health/health_install.hpp"
+#include "health/health_panel.hpp"
 #include "jobs/job_control.hpp"
 #include "overview/overview_panel.hpp"
+#include "portability/portability_install.hpp"
 #include "shell/main_window.hpp"
 #include "timeline/timeline_install.hpp"
 #include "tuning/timings_install.hpp"
@@ -239,9 +242,12 @@ int main(int argc, char** argv) {
     kiln::ui::MainWindow w;
     kiln::ui::installAutotuneViews(w);
     kiln::ui::installTimelineView(w);
+    kiln::ui::installPortabilityView(w);
+    kiln::ui::HealthPanel* health = kiln::ui::installHealthView(w);
 #ifdef KILN_HAVE_REMOTE
     kiln::ui::installRemoteSource(w);
 #endif
+    QObject::connect(health, &kiln::ui::HealthPanel::updated, [&] { memCheckpoint("health view checked", ms()); });
     PaintSpy paint(&w, clock);
     app.installEventFilter(&paint);
     int exitCode = 0;

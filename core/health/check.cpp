@@ -36,14 +36,22 @@ std::int64_t now_ns() {
         .count();
 }
 
-// KILN_CHECK_TIMES=1: each phase's wall time on stderr (where a check's time goes, for bench/).
+// KILN_CHECK_TIMES=1: each phase's wall time and the process's resident size after it on stderr (where a
+// check's time and memory go, for bench/).
 struct PhaseTimes {
     bool on = std::getenv("KILN_CHECK_TIMES") != nullptr;
     std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
     void mark(const char* phase) {
         if (!on) return;
         auto now = std::chrono::steady_clock::now();
-        std::fprintf(stderr, "check: %-9s %8.3f s\n", phase, std::chrono::duration<double>(now - last).count());
+        long pages = 0, resident = 0;
+        if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+            if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+            std::fclose(f);
+        }
+        std::fprintf(stderr, "check: %-9s %8.3f s, resident %6.0f MiB\n", phase,
+                     std::chrono::duration<double>(now - last).count(),
+                     double(resident) * double(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0));
         last = now;
     }
 };
@@ -82,7 +90,7 @@ struct GroupNames {
 };
 
 // The references the workers recorded, against every path and key the walk saw.
-void resolve(WalkFindings& w, const inductor::ScanResult& scan, std::vector<Found>& out) {
+void resolve(WalkFindings& w, const inductor::ScanResult& scan, FoundList& out) {
     HashSet kernel_dirs;
     std::set<std::string> devices;  // triton/<device> dirs that hold kernels: where this root keeps its Triton cache
     for (const auto& g : scan.groups) {
@@ -96,17 +104,18 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, std::vector<Foun
     w.paths.seal();
     kernel_dirs.seal();
     for (auto& e : w.entries) {
+        const Found owner{ProblemKind::entry_undecodable, e.path, {}, e.group};
         for (auto& ref : e.keys)
-            if (!w.keys.contains(ref.target)) out.push_back(std::move(ref.problem));
+            if (!w.keys.contains(ref.target)) out.push_back(missing(ref, owner));
         // No triton/<device>/ at all: the Triton cache lives elsewhere (TRITON_CACHE_DIR, a blob's root).
         for (auto& ref : e.kernel_dirs)
             if (devices.count(ref.target.substr(0, ref.target.rfind('/'))) && !kernel_dirs.contains(ref.target))
-                out.push_back(std::move(ref.problem));
+                out.push_back(missing(ref, owner));
         for (auto& p : e.problems) out.push_back(std::move(p));
     }
     for (auto& o : w.outputs) {
         for (auto& ref : o.modules)
-            if (!w.paths.contains(ref.target)) out.push_back(std::move(ref.problem));
+            if (!w.paths.contains(ref.target)) out.push_back(missing(ref, o.owner));
         for (const auto& [sha, name] : o.cpp) {
             auto it = w.main_cpp.find(sha);
             if (it == w.main_cpp.end()) continue;  // never built here (another compile command): nothing lost
@@ -176,23 +185,32 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
         entry_groups.push_back(group_of(Found{ProblemKind::entry_undecodable, e.path, {}, e.group}));
         if (e.unused) r.unused.push_back(std::move(*e.unused));
     }
-    std::vector<Found> found_all = std::move(w.problems);
+    FoundList found_all = std::move(w.problems);
     resolve(w, scan, found_all);
+    times.mark("resolve");
     // Sorted by kind, then path and detail: each kind on its own thread (hundreds of thousands at 1M files).
-    std::array<std::vector<Found>, kProblemKinds> by_kind;
-    for (auto& f : found_all) by_kind[static_cast<std::size_t>(f.kind)].push_back(std::move(f));
-    std::vector<Found>().swap(found_all);
+    // In place: partitioned by kind, each kind's range sorted on its own thread, then moved into the report's
+    // list, sized once (hundreds of thousands at 1M files: a second list per kind, or a doubling vector's
+    // spare half and its copy on growth, were a large part of the check's transient memory).
+    std::array<std::size_t, kProblemKinds + 1> kind_begin{};
+    auto from = found_all.begin();
+    for (std::size_t k = 0; k < kProblemKinds; ++k) {
+        kind_begin[k] = static_cast<std::size_t>(from - found_all.begin());
+        from = std::partition(from, found_all.end(),
+                              [k](const Found& f) { return static_cast<std::size_t>(f.kind) == k; });
+    }
+    kind_begin[kProblemKinds] = found_all.size();
     parallel_for(kProblemKinds, workers, nullptr, [&](std::size_t k) {
-        std::sort(by_kind[k].begin(), by_kind[k].end(), [](const Found& a, const Found& b) {
-            return std::tie(a.path, a.detail) < std::tie(b.path, b.detail);
-        });
+        std::sort(
+            found_all.begin() + static_cast<std::ptrdiff_t>(kind_begin[k]),
+            found_all.begin() + static_cast<std::ptrdiff_t>(kind_begin[k + 1]),
+            [](const Found& a, const Found& b) { return std::tie(a.path, a.detail) < std::tie(b.path, b.detail); });
     });
-    for (auto& list : by_kind) {
-        for (auto& f : list) {
-            std::string group = group_of(f);
-            r.problems.push_back(Problem{f.kind, std::move(f.path), std::move(f.detail), std::move(group)});
-        }
-        std::vector<Found>().swap(list);
+    r.problems.reserve(found_all.size());
+    for (; !found_all.empty(); found_all.pop_front()) {  // the deque's blocks freed as the report's list fills
+        Found& f = found_all.front();
+        std::string group = group_of(f);
+        r.problems.emplace_back(f.kind, std::move(f.path), std::move(f.detail), group);
     }
     times.mark("problems");
     if (given.valid() && given.get()) r.stale_against = given.get()->label(), r.stale = std::move(w.stale);
@@ -221,6 +239,7 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
 
 Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& o) {
     return run_check(scan.root, o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
+        walk.reserve(scan.artifacts.size(), scan.groups.size());
         for (const auto& a : scan.artifacts) {  // the walk's order, as the streaming scan passes them
             if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
             walk.add(a);

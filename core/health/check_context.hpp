@@ -4,6 +4,7 @@
 // the cache (a module, a key, a Triton kernel dir) is recorded as a reference and resolved against
 // the hashes of every path and key once the walk is over.
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@ namespace kiln::health::detail {
 class HashSet {
 public:
     void add(std::string_view s) { hashes_.push_back(hash(s)); }
+    void reserve(std::size_t n) { hashes_.reserve(n); }  // when the number of files is known (a kept scan)
     void seal();
     bool contains(std::string_view s) const;
     static std::uint64_t hash(std::string_view s);
@@ -36,12 +38,20 @@ struct Found {
     inductor::GroupId group = inductor::kNoGroup;
 };
 Found found(ProblemKind kind, const inductor::Artifact& a, std::string detail);
+// The problems of a whole walk (hundreds of thousands at 1M files): a deque grows without copying itself
+// or keeping a spare half.
+using FoundList = std::deque<Found>;
 
-// A file another one needs (relative path or key), with the problem reported when it is absent.
+// A file another one needs (relative path or key). The problem reported when it is absent (its owner's
+// path and group, `kind`, a detail naming `target` and `what`) is made only then: most references resolve,
+// and a million-file cache holds hundreds of thousands of them.
 struct Ref {
     std::string target;
-    Found problem;
+    std::string what;  // the kernel's name (kernel modules, Triton kernel dirs), "forward"/"backward" (AOT keys)
+    ProblemKind kind = ProblemKind::kernel_module_missing;
 };
+// The problem of an absent reference, owned by `owner` (its path and group).
+Found missing(const Ref& ref, const Found& owner);
 
 // What one graph entry needs and says.
 struct EntryFindings {
@@ -72,13 +82,13 @@ OutputFindings check_output_code(const inductor::Artifact& a);
 std::string main_cpp_sha(const inductor::Artifact& a);
 // Binaries (.so, .o, .cubin): empty or truncated.
 bool is_binary_name(std::string_view rel);
-void check_binary(const inductor::Artifact& a, std::vector<Found>& out);
+void check_binary(const inductor::Artifact& a, FoundList& out);
 // A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
 void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string>& names,
-                      std::vector<Found>& out);
+                      FoundList& out);
 // Temporaries older than `age_ns` (at `now_ns`).
-void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, std::vector<Found>& out);
+void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, FoundList& out);
 // Locks whose key has no files left (`keys`), PGO locks whose profile is gone (`paths`).
-void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, std::vector<Found>& out);
+void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, FoundList& out);
 
 }  // namespace kiln::health::detail

@@ -50,14 +50,12 @@ std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e,
 // The Triton kernel dirs the entry bundles (TritonBundle.kernel_artifacts: the kernels this graph
 // compiled, launched ones and autotune candidates): triton/<device>/<kernel_hash>, where torch's
 // TritonBundler.read_and_emit writes them back on a hit, and where Triton looks for them otherwise.
-void bundled_kernel_dirs(const inductor::GraphEntry& e, const Artifact& a, std::vector<Ref>& out) {
+void bundled_kernel_dirs(const inductor::GraphEntry& e, std::vector<Ref>& out) {
     for (const auto& k : e.triton_bundle()) {
         if (k.kernel_hash.empty() || k.kernel_hash.find('/') != std::string::npos || !k.device || *k.device < 0)
             continue;
-        std::string dir = "triton/" + std::to_string(*k.device) + "/" + k.kernel_hash;
-        std::string detail = "Triton kernel " + (k.name.empty() ? std::string("?") : k.name) + ": " + dir +
-                             "/ is missing (bundled in this entry)";
-        out.push_back({std::move(dir), found(ProblemKind::triton_kernel_missing, a, std::move(detail))});
+        out.push_back(
+            {"triton/" + std::to_string(*k.device) + "/" + k.kernel_hash, k.name, ProblemKind::triton_kernel_missing});
     }
 }
 
@@ -95,14 +93,12 @@ EntryFindings check_graph_entry(const Artifact& a) {
     if (want_aot) {
         for (auto [which, key] :
              {std::pair{"forward", entry->forward_fx_key()}, {"backward", entry->backward_fx_key()}})
-            if (key)
-                out.keys.push_back({*key, found(ProblemKind::aot_fx_key_missing, a,
-                                                std::string(which) + " graph " + *key + " is not in fxgraph/")});
+            if (key) out.keys.push_back({*key, which, ProblemKind::aot_fx_key_missing});
         lines = entry->forward_debug_lines();
     } else {
         lines = entry->debug_lines();
         out.unused = unused_candidates(*entry, a);
-        bundled_kernel_dirs(*entry, a, out.kernel_dirs);
+        bundled_kernel_dirs(*entry, out.kernel_dirs);
     }
     out.decoded = true;
     out.torch_version = component(lines, "torch_version");

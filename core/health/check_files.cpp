@@ -28,6 +28,21 @@ Found found(ProblemKind kind, const Artifact& a, std::string detail) {
     return Found{kind, std::string(a.rel_path()), std::move(detail), a.group};
 }
 
+Found missing(const Ref& ref, const Found& owner) {
+    Found f{ref.kind, owner.path, {}, owner.group};
+    switch (ref.kind) {
+        case ProblemKind::aot_fx_key_missing:
+            f.detail = ref.what + " graph " + ref.target + " is not in fxgraph/";
+            break;
+        case ProblemKind::triton_kernel_missing:
+            f.detail = "Triton kernel " + (ref.what.empty() ? std::string("?") : ref.what) + ": " + ref.target +
+                       "/ is missing (bundled in this entry)";
+            break;
+        default: f.detail = "Triton kernel " + ref.what + ": " + ref.target + " is missing"; break;
+    }
+    return f;
+}
+
 namespace {
 
 std::string_view extension(std::string_view path) {
@@ -44,7 +59,7 @@ bool is_binary_name(std::string_view rel) {
     return ext == "so" || ext == "o" || ext == "cubin";
 }
 
-void check_binary(const Artifact& a, std::vector<Found>& out) {
+void check_binary(const Artifact& a, FoundList& out) {
     std::string ext(extension(a.rel_path()));
     if (ext != "so" && ext != "o" && ext != "cubin") return;
     if (a.size == 0) {
@@ -57,8 +72,7 @@ void check_binary(const Artifact& a, std::vector<Found>& out) {
     out.push_back(found(why == "empty" ? ProblemKind::empty_binary : ProblemKind::truncated_binary, a, why));
 }
 
-void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string>& names,
-                      std::vector<Found>& out) {
+void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string>& names, FoundList& out) {
     for (const Artifact& a : groups) {
         auto text = read_regular_file(a.path, 1 << 20);
         if (!text) continue;  // gone or unreadable since the scan: counted by the scanner
@@ -77,13 +91,13 @@ void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std
     }
 }
 
-void check_temp(const Artifact& a, std::int64_t now_ns, std::int64_t age_ns, std::vector<Found>& out) {
+void check_temp(const Artifact& a, std::int64_t now_ns, std::int64_t age_ns, FoundList& out) {
     std::int64_t age = now_ns - a.mtime_ns;
     if (age > age_ns)
         out.push_back(found(ProblemKind::stale_temp, a, "written " + std::to_string(age / 3600000000000LL) + " h ago"));
 }
 
-void check_lock(const Artifact& a, const HashSet& keys, const HashSet& paths, std::vector<Found>& out) {
+void check_lock(const Artifact& a, const HashSet& keys, const HashSet& paths, FoundList& out) {
     std::string_view rel = a.rel_path();
     if (rel.substr(0, 6) == "locks/") {
         if (!a.key.empty() && !keys.contains(a.key))

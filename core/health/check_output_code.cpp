@@ -29,9 +29,7 @@ OutputFindings check_output_code(const Artifact& a) {
     for (const auto& k : code->kernels) {
         if (k.kind == inductor::KernelKind::triton) {
             if (k.module_key.empty()) continue;
-            std::string module = k.module_rel_path();
-            std::string detail = "Triton kernel " + k.name + ": " + module + " is missing";
-            out.modules.push_back({std::move(module), found(ProblemKind::kernel_module_missing, a, std::move(detail))});
+            out.modules.push_back({k.module_rel_path(), k.name, ProblemKind::kernel_module_missing});
         } else if (k.kind == inductor::KernelKind::cpp && !k.source_sha256.empty()) {
             out.cpp.emplace_back(k.source_sha256, k.name);
         }

@@ -43,6 +43,11 @@ CheckWalk::~CheckWalk() {
         if (t.joinable()) t.join();
 }
 
+void CheckWalk::reserve(std::size_t files, std::size_t groups) {
+    out_.paths.reserve(files);
+    out_.keys.reserve(files + groups);
+}
+
 void CheckWalk::add(const Artifact& a) {
     std::string_view rel = a.rel_path();
     out_.paths.add(rel);
@@ -160,6 +165,7 @@ WalkFindings CheckWalk::finish() {
     };
     for (auto& l : locals_) {
         move_all(l.problems, out_.problems);
+        FoundList().swap(l.problems);  // each worker's list freed as it is merged
         move_all(l.entries, out_.entries);
         move_all(l.outputs, out_.outputs);
         move_all(l.stale, out_.stale);

@@ -20,7 +20,7 @@ namespace kiln::health::detail {
 
 // What the workers and the walk found, merged once every worker is done.
 struct WalkFindings {
-    std::vector<Found> problems;  // final: decode errors, binaries, Triton dirs, temporaries
+    FoundList problems;  // final: decode errors, binaries, Triton dirs, temporaries
     std::vector<EntryFindings> entries;
     std::vector<OutputFindings> outputs;
     std::unordered_map<std::string, std::vector<std::string>>
@@ -43,7 +43,9 @@ public:
     CheckWalk& operator=(const CheckWalk&) = delete;
 
     void add(const inductor::Artifact& a);  // the scan's on_artifact (the walking thread)
-    WalkFindings finish();                  // after the scan: waits for the workers
+    // A kept scan's files and groups: the path and key hashes sized once (the groups' keys join after the walk).
+    void reserve(std::size_t files, std::size_t groups);
+    WalkFindings finish();  // after the scan: waits for the workers
 
 private:
     struct Task {
@@ -53,7 +55,7 @@ private:
         std::vector<std::string> names;          // triton_dir: the names of its files
     };
     struct Local {
-        std::vector<Found> problems;
+        FoundList problems;
         std::vector<EntryFindings> entries;
         std::vector<OutputFindings> outputs;
         std::vector<std::pair<std::string, std::string>> main_cpp;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <ostream>
 
 #include "util/cpus.hpp"
@@ -59,6 +60,23 @@ std::uint64_t HealthReport::unused_bytes() const {
     return sum;
 }
 
+Problem::Problem(ProblemKind k, std::string p, std::string d, std::string_view group)
+    : kind(k), path(std::move(p)), detail(std::move(d)) {
+    set_group(group);
+}
+
+std::string_view Problem::group() const {
+    return group_prefix_ ? std::string_view(path).substr(0, group_prefix_ - 1) : std::string_view(group_other_);
+}
+
+void Problem::set_group(std::string_view group) {
+    const bool prefix = group.size() <= path.size() && std::string_view(path).substr(0, group.size()) == group &&
+                        (group.size() == path.size() || path[group.size()] == '/') &&
+                        group.size() < std::numeric_limits<std::uint32_t>::max();
+    group_prefix_ = prefix ? static_cast<std::uint32_t>(group.size() + 1) : 0;
+    group_other_ = prefix ? std::string() : std::string(group);
+}
+
 namespace {
 
 nlohmann::ordered_json report_json(const HealthReport& r, bool with_problems) {
@@ -74,7 +92,7 @@ nlohmann::ordered_json report_json(const HealthReport& r, bool with_problems) {
                                  {"path", p.path},
                                  {"detail", p.detail},
                                  {"why", problem_why(p.kind)},
-                                 {"group", p.group}});
+                                 {"group", std::string(p.group())}});
     }
     nlohmann::ordered_json c = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < kProblemKinds; ++i)
@@ -114,7 +132,7 @@ void append_problem(std::string& out, const Problem& p) {
     field("path", p.path, false);
     field("detail", p.detail, false);
     field("why", problem_why(p.kind), false);
-    field("group", p.group, true);
+    field("group", p.group(), true);
     out += "    }";
 }
 

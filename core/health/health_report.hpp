@@ -39,7 +39,18 @@ struct Problem {
     ProblemKind kind = ProblemKind::entry_undecodable;
     std::string path;    // relative to the root: the file at fault (or the one that names a missing file)
     std::string detail;  // what exactly: the decoder's error, the missing file, the sizes
-    std::string group;   // relative path of the group quarantine moves (the key dir, kernel dir, module)
+
+    Problem() = default;
+    Problem(ProblemKind k, std::string p, std::string d, std::string_view group);
+    // Relative path of the group quarantine moves (the key dir, kernel dir, module). Most often `path`'s
+    // dir or `path` itself: then kept as a length into `path`, not a second string (a broken million-file
+    // cache has hundreds of thousands of problems).
+    std::string_view group() const;
+    void set_group(std::string_view group);
+
+private:
+    std::uint32_t group_prefix_ = 0;  // the group is path.substr(0, group_prefix_ - 1); 0: group_other_
+    std::string group_other_;
 };
 
 struct StaleComponent {

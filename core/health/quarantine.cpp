@@ -264,7 +264,7 @@ std::vector<QuarantineRequest> quarantine_requests(const HealthReport& r, bool s
         auto& kinds = by_group[group];
         if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(std::move(kind));
     };
-    for (const auto& p : r.problems) add(p.group, std::string(problem_kind_name(p.kind)));
+    for (const auto& p : r.problems) add(std::string(p.group()), std::string(problem_kind_name(p.kind)));
     if (strict)
         for (const auto& s : r.stale) add(s.group, "stale");
     std::vector<QuarantineRequest> out;

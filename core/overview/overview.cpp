@@ -121,15 +121,16 @@ PortabilityGlance portability_section(const inductor::ScanResult& scan, const Ov
     }
     portability::PortableOptions po;
     po.cancel = options.cancel;
-    auto report = portability::assess_scan(scan, *target, po);
-    if (!report.ok()) {
-        g.error = report.error().str();
+    // The summary alone: the per-file report is the Portability view's (hundreds of MB at a million files).
+    auto summary = portability::summarize_scan(scan, *target, po);
+    if (!summary.ok()) {
+        g.error = summary.error().str();
         return g;
     }
-    const auto& s = report->summary;
+    const auto& s = *summary;
     const auto& fx = s.counts[static_cast<std::size_t>(portability::ItemKind::fx_graph)];
     const auto& aot = s.counts[static_cast<std::size_t>(portability::ItemKind::aot_autograd)];
-    g.target = report->target.label();
+    g.target = target->label();
     g.graph_entries = fx.total + aot.total;
     g.hit = fx.hit + aot.hit;
     g.miss = fx.miss + aot.miss;

@@ -10,6 +10,7 @@
 #include "inductor/scanner.hpp"
 #include "portability/cache_files.hpp"
 #include "portability/entry_lines.hpp"
+#include "portability/summary_fold.hpp"
 #include "util/cpus.hpp"
 #include "util/parallel.hpp"
 
@@ -192,15 +193,16 @@ Result<PortableItem> assess_task(const Task& t, const Context& ctx, std::string&
     return make_error(Errc::invalid_argument, "unknown item kind");
 }
 
-// The tasks of a streaming scan (no file list kept): each file as the walk passes it.
-struct TaskCollector {
-    std::vector<Task>& tasks;
+// The items of a scan, each file as the walk passes it: `item(kind, rel, key)` for each item,
+// `file(name)` for each file of the Triton kernel dir item before it.
+struct ItemFinder {
     std::map<std::string, std::vector<std::string>>& modules;
     std::vector<std::string>& pgo;
     bool triton_dirs = true;  // an Inductor root: its kernel dirs are triton/<device>/<HASH>/
     inductor::GroupId dir_group = inductor::kNoGroup;
 
-    void add(const inductor::Artifact& a) {
+    template <class Item, class File>
+    void add(const inductor::Artifact& a, Item&& item, File&& file) {
         using inductor::Category;
         std::string_view rel = a.rel_path();
         auto ends = [&](std::string_view suffix) {
@@ -218,15 +220,32 @@ struct TaskCollector {
         auto slash = rel.find('/');
         if (ends(".py") && slash != std::string_view::npos && rel.find('/', slash + 1) == std::string_view::npos)
             modules[std::string(rel.substr(0, slash))].emplace_back(rel.substr(slash + 1));
-        if (kind) tasks.push_back({*kind, std::string(rel), a.key, {}});
+        if (kind) item(*kind, rel, a.key);
         // A kernel dir's files are its direct children, walked one after the other.
         if (a.category == Category::triton_compiled && triton_dirs) {
             auto last = rel.rfind('/');
-            if (a.group != dir_group)
-                tasks.push_back({ItemKind::triton_kernel, std::string(rel.substr(0, last)), a.key, {}});
+            if (a.group != dir_group) item(ItemKind::triton_kernel, rel.substr(0, last), a.key);
             dir_group = a.group;
-            tasks.back().files.emplace_back(rel.substr(last + 1));
+            file(rel.substr(last + 1));
         }
+    }
+};
+
+// The tasks of a streaming scan (no file list kept).
+struct TaskCollector {
+    std::vector<Task>& tasks;
+    ItemFinder finder;
+
+    TaskCollector(std::vector<Task>& t, std::map<std::string, std::vector<std::string>>& modules,
+                  std::vector<std::string>& pgo)
+        : tasks(t), finder{modules, pgo} {}
+    void add(const inductor::Artifact& a) {
+        finder.add(
+            a,
+            [&](ItemKind kind, std::string_view rel, std::string_view key) {
+                tasks.push_back({kind, std::string(rel), std::string(key), {}});
+            },
+            [&](std::string_view name) { tasks.back().files.emplace_back(name); });
     }
 };
 
@@ -304,6 +323,93 @@ Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Finge
     TaskCollector collect{tasks, modules, report.pgo_profiles};
     for (const auto& a : scan.artifacts) collect.add(a);  // the walk's order, as the streaming scan passes them
     return assess_tasks(scan.root, tasks, modules, std::move(report), target_in, options);
+}
+
+namespace {
+
+// An item of a kept scan by index (summarize_scan): its Task is made only when its chunk is assessed.
+struct TaskRef {
+    ItemKind kind;
+    std::uint32_t artifact;         // the file (a Triton kernel dir: its first file)
+    std::uint32_t files_begin = 0;  // Triton kernel dirs: their files' indices in `ItemRefs::files`
+    std::uint32_t files = 0;
+};
+
+struct ItemRefs {
+    std::vector<TaskRef> refs;
+    std::vector<std::uint32_t> files;  // artifact indices of the Triton kernel dirs' files
+};
+
+std::string_view ref_rel(const TaskRef& r, const inductor::ScanResult& scan) {
+    std::string_view rel = scan.artifacts[r.artifact].rel_path();
+    return r.kind == ItemKind::triton_kernel ? rel.substr(0, rel.rfind('/')) : rel;
+}
+
+Task make_task(const TaskRef& r, const ItemRefs& items, const inductor::ScanResult& scan) {
+    Task t{r.kind, std::string(ref_rel(r, scan)), std::string(scan.artifacts[r.artifact].key), {}};
+    for (std::uint32_t i = r.files_begin; i < r.files_begin + r.files; ++i) {
+        std::string_view rel = scan.artifacts[items.files[i]].rel_path();
+        t.files.emplace_back(rel.substr(rel.rfind('/') + 1));
+    }
+    return t;
+}
+
+constexpr std::size_t kSummaryChunk = 4096;  // items assessed at once: their results are all that is kept
+
+}  // namespace
+
+Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
+                                       const PortableOptions& options) {
+    if (scan.kind != inductor::RootKind::inductor) {
+        KILN_TRY(auto report, assess_root(scan.root, target_in, options));
+        return std::move(report.summary);
+    }
+    // assess_scan's items by index; the modules beside .best_config files and the PGO profiles as it keeps them.
+    ItemRefs items;
+    std::map<std::string, std::vector<std::string>> modules;
+    std::vector<std::string> pgo;
+    ItemFinder finder{modules, pgo};
+    for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i)
+        finder.add(
+            scan.artifacts[i],
+            [&](ItemKind kind, std::string_view, std::string_view) {
+                items.refs.push_back({kind, i, static_cast<std::uint32_t>(items.files.size()), 0});
+            },
+            [&](std::string_view) {
+                items.files.push_back(i);
+                ++items.refs.back().files;
+            });
+    std::vector<TaskRef>& refs = items.refs;
+    std::sort(refs.begin(), refs.end(), [&](const TaskRef& a, const TaskRef& b) {
+        return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
+    });
+    Fingerprint target = with_derived(target_in);
+    int root_fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) return io_error("open", scan.root, errno);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{root_fd};
+    Context ctx{target, modules, root_fd};
+    unsigned n = options.threads ? options.threads : usable_cpus();
+    n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, refs.size() / 64)));
+    SummaryFold fold;
+    std::vector<Task> tasks;
+    std::vector<std::optional<Result<PortableItem>>> results;
+    for (std::size_t begin = 0; begin < refs.size(); begin += kSummaryChunk) {
+        const std::size_t count = std::min(kSummaryChunk, refs.size() - begin);
+        tasks.clear();
+        for (std::size_t i = 0; i < count; ++i) tasks.push_back(make_task(refs[begin + i], items, scan));
+        results.assign(count, std::nullopt);
+        parallel_for(count, n, options.cancel, [&](std::size_t i) {
+            thread_local std::string scratch;
+            results[i] = assess_task(tasks[i], ctx, scratch);
+        });
+        if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", scan.root);
+        for (auto& r : results)
+            if (r && r->ok()) fold.add(**r);  // an unreadable item is skipped, as assess_scan skips it
+    }
+    return fold.finish(target_in.label(), pgo);
 }
 
 }  // namespace kiln::portability

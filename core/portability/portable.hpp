@@ -76,6 +76,12 @@ Result<PortableReport> assess_root(const std::filesystem::path& root, const Fing
 Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target,
                                    const PortableOptions& options = {});
 
+// assess_scan's summary alone (summarize's counts, tallies and lines, byte for byte), without keeping the
+// items: they are assessed a chunk at a time from the scan's kept files and folded in the report's order
+// (the GUI's Overview; the Portability view gets the full report). Not an Inductor root: assess_root's.
+Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const Fingerprint& target,
+                                       const PortableOptions& options = {});
+
 // One graph entry against a target, as assess_root judges each: for `kiln-cli check`'s stale entries,
 // read during check's own walk. `prepared` is prepare_target(target), made once per run; `rel` is
 // relative to `root_fd`; `scratch` is the calling thread's read buffer.

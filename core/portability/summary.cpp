@@ -1,9 +1,10 @@
 // The portability report's summary (counts, the components that decide, the hazards, the answer in
-// words) and its JSON form.
+// words), folded item by item (SummaryFold), and its JSON form.
 #include <algorithm>
 #include <map>
 
 #include "portability/portable.hpp"
+#include "portability/summary_fold.hpp"
 
 namespace kiln::portability {
 
@@ -42,20 +43,8 @@ std::string differing_text(const std::vector<ComponentTally>& d, std::size_t mis
     return s;
 }
 
-std::string graph_line(const char* what, const KindCounts& c, const std::vector<PortableItem>& items, ItemKind kind,
-                       const std::string& label) {
-    std::map<std::string, ComponentTally> diff, unk;
-    for (const auto& it : items) {
-        if (it.kind != kind) continue;
-        for (const auto& d : it.assessment.differs) {
-            auto& t = diff[d.component];
-            if (t.items++ == 0) t = {d.component, 1, d.cached, d.target, ""};
-        }
-        for (const auto& u : it.assessment.unknown) {
-            auto& t = unk[u.name];
-            if (t.items++ == 0) t = {u.name, 1, "", "", u.why};
-        }
-    }
+std::string graph_line(const char* what, const KindCounts& c, std::map<std::string, ComponentTally>& diff,
+                       std::map<std::string, ComponentTally>& unk, const std::string& label) {
     std::string s =
         std::string(what) + ": " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " would hit on " + label;
     if (c.miss) s += "; " + std::to_string(c.miss) + " miss: " + differing_text(sorted(diff), c.miss);
@@ -66,19 +55,9 @@ std::string graph_line(const char* what, const KindCounts& c, const std::vector<
     return s;
 }
 
-std::string timing_line(const KindCounts& c, const std::vector<PortableItem>& items, const std::string& label) {
+std::string timing_line(const KindCounts& c, const std::vector<std::string>& others, const std::string& label) {
     std::string s =
         "autotune timing caches: " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " apply to " + label;
-    std::vector<std::string> others;
-    for (const auto& it : items) {
-        if (it.kind != ItemKind::timing_cache || it.assessment.verdict != Verdict::miss) continue;
-        for (const auto& d : it.assessment.differs)
-            if (d.component == names::device || (d.component == names::system_hash && others.empty())) {
-                std::string name = d.component == names::device ? device_name_of(d.cached) : "";
-                others.push_back(name.empty() ? it.path : name);
-                break;
-            }
-    }
     if (!others.empty()) {
         std::string list;
         for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
@@ -88,49 +67,68 @@ std::string timing_line(const KindCounts& c, const std::vector<PortableItem>& it
     return s;
 }
 
-std::string simple_line(const char* what, const char* verb, const KindCounts& c, const std::vector<PortableItem>& items,
-                        ItemKind kind) {
+std::string simple_line(const char* what, const char* verb, const KindCounts& c,
+                        const std::optional<Difference>& first_differs,
+                        const std::optional<UnknownComponent>& first_unknown) {
     std::string s = std::string(what) + ": " + std::to_string(c.hit) + " of " + std::to_string(c.total) + " " + verb;
-    for (const auto& it : items) {
-        if (it.kind != kind || it.assessment.verdict == Verdict::hit) continue;
-        if (c.miss && !it.assessment.differs.empty()) {
-            const auto& d = it.assessment.differs[0];
-            s += "; " + std::to_string(c.miss) + " do not (" + d.component + ": " + short_value(d.cached, 40) + " -> " +
-                 short_value(d.target, 60) + ")";
-            break;
-        }
-        if (!c.miss && !it.assessment.unknown.empty()) {
-            s += "; " + std::to_string(c.unknown) + " unknown: " + it.assessment.unknown[0].name + " (" +
-                 short_value(it.assessment.unknown[0].why, 140) + ")";
-            break;
-        }
+    if (c.miss && first_differs) {
+        const auto& d = *first_differs;
+        s += "; " + std::to_string(c.miss) + " do not (" + d.component + ": " + short_value(d.cached, 40) + " -> " +
+             short_value(d.target, 60) + ")";
+    } else if (!c.miss && first_unknown) {
+        s += "; " + std::to_string(c.unknown) + " unknown: " + first_unknown->name + " (" +
+             short_value(first_unknown->why, 140) + ")";
     }
     return s;
 }
 
+void tally(std::map<std::string, ComponentTally>& m, const std::string& key, ComponentTally first) {
+    auto& t = m[key];
+    if (t.items++ == 0) t = std::move(first);
+}
+
 }  // namespace
 
-PortableSummary summarize(const PortableReport& r) {
-    PortableSummary s;
-    std::map<std::string, ComponentTally> diff, unk, haz;
-    for (const auto& it : r.items) {
-        KindCounts& c = s.counts[static_cast<std::size_t>(it.kind)];
-        ++c.total;
-        (it.assessment.verdict == Verdict::hit ? c.hit : it.assessment.verdict == Verdict::miss ? c.miss : c.unknown)++;
-        if (!is_graph(it.kind)) continue;
-        for (const auto& d : it.assessment.differs)
-            if (diff[d.component].items++ == 0) diff[d.component] = {d.component, 1, d.cached, d.target, ""};
-        for (const auto& u : it.assessment.unknown)
-            if (unk[u.name].items++ == 0) unk[u.name] = {u.name, 1, "", "", u.why};
-        for (const auto& h : it.hazards) {
-            std::string k = h.component + "\n" + h.value;
-            if (haz[k].items++ == 0) haz[k] = {h.component, 1, h.value, "", h.why};
+void SummaryFold::add(const PortableItem& it) {
+    KindCounts& c = s_.counts[static_cast<std::size_t>(it.kind)];
+    ++c.total;
+    const Assessment& a = it.assessment;
+    (a.verdict == Verdict::hit ? c.hit : a.verdict == Verdict::miss ? c.miss : c.unknown)++;
+    if (is_graph(it.kind)) {
+        const std::size_t k = it.kind == ItemKind::fx_graph ? 0 : 1;
+        for (const auto& d : a.differs) {
+            tally(diff_, d.component, {d.component, 1, d.cached, d.target, ""});
+            tally(kind_diff_[k], d.component, {d.component, 1, d.cached, d.target, ""});
         }
+        for (const auto& u : a.unknown) {
+            tally(unk_, u.name, {u.name, 1, "", "", u.why});
+            tally(kind_unk_[k], u.name, {u.name, 1, "", "", u.why});
+        }
+        for (const auto& h : it.hazards)
+            tally(haz_, h.component + "\n" + h.value, {h.component, 1, h.value, "", h.why});
+        return;
     }
-    s.differing = sorted(diff);
-    s.unknown = sorted(unk);
-    s.hazards = sorted(haz);
-    std::string label = r.target.label();
+    if (a.verdict == Verdict::hit) return;
+    if (it.kind == ItemKind::timing_cache) {
+        if (a.verdict != Verdict::miss) return;
+        for (const auto& d : a.differs)
+            if (d.component == names::device || (d.component == names::system_hash && timing_others_.empty())) {
+                std::string name = d.component == names::device ? device_name_of(d.cached) : "";
+                timing_others_.push_back(name.empty() ? it.path : name);
+                break;
+            }
+        return;
+    }
+    FirstNotHit& f = first_[it.kind == ItemKind::best_config ? 0 : 1];
+    if (!f.differs && !a.differs.empty()) f.differs = a.differs[0];
+    if (!f.unknown && !a.unknown.empty()) f.unknown = a.unknown[0];
+}
+
+PortableSummary SummaryFold::finish(const std::string& label, const std::vector<std::string>& pgo_profiles) {
+    PortableSummary s = std::move(s_);
+    s.differing = sorted(diff_);
+    s.unknown = sorted(unk_);
+    s.hazards = sorted(haz_);
     const auto& fx = s.counts[0];
     const auto& aot = s.counts[1];
     std::size_t graphs = fx.total + aot.total, hits = fx.hit + aot.hit, misses = fx.miss + aot.miss;
@@ -142,15 +140,15 @@ PortableSummary summarize(const PortableReport& r) {
                                        : "partly: " + std::to_string(hits) + " of " + std::to_string(graphs) +
                                              " graph entries would hit";
     s.lines.push_back("Will this cache hit on " + label + "? " + answer);
-    if (fx.total) s.lines.push_back(graph_line("FX graph entries", fx, r.items, ItemKind::fx_graph, label));
-    if (aot.total) s.lines.push_back(graph_line("AOTAutograd entries", aot, r.items, ItemKind::aot_autograd, label));
-    if (s.counts[2].total) s.lines.push_back(timing_line(s.counts[2], r.items, label));
+    if (fx.total) s.lines.push_back(graph_line("FX graph entries", fx, kind_diff_[0], kind_unk_[0], label));
+    if (aot.total) s.lines.push_back(graph_line("AOTAutograd entries", aot, kind_diff_[1], kind_unk_[1], label));
+    if (s.counts[2].total) s.lines.push_back(timing_line(s.counts[2], timing_others_, label));
     if (s.counts[3].total)
         s.lines.push_back(
-            simple_line(".best_config files", "would be found", s.counts[3], r.items, ItemKind::best_config));
+            simple_line(".best_config files", "would be found", s.counts[3], first_[0].differs, first_[0].unknown));
     if (s.counts[4].total) {
         std::string l = simple_line("Triton kernel dirs", "were compiled for the target's GPU and Triton", s.counts[4],
-                                    r.items, ItemKind::triton_kernel);
+                                    first_[1].differs, first_[1].unknown);
         s.lines.push_back(l +
                           " (Triton's own key also holds its full version key and the ptxas version, which a kernel "
                           "dir does not record)");
@@ -158,11 +156,17 @@ PortableSummary summarize(const PortableReport& r) {
     for (const auto& h : s.hazards)
         s.lines.push_back("bound to the environment, not the hardware: " + h.component + " = " +
                           short_value(h.cached, 80) + " in " + std::to_string(h.items) + " graph entries: " + h.why);
-    for (const auto& p : r.pgo_profiles)
+    for (const auto& p : pgo_profiles)
         s.lines.push_back(
             "bound to the job, not the hardware: the PGO profile " + p +
             " is read only by a process with the same job id, rank and tag (code_state_<job>_<rank>_<tag>)");
     return s;
+}
+
+PortableSummary summarize(const PortableReport& r) {
+    SummaryFold fold;
+    for (const auto& it : r.items) fold.add(it);
+    return fold.finish(r.target.label(), r.pgo_profiles);
 }
 
 namespace {

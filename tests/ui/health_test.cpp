@@ -1,5 +1,6 @@
 // The Health view on a scratch copy of a fixture: its model under QAbstractItemModelTester, the
-// problems it shows, quarantine (healthy afterwards) and restore (the same bytes back).
+// problems it shows, quarantine (healthy afterwards) and restore (the same bytes back); in the main
+// window, one check of the window's scan shared by the Overview's count and the view.
 #include <QAbstractItemModelTester>
 #include <QCryptographicHash>
 #include <QDirIterator>
@@ -9,8 +10,12 @@
 #include <QTest>
 
 #include "health/check.hpp"
+#include "health/health_install.hpp"
 #include "health/health_panel.hpp"
+#include "health/scan_health.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
+#include "shell/main_window.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -32,6 +37,21 @@ QMap<QString, QByteArray> digestTree(const QString& root) {
     return out;
 }
 
+bool copyTree(const QString& from, const QString& to);
+
+// A copy of the two-entries fixture with two problems: a temporary left two hours ago, a lock whose key is gone.
+bool brokenCopy(const QString& root) {
+    if (!copyTree(test::twoEntriesRoot(), root)) return false;
+    QFile temp(root + QStringLiteral("/.77.78.tmp"));
+    if (!temp.open(QIODevice::WriteOnly)) return false;
+    temp.write("partial");
+    temp.flush();
+    if (!temp.setFileTime(QDateTime::currentDateTime().addSecs(-7200), QFileDevice::FileModificationTime)) return false;
+    QDir().mkpath(root + QStringLiteral("/locks"));
+    QFile lock(root + QStringLiteral("/locks/c") + QString(51, QLatin1Char('q')) + QStringLiteral(".lock"));
+    return lock.open(QIODevice::WriteOnly);
+}
+
 bool copyTree(const QString& from, const QString& to) {
     QDirIterator it(from, QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
     while (it.hasNext()) {
@@ -48,6 +68,59 @@ bool copyTree(const QString& from, const QString& to) {
 class HealthTest : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("KilnTest");  // keep the user's settings out of it
+    }
+
+    void openingTheWindowChecksOnceForTheOverviewAndTheView() {
+        QTemporaryDir scratch;
+        QVERIFY(scratch.isValid());
+        const QString root = scratch.path() + QStringLiteral("/cache");
+        QVERIFY(brokenCopy(root));
+        MainWindow w;
+        HealthPanel* panel = installHealthView(w);
+        QSignalSpy computed(w.overviewPanel(), &OverviewPanel::computed);
+        QSignalSpy viewUpdated(panel, &HealthPanel::updated);
+        w.resize(1000, 700);
+        w.show();
+        w.openRoot(root);
+        QVERIFY(computed.wait(60000));
+        const auto overview = w.overviewPanel()->overview();
+        QVERIFY(overview);
+        QVERIFY(overview->health.error.empty());
+        QCOMPARE(overview->health.problems, std::size_t(2));
+        // The view behind its tab already holds the Overview's report; showing it checks nothing again.
+        QTRY_COMPARE_WITH_TIMEOUT(viewUpdated.size(), 1, 10000);
+        QVERIFY(w.showView(QStringLiteral("Health")));
+        QTest::qWait(200);
+        QCOMPARE(w.jobs()->startedCount(QLatin1String(ScanHealth::kChannel)), quint64(1));
+        QCOMPARE(w.jobs()->startedCount(QStringLiteral("health")), quint64(0));  // the view ran none of its own
+        QCOMPARE(panel->model()->problemCount(), int(overview->health.problems));
+        QCOMPARE(panel->model()->report(), w.scanHealth()->result()->report);  // one report, shared
+        QCOMPARE(viewUpdated.size(), 1);
+    }
+
+    void theViewShownFirstAsksForTheSameCheck() {
+        QTemporaryDir scratch;
+        QVERIFY(scratch.isValid());
+        const QString root = scratch.path() + QStringLiteral("/cache");
+        QVERIFY(brokenCopy(root));
+        MainWindow w;
+        HealthPanel* panel = installHealthView(w);
+        QSignalSpy computed(w.overviewPanel(), &OverviewPanel::computed);
+        QSignalSpy viewUpdated(panel, &HealthPanel::updated);
+        w.resize(1000, 700);
+        w.show();
+        QVERIFY(w.showView(QStringLiteral("Health")));
+        w.openRoot(root);
+        QVERIFY(viewUpdated.wait(60000));
+        QCOMPARE(panel->model()->problemCount(), 2);
+        if (computed.isEmpty()) QVERIFY(computed.wait(60000));
+        QCOMPARE(w.overviewPanel()->overview()->health.problems, std::size_t(2));
+        QCOMPARE(w.jobs()->startedCount(QLatin1String(ScanHealth::kChannel)), quint64(1));
+        QCOMPARE(w.jobs()->startedCount(QStringLiteral("health")), quint64(0));
+    }
+
     void quarantineAndRestoreThroughTheView() {
         QTemporaryDir scratch;
         QVERIFY(scratch.isValid());

@@ -10,8 +10,10 @@ namespace kiln::ui {
 
 HealthPanel* installHealthView(MainWindow& w) {
     auto* panel = new HealthPanel(w.jobs());
+    panel->setScanHealth(w.scanHealth());  // the Overview's count and this view: one check of the scan
     w.addPanel(panel, QObject::tr("Health"));
-    // The root's scan is the window's: the check waits for it instead of walking the root itself.
+    // The root's scan is the window's: the check waits for it instead of walking the root itself, and is
+    // the one the Overview counts.
     QObject::connect(&w, &MainWindow::rootChanged, panel,
                      [panel](const QString& root) { panel->setRootQuietly(root); });
     QObject::connect(&w, &MainWindow::cacheScanned, panel, &HealthPanel::checkTree);

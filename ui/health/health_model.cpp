@@ -11,18 +11,23 @@ void HealthModel::clear() {
     endResetModel();
 }
 
-void HealthModel::setReport(health::HealthReport report) {
+void HealthModel::setReport(std::shared_ptr<const health::HealthReport> report) {
     beginResetModel();
     sections_.clear();
+    if (!report) {
+        report_.reset();
+        endResetModel();
+        return;
+    }
     for (std::size_t k = 0; k < health::kProblemKinds; ++k) {
         Section s{static_cast<health::ProblemKind>(k), {}};
-        for (std::size_t i = 0; i < report.problems.size(); ++i)
-            if (report.problems[i].kind == s.kind) s.rows.push_back(i);
+        for (std::size_t i = 0; i < report->problems.size(); ++i)
+            if (report->problems[i].kind == s.kind) s.rows.push_back(i);
         if (!s.rows.empty()) sections_.push_back(std::move(s));
     }
-    if (!report.stale.empty()) {
+    if (!report->stale.empty()) {
         Section s;
-        for (std::size_t i = 0; i < report.stale.size(); ++i) s.rows.push_back(i);
+        for (std::size_t i = 0; i < report->stale.size(); ++i) s.rows.push_back(i);
         sections_.push_back(std::move(s));
     }
     report_ = std::move(report);
@@ -74,7 +79,10 @@ QVariant HealthModel::data(const QModelIndex& index, int role) const {
             case Qt::DisplayRole: return QString::fromStdString(index.column() == ColWhat ? p.path : p.detail);
             case Qt::ToolTipRole: return QString::fromStdString(p.detail);
             case PathRole: return QString::fromStdString(root + p.path);
-            case GroupRole: return QString::fromStdString(p.group);
+            case GroupRole: {
+                const std::string_view g = p.group();
+                return QString::fromUtf8(g.data(), static_cast<qsizetype>(g.size()));
+            }
             case WhyRole: return QString::fromUtf8(health::problem_why(p.kind).data());
             default: return {};
         }

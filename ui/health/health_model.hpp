@@ -3,7 +3,7 @@
 // stale entries (reported apart: they are no problem unless --strict). Columns: what, detail.
 #include <QAbstractItemModel>
 
-#include <optional>
+#include <memory>
 
 #include "health/health_report.hpp"
 
@@ -16,9 +16,11 @@ public:
     enum Role { PathRole = Qt::UserRole + 1, GroupRole, WhyRole };
 
     explicit HealthModel(QObject* parent = nullptr);
-    void setReport(health::HealthReport report);
+    // The report is shared, never copied (the window's one check of its scan: hundreds of thousands of
+    // problems at a million files).
+    void setReport(std::shared_ptr<const health::HealthReport> report);
     void clear();
-    const std::optional<health::HealthReport>& report() const { return report_; }
+    const std::shared_ptr<const health::HealthReport>& report() const { return report_; }
     int problemCount() const { return report_ ? static_cast<int>(report_->problems.size()) : 0; }
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -35,7 +37,7 @@ private:
         std::vector<std::size_t> rows;  // indices into problems / stale
     };
     static constexpr quintptr kTop = 0;  // internalId of section rows; children carry section + 1
-    std::optional<health::HealthReport> report_;
+    std::shared_ptr<const health::HealthReport> report_;
     std::vector<Section> sections_;
 };
 

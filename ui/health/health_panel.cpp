@@ -12,6 +12,7 @@
 
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
+#include "health/scan_health.hpp"
 #include "inductor/stats.hpp"
 #include "jobs/job_runner.hpp"
 
@@ -19,8 +20,10 @@ namespace kiln::ui {
 
 namespace {
 
+constexpr int kExpandedRows = 1000;  // a kind's problems shown open up to this many
+
 struct HealthOutcome {
-    std::optional<health::HealthReport> report;
+    std::shared_ptr<const health::HealthReport> report;
     QStringList quarantines;
     QString message;  // what quarantine / restore did, or the error
 };
@@ -76,6 +79,7 @@ HealthPanel::HealthPanel(JobRunner* jobs, QWidget* parent)
 }
 
 void HealthPanel::setRoot(const QString& root) {
+    wantsShared_ = false;
     root_ = root;
     tree_.reset();
     model_->clear();
@@ -83,6 +87,7 @@ void HealthPanel::setRoot(const QString& root) {
 }
 
 void HealthPanel::setRootQuietly(const QString& root) {
+    wantsShared_ = false;
     root_ = root;
     tree_.reset();
     model_->clear();
@@ -91,6 +96,14 @@ void HealthPanel::setRootQuietly(const QString& root) {
 
 void HealthPanel::checkTree(std::shared_ptr<const CacheTree> tree) {
     if (!tree || tree->root != root_) return;
+    if (shared_) {
+        wantsShared_ = true;
+        busy_ = true;
+        refreshButtons();
+        summary_->setText(tr("Checking %1 ...").arg(root_));
+        if (isVisible()) shared_->request();  // else when shown, or when the Overview's count asks first
+        return;
+    }
     tree_ = std::move(tree);
     run(Action::check);  // this once from the scan; the Check button walks the root afresh
     tree_.reset();
@@ -105,6 +118,7 @@ void HealthPanel::restoreSelected() {
 
 void HealthPanel::run(Action action, const QString& id) {
     if (root_.isEmpty()) return;
+    wantsShared_ = false;  // this view's own run: its report, not the scan's shared one
     busy_ = true;
     refreshButtons();
     summary_->setText(action == Action::check ? tr("Checking %1 ...").arg(root_) : tr("Working ..."));
@@ -127,7 +141,7 @@ void HealthPanel::run(Action action, const QString& id) {
                                       : tr("Quarantined %1 group(s) as %2")
                                             .arg(run->moved.manifest.groups.size())
                                             .arg(QString::fromStdString(run->moved.manifest.id));
-                    out.report = std::move(run->after);
+                    out.report = std::make_shared<const health::HealthReport>(std::move(run->after));
                 }
             } else if (action == Action::restore) {
                 auto r = health::restore_quarantine(root, qid);
@@ -137,7 +151,7 @@ void HealthPanel::run(Action action, const QString& id) {
             }
             if (!out.report) {
                 auto checked = tree ? health::check_scan(tree->scan(), options) : health::check_cache(root, options);
-                if (checked) out.report = std::move(*checked);
+                if (checked) out.report = std::make_shared<const health::HealthReport>(std::move(*checked));
                 else if (out.message.isEmpty()) out.message = QString::fromStdString(checked.error().str());
             }
             out.quarantines = quarantineIdsOf(root);
@@ -150,26 +164,57 @@ void HealthPanel::run(Action action, const QString& id) {
             ids_->clear();
             ids_->addItems(quarantines_);
             if (!quarantines_.isEmpty()) ids_->setCurrentIndex(static_cast<int>(quarantines_.size()) - 1);
-            if (out.report) {
-                const auto& r = *out.report;
-                QString text = r.problems.empty() ? tr("Healthy: no problems in %1 files").arg(r.files)
-                                                  : tr("%1 problem(s) in %2 files").arg(r.problems.size()).arg(r.files);
-                if (!r.stale.empty()) text += tr("; %1 stale entries (not counted)").arg(r.stale.size());
-                if (r.unused_bytes())
-                    text += tr("; %1 of unused autotune candidates")
-                                .arg(QString::fromStdString(inductor::format_bytes(r.unused_bytes())));
-                if (!message_.isEmpty()) text = message_ + QStringLiteral(" \u2014 ") + text;
-                summary_->setText(text);
-                model_->setReport(std::move(*out.report));
-                view_->expandAll();
-            } else {
-                summary_->setText(message_);
-                model_->clear();
-            }
-            refreshButtons();
+            showOutcome(std::move(out.report));
             if (action != Action::check) emit cacheChanged();
             emit updated(model_->problemCount());
         });
+}
+
+void HealthPanel::showOutcome(std::shared_ptr<const health::HealthReport> report) {
+    if (report) {
+        const auto& r = *report;
+        QString text = r.problems.empty() ? tr("Healthy: no problems in %1 files").arg(r.files)
+                                          : tr("%1 problem(s) in %2 files").arg(r.problems.size()).arg(r.files);
+        if (!r.stale.empty()) text += tr("; %1 stale entries (not counted)").arg(r.stale.size());
+        if (r.unused_bytes())
+            text += tr("; %1 of unused autotune candidates")
+                        .arg(QString::fromStdString(inductor::format_bytes(r.unused_bytes())));
+        if (!message_.isEmpty()) text = message_ + QStringLiteral(" \u2014 ") + text;
+        summary_->setText(text);
+        model_->setReport(std::move(report));
+        // Kinds with few problems open; a kind with hundreds of thousands (a broken million-file cache)
+        // stays closed until the user opens it: the view lays out a row item per shown row.
+        for (int k = 0; k < model_->rowCount(); ++k)
+            if (model_->rowCount(model_->index(k, 0)) <= kExpandedRows) view_->expand(model_->index(k, 0));
+    } else {
+        summary_->setText(message_);
+        model_->clear();
+    }
+    refreshButtons();
+}
+
+void HealthPanel::setScanHealth(ScanHealth* shared) {
+    shared_ = shared;
+    connect(shared_, &ScanHealth::checked, this, [this](const std::shared_ptr<const ScanHealthResult>& r) {
+        if (wantsShared_ && r && r->root == root_) showShared(r);
+    });
+}
+
+void HealthPanel::showShared(const std::shared_ptr<const ScanHealthResult>& result) {
+    wantsShared_ = false;
+    busy_ = false;
+    message_ = result->report ? QString() : result->error;
+    quarantines_ = quarantineIdsOf(root_.toStdString());  // a directory listing
+    ids_->clear();
+    ids_->addItems(quarantines_);
+    if (!quarantines_.isEmpty()) ids_->setCurrentIndex(static_cast<int>(quarantines_.size()) - 1);
+    showOutcome(result->report);
+    emit updated(model_->problemCount());
+}
+
+void HealthPanel::showEvent(QShowEvent* e) {
+    if (wantsShared_ && shared_) shared_->request();
+    QWidget::showEvent(e);
 }
 
 void HealthPanel::refreshButtons() {

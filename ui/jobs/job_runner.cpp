@@ -48,6 +48,7 @@ quint64 JobRunner::begin(const QString& channel, const QString& label, std::shar
     auto it = active_.find(channel);
     if (it != active_.end()) it->ctl->requestCancel();  // superseded: let it stop early
     const quint64 id = next_id_++;
+    ++started_[channel];
     active_.insert(channel, Active{id, label, std::move(ctl)});
     if (!tick_.isActive()) tick_.start();
     if (!wasBusy) emit busyChanged(true);

@@ -46,6 +46,8 @@ public:
     bool isBusy() const { return !active_.isEmpty(); }
     bool isRunning(const QString& channel) const { return active_.contains(channel); }
     quint64 droppedCount() const { return dropped_; }
+    // Jobs started on `channel` since the runner was made (how many times a view ran its work).
+    quint64 startedCount(const QString& channel) const { return started_.value(channel); }
     // Blocks until the pool is idle (tests and shutdown only).
 
 signals:
@@ -67,6 +69,7 @@ private:
 
     QThreadPool pool_;
     QHash<QString, Active> active_;
+    QHash<QString, quint64> started_;
     QTimer tick_;
     quint64 next_id_ = 1;
     quint64 dropped_ = 0;

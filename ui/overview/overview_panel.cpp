@@ -6,6 +6,7 @@
 
 #include "browser/cache_tree.hpp"
 #include "browser/scan_job.hpp"
+#include "health/scan_health.hpp"
 #include "inductor/compile_timeline.hpp"
 #include "jobs/job_runner.hpp"
 #include "jobs/release_memory.hpp"
@@ -72,11 +73,12 @@ SectionValue computeSection(int index, const CacheTree& tree, JobControl& ctl) {
     return v;
 }
 constexpr int kSections = 4;
+constexpr int kHealthSection = 3;
 
 }  // namespace
 
-OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent)
-    : QWidget(parent), jobs_(jobs), view_(new QTextBrowser(this)) {
+OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* health)
+    : QWidget(parent), jobs_(jobs), health_(health), view_(new QTextBrowser(this)) {
     setObjectName(QStringLiteral("overviewPanel"));
     view_->setOpenLinks(false);
     view_->setFrameShape(QFrame::NoFrame);
@@ -86,6 +88,19 @@ OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent)
     layout->addWidget(view_);
     setFocusProxy(view_);
     connect(view_, &QTextBrowser::anchorClicked, this, &OverviewPanel::linkActivated);
+    if (health_)
+        connect(health_, &ScanHealth::checked, this, [this](const std::shared_ptr<const ScanHealthResult>& r) {
+            if (!tree_ || !pending_.health || !r || r->root != root_) return;
+            overview::HealthGlance g;  // what `kiln-cli check` counts: problems, stale entries apart
+            if (r->report) g.problems = r->report->problems.size();
+            else g.error = r->error.toStdString();
+            update(
+                [&](overview::Overview& o) {
+                    o.health = g;
+                    pending_.health = false;
+                },
+                QStringLiteral("health"));
+        });
     progressTick_.setInterval(100);
     connect(&progressTick_, &QTimer::timeout, this, [this] {
         if (!tree_ && counters_) render();
@@ -133,6 +148,10 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
 
 void OverviewPanel::runSection(int index) {
     if (index >= kSections || !tree_) return;
+    if (index == kHealthSection && health_) {  // the shared check: checked() fills the section
+        if (pending_.health) health_->request();
+        return;
+    }
     jobs_->start(
         QStringLiteral("overview"), tr("Overview of %1").arg(root_),
         [tree = tree_, index](JobControl& ctl) {

@@ -4,7 +4,8 @@
 // the files and bytes found so far; when the scan ends, the statistics of that same scan (the browser's
 // CacheTree: no second walk); then each slower section as it is computed off the UI thread from that
 // scan (overview::*_section, one job at a time on the "overview" channel, each a value delivered on
-// the UI thread). The graph entries section comes from the main window, which reads the entries once
+// the UI thread); the health count, last, is the window's shared check (ScanHealth), which the Health
+// view shows too. The graph entries section comes from the main window, which reads the entries once
 // for it and for the browser's readable names.
 #include <QTimer>
 #include <QUrl>
@@ -20,12 +21,15 @@ namespace kiln::ui {
 
 class JobRunner;
 class CacheTree;
+class ScanHealth;
 struct ScanCounters;
 
 class OverviewPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr);
+    // `health`: the window's shared check of its scan (the health count is its report's); null: the
+    // panel runs its own count (overview::health_section).
+    explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr, ScanHealth* health = nullptr);
 
     // A root being scanned: shows the scan's progress from `counters` (sampled every 100 ms).
     void load(const QString& root, std::shared_ptr<const ScanCounters> counters = nullptr);
@@ -61,6 +65,7 @@ private:
     void finishIfDone();
 
     JobRunner* jobs_;
+    ScanHealth* health_;
     QTextBrowser* view_;
     QTimer progressTick_;
     QString root_;

@@ -24,6 +24,7 @@
 #include "browser/scan_job.hpp"
 #include "bundle/temp_root.hpp"
 #include "diff/diff_view.hpp"
+#include "health/scan_health.hpp"
 #include "inductor/graph_list.hpp"
 #include "inspector/inspection.hpp"
 #include "inspector/inspector_widget.hpp"
@@ -40,12 +41,13 @@ namespace kiln::ui {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       jobs_(new JobRunner(this)),
+      scanHealth_(new ScanHealth(jobs_, this)),
       watcher_(new CacheWatcher(this)),
       browser_(new CacheBrowser(this)),
       inspector_(new InspectorWidget(jobs_, this)),
       diff_(new DiffView(jobs_, this)),
       status_(new StatusPanel(this)),
-      overview_(new OverviewPanel(jobs_, this)),
+      overview_(new OverviewPanel(jobs_, this, scanHealth_)),
       workspace_(new QTabWidget(this)),
       banner_(new QLabel(this)) {
     setWindowTitle(QStringLiteral("Kiln"));
@@ -215,6 +217,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // The scan first (the pool runs jobs in the order they come): the Overview and the browser wait on
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
+    scanHealth_->clear();
     overview_->load(root_, counters);
     startScan(counters);
     emit rootChanged(root_);
@@ -235,6 +238,7 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             }
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
+            scanHealth_->setTree(out.tree);  // before the views that ask for its check
             overview_->setTree(out.tree);
             readGraphEntries(out.tree);
             status_->setTotals(*out.tree);

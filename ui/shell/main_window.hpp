@@ -25,6 +25,7 @@ class DiffView;
 class InspectorWidget;
 class JobRunner;
 class OverviewPanel;
+class ScanHealth;
 class StatusPanel;
 struct ScanCounters;
 struct Inspection;
@@ -69,6 +70,8 @@ public:
     DiffView* diffView() const { return diff_; }
     StatusPanel* statusPanel() const { return status_; }
     OverviewPanel* overviewPanel() const { return overview_; }
+    // The one health check of the window's scan, shared by the Overview's count and the Health view.
+    ScanHealth* scanHealth() const { return scanHealth_; }
     QTabWidget* workspace() const { return workspace_; }
 
 public slots:
@@ -100,6 +103,7 @@ private:
 
     Settings settings_;
     JobRunner* jobs_;
+    ScanHealth* scanHealth_;
     CacheWatcher* watcher_;
     CacheBrowser* browser_;
     InspectorWidget* inspector_;

@@ -13,7 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "hash/sha256.hpp"
+#include "health/check.hpp"
+#include "inductor/scanner.hpp"
 #include "test_support.hpp"
+#include "util/json_out.hpp"
 
 namespace fs = std::filesystem;
 
@@ -63,6 +66,32 @@ TEST(CliCheck, EverySharedFixtureIsHealthy) {
         EXPECT_EQ(j["healthy"], true);
         EXPECT_GT(j["files"].get<int>(), 0);
     }
+}
+
+TEST(CliCheck, TheGuisCheckOfAKeptScanIsTheCliJson) {
+    // The GUI checks the window's scan (health::check_scan, problems' groups kept as lengths into their
+    // paths); what it holds is what `kiln-cli check --json` prints, byte for byte.
+    ScratchDir dir{"cli-check-kept"};
+    fs::path root = dir.path() / "cache";
+    fs::copy(h100_root(), root, fs::copy_options::recursive);
+    int cut = 0;
+    for (const auto& f : files_under(root)) {
+        std::string ext = f.extension().string();
+        if ((ext == ".cubin" || ext == ".so") && cut++ % 2 == 0) fs::resize_file(f, fs::file_size(f) / 2);
+        if (f.filename().string().rfind("__grp__", 0) == 0 && cut % 5 == 0) fs::resize_file(f, 10);
+        if (f.string().find("/fxgraph/") != std::string::npos && cut % 7 == 0) fs::resize_file(f, 100);
+    }
+    std::ofstream(root / "locks" / ("c" + std::string(51, 'z') + ".lock"));
+    auto cli = run_command({cli_path(), "check", root.string(), "--json"});
+    EXPECT_EQ(cli.exit_code, 1) << cli.err;
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    health::CheckOptions options;
+    options.default_target = true;  // as the CLI and the GUI both judge stale entries
+    auto kept = health::check_scan(*scan, options);
+    ASSERT_TRUE(kept.ok()) << kept.error().str();
+    EXPECT_GT(kept->problems.size(), 10u);
+    EXPECT_EQ(dump_json(health::to_json(*kept)) + "\n", cli.out);
 }
 
 TEST(CliCheck, StaleEntriesAgainstAnotherGpuAreApartUnlessStrict) {

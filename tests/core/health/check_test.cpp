@@ -87,6 +87,25 @@ TEST(Check, WriteJsonIsDumpJsonOfTheReport) {
     }
 }
 
+TEST(Check, AProblemsGroupIsItsPathsDirItselfOrItsOwn) {
+    // Kept as a length into the path where it is the file's dir or the file (the usual case), else apart.
+    Problem dir{ProblemKind::truncated_binary, "triton/0/ABC/k.cubin", "not an ELF file", "triton/0/ABC"};
+    Problem self{ProblemKind::stale_temp, "xy/.1.2.tmp", "written 2 h ago", "xy/.1.2.tmp"};
+    Problem other{ProblemKind::kernel_module_missing, "ab/cmod.best_config", "d", "ab/cmod.py"};
+    Problem not_at_slash{ProblemKind::orphan_lock, "ab/cdef.lock", "d", "ab/cd"};
+    Problem none{ProblemKind::orphan_lock, "locks/k.lock", "d", ""};
+    EXPECT_EQ(dir.group(), "triton/0/ABC");
+    EXPECT_EQ(self.group(), "xy/.1.2.tmp");
+    EXPECT_EQ(other.group(), "ab/cmod.py");
+    EXPECT_EQ(not_at_slash.group(), "ab/cd");
+    EXPECT_EQ(none.group(), "");
+    Problem copy = dir;  // a copy reads its own path
+    dir.path = "elsewhere";
+    EXPECT_EQ(copy.group(), "triton/0/ABC");
+    copy.set_group("ab/cmod.py");
+    EXPECT_EQ(copy.group(), "ab/cmod.py");
+}
+
 // Enough problems for several chunks and rounds of the parallel writer.
 TEST(Check, WriteJsonOfManyProblemsIsDumpJsonOfTheReport) {
     HealthReport r;

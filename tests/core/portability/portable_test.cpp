@@ -57,6 +57,30 @@ TEST(Portable, AKeptScanGivesTheStreamingReport) {
     }
 }
 
+TEST(Portable, TheSummaryAloneOfAKeptScanIsTheFullReportsSummary) {
+    // The GUI's Overview folds the items a chunk at a time (summarize_scan); `kiln-cli portable` keeps them.
+    const std::vector<Fingerprint> targets = {
+        load(kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json"),  // hits everywhere
+        load(kiln::test::fixture_dir() / "h100h200/h200/trace/warm"),              // misses, unknown .best_config
+        local_fingerprint(),                                                       // unknowns
+    };
+    for (const fs::path& root : {kiln::test::h100_root(), kiln::test::pgo_root(), kiln::test::h100_h200_root(),
+                                 kiln::test::two_entries_root()}) {
+        auto scan = kiln::inductor::scan_cache(root);
+        ASSERT_TRUE(scan.ok()) << scan.error().str();
+        for (const Fingerprint& target : targets) {
+            PortableReport full = assess(root, target);
+            auto alone = summarize_scan(*scan, target);
+            ASSERT_TRUE(alone.ok()) << alone.error().str();
+            EXPECT_FALSE(alone->lines.empty());
+            PortableReport folded = full;
+            folded.summary = *alone;
+            EXPECT_EQ(report_to_json(folded)["summary"].dump(), report_to_json(full)["summary"].dump())
+                << root << " on " << target.label();
+        }
+    }
+}
+
 TEST(Portable, H100CacheOnTheH200) {
     PortableReport r = assess(kiln::test::h100_root(), load(kiln::test::fixture_dir() / "h100h200/h200/trace/warm"));
     EXPECT_EQ(counts(r, ItemKind::fx_graph).miss, 13u);
