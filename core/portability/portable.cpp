@@ -218,12 +218,12 @@ struct TaskCollector {
         auto slash = rel.find('/');
         if (ends(".py") && slash != std::string_view::npos && rel.find('/', slash + 1) == std::string_view::npos)
             modules[std::string(rel.substr(0, slash))].emplace_back(rel.substr(slash + 1));
-        if (kind) tasks.push_back({*kind, std::string(rel), a.key, {}});
+        if (kind) tasks.push_back({*kind, std::string(rel), std::string(a.key()), {}});
         // A kernel dir's files are its direct children, walked one after the other.
         if (a.category == Category::triton_compiled && triton_dirs) {
             auto last = rel.rfind('/');
             if (a.group != dir_group)
-                tasks.push_back({ItemKind::triton_kernel, std::string(rel.substr(0, last)), a.key, {}});
+                tasks.push_back({ItemKind::triton_kernel, std::string(rel.substr(0, last)), std::string(a.key()), {}});
             dir_group = a.group;
             tasks.back().files.emplace_back(rel.substr(last + 1));
         }
