@@ -91,7 +91,8 @@ std::string_view root_kind_name(RootKind k);
 // its member list there. They stay valid while any copy of the ScanResult lives (copies share the
 // storage; moving a ScanResult moves no bytes). A streamed Artifact (ScanOptions::on_artifact) views
 // the walker's buffer and is valid only during the callback: keep an OwnedArtifact past it. An
-// Artifact built by hand views whatever its builder keeps alive.
+// Artifact or Group built or edited by hand views bytes its builder must keep alive (never assign
+// a temporary std::string to `path` or `key`).
 struct Artifact {
     std::string_view path;      // absolute (root joined with the relative path)
     std::uint64_t size = 0;     // bytes (st_size)
