@@ -32,7 +32,7 @@ std::string key_of(ArtifactType t, const inductor::Artifact& a) {
             std::string_view name = file_name(rel);  // code_state_<S>.pkl
             return std::string(name.substr(11, name.size() - 15));
         }
-        default: return a.key;  // key dir name / precompile id
+        default: return std::string(a.key());  // key dir name / precompile id
     }
 }
 
@@ -68,7 +68,8 @@ Result<RootArtifacts> collect_root_artifacts(const std::string& root_arg) {
             out.skipped.push_back(std::string(a.rel_path()) + ": " + ok.error().message);
             continue;
         }
-        out.artifacts.push_back({*type, std::move(key), a.path, std::string(a.rel_path()), a.size, a.mtime_ns});
+        out.artifacts.push_back(
+            {*type, std::move(key), std::string(a.path), std::string(a.rel_path()), a.size, a.mtime_ns});
     }
     std::sort(out.artifacts.begin(), out.artifacts.end(), [](const RootArtifact& x, const RootArtifact& y) {
         if (blob_type_rank(x.type) != blob_type_rank(y.type)) return blob_type_rank(x.type) < blob_type_rank(y.type);

@@ -84,8 +84,8 @@ struct GroupNames {
     const inductor::ScanResult& scan;
     std::string operator()(const Found& f) const {
         if (f.group == inductor::kNoGroup || f.group >= scan.groups.size()) return f.path;
-        const std::string& p = scan.groups[f.group].path;
-        return p.size() > scan.root.size() + 1 ? p.substr(scan.root.size() + 1) : p;
+        std::string_view p = scan.groups[f.group].path;
+        return std::string(p.size() > scan.root.size() + 1 ? p.substr(scan.root.size() + 1) : p);
     }
 };
 
@@ -129,7 +129,7 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, FoundList& out) 
             }
         }
     }
-    for (const auto& lock : w.locks) check_lock(lock, w.keys, w.paths, out);
+    for (const auto& lock : w.locks) check_lock(lock.get(), w.keys, w.paths, out);
 }
 
 // Hands the files to the walk: a streaming scan of the root (check_cache) or a kept scan (check_scan).

@@ -77,7 +77,7 @@ EntryFindings check_graph_entry(const Artifact& a) {
     }
     std::optional<inductor::GraphEntry> entry;
     if (pickle::Ref root = (*doc)->root(); root && root->kind() == pickle::Kind::call)
-        entry = inductor::GraphEntry(*doc, a.path);
+        entry = inductor::GraphEntry(*doc, std::string(a.path));
     if (!entry) {
         out.problems.push_back(found(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
         return out;

@@ -100,8 +100,8 @@ void check_temp(const Artifact& a, std::int64_t now_ns, std::int64_t age_ns, Fou
 void check_lock(const Artifact& a, const HashSet& keys, const HashSet& paths, FoundList& out) {
     std::string_view rel = a.rel_path();
     if (rel.substr(0, 6) == "locks/") {
-        if (!a.key.empty() && !keys.contains(a.key))
-            out.push_back(found(ProblemKind::orphan_lock, a, "no file of key " + a.key + " is left"));
+        if (!a.key().empty() && !keys.contains(a.key()))
+            out.push_back(found(ProblemKind::orphan_lock, a, "no file of key " + std::string(a.key()) + " is left"));
         return;
     }
     // dynamo/code_state_<...>.pkl.lock guards the PGO profile beside it.

@@ -51,26 +51,27 @@ void CheckWalk::reserve(std::size_t files, std::size_t groups) {
 void CheckWalk::add(const Artifact& a) {
     std::string_view rel = a.rel_path();
     out_.paths.add(rel);
-    if (a.category != Category::lock && !a.key.empty()) out_.keys.add(a.key);
+    if (a.category != Category::lock && !a.key().empty()) out_.keys.add(a.key());
     switch (a.category) {
         case Category::fxgraph:
-        case Category::aotautograd: submit({Task::entry, a, {}, {}}); break;
-        case Category::output_code: submit({Task::output, a, {}, {}}); break;
+        case Category::aotautograd: submit({Task::entry, inductor::OwnedArtifact(a), {}, {}}); break;
+        case Category::output_code: submit({Task::output, inductor::OwnedArtifact(a), {}, {}}); break;
         case Category::temp: check_temp(a, now_ns_, temp_age_ns_, out_.problems); break;
-        case Category::lock: out_.locks.push_back(a); break;
+        case Category::lock: out_.locks.emplace_back(a); break;
         case Category::triton_compiled: {
             // A kernel dir's files are its direct children, walked one after the other.
             if (a.group != dir_group_) flush_dir();
             dir_group_ = a.group;
             std::string_view name = base_name(rel);
             dir_.names.emplace_back(name);
-            if (name.substr(0, 7) == "__grp__" && ends_with(name, ".json")) dir_.groups.push_back(a);
+            if (name.substr(0, 7) == "__grp__" && ends_with(name, ".json")) dir_.groups.emplace_back(a);
             break;
         }
         default: break;
     }
-    if (a.category == Category::cpp_source && ends_with(rel, ".main.cpp")) submit({Task::main_cpp, a, {}, {}});
-    if (is_binary_name(rel)) submit({Task::binary, a, {}, {}});
+    if (a.category == Category::cpp_source && ends_with(rel, ".main.cpp"))
+        submit({Task::main_cpp, inductor::OwnedArtifact(a), {}, {}});
+    if (is_binary_name(rel)) submit({Task::binary, inductor::OwnedArtifact(a), {}, {}});
 }
 
 void CheckWalk::flush_dir() {
@@ -117,21 +118,27 @@ void CheckWalk::work(Local& local) {
 }
 
 void CheckWalk::run(Task& t, Local& local, const Target& target) {
+    const Artifact file = t.file.get();  // views t.file's bytes
     switch (t.kind) {
         case Task::entry:
-            local.entries.push_back(check_graph_entry(t.file));
+            local.entries.push_back(check_graph_entry(file));
             if (target.valid())
-                if (const auto& prepared = target.get()) stale_check(t.file, *prepared, local);
+                if (const auto& prepared = target.get()) stale_check(file, *prepared, local);
             break;
-        case Task::output: local.outputs.push_back(check_output_code(t.file)); break;
-        case Task::binary: check_binary(t.file, local.problems); break;
+        case Task::output: local.outputs.push_back(check_output_code(file)); break;
+        case Task::binary: check_binary(file, local.problems); break;
         case Task::main_cpp:
-            if (std::string sha = main_cpp_sha(t.file); !sha.empty()) {
-                std::string_view rel = t.file.rel_path();
+            if (std::string sha = main_cpp_sha(file); !sha.empty()) {
+                std::string_view rel = file.rel_path();
                 local.main_cpp.emplace_back(std::move(sha), std::string(rel.substr(0, rel.size() - 9)));
             }
             break;
-        case Task::triton_dir: check_triton_dir(t.groups, t.names, local.problems); break;
+        case Task::triton_dir: {
+            std::vector<Artifact> groups;
+            for (const auto& g : t.groups) groups.push_back(g.get());
+            check_triton_dir(groups, t.names, local.problems);
+            break;
+        }
     }
 }
 
@@ -140,7 +147,7 @@ void CheckWalk::stale_check(const Artifact& a, const portability::Fingerprint& t
     auto kind =
         a.category == Category::aotautograd ? portability::ItemKind::aot_autograd : portability::ItemKind::fx_graph;
     std::string rel(a.rel_path());
-    auto item = portability::assess_graph_entry(rel, kind, a.key, target, root_fd_, local.scratch);
+    auto item = portability::assess_graph_entry(rel, kind, std::string(a.key()), target, root_fd_, local.scratch);
     if (!item || item->assessment.verdict != portability::Verdict::miss) return;  // unreadable: not judged
     StaleEntry s;
     auto slash = rel.rfind('/');

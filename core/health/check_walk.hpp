@@ -24,11 +24,11 @@ struct WalkFindings {
     std::vector<EntryFindings> entries;
     std::vector<OutputFindings> outputs;
     std::unordered_map<std::string, std::vector<std::string>>
-        main_cpp;  // kernel source sha256 -> rel paths without .main.cpp
-    std::vector<inductor::Artifact> locks;
-    std::vector<StaleEntry> stale;  // with a target: entries that can never hit there
-    HashSet paths;                  // every file's relative path
-    HashSet keys;                   // every file's key, locks excepted (group keys are added after the scan)
+        main_cpp;                                // kernel source sha256 -> rel paths without .main.cpp
+    std::vector<inductor::OwnedArtifact> locks;  // streamed artifacts: owned past the callback
+    std::vector<StaleEntry> stale;               // with a target: entries that can never hit there
+    HashSet paths;                               // every file's relative path
+    HashSet keys;  // every file's key, locks excepted (group keys are added after the scan)
 };
 
 class CheckWalk {
@@ -50,9 +50,9 @@ public:
 private:
     struct Task {
         enum Kind : std::uint8_t { entry, output, binary, main_cpp, triton_dir } kind = entry;
-        inductor::Artifact file;
-        std::vector<inductor::Artifact> groups;  // triton_dir: its __grp__*.json files
-        std::vector<std::string> names;          // triton_dir: the names of its files
+        inductor::OwnedArtifact file;                 // a streamed artifact outlives its callback here
+        std::vector<inductor::OwnedArtifact> groups;  // triton_dir: its __grp__*.json files
+        std::vector<std::string> names;               // triton_dir: the names of its files
     };
     struct Local {
         FoundList problems;

@@ -165,7 +165,7 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
     std::map<std::string, const inductor::Group*> by_rel;
     for (const auto& g : scan.groups)
-        if (g.path.size() > scan.root.size() + 1) by_rel[g.path.substr(scan.root.size() + 1)] = &g;
+        if (g.path.size() > scan.root.size() + 1) by_rel[std::string(g.path.substr(scan.root.size() + 1))] = &g;
 
     QuarantineOutcome out;
     std::pair<std::string, UniqueFd> made;

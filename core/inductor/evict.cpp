@@ -51,10 +51,9 @@ bool selected(const Group& g, const EvictPolicy& p, std::int64_t now, std::uint6
 }
 
 // The group's path relative to the root, checked to stay beneath it.
-Result<std::string_view> relative_to_root(const ScanResult& scan, const std::string& path) {
-    std::string_view p = path;
+Result<std::string_view> relative_to_root(const ScanResult& scan, std::string_view p) {
     if (p.size() <= scan.root.size() + 1 || p.substr(0, scan.root.size()) != scan.root || p[scan.root.size()] != '/')
-        return make_error(Errc::invalid_argument, "outside the cache root; refused", path);
+        return make_error(Errc::invalid_argument, "outside the cache root; refused", std::string(p));
     return p.substr(scan.root.size() + 1);
 }
 
@@ -192,9 +191,9 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
             report.freed_files += g->artifacts.size();
         }
         if (removal.status.ok())
-            report.removed.push_back({g->path, removal.freed, g->kind, g->category, g->last_use_ns});
-        else if (removal.freed == 0) report.skipped.push_back({g->path, removal.status.error().str()});
-        else report.partial.push_back({g->path, removal.freed, removal.status.error().str()});
+            report.removed.push_back({std::string(g->path), removal.freed, g->kind, g->category, g->last_use_ns});
+        else if (removal.freed == 0) report.skipped.push_back({std::string(g->path), removal.status.error().str()});
+        else report.partial.push_back({std::string(g->path), removal.freed, removal.status.error().str()});
     }
     return report;
 }

@@ -1,6 +1,7 @@
 // One walk with openat/fstatat relative to directory descriptors: no symlink is ever followed
-// (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW), no path is resolved twice, and the only allocations per file
-// are its Artifact's strings. The heads of .py files are read after the walk, in parallel.
+// (O_NOFOLLOW, AT_SYMLINK_NOFOLLOW), no path is resolved twice, and no allocation per file: a kept
+// file's path is appended to the scan's PathStore, a streamed one views the walker's buffer. The
+// heads of .py files are read after the walk, in parallel.
 #include "inductor/scanner.hpp"
 
 #include <dirent.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <functional>
 #include <unordered_map>
 
 #include "inductor/classify.hpp"
@@ -26,9 +28,16 @@ std::int64_t to_ns(const struct timespec& ts) {
     return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
+// Whether `part` lies within the bytes of `whole` (addresses compared through std::less_equal:
+// ordering pointers into unrelated arrays with <= is unspecified).
+bool within(std::string_view part, std::string_view whole) {
+    std::less_equal<const char*> le;
+    return !part.empty() && le(whole.data(), part.data()) && le(part.data() + part.size(), whole.data() + whole.size());
+}
+
 class Walker {
 public:
-    Walker(ScanResult& out, const ScanOptions& opt) : out_(out), opt_(opt) {}
+    Walker(ScanResult& out, ScanStorage& storage, const ScanOptions& opt) : out_(out), st_(storage), opt_(opt) {}
 
     Status run() {
         path_ = out_.root;
@@ -62,10 +71,12 @@ public:
 
 private:
     ScanResult& out_;
+    ScanStorage& st_;
     const ScanOptions& opt_;
     std::string path_;  // absolute path of the entry being visited
     std::uint32_t rel_offset_ = 0;
-    std::unordered_map<std::string, GroupId> group_index_;
+    // Keyed by the relative part of each group's stored path: no second copy of the paths.
+    std::unordered_map<std::string_view, GroupId> group_index_;
     GroupId last_group_ = kNoGroup;
     std::string_view last_group_rel_;
     static constexpr std::uint32_t kNoIndex = 0xffffffffu;
@@ -73,9 +84,11 @@ private:
     // .py files for their heads to be read (sniff_pending). Indices into held().
     std::vector<std::uint32_t> pending_best_configs_;
     std::vector<std::uint32_t> pending_py_;
-    std::vector<Artifact> held_;  // streaming only: the pending files themselves
-    std::vector<int> best_rank_;  // per group: module_rank of its category so far
-    std::vector<char> has_py_;    // per group: has a .py member
+    std::vector<Artifact> held_;             // streaming only: the pending files themselves
+    PathStore held_paths_;                   // streaming only: their paths
+    std::vector<std::uint32_t> join_order_;  // kept only: artifact indices as they joined their groups
+    std::vector<int> best_rank_;             // per group: module_rank of its category so far
+    std::vector<char> has_py_;               // per group: has a .py member
 
     std::string_view rel() const {
         return path_.size() > rel_offset_ ? std::string_view(path_).substr(rel_offset_) : std::string_view();
@@ -200,22 +213,28 @@ private:
 
     void add_file(int dfd, const struct stat& st) {
         Classification c = classify_path(rel(), out_.kind);
+        const bool sniff = c.needs_python_sniff && opt_.sniff_python;
+        const bool waits = sniff || c.category == Category::best_config;
         Artifact a;
-        a.path = path_;
+        // Kept files, and streamed ones that wait for the end of the walk, need bytes of their own.
+        a.path = opt_.keep_artifacts ? st_.paths.add(path_) : waits ? held_paths_.add(path_) : std::string_view(path_);
         a.rel_offset = rel_offset_;
         a.category = c.category;
         a.size = static_cast<std::uint64_t>(st.st_size);
         a.mtime_ns = to_ns(st.st_mtim);
         a.atime_ns = to_ns(st.st_atim);
-        a.key.assign(c.key);
+        if (within(c.key, rel())) {  // classify_path's key views rel(): the same place in a.path
+            a.key_offset = static_cast<std::uint16_t>(c.key.data() - rel().data());
+            a.key_size = static_cast<std::uint16_t>(c.key.size());
+        }
         a.ino = static_cast<std::uint64_t>(st.st_ino);
         ++out_.files;
         out_.bytes += a.size;
-        const bool sniff = c.needs_python_sniff && opt_.sniff_python;
         if (c.needs_python_sniff) a.category = Category::kernel_module;  // until its head is read
         if (c.category != Category::best_config) {
             std::string_view group_rel = c.group_kind == GroupKind::single_file ? rel() : c.group_rel;
-            a.group = group_for(group_rel, c, dfd);
+            a.group = group_for(group_rel, c.key, c.group_kind, path_,
+                                opt_.keep_artifacts ? a.path : std::string_view(), dfd);
         }
         if (sniff) {
             pending_py_.push_back(hold(std::move(a)));
@@ -249,7 +268,7 @@ private:
     void join(const Artifact& a, GroupId id, std::uint32_t index = kNoIndex) {
         Group& g = out_.groups[id];
         if (opt_.keep_artifacts)
-            g.artifacts.push_back(index == kNoIndex ? static_cast<std::uint32_t>(out_.artifacts.size()) : index);
+            join_order_.push_back(index == kNoIndex ? static_cast<std::uint32_t>(out_.artifacts.size()) : index);
         ++g.files;
         g.bytes += a.size;
         if (a.last_use_ns() > g.last_use_ns) g.last_use_ns = a.last_use_ns();
@@ -261,34 +280,43 @@ private:
         if (a.category == Category::kernel_module || a.category == Category::output_code) has_py_[id] = 1;
     }
 
-    // dfd: the directory of the file being added; a key/kernel dir group made from it records its inode.
-    GroupId group_for(std::string_view group_rel, const Classification& c, int dfd = -1) {
+    // group_rel and key view `file` (the path of the file being added); `kept` is its copy in the
+    // scan's store, or empty. dfd: the file's directory; a key/kernel dir group made from it records
+    // its inode.
+    GroupId group_for(std::string_view group_rel, std::string_view key, GroupKind kind, std::string_view file,
+                      std::string_view kept, int dfd = -1) {
         // Files of one group arrive together (one directory, or one module's files in a shard
-        // dir): reuse the last group without building a lookup key.
+        // dir): reuse the last group without a lookup.
         if (last_group_ != kNoGroup && group_rel == last_group_rel_) return last_group_;
-        auto [it, inserted] =
-            group_index_.try_emplace(std::string(group_rel), static_cast<GroupId>(out_.groups.size()));
-        if (inserted) {
-            Group g;
-            g.id = it->second;
-            g.kind = c.group_kind;
-            g.path = out_.root;
-            g.path += '/';
-            g.path += group_rel;
-            g.key.assign(c.key);
-            std::string_view r = rel();
-            auto slash = r.rfind('/');
-            struct stat st;
-            if (dfd >= 0 && c.group_kind != GroupKind::module && c.group_kind != GroupKind::single_file &&
-                slash != std::string_view::npos && r.substr(0, slash) == group_rel && ::fstat(dfd, &st) == 0)
-                g.ino = static_cast<std::uint64_t>(st.st_ino);
-            out_.groups.push_back(std::move(g));
-            best_rank_.push_back(100);
-            has_py_.push_back(0);
+        if (auto it = group_index_.find(group_rel); it != group_index_.end()) {
+            last_group_ = it->second;
+            last_group_rel_ = it->first;
+            return it->second;
         }
-        last_group_ = it->second;
-        last_group_rel_ = it->first;  // the map's node keeps the key alive and in place
-        return it->second;
+        Group g;
+        g.id = static_cast<GroupId>(out_.groups.size());
+        g.kind = kind;
+        // The group's path is a prefix of its first file's when that file is kept: no bytes of its own.
+        const std::string_view file_rel = file.substr(rel_offset_);
+        if (!kept.empty() && group_rel.data() == file_rel.data())
+            g.path = kept.substr(0, rel_offset_ + group_rel.size());
+        else g.path = st_.paths.add(out_.root, "/", group_rel);
+        const std::string_view stored_rel = g.path.substr(rel_offset_);
+        if (within(key, group_rel))
+            g.key = stored_rel.substr(static_cast<std::size_t>(key.data() - group_rel.data()), key.size());
+        else if (!key.empty()) g.key = st_.paths.add(key);
+        auto slash = file_rel.rfind('/');
+        struct stat st;
+        if (dfd >= 0 && kind != GroupKind::module && kind != GroupKind::single_file &&
+            slash != std::string_view::npos && file_rel.substr(0, slash) == group_rel && ::fstat(dfd, &st) == 0)
+            g.ino = static_cast<std::uint64_t>(st.st_ino);
+        out_.groups.push_back(g);
+        best_rank_.push_back(100);
+        has_py_.push_back(0);
+        group_index_.emplace(stored_rel, g.id);
+        last_group_ = g.id;
+        last_group_rel_ = stored_rel;
+        return g.id;
     }
 
     // A module group's main category is its most telling member: the module, then its sources.
@@ -312,7 +340,7 @@ private:
         for (std::size_t k = 0; k < pending_py_.size(); ++k) {
             Artifact& a = held(pending_py_[k]);
             if (outcomes[k].err) {
-                path_ = a.path;
+                path_.assign(a.path);
                 note_unreadable("cannot read module", outcomes[k].err);
             }
             a.category = outcomes[k].output_code ? Category::output_code : Category::kernel_module;
@@ -324,12 +352,11 @@ private:
 
     void finish_groups() {
         // Join each best_config to the only kernel module of its directory, else keep it alone.
-        // Keys are copies: group_for() below may grow out_.groups and move the paths.
-        std::unordered_map<std::string, std::pair<GroupId, int>> modules_by_dir;
+        // Keys view the groups' stored paths, which stay in place while out_.groups grows.
+        std::unordered_map<std::string_view, std::pair<GroupId, int>> modules_by_dir;
         for (const Group& g : out_.groups) {
             if (g.kind != GroupKind::module || !has_py_[g.id]) continue;
-            std::string dir = g.path.substr(0, g.path.rfind('/'));
-            auto& slot = modules_by_dir.try_emplace(dir, g.id, 0).first->second;
+            auto& slot = modules_by_dir.try_emplace(g.path.substr(0, g.path.rfind('/')), g.id, 0).first->second;
             ++slot.second;
         }
         last_group_ = kNoGroup;
@@ -339,12 +366,28 @@ private:
             if (it != modules_by_dir.end() && it->second.second == 1) {
                 a.group = it->second.first;
             } else {
-                Classification c{Category::best_config, GroupKind::single_file, a.key, {}, false};
-                a.group = group_for(a.rel_path(), c);
+                std::string_view kept = opt_.keep_artifacts ? a.path : std::string_view();
+                a.group = group_for(a.rel_path(), a.key(), GroupKind::single_file, a.path, kept);
             }
             join(a, a.group, index);
             if (opt_.on_artifact) opt_.on_artifact(a);
         }
+        if (opt_.keep_artifacts) lay_out_members();
+    }
+
+    // The member lists as one array, a run per group in the order its members joined.
+    void lay_out_members() {
+        std::vector<std::uint32_t>& members = st_.members;
+        members.resize(join_order_.size());
+        std::vector<std::uint32_t> next(out_.groups.size());
+        std::uint32_t offset = 0;
+        for (Group& g : out_.groups) {
+            next[g.id] = offset;
+            g.artifacts = std::span<const std::uint32_t>(members.data() + offset, g.files);
+            offset += g.files;
+        }
+        for (auto index : join_order_) members[next[out_.artifacts[index].group]++] = index;
+        join_order_ = {};
     }
 };
 
@@ -354,8 +397,12 @@ Result<ScanResult> scan_cache(const std::filesystem::path& root, const ScanOptio
     ScanResult out;
     out.root = std::filesystem::absolute(root).lexically_normal().string();
     out.kind = options.kind ? *options.kind : detect_root_kind(out.root).value_or(RootKind::inductor);
-    Walker walker(out, options);
-    KILN_CHECK(walker.run());
+    auto storage = std::make_shared<ScanStorage>();
+    {
+        Walker walker(out, *storage, options);
+        KILN_CHECK(walker.run());
+    }
+    out.storage = std::move(storage);
     return out;
 }
 

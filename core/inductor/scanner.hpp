@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,33 +86,83 @@ enum class RootKind : std::uint8_t {
 };
 std::string_view root_kind_name(RootKind k);
 
+// Lifetimes. A kept scan (ScanOptions::keep_artifacts) stores every path once, in the ScanStorage
+// its ScanResult shares: Artifact::path and Group::path/key view those bytes, Group::artifacts views
+// its member list there. They stay valid while any copy of the ScanResult lives (copies share the
+// storage; moving a ScanResult moves no bytes). A streamed Artifact (ScanOptions::on_artifact) views
+// the walker's buffer and is valid only during the callback: keep an OwnedArtifact past it. An
+// Artifact or Group built or edited by hand views bytes its builder must keep alive (never assign
+// a temporary std::string to `path` or `key`).
 struct Artifact {
-    std::string path;              // absolute (root joined with the relative path)
-    std::uint32_t rel_offset = 0;  // path.substr(rel_offset) is the path relative to the root
-    Category category = Category::other;
+    std::string_view path;      // absolute (root joined with the relative path)
     std::uint64_t size = 0;     // bytes (st_size)
     std::int64_t mtime_ns = 0;  // nanoseconds since the Unix epoch
     std::int64_t atime_ns = 0;
-    std::string key;        // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty
     std::uint64_t ino = 0;  // st_ino: eviction removes only the file the scan saw
     GroupId group = kNoGroup;
+    std::uint32_t rel_offset = 0;  // path.substr(rel_offset) is the path relative to the root
+    // The key is a part of the relative path (classify.hpp): stored as its place there, no bytes.
+    std::uint16_t key_offset = 0;
+    std::uint16_t key_size = 0;
+    Category category = Category::other;
 
-    std::string_view rel_path() const { return std::string_view(path).substr(rel_offset); }
+    std::string_view rel_path() const { return path.substr(rel_offset); }
+    // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty.
+    std::string_view key() const { return rel_path().substr(key_offset, key_size); }
+    // `key` views rel_path() (as classify_path's keys do) or equals a part of it; else the key is empty.
+    void set_key(std::string_view key);
     // Last use for LRU: atime, falling back to mtime where atime is older (noatime mounts).
     std::int64_t last_use_ns() const { return atime_ns > mtime_ns ? atime_ns : mtime_ns; }
+};
+
+// An Artifact that owns its path: what a streaming consumer keeps past the on_artifact callback.
+class OwnedArtifact {
+public:
+    OwnedArtifact() = default;
+    explicit OwnedArtifact(const Artifact& a) : path_(a.path), fields_(a) { fields_.path = {}; }
+    // Views this object's bytes: valid while it lives unchanged.
+    Artifact get() const {
+        Artifact a = fields_;
+        a.path = path_;
+        return a;
+    }
+
+private:
+    std::string path_;
+    Artifact fields_;
 };
 
 struct Group {
     GroupId id = kNoGroup;
     GroupKind kind = GroupKind::single_file;
-    Category category = Category::other;   // the main category (fxgraph, triton_compiled, kernel_module, …)
-    std::string path;                      // absolute: the dir for key/kernel dirs, the main file otherwise
-    std::string key;                       // the key the group's lock would be named after (locks/<key>.lock)
-    std::vector<std::uint32_t> artifacts;  // indices into ScanResult::artifacts (empty when not kept)
-    std::uint32_t files = 0;               // members, also when their list is not kept
+    Category category = Category::other;       // the main category (fxgraph, triton_compiled, kernel_module, …)
+    std::uint32_t files = 0;                   // members, also when their list is not kept
+    std::string_view path;                     // absolute: the dir for key/kernel dirs, the main file otherwise
+    std::string_view key;                      // the key the group's lock would be named after (locks/<key>.lock)
+    std::span<const std::uint32_t> artifacts;  // indices into ScanResult::artifacts (empty when not kept)
     std::uint64_t bytes = 0;
     std::int64_t last_use_ns = 0;  // max of the members' last_use_ns()
     std::uint64_t ino = 0;         // key/kernel dirs: the directory's st_ino at scan time (0: unknown)
+};
+
+// Bytes appended once and never moved: chunks of 1 MiB (a longer string gets a chunk of its own),
+// so views into them survive the store's growth. Nothing is ever removed.
+class PathStore {
+public:
+    std::string_view add(std::string_view a, std::string_view b = {}, std::string_view c = {});
+    std::size_t bytes() const { return bytes_; }  // allocated
+
+private:
+    std::vector<std::unique_ptr<char[]>> chunks_;
+    char* next_ = nullptr;
+    std::size_t left_ = 0;
+    std::size_t bytes_ = 0;
+};
+
+// What a ScanResult's artifacts and groups view (see "Lifetimes" above).
+struct ScanStorage {
+    PathStore paths;
+    std::vector<std::uint32_t> members;  // the groups' member lists, one run per group
 };
 
 struct ScanProgress {
@@ -125,7 +177,7 @@ struct ScanOptions {
     bool sniff_python = true;      // read ≤ 4 KB of .py files to tell output_code from kernel_module
     unsigned sniff_threads = 0;    // threads reading .py heads after the walk (0: one per core, at most 8)
     // Streaming: every file is passed here once its category and group are final (.py files and
-    // .best_config files after the walk). With keep_artifacts false, ScanResult::artifacts stays
+    // .best_config files after the walk). The Artifact's path is valid during the call only. With keep_artifacts false, ScanResult::artifacts stays
     // empty and groups keep no member lists: what `stats` needs at a million files.
     std::function<void(const Artifact&)> on_artifact;
     bool keep_artifacts = true;
@@ -141,11 +193,12 @@ struct ScanResult {
     std::string root;  // absolute, as given (not resolved through symlinks)
     RootKind kind = RootKind::inductor;
     std::vector<Artifact> artifacts;  // files in walk order (empty when ScanOptions::keep_artifacts is false)
-    std::uint64_t files = 0;          // regular files seen, kept or not
-    std::uint64_t bytes = 0;          // their st_size sum
-    std::vector<Group> groups;        // groups[i].id == i
-    std::uint64_t unreadable = 0;     // files and directories that could not be read or stat'ed
-    std::vector<Error> errors;        // the first `max_errors` of them, with paths
+    std::shared_ptr<const ScanStorage> storage;  // the bytes artifacts and groups view; shared by copies
+    std::uint64_t files = 0;                     // regular files seen, kept or not
+    std::uint64_t bytes = 0;                     // their st_size sum
+    std::vector<Group> groups;                   // groups[i].id == i
+    std::uint64_t unreadable = 0;                // files and directories that could not be read or stat'ed
+    std::vector<Error> errors;                   // the first `max_errors` of them, with paths
     std::uint64_t dirs = 0;
     std::uint64_t symlinks = 0;          // seen and not followed (not artifacts)
     std::uint64_t quarantine_files = 0;  // in <root>/.kiln-quarantine/ (not artifacts)

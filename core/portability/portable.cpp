@@ -220,11 +220,11 @@ struct ItemFinder {
         auto slash = rel.find('/');
         if (ends(".py") && slash != std::string_view::npos && rel.find('/', slash + 1) == std::string_view::npos)
             modules[std::string(rel.substr(0, slash))].emplace_back(rel.substr(slash + 1));
-        if (kind) item(*kind, rel, a.key);
+        if (kind) item(*kind, rel, a.key());
         // A kernel dir's files are its direct children, walked one after the other.
         if (a.category == Category::triton_compiled && triton_dirs) {
             auto last = rel.rfind('/');
-            if (a.group != dir_group) item(ItemKind::triton_kernel, rel.substr(0, last), a.key);
+            if (a.group != dir_group) item(ItemKind::triton_kernel, rel.substr(0, last), a.key());
             dir_group = a.group;
             file(rel.substr(last + 1));
         }
@@ -346,7 +346,7 @@ std::string_view ref_rel(const TaskRef& r, const inductor::ScanResult& scan) {
 }
 
 Task make_task(const TaskRef& r, const ItemRefs& items, const inductor::ScanResult& scan) {
-    Task t{r.kind, std::string(ref_rel(r, scan)), std::string(scan.artifacts[r.artifact].key), {}};
+    Task t{r.kind, std::string(ref_rel(r, scan)), std::string(scan.artifacts[r.artifact].key()), {}};
     for (std::uint32_t i = r.files_begin; i < r.files_begin + r.files; ++i) {
         std::string_view rel = scan.artifacts[items.files[i]].rel_path();
         t.files.emplace_back(rel.substr(rel.rfind('/') + 1));

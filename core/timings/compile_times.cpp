@@ -36,7 +36,7 @@ CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomi
             out.errors.push_back(entry.error().str());
             continue;
         }
-        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({a.path, *ns});
+        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({std::string(a.path), *ns});
     }
     return out;
 }

@@ -17,7 +17,7 @@ using Kind = CacheNode::Kind;
 namespace {
 
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
-QString baseName(const std::string& p) { return qs(p).section(QLatin1Char('/'), -1); }
+QString baseName(std::string_view p) { return qs(p).section(QLatin1Char('/'), -1); }
 
 struct Fixture {
     std::shared_ptr<const kiln::inductor::ScanResult> scan;
@@ -38,7 +38,7 @@ QString expectedHay(const Fixture& f, int i) {
     if (n.kind == Kind::category) return categoryTitle(n.category);
     if (n.kind == Kind::file) {
         const auto& a = f.scan->artifacts[n.ref];
-        return (qs(a.rel_path()) + QLatin1Char(' ') + qs(a.key)).toLower();
+        return (qs(a.rel_path()) + QLatin1Char(' ') + qs(a.key())).toLower();
     }
     if (n.kind != Kind::group) return {};
     const auto& g = f.scan->groups[n.ref];
@@ -87,7 +87,7 @@ private slots:
                 const auto& a = f.scan->artifacts[n.ref];
                 files.insert(n.ref);
                 QCOMPARE(t.path(i), qs(a.path));
-                QCOMPARE(t.key(i), qs(a.key));
+                QCOMPARE(t.key(i), qs(a.key()));
                 QCOMPARE(t.name(i), t.node(n.parent).kind == Kind::group ? baseName(a.path) : qs(a.rel_path()));
                 QCOMPARE(n.category, a.category);
                 QCOMPARE(n.bytes, a.size);

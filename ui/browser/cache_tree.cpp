@@ -87,7 +87,7 @@ std::string_view CacheTree::nameView(int i) const {
 std::string_view CacheTree::keyView(int i) const {
     const TreeNode& n = node(i);
     if (n.kind == Kind::group) return scan_->groups[n.ref].key;
-    if (n.kind == Kind::file) return scan_->artifacts[n.ref].key;
+    if (n.kind == Kind::file) return scan_->artifacts[n.ref].key();
     return {};
 }
 

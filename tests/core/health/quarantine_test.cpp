@@ -75,7 +75,7 @@ TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
     for (const auto& a : scan->artifacts)
         if (!entry && a.category == inductor::Category::fxgraph && a.group != inductor::kNoGroup) entry = &a;
     ASSERT_NE(entry, nullptr);
-    const std::string key = scan->groups[entry->group].key;
+    const std::string key(scan->groups[entry->group].key);
     ASSERT_FALSE(key.empty());
     fs::resize_file(entry->path, fs::file_size(entry->path) / 2);
     fs::create_directories(root / "locks");

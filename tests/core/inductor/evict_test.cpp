@@ -108,7 +108,7 @@ TEST_F(EvictTest, HeldLockSkipsTheGroup) {
         if (g.kind == GroupKind::module) module = &g;
     ASSERT_NE(module, nullptr);
     fs::create_directories(root / "locks");
-    fs::path lock = root / "locks" / (module->key + ".lock");
+    fs::path lock = root / "locks" / (std::string(module->key) + ".lock");
     std::ofstream(lock).close();
     test::set_times(lock, now - 30 * test::kDayNs);
 
@@ -186,11 +186,12 @@ TEST_F(EvictTest, GroupOutsideTheRootIsRefused) {
     auto scan = scan_cache(root);
     ASSERT_TRUE(scan.ok());
     Group g = scan->groups[0];
-    g.path = dir.path().string();  // the root's parent
+    const std::string parent = dir.path().string(), escape = scan->root + "/../escape";  // g views them
+    g.path = parent;                                                                     // the root's parent
     auto r = remove_group(fd.get(), *scan, g);
     ASSERT_FALSE(r.status.ok());
     EXPECT_EQ(r.status.error().code, Errc::invalid_argument);
-    g.path = scan->root + "/../escape";
+    g.path = escape;
     g.kind = GroupKind::key_dir;
     EXPECT_FALSE(remove_group(fd.get(), *scan, g).status.ok());
     EXPECT_TRUE(fs::exists(root));
@@ -233,7 +234,7 @@ TEST_F(EvictTest, PartlyRemovedGroupCountsTheBytesFreed) {
         if (g.kind == GroupKind::module && g.artifacts.size() >= 2) module = &g;
     ASSERT_NE(module, nullptr) << "the fixture has a kernel module with its .best_config";
     const Artifact& replaced = scan->artifacts[module->artifacts.back()];
-    fs::path tmp = replaced.path + ".new";
+    fs::path tmp = std::string(replaced.path) + ".new";
     fs::copy_file(replaced.path, tmp);
     fs::rename(tmp, replaced.path);  // the way Inductor rewrites a file: same name, new inode
     auto r = remove_group(fd.get(), *scan, *module);

@@ -135,11 +135,11 @@ TEST(ScannerArtifacts, PathsKeysAndTimes) {
         EXPECT_EQ(a.size, std::filesystem::file_size(a.path));
         EXPECT_GT(a.mtime_ns, 0);
         if (a.category == Category::fxgraph) {
-            EXPECT_EQ(a.key.substr(0, 1), "f");
-            EXPECT_NE(a.path.find("/" + a.key + "/"), std::string::npos);
+            EXPECT_EQ(a.key().substr(0, 1), "f");
+            EXPECT_NE(a.path.find("/" + std::string(a.key()) + "/"), std::string::npos);
         }
         if (a.category == Category::triton_compiled) {
-            EXPECT_EQ(a.key.size(), 52u);
+            EXPECT_EQ(a.key().size(), 52u);
         }
     }
 }
