@@ -29,6 +29,8 @@
 #include "portability/verdict_model.hpp"
 #include "source/hex_model.hpp"
 #include "source/syntax_highlighter.hpp"
+#include "timings/compile_times.hpp"
+#include "tuning/compile_entries_model.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -229,6 +231,33 @@ private slots:
         QTest::qWait(50);
         QCOMPARE(delivered, QStringList{"fast"});
         QCOMPARE(runner.droppedCount(), quint64(1));
+    }
+
+    // The Compile times table: rows slowest first, sorts by any column, keeps persistent indexes on
+    // their rows, and passes the model tester.
+    void compileEntriesModelSortsAndPassesTheTester() {
+        auto times = kiln::timings::read_compile_times(test::h100Root().toStdString());
+        QVERIFY(times.ok());
+        auto rows = compileEntryRows(*times, {});
+        QVERIFY(rows.size() >= 2);
+        CompileEntriesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRows(rows);
+        QCOMPARE(model.rowCount(), int(rows.size()));
+        auto secondsAt = [&](int r) {
+            return model.index(r, CompileEntriesModel::TimeColumn).data(CompileEntriesModel::SortRole).toDouble();
+        };
+        for (int r = 1; r < model.rowCount(); ++r) QVERIFY(secondsAt(r - 1) >= secondsAt(r));
+        const QPersistentModelIndex slowest = model.index(0, 0);
+        const QString slowestPath = slowest.data(CompileEntriesModel::PathRole).toString();
+        model.sort(CompileEntriesModel::TimeColumn, Qt::AscendingOrder);
+        for (int r = 1; r < model.rowCount(); ++r) QVERIFY(secondsAt(r - 1) <= secondsAt(r));
+        QCOMPARE(slowest.row(), model.rowCount() - 1);
+        QCOMPARE(slowest.data(CompileEntriesModel::PathRole).toString(), slowestPath);
+        model.sort(CompileEntriesModel::KeyColumn, Qt::AscendingOrder);
+        for (int r = 1; r < model.rowCount(); ++r)
+            QVERIFY(model.index(r - 1, 2).data().toString() <= model.index(r, 2).data().toString());
+        QCOMPARE(model.index(slowest.row(), 0).data(CompileEntriesModel::PathRole).toString(), slowestPath);
     }
 
     // Background work yields to the UI thread: its pool thread, and the threads core work starts from

@@ -6,9 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QStandardItemModel>
 #include <QStyledItemDelegate>
 #include <QToolBar>
 #include <QTreeView>
@@ -19,12 +17,11 @@
 #include "inductor/compile_timeline.hpp"
 #include "jobs/job_runner.hpp"
 #include "overview/overview_html.hpp"
+#include "tuning/compile_entries_model.hpp"
 
 namespace kiln::ui {
 
 namespace {
-
-constexpr int kSecondsRole = Qt::UserRole + 1;
 
 // The compile-time cell as a bar (its share of the slowest), in the palette's highlight colour.
 class BarDelegate : public QStyledItemDelegate {
@@ -32,7 +29,7 @@ public:
     using QStyledItemDelegate::QStyledItemDelegate;
     double max = 0;
     void paint(QPainter* p, const QStyleOptionViewItem& opt, const QModelIndex& idx) const override {
-        const double s = idx.data(kSecondsRole).toDouble();
+        const double s = idx.data(CompileEntriesModel::SortRole).toDouble();
         if (max > 0 && s > 0) {
             QRect r = opt.rect.adjusted(2, 3, -2, -3);
             r.setWidth(std::max(1, int(r.width() * (s / max))));
@@ -50,8 +47,7 @@ TimingsCompilePanel::TimingsCompilePanel(JobRunner* jobs, QWidget* parent)
     : QWidget(parent),
       jobs_(jobs ? jobs : new JobRunner(this)),
       chart_(new CompileTimeChart(this)),
-      model_(new QStandardItemModel(this)),
-      proxy_(new QSortFilterProxyModel(this)),
+      model_(new CompileEntriesModel(this)),
       entries_(new QTreeView(this)),
       status_(new QLabel(this)) {
     setObjectName(QStringLiteral("compileTimePanel"));
@@ -61,9 +57,7 @@ TimingsCompilePanel::TimingsCompilePanel(JobRunner* jobs, QWidget* parent)
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(bar);
-    proxy_->setSourceModel(model_);
-    proxy_->setSortRole(kSecondsRole);
-    entries_->setModel(proxy_);
+    entries_->setModel(model_);
     entries_->setRootIsDecorated(false);
     entries_->setSortingEnabled(true);
     entries_->setAlternatingRowColors(true);
@@ -89,7 +83,7 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
     status_->setText(tr("Reading graph entries…"));
     struct Outcome {
         timings::CompileTimes data;
-        std::map<std::string, inductor::FrameRef> frames;
+        std::vector<CompileEntryRow> rows;
         QString error;
     };
     jobs_->start(
@@ -97,11 +91,12 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
         [root](JobControl& ctl) {
             auto r = timings::read_compile_times(root.toStdString(), ctl.cancelFlag());
             if (!r.ok()) return Outcome{{}, {}, QString::fromStdString(r.error().str())};
-            return Outcome{std::move(r).value(), inductor::frames_beside_root(root.toStdString()), QString()};
+            auto rows = compileEntryRows(*r, inductor::frames_beside_root(root.toStdString()));
+            return Outcome{std::move(r).value(), std::move(rows), QString()};
         },
         [this](Outcome out) {
             chart_->setData(out.data);
-            fillEntries(out.data, out.frames);
+            fillEntries(std::move(out.rows));
             if (!out.error.isEmpty()) status_->setText(out.error);
             else
                 status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
@@ -116,17 +111,18 @@ void TimingsCompilePanel::loadScan(std::shared_ptr<const CacheTree> tree) {
     status_->setText(tr("Reading graph entries…"));
     struct Outcome {
         timings::CompileTimes data;
-        std::map<std::string, inductor::FrameRef> frames;
+        std::vector<CompileEntryRow> rows;
     };
     jobs_->start(
         QStringLiteral("compile-times"), tr("Reading compile times"),
         [tree](JobControl& ctl) {
-            return Outcome{timings::compile_times_of(tree->scan(), ctl.cancelFlag()),
-                           inductor::frames_beside_root(tree->scan().root)};
+            auto data = timings::compile_times_of(tree->scan(), ctl.cancelFlag());
+            auto rows = compileEntryRows(data, inductor::frames_beside_root(tree->scan().root));
+            return Outcome{std::move(data), std::move(rows)};
         },
         [this](Outcome out) {
             chart_->setData(out.data);
-            fillEntries(out.data, out.frames);
+            fillEntries(std::move(out.rows));
             status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
                                  .arg(out.data.graphs.size())
                                  .arg(out.data.errors.size()));
@@ -134,33 +130,10 @@ void TimingsCompilePanel::loadScan(std::shared_ptr<const CacheTree> tree) {
         });
 }
 
-void TimingsCompilePanel::fillEntries(const timings::CompileTimes& data,
-                                      const std::map<std::string, inductor::FrameRef>& frames) {
-    model_->clear();
-    model_->setHorizontalHeaderLabels({tr("Graph entry (compiled frame)"), tr("Compile time"), tr("Key")});
-    double max = 0;
-    for (const auto& g : data.graphs) {
-        const std::filesystem::path path(g.path);
-        const std::string key = path.parent_path().filename().string();
-        const auto frame = frames.find(key);
-        const QString name = frame != frames.end() ? QString::fromStdString(frame->second.label())
-                                                   : tr("(no trace) %1").arg(QString::fromStdString(key.substr(0, 12)));
-        const double s = double(g.ns) / 1e9;
-        max = std::max(max, s);
-        auto* nameItem = new QStandardItem(name);
-        nameItem->setData(QString::fromStdString(g.path), PathRole);
-        nameItem->setData(name, kSecondsRole);
-        nameItem->setToolTip(QString::fromStdString(g.path));
-        auto* timeItem = new QStandardItem(formatSeconds(s));
-        timeItem->setData(s, kSecondsRole);
-        timeItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        auto* keyItem = new QStandardItem(QString::fromStdString(key));
-        keyItem->setData(QString::fromStdString(key), kSecondsRole);
-        for (auto* it : {nameItem, timeItem, keyItem}) it->setEditable(false);
-        model_->appendRow({nameItem, timeItem, keyItem});
-    }
-    static_cast<BarDelegate*>(entries_->itemDelegateForColumn(1))->max = max;
-    entries_->sortByColumn(1, Qt::DescendingOrder);
+void TimingsCompilePanel::fillEntries(std::vector<CompileEntryRow> rows) {
+    model_->setRows(std::move(rows));
+    static_cast<BarDelegate*>(entries_->itemDelegateForColumn(1))->max = model_->maxSeconds();
+    entries_->sortByColumn(CompileEntriesModel::TimeColumn, Qt::DescendingOrder);
     entries_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     entries_->header()->resizeSection(1, 360);
 }

@@ -6,16 +6,11 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
-#include <map>
-#include <string>
-
-#include "inductor/compile_timeline.hpp"
-#include "timings/compile_times.hpp"
+#include "tuning/compile_entries_model.hpp"
 
 class QLabel;
-class QSortFilterProxyModel;
-class QStandardItemModel;
 class QTreeView;
 
 namespace kiln::ui {
@@ -34,7 +29,7 @@ public:
     void loadScan(std::shared_ptr<const CacheTree> tree);
     CompileTimeChart* chart() const { return chart_; }
     QTreeView* entries() const { return entries_; }  // Entry, Compile time (a bar), Key; PathRole = the entry file
-    static constexpr int PathRole = Qt::UserRole + 2;
+    static constexpr int PathRole = CompileEntriesModel::PathRole;
     bool isLoading() const;
 
 public slots:
@@ -46,12 +41,11 @@ signals:
     void entryActivated(const QString& path);
 
 private:
-    void fillEntries(const timings::CompileTimes& data, const std::map<std::string, inductor::FrameRef>& frames);
+    void fillEntries(std::vector<CompileEntryRow> rows);
 
     JobRunner* jobs_;
     CompileTimeChart* chart_;
-    QStandardItemModel* model_;
-    QSortFilterProxyModel* proxy_;
+    CompileEntriesModel* model_;
     QTreeView* entries_;
     QLabel* status_;
 };
