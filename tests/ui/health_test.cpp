@@ -63,6 +63,22 @@ bool copyTree(const QString& from, const QString& to) {
     return true;
 }
 
+// A shown window with the Health view, and a broken copy of the H100 fixture (two problems) to open.
+struct HealthWindow {
+    QTemporaryDir scratch;
+    QString root = scratch.path() + QStringLiteral("/cache");
+    MainWindow w;
+    HealthPanel* panel = installHealthView(w);
+    QSignalSpy computed{w.overviewPanel(), &OverviewPanel::computed};
+    QSignalSpy viewUpdated{panel, &HealthPanel::updated};
+    bool ready() {
+        if (!scratch.isValid() || !brokenCopy(root)) return false;
+        w.resize(1000, 700);
+        w.show();
+        return true;
+    }
+};
+
 }  // namespace
 
 class HealthTest : public QObject {
@@ -73,16 +89,13 @@ private slots:
     }
 
     void openingTheWindowChecksOnceForTheOverviewAndTheView() {
-        QTemporaryDir scratch;
-        QVERIFY(scratch.isValid());
-        const QString root = scratch.path() + QStringLiteral("/cache");
-        QVERIFY(brokenCopy(root));
-        MainWindow w;
-        HealthPanel* panel = installHealthView(w);
-        QSignalSpy computed(w.overviewPanel(), &OverviewPanel::computed);
-        QSignalSpy viewUpdated(panel, &HealthPanel::updated);
-        w.resize(1000, 700);
-        w.show();
+        HealthWindow hw;
+        QVERIFY(hw.ready());
+        MainWindow& w = hw.w;
+        HealthPanel* panel = hw.panel;
+        QSignalSpy& computed = hw.computed;
+        QSignalSpy& viewUpdated = hw.viewUpdated;
+        const QString& root = hw.root;
         w.openRoot(root);
         QVERIFY(computed.wait(60000));
         const auto overview = w.overviewPanel()->overview();
@@ -101,16 +114,13 @@ private slots:
     }
 
     void theViewShownFirstAsksForTheSameCheck() {
-        QTemporaryDir scratch;
-        QVERIFY(scratch.isValid());
-        const QString root = scratch.path() + QStringLiteral("/cache");
-        QVERIFY(brokenCopy(root));
-        MainWindow w;
-        HealthPanel* panel = installHealthView(w);
-        QSignalSpy computed(w.overviewPanel(), &OverviewPanel::computed);
-        QSignalSpy viewUpdated(panel, &HealthPanel::updated);
-        w.resize(1000, 700);
-        w.show();
+        HealthWindow hw;
+        QVERIFY(hw.ready());
+        MainWindow& w = hw.w;
+        HealthPanel* panel = hw.panel;
+        QSignalSpy& computed = hw.computed;
+        QSignalSpy& viewUpdated = hw.viewUpdated;
+        const QString& root = hw.root;
         QVERIFY(w.showView(QStringLiteral("Health")));
         w.openRoot(root);
         QVERIFY(viewUpdated.wait(60000));
