@@ -91,44 +91,34 @@ private slots:
     void openingTheWindowChecksOnceForTheOverviewAndTheView() {
         HealthWindow hw;
         QVERIFY(hw.ready());
-        MainWindow& w = hw.w;
-        HealthPanel* panel = hw.panel;
-        QSignalSpy& computed = hw.computed;
-        QSignalSpy& viewUpdated = hw.viewUpdated;
-        const QString& root = hw.root;
-        w.openRoot(root);
-        QVERIFY(computed.wait(60000));
-        const auto overview = w.overviewPanel()->overview();
+        hw.w.openRoot(hw.root);
+        QVERIFY(hw.computed.wait(60000));
+        const auto overview = hw.w.overviewPanel()->overview();
         QVERIFY(overview);
         QVERIFY(overview->health.error.empty());
         QCOMPARE(overview->health.problems, std::size_t(2));
         // The view behind its tab already holds the Overview's report; showing it checks nothing again.
-        QTRY_COMPARE_WITH_TIMEOUT(viewUpdated.size(), 1, 10000);
-        QVERIFY(w.showView(QStringLiteral("Health")));
+        QTRY_COMPARE_WITH_TIMEOUT(hw.viewUpdated.size(), 1, 10000);
+        QVERIFY(hw.w.showView(QStringLiteral("Health")));
         QTest::qWait(200);
-        QCOMPARE(w.jobs()->startedCount(QLatin1String(ScanHealth::kChannel)), quint64(1));
-        QCOMPARE(w.jobs()->startedCount(QStringLiteral("health")), quint64(0));  // the view ran none of its own
-        QCOMPARE(panel->model()->problemCount(), int(overview->health.problems));
-        QCOMPARE(panel->model()->report(), w.scanHealth()->result()->report);  // one report, shared
-        QCOMPARE(viewUpdated.size(), 1);
+        QCOMPARE(hw.w.jobs()->startedCount(QLatin1String(ScanHealth::kChannel)), quint64(1));
+        QCOMPARE(hw.w.jobs()->startedCount(QStringLiteral("health")), quint64(0));  // the view ran none of its own
+        QCOMPARE(hw.panel->model()->problemCount(), int(overview->health.problems));
+        QCOMPARE(hw.panel->model()->report(), hw.w.scanHealth()->result()->report);  // one report, shared
+        QCOMPARE(hw.viewUpdated.size(), 1);
     }
 
     void theViewShownFirstAsksForTheSameCheck() {
         HealthWindow hw;
         QVERIFY(hw.ready());
-        MainWindow& w = hw.w;
-        HealthPanel* panel = hw.panel;
-        QSignalSpy& computed = hw.computed;
-        QSignalSpy& viewUpdated = hw.viewUpdated;
-        const QString& root = hw.root;
-        QVERIFY(w.showView(QStringLiteral("Health")));
-        w.openRoot(root);
-        QVERIFY(viewUpdated.wait(60000));
-        QCOMPARE(panel->model()->problemCount(), 2);
-        if (computed.isEmpty()) QVERIFY(computed.wait(60000));
-        QCOMPARE(w.overviewPanel()->overview()->health.problems, std::size_t(2));
-        QCOMPARE(w.jobs()->startedCount(QLatin1String(ScanHealth::kChannel)), quint64(1));
-        QCOMPARE(w.jobs()->startedCount(QStringLiteral("health")), quint64(0));
+        QVERIFY(hw.w.showView(QStringLiteral("Health")));
+        hw.w.openRoot(hw.root);
+        QVERIFY(hw.viewUpdated.wait(60000));
+        QCOMPARE(hw.panel->model()->problemCount(), 2);
+        if (hw.computed.isEmpty()) QVERIFY(hw.computed.wait(60000));
+        QCOMPARE(hw.w.overviewPanel()->overview()->health.problems, std::size_t(2));
+        QCOMPARE(hw.w.jobs()->startedCount(QLatin1String(ScanHealth::kChannel)), quint64(1));
+        QCOMPARE(hw.w.jobs()->startedCount(QStringLiteral("health")), quint64(0));
     }
 
     void quarantineAndRestoreThroughTheView() {
