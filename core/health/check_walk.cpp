@@ -11,7 +11,7 @@ using inductor::Category;
 
 namespace {
 
-constexpr std::size_t kQueueLimit = 256;  // batches waiting: the walk pauses beyond (bounded memory)
+constexpr std::size_t kQueueLimit = 256;  // batches waiting
 constexpr int kBatchCost = 64;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -27,18 +27,18 @@ std::string_view base_name(std::string_view path) {
 
 CheckWalk::CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, Target target, int root_fd,
                      const std::atomic<bool>* cancel)
-    : now_ns_(now_ns), temp_age_ns_(temp_age_ns), target_(std::move(target)), root_fd_(root_fd), cancel_(cancel) {
+    : now_ns_(now_ns),
+      temp_age_ns_(temp_age_ns),
+      target_(std::move(target)),
+      root_fd_(root_fd),
+      cancel_(cancel),
+      queue_(kQueueLimit) {
     locals_.resize(std::max(1u, threads));  // never resized again: each worker holds its own
     for (auto& local : locals_) pool_.emplace_back([this, &local] { work(local); });
 }
 
 CheckWalk::~CheckWalk() {
-    {
-        std::lock_guard lock(mu_);
-        closing_ = true;
-    }
-    ready_.notify_all();
-    room_.notify_all();
+    queue_.close();
     for (auto& t : pool_)
         if (t.joinable()) t.join();
 }
@@ -91,28 +91,15 @@ void CheckWalk::submit(Task&& t) {
 
 void CheckWalk::push_batch() {
     if (batch_.empty()) return;
-    std::unique_lock lock(mu_);
-    room_.wait(lock, [&] { return queue_.size() < kQueueLimit || closing_; });
-    queue_.push_back(std::move(batch_));
-    lock.unlock();
-    ready_.notify_one();
+    queue_.push(std::move(batch_));
     batch_ = {};
     batch_cost_ = 0;
 }
 
 void CheckWalk::work(Local& local) {
     const Target target = target_;  // a copy of its own: shared_future's members do not synchronize
-    for (;;) {
-        std::vector<Task> batch;
-        {
-            std::unique_lock lock(mu_);
-            ready_.wait(lock, [&] { return !queue_.empty() || closing_; });
-            if (queue_.empty()) return;
-            batch = std::move(queue_.front());
-            queue_.pop_front();
-        }
-        room_.notify_one();
-        for (auto& t : batch)
+    while (auto batch = queue_.pop()) {
+        for (auto& t : *batch)
             if (!cancel_ || !cancel_->load(std::memory_order_relaxed)) run(t, local, target);  // else drain
     }
 }
@@ -160,11 +147,7 @@ void CheckWalk::stale_check(const Artifact& a, const portability::Fingerprint& t
 WalkFindings CheckWalk::finish() {
     flush_dir();
     push_batch();
-    {
-        std::lock_guard lock(mu_);
-        closing_ = true;
-    }
-    ready_.notify_all();
+    queue_.close();  // the workers drain what is queued, then stop
     for (auto& t : pool_) t.join();
     pool_.clear();
     auto move_all = [](auto& from, auto& to) {

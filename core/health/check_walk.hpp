@@ -15,6 +15,7 @@
 
 #include "health/check_context.hpp"
 #include "portability/fingerprint.hpp"
+#include "util/bounded_queue.hpp"
 
 namespace kiln::health::detail {
 
@@ -79,14 +80,11 @@ private:
     inductor::GroupId dir_group_ = inductor::kNoGroup;
     Task dir_;
 
-    std::mutex mu_;
-    std::condition_variable ready_, room_;
     // Tasks go to the workers in batches (one lock and one wake-up for many files); a batch closes
     // at a cost of 64 (a graph entry or output code counts 16: few of them still spread out).
     std::vector<Task> batch_;
     int batch_cost_ = 0;
-    std::deque<std::vector<Task>> queue_;
-    bool closing_ = false;
+    BoundedQueue<std::vector<Task>> queue_;  // batches waiting: the walk pauses beyond its limit (bounded memory)
     std::vector<Local> locals_;
     std::vector<std::thread> pool_;
 };

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -12,6 +10,7 @@
 
 #include "remote/remote_graph.hpp"
 #include "remote/remote_value.hpp"
+#include "util/bounded_queue.hpp"
 #include "util/cpus.hpp"
 
 namespace kiln::remote {
@@ -142,12 +141,10 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
         std::unique_ptr<ValueBlock> values;
     };
     std::vector<std::unique_ptr<ValueBlock>> spare;  // blocks handed back by this thread
-    std::mutex m;
-    std::condition_variable cv;
-    std::deque<Raw> ready;
-    bool fetch_done = false, stop = false;
-    Status fetch_status = ok_status();
-    std::uint64_t round_trips = 0;  // the fetcher's; read after join
+    std::mutex spare_mu;
+    BoundedQueue<Raw> ready(1);         // one batch fetched ahead; closed by the fetcher when done, by us on an error
+    Status fetch_status = ok_status();  // the fetcher's; read after join
+    std::uint64_t round_trips = 0;      // the fetcher's; read after join
 
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
     std::thread fetcher([&] {
@@ -158,7 +155,7 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
                 if (pending.empty()) return ok_status();
                 std::unique_ptr<ValueBlock> block;
                 {
-                    std::lock_guard lk(m);
+                    std::lock_guard lk(spare_mu);
                     if (!spare.empty()) {
                         block = std::move(spare.back());
                         spare.pop_back();
@@ -167,19 +164,12 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
                 if (!block) block = std::make_unique<ValueBlock>();
                 KILN_CHECK(client.get_many(pending, *block));
                 ++round_trips;
-                std::unique_lock lk(m);
-                cv.wait(lk, [&] { return ready.empty() || stop; });
-                if (stop) return ok_status();
-                ready.push_back(Raw{std::move(pending), std::move(block)});
+                ready.push(Raw{std::move(pending), std::move(block)});  // false: the consumer stopped
                 pending.clear();
-                cv.notify_all();
                 return ok_status();
             };
             KILN_CHECK(client.scan_all(options.match, options.scan_count, [&](ScanPage& page) -> Result<bool> {
-                {
-                    std::lock_guard lk(m);
-                    if (stop) return false;
-                }
+                if (ready.closed()) return false;
                 if (cancelled()) return make_error(Errc::cancelled, "browse cancelled");
                 ++round_trips;
                 for (auto& k : page.keys) {
@@ -198,10 +188,8 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
             st = make_error(Errc::generic, std::string("fetching values failed: ") + e.what(),
                             client.endpoint().display());
         }
-        std::lock_guard lk(m);
         fetch_status = std::move(st);
-        fetch_done = true;
-        cv.notify_all();
+        ready.close();
     });
 
     const unsigned threads = options.threads ? options.threads : usable_cpus();
@@ -210,15 +198,9 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
     BrowseTotals totals;
     Status sink_status = ok_status();
     for (;;) {
-        Raw raw;
-        {
-            std::unique_lock lk(m);
-            cv.wait(lk, [&] { return !ready.empty() || fetch_done; });
-            if (ready.empty()) break;
-            raw = std::move(ready.front());
-            ready.pop_front();
-            cv.notify_all();
-        }
+        auto popped = ready.pop();
+        if (!popped) break;
+        Raw raw = std::move(*popped);
         std::vector<RemoteEntry> batch(raw.keys.size());
         for (size_t i = 0; i < raw.keys.size(); ++i) {
             auto v = raw.values->value(i);
@@ -244,7 +226,7 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
         else work();
         totals.keys += batch.size();
         {
-            std::lock_guard lk(m);
+            std::lock_guard lk(spare_mu);
             spare.push_back(std::move(raw.values));
         }
         sink_status = sink(batch);
@@ -254,11 +236,7 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
             break;
         }
     }
-    {
-        std::lock_guard lk(m);
-        stop = true;
-    }
-    cv.notify_all();
+    ready.close();  // a fetcher still scanning stops at its next page
     fetcher.join();
     if (!sink_status.ok()) return std::move(sink_status.error());
     if (!fetch_status.ok()) return std::move(fetch_status.error());

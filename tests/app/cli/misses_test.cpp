@@ -14,6 +14,15 @@ using nlohmann::json;
 
 std::string trace(const char* run) { return (kiln::test::fixture_dir() / "h100/trace" / run).string(); }
 
+// `kiln-cli misses TRACE --root <two-entries fixture> --json`: its report (null, with the failure recorded,
+// when the command fails).
+json misses_on_two_entries(const std::filesystem::path& trace) {
+    auto r = run_command({kiln::test::cli_path(), "misses", trace.string(), "--root",
+                          kiln::test::two_entries_root().string(), "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? json::parse(r.out) : json();
+}
+
 // The report's events of one cache ("fx_graph" or "aotautograd").
 json events_of(const json& report, const char* cache) {
     json out = json::array();
@@ -81,10 +90,8 @@ TEST(CliMisses, TextOutput) {
 // other key.
 TEST(CliMisses, GuardMissNamesTheFailingConjunct) {
     const auto two = kiln::test::two_entries_root().parent_path();
-    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace/huge").string(), "--root",
-                          kiln::test::two_entries_root().string(), "--json"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto j = json::parse(r.out);
+    auto j = misses_on_two_entries(two / "trace/huge");
+    ASSERT_FALSE(j.is_null());
     auto fx = events_of(j, "fx_graph");
     ASSERT_EQ(fx.size(), 1u);
     const auto& e = fx[0];
@@ -106,8 +113,8 @@ TEST(CliMisses, GuardMissNamesTheFailingConjunct) {
     EXPECT_FALSE(g["entries"][0]["written_after_miss"].get<bool>());
     EXPECT_TRUE(g["entries"][1]["written_after_miss"].get<bool>());  // the entry this compile wrote
 
-    r = run_command({kiln::test::cli_path(), "misses", (two / "trace/huge").string(), "--root",
-                     kiln::test::two_entries_root().string()});
+    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace/huge").string(), "--root",
+                          kiln::test::two_entries_root().string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("guard miss"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("t0 = s77 = 2147483664 (L['x'].size()[0])"), std::string::npos) << r.out;
@@ -120,10 +127,8 @@ TEST(CliMisses, GuardMissNamesTheFailingConjunct) {
 // written before it (here there are none: the cache was empty).
 TEST(CliMisses, KeyMissComparesOnlyWithOlderEntries) {
     const auto two = kiln::test::two_entries_root().parent_path();
-    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace/psmall").string(), "--root",
-                          kiln::test::two_entries_root().string(), "--json"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto j = json::parse(r.out);
+    auto j = misses_on_two_entries(two / "trace/psmall");
+    ASSERT_FALSE(j.is_null());
     auto fx = events_of(j, "fx_graph");
     ASSERT_EQ(fx.size(), 1u);
     EXPECT_EQ(fx[0]["class"], "key miss");
@@ -163,10 +168,8 @@ TEST(CliMisses, DeeplyNestedRecordIsAnErrorNamingTheLine) {
 // AOT entries under that key, the failing conjunct and the trace's value, linked to the FX event.
 TEST(CliMisses, AotGuardMissNamesTheFailingConjunct) {
     const auto two = kiln::test::two_entries_root().parent_path();
-    auto r = run_command({kiln::test::cli_path(), "misses", (two / "trace").string(), "--root",
-                          kiln::test::two_entries_root().string(), "--json"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto j = json::parse(r.out);
+    auto j = misses_on_two_entries(two / "trace");
+    ASSERT_FALSE(j.is_null());
     auto fx = events_of(j, "fx_graph");
     auto aot = events_of(j, "aotautograd");
     EXPECT_EQ(fx.size(),
