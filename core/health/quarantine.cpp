@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "inductor/evict.hpp"
 #include "inductor/evict_fs.hpp"
@@ -264,9 +265,16 @@ std::vector<QuarantineRequest> quarantine_requests(const HealthReport& r, bool s
         auto& kinds = by_group[group];
         if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(std::move(kind));
     };
-    for (const auto& p : r.problems) add(std::string(p.group()), std::string(problem_kind_name(p.kind)));
+    // A group with a file this user may not read is never moved: nothing is known of its health.
+    std::set<std::string> unreadable;
+    for (const auto& p : r.problems)
+        if (p.kind == ProblemKind::unreadable) unreadable.emplace(p.group());
+    for (const auto& p : r.problems)
+        if (!unreadable.count(std::string(p.group())))
+            add(std::string(p.group()), std::string(problem_kind_name(p.kind)));
     if (strict)
-        for (const auto& s : r.stale) add(s.group, "stale");
+        for (const auto& s : r.stale)
+            if (!unreadable.count(s.group)) add(s.group, "stale");
     std::vector<QuarantineRequest> out;
     for (auto& [g, kinds] : by_group) out.push_back({g, std::move(kinds)});
     return out;
@@ -278,6 +286,7 @@ Result<QuarantineRun> quarantine_problems(const fs::path& root, const CheckOptio
     run.after = run.before;
     for (int round = 0; round < 8 && !run.after.healthy(strict); ++round) {
         auto requests = quarantine_requests(run.after, strict);
+        if (requests.empty()) break;  // only problems no quarantine can help (unreadable files)
         KILN_TRY(QuarantineOutcome step, quarantine_groups(root, requests, run.moved.manifest.id));
         std::size_t moved_before = run.moved.manifest.groups.size();
         run.moved.manifest = std::move(step.manifest);
