@@ -1,6 +1,7 @@
-// Issue 29, part B: `kiln-cli check --quarantine` on a cache other processes use at the same time.
-// Writers in flight are no problems (their temporaries, the locks they hold), and a file this user
-// may not read is reported, never moved.
+// Issue 29, part B: `kiln-cli check --quarantine` / `--restore` on a cache other processes use at the
+// same time. Writers in flight are no problems (their temporaries, the locks they hold), a restore
+// removes only what its manifest names, manifests hold names of any bytes, a root path swapped
+// mid-run never redirects the moves, and a file this user may not read is reported, never moved.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -113,6 +114,105 @@ TEST(CliCacheSafety, WritersInFlightAreNoProblemsAndNeverQuarantined) {
     std::multiset<std::string> expected{"stale_temp sf/.4242.4244.tmp", "stale_temp qq/." + key + ".4242.4243.tmp.so",
                                         "orphan_lock locks/" + key + ".lock"};
     EXPECT_EQ(kinds(later.json), expected) << later.json["problems"].dump(1);
+}
+
+// Item 3: a restore moves back what its manifest names and removes only folders left empty: a file
+// in files/ that the manifest does not name stays where it is.
+TEST(CliCacheSafety, RestoreRemovesOnlyWhatItsManifestNames) {
+    ScratchDir dir{"safety-restore"};
+    fs::path root = dir.path() / "cache";
+    copy_tree(two_entries_root(), root);
+    const std::string id = "20260101T000000Z-1";
+    const fs::path q = root / ".kiln-quarantine" / id;
+    fs::create_directories(q / "files" / "locks");
+    std::ofstream(q / "files" / "locks" / "one.lock") << "one";
+    std::ofstream(q / "files" / "locks" / "two.lock") << "two";
+    nlohmann::json manifest{{"kiln_quarantine", 1},
+                            {"id", id},
+                            {"created", "2026-01-01T00:00:00Z"},
+                            {"root", root.string()},
+                            {"groups",
+                             {{{"group", "locks/one.lock"},
+                               {"problems", {"orphan_lock"}},
+                               {"items", {{{"path", "locks/one.lock"}, {"dir", false}}}}}}}};
+    std::ofstream(q / "manifest.json") << manifest.dump(2);
+    auto r = run_command({cli_path(), "check", root.string(), "--restore", id});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(read_file(root / "locks" / "one.lock"), "one");
+    ASSERT_TRUE(fs::exists(q / "files" / "locks" / "two.lock")) << "a file no manifest named was deleted";
+    EXPECT_EQ(read_file(q / "files" / "locks" / "two.lock"), "two");
+}
+
+// Item 4: names that are not UTF-8 (a file, and the root's own path) go into the manifest and come
+// back byte for byte; the quarantine never dies half-way with groups moved and no manifest.
+TEST(CliCacheSafety, NamesOfAnyBytesAreQuarantinedAndRestoredExactly) {
+    ScratchDir dir{"safety-bytes"};
+    fs::path root = dir.path() / "c\xfe\xff";
+    copy_tree(two_entries_root(), root);
+    fs::create_directories(root / "locks");
+    const fs::path odd = root / "locks" / "x\xfe.lock";
+    std::ofstream(odd) << "lock bytes";
+    set_mtime_ago(odd, std::chrono::hours(2));  // an orphan: old, nobody holds it, key "x\xfe" has no files
+    auto before = digest_tree(root);
+    auto q = check(root, {"--quarantine"});
+    ASSERT_FALSE(q.json.is_discarded()) << q.err;
+    EXPECT_EQ(q.rc, 1) << q.err;  // the report is the check before the moves
+    EXPECT_FALSE(fs::exists(odd));
+    ASSERT_TRUE(q.json.contains("quarantine_moved")) << q.err;
+    std::string id = q.json["quarantine_moved"]["manifest"]["id"];
+    EXPECT_EQ(q.json["quarantine_moved"]["manifest"]["root"].get<std::string>(), root.string());
+    auto list = run_command({cli_path(), "check", root.string(), "--list-quarantine", "--json"});
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find(id), std::string::npos) << list.out;
+    auto r = run_command({cli_path(), "check", root.string(), "--restore", id});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(read_file(odd), "lock bytes");
+    EXPECT_EQ(digest_tree(root), before);
+    EXPECT_FALSE(fs::exists(root / ".kiln-quarantine"));
+}
+
+// Item 6: the root named by a symlink that flips between a broken cache and a healthy copy while
+// `check --quarantine` runs: every check and every move goes through the one descriptor opened at the
+// start, so nothing of the healthy copy is ever moved.
+TEST(CliCacheSafety, ASwappedRootSymlinkNeverRedirectsTheQuarantine) {
+    ScratchDir dir{"safety-flip"};
+    const fs::path broken = dir.path() / "broken", healthy = dir.path() / "healthy", link = dir.path() / "root";
+    copy_tree(two_entries_root(), broken);
+    copy_tree(two_entries_root(), healthy);
+    const fs::path entry =
+        "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/"
+        "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
+    fs::resize_file(broken / entry, fs::file_size(broken / entry) / 2);
+    const auto healthy_before = digest_tree(healthy);
+    fs::create_directory_symlink(broken, link);
+    std::atomic<bool> stop{false};
+    std::thread flipper([&] {
+        const fs::path tmp = dir.path() / "root.tmp";
+        for (bool to_healthy = true; !stop.load(); to_healthy = !to_healthy) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            fs::create_directory_symlink(to_healthy ? healthy : broken, tmp, ec);
+            fs::rename(tmp, link, ec);  // atomic: the link always names one of the two
+            std::this_thread::sleep_for(std::chrono::microseconds(300));
+        }
+    });
+    for (int i = 0; i < 12 && !HasFailure(); ++i) {
+        auto q = check(link, {"--quarantine"});
+        EXPECT_FALSE(fs::exists(healthy / ".kiln-quarantine")) << "run " << i << ": " << q.err;
+        EXPECT_EQ(digest_tree(healthy), healthy_before) << "run " << i;
+        // Put the broken entry back for the next round.
+        std::vector<std::string> ids;
+        std::error_code ec;
+        for (auto it = fs::directory_iterator(broken / ".kiln-quarantine", ec); !ec && it != fs::directory_iterator();
+             it.increment(ec))
+            ids.push_back(it->path().filename().string());
+        for (const auto& id : ids) {
+            auto r = run_command({cli_path(), "check", broken.string(), "--restore", id});
+            EXPECT_EQ(r.exit_code, 0) << r.err;
+        }
+    }
+    stop = true;
+    flipper.join();
 }
 
 // Item 14: a file this user may not read is `unreadable` (not a broken entry), a folder it may not list
