@@ -256,7 +256,7 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
             report.freed_files += g->artifacts.size();
         }
         if (removal.status.ok())
-            report.removed.push_back({std::string(g->path), removal.freed, g->kind, g->category, g->last_use_ns});
+            report.removed.push_back({std::string(g->path), removal.freed, g->kind, g->category, units.recency(*g)});
         else if (removal.freed == 0) report.skipped.push_back({std::string(g->path), removal.status.error().str()});
         else report.partial.push_back({std::string(g->path), removal.freed, removal.status.error().str()});
         return removal.status.ok();
