@@ -1,13 +1,18 @@
 #include "bundle/pack.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <ctime>
 #include <map>
 #include <set>
 
 #include "bundle/blob_writer.hpp"
 #include "inductor/evict.hpp"
+#include "inductor/roots.hpp"
 #include "pickle/buffer.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -48,15 +53,15 @@ bool wanted_by_default(const RootArtifact& a, const PackOptions& o) {
 }
 
 // Adds every file of the Inductor keys the chosen aot_autograd entries name.
-void add_closure(const RootArtifacts& root, std::vector<bool>& chosen, std::map<std::size_t, std::string>& closure_of,
-                 std::vector<std::string>& notes) {
+void add_closure(int root_fd, const RootArtifacts& root, std::vector<bool>& chosen,
+                 std::map<std::size_t, std::string>& closure_of, std::vector<std::string>& notes) {
     std::set<std::string> present;
     for (const auto& a : root.artifacts)
         if (a.type == ArtifactType::inductor) present.insert(a.key);
     for (std::size_t i = 0; i < root.artifacts.size(); ++i) {
         const RootArtifact& a = root.artifacts[i];
         if (!chosen[i] || a.type != ArtifactType::aot_autograd) continue;
-        auto buffer = pickle::load_file(a.path);
+        auto buffer = read_root_artifact(root_fd, a, UINT64_MAX);
         auto keys = buffer.ok() ? aot_autograd_graph_keys(std::move(buffer).value()) : Result<Closure>(buffer.error());
         if (!keys.ok()) {
             notes.push_back(a.rel_path + ": cannot read the graphs it names (" + keys.error().message + ")");
@@ -101,13 +106,18 @@ Result<std::vector<bool>> choose(const RootArtifacts& root, const PackOptions& o
 }  // namespace
 
 Result<PackResult> pack_root(const std::string& root_path, const PackOptions& options) {
-    KILN_TRY(RootArtifacts root, collect_root_artifacts(root_path));
+    // One descriptor of the root for the scan and every read (as evict): a file swapped for a symlink
+    // after the scan, or a root path swapped for another, is never read.
+    KILN_TRY(auto resolved, inductor::resolve_root(root_path));
+    UniqueFd root_fd(::open(resolved.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!root_fd.valid()) return io_error("cannot open the cache root", resolved.string(), errno);
+    KILN_TRY(RootArtifacts root, collect_root_artifacts(resolved.string(), root_fd.get()));
     PackResult out;
     out.root = root.root;
     for (const auto& s : root.skipped) out.notes.push_back("skipped " + s);
     KILN_TRY(std::vector<bool> chosen, choose(root, options, out.notes));
     std::map<std::size_t, std::string> closure_of;
-    add_closure(root, chosen, closure_of, out.notes);
+    add_closure(root_fd.get(), root, chosen, closure_of, out.notes);
 
     std::vector<std::shared_ptr<const pickle::Buffer>> keep;  // the bytes stay alive until the blob is built
     std::vector<OutGroup> groups;
@@ -121,7 +131,7 @@ Result<PackResult> pack_root(const std::string& root_path, const PackOptions& op
                 Errc::limit,
                 "the selected artifacts exceed the limit of " + std::to_string(options.max_bytes) + " bytes", root.root,
                 "select fewer artifacts or raise --max-size");
-        KILN_TRY(auto buffer, pickle::load_file(a.path, options.max_bytes));
+        KILN_TRY(auto buffer, read_root_artifact(root_fd.get(), a, options.max_bytes));
         if (groups.empty() || groups.back().type != a.type) groups.push_back({a.type, {}});
         groups.back().artifacts.push_back({a.key, buffer->bytes()});
         out.artifacts.push_back(

@@ -1,9 +1,13 @@
 #include "bundle/root_artifacts.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "inductor/roots.hpp"
 #include "inductor/scanner.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -38,6 +42,17 @@ std::string key_of(ArtifactType t, const inductor::Artifact& a) {
 
 }  // namespace
 
+Result<std::shared_ptr<const pickle::Buffer>> read_root_artifact(int root_fd, const RootArtifact& a,
+                                                                 std::uint64_t max_bytes) {
+    KILN_TRY(OpenedFile file, open_regular_file_beneath(root_fd, a.rel_path, a.path));
+    struct stat st {};
+    if (::fstat(file.fd.get(), &st) != 0) return io_error("cannot stat", a.path, errno);
+    if (static_cast<std::uint64_t>(st.st_ino) != a.ino || file.size != a.size)
+        return make_error(Errc::busy, "changed since the scan (replaced or rewritten); not packed", a.path,
+                          "pack again once the cache is not being written");
+    return pickle::load_opened_file(file, a.path, max_bytes);
+}
+
 int blob_type_rank(ArtifactType t) {
     switch (t) {
         case ArtifactType::aot_autograd: return 0;
@@ -50,11 +65,12 @@ int blob_type_rank(ArtifactType t) {
     return 5;
 }
 
-Result<RootArtifacts> collect_root_artifacts(const std::string& root_arg) {
+Result<RootArtifacts> collect_root_artifacts(const std::string& root_arg, int root_fd) {
     KILN_TRY(auto root, inductor::resolve_root(root_arg));
     inductor::ScanOptions options;
     options.kind = inductor::RootKind::inductor;
     options.sniff_python = false;
+    options.root_fd = root_fd;
     KILN_TRY(auto scan, inductor::scan_cache(root, options));
     RootArtifacts out;
     out.root = scan.root;
@@ -69,7 +85,7 @@ Result<RootArtifacts> collect_root_artifacts(const std::string& root_arg) {
             continue;
         }
         out.artifacts.push_back(
-            {*type, std::move(key), std::string(a.path), std::string(a.rel_path()), a.size, a.mtime_ns});
+            {*type, std::move(key), std::string(a.path), std::string(a.rel_path()), a.size, a.mtime_ns, a.ino});
     }
     std::sort(out.artifacts.begin(), out.artifacts.end(), [](const RootArtifact& x, const RootArtifact& y) {
         if (blob_type_rank(x.type) != blob_type_rank(y.type)) return blob_type_rank(x.type) < blob_type_rank(y.type);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bundle/artifact_types.hpp"
+#include "pickle/buffer.hpp"
 #include "util/result.hpp"
 
 namespace kiln::bundle {
@@ -17,6 +18,7 @@ struct RootArtifact {
     std::string rel_path;  // relative to the root
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;
+    std::uint64_t ino = 0;  // st_ino at scan time: a reader checks it is still this file
 };
 
 struct RootArtifacts {
@@ -27,7 +29,14 @@ struct RootArtifacts {
 
 // Walks `root` once (inductor::scan_cache). Temporary and hidden files are never artifacts; an
 // fxgraph/aotautograd dir whose name is not a valid key is listed in `skipped`.
-Result<RootArtifacts> collect_root_artifacts(const std::string& root);
+// With `root_fd` (an open descriptor of `root`), the walk goes through it instead of the path.
+Result<RootArtifacts> collect_root_artifacts(const std::string& root, int root_fd = -1);
+// The bytes of `a` read through `root_fd` (the descriptor it was collected through): its relative
+// path opened beneath the root without following any symlink, and only if it still is the file the
+// scan saw (inode and size), so a file swapped for a symlink or another file meanwhile is never
+// read (Errc::busy). O_NOATIME where permitted.
+Result<std::shared_ptr<const pickle::Buffer>> read_root_artifact(int root_fd, const RootArtifact& a,
+                                                                 std::uint64_t max_bytes);
 
 // The order types take in a blob Kiln writes: aot_autograd, inductor, autotune, pgo, precompile.
 int blob_type_rank(ArtifactType t);

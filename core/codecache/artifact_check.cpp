@@ -1,11 +1,14 @@
 #include "codecache/artifact_check.hpp"
 
+#include "util/regular_file.hpp"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 
@@ -37,16 +40,17 @@ std::string elf_problem(const unsigned char* h, std::size_t n, std::uint64_t siz
 }  // namespace
 
 std::string artifact_problem(const std::filesystem::path& path, const std::string& ext) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return "missing";
-    struct stat st {};
+    auto file = open_regular_file(path);  // O_NOATIME: checking a cache is no use of it
+    if (!file) return file.error().code == Errc::invalid_argument ? "not a regular file" : "missing";
+    return artifact_problem(*file, ext);
+}
+
+std::string artifact_problem(const OpenedFile& file, const std::string& ext) {
     unsigned char head[sizeof(Elf64_Ehdr)];
     ssize_t n = 0;
-    if (::fstat(fd, &st) == 0) n = ::pread(fd, head, sizeof head, 0);
-    ::close(fd);
-    if (!S_ISREG(st.st_mode)) return "not a regular file";
-    if (st.st_size == 0 || n <= 0) return "empty";
-    auto size = static_cast<std::uint64_t>(st.st_size);
+    while ((n = ::pread(file.fd.get(), head, sizeof head, 0)) < 0 && errno == EINTR) {}
+    if (file.size == 0 || n <= 0) return "empty";
+    std::uint64_t size = file.size;
     if (ext == "so" || ext == "o" || ext == "exe" || ext == "cubin")
         return elf_problem(head, static_cast<std::size_t>(n), size);
     if (ext == "fatbin" && n >= 16) {

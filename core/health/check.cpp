@@ -1,6 +1,7 @@
 #include "health/check.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <set>
@@ -89,8 +91,38 @@ struct GroupNames {
     }
 };
 
+// A reference the walk did not see: missing only when the path really is absent. A folder this user
+// may not read hides what is in it (the scan could not list it): that is `unreadable` (reported once
+// per folder), never a missing file; a file that exists was written after the walk passed.
+class Absence {
+public:
+    explicit Absence(int root_fd) : root_fd_(root_fd) {}
+    bool missing(const std::string& rel, FoundList& out) {
+        struct stat st;
+        if (::fstatat(root_fd_, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return false;
+        int err = errno;
+        if (err == ENOENT || err == ENOTDIR) return true;
+        std::string dir = rel.substr(0, rel.rfind('/') == std::string::npos ? 0 : rel.rfind('/'));
+        if (reported_.insert(dir).second)
+            out.push_back({ProblemKind::unreadable, dir.empty() ? "." : dir,
+                           "cannot look into it: " + std::string(std::strerror(err)) + " (what it holds is unknown)",
+                           inductor::kNoGroup});
+        return false;
+    }
+
+private:
+    int root_fd_;
+    std::set<std::string> reported_;
+};
+
+// An FX graph key's directory (fxgraph/<key[1:3]>/<key>).
+std::string fx_key_dir(const std::string& key) {
+    return key.size() > 3 ? "fxgraph/" + key.substr(1, 2) + "/" + key : "fxgraph/" + key;
+}
+
 // The references the workers recorded, against every path and key the walk saw.
-void resolve(WalkFindings& w, const inductor::ScanResult& scan, FoundList& out) {
+void resolve(WalkFindings& w, const inductor::ScanResult& scan, const LockAge& age, FoundList& out) {
+    Absence absent(age.root_fd);
     HashSet kernel_dirs;
     std::set<std::string> devices;  // triton/<device> dirs that hold kernels: where this root keeps its Triton cache
     for (const auto& g : scan.groups) {
@@ -106,16 +138,18 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, FoundList& out) 
     for (auto& e : w.entries) {
         const Found owner{ProblemKind::entry_undecodable, e.path, {}, e.group};
         for (auto& ref : e.keys)
-            if (!w.keys.contains(ref.target)) out.push_back(missing(ref, owner));
+            if (!w.keys.contains(ref.target) && absent.missing(fx_key_dir(ref.target), out))
+                out.push_back(missing(ref, owner));
         // No triton/<device>/ at all: the Triton cache lives elsewhere (TRITON_CACHE_DIR, a blob's root).
         for (auto& ref : e.kernel_dirs)
-            if (devices.count(ref.target.substr(0, ref.target.rfind('/'))) && !kernel_dirs.contains(ref.target))
+            if (devices.count(ref.target.substr(0, ref.target.rfind('/'))) && !kernel_dirs.contains(ref.target) &&
+                absent.missing(ref.target, out))
                 out.push_back(missing(ref, owner));
         for (auto& p : e.problems) out.push_back(std::move(p));
     }
     for (auto& o : w.outputs) {
         for (auto& ref : o.modules)
-            if (!w.paths.contains(ref.target)) out.push_back(missing(ref, o.owner));
+            if (!w.paths.contains(ref.target) && absent.missing(ref.target, out)) out.push_back(missing(ref, o.owner));
         for (const auto& [sha, name] : o.cpp) {
             auto it = w.main_cpp.find(sha);
             if (it == w.main_cpp.end()) continue;  // never built here (another compile command): nothing lost
@@ -129,7 +163,7 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, FoundList& out) 
             }
         }
     }
-    for (const auto& lock : w.locks) check_lock(lock.get(), w.keys, w.paths, out);
+    for (const auto& lock : w.locks) check_lock(lock.get(), w.keys, w.paths, age, out);
 }
 
 // Hands the files to the walk: a streaming scan of the root (check_cache) or a kept scan (check_scan).
@@ -138,7 +172,8 @@ using Feed = std::function<Result<const inductor::ScanResult*>(CheckWalk& walk, 
 
 Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOptions& o, const Feed& feed) {
     // One descriptor for the walk and for the workers' relative reads.
-    UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd root_fd(o.root_fd >= 0 ? ::openat(o.root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                    : ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (root_fd.get() < 0) {
         int err = errno;
         if (err == ENOENT || err == ENOTDIR)
@@ -186,7 +221,7 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
         if (e.unused) r.unused.push_back(std::move(*e.unused));
     }
     FoundList found_all = std::move(w.problems);
-    resolve(w, scan, found_all);
+    resolve(w, scan, LockAge{root_fd.get(), o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns}, found_all);
     times.mark("resolve");
     // Sorted by kind, then path and detail: each kind on its own thread (hundreds of thousands at 1M files).
     // In place: partitioned by kind, each kind's range sorted on its own thread, then moved into the report's
@@ -223,7 +258,10 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
 }  // namespace
 
 Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const CheckOptions& o) {
-    KILN_TRY(auto root, inductor::resolve_root(root_arg.string()));
+    std::filesystem::path root = root_arg;  // with a descriptor given, already resolved by the caller
+    if (o.root_fd < 0) {
+        KILN_TRY(root, inductor::resolve_root(root_arg.string()));
+    }
     std::optional<inductor::ScanResult> scan;
     return run_check(root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
         inductor::ScanOptions so;

@@ -28,6 +28,10 @@ struct CheckOptions {
     std::int64_t temp_age_ns = 3600LL * 1000000000LL;  // temporaries older than this are stale
     unsigned threads = 0;                              // 0: the CPUs this process may use
     const std::atomic<bool>* cancel = nullptr;
+    // An open descriptor of the root (not closed): every read goes through it instead of the root's
+    // path, so a command that checks more than once (check --quarantine) checks the same directory
+    // each time even if the path is a symlink swapped meanwhile.
+    int root_fd = -1;
 };
 
 // Errors: a root that cannot be scanned (not_found, io), cancelled.

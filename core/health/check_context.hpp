@@ -13,6 +13,7 @@
 
 #include "health/health_report.hpp"
 #include "inductor/scanner.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::health::detail {
 
@@ -74,21 +75,41 @@ struct OutputFindings {
     Found owner;  // the module's path and group: the problem of a C++ library gone
 };
 
+// Every read below opens the artifact's relative path beneath `root_fd` (the root the check holds
+// open: a root path swapped meanwhile changes nothing), never following a symlink, with O_NOATIME
+// where permitted (util/regular_file). A file this user may not read is ProblemKind::unreadable.
+struct ReadBeneath {
+    int root_fd = -1;
+    // The file, or why not: nullopt after adding an `unreadable` problem (permissions) to `problems`,
+    // or when it is gone since the scan (nothing left to be wrong).
+    std::optional<OpenedFile> open(const inductor::Artifact& a, std::vector<Found>& problems) const;
+    std::optional<OpenedFile> open(const inductor::Artifact& a, FoundList& problems) const;
+};
+
 // Graph entries (fxgraph, aotautograd): decode, type, AOT FX keys, bundled kernels, unused candidates.
-EntryFindings check_graph_entry(const inductor::Artifact& a);
-// Output code modules: the kernel modules and C++ libraries they load.
-OutputFindings check_output_code(const inductor::Artifact& a);
+EntryFindings check_graph_entry(const inductor::Artifact& a, const ReadBeneath& files);
+// Output code modules: the kernel modules and C++ libraries they load (`unreadable`: its problem).
+OutputFindings check_output_code(const inductor::Artifact& a, const ReadBeneath& files, FoundList& unreadable);
 // A .main.cpp's kernel-source sha256 (empty when unreadable).
-std::string main_cpp_sha(const inductor::Artifact& a);
+std::string main_cpp_sha(const inductor::Artifact& a, const ReadBeneath& files);
 // Binaries (.so, .o, .cubin): empty or truncated.
 bool is_binary_name(std::string_view rel);
-void check_binary(const inductor::Artifact& a, FoundList& out);
+void check_binary(const inductor::Artifact& a, const ReadBeneath& files, FoundList& out);
 // A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
 void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string>& names,
-                      FoundList& out);
+                      const ReadBeneath& files, FoundList& out);
 // Temporaries older than `age_ns` (at `now_ns`).
 void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, FoundList& out);
-// Locks whose key has no files left (`keys`), PGO locks whose profile is gone (`paths`).
-void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, FoundList& out);
+// Orphan locks: nobody holds them (a try-lock, the flock torch's FileLock and Kiln's util/file_lock
+// take), they are older than `age_ns`, and what they guard is gone: locks/<key>.lock whose key has
+// no files (`keys`), Kiln's locks/autotune-<hash>.lock whose cache/<hash> is gone, PGO locks whose
+// profile is gone (`paths`).
+struct LockAge {
+    int root_fd = -1;
+    std::int64_t now_ns = 0;
+    std::int64_t age_ns = 0;
+};
+void check_lock(const inductor::Artifact& a, const HashSet& keys, const HashSet& paths, const LockAge& age,
+                FoundList& out);
 
 }  // namespace kiln::health::detail

@@ -61,14 +61,16 @@ void bundled_kernel_dirs(const inductor::GraphEntry& e, std::vector<Ref>& out) {
 
 }  // namespace
 
-EntryFindings check_graph_entry(const Artifact& a) {
+EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files) {
     EntryFindings out;
     out.path = std::string(a.rel_path());
     out.group = a.group;
     out.mtime_ns = a.mtime_ns;
     // Decoded in two steps to tell a broken pickle from a sound one that holds something else. The
     // bundled Triton binaries (most of an entry's bytes) are skipped: only their sizes count here.
-    auto buffer = pickle::skim_file(a.path);
+    auto file = files.open(a, out.problems);
+    if (!file) return out;  // unreadable (reported) or gone since the scan
+    auto buffer = pickle::skim_opened_file(*file, std::string(a.path));
     auto doc =
         buffer ? pickle::decode(std::move(*buffer)) : Result<std::shared_ptr<const pickle::Document>>(buffer.error());
     if (!doc) {

@@ -1,12 +1,19 @@
 // File-level checks: binaries against their ELF headers, Triton kernel dirs against their group
 // files, temporaries and locks left behind.
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "codecache/artifact_check.hpp"
 #include "health/check_context.hpp"
+#include "inductor/evict_fs.hpp"
+#include "util/file_lock.hpp"
 #include "util/regular_file.hpp"
 
 namespace kiln::health::detail {
@@ -26,6 +33,26 @@ bool HashSet::contains(std::string_view s) const { return std::binary_search(has
 
 Found found(ProblemKind kind, const Artifact& a, std::string detail) {
     return Found{kind, std::string(a.rel_path()), std::move(detail), a.group};
+}
+
+namespace {
+template <class List>
+std::optional<OpenedFile> open_beneath(int root_fd, const Artifact& a, List& problems) {
+    int err = 0;
+    std::string rel(a.rel_path());
+    auto f = open_regular_file_beneath(root_fd, rel, rel, &err);
+    if (f) return std::move(*f);
+    if (err == EACCES || err == EPERM)
+        problems.push_back(found(ProblemKind::unreadable, a, std::string("cannot open: ") + std::strerror(err)));
+    return std::nullopt;
+}
+}  // namespace
+
+std::optional<OpenedFile> ReadBeneath::open(const Artifact& a, std::vector<Found>& problems) const {
+    return open_beneath(root_fd, a, problems);
+}
+std::optional<OpenedFile> ReadBeneath::open(const Artifact& a, FoundList& problems) const {
+    return open_beneath(root_fd, a, problems);
 }
 
 Found missing(const Ref& ref, const Found& owner) {
@@ -59,23 +86,28 @@ bool is_binary_name(std::string_view rel) {
     return ext == "so" || ext == "o" || ext == "cubin";
 }
 
-void check_binary(const Artifact& a, FoundList& out) {
+void check_binary(const Artifact& a, const ReadBeneath& files, FoundList& out) {
     std::string ext(extension(a.rel_path()));
     if (ext != "so" && ext != "o" && ext != "cubin") return;
-    if (a.size == 0) {
+    auto file = files.open(a, out);
+    if (!file) return;  // unreadable (reported), or gone since the scan: nothing left to be wrong
+    if (file->size == 0) {
         out.push_back(found(ProblemKind::empty_binary, a, "0 bytes"));
         return;
     }
     // Reads the ELF header only (64 bytes), whatever the file's size.
-    std::string why = codecache::artifact_problem(a.path, ext);
-    if (why.empty() || why == "missing") return;  // gone since the scan: nothing left to be wrong
+    std::string why = codecache::artifact_problem(*file, ext);
+    if (why.empty()) return;
     out.push_back(found(why == "empty" ? ProblemKind::empty_binary : ProblemKind::truncated_binary, a, why));
 }
 
-void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string>& names, FoundList& out) {
+void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string>& names,
+                      const ReadBeneath& files, FoundList& out) {
     for (const Artifact& a : groups) {
-        auto text = read_regular_file(a.path, 1 << 20);
-        if (!text) continue;  // gone or unreadable since the scan: counted by the scanner
+        auto file = files.open(a, out);
+        if (!file) continue;  // unreadable (reported) or gone since the scan
+        auto text = read_opened_file(*file, std::string(a.rel_path()), 1 << 20);
+        if (!text) continue;
         auto j = nlohmann::json::parse(*text, nullptr, false);
         if (j.is_discarded() || !j.is_object() || !j.contains("child_paths") || !j["child_paths"].is_object()) {
             out.push_back(found(ProblemKind::triton_file_missing, a, "the group file is not Triton's JSON"));
@@ -97,18 +129,42 @@ void check_temp(const Artifact& a, std::int64_t now_ns, std::int64_t age_ns, Fou
         out.push_back(found(ProblemKind::stale_temp, a, "written " + std::to_string(age / 3600000000000LL) + " h ago"));
 }
 
-void check_lock(const Artifact& a, const HashSet& keys, const HashSet& paths, FoundList& out) {
+namespace {
+
+// Whether a process holds the lock file now (the same flock torch's FileLock and util/file_lock take),
+// or it is younger than `age_ns`: a writer may be about to use it (ccache and git leave such files alone
+// as well). Then it is no orphan, whatever its key.
+bool in_use(const Artifact& a, const LockAge& age) {
+    if (age.now_ns - a.mtime_ns <= age.age_ns) return true;
     std::string_view rel = a.rel_path();
+    auto slash = rel.rfind('/');
+    auto dir = inductor::evict_fs::open_dir_beneath(age.root_fd, rel.substr(0, slash), rel);
+    if (!dir) return true;  // cannot tell: not an orphan
+    std::string name(rel.substr(slash + 1));
+    auto lock = FileLock::try_lock_existing(dir->get(), name.c_str());
+    return !lock || !lock->held();  // held by another, or gone meanwhile
+}
+
+}  // namespace
+
+void check_lock(const Artifact& a, const HashSet& keys, const HashSet& paths, const LockAge& age, FoundList& out) {
+    std::string_view rel = a.rel_path();
+    std::optional<std::string> why;
     if (rel.substr(0, 6) == "locks/") {
-        if (!a.key().empty() && !keys.contains(a.key()))
-            out.push_back(found(ProblemKind::orphan_lock, a, "no file of key " + std::string(a.key()) + " is left"));
-        return;
-    }
-    // dynamo/code_state_<...>.pkl.lock guards the PGO profile beside it.
-    if (rel.substr(0, 7) == "dynamo/" && rel.size() > 9 && rel.substr(rel.size() - 9) == ".pkl.lock") {
+        std::string_view key = a.key();
+        // Kiln's timing cache lock (tuning/timing_cache) guards cache/<hash>.
+        if (key.substr(0, 9) == "autotune-") {
+            std::string guarded = "cache/" + std::string(key.substr(9));
+            if (!paths.contains(guarded)) why = guarded + " is gone";
+        } else if (!key.empty() && !keys.contains(key)) {
+            why = "no file of key " + std::string(key) + " is left";
+        }
+    } else if (rel.substr(0, 7) == "dynamo/" && rel.size() > 9 && rel.substr(rel.size() - 9) == ".pkl.lock") {
+        // dynamo/code_state_<...>.pkl.lock guards the PGO profile beside it.
         std::string profile(rel.substr(0, rel.size() - 5));
-        if (!paths.contains(profile)) out.push_back(found(ProblemKind::orphan_lock, a, profile + " is gone"));
+        if (!paths.contains(profile)) why = profile + " is gone";
     }
+    if (why && !in_use(a, age)) out.push_back(found(ProblemKind::orphan_lock, a, *why + "; nobody holds the lock"));
 }
 
 }  // namespace kiln::health::detail

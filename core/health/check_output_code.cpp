@@ -13,17 +13,22 @@ namespace {
 constexpr std::uint64_t kMaxModuleBytes = 256ull << 20;  // output code of a huge graph is MBs, not GBs
 }
 
-std::string main_cpp_sha(const Artifact& a) {
-    auto text = read_regular_file(a.path, kMaxModuleBytes);
+std::string main_cpp_sha(const Artifact& a, const ReadBeneath& files) {
+    FoundList ignored;  // an unreadable source only hides which library it built
+    auto file = files.open(a, ignored);
+    if (!file) return {};
+    auto text = read_opened_file(*file, std::string(a.rel_path()), kMaxModuleBytes);
     if (!text) return {};
     return inductor::cpp_main_source_sha256(*text).value_or(std::string());
 }
 
-OutputFindings check_output_code(const Artifact& a) {
+OutputFindings check_output_code(const Artifact& a, const ReadBeneath& files, FoundList& unreadable) {
     OutputFindings out;
     out.owner = found(ProblemKind::cpp_library_missing, a, {});
-    auto text = read_regular_file(a.path, kMaxModuleBytes);
-    if (!text) return out;  // gone or unreadable since the scan
+    auto file = files.open(a, unreadable);
+    if (!file) return out;  // unreadable (reported) or gone since the scan
+    auto text = read_opened_file(*file, std::string(a.rel_path()), kMaxModuleBytes);
+    if (!text) return out;
     auto code = inductor::parse_output_code(*text);
     if (!code) return out;  // not text Inductor wrote: torch rewrites the module from the entry's source
     for (const auto& k : code->kernels) {

@@ -71,7 +71,8 @@ void CheckWalk::add(const Artifact& a) {
     }
     if (a.category == Category::cpp_source && ends_with(rel, ".main.cpp"))
         submit({Task::main_cpp, inductor::OwnedArtifact(a), {}, {}});
-    if (is_binary_name(rel)) submit({Task::binary, inductor::OwnedArtifact(a), {}, {}});
+    // An in-flight temporary (a compiler's ".<key>.<pid>.<tid>.tmp.so") is no binary yet.
+    if (a.category != Category::temp && is_binary_name(rel)) submit({Task::binary, inductor::OwnedArtifact(a), {}, {}});
 }
 
 void CheckWalk::flush_dir() {
@@ -106,16 +107,17 @@ void CheckWalk::work(Local& local) {
 
 void CheckWalk::run(Task& t, Local& local, const Target& target) {
     const Artifact file = t.file.get();  // views t.file's bytes
+    const ReadBeneath files{root_fd_};
     switch (t.kind) {
         case Task::entry:
-            local.entries.push_back(check_graph_entry(file));
+            local.entries.push_back(check_graph_entry(file, files));
             if (target.valid())
                 if (const auto& prepared = target.get()) stale_check(file, *prepared, local);
             break;
-        case Task::output: local.outputs.push_back(check_output_code(file)); break;
-        case Task::binary: check_binary(file, local.problems); break;
+        case Task::output: local.outputs.push_back(check_output_code(file, files, local.problems)); break;
+        case Task::binary: check_binary(file, files, local.problems); break;
         case Task::main_cpp:
-            if (std::string sha = main_cpp_sha(file); !sha.empty()) {
+            if (std::string sha = main_cpp_sha(file, files); !sha.empty()) {
                 std::string_view rel = file.rel_path();
                 local.main_cpp.emplace_back(std::move(sha), std::string(rel.substr(0, rel.size() - 9)));
             }
@@ -123,7 +125,7 @@ void CheckWalk::run(Task& t, Local& local, const Target& target) {
         case Task::triton_dir: {
             std::vector<Artifact> groups;
             for (const auto& g : t.groups) groups.push_back(g.get());
-            check_triton_dir(groups, t.names, local.problems);
+            check_triton_dir(groups, t.names, files, local.problems);
             break;
         }
     }

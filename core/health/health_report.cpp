@@ -40,7 +40,11 @@ constexpr std::array<KindInfo, kProblemKinds> kKinds{{
     {"truncated_binary",
      "the ELF file is shorter than its headers say (a half-written build): dlopen / cuModuleLoad fails"},
     {"stale_temp", "a temporary file left by a writer that died more than an hour ago: space, and an inode"},
-    {"orphan_lock", "a lock file whose key has no files left: an inode nothing will use again"},
+    {"orphan_lock",
+     "a lock file nobody holds, older than an hour, whose key has no files left: an inode nothing will use again"},
+    {"unreadable",
+     "this user may not read it (permissions), so nothing is known of its health; torch running as this user "
+     "cannot use it either. Kiln never quarantines it: fix the permissions or check as its owner"},
 }};
 
 }  // namespace

@@ -27,8 +27,9 @@ enum class ProblemKind : std::uint8_t {
     truncated_binary,       // an ELF (.so/.o/.cubin) shorter than its headers say
     stale_temp,             // a write_atomic temporary (.<pid>.<tid>.tmp) older than an hour
     orphan_lock,            // locks/<key>.lock (or a PGO profile's .lock) whose key has no files left
+    unreadable,             // a file or folder this user may not read: nothing known of it, never quarantined
 };
-inline constexpr std::size_t kProblemKinds = static_cast<std::size_t>(ProblemKind::orphan_lock) + 1;
+inline constexpr std::size_t kProblemKinds = static_cast<std::size_t>(ProblemKind::unreadable) + 1;
 
 std::string_view problem_kind_name(ProblemKind k);
 std::optional<ProblemKind> problem_kind_from_name(std::string_view name);

@@ -9,12 +9,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "inductor/evict.hpp"
 #include "inductor/evict_fs.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/scanner.hpp"
 #include "util/atomic_file.hpp"
+#include "util/file_lock.hpp"
+#include "util/json_in.hpp"
+#include "util/json_out.hpp"
 #include "util/regular_file.hpp"
 #include "util/utc_time.hpp"
 
@@ -83,35 +88,110 @@ Result<UniqueFd> open_root(const fs::path& root_arg, fs::path& root) {
     return UniqueFd(fd);
 }
 
-// A fresh <root>/.kiln-quarantine/<id>/ with id from the time and the pid.
-Result<std::pair<std::string, UniqueFd>> make_quarantine_dir(int root_fd) {
-    KILN_TRY(UniqueFd q, open_dir_beneath(root_fd, inductor::kQuarantineDirName, "quarantine folder", true));
+// A quarantine held: its folder and the lock on <id>/.lock, which every change to it takes (a quarantine
+// run adding to it, a restore emptying it), as git's index.lock serializes writers of one index.
+constexpr const char* kLock = ".lock";
+struct HeldQuarantine {
+    std::string id;
+    UniqueFd qroot;  // <root>/.kiln-quarantine
+    UniqueFd dir;    // <root>/.kiln-quarantine/<id>
+    FileLock lock;
+    bool made = false;  // by this run
+};
+
+// Locks the quarantine whose folder `dir` is; Errc::not_found when it was removed (restored) meanwhile.
+Status lock_quarantine(HeldQuarantine& q) {
+    KILN_TRY(q.lock, FileLock::acquire_at(q.dir.get(), kLock, q.id + "/" + kLock));
+    struct stat held, named;
+    if (::fstat(q.dir.get(), &held) != 0 || ::fstatat(q.qroot.get(), q.id.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+        held.st_ino != named.st_ino || held.st_dev != named.st_dev)
+        return make_error(Errc::not_found, "no such quarantine (restored meanwhile)", q.id,
+                          "`kiln-cli check --list-quarantine`");
+    return ok_status();
+}
+
+// A fresh <root>/.kiln-quarantine/<id>/ with id from the time and the pid, locked.
+Result<HeldQuarantine> make_quarantine(int root_fd) {
+    HeldQuarantine q;
+    KILN_TRY(q.qroot, open_dir_beneath(root_fd, inductor::kQuarantineDirName, "quarantine folder", true));
     std::string base = utc_now(UtcFormat::compact) + "-" + std::to_string(::getpid());
     for (int n = 0; n < 100; ++n) {
         std::string id = n ? base + "-" + std::to_string(n) : base;
-        if (::mkdirat(q.get(), id.c_str(), 0700) == 0) {
-            KILN_TRY(UniqueFd dir, open_dir_beneath(q.get(), id, id));
-            return std::pair{id, std::move(dir)};
+        if (::mkdirat(q.qroot.get(), id.c_str(), 0700) == 0) {
+            q.id = id;
+            q.made = true;
+            KILN_TRY(q.dir, open_dir_beneath(q.qroot.get(), id, id));
+            KILN_CHECK(lock_quarantine(q));
+            return q;
         }
         if (errno != EEXIST) return io_error("cannot make the quarantine folder", id, errno);
     }
     return make_error(Errc::busy, "no free quarantine id", base);
 }
 
-Status write_manifest(int dir_fd, const QuarantineManifest& m) {
-    return write_atomic_at(dir_fd, kManifest, to_json(m).dump(2) + "\n", m.id + "/" + kManifest);
-}
-
-Result<UniqueFd> open_quarantine(int root_fd, const std::string& id) {
+// The existing quarantine `id`, locked.
+Result<HeldQuarantine> open_quarantine(int root_fd, const std::string& id) {
     if (!valid_id(id))
         return make_error(Errc::invalid_argument, "not a quarantine id", id,
                           "`kiln-cli check --list-quarantine` names them");
-    auto dir = open_dir_beneath(root_fd, std::string(inductor::kQuarantineDirName) + "/" + id, id);
+    HeldQuarantine q;
+    q.id = id;
+    auto qroot = open_dir_beneath(root_fd, inductor::kQuarantineDirName, id);
+    auto dir = qroot ? open_dir_beneath(qroot->get(), id, id) : Result<UniqueFd>(qroot.error());
     if (!dir) return make_error(Errc::not_found, "no such quarantine", id, "`kiln-cli check --list-quarantine`");
-    return dir;
+    q.qroot = std::move(*qroot);
+    q.dir = std::move(*dir);
+    KILN_CHECK(lock_quarantine(q));
+    return q;
 }
 
-Result<QuarantineManifest> read_manifest(int dir_fd, const std::string& id);
+// Through the byte-safe writer: a file name of any bytes (not UTF-8) is written as \udcXX and read
+// back byte for byte (parse_json_bytes); nlohmann's dump() would throw after the moves.
+Status write_manifest(int dir_fd, const QuarantineManifest& m) {
+    return write_atomic_at(dir_fd, kManifest, dump_json(to_json(m), 2) + "\n", m.id + "/" + kManifest);
+}
+
+Result<QuarantineManifest> read_manifest(int dir_fd, const std::string& id) {
+    KILN_TRY(OpenedFile f, open_regular_file_at(dir_fd, kManifest, id + "/" + kManifest));
+    KILN_TRY(std::string text, read_prefix(f, f.size, id + "/" + kManifest));
+    auto j = parse_json_bytes(text);
+    if (j.is_discarded()) return make_error(Errc::parse, "manifest is not JSON", id + "/" + kManifest);
+    return manifest_from_json(j);
+}
+
+// Removes a quarantine's bookkeeping once nothing of it is left to restore: the folders under files/
+// along `items` that are empty, files/, the manifest, the lock file, the folder and .kiln-quarantine
+// when empty. Nothing else: a file that is still there (one a forged manifest did not name) stays.
+void remove_bookkeeping(int root_fd, HeldQuarantine& q, const std::vector<std::string>& items) {
+    if (auto files = open_dir_beneath(q.dir.get(), kFiles, q.id)) {
+        std::set<std::string> dirs;
+        for (const auto& rel : items)
+            for (auto [parent, name] = split_parent(rel); !parent.empty();
+                 std::tie(parent, name) = split_parent(parent))
+                dirs.insert(parent);
+        // Deepest first: a parent is empty only once its children are gone.
+        std::vector<std::string> order(dirs.begin(), dirs.end());
+        std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+            return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+        });
+        for (const auto& d : order) {
+            auto [parent, name] = split_parent(d);
+            if (auto at = open_dir_beneath(files->get(), parent, d)) ::unlinkat(at->get(), name.c_str(), AT_REMOVEDIR);
+        }
+    }
+    ::unlinkat(q.dir.get(), std::string(kFiles).c_str(), AT_REMOVEDIR);
+    ::unlinkat(q.dir.get(), kManifest, 0);
+    ::unlinkat(q.dir.get(), kLock, 0);  // still held: a waiter sees the folder gone and stops
+    ::unlinkat(q.qroot.get(), q.id.c_str(), AT_REMOVEDIR);
+    ::unlinkat(root_fd, std::string(inductor::kQuarantineDirName).c_str(), AT_REMOVEDIR);  // if now empty
+}
+
+std::vector<std::string> item_paths(const QuarantineManifest& m) {
+    std::vector<std::string> out;
+    for (const auto& g : m.groups)
+        for (const auto& i : g.items) out.push_back(i.path);
+    return out;
+}
 
 }  // namespace
 
@@ -146,21 +226,19 @@ Result<QuarantineManifest> manifest_from_json(const nlohmann::json& j) {
 }
 
 namespace {
-Result<QuarantineManifest> read_manifest(int dir_fd, const std::string& id) {
-    KILN_TRY(OpenedFile f, open_regular_file_at(dir_fd, kManifest, id + "/" + kManifest));
-    KILN_TRY(std::string text, read_prefix(f, f.size, id + "/" + kManifest));
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded()) return make_error(Errc::parse, "manifest is not JSON", id + "/" + kManifest);
-    return manifest_from_json(j);
-}
-}  // namespace
 
-Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std::vector<QuarantineRequest>& requests,
-                                            const std::string& into_id) {
-    fs::path root;
-    KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
+// What one requested group would move.
+struct Planned {
+    const QuarantineRequest* request = nullptr;
+    const inductor::Group* group = nullptr;
+    bool is_dir = false;
+    std::vector<std::pair<std::string, std::uint64_t>> items;  // relative path, inode at scan time
+};
+
+Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
+                                        const std::vector<QuarantineRequest>& requests, const std::string& into_id) {
     inductor::ScanOptions so;
-    so.root_fd = root_fd.get();
+    so.root_fd = root_fd;
     so.sniff_python = false;  // categories do not matter here, only groups and identities
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
     std::map<std::string, const inductor::Group*> by_rel;
@@ -168,77 +246,109 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
         if (g.path.size() > scan.root.size() + 1) by_rel[std::string(g.path.substr(scan.root.size() + 1))] = &g;
 
     QuarantineOutcome out;
-    std::pair<std::string, UniqueFd> made;
-    if (!into_id.empty()) {
-        KILN_TRY(made.second, open_quarantine(root_fd.get(), into_id));
-        KILN_TRY(out.manifest, read_manifest(made.second.get(), into_id));
-    }
-    // A new quarantine is made when the first item is about to move: when every group is locked or
-    // gone, no empty folder and manifest are left behind (and the outcome has no id).
-    auto quarantine_fd = [&]() -> Result<int> {
-        if (!made.second.valid()) {
-            KILN_TRY(made, make_quarantine_dir(root_fd.get()));
-            out.manifest.id = made.first;
-            out.manifest.created = utc_now(UtcFormat::iso);
-            out.manifest.root = scan.root;
-        }
-        return made.second.get();
-    };
-    const std::size_t kept = out.manifest.groups.size();
+    std::vector<Planned> plan;
     for (const auto& req : requests) {
         auto it = by_rel.find(req.group);
         if (it == by_rel.end()) {
             out.skipped.push_back(req.group + ": not in the cache any more");
             continue;
         }
-        const inductor::Group& g = *it->second;
-        auto lock = inductor::evict_fs::try_lock_key(root_fd.get(),
-                                                     scan.kind == inductor::RootKind::inductor ? g.key : "", g.path);
-        if (!lock) {
-            out.skipped.push_back(req.group + ": " + lock.error().str());
-            continue;
-        }
-        QuarantinedGroup q{req.group, req.problems, {}};
-        bool is_dir = g.kind == inductor::GroupKind::key_dir || g.kind == inductor::GroupKind::triton_kernel_dir;
-        std::vector<std::pair<std::string, std::uint64_t>> items;
-        if (is_dir) items.emplace_back(req.group, g.ino);
+        Planned p{&req, it->second, false, {}};
+        const inductor::Group& g = *p.group;
+        p.is_dir = g.kind == inductor::GroupKind::key_dir || g.kind == inductor::GroupKind::triton_kernel_dir;
+        if (p.is_dir) p.items.emplace_back(req.group, g.ino);
         else
             for (auto i : g.artifacts)
-                items.emplace_back(std::string(scan.artifacts[i].rel_path()), scan.artifacts[i].ino);
-        KILN_TRY(int qfd, quarantine_fd());
-        for (const auto& [rel, ino] : items) {
-            Status s = move_item(root_fd.get(), qfd, rel, is_dir, ino, "", kFiles);
-            if (s.ok()) q.items.push_back({rel, is_dir});
+                p.items.emplace_back(std::string(scan.artifacts[i].rel_path()), scan.artifacts[i].ino);
+        plan.push_back(std::move(p));
+    }
+    if (plan.empty()) return out;  // nothing to move: no quarantine made
+
+    // The quarantine, held until its manifest is final: a restore of it waits.
+    Result<HeldQuarantine> held = into_id.empty() ? make_quarantine(root_fd) : open_quarantine(root_fd, into_id);
+    if (!held && !into_id.empty() && held.error().code == Errc::not_found) held = make_quarantine(root_fd);
+    if (!held) return std::move(held.error());
+    HeldQuarantine& q = *held;
+    if (!q.made) {
+        auto m = read_manifest(q.dir.get(), q.id);
+        if (m) out.manifest = std::move(*m);
+        else if (m.error().code != Errc::not_found) return std::move(m.error());
+    }
+    out.manifest.id = q.id;
+    if (out.manifest.created.empty()) out.manifest.created = utc_now(UtcFormat::iso);
+    if (out.manifest.root.empty()) out.manifest.root = scan.root;
+
+    // The manifest first, naming everything about to move: whatever stops this run half-way (a crash, a
+    // failing write), what was moved is on record and restorable (restore passes over what is absent).
+    QuarantineManifest planned = out.manifest;
+    for (const auto& p : plan) {
+        QuarantinedGroup g{p.request->group, p.request->problems, {}};
+        for (const auto& item : p.items) g.items.push_back({item.first, p.is_dir});
+        planned.groups.push_back(std::move(g));
+    }
+    if (Status s = write_manifest(q.dir.get(), planned); !s.ok()) {
+        if (q.made) remove_bookkeeping(root_fd, q, {});
+        return std::move(s.error());
+    }
+    for (const auto& p : plan) {
+        const inductor::Group& g = *p.group;
+        auto lock =
+            inductor::evict_fs::try_lock_key(root_fd, scan.kind == inductor::RootKind::inductor ? g.key : "", g.path);
+        if (!lock) {
+            out.skipped.push_back(p.request->group + ": " + lock.error().str());
+            continue;
+        }
+        QuarantinedGroup moved{p.request->group, p.request->problems, {}};
+        for (const auto& [rel, ino] : p.items) {
+            Status s = move_item(root_fd, q.dir.get(), rel, p.is_dir, ino, "", kFiles);
+            if (s.ok()) moved.items.push_back({rel, p.is_dir});
             else out.skipped.push_back(rel + ": " + s.error().str());
         }
-        if (!q.items.empty()) out.manifest.groups.push_back(std::move(q));
+        if (!moved.items.empty()) out.manifest.groups.push_back(std::move(moved));
     }
-    if (!made.second.valid()) return out;  // nothing was movable: no quarantine made
-    int qfd = made.second.get();
-    Status written = write_manifest(qfd, out.manifest);
-    if (!written.ok()) {
-        for (std::size_t n = kept; n < out.manifest.groups.size(); ++n)  // unrestorable without it: undo
-            for (const auto& i : out.manifest.groups[n].items)
-                (void)move_item(qfd, root_fd.get(), i.path, i.dir, 0, kFiles, "");
-        return std::move(written.error());
+    if (q.made && out.manifest.groups.empty()) {  // nothing could be moved: no quarantine is left behind
+        remove_bookkeeping(root_fd, q, item_paths(planned));
+        out.manifest = {};
+        return out;
     }
+    KILN_CHECK(write_manifest(q.dir.get(), out.manifest));
     return out;
+}
+
+}  // namespace
+
+Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std::vector<QuarantineRequest>& requests,
+                                            const std::string& into_id) {
+    fs::path root;
+    KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
+    return quarantine_at(root_fd.get(), root, requests, into_id);
 }
 
 Result<RestoreOutcome> restore_quarantine(const fs::path& root_arg, const std::string& id) {
     fs::path root;
     KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
-    auto qdir = open_quarantine(root_fd.get(), id);
-    if (!qdir) return std::move(qdir.error()).with_context(root.string());
-    KILN_TRY(QuarantineManifest m, read_manifest(qdir->get(), id));
+    auto held = open_quarantine(root_fd.get(), id);
+    if (!held) return std::move(held.error()).with_context(root.string());
+    HeldQuarantine& q = *held;
+    auto manifest = read_manifest(q.dir.get(), id);
+    if (!manifest && manifest.error().code == Errc::not_found) {
+        // An empty shell (a run that moved nothing was removing it as this one came): nothing to restore.
+        remove_bookkeeping(root_fd.get(), q, {});
+        return make_error(Errc::not_found, "no such quarantine (it holds no manifest)", id,
+                          "`kiln-cli check --list-quarantine`");
+    }
+    if (!manifest) return std::move(manifest.error());
+    const QuarantineManifest& m = *manifest;
     RestoreOutcome out;
     QuarantineManifest left = m;
     left.groups.clear();
     for (const auto& g : m.groups) {
         QuarantinedGroup rest{g.group, g.problems, {}};
         for (const auto& i : g.items) {
-            Status s = move_item(qdir->get(), root_fd.get(), i.path, i.dir, 0, kFiles, "");
+            Status s = move_item(q.dir.get(), root_fd.get(), i.path, i.dir, 0, kFiles, "");
             if (s.ok()) out.restored.push_back(i.path);
+            else if (s.error().code == Errc::not_found)  // never moved (a run stopped after its plan)
+                out.skipped.push_back(i.path + ": not in the quarantine (never moved); dropped from the manifest");
             else {
                 out.skipped.push_back(i.path + ": " + s.error().str());
                 rest.items.push_back(i);
@@ -247,14 +357,11 @@ Result<RestoreOutcome> restore_quarantine(const fs::path& root_arg, const std::s
         if (!rest.items.empty()) left.groups.push_back(std::move(rest));
     }
     if (!left.groups.empty()) {
-        KILN_CHECK(write_manifest(qdir->get(), left));
+        KILN_CHECK(write_manifest(q.dir.get(), left));
         return out;
     }
-    // Everything is back: only empty folders and the manifest remain.
-    KILN_TRY(UniqueFd q, open_dir_beneath(root_fd.get(), inductor::kQuarantineDirName, id));
-    auto removal = inductor::evict_fs::remove_tree_at(q.get(), id.c_str(), {}, id);
-    if (!removal.status.ok()) return std::move(removal.status.error());
-    ::unlinkat(root_fd.get(), std::string(inductor::kQuarantineDirName).c_str(), AT_REMOVEDIR);  // if now empty
+    // Everything is back: only the manifest items' folders (if empty) and the bookkeeping go.
+    remove_bookkeeping(root_fd.get(), q, item_paths(m));
     return out;
 }
 
@@ -264,26 +371,42 @@ std::vector<QuarantineRequest> quarantine_requests(const HealthReport& r, bool s
         auto& kinds = by_group[group];
         if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(std::move(kind));
     };
-    for (const auto& p : r.problems) add(std::string(p.group()), std::string(problem_kind_name(p.kind)));
+    // A group with a file this user may not read is never moved: nothing is known of its health.
+    std::set<std::string> unreadable;
+    for (const auto& p : r.problems)
+        if (p.kind == ProblemKind::unreadable) unreadable.emplace(p.group());
+    for (const auto& p : r.problems)
+        if (!unreadable.count(std::string(p.group())))
+            add(std::string(p.group()), std::string(problem_kind_name(p.kind)));
     if (strict)
-        for (const auto& s : r.stale) add(s.group, "stale");
+        for (const auto& s : r.stale)
+            if (!unreadable.count(s.group)) add(s.group, "stale");
     std::vector<QuarantineRequest> out;
     for (auto& [g, kinds] : by_group) out.push_back({g, std::move(kinds)});
     return out;
 }
 
-Result<QuarantineRun> quarantine_problems(const fs::path& root, const CheckOptions& options, bool strict) {
+Result<QuarantineRun> quarantine_problems(const fs::path& root_arg, const CheckOptions& options_in, bool strict) {
+    // One descriptor of the root for every check and every move: a root path that is a symlink swapped
+    // meanwhile cannot send a round to another cache.
+    fs::path root;
+    KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
+    CheckOptions options = options_in;
+    options.root_fd = root_fd.get();
     QuarantineRun run;
     KILN_TRY(run.before, check_cache(root, options));
     run.after = run.before;
     for (int round = 0; round < 8 && !run.after.healthy(strict); ++round) {
         auto requests = quarantine_requests(run.after, strict);
-        KILN_TRY(QuarantineOutcome step, quarantine_groups(root, requests, run.moved.manifest.id));
-        std::size_t moved_before = run.moved.manifest.groups.size();
-        run.moved.manifest = std::move(step.manifest);
+        if (requests.empty()) break;  // only problems no quarantine can help (unreadable files)
+        KILN_TRY(QuarantineOutcome step, quarantine_at(root_fd.get(), root, requests, run.moved.manifest.id));
+        // The same quarantine grows; a new one when it was restored meanwhile.
+        std::size_t moved_before = step.manifest.id == run.moved.manifest.id ? run.moved.manifest.groups.size() : 0;
+        bool moved_more = step.manifest.groups.size() > moved_before;
+        if (!step.manifest.id.empty()) run.moved.manifest = std::move(step.manifest);
         for (auto& s : step.skipped) run.moved.skipped.push_back(std::move(s));
+        if (!moved_more) break;  // nothing more could be moved
         KILN_TRY(run.after, check_cache(root, options));
-        if (run.moved.manifest.groups.size() == moved_before) break;  // nothing more could be moved
     }
     return run;
 }
@@ -294,7 +417,7 @@ std::vector<QuarantineManifest> list_quarantines(const fs::path& root) {
     for (const auto& e : fs::directory_iterator(root / inductor::kQuarantineDirName, ec)) {
         auto text = read_regular_file(e.path() / kManifest, 64ull << 20);
         if (!text) continue;
-        auto j = nlohmann::json::parse(*text, nullptr, false);
+        auto j = parse_json_bytes(*text);
         if (j.is_discarded()) continue;
         if (auto m = manifest_from_json(j)) out.push_back(std::move(*m));
     }

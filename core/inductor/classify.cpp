@@ -127,12 +127,27 @@ bool is_atomic_temp_name(std::string_view name) {
     return all_of(mid.substr(0, dot), digit) && all_of(mid.substr(dot + 1), digit);
 }
 
+bool is_build_temp_name(std::string_view name) {
+    // A compiler's output in flight: ".<key>.<pid>.<tid>.tmp.<ext>" (codecache::CodeCache), renamed
+    // onto <key>.<ext> once the build is done.
+    if (!starts_with(name, ".")) return false;
+    auto tmp = name.find(".tmp.");
+    if (tmp == std::string_view::npos || tmp + 5 >= name.size()) return false;
+    std::string_view head = name.substr(1, tmp - 1);  // <key>.<pid>.<tid>
+    auto tid_dot = head.rfind('.');
+    if (tid_dot == std::string_view::npos) return false;
+    auto pid_dot = head.rfind('.', tid_dot - 1);
+    if (pid_dot == std::string_view::npos || pid_dot == 0 || tid_dot == 0) return false;
+    std::string_view pid = head.substr(pid_dot + 1, tid_dot - pid_dot - 1), tid = head.substr(tid_dot + 1);
+    return !pid.empty() && !tid.empty() && all_of(pid, digit) && all_of(tid, digit);
+}
+
 Classification classify_path(std::string_view rel, RootKind kind) {
     std::array<std::string_view, kMax> s{};
     std::size_t n = split(rel, s);
     if (n == 0) return single(Category::other, rel);
     std::string_view name = n <= kMax ? s[n - 1] : rel.substr(rel.rfind('/') + 1);
-    if (is_atomic_temp_name(name)) return single(Category::temp, rel);
+    if (is_atomic_temp_name(name) || is_build_temp_name(name)) return single(Category::temp, rel);
     if (kind == RootKind::triton) {
         if (n >= 2 && n <= 3)
             if (auto c = classify_triton_extra(rel, s[0], n == 3 ? s[1] : std::string_view(), name, n == 2)) return *c;

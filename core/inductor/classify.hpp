@@ -33,5 +33,6 @@ bool is_code_key(std::string_view s);     // "c" + 51 chars of lower-case base32
 bool is_triton_hash(std::string_view s);  // 52 chars of upper-case base32
 bool is_hex64(std::string_view s);
 bool is_atomic_temp_name(std::string_view name);  // ".<pid>.<tid>.tmp"
+bool is_build_temp_name(std::string_view name);   // ".<key>.<pid>.<tid>.tmp.<ext>": a compiler's output in flight
 
 }  // namespace kiln::inductor

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <unordered_map>
 
 #include "inductor/trace_log.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::inductor {
 
@@ -118,9 +118,11 @@ struct LogReader {
 
 // "V1126 01:16:45.677000 1031 torch/...": the pid, which TraceRecord does not keep, from the first line.
 std::string pid_of_log(const std::filesystem::path& log) {
-    std::ifstream in(log, std::ios::binary);
-    std::string line;
-    if (!in || !std::getline(in, line) || line.size() > 4096) return {};
+    auto file = open_regular_file(log);  // the one way to read a log: no FIFO, no atime update
+    auto head = file ? read_prefix(*file, 4097, log.string()) : Result<std::string>(file.error());
+    if (!head) return {};
+    std::string line = head->substr(0, head->find('\n'));
+    if (line.size() > 4096) return {};
     std::size_t a = line.find(' ');
     std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
     std::size_t c = b == std::string::npos ? b : line.find(' ', b + 1);

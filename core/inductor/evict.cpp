@@ -9,11 +9,15 @@
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
 #include "inductor/evict_fs.hpp"
+#include "inductor/graph_entry.hpp"
 #include "inductor/roots.hpp"
+#include "pickle/decoder.hpp"
+#include "pickle/skim.hpp"
 #include "util/regular_file.hpp"
 
 namespace kiln::inductor {
@@ -30,22 +34,82 @@ bool eligible(const Group& g, const EvictPolicy& p) {
     return std::find(p.categories.begin(), p.categories.end(), g.category) != p.categories.end();
 }
 
+// An AOTAutograd entry and the FX graphs it names (forward, backward) are one unit: a hit on the AOT
+// entry loads those graphs from fxgraph/, so without them it can never hit (torch misses it and
+// compiles both again). Eviction keeps the unit whole:
+//  - an FX group's recency is the newest of its own and of every AOT group naming it: it is used
+//    whenever they are (and atime may not show it: relatime, noatime), so it never goes before them;
+//  - removing an FX group removes the AOT groups naming it first (if one of those is in use, the FX
+//    group stays), so no AOT entry is ever left pointing at a graph that is gone.
+// This keeps torch hitting on every AOT entry left in the cache; the other choice (evicting an AOT
+// entry drags its FX graphs along) would remove graphs other AOT entries or plain lookups still use.
+struct AotUnits {
+    std::map<const Group*, std::vector<const Group*>> aot_naming;  // FX group -> AOT groups that name it
+    std::map<const Group*, std::int64_t> last_use;                 // FX groups' unit recency
+    std::int64_t recency(const Group& g) const {
+        auto it = last_use.find(&g);
+        return it == last_use.end() ? g.last_use_ns : it->second;
+    }
+};
+
+// The FX keys an AOT entry names, read beneath the root (no symlink followed, O_NOATIME); none when
+// it cannot be read or decoded (then it names nothing evict could break further).
+std::vector<std::string> named_fx_keys(int root_fd, const Artifact& a) {
+    std::string rel(a.rel_path());
+    auto file = open_regular_file_beneath(root_fd, rel, rel);
+    if (!file) return {};
+    auto buffer = pickle::skim_opened_file(*file, rel);
+    if (!buffer) return {};
+    auto doc = pickle::decode(std::move(*buffer));
+    if (!doc) return {};
+    GraphEntry entry(std::move(*doc), rel);
+    std::vector<std::string> out;
+    if (!entry.is_aot_autograd()) return out;
+    for (auto key : {entry.forward_fx_key(), entry.backward_fx_key()})
+        if (key) out.push_back(std::move(*key));
+    return out;
+}
+
+AotUnits aot_units(const ScanResult& scan, int root_fd) {
+    AotUnits u;
+    std::map<std::string_view, const Group*> fx_by_key;
+    for (const Group& g : scan.groups)
+        if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) fx_by_key[g.key] = &g;
+    for (const Group& g : scan.groups) {
+        if (g.kind != GroupKind::key_dir || g.category != Category::aotautograd) continue;
+        for (auto index : g.artifacts) {
+            const Artifact& a = scan.artifacts[index];
+            if (a.category != Category::aotautograd) continue;
+            for (const auto& key : named_fx_keys(root_fd, a)) {
+                auto fx = fx_by_key.find(key);
+                if (fx == fx_by_key.end()) continue;
+                auto& naming = u.aot_naming[fx->second];
+                if (std::find(naming.begin(), naming.end(), &g) == naming.end()) naming.push_back(&g);
+                auto& last = u.last_use.try_emplace(fx->second, fx->second->last_use_ns).first->second;
+                last = std::max(last, g.last_use_ns);
+            }
+        }
+    }
+    return u;
+}
+
 // Candidates, least recently used first (ties: path, so runs are reproducible).
-std::vector<const Group*> lru_candidates(const ScanResult& scan, const EvictPolicy& p) {
+std::vector<const Group*> lru_candidates(const ScanResult& scan, const EvictPolicy& p, const AotUnits& units) {
     std::vector<const Group*> out;
     for (const Group& g : scan.groups)
         if (eligible(g, p)) out.push_back(&g);
-    std::sort(out.begin(), out.end(), [](const Group* a, const Group* b) {
-        return a->last_use_ns != b->last_use_ns ? a->last_use_ns < b->last_use_ns : a->path < b->path;
+    std::sort(out.begin(), out.end(), [&units](const Group* a, const Group* b) {
+        std::int64_t ra = units.recency(*a), rb = units.recency(*b);
+        return ra != rb ? ra < rb : a->path < b->path;
     });
     return out;
 }
 
 // Whether `g` goes, given how big the cache still is (bytes and files).
-bool selected(const Group& g, const EvictPolicy& p, std::int64_t now, std::uint64_t remaining,
+bool selected(std::int64_t last_use_ns, const EvictPolicy& p, std::int64_t now, std::uint64_t remaining,
               std::uint64_t remaining_files, bool named) {
     if (named) return true;
-    if (p.older_than_ns && g.last_use_ns < now - *p.older_than_ns) return true;
+    if (p.older_than_ns && last_use_ns < now - *p.older_than_ns) return true;
     if (p.max_files && remaining_files > *p.max_files) return true;
     return p.max_bytes && remaining > *p.max_bytes;
 }
@@ -169,10 +233,11 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
     report.files_before = scan.artifacts.size();
     std::uint64_t remaining_files = report.files_before;
     std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
-    for (const Group* g : lru_candidates(scan, policy)) {
-        auto rel = relative_to_root(scan, g->path);
-        bool is_named = rel.ok() && named.count(*rel);
-        if (!selected(*g, policy, now, remaining, remaining_files, is_named)) continue;
+    const AotUnits units = aot_units(scan, root_fd);
+    std::set<const Group*> done;  // removed (or tried) already: an AOT group goes with its FX graph
+    // Removes one group (or, in a dry run, checks its lock) and records the outcome; true when it is gone.
+    auto remove = [&](const Group* g) {
+        done.insert(g);
         GroupRemoval removal;
         if (policy.dry_run) {
             removal.freed = g->bytes;
@@ -191,9 +256,32 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
             report.freed_files += g->artifacts.size();
         }
         if (removal.status.ok())
-            report.removed.push_back({std::string(g->path), removal.freed, g->kind, g->category, g->last_use_ns});
+            report.removed.push_back({std::string(g->path), removal.freed, g->kind, g->category, units.recency(*g)});
         else if (removal.freed == 0) report.skipped.push_back({std::string(g->path), removal.status.error().str()});
         else report.partial.push_back({std::string(g->path), removal.freed, removal.status.error().str()});
+        return removal.status.ok();
+    };
+    for (const Group* g : lru_candidates(scan, policy, units)) {
+        if (done.count(g)) continue;
+        auto rel = relative_to_root(scan, g->path);
+        bool is_named = rel.ok() && named.count(*rel);
+        if (!selected(units.recency(*g), policy, now, remaining, remaining_files, is_named)) continue;
+        // The AOT entries naming this FX graph go first; if one of them stays, so does the graph.
+        bool dependents_gone = true;
+        if (auto it = units.aot_naming.find(g); it != units.aot_naming.end())
+            for (const Group* aot : it->second)
+                if (!done.count(aot) ? !remove(aot)
+                                     : std::none_of(report.removed.begin(), report.removed.end(),
+                                                    [&](const EvictedGroup& e) { return e.path == aot->path; }))
+                    dependents_gone = false;
+        if (!dependents_gone) {
+            done.insert(g);
+            report.skipped.push_back({std::string(g->path),
+                                      "an AOTAutograd entry that needs this graph could not be "
+                                      "removed; kept so that entry still hits"});
+            continue;
+        }
+        remove(g);
     }
     return report;
 }

@@ -10,6 +10,10 @@
 
 #include "util/result.hpp"
 
+namespace kiln {
+struct OpenedFile;  // util/regular_file.hpp
+}
+
 namespace kiln::pickle {
 
 // A bytes payload left out of a skimmed buffer (skim.hpp): the opcode at `at` in bytes() says 0 bytes;
@@ -42,6 +46,9 @@ private:
 // A file larger than `max_bytes` is refused (Errc::limit) before anything is allocated.
 Result<std::shared_ptr<const Buffer>> load_file(const std::filesystem::path& path,
                                                 std::uint64_t max_bytes = UINT64_MAX);
+// The same from a file already open (util/regular_file): its size when opened is what is read.
+Result<std::shared_ptr<const Buffer>> load_opened_file(const OpenedFile& file, const std::string& origin,
+                                                       std::uint64_t max_bytes = UINT64_MAX);
 // Takes ownership of `bytes`.
 std::shared_ptr<const Buffer> own_bytes(std::string bytes, std::string origin = "<memory>");
 

@@ -36,7 +36,7 @@ constexpr std::size_t kFirstChunk = 512, kMaxChunk = 64 * 1024;
 struct Reader {
     int fd;
     std::uint64_t size;
-    const std::filesystem::path& path;
+    const std::string& path;
     std::uint64_t at = 0, read = 0;
     std::size_t chunk = kFirstChunk;
 
@@ -55,12 +55,12 @@ struct Reader {
         while (got < want) {
             ssize_t k = ::pread(fd, out.data() + old + got, want - got, static_cast<off_t>(at + got));
             if (k < 0 && errno == EINTR) continue;
-            if (k < 0) return io_error("cannot read", path.string(), errno);
+            if (k < 0) return io_error("cannot read", path, errno);
             if (k == 0)
                 return make_error(Errc::io,
                                   "the file shrank from " + std::to_string(size) + " to " + std::to_string(at + got) +
                                       " bytes while it was read (another process is writing it)",
-                                  path.string(), "open it again once the writer is done");
+                                  path, "open it again once the writer is done");
             got += static_cast<std::size_t>(k);
         }
         at += want;
@@ -83,6 +83,11 @@ std::size_t length_width(ArgKind a) {
 Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& path, std::uint64_t min_elided,
                                                 SkimStats* stats) {
     KILN_TRY(OpenedFile file, open_regular_file(path));  // no FIFO, no atime update
+    return skim_opened_file(file, path.string(), min_elided, stats);
+}
+
+Result<std::shared_ptr<const Buffer>> skim_opened_file(const OpenedFile& file, const std::string& path,
+                                                       std::uint64_t min_elided, SkimStats* stats) {
     Reader in{file.fd.get(), file.size, path};
     std::string out;  // the skimmed stream; file offset of out.end() = out.size() + skipped
     std::vector<Elision> elisions;
@@ -132,7 +137,7 @@ Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& pat
     }
     if (stats) *stats = {file.size, in.read};
     return std::shared_ptr<const Buffer>(
-        std::make_shared<SkimBuffer>(std::move(out), std::move(elisions), file.size, path.string()));
+        std::make_shared<SkimBuffer>(std::move(out), std::move(elisions), file.size, path));
 }
 
 }  // namespace kiln::pickle

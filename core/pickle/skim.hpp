@@ -27,5 +27,9 @@ struct SkimStats {
 // Errors as load_file's: not a regular file, unreadable, shrank while read.
 Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& path, std::uint64_t min_elided = 4096,
                                                 SkimStats* stats = nullptr);
+// The same from a file already open (util/regular_file: opened beneath a root's descriptor); `origin`
+// names it in errors.
+Result<std::shared_ptr<const Buffer>> skim_opened_file(const OpenedFile& file, const std::string& origin,
+                                                       std::uint64_t min_elided = 4096, SkimStats* stats = nullptr);
 
 }  // namespace kiln::pickle

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
 #include "hash/sha256.hpp"
 #include "timings/timing_cache_source.hpp"
+#include "util/atomic_file.hpp"
 #include "util/python_json.hpp"
 
 namespace kiln::remote {
@@ -168,9 +168,7 @@ Status write_as_global_cache(const std::vector<SharedTimings>& shared, const std
     std::filesystem::create_directories(dir, ec);
     if (ec) return io_error("create directory", dir.string(), ec.value());
     for (const auto& [hash, f] : files) {
-        std::ofstream out(dir / hash, std::ios::binary | std::ios::trunc);
-        out << py_dumps(f, {.sort_keys = false, .indent = 4});
-        if (!out) return io_error("write", (dir / hash).string(), errno);
+        KILN_CHECK(write_atomic(dir / hash, py_dumps(f, {.sort_keys = false, .indent = 4}), false));
     }
     return ok_status();
 }

@@ -4,8 +4,7 @@
 
 #include <stdlib.h>
 
-#include <fstream>
-
+#include "util/atomic_file.hpp"
 #include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
@@ -74,9 +73,7 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
                 KILN_TRY(auto remote, inductor::read_cache_file(target));
                 merge_missing_timings(merged, remote);
             }
-            std::ofstream out(target, std::ios::binary | std::ios::trunc);
-            out << py_dumps(merged, {.sort_keys = false, .indent = 4});
-            if (!out) return io_error("write", target.string(), errno);
+            KILN_CHECK(write_atomic(target, py_dumps(merged, {.sort_keys = false, .indent = 4}), false));
         }
         if (ec) return io_error("read directory", user_global_dir->string(), ec.value());
     }

@@ -4,7 +4,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <sys/random.h>
+
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <thread>
 
@@ -31,6 +36,23 @@ Status fsync_file(const std::filesystem::path& path) {
 }
 
 namespace {
+
+// ".<pid>.<random>.tmp": the shape of torch's write_atomic temporaries (what the scanner calls a
+// temporary), its second number random instead of the thread id.
+std::string unpredictable_temp_name() {
+    std::uint64_t r = 0;
+    if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) {
+        static std::atomic<std::uint64_t> counter{0};  // no entropy yet: still unique in this process
+        r = std::hash<std::thread::id>{}(std::this_thread::get_id()) ^ (counter.fetch_add(1) * 0x9e3779b97f4a7c15ULL) ^
+            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    }
+    std::string s(1, '.');
+    s += std::to_string(::getpid());
+    s += '.';
+    s += std::to_string(r);
+    s += ".tmp";
+    return s;
+}
 
 // Writes everything to `fd` (the temporary `tmp` in `dir_fd`), fsyncs and closes it (always, whatever
 // fails); unlinks the temporary on failure.
@@ -75,8 +97,15 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
 
 Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
                        bool replace) {
-    const std::string tmp = temp_suffix() + ".tmp";
-    int fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    // A fresh file under a name nobody can guess, never one that exists: with O_TRUNC at a
+    // predictable name, a hard link planted there would have Kiln overwrite the file it points to.
+    std::string tmp;
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
+        tmp = unpredictable_temp_name();
+        fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
     KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context));
     int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())

@@ -1,8 +1,9 @@
 #pragma once
-// Atomic file replacement (Inductor's write_atomic, plus fsync): write a temporary file named
-// `.<pid>.<tid>.tmp` in the target's directory, fsync it, rename it over the target. A reader sees
-// the old content or the new, never a partial file; a crash leaves only a hidden temporary (the
-// scanner classifies it as `temp`).
+// Atomic file replacement (Inductor's write_atomic, plus fsync): create a new temporary file
+// `.<pid>.<random>.tmp` in the target's directory (O_EXCL: never one planted there, such as a hard
+// link to a file elsewhere), fsync it, rename it over the target. A reader sees the old content or
+// the new, never a partial file; a crash leaves only a hidden temporary (the scanner classifies it
+// as `temp`). Every file Kiln writes into a cache goes through here.
 #include <filesystem>
 #include <string>
 #include <string_view>

@@ -29,13 +29,15 @@ Result<OpenedFile> finish_open(int fd, const std::string& context, bool atime_ke
     return out;
 }
 
-Result<OpenedFile> open_with(int dir_fd, const char* name, const std::string& context, int extra) {
+Result<OpenedFile> open_with(int dir_fd, const char* name, const std::string& context, int extra,
+                             int* err_out = nullptr) {
     const int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra;
     int fd = ::openat(dir_fd, name, base | O_NOATIME);
     bool atime_kept = fd >= 0;
     if (fd < 0 && errno == EPERM) fd = ::openat(dir_fd, name, base);  // not the owner: atime may change
     if (fd < 0) {
         int err = errno;
+        if (err_out) *err_out = err;
         if (err == ENOENT) return make_error(Errc::not_found, "no such file", context);
         if (err == ELOOP && (extra & O_NOFOLLOW))
             return make_error(Errc::invalid_argument, "a symlink; not followed", context);
@@ -81,6 +83,47 @@ Result<OpenedFile> open_regular_file_at(int dir_fd, const char* name, const std:
     return open_with(dir_fd, name, context, O_NOFOLLOW);
 }
 
+Result<OpenedFile> open_regular_file_beneath(int root_fd, std::string_view rel, const std::string& context, int* err) {
+    if (err) *err = 0;
+    UniqueFd dir;  // the directory reached so far (none yet: root_fd)
+    for (;;) {
+        auto slash = rel.find('/');
+        std::string part(rel.substr(0, slash));
+        if (part.empty() || part == "." || part == "..")
+            return make_error(Errc::invalid_argument, "not a path beneath the cache root", context);
+        int at = dir.valid() ? dir.get() : root_fd;
+        if (slash == std::string_view::npos) return open_with(at, part.c_str(), context, O_NOFOLLOW, err);
+        // O_PATH: passing through needs search permission only, as a path lookup does.
+        int fd = ::openat(at, part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            int e = errno;
+            if (err) *err = e;
+            if (e == ENOENT) return make_error(Errc::not_found, "no such file", context);
+            if (e == ELOOP || e == ENOTDIR)
+                return make_error(Errc::invalid_argument, "a path component is a symlink or no directory; not followed",
+                                  context);
+            return io_error("cannot open", context, e);
+        }
+        dir.reset(fd);
+        rel.remove_prefix(slash + 1);
+    }
+}
+
+Result<std::string> read_opened_file(const OpenedFile& f, const std::string& context, std::uint64_t max_bytes) {
+    if (f.size > max_bytes)
+        return make_error(
+            Errc::limit,
+            "a file of " + std::to_string(f.size) + " bytes is over the limit of " + std::to_string(max_bytes),
+            context);
+    KILN_TRY(std::string data, read_prefix(f, static_cast<std::size_t>(f.size), context));
+    if (data.size() < f.size)
+        return make_error(Errc::io,
+                          "the file shrank from " + std::to_string(f.size) + " to " + std::to_string(data.size()) +
+                              " bytes while it was read (another process is writing it)",
+                          context, "read it again once the writer is done");
+    return data;
+}
+
 long read_head_at(int dir_fd, const char* name, char* buf, std::size_t n) {
     const int base = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW;
     int fd = ::openat(dir_fd, name, base | O_NOATIME);
@@ -117,18 +160,7 @@ Result<std::string> read_prefix(const OpenedFile& file, std::size_t n, const std
 
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
     KILN_TRY(OpenedFile f, open_regular_file(path));
-    if (f.size > max_bytes)
-        return make_error(
-            Errc::limit,
-            "a file of " + std::to_string(f.size) + " bytes is over the limit of " + std::to_string(max_bytes),
-            path.string());
-    KILN_TRY(std::string data, read_prefix(f, static_cast<std::size_t>(f.size), path.string()));
-    if (data.size() < f.size)
-        return make_error(Errc::io,
-                          "the file shrank from " + std::to_string(f.size) + " to " + std::to_string(data.size()) +
-                              " bytes while it was read (another process is writing it)",
-                          path.string(), "read it again once the writer is done");
-    return data;
+    return read_opened_file(f, path.string(), max_bytes);
 }
 
 }  // namespace kiln

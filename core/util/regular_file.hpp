@@ -27,6 +27,16 @@ Result<OpenedFile> open_regular_file(const std::filesystem::path& path);
 // The same relative to a directory descriptor, never following a symlink at `name`.
 Result<OpenedFile> open_regular_file_at(int dir_fd, const char* name, const std::string& context);
 
+// `rel` ('/'-separated, relative, no "." or "..") beneath the directory `root_fd`, no component
+// followed if it is a symlink: reads that must stay in the tree a command holds open even when the
+// root's path is swapped meanwhile. `err`, when given, gets the errno of a failed open (EACCES: a
+// file this user may not read), 0 otherwise.
+Result<OpenedFile> open_regular_file_beneath(int root_fd, std::string_view rel, const std::string& context,
+                                             int* err = nullptr);
+// The whole of an open file (at most `max_bytes`), as read_regular_file.
+Result<std::string> read_opened_file(const OpenedFile& file, const std::string& context,
+                                     std::uint64_t max_bytes = 1ull << 30);
+
 // Reads the whole file (at most `max_bytes`: a larger one is Errc::limit). A file that shrinks while
 // it is read is an Errc::io error saying so.
 Result<std::string> read_regular_file(const std::filesystem::path& path, std::uint64_t max_bytes = 1ull << 30);

@@ -126,7 +126,7 @@ private slots:
         QVERIFY(scratch.isValid());
         const QString root = scratch.path() + QStringLiteral("/cache");
         QVERIFY(copyTree(test::twoEntriesRoot(), root));
-        // Two problems: a temporary left two hours ago and a lock whose key is gone.
+        // Two problems: a temporary left two hours ago and a lock, as old and unheld, whose key is gone.
         const QString temp = root + QStringLiteral("/.77.78.tmp");
         {
             QFile f(temp);
@@ -138,6 +138,7 @@ private slots:
         QDir().mkpath(root + QStringLiteral("/locks"));
         QFile lock(root + QStringLiteral("/locks/c") + QString(51, QLatin1Char('q')) + QStringLiteral(".lock"));
         QVERIFY(lock.open(QIODevice::WriteOnly));
+        QVERIFY(lock.setFileTime(QDateTime::currentDateTime().addSecs(-7200), QFileDevice::FileModificationTime));
         lock.close();
         const auto before = digestTree(root);
 

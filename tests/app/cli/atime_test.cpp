@@ -1,6 +1,7 @@
-// Reading a cache must not change what LRU eviction would remove (issue 18): with every atime of a
-// fixture copy set to one date, Kiln's reads (ls, timings, show, show --kernels, guards, misses,
-// stats: the scanner's sniff) leave every atime as it was (O_NOATIME: this test runs as the
+// Reading a cache must not change what LRU eviction would remove (issues 18 and 29): with every atime
+// of a fixture copy set to one date, Kiln's reads (every command that only reads a cache: ls, timings,
+// show, guards, misses, stats, check, evict's dry run, diff, dis, timeline, bundle pack, env --from,
+// portable) leave every atime as it was (O_NOATIME: this test runs as the
 // files' owner). As another user (nobody, on a root-owned copy) O_NOATIME is not granted, and
 // evict says so.
 #include <fcntl.h>
@@ -67,7 +68,27 @@ TEST(CliAtime, ReadsLeaveAtimesAlone) {
         {"guards", key_dir, "--sizes", "8"},
         {"misses", (copy / "trace").string(), "--root", root.string()},
         {"stats", root.string()},
+        // Issue 29 item 9: check (the GUI's Overview and Health run it at every open) read every binary's
+        // head, every entry and module without O_NOATIME; and the other commands that only read a cache.
+        {"check", root.string()},
+        {"check", root.string(), "--json"},
+        {"check", root.string(), "--list-quarantine"},
+        {"evict", root.string(), "--max-size", "1TB"},  // a dry run; reads the AOT entries' FX keys
+        {"diff", entry, key_dir + "/naiolsaiywonfvjqzuuystkn5qe7virsv3d3rgkz7xkb52e6pb5"},
+        {"dis", entry},
+        {"timeline", (copy / "trace").string(), "--root", root.string()},
+        {"bundle", "pack", root.string(), "--out", (dir.path() / "packed.bin").string()},
+        {"portable", root.string(), "--target", (dir.path() / "fingerprint.json").string()},
     };
+    // A target for `portable`: the fingerprint of the machine that wrote the cache (env --from).
+    {
+        auto fp = run_command({kiln::test::cli_path(), "env", "--from", root.string(), "--json"});
+        ASSERT_EQ(fp.exit_code, 0) << fp.err;
+        std::ofstream(dir.path() / "fingerprint.json") << fp.out;
+        auto changed = changed_atimes(copy);
+        EXPECT_TRUE(changed.empty()) << "kiln-cli env --from changed the atime of " << changed.begin()->first;
+        set_all_atimes(copy);
+    }
     for (const auto& args : commands) {
         std::vector<std::string> argv{kiln::test::cli_path()};
         argv.insert(argv.end(), args.begin(), args.end());

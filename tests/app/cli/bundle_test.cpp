@@ -4,8 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <thread>
 
 #include "blob_craft.hpp"
 #include "bundle_fixtures.hpp"
@@ -232,6 +238,51 @@ TEST(CliBundle, DuplicateGroupsAndUnknownTypes) {
     auto refused = cli({"bundle", "unpack", (dir.path() / "u.bin").string(), "--into", (dir.path() / "r2").string()});
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_NE(refused.err.find("--ignore-unknown"), std::string::npos) << refused.err;
+}
+
+// Issue 29 item 5: an entry swapped for a symlink to a file outside the cache after the scan never
+// gets that file's bytes into a blob: pack reads beneath the root's descriptor without following
+// symlinks and only the file the scan saw (inode, size). A bounded race: a thread flips the entry
+// between the real file and the link while pack runs again and again.
+TEST(CliBundle, PackNeverReadsThroughASymlinkSwappedInAfterTheScan) {
+    ScratchDir dir("cli-bundle-swap");
+    const fs::path root = dir.path() / "cache";
+    fs::copy(two_entries_root(), root, fs::copy_options::recursive);
+    const fs::path entry = root /
+                           "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh/"
+                           "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
+    const fs::path backup = dir.path() / "entry.real", outside = dir.path() / "outside";
+    fs::create_hard_link(entry, backup);
+    const std::string marker = "OUTSIDE-THE-CACHE-29";
+    {
+        std::ofstream o(outside);
+        for (std::uintmax_t n = 0; n < fs::file_size(entry); n += marker.size()) o << marker;
+    }
+    std::atomic<bool> stop{false};
+    std::thread swapper([&] {
+        const fs::path link_tmp = entry.parent_path() / "link.tmp", file_tmp = entry.parent_path() / "file.tmp";
+        while (!stop.load()) {
+            std::error_code ec;
+            fs::create_symlink(outside, link_tmp, ec);
+            fs::rename(link_tmp, entry, ec);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            fs::create_hard_link(backup, file_tmp, ec);
+            fs::rename(file_tmp, entry, ec);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    });
+    int packed = 0;
+    for (int i = 0; i < 40 && !::testing::Test::HasFailure(); ++i) {
+        const fs::path blob = dir.path() / ("blob" + std::to_string(i));
+        auto r = cli({"bundle", "pack", root.string(), "--out", blob.string()});
+        if (r.exit_code != 0) continue;  // refused: the entry changed under it
+        ++packed;
+        EXPECT_EQ(read_file(blob).find(marker), std::string::npos) << "pack " << i << " read the outside file";
+        fs::remove(blob);
+    }
+    stop = true;
+    swapper.join();
+    EXPECT_GT(packed, 0);
 }
 
 }  // namespace

@@ -178,9 +178,10 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
     fs::last_write_time(root / ".4242.4243.tmp", two_hours_ago);
     expected.emplace("stale_temp", ".4242.4243.tmp");
 
-    // A lock of a key with no files left.
+    // A lock of a key with no files left, two hours old, that nobody holds.
     std::string gone_key = "c" + std::string(51, 'q');
-    std::ofstream(root / "locks" / (gone_key + ".lock"));
+    std::ofstream(root / "locks" / (gone_key + ".lock")).flush();
+    fs::last_write_time(root / "locks" / (gone_key + ".lock"), two_hours_ago);
     expected.emplace("orphan_lock", "locks/" + gone_key + ".lock");
 
     // A Triton kernel module that output code imports (its `# kernel path:` comment names it).

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../core/inductor/scanner_test_helpers.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -226,6 +227,27 @@ TEST(CliEvictStale, StaleRemovesTheEntriesThatCanNeverHitOnTheTarget) {
         nlohmann::json::parse(run_command({cli_path(), "check", root.string(), "--target", h100, "--json"}).out);
     EXPECT_TRUE(after["stale"].empty()) << after["stale"].dump(1);
     EXPECT_FALSE(nlohmann::json::parse(r.out)["removed"].empty());
+}
+
+// Issue 29 item 7: an AOTAutograd entry and the FX graphs it names are one unit. With the FX graph the
+// least recently used and --max-files one below the count, evict never leaves the AOT entries pointing
+// at a graph that is gone (torch would miss them): `check` finds no aot_fx_key_missing afterwards.
+TEST_F(CliEvict, AnFxGraphGoesOnlyWithTheAotEntriesThatNeedIt) {
+    const fs::path fx = root / "fxgraph" / "sb" / "fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+    ASSERT_TRUE(fs::is_directory(fx));
+    set_tree_times(root, now_ns() - kDayNs);
+    set_tree_times(fx, now_ns() - 10 * kDayNs);
+    const auto n = file_count(root);
+    auto r = run_command({cli_path(), "evict", root.string(), "--max-files", std::to_string(n - 1), "--yes"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_LT(file_count(root), n);
+    auto c = run_command({cli_path(), "check", root.string(), "--json"});
+    auto j = nlohmann::json::parse(c.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << c.out << c.err;
+    for (const auto& p : j["problems"]) EXPECT_NE(p["kind"], "aot_fx_key_missing") << p.dump();
+    // Removing the graph takes the AOT entries naming it along: never one without the other.
+    EXPECT_EQ(fs::exists(fx),
+              fs::exists(root / "aotautograd" / "a4pxxvose2w4y3ecq3az3lst3awwzfpllzkollbqxqbiafz7ni2c"));
 }
 
 }  // namespace

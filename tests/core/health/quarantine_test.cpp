@@ -43,7 +43,7 @@ TEST_F(Quarantine, TheScannerCountsTheQuarantineButNeverListsItsFiles) {
     ASSERT_TRUE(after.ok());
     EXPECT_EQ(after->artifacts.size(), before->artifacts.size() - 1);
     for (const auto& a : after->artifacts) EXPECT_EQ(a.rel_path().find(".kiln-quarantine"), std::string_view::npos);
-    EXPECT_EQ(after->quarantine_files, 2u);  // the temp file and the manifest
+    EXPECT_EQ(after->quarantine_files, 3u);  // the temp file, the manifest and the quarantine's lock file
     EXPECT_GT(after->quarantine_bytes, 0u);
 }
 

@@ -38,5 +38,24 @@ TEST(WriteAtomicAt, WritesReplacesOrLeavesAlone) {
     EXPECT_EQ(n, 0u);  // no temporary left behind
 }
 
+// Issue 29 item 8: a hard link planted at the name the temporary used to have (".<pid>.<tid>.tmp")
+// must not be written through: the file it points to stays as it was.
+TEST(WriteAtomicAt, NeverWritesThroughAPlantedHardLink) {
+    test::ScratchDir dir("atomic-link");
+    fs::create_directories(dir.path() / "cache");
+    fs::create_directories(dir.path() / "outside");
+    const fs::path victim = dir.path() / "outside" / "victim";
+    { std::ofstream(victim) << "precious"; }
+    fs::create_hard_link(victim, dir.path() / "cache" / (temp_suffix() + ".tmp"));
+    ASSERT_TRUE(write_atomic(dir.path() / "cache" / "f", "new content").ok());
+    EXPECT_EQ(test::read_file(dir.path() / "cache" / "f"), "new content");
+    EXPECT_EQ(test::read_file(victim), "precious");
+    int fd = ::open((dir.path() / "cache").c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(write_atomic_at(fd, "g", "more", "g").ok());
+    ::close(fd);
+    EXPECT_EQ(test::read_file(victim), "precious");
+}
+
 }  // namespace
 }  // namespace kiln::codecache

@@ -1,6 +1,7 @@
 // dump_json: the same text as nlohmann's dump() for valid input, and any bytes written without
 // throwing (surrogateescape), so a cache with a non-UTF-8 file name still gets its JSON report.
 #include "util/json_out.hpp"
+#include "util/json_in.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,6 +49,23 @@ TEST(JsonOut, PythonRecoversTheBytes) {
         text);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, name);
+}
+
+// parse_json_bytes reads dump_json's text back byte for byte (Kiln's own manifests), where nlohmann's
+// parse refuses the \udcXX escapes; real NULs, escaped backslashes and surrogate pairs stay what they were.
+TEST(JsonOut, ParseJsonBytesGivesTheBytesBack) {
+    std::string name = "locks/x\xfe.lock \x80\x81 \xf0\x9f\x8e\x89 \\udc80 text";
+    name += std::string("\0nul\0\0", 6);
+    std::string text = dump_json(oj{{"path", name}, {"list", {name, "plain"}}, {"n", 3}}, 2);
+    EXPECT_TRUE(nlohmann::json::parse(text, nullptr, false).is_discarded());
+    auto j = parse_json_bytes(text);
+    ASSERT_FALSE(j.is_discarded()) << text;
+    EXPECT_EQ(j["path"].get<std::string>(), name);
+    EXPECT_EQ(j["list"][0].get<std::string>(), name);
+    EXPECT_EQ(j["list"][1].get<std::string>(), "plain");
+    EXPECT_EQ(j["n"].get<int>(), 3);
+    EXPECT_EQ(parse_json_bytes("{\"a\": \"\\ud83c\\udf89\"}")["a"].get<std::string>(), "\xf0\x9f\x8e\x89");
+    EXPECT_TRUE(parse_json_bytes("{\"a\": ").is_discarded());
 }
 
 }  // namespace
