@@ -41,6 +41,7 @@ void print_compile(const CompileCost& c, bool all_phases) {
             if (p.why != why) continue;
             total += p.seconds;
             fix = p.fix;
+            if (p.seconds < 0.0005 && n > 0) continue;  // a phase under a millisecond says nothing here
             if (n < 4) names += (n ? ", " : "") + p.name + (n ? " " + seconds_text(p.seconds) : std::string());
             ++n;
         }

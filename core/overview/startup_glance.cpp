@@ -8,7 +8,10 @@ StartupGlance startup_section(const std::vector<std::string>& trace_dirs) {
     StartupGlance g;
     if (trace_dirs.empty()) return g;
     std::vector<std::filesystem::path> paths(trace_dirs.begin(), trace_dirs.end());
-    auto r = startup::analyze_startup(paths, {});
+    startup::StartupOptions options;
+    options.find_root =
+        false;  // the misses compared with the earlier processes only: no decoding of the root's entries
+    auto r = startup::analyze_startup(paths, options);
     g.computed = true;
     if (!r) {
         g.error = r.error().str();
