@@ -1,6 +1,8 @@
 #include "startup/compile_spans.hpp"
 
 #include <cmath>
+#include <functional>
+#include <tuple>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +46,8 @@ struct Open {
 
 class LogReader {
 public:
-    explicit LogReader(ProcessSpans& out) : out_(out) {}
+    LogReader(ProcessSpans& out, const std::function<void(CompileSpans&&)>& hand_over)
+        : out_(out), hand_over_(hand_over) {}
 
     void on_record(const inductor::TraceRecord& r) {
         if (out_.first_time.empty()) out_.first_time = r.time;
@@ -65,10 +68,20 @@ public:
                           "span " + name + " has no end event: closed at the log's last timestamp (a truncated log?)");
             }
         }
+        hand_over_done(out_.compiles.size());
     }
 
 private:
     ProcessSpans& out_;
+    const std::function<void(CompileSpans&&)>& hand_over_;
+    std::map<std::string, std::tuple<std::string, std::string, int>> frames_;  // compile id -> its frame
+
+    // Hands the first `n` compiles to the consumer (all of them are complete: the next one began).
+    void hand_over_done(std::size_t n) {
+        if (!hand_over_ || n == 0) return;
+        for (std::size_t i = 0; i < n; ++i) hand_over_(std::move(out_.compiles[i]));
+        out_.compiles.erase(out_.compiles.begin(), out_.compiles.begin() + static_cast<std::ptrdiff_t>(n));
+    }
     std::unordered_map<std::int64_t, std::vector<Open>> stacks_;
     std::unordered_map<std::int64_t, std::string> strings_;
     std::optional<std::size_t> open_compile_;  // index into out_.compiles
@@ -116,19 +129,20 @@ private:
         }
         const bool root = !open_compile_ && (name == "entire_frame_compile" || name == "entire_backward_compile");
         if (root) {
+            // The compiles before this one are complete (their metrics come before the next compile):
+            // with a consumer, they go now, so memory holds one compile whatever the log's length.
+            for (const auto& done : out_.compiles)
+                if (done.kind == "frame" && frames_.size() < 65536)
+                    frames_[done.compile_id] = {done.function, done.file, done.line};
+            hand_over_done(out_.compiles.size());
             CompileSpans c;
             c.kind = name == "entire_frame_compile" ? "frame" : "backward";
             c.compile_id = str_of(args, "compile_id");
             c.start_time = r.time;
             c.begin_us = c.end_us = ts;
             if (c.kind == "backward") {  // the frame whose backward this is
-                for (auto it = out_.compiles.rbegin(); it != out_.compiles.rend(); ++it)
-                    if (it->kind == "frame" && it->compile_id == c.compile_id) {
-                        c.function = it->function;
-                        c.file = it->file;
-                        c.line = it->line;
-                        break;
-                    }
+                if (auto f = frames_.find(c.compile_id); f != frames_.end())
+                    std::tie(c.function, c.file, c.line) = f->second;
             }
             out_.compiles.push_back(std::move(c));
             open_compile_ = out_.compiles.size() - 1;
@@ -288,10 +302,11 @@ private:
 
 }  // namespace
 
-Result<ProcessSpans> read_process_spans(const std::filesystem::path& log) {
+Result<ProcessSpans> read_process_spans(const std::filesystem::path& log,
+                                        const std::function<void(CompileSpans&&)>& on_compile) {
     ProcessSpans out;
     out.log = log.string();
-    LogReader reader(out);
+    LogReader reader(out, on_compile);
     KILN_CHECK(inductor::for_each_trace_record(log, [&](const inductor::TraceRecord& r) {
         reader.on_record(r);
         return true;

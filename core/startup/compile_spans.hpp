@@ -10,6 +10,7 @@
 // timestamp) and a torn last record are named in `gaps`, never fatal.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,6 +70,9 @@ struct ProcessSpans {
 };
 
 // Reads one log in one pass. Errors only when the file cannot be read or is not a TORCH_TRACE log.
-Result<ProcessSpans> read_process_spans(const std::filesystem::path& log);
+// With `on_compile`, each compile is handed over as soon as it is complete (when the next one begins,
+// or at the log's end) and `compiles` stays empty: memory holds one compile, not the log's all.
+Result<ProcessSpans> read_process_spans(const std::filesystem::path& log,
+                                        const std::function<void(CompileSpans&&)>& on_compile = {});
 
 }  // namespace kiln::startup

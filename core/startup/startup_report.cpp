@@ -191,15 +191,16 @@ private:
 
 std::string frame_key(const CompileSpans& c) { return c.function + "\t" + c.file + "\t" + std::to_string(c.line); }
 
-ProcessStartup analyze_process(ProcessSpans&& spans, const LogFile& file, const KeyedEntries* root, EventPool& pool) {
+// One log: each compile explained as soon as the reader hands it over (misses against the root and the
+// processes read before), so memory holds one compile's spans and events, never the log's all.
+Result<ProcessStartup> analyze_process(const LogFile& file, const KeyedEntries* root, EventPool& pool) {
     ProcessStartup p;
-    p.log = spans.log;
     p.label = file.label;
-    p.pid = spans.pid ? std::to_string(spans.pid) : std::string();
     p.rank = rank_of(file.path);
-    p.gaps = std::move(spans.gaps);
     std::vector<Claim> claims;
-    for (const auto& c : spans.compiles) {
+    std::vector<std::pair<std::string, CacheEvent>> for_pool;  // a few FX events per frame, for later processes
+    std::map<std::string, int> pooled;
+    auto on_compile = [&](CompileSpans&& c) {
         std::optional<MissInfo> miss;
         for (const auto& e : c.events)
             if (e.cache == "fx_graph" && (e.state == "miss" || e.state == "bypass")) {
@@ -208,9 +209,15 @@ ProcessStartup analyze_process(ProcessSpans&& spans, const LogFile& file, const 
             }
         p.compiles.push_back(cost_of(c, miss, claims));
         p.compile_seconds += p.compiles.back().seconds;
-    }
-    for (const auto& c : spans.compiles)
-        for (const auto& e : c.events) pool.add(frame_key(c), p.label, e);
+        for (auto& e : c.events)
+            if (e.cache == "fx_graph" && !e.components.empty() && pooled[frame_key(c)]++ < int(kPoolPerFrame))
+                for_pool.push_back({frame_key(c), std::move(e)});
+    };
+    KILN_TRY(ProcessSpans spans, read_process_spans(file.path, on_compile));
+    p.log = spans.log;
+    p.pid = spans.pid ? std::to_string(spans.pid) : std::string();
+    p.gaps = std::move(spans.gaps);
+    for (const auto& [frame, e] : for_pool) pool.add(frame, p.label, e);
     for (auto& o : spans.outside) {
         if (o.phase == "coordinate descent tuning")
             claims.push_back({"coordinate descent re-run at first calls, outside the compiles",
@@ -319,13 +326,13 @@ Result<StartupReport> analyze_startup(const std::vector<fs::path>& paths, const 
     }
     EventPool pool;
     for (const auto& f : files) {
-        auto spans = read_process_spans(f.path);
-        if (!spans) {
-            if (first.message.empty()) first = spans.error();
-            report.warnings.push_back(spans.error().str());
+        auto process = analyze_process(f, root ? &*root : nullptr, pool);
+        if (!process) {
+            if (first.message.empty()) first = process.error();
+            report.warnings.push_back(process.error().str());
             continue;
         }
-        report.processes.push_back(analyze_process(std::move(spans).value(), f, root ? &*root : nullptr, pool));
+        report.processes.push_back(std::move(process).value());
         const ProcessStartup& p = report.processes.back();
         for (const auto& g : p.gaps) report.warnings.push_back(f.path.string() + ": " + g);
         for (const auto& c : p.compiles)
