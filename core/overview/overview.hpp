@@ -57,6 +57,18 @@ struct HealthGlance {
     std::string error;         // when the check could not run
 };
 
+// The biggest avoidable compile cost of the TORCH_TRACE logs beside the root (startup::analyze_startup,
+// what `kiln-cli startup` prints): the process with the most avoidable seconds and its largest item.
+struct StartupGlance {
+    bool computed = false;  // false until the section ran (and when there are no logs)
+    std::string process;    // its label ("warm", "h200/warm")
+    double compile_seconds = 0;
+    std::string what, fix;  // the biggest avoidable item
+    double seconds = 0;
+    std::string headline;  // "this process spent S compiling; A would go with X, ..."
+    std::string error;
+};
+
 // Eviction's default limit as the Overview applies it: groups unused for 30 days (`evict --older-than 30d`).
 inline constexpr const char* kDefaultEvictAge = "30d";
 
@@ -72,6 +84,7 @@ struct Overview {
     EvictGlance evict;
     HealthGlance health;
     std::vector<std::string> trace_dirs;  // TORCH_TRACE directories beside the root (the compile timeline)
+    StartupGlance startup;                // from those logs (startup_section)
 };
 
 struct OverviewOptions {
@@ -108,6 +121,7 @@ OpsSection ops_section(const std::filesystem::path& root);
 PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});
 EvictGlance evict_section(const inductor::ScanResult& scan);
 HealthGlance health_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
+StartupGlance startup_section(const std::vector<std::string>& trace_dirs);
 
 // Which sections are still being computed (the GUI shows them as such, never as zeros).
 struct SectionsPending {

@@ -166,6 +166,23 @@ QString healthSection(const overview::Overview& o) {
                    .arg(link("kiln-view:Health", QObject::tr("Open the Health view to see and quarantine them")));
 }
 
+// The first thing to fix about startup: the biggest avoidable compile cost of the logs beside the root.
+QString startupSection(const overview::Overview& o) {
+    const auto& g = o.startup;
+    if (!g.computed) return {};
+    QString h = QObject::tr("<h3>Slow start</h3>");
+    if (!g.error.empty()) return h + QObject::tr("<p>The TORCH_TRACE logs could not be read: %1</p>").arg(esc(g.error));
+    if (g.what.empty())
+        return h + QObject::tr("<p><b>%1</b> spent %2 compiling; nothing the trace shows would remove it. %3</p>")
+                       .arg(esc(g.process), formatSeconds(g.compile_seconds),
+                            link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
+    return h + QObject::tr(
+                   "<p><b>Biggest avoidable cost: %1</b> of the %2 <b>%3</b> spent compiling: %4.<br>"
+                   "<i>Fix:</i> %5<br>%6</p>")
+                   .arg(formatSeconds(g.seconds), formatSeconds(g.compile_seconds), esc(g.process), esc(g.what),
+                        esc(g.fix), link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
+}
+
 QString traceSection(const overview::Overview& o) {
     QString h = QObject::tr("<h3>Compile timeline</h3>");
     if (o.trace_dirs.empty())
@@ -194,6 +211,7 @@ QString overviewHtml(const overview::Overview& o, const QPalette& palette, const
                     .arg(QFileInfo(QString::fromStdString(o.root)).fileName().toHtmlEscaped(), c.muted, esc(o.root))
                     .arg(o.stats.total_files)
                     .arg(bytes(o.stats.total_bytes));
+    h += startupSection(o);  // the first screen names the biggest avoidable cost
     h += pending.entries ? pendingSection(QObject::tr("Graph entries"), QObject::tr("Reading the graph entries …"), c)
                          : entriesSection(o, c);
     h += pending.ops ? pendingSection(QObject::tr("Autotuned ops"), QObject::tr("Reading the timings …"), c)

@@ -31,10 +31,12 @@ SectionValue computeSection(int index, const CacheTree& tree, JobControl& ctl) {
             auto g = overview::evict_section(scan);
             std::vector<std::string> traces;  // the TORCH_TRACE dirs beside the root (a directory listing)
             for (const auto& d : inductor::find_trace_dirs(scan.root)) traces.push_back(d.string());
+            auto startup = overview::startup_section(traces);  // the biggest avoidable compile cost
             v.what = QStringLiteral("evict");
-            v.apply = [g, traces](overview::Overview& o, overview::SectionsPending& p) {
+            v.apply = [g, traces, startup](overview::Overview& o, overview::SectionsPending& p) {
                 o.evict = g;
                 o.trace_dirs = traces;
+                o.startup = startup;
                 p.evict = false;
             };
             break;

@@ -12,6 +12,7 @@
 
 #include "jobs/job_runner.hpp"
 #include "overview/overview_html.hpp"
+#include "timeline/startup_view.hpp"
 
 namespace kiln::ui {
 
@@ -21,6 +22,8 @@ struct TimelineOutcome {
     QString token;
     std::shared_ptr<const inductor::CompileTimeline> timeline;
     QString empty;
+    std::shared_ptr<const startup::StartupReport> startup;
+    QString startupEmpty;
 };
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
@@ -83,30 +86,44 @@ TimelinePanel::TimelinePanel(JobRunner* jobs, QWidget* parent)
       jobs_(jobs ? jobs : new JobRunner(this)),
       summary_(new QLabel(this)),
       open_(new QPushButton(tr("Open TORCH_TRACE folder…"), this)),
-      columns_(new QSplitter(Qt::Horizontal, this)) {
+      columns_(new QSplitter(Qt::Horizontal, this)),
+      startup_(new StartupView(this)) {
     setObjectName(QStringLiteral("timelinePanel"));
     summary_->setWordWrap(true);
     summary_->setTextFormat(Qt::RichText);
     auto* top = new QHBoxLayout;
     top->addWidget(summary_, 1);
     top->addWidget(open_, 0, Qt::AlignTop);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(columns_, 1);
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    lowerLayout->addLayout(top);
+    lowerLayout->addWidget(columns_, 1);
     columns_->setChildrenCollapsible(false);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(startup_);
+    split->addWidget(lower);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(split, 1);
     connect(open_, &QPushButton::clicked, this, &TimelinePanel::openFolder);
 }
 
-bool TimelinePanel::isLoading() const { return jobs_->isRunning(QStringLiteral("timeline")); }
+bool TimelinePanel::isLoading() const {
+    return jobs_->isRunning(QStringLiteral("timeline")) || jobs_->isRunning(QStringLiteral("startup"));
+}
 
 void TimelinePanel::loadRoot(const QString& root) {
     root_ = root;
     QStringList dirs;
     for (const auto& d : inductor::find_trace_dirs(root.toStdString())) dirs << qs(d.string());
     if (dirs.isEmpty()) {
-        setTimeline(nullptr, tr("<b>No TORCH_TRACE logs beside %1.</b> Run torch with <code>TORCH_TRACE=DIR</code> "
+        const QString none = tr("<b>No TORCH_TRACE logs beside %1.</b> Run torch with <code>TORCH_TRACE=DIR</code> "
                                 "and keep DIR next to the cache root (<code>trace/</code>), or open the folder here.")
-                                 .arg(root.toHtmlEscaped()));
+                                 .arg(root.toHtmlEscaped());
+        startup_->setReport(nullptr, none);
+        setTimeline(nullptr, none);
         return;
     }
     loadDirs(dirs);
@@ -125,9 +142,33 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
             if (t->processes.empty())
                 empty = QObject::tr("<b>No TORCH_TRACE log could be read.</b> %1")
                             .arg(t->warnings.empty() ? QString() : qs(t->warnings.front()).toHtmlEscaped());
-            return TimelineOutcome{token, std::move(t), empty};
+            return TimelineOutcome{token, std::move(t), empty, nullptr, {}};
         },
         [this](TimelineOutcome out) { setTimeline(out.timeline, out.empty); });
+    // Where the time went, on its own channel: comparing misses with the root's entries decodes them, which
+    // on a large cache takes longer than the timeline.
+    const QString root = root_;
+    jobs_->start(
+        QStringLiteral("startup"), tr("Explaining compile times"),
+        [dirs, root](JobControl&) {
+            std::vector<std::filesystem::path> paths;
+            for (const auto& d : dirs) paths.emplace_back(d.toStdString());
+            startup::StartupOptions options;
+            if (!root.isEmpty()) options.root = root.toStdString();
+            auto s = startup::analyze_startup(paths, options);
+            if (!s && options.root) {  // a root without fxgraph/: explain from the processes alone
+                options.root.reset();
+                options.find_root = false;
+                s = startup::analyze_startup(paths, options);
+            }
+            TimelineOutcome out;
+            if (s) out.startup = std::make_shared<startup::StartupReport>(std::move(s).value());
+            else
+                out.startupEmpty =
+                    QObject::tr("<b>No compile to explain:</b> %1").arg(qs(s.error().str()).toHtmlEscaped());
+            return out;
+        },
+        [this](TimelineOutcome out) { startup_->setReport(out.startup, out.startupEmpty); });
 }
 
 void TimelinePanel::openFolder() {

@@ -3,12 +3,15 @@
 // logs beside the open cache (or a folder the user opens), one column per process side by side (cold
 // beside warm), each compile with its frame, time and cache events (FX graph / AOTAutograd hit, miss,
 // bypass, the miss reason, the compile time a hit saved). Activating an event selects its entry.
+// Above them, "where the compile time went" (StartupView: each compile as a bar split into its phases,
+// causes and fixes; startup::analyze_startup, what `kiln-cli startup` prints), read in the same job.
 // Read off the UI thread (inductor::read_compile_timelines, "timeline" channel).
 #include <QWidget>
 
 #include <memory>
 
 #include "inductor/compile_timeline.hpp"
+#include "startup/startup_report.hpp"
 
 class QLabel;
 class QPushButton;
@@ -19,6 +22,7 @@ class QTreeWidgetItem;
 namespace kiln::ui {
 
 class JobRunner;
+class StartupView;
 
 class TimelinePanel : public QWidget {
     Q_OBJECT
@@ -33,6 +37,7 @@ public:
     std::shared_ptr<const inductor::CompileTimeline> timeline() const { return timeline_; }
     int processCount() const;
     QTreeWidget* processTree(int i) const;
+    StartupView* startupView() const { return startup_; }
     bool isLoading() const;
 
 public slots:
@@ -50,6 +55,7 @@ private:
     QLabel* summary_;
     QPushButton* open_;
     QSplitter* columns_;
+    StartupView* startup_;
     QString root_;
     std::shared_ptr<const inductor::CompileTimeline> timeline_;
 };

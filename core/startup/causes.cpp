@@ -1,0 +1,236 @@
+#include "startup/causes.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace kiln::startup {
+
+namespace {
+
+constexpr double kNoticeable = 0.05;  // seconds: below this a phase gets its description, no claim
+
+std::string count_text(int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+int count_spans(const CompileSpans& c, const char* name) {
+    auto it = c.span_counts.find(name);
+    return it == c.span_counts.end() ? 0 : it->second;
+}
+
+// What each phase is, whatever caused it.
+std::string describe(const std::string& phase, const CompileSpans& c) {
+    if (phase == "dynamo tracing")
+        return "dynamo traced the frame's bytecode into an FX graph; every process does this again (no cache "
+               "holds it)";
+    if (phase == "guard building") return "dynamo built the guards that decide when this compiled code is reused";
+    if (phase == "garbage collection") return "gc.collect() after the compile";
+    if (phase == "PGO profile") return "reading or writing the automatic-dynamic (PGO) profile";
+    if (phase == "FX graph passes") return "pre-, joint- and post-grad FX passes";
+    if (phase == "AOTAutograd") return "functionalization, forward/backward tracing and the AOTAutograd cache";
+    if (phase == "cache lookup and load") return "FX graph and AOTAutograd cache lookups and loads";
+    if (phase == "Inductor lowering and codegen") return "Inductor lowered the graph and generated its kernels";
+    if (phase == "loading the compiled module")
+        return "importing the compiled graph's Python module (PyCodeCache.load_by_key_path) and its kernels";
+    if (phase == "kernel compile wait") return "waiting for kernels compiled in the async_compile pool";
+    if (phase == "Triton compile")
+        return count_text(count_spans(c, "async_compile.precompile") +
+                              count_spans(c, "CachingAutotuner.slow_precompile_config"),
+                          "Triton precompile", "Triton precompiles") +
+               (c.triton_compile_us ? " (torch: triton_compile_time_us " + std::to_string(*c.triton_compile_us) + ")"
+                                    : std::string());
+    if (phase == "C++ compile")
+        return count_text(count_spans(c, "compile_file"), "compile_file", "compile_files") +
+               ": the CPU graph's kernels and, on a process's first CPU graph, the vector-ISA probe's test libraries";
+    if (phase == "autotuning: fusion benchmarks") return "Inductor benchmarked fused kernels to choose a fusion";
+    if (phase == "autotuning: Triton configs") return "a Triton kernel's configs benchmarked (CachingAutotuner)";
+    if (phase == "cudagraph recording") return "CUDA graphs recorded (cudagraph trees, once per shape)";
+    if (phase.rfind("other: ", 0) == 0)
+        return "a span Kiln does not name (a newer torch?): its self time as torch logged it";
+    return {};
+}
+
+std::string autotune_text(const CompileSpans& c) {
+    std::string s;
+    for (const auto& a : c.autotunes) {
+        if (!s.empty()) s += "; ";
+        s += "select_algorithm autotuned " + a.op + (a.shape.empty() ? "" : " at " + a.shape);
+        if (a.choices)
+            s += ": " + std::to_string(a.choices) + " choices (" + std::to_string(a.triton_choices) + " Triton)";
+        s += " precompiled in " + seconds_text(a.precompile_seconds);
+        if (a.precompile_errors) s += " (" + std::to_string(a.precompile_errors) + " failed)";
+        s += ", benchmarked in " + seconds_text(a.autotune_seconds);
+        if (!a.best.empty()) s += ", best " + a.best;
+    }
+    return s;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string s;
+    std::set<std::string> seen;
+    for (const auto& x : v)
+        if (!x.empty() && seen.insert(x).second) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+bool any_state(const CompileSpans& c, const char* cache, const char* state) {
+    return std::any_of(c.events.begin(), c.events.end(),
+                       [&](const inductor::CacheEvent& e) { return e.cache == cache && e.state == state; });
+}
+
+struct Assigner {
+    CompileCost& cost;
+    std::vector<Claim>& claims;
+    std::set<std::string> claimed;
+
+    // Gives `phase` a cause and fix and claims its seconds for `what` (once per phase).
+    void claim(const std::string& phase, const std::string& cause, const std::string& what, const std::string& fix,
+               const std::string& remedy) {
+        if (claimed.count(phase)) return;
+        auto it =
+            std::find_if(cost.phases.begin(), cost.phases.end(), [&](const PhaseCost& p) { return p.name == phase; });
+        if (it == cost.phases.end() || it->seconds <= 0) return;
+        claimed.insert(phase);
+        it->cause = cause + (it->cause.empty() ? "" : " (" + it->cause + ")");
+        it->why = cause;
+        it->fix = fix;
+        if (!what.empty()) claims.push_back({what, fix, remedy, it->seconds});
+    }
+};
+
+}  // namespace
+
+std::string seconds_text(double s) {
+    char buf[32];
+    if (s < 1) std::snprintf(buf, sizeof buf, "%.0f ms", s * 1000);
+    else std::snprintf(buf, sizeof buf, s < 10 ? "%.2f s" : "%.1f s", s);
+    return buf;
+}
+
+CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, std::vector<Claim>& claims) {
+    CompileCost cost;
+    cost.compile_id = c.compile_id;
+    cost.kind = c.kind;
+    cost.function = c.function;
+    cost.file = c.file;
+    cost.line = c.line;
+    cost.start_time = c.start_time;
+    cost.seconds = c.seconds();
+    cost.recompile_reason = c.recompile_reason;
+    cost.gaps = c.gaps;
+    if (!c.metrics_seconds && c.kind == "frame")
+        cost.gaps.push_back("no compilation_metrics record: seconds from the entire_frame_compile span");
+    double named = 0;
+    for (const auto& [name, s] : c.phases) {
+        cost.phases.push_back({name, s, describe(name, c), "", "", describe(name, c)});
+        named += s;
+    }
+    std::stable_sort(cost.phases.begin(), cost.phases.end(),
+                     [](const PhaseCost& a, const PhaseCost& b) { return a.seconds > b.seconds; });
+    cost.unexplained_seconds = cost.seconds - named;
+
+    const bool fx_hit = any_state(c, "fx_graph", "hit"), fx_miss = any_state(c, "fx_graph", "miss"),
+               fx_bypass = any_state(c, "fx_graph", "bypass");
+    cost.fx_state = fx_hit && (fx_miss || fx_bypass) ? "mixed"
+                    : fx_miss                        ? "miss"
+                    : fx_bypass                      ? "bypass"
+                    : fx_hit                         ? "hit"
+                                                     : "";
+    if (miss) cost.miss = miss->what;
+
+    Assigner as{cost, claims, {}};
+    const std::string frame = c.function.empty() ? std::string("this frame") : c.function;
+
+    // A CPU graph: seconds with no span inside, around its C++ compiles, are Inductor's vector-ISA probe.
+    if (c.cpu_graph()) {
+        for (const char* phase : {"loading the compiled module", "Inductor lowering and codegen"}) {
+            if (cost.phase_seconds(phase) < 2.0) continue;
+            as.claim(phase,
+                     seconds_text(cost.phase_seconds(phase)) +
+                         " of a CPU graph with no span inside: Inductor's C++ vector-ISA probe (cpu_vec_isa builds a "
+                         "test library per ISA the CPU lists and loads it in a fresh Python process that imports "
+                         "torch: seconds each, once per process, even when the graph hits)",
+                     "the C++ vector-ISA probe of the first CPU graph",
+                     "TORCHINDUCTOR_VEC_ISA_OK=1 skips the probe (trust the CPU's flags), or compile the CPU graphs "
+                     "in a process that already probed",
+                     "TORCHINDUCTOR_VEC_ISA_OK=1");
+        }
+    }
+    // Autotuning: select_algorithm only benchmarks what this device's timing cache cannot answer.
+    if (!c.autotunes.empty()) {
+        as.claim("autotuning: GEMM templates",
+                 autotune_text(c) + "; this device's timing cache (cache/<system hash>) had no timings for it",
+                 "GEMM autotuning this device's timing cache lacked",
+                 "kiln-cli retune --write fills this GPU's timing cache from the cache's own choices; an FX graph hit "
+                 "skips the autotuning altogether",
+                 "kiln-cli retune --write");
+    }
+    if (!c.coordesc_kernels.empty()) {
+        as.claim("coordinate descent tuning",
+                 "coordinate descent tuning re-ran for " + joined(c.coordesc_kernels) +
+                     ": its .best_config was missing or did not match (found_by_coordesc)",
+                 "coordinate descent re-run",
+                 "keep the kernels' .best_config files with the cache (same Triton, config and source), or "
+                 "turn coordinate_descent_tuning off where its gain is small",
+                 "the .best_config files kept");
+    }
+    // A recompile: what an FX graph hit would have skipped.
+    if (miss) {
+        for (const char* phase : {"Inductor lowering and codegen", "kernel compile wait", "Triton compile",
+                                  "C++ compile", "autotuning: GEMM templates", "autotuning: fusion benchmarks",
+                                  "autotuning: Triton configs", "coordinate descent tuning", "cudagraph recording"})
+            as.claim(phase, miss->what, miss->avoid, miss->fix, miss->remedy);
+    } else if (fx_hit) {
+        // Kernels compiled although the graph hit: the Triton cache lacked them.
+        const int n =
+            count_spans(c, "async_compile.precompile") + count_spans(c, "CachingAutotuner.slow_precompile_config");
+        for (const char* phase : {"Triton compile", "kernel compile wait"}) {
+            if (cost.phase_seconds(phase) < kNoticeable || (n == 0 && std::string(phase) == "kernel compile wait"))
+                continue;
+            as.claim(phase,
+                     count_text(n, "Triton kernel compile", "Triton kernel compiles") +
+                         " though the FX graph hit: the Triton cache "
+                         "(TRITON_CACHE_DIR, <cache root>/triton) lacked them and no bundle carried them",
+                     "Triton kernels compiled on a warm start",
+                     "keep the Triton cache dir with the Inductor cache, or ship a bundle (kiln-cli bundle pack) that "
+                     "carries the kernels",
+                     "the Triton cache kept");
+        }
+        if (cost.phase_seconds("C++ compile") >= kNoticeable)
+            as.claim("C++ compile",
+                     count_text(count_spans(c, "compile_file"), "C++ compile", "C++ compiles") +
+                         " though the FX graph hit: Inductor's code cache had no library for the source",
+                     "C++ compiled on a warm start", "keep the Inductor cache's C++ libraries (<key>.so) with it",
+                     "the C++ libraries kept");
+    }
+    // Dynamo recompiled the frame: a guard of the earlier compile failed.
+    if (!c.recompile_reason.empty()) {
+        const bool sizes = c.recompile_reason.find("size mismatch") != std::string::npos ||
+                           c.recompile_reason.find("stride mismatch") != std::string::npos;
+        const std::string fix =
+            sizes ? "mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic), or keep the "
+                    "automatic-dynamic profile across runs (TORCH_COMPILE_JOB_ID) so the first compile is dynamic"
+                  : "make the guard hold (TORCH_LOGS=recompiles shows it), or expect one compile per variant";
+        for (const auto& p : cost.phases)
+            as.claim(p.name, "dynamo recompiled " + frame + ": " + c.recompile_reason,
+                     "dynamo recompiles: " + std::string(sizes ? "a shape changed" : "a guard failed"), fix,
+                     sizes ? "the dimension marked dynamic" : "the guard holding");
+    }
+    return cost;
+}
+
+std::vector<AvoidableCost> sum_claims(const std::vector<Claim>& claims) {
+    std::vector<AvoidableCost> out;
+    for (const auto& c : claims) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const AvoidableCost& a) { return a.what == c.what; });
+        if (it == out.end()) out.push_back({c.what, c.seconds, c.fix, c.remedy});
+        else it->seconds += c.seconds;
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const AvoidableCost& a, const AvoidableCost& b) { return a.seconds > b.seconds; });
+    return out;
+}
+
+}  // namespace kiln::startup

@@ -1,0 +1,168 @@
+// Reading compiles and phases from TORCH_TRACE chromium_event records: self time without double
+// counting, and logs torch never meant to write (truncated, unknown span names, missing or stray end
+// events, torn payloads) still read, with the gap named.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "startup/compile_spans.hpp"
+#include "startup/phase_names.hpp"
+#include "test_support.hpp"
+
+namespace kiln::startup {
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::test::ScratchDir;
+
+// One chromium_event record: the glog header and the payload, one tab-prefixed line.
+std::string span(const std::string& name, const char* ph, double ts_us, const std::string& args = "") {
+    return "V1126 01:16:44.838000 1031 torch/_dynamo/utils.py:2126] {\"chromium_event\": {}, \"frame_id\": 0, "
+           "\"frame_compile_id\": 0, \"attempt\": 0, \"has_payload\": \"x\"}\n\t{\"name\": \"" +
+           name + "\", \"ts\": " + std::to_string(ts_us) + ", \"args\": {\"compile_id\": \"0/0\"" + args +
+           "}, \"ph\": \"" + ph + "\", \"cat\": \"dynamo_timed\", \"tid\": 0, \"pid\": 0}\n";
+}
+
+std::string metrics(double seconds) {
+    return "V1126 01:16:45.733000 1031 torch/_dynamo/utils.py:1796] {\"compilation_metrics\": {\"compile_id\": "
+           "\"0/0\", \"co_name\": \"f\", \"co_filename\": \"/x/model.py\", \"co_firstlineno\": 7, "
+           "\"entire_frame_compile_time_s\": " +
+           std::to_string(seconds) + "}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n";
+}
+
+fs::path write_log(const ScratchDir& dir, const std::string& text) {
+    fs::path p = dir.path() / "dedicated_log_torch_trace_test.log";
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+}
+
+double phase(const CompileSpans& c, const std::string& name) {
+    auto it = c.phases.find(name);
+    return it == c.phases.end() ? 0.0 : it->second;
+}
+
+double sum(const CompileSpans& c) {
+    double s = 0;
+    for (const auto& [name, v] : c.phases) s += v;
+    return s;
+}
+
+// A compile of 10 s: tracing 2 s, backend 7 s holding a C++ compile of 3 s and a lowering of 1 s.
+std::string good_compile() {
+    return span("dynamo", "B", 0) + span("entire_frame_compile", "B", 1e3) + span("bytecode_tracing", "B", 1e6) +
+           span("bytecode_tracing", "E", 3e6) + span("backend_compile", "B", 3e6) + span("compile_file", "B", 4e6) +
+           span("compile_file", "E", 7e6) + span("GraphLowering.run", "B", 8e6) + span("GraphLowering.run", "E", 9e6) +
+           span("backend_compile", "E", 10e6) + span("entire_frame_compile", "E", 10.001e6) + metrics(10.0) +
+           span("dynamo", "E", 10.002e6);
+}
+
+TEST(StartupSpans, SelfTimeCountsEveryNestedSpanOnce) {
+    ScratchDir dir("startup_spans");
+    auto p = read_process_spans(write_log(dir, good_compile()));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->compiles.size(), 1u);
+    const auto& c = p->compiles.front();
+    EXPECT_EQ(c.function, "f");
+    EXPECT_EQ(c.file, "/x/model.py");
+    EXPECT_DOUBLE_EQ(c.seconds(), 10.0);  // compilation_metrics, not the span
+    EXPECT_DOUBLE_EQ(phase(c, "dynamo tracing"), 2.0);
+    EXPECT_DOUBLE_EQ(phase(c, "C++ compile"), 3.0);
+    EXPECT_DOUBLE_EQ(phase(c, "Inductor lowering and codegen"), 1.0);
+    EXPECT_DOUBLE_EQ(phase(c, "AOTAutograd"), 3.0);  // backend_compile's own 7 s less its children's 4 s
+    EXPECT_NEAR(sum(c), 9.0, 1e-9);                  // the root's own second is nobody's
+    EXPECT_TRUE(c.cpu_graph());
+    EXPECT_TRUE(c.gaps.empty());
+    EXPECT_TRUE(p->gaps.empty());
+}
+
+TEST(StartupSpans, UnknownSpanNamesStayPhasesOfTheirOwn) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile();
+    for (std::size_t at; (at = text.find("\"GraphLowering.run\"")) != std::string::npos;)
+        text.replace(at, 19, "\"lower_graph_v9\"");
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    const auto& c = p->compiles.front();
+    EXPECT_EQ(phase(c, "Inductor lowering and codegen"), 0.0);
+    EXPECT_DOUBLE_EQ(phase(c, "other: lower_graph_v9"), 1.0);
+    EXPECT_NEAR(sum(c), 9.0, 1e-9);
+    EXPECT_FALSE(is_known_phase("other: lower_graph_v9"));
+}
+
+TEST(StartupSpans, AMissingEndIsClosedByItsParentAndNamed) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile();
+    const std::string end = span("compile_file", "E", 7e6);
+    text.erase(text.find(end), end.size());
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    const auto& c = p->compiles.front();
+    // compile_file ran on until backend_compile ended, its lowering child inside it.
+    EXPECT_DOUBLE_EQ(phase(c, "C++ compile"), 5.0);
+    EXPECT_DOUBLE_EQ(phase(c, "Inductor lowering and codegen"), 1.0);
+    EXPECT_NEAR(sum(c), 9.0, 1e-9);
+    ASSERT_EQ(c.gaps.size(), 1u);
+    EXPECT_NE(c.gaps.front().find("compile_file has no end event"), std::string::npos) << c.gaps.front();
+}
+
+TEST(StartupSpans, AStrayEndIsNamedAndIgnored) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile();
+    text.insert(text.find(span("backend_compile", "E", 10e6)), span("async_compile.wait", "E", 9.5e6));
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    const auto& c = p->compiles.front();
+    EXPECT_NEAR(sum(c), 9.0, 1e-9);
+    ASSERT_EQ(c.gaps.size(), 1u);
+    EXPECT_NE(c.gaps.front().find("async_compile.wait without its begin"), std::string::npos) << c.gaps.front();
+}
+
+TEST(StartupSpans, ATruncatedLogStillAnswersWithTheGapNamed) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile();
+    // Cut inside compile_file's end record: the payload is torn, nothing after it was written.
+    const std::string end = span("compile_file", "E", 7e6);
+    text = text.substr(0, text.find(end) + end.size() / 2);
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->compiles.size(), 1u);
+    const auto& c = p->compiles.front();
+    EXPECT_FALSE(c.metrics_seconds);  // never written: the span up to the last timestamp is all there is
+    EXPECT_DOUBLE_EQ(c.seconds(), (4e6 - 1e3) / 1e6);
+    EXPECT_DOUBLE_EQ(phase(c, "dynamo tracing"), 2.0);
+    EXPECT_FALSE(c.gaps.empty());
+    bool named = false;
+    for (const auto& g : c.gaps) named |= g.find("the log's last timestamp") != std::string::npos;
+    EXPECT_TRUE(named);
+    ASSERT_FALSE(p->gaps.empty());  // the torn record
+    EXPECT_NE(p->gaps.front().find("without a complete payload"), std::string::npos) << p->gaps.front();
+}
+
+TEST(StartupSpans, SpansOutsideCompilesAreKeptApart) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile() +
+                       span("CachingAutotuner.coordinate_descent_tuning", "B", 11e6, ", \"kernel_name\": \"k0\"") +
+                       span("CachingAutotuner.coordinate_descent_tuning", "E", 11.5e6);
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->outside.size(), 1u);
+    EXPECT_EQ(p->outside.front().kernel, "k0");
+    EXPECT_EQ(p->outside.front().phase, "coordinate descent tuning");
+    EXPECT_DOUBLE_EQ(p->outside.front().seconds, 0.5);
+    EXPECT_NEAR(sum(p->compiles.front()), 9.0, 1e-9);
+}
+
+TEST(StartupSpans, PhaseTableNamesTorchsSpans) {
+    EXPECT_EQ(phase_of_span("async_compile.precompile"), "Triton compile");
+    EXPECT_EQ(phase_of_span("compile_file"), "C++ compile");
+    EXPECT_EQ(phase_of_span("mm_template_autotuning"), "autotuning: GEMM templates");
+    EXPECT_EQ(phase_of_span("compile_attempt_1"), "dynamo tracing");
+    EXPECT_EQ(phase_of_span("pass.post_grad_passes.stable_sort"), "FX graph passes");
+    EXPECT_EQ(phase_of_span("CUDAGraphNode.record"), "cudagraph recording");
+    EXPECT_EQ(phase_of_span("brand_new_span"), "other: brand_new_span");
+}
+
+}  // namespace
+}  // namespace kiln::startup
