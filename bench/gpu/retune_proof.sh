@@ -4,7 +4,8 @@
 #      torch's AUTOTUNE lines kept (torch_stderr.log);
 #   2. Kiln's inventory of it (retune --list --json): every Triton choice resolved to a binary;
 #   3. Kiln's re-tune on 1 GPU and on 4 GPUs (wall times), and on the fixture cache;
-#   4. retune_summary.py: fidelity against the times torch recorded in the same session, winners
+#   4. faults (retune_faults.sh): an illegal address, a hang and wrong values cost one choice each;
+#   5. retune_summary.py: fidelity against the times torch recorded in the same session, winners
 #      and margins, wall-time ratios against torch's own autotuning, per-choice overhead.
 # usage: bench/gpu/retune_proof.sh OUT_DIR   (KILN_CLI: a built kiln-cli beside its kiln-worker)
 # env: KILN_PYTHON, KILN_PROOF_WORK (default /tmp/kiln-retune-proof), RETUNE_BLOCK_ARGS (retune_block.py's)
@@ -28,20 +29,24 @@ cache="$work/cache"; mkdir -p "$cache"
 t0=$(date +%s.%N)
 TORCHINDUCTOR_CACHE_DIR="$cache" timeout 300 "$py" "$here/retune_block.py" ${RETUNE_BLOCK_ARGS:-} \
   > "$out/torch_stdout.log" 2> "$out/torch_stderr.log"
-echo "torch compile rc=$? in $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "torch compile rc=$? in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}') s"
 grep -c "AUTOTUNE benchmarking takes" "$out/torch_stderr.log"
 
 "$cli" retune "$cache" --list --json > "$out/inventory.json" 2> "$out/inventory.err"
 "$cli" retune "$cache" --list > "$out/inventory.txt" 2>&1
 t0=$(date +%s.%N)
 "$cli" retune "$cache" --devices 0 --json > "$out/run1.json" 2> "$out/run1.err"
-wall1=$(echo "$(date +%s.%N) - $t0" | bc)
+wall1=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')
 t0=$(date +%s.%N)
 "$cli" retune "$cache" --devices all --json > "$out/run4.json" 2> "$out/run4.err"
-wall4=$(echo "$(date +%s.%N) - $t0" | bc)
+wall4=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')
 "$cli" retune "$cache" --devices 0 --op bmm > "$out/run1_bmm.txt" 2>&1
+"$cli" retune "$cache" --devices 0 > "$out/run1.txt" 2>&1
+echo "== faults"; bash "$here/retune_faults.sh" "$cli" "${FIXTURE_TAR:-$here/../../tests/data/inductor-h100-torch2.11.tar.xz}" "$out" \
+  | tee "$out/faults_summary.txt"; frc=${PIPESTATUS[0]}
 "$py" "$here/retune_summary.py" "$out/inventory.json" "$out/run1.json" "$out/run4.json" "$out/torch_stderr.log" \
   "$wall1" "$wall4" | tee "$out/summary.md"
 rc=${PIPESTATUS[0]}
+[ "$frc" -ne 0 ] && rc=1
 tar -C "$work" -czf "$out/cache_autotune_logs.tgz" cache/kiln 2>/dev/null
 exit $rc

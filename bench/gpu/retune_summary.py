@@ -116,4 +116,13 @@ if torch_total > 0:
     print(f"ratio to torch's benchmarking alone ({bench_s:.1f} s): 1 GPU {wall1 / max(bench_s, 1e-9):.3f}x")
 print(f"per-choice overhead beyond the kernel's own runs (1 GPU): "
       f"{1000 * (wall_choice - kernel1) / max(n1, 1):.2f} ms (request wall - kernel time, averaged)")
+phases = {}
+for _, c, m in measured(run1):
+    if c["kind"] != "triton" or m["status"] != "ok":
+        continue
+    for k, v in (m.get("phases_ms") or {}).items():
+        phases.setdefault(k, []).append(v)
+    phases.setdefault("channel (wall - worker)", []).append(1000 * (m["wall_seconds"] - m.get("worker_seconds", 0)))
+    phases.setdefault("outside the kernel runs (wall - kernel)", []).append(1000 * (m["wall_seconds"] - m["kernel_seconds"]))
+print("per Triton choice, median ms: " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in phases.items()))
 sys.exit(1 if failed else 0)

@@ -1,6 +1,7 @@
 #include "retune/inventory.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "inductor/timing_cache_file.hpp"
 #include "retune/gemm_plan.hpp"
@@ -18,6 +19,28 @@ std::pair<std::string, std::string> split_choice_key(const std::string& key) {
     auto dash = key.rfind("-c");
     if (dash == std::string::npos || key.size() - dash - 1 != 52) return {key, ""};
     return {key.substr(0, dash), key.substr(dash + 1)};
+}
+
+ExternStem parse_extern_stem(const std::string& stem) {
+    ExternStem e;
+    std::size_t at = stem.find('-');
+    e.base = stem.substr(0, at);
+    while (at != std::string::npos) {
+        std::size_t next = stem.find('-', at + 1);
+        std::string part = stem.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+        at = next;
+        auto eq = part.find('=');
+        if (eq == std::string::npos) {
+            e.others.push_back(part);
+            continue;
+        }
+        std::string value = part.substr(eq + 1);
+        char* end = nullptr;
+        double v = std::strtod(value.c_str(), &end);
+        if (!value.empty() && end == value.c_str() + value.size()) e.numbers[part.substr(0, eq)] = v;
+        else e.others.push_back(part);
+    }
+    return e;
 }
 
 InventoryCounts count_choices(const RetuneOp& op) {
@@ -87,18 +110,31 @@ void resolve_triton(RetuneChoice& c, const std::string& stem, const std::string&
     else c.runnable = true;
 }
 
-void resolve_extern(RetuneChoice& c, const std::string& stem, const Result<Problem>& problem,
+void resolve_extern(RetuneChoice& c, const ExternStem& stem, const Result<Problem>& problem,
                     const std::string& precision) {
     c.kind = ChoiceKind::extern_op;
-    c.config = nlohmann::ordered_json{{"aten", stem}};
+    c.config = nlohmann::ordered_json{{"aten", stem.base}};
+    for (const auto& [k, v] : stem.numbers) c.config[k] = v;
+    if (!stem.others.empty()) {
+        c.why = "extern choice argument '" + stem.others.front() + "' has no cuBLAS plan";
+        return;
+    }
     if (!problem.ok()) {
         c.why = problem.error().message;
         return;
     }
-    auto plan = plan_gemm(stem, *problem, precision);
+    auto plan = plan_gemm(stem.base, *problem, precision);
     if (!plan.ok()) {
         c.why = plan.error().message;
         return;
+    }
+    for (const auto& [k, v] : stem.numbers) {
+        if (k == "alpha") plan->alpha = v;
+        else if (k == "beta" && plan->bias_input >= 0) plan->beta = v;
+        else {
+            c.why = "extern choice argument '" + k + "' has no cuBLAS plan";
+            return;
+        }
     }
     c.gemm = *plan;
     c.binary = plan->api;
@@ -155,8 +191,8 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
                         std::string module = key.empty() ? "" : timings::kernel_module_for_key(root, key);
                         if (!module.empty() && stem.rfind("triton", 0) == 0) {
                             resolve_triton(c, stem, module, problem, index, key, o);
-                        } else if (is_known_extern(stem)) {
-                            resolve_extern(c, stem, problem, op.precision);
+                        } else if (auto ext = parse_extern_stem(stem); is_known_extern(ext.base)) {
+                            resolve_extern(c, ext, problem, op.precision);
                         } else {
                             c.kind = stem.rfind("triton", 0) == 0 ? ChoiceKind::triton : ChoiceKind::other;
                             c.why = stem.rfind("triton", 0) == 0

@@ -4,8 +4,10 @@
 // choice to its benchmark module, signature, config, grid and compiled binary for the target
 // arch; an extern choice to its cuBLAS call; anything else reported with why it cannot run.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "retune/retune_report.hpp"
 #include "util/result.hpp"
@@ -22,6 +24,16 @@ Result<RetuneReport> inventory(const std::filesystem::path& root, const Inventor
 
 // The choice key's stem and module key: "triton_mm-c<hash>" -> {"triton_mm", "c<hash>"}.
 std::pair<std::string, std::string> split_choice_key(const std::string& key);
+
+// An extern choice's stem with its keyword arguments, as torch 2.11 names them:
+// "bias_addmm-alpha=1-beta=1" -> {"bias_addmm", {alpha: 1, beta: 1}}. Arguments that are not numbers
+// are left out of `numbers` and named in `others`.
+struct ExternStem {
+    std::string base;
+    std::map<std::string, double> numbers;
+    std::vector<std::string> others;
+};
+ExternStem parse_extern_stem(const std::string& stem);
 
 struct InventoryCounts {
     int choices = 0, runnable = 0, triton = 0, triton_with_binary = 0, extern_ops = 0;

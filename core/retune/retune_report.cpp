@@ -22,15 +22,18 @@ namespace {
 J ms_or_null(const std::optional<double>& ms) { return ms && std::isfinite(*ms) ? J(*ms) : J(); }
 
 J to_json(const Measurement& m) {
-    return J{{"device", m.device},
-             {"status", m.status},
-             {"ms", ms_or_null(m.ms)},
-             {"spread_ms", m.spread_ms},
-             {"why", m.why},
-             {"min_ms", m.min_ms},
-             {"runs", m.runs},
-             {"kernel_seconds", m.kernel_seconds},
-             {"wall_seconds", m.wall_seconds}};
+    J j{{"device", m.device},
+        {"status", m.status},
+        {"ms", ms_or_null(m.ms)},
+        {"spread_ms", m.spread_ms},
+        {"why", m.why},
+        {"min_ms", m.min_ms},
+        {"runs", m.runs},
+        {"kernel_seconds", m.kernel_seconds},
+        {"wall_seconds", m.wall_seconds},
+        {"worker_seconds", m.worker_seconds}};
+    if (!m.phases_ms.is_null()) j["phases_ms"] = m.phases_ms;
+    return j;
 }
 
 J to_json(const RetuneChoice& c) {
@@ -161,6 +164,8 @@ Result<RetuneReport> retune_report_from_json(const nlohmann::json& j) {
                     ms.runs = m.value("runs", 0);
                     ms.kernel_seconds = m.value("kernel_seconds", 0.0);
                     ms.wall_seconds = m.value("wall_seconds", 0.0);
+                    ms.worker_seconds = m.value("worker_seconds", 0.0);
+                    if (auto ph = m.find("phases_ms"); ph != m.end()) ms.phases_ms = *ph;
                     ch.measured.push_back(std::move(ms));
                 }
                 op.choices.push_back(std::move(ch));

@@ -29,8 +29,10 @@ struct Measurement {
     std::string why;           // the reason of a status other than ok
     double min_ms = 0;
     int runs = 0;
-    double kernel_seconds = 0;  // inside the kernel's runs (warm-up and timed)
-    double wall_seconds = 0;    // from sending the request to having the result
+    double kernel_seconds = 0;         // inside the kernel's runs (warm-up and timed)
+    double wall_seconds = 0;           // from sending the request to having the result
+    double worker_seconds = 0;         // inside the worker (the rest of wall_seconds is the channel)
+    nlohmann::ordered_json phases_ms;  // where the worker's time went (CudaBench's phases), if known
 };
 
 struct RetuneChoice {

@@ -98,6 +98,8 @@ Measurement measurement_of(const BenchmarkResult& r) {
     m.why = r.ok() ? std::string() : r.reason;
     m.kernel_seconds = r.kernel_seconds;
     m.wall_seconds = r.wall_seconds;
+    m.worker_seconds = r.worker_seconds;
+    if (r.details.is_object() && r.details.contains("phases_ms")) m.phases_ms = r.details["phases_ms"];
     return m;
 }
 

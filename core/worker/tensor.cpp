@@ -1,9 +1,12 @@
 #include "worker/tensor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <sstream>
+
+#include "util/parallel.hpp"
 
 namespace kiln::worker {
 namespace {
@@ -268,6 +271,41 @@ std::string compare_storage(const TensorMeta& t, const std::byte* got, const std
         bool all_ok = true;
         for (std::size_t i = 0; i < total; ++i) all_ok &= std::abs(a[i] - b[i]) <= atol + rtol * std::abs(b[i]);
         if (all_ok) return {};  // NaN fails the comparison above, so it lands in the slow path's report
+    }
+    // Contiguous float16/bfloat16 (GEMM outputs): a table or a shift per element, no index arithmetic.
+    if ((t.dtype == DType::f16 || t.dtype == DType::bf16) && t.effective_strides() == dense.effective_strides()) {
+        static const std::vector<float> halves = [] {
+            std::vector<float> v(65536);
+            for (std::uint32_t h = 0; h < 65536; ++h) v[h] = half_to_float(static_cast<std::uint16_t>(h));
+            return v;
+        }();
+        std::size_t total = 1;
+        for (auto s : t.sizes) total *= static_cast<std::size_t>(s);
+        const auto* a = reinterpret_cast<const std::uint16_t*>(got) + t.offset;
+        const auto* b = reinterpret_cast<const std::uint16_t*>(want) + t.offset;
+        const float atol = static_cast<float>(tol.atol), rtol = static_cast<float>(tol.rtol);
+        const bool f16 = t.dtype == DType::f16;
+        auto value = [&](std::uint16_t h) {
+            if (f16) return halves[h];
+            std::uint32_t bits = std::uint32_t{h} << 16;
+            float f;
+            std::memcpy(&f, &bits, 4);
+            return f;
+        };
+        // Large outputs (GEMMs of 10^7 elements) in chunks on a few threads: this runs once per choice.
+        constexpr std::size_t kChunk = 1u << 20;
+        std::size_t chunks = (total + kChunk - 1) / kChunk;
+        std::vector<char> chunk_ok(chunks, 1);
+        parallel_for(chunks, static_cast<unsigned>(std::min<std::size_t>(chunks, 4)), nullptr, [&](std::size_t c) {
+            bool ok = true;
+            for (std::size_t i = c * kChunk, end = std::min(total, i + kChunk); i < end; ++i) {
+                float x = value(a[i]), y = value(b[i]);
+                ok &= std::abs(x - y) <= atol + rtol * std::abs(y);
+            }
+            chunk_ok[c] = ok;
+        });
+        if (std::all_of(chunk_ok.begin(), chunk_ok.end(), [](char c) { return c != 0; }))
+            return {};  // NaN fails the comparison above, so it lands in the slow path's report
     }
     auto st = t.effective_strides();
     const size_t es = dtype_size(t.dtype);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include "retune/inventory.hpp"
@@ -179,4 +181,58 @@ TEST(RetuneInventory, ChoiceKeysSplitIntoStemAndModuleKey) {
     auto [s2, k2] = split_choice_key("decompose_k_mm_256_split");
     EXPECT_EQ(s2, "decompose_k_mm_256_split");
     EXPECT_EQ(k2, "");
+}
+
+TEST(RetuneInventory, ExternStemsCarryTheirArguments) {
+    auto e = parse_extern_stem("bias_addmm-alpha=1-beta=0.5");
+    EXPECT_EQ(e.base, "bias_addmm");
+    EXPECT_EQ(e.numbers.at("alpha"), 1);
+    EXPECT_EQ(e.numbers.at("beta"), 0.5);
+    EXPECT_TRUE(e.others.empty());
+    auto m = parse_extern_stem("mm");
+    EXPECT_EQ(m.base, "mm");
+    EXPECT_TRUE(m.numbers.empty());
+    auto o = parse_extern_stem("addmm-layout=nt");
+    ASSERT_EQ(o.others.size(), 1u);
+    EXPECT_EQ(o.others[0], "layout=nt");
+}
+
+TEST(RetuneInventory, AddmmExternChoicesOfTorch211AreRunnableWithAlphaAndBeta) {
+    // A timing cache as torch 2.11 writes addmm's extern choices (names from an H100 run).
+    kiln::test::ScratchDir dir("retune-inventory-addmm");
+    fs::create_directories(dir.path() / "cache");
+    const std::string key =
+        "[('cuda', 'torch.bfloat16', 2048, 3072, 0, 1, 0), ('cuda', 'torch.bfloat16', 2048, 1024, "
+        "1024, 1, 0), ('cuda', 'torch.bfloat16', 1024, 3072, 1, 1024, 0)]";
+    const std::string hash = "c4xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    nlohmann::json cache = {{"system", {{"device", {{"name", "NVIDIA H100 80GB HBM3"}}}, {"hash", "abc"}}},
+                            {"cache",
+                             {{"addmm",
+                               {{key,
+                                 {{"highest",
+                                   {{"addmm-alpha=1-beta=1-" + hash, 0.05},
+                                    {"bias_addmm-alpha=2-beta=0.5-" + hash, 0.04},
+                                    {"addmm-layout=nt-" + hash, 0.06}}}}}}}}}};
+    {
+        std::ofstream f(dir.path() / "cache" / "abc");
+        f << cache.dump();
+    }
+    auto rep = inventory(dir.path(), {90, ""});
+    ASSERT_TRUE(rep.ok()) << rep.error().str();
+    ASSERT_EQ(rep->ops.size(), 1u);
+    std::map<std::string, const RetuneChoice*> by;
+    for (const auto& c : rep->ops[0].choices) by[c.name.substr(0, c.name.size() - hash.size() - 1)] = &c;
+    const RetuneChoice* plain = by.at("addmm-alpha=1-beta=1");
+    ASSERT_TRUE(plain->runnable) << plain->why;
+    EXPECT_EQ(plain->gemm->bias_fill, "rows");
+    EXPECT_EQ(plain->gemm->beta, 1);
+    EXPECT_TRUE(plain->gemm->trans_a);  // mat2 is column-major (strides 1, 1024)
+    const RetuneChoice* bias = by.at("bias_addmm-alpha=2-beta=0.5");
+    ASSERT_TRUE(bias->runnable) << bias->why;
+    EXPECT_EQ(bias->gemm->alpha, 2);
+    EXPECT_EQ(bias->gemm->beta, 0.5);
+    EXPECT_EQ(bias->config["aten"], "bias_addmm");
+    const RetuneChoice* odd = by.at("addmm-layout=nt");
+    EXPECT_FALSE(odd->runnable);
+    EXPECT_NE(odd->why.find("layout=nt"), std::string::npos) << odd->why;
 }
