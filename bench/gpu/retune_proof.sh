@@ -8,7 +8,8 @@
 #   5. retune_summary.py: fidelity against the times torch recorded in the same session, winners
 #      and margins, wall-time ratios against torch's own autotuning, per-choice overhead.
 # usage: bench/gpu/retune_proof.sh OUT_DIR   (KILN_CLI: a built kiln-cli beside its kiln-worker)
-# env: KILN_PYTHON, KILN_PROOF_WORK (default /tmp/kiln-retune-proof), RETUNE_BLOCK_ARGS (retune_block.py's)
+# env: KILN_PYTHON, KILN_PROOF_WORK (default /tmp/kiln-retune-proof), RETUNE_BLOCK_ARGS (retune_block.py's),
+#      RETUNE_SKIP_FAULTS=1 (skip step 4), RETUNE_TORCH_TIMEOUT (seconds for torch's compile, default 300)
 set -uo pipefail
 out="${1:?usage: bench/gpu/retune_proof.sh OUT_DIR}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,7 +28,7 @@ cat "$out/machine.txt"
 
 cache="$work/cache"; mkdir -p "$cache"
 t0=$(date +%s.%N)
-TORCHINDUCTOR_CACHE_DIR="$cache" timeout 300 "$py" "$here/retune_block.py" ${RETUNE_BLOCK_ARGS:-} \
+TORCHINDUCTOR_CACHE_DIR="$cache" timeout "${RETUNE_TORCH_TIMEOUT:-300}" "$py" "$here/retune_block.py" ${RETUNE_BLOCK_ARGS:-} \
   > "$out/torch_stdout.log" 2> "$out/torch_stderr.log"
 echo "torch compile rc=$? in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}') s"
 grep -c "AUTOTUNE benchmarking takes" "$out/torch_stderr.log"
@@ -40,10 +41,10 @@ wall1=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')
 t0=$(date +%s.%N)
 "$cli" retune "$cache" --devices all --json > "$out/run4.json" 2> "$out/run4.err"
 wall4=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')
-"$cli" retune "$cache" --devices 0 --op bmm > "$out/run1_bmm.txt" 2>&1
-"$cli" retune "$cache" --devices 0 > "$out/run1.txt" 2>&1
-echo "== faults"; bash "$here/retune_faults.sh" "$cli" "${FIXTURE_TAR:-$here/../../tests/data/inductor-h100-torch2.11.tar.xz}" "$out" \
-  | tee "$out/faults_summary.txt"; frc=${PIPESTATUS[0]}
+"$cli" retune "$cache" --devices 0 --op addmm > "$out/run1_addmm.txt" 2>&1
+frc=0
+[ -z "${RETUNE_SKIP_FAULTS:-}" ] && { echo "== faults"; bash "$here/retune_faults.sh" "$cli" "${FIXTURE_TAR:-$here/../../tests/data/inductor-h100-torch2.11.tar.xz}" "$out" \
+  | tee "$out/faults_summary.txt"; frc=${PIPESTATUS[0]}; }
 "$py" "$here/retune_summary.py" "$out/inventory.json" "$out/run1.json" "$out/run4.json" "$out/torch_stderr.log" \
   "$wall1" "$wall4" | tee "$out/summary.md"
 rc=${PIPESTATUS[0]}

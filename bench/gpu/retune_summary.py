@@ -114,6 +114,15 @@ if torch_total > 0:
     print(f"ratio to torch's autotuning ({torch_total:.1f} s): 1 GPU {wall1 / torch_total:.3f}x, "
           f"4 GPUs {wall4 / torch_total:.3f}x; 4-GPU speed-up {wall1 / max(wall4, 1e-9):.2f}x")
     print(f"ratio to torch's benchmarking alone ({bench_s:.1f} s): 1 GPU {wall1 / max(bench_s, 1e-9):.3f}x")
+for name, run in (("1 GPU", run1), ("4 GPUs", run4)):
+    ph = run.get("phase_seconds", {})
+    busy = {}
+    for _, _, m in measured(run):
+        busy.setdefault(m["device"], [0, 0.0])
+        busy[m["device"]][0] += 1
+        busy[m["device"]][1] += m["wall_seconds"]
+    print(f"{name}: phases " + ", ".join(f"{k} {v:.2f} s" for k, v in ph.items()) + "; per device: " +
+          ", ".join(f"cuda:{d} {n} choices {s:.1f} s busy" for d, (n, s) in sorted(busy.items())))
 print(f"per-choice overhead beyond the kernel's own runs (1 GPU): "
       f"{1000 * (wall_choice - kernel1) / max(n1, 1):.2f} ms (request wall - kernel time, averaged)")
 phases = {}

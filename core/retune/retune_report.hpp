@@ -6,6 +6,7 @@
 // Redis and lookup tables from it, so the documented fields keep their names and meanings.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,8 @@ struct RetuneReport {
     std::vector<RetuneOp> ops;
     std::vector<DeviceDesc> devices;  // empty for --list
     double wall_seconds = 0;          // the run's wall time (0 for --list)
+    // Where the run's wall time went: "inventory", "pool_start", "references", "choices" (seconds).
+    std::map<std::string, double> phase_seconds;
     std::vector<std::string> session_logs;
     std::vector<std::string> warnings;
 };

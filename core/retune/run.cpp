@@ -161,6 +161,15 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     }
     KILN_TRY(auto report, inventory(root, {arch, o.op_filter}));
     report.devices = descs;
+    std::mutex phase_mutex;
+    auto phase_mark = started;
+    auto phase = [&](const std::string& name) {  // adds the time since the last mark to `name`
+        std::lock_guard lk(phase_mutex);
+        auto now = std::chrono::steady_clock::now();
+        report.phase_seconds[name] += std::chrono::duration<double>(now - phase_mark).count();
+        phase_mark = now;
+    };
+    phase("inventory");
 
     // Reference outputs of each op (per device when every device runs every choice).
     fs::path scratch =
@@ -254,7 +263,9 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
             });
         };
         with_paths(refs, true);
+        if (!o.each_device) phase("references");
         with_paths(rest, false);
+        if (!o.each_device) phase("choices");
     };
 
     worker::Timeouts timeouts;
@@ -272,6 +283,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         if (!o.each_device) {
             auto pool = make_pool(devices);
             failed = pool->start();
+            phase("pool_start");
             if (failed.ok()) run_on(*pool, "all");
         } else {
             std::vector<std::thread> threads;
@@ -283,12 +295,14 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
                     if (status[d].ok()) run_on(*pool, devices[d].label());
                 });
             for (auto& t : threads) t.join();
+            phase("choices");
             for (auto& s : status)
                 if (!s.ok() && failed.ok()) failed = s;
         }
     }
     fs::remove_all(scratch, ec);
     if (!failed.ok()) return failed.error();
+    phase("finish");
 
     for (std::size_t i = 0; i < report.ops.size(); ++i) {
         auto& op = report.ops[i];

@@ -228,10 +228,11 @@ std::string inputs_key(const std::string& device_type, const std::vector<TensorM
 std::vector<std::byte> random_storage(const TensorMeta& t, std::uint64_t seed) {
     std::vector<std::byte> out(t.storage_bytes());
     // splitmix64: one 64-bit draw per element, fast enough for 10^8 elements (inputs of large
-    // GEMMs) where mt19937 with a distribution took most of a worker's start-up.
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    auto next = [&state] {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    // GEMMs) where mt19937 with a distribution took most of a worker's start-up. Element i draws
+    // from state base + (i + 1) * golden, so chunks fill in parallel with the same values.
+    constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ull;
+    const std::uint64_t base = seed * golden + 0x632BE59BD9B4E019ull;
+    auto mix = [](std::uint64_t z) {
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         return z ^ (z >> 31);
@@ -239,22 +240,33 @@ std::vector<std::byte> random_storage(const TensorMeta& t, std::uint64_t seed) {
     const size_t es = dtype_size(t.dtype);
     const bool fp = is_float(t.dtype);
     const size_t n = t.storage_elements();
-    if (t.dtype == DType::f32) {  // the common case without the per-element dtype switch
-        float* f = reinterpret_cast<float*>(out.data());
-        for (size_t i = 0; i < n; ++i) {
-            std::uint64_t z = next();
-            float mag = 0.1f + 0.9f * static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
-            f[i] = (z & 1) ? mag : -mag;
+    auto fill = [&](size_t begin, size_t end) {
+        std::uint64_t state = base + begin * golden;
+        if (t.dtype == DType::f32) {  // the common case without the per-element dtype switch
+            float* f = reinterpret_cast<float*>(out.data());
+            for (size_t i = begin; i < end; ++i) {
+                std::uint64_t z = mix(state += golden);
+                float mag = 0.1f + 0.9f * static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
+                f[i] = (z & 1) ? mag : -mag;
+            }
+            return;
         }
+        for (size_t i = begin; i < end; ++i) {
+            std::uint64_t z = mix(state += golden);
+            // Never zero: magnitudes in [0.1, 1) with a random sign, or integers 1..9.
+            double v = fp ? (0.1 + 0.9 * static_cast<double>(z >> 11) * 0x1.0p-53) * ((z & 1) ? 1 : -1)
+                          : static_cast<double>(1 + (z >> 33) % 9);
+            store(t.dtype, out.data() + i * es, v);
+        }
+    };
+    constexpr size_t kChunk = 1u << 20;
+    const size_t chunks = (n + kChunk - 1) / kChunk;
+    if (chunks <= 1) {
+        fill(0, n);
         return out;
     }
-    for (size_t i = 0; i < n; ++i) {
-        std::uint64_t z = next();
-        // Never zero: magnitudes in [0.1, 1) with a random sign, or integers 1..9.
-        double v = fp ? (0.1 + 0.9 * static_cast<double>(z >> 11) * 0x1.0p-53) * ((z & 1) ? 1 : -1)
-                      : static_cast<double>(1 + (z >> 33) % 9);
-        store(t.dtype, out.data() + i * es, v);
-    }
+    parallel_for(chunks, static_cast<unsigned>(std::min<size_t>(chunks, 8)), nullptr,
+                 [&](size_t c) { fill(c * kChunk, std::min(n, (c + 1) * kChunk)); });
     return out;
 }
 
