@@ -24,7 +24,7 @@ using worker::BenchmarkRequest;
 using worker::BenchmarkResult;
 using worker::BenchStatus;
 
-worker::Tolerance tolerance_for(worker::DType dtype, std::int64_t K, bool tf32) {
+worker::Tolerance tolerance_for(worker::DType dtype, std::int64_t K, bool tf32, bool bias) {
     worker::Tolerance t;
     switch (dtype) {
         case worker::DType::f16: t = {1e-3, 1e-5}; break;
@@ -38,6 +38,11 @@ worker::Tolerance tolerance_for(worker::DType dtype, std::int64_t K, bool tf32) 
     if (tf32) accumulation = std::sqrt(static_cast<double>(std::max<std::int64_t>(K, 1))) * std::ldexp(1.0, -10) * 2;
     t.atol = std::max(t.atol, accumulation);
     if (tf32) t.rtol = std::max(t.rtol, std::ldexp(1.0, -10));
+    if (bias && (dtype == worker::DType::f16 || dtype == worker::DType::bf16)) {
+        double half_ulp = std::ldexp(1.0, dtype == worker::DType::bf16 ? -8 : -11);  // relative, at most
+        double product = 6 * 0.37 * std::sqrt(static_cast<double>(std::max<std::int64_t>(K, 1)));
+        t.atol = std::max(t.atol, half_ulp * product);
+    }
     return t;
 }
 
@@ -61,7 +66,7 @@ Result<BenchmarkRequest> request_for(const RetuneOp& op, const RetuneChoice& c, 
     r.seed = o.seed;
     r.timing = o.timing;
     bool tf32 = p.output.dtype == worker::DType::f32 && op.precision != "highest";
-    r.tolerance = tolerance_for(p.output.dtype, p.K, tf32);
+    r.tolerance = tolerance_for(p.output.dtype, p.K, tf32, p.bias_index >= 0);
     if (c.kind == ChoiceKind::triton && c.triton && c.grid) {
         r.kind = worker::RequestKind::triton;
         r.triton.binary = *c.triton;

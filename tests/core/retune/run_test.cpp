@@ -135,6 +135,14 @@ TEST(RetuneRun, ToleranceFollowsTorchPerDtype) {
     auto tf32 = tolerance_for(kiln::worker::DType::f32, 4096, true);
     EXPECT_GE(tf32.rtol, std::ldexp(1.0, -10));
     EXPECT_GT(tf32.atol, f32.atol);
+    // addmm in bfloat16 at K = 1024: the H100 proof's elements 0.0012 apart near -0.0195 pass, an
+    // output of zeros (values of magnitude ~12) does not.
+    auto addmm = tolerance_for(kiln::worker::DType::bf16, 1024, false, true);
+    EXPECT_GE(addmm.atol + addmm.rtol * 0.0195, 0.0012);
+    EXPECT_LT(addmm.atol + addmm.rtol * 12, 12);
+    EXPECT_LT(addmm.atol, 0.5);
+    auto mm = tolerance_for(kiln::worker::DType::bf16, 1024, false, false);
+    EXPECT_LT(mm.atol + mm.rtol * 0.0195, 0.0012);  // without a bias one rounding each: kept tight
     EXPECT_STREQ(measured_status(kiln::worker::BenchStatus::mismatch), "wrong");
     EXPECT_STREQ(measured_status(kiln::worker::BenchStatus::crash), "crashed");
 }
