@@ -56,6 +56,12 @@ Loaded load() {
     bind(lib, a.cuEventElapsedTime, "cuEventElapsedTime", e);
     bind(lib, a.cuEventDestroy, "cuEventDestroy_v2", e);
     bind(lib, a.cuGetErrorString, "cuGetErrorString", e);
+    bind(lib, a.cuModuleLoadData, "cuModuleLoadData", e);
+    bind(lib, a.cuModuleUnload, "cuModuleUnload", e);
+    bind(lib, a.cuModuleGetFunction, "cuModuleGetFunction", e);
+    bind(lib, a.cuFuncGetAttribute, "cuFuncGetAttribute", e);
+    bind(lib, a.cuFuncSetAttribute, "cuFuncSetAttribute", e);
+    bind(lib, a.cuLaunchKernel, "cuLaunchKernel", e);
     if (!e.empty()) return l;
     l.library = true;
     int rc = a.cuInit(0);

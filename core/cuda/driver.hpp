@@ -16,6 +16,8 @@ using CUcontext = struct CUctx_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUdeviceptr = unsigned long long;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
 
 struct Api {
     int (*cuInit)(unsigned);
@@ -45,6 +47,14 @@ struct Api {
     int (*cuEventElapsedTime)(float*, CUevent, CUevent);
     int (*cuEventDestroy)(CUevent);
     int (*cuGetErrorString)(int, const char**);
+    // Compiled kernels (Triton cubins): load, look up, size shared memory, launch.
+    int (*cuModuleLoadData)(CUmodule*, const void*);
+    int (*cuModuleUnload)(CUmodule);
+    int (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+    int (*cuFuncGetAttribute)(int*, int, CUfunction);
+    int (*cuFuncSetAttribute)(CUfunction, int, int);
+    int (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                          void**, void**);
 };
 
 // The process-wide driver table (loaded once, cuInit done). Error (Errc::unavailable): no driver,
@@ -68,6 +78,9 @@ inline constexpr int kAttrMultiprocessorCount = 16;  // CU_DEVICE_ATTRIBUTE_MULT
 inline constexpr int kAttrL2CacheSize = 38;          // CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE
 inline constexpr int kAttrComputeCapabilityMajor = 75;
 inline constexpr int kAttrComputeCapabilityMinor = 76;
+inline constexpr int kAttrMaxSharedPerBlockOptin = 97;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+inline constexpr int kFuncAttrSharedSizeBytes = 1;      // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (static)
+inline constexpr int kFuncAttrMaxDynamicShared = 8;     // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 
 struct DeviceFacts {
     int ordinal = 0;

@@ -105,10 +105,57 @@ Result<std::byte*> CudaBench::host_pinned(std::size_t bytes) {
     return pinned_;
 }
 
+Result<cuda::CUdeviceptr> CudaBench::extra_buffer(std::size_t bytes) { return scratch(bytes, extra_, extra_bytes_); }
+
 BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
                                const std::vector<const std::vector<std::byte>*>& inputs,
                                const std::vector<std::byte>& out_init, std::span<const std::byte>& output) {
-    auto fail = [](const Error& e) { return BenchmarkResult::failure(BenchStatus::error, e.str()); };
+    std::size_t ws = 0;
+    auto make = [&](const std::vector<std::uint64_t>& ins, std::uint64_t out, cuda::CUstream stream) -> Result<Launch> {
+        std::vector<std::uint64_t> args = ins;
+        args.push_back(out);
+        for (auto e : req.extra_args) args.push_back(static_cast<std::uint64_t>(e));
+        // Ask for the workspace size first (workspace_size pointer set, workspace null).
+        std::vector<std::uint64_t> query = args;
+        query.push_back(reinterpret_cast<std::uintptr_t>(&ws));
+        query.push_back(0);
+        query.push_back(reinterpret_cast<std::uintptr_t>(stream));
+        KILN_TRY(auto q, call_with_u64_args(fn, query));
+        if (static_cast<int>(q) != 0)
+            return make_error(Errc::external, "workspace query returned " + std::to_string(static_cast<int>(q)));
+        cuda::CUdeviceptr wsp = 0;
+        if (ws > 0) {
+            KILN_TRY(wsp, scratch(ws, workspace_, workspace_bytes_));
+        }
+        args.push_back(0);
+        args.push_back(wsp);
+        args.push_back(reinterpret_cast<std::uintptr_t>(stream));
+        return Launch([fn, args]() -> int {
+            auto rc = call_with_u64_args(fn, args);
+            return rc.ok() ? static_cast<int>(*rc) : -1;
+        });
+    };
+    auto r = run_launch(req, make, inputs, out_init, output);
+    if (r.ok()) r.details["workspace_bytes"] = ws;
+    return r;
+}
+
+// CUDA errors after which the context is unusable (cudaErrorIllegalAddress and its kin).
+static bool sticky_error(const Error& e) {
+    for (const char* code : {"(CUresult 700)", "(CUresult 701)", "(CUresult 714)", "(CUresult 715)", "(CUresult 716)",
+                             "(CUresult 717)", "(CUresult 718)", "(CUresult 719)", "(CUresult 720)"})
+        if (e.message.find(code) != std::string::npos) return true;
+    return false;
+}
+
+BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLaunch& make,
+                                      const std::vector<const std::vector<std::byte>*>& inputs,
+                                      const std::vector<std::byte>& out_init, std::span<const std::byte>& output) {
+    auto fail = [](const Error& e) {
+        auto r = BenchmarkResult::failure(BenchStatus::error, e.str());
+        if (sticky_error(e)) r.details["context_lost"] = true;
+        return r;
+    };
     // Where the time goes, for the overhead benchmark: each phase's wall time in ms.
     nlohmann::json phases = nlohmann::json::object();
     auto mark = Clock::now();
@@ -118,11 +165,11 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
         mark = now;
     };
     if (auto st = set_current(); !st.ok()) return fail(st.error());
-    std::vector<std::uint64_t> args;
+    std::vector<std::uint64_t> ins;
     for (size_t i = 0; i < inputs.size(); ++i) {
         auto p = device_input(input_key(req.inputs[i], req.seed + i), *inputs[i]);
         if (!p.ok()) return fail(p.error());
-        args.push_back(*p + static_cast<std::uint64_t>(req.inputs[i].offset) * dtype_size(req.inputs[i].dtype));
+        ins.push_back(*p + static_cast<std::uint64_t>(req.inputs[i].offset) * dtype_size(req.inputs[i].dtype));
     }
     // The output's random start stays on the device; each choice starts from a device-to-device copy.
     auto init = device_input("output:" + input_key(req.output, req.seed), out_init);
@@ -132,38 +179,24 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
     if (auto st = check(api_->cuMemcpyDtoDAsync(*out, *init, out_init.size(), stream_), "cuMemcpyDtoDAsync(output)");
         !st.ok())
         return fail(st.error());
-    args.push_back(*out + static_cast<std::uint64_t>(req.output.offset) * dtype_size(req.output.dtype));
-    for (auto e : req.extra_args) args.push_back(static_cast<std::uint64_t>(e));
+    std::uint64_t out_addr = *out + static_cast<std::uint64_t>(req.output.offset) * dtype_size(req.output.dtype);
     auto pinned = host_pinned(out_init.size());
     if (!pinned.ok()) return fail(pinned.error());
     lap("setup");
 
-    // Ask for the workspace size first (workspace_size pointer set, workspace null).
-    std::size_t ws = 0;
-    std::vector<std::uint64_t> query = args;
-    query.push_back(reinterpret_cast<std::uintptr_t>(&ws));
-    query.push_back(0);
-    query.push_back(reinterpret_cast<std::uintptr_t>(stream_));
-    auto q = call_with_u64_args(fn, query);
-    if (!q.ok()) return fail(q.error());
-    if (static_cast<int>(*q) != 0)
-        return BenchmarkResult::failure(BenchStatus::error,
-                                        "workspace query returned " + std::to_string(static_cast<int>(*q)));
-    cuda::CUdeviceptr wsp = 0;
-    if (ws > 0) {
-        auto w = scratch(ws, workspace_, workspace_bytes_);
-        if (!w.ok()) return fail(w.error());
-        wsp = *w;
-    }
-    args.push_back(0);
-    args.push_back(wsp);
-    args.push_back(reinterpret_cast<std::uintptr_t>(stream_));
+    auto made = make(ins, out_addr, stream_);
+    if (!made.ok()) return fail(made.error());
+    const Launch& kernel = *made;
     lap("workspace");
 
     int launch_error = 0;
     auto launch = [&] {
-        auto rc = call_with_u64_args(fn, args);
-        if (rc.ok() && static_cast<int>(*rc) != 0 && launch_error == 0) launch_error = static_cast<int>(*rc);
+        int rc = kernel();
+        if (rc != 0 && launch_error == 0) launch_error = rc;
+    };
+    auto launch_failed = [&]() -> BenchmarkResult {
+        // The kernel's own report, in the driver's words when it is a CUresult.
+        return fail(check(launch_error, "kernel launch").error());
     };
     auto flush = [&] { return api_->cuMemsetD8Async(flush_, 0, flush_bytes_, stream_); };
     auto sync = [&](const char* what) { return check(api_->cuStreamSynchronize(stream_), what); };
@@ -171,9 +204,7 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
     auto k0 = Clock::now();  // the first run is the kernel's time too (its module loads lazily here)
     launch();
     if (auto st = sync("first run"); !st.ok()) return fail(st.error());
-    if (launch_error)
-        return BenchmarkResult::failure(BenchStatus::error,
-                                        "kernel returned CUDA error " + std::to_string(launch_error));
+    if (launch_error) return launch_failed();
     lap("first_run");
     auto d2h = Clock::now();
     if (auto st = check(api_->cuMemcpyDtoHAsync(*pinned, *out, out_init.size(), stream_), "cuMemcpyDtoHAsync(output)");
@@ -209,9 +240,7 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
         api_->cuEventRecord(ends_[static_cast<size_t>(i)], stream_);
     }
     if (auto st = sync("timed runs"); !st.ok()) return fail(st.error());
-    if (launch_error)
-        return BenchmarkResult::failure(BenchStatus::error,
-                                        "kernel returned CUDA error " + std::to_string(launch_error));
+    if (launch_error) return launch_failed();
     lap("warmup_and_timed");
     std::vector<double> samples;
     samples.reserve(static_cast<size_t>(n_rep));
@@ -233,7 +262,6 @@ BenchmarkResult CudaBench::run(const BenchmarkRequest& req, void* fn,
     r.device = "cuda:" + std::to_string(ordinal_);
     r.details["warmup_runs"] = n_warmup;
     r.details["timed_runs"] = n_rep;
-    r.details["workspace_bytes"] = ws;
     r.details["phases_ms"] = std::move(phases);
     return r;
 }

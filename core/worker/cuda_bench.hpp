@@ -3,6 +3,7 @@
 // around each run, the L2 cache cleared before each timed run with a buffer larger than it, and
 // warm-up / repetition counts chosen from a first estimate over 5 runs.
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -26,6 +27,24 @@ public:
     BenchmarkResult run(const BenchmarkRequest& req, void* fn, const std::vector<const std::vector<std::byte>*>& inputs,
                         const std::vector<std::byte>& out_init, std::span<const std::byte>& output);
 
+    // One run of the kernel on the stream; returns 0 or the error code the kernel reported.
+    using Launch = std::function<int()>;
+    // Makes the launch from the tensors' device addresses (offsets applied) and the output's, on
+    // `stream`; it may allocate (a workspace) through `scratch_of`.
+    using MakeLaunch = std::function<Result<Launch>(const std::vector<std::uint64_t>& inputs, std::uint64_t output,
+                                                    cuda::CUstream stream)>;
+    // The timing rule of run() for any launch: a first run (its output read back into `output`),
+    // a 5-run estimate, warm-up and timed runs filling warmup_ms and rep_ms, the L2 flushed before
+    // each timed run. A CUDA error (an illegal address...) fails the run with the driver's message;
+    // the result's details["context_lost"] is true when the error is sticky (the context is gone).
+    BenchmarkResult run_launch(const BenchmarkRequest& req, const MakeLaunch& make,
+                               const std::vector<const std::vector<std::byte>*>& inputs,
+                               const std::vector<std::byte>& out_init, std::span<const std::byte>& output);
+    // Device memory owned here, grown as needed (a workspace, Triton's scratch).
+    Result<cuda::CUdeviceptr> extra_buffer(std::size_t bytes);
+    const cuda::Api* api() const { return api_; }
+    int ordinal() const { return ordinal_; }
+
     // Uploads the inputs and the output's random start and sizes the read-back buffer, so that the
     // first choice pays for none of it (a warm-up request).
     Status prepare(const BenchmarkRequest& req, const std::vector<const std::vector<std::byte>*>& inputs,
@@ -46,8 +65,8 @@ private:
     cuda::CUstream stream_ = nullptr;
     cuda::CUdeviceptr flush_ = 0;
     std::size_t flush_bytes_ = 0;
-    cuda::CUdeviceptr out_ = 0, workspace_ = 0;
-    std::size_t out_bytes_ = 0, workspace_bytes_ = 0;
+    cuda::CUdeviceptr out_ = 0, workspace_ = 0, extra_ = 0;
+    std::size_t out_bytes_ = 0, workspace_bytes_ = 0, extra_bytes_ = 0;
     std::map<std::string, cuda::CUdeviceptr> inputs_;  // inputs and the outputs' random starts, uploaded once
     std::byte* pinned_ = nullptr;                      // the output read back after the first run
     std::size_t pinned_bytes_ = 0;

@@ -95,6 +95,8 @@ BenchmarkResult Executor::run(const BenchmarkRequest& req) {
         case RequestKind::cpp: r = run_cpp(req); break;
         case RequestKind::cuda: r = run_cuda(req); break;
         case RequestKind::inductor_module: r = run_inductor_module(req); break;
+        case RequestKind::triton:
+        case RequestKind::gemm: r = run_compiled(req); break;
         default:
             r = BenchmarkResult::failure(BenchStatus::error,
                                          std::string("not a benchmark request: ") + request_kind_name(req.kind));
@@ -201,6 +203,10 @@ static BenchmarkResult check_output(Executor& ex, const BenchmarkRequest& req, s
         if (!diff.empty()) return BenchmarkResult::failure(BenchStatus::mismatch, "mismatch: " + diff);
     }
     return {};
+}
+
+BenchmarkResult Executor::verify_output(const BenchmarkRequest& req, std::span<const std::byte> out) {
+    return check_output(*this, req, out, &Executor::reference);
 }
 
 BenchmarkResult Executor::run_cpp(const BenchmarkRequest& req) {

@@ -10,14 +10,19 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cuda/driver.hpp"
 #include "worker/protocol.hpp"
 
 namespace kiln::codecache {
 class Library;
+}
+namespace kiln::cuda {
+class Cublas;
 }
 
 namespace kiln::worker {
@@ -50,6 +55,12 @@ private:
     BenchmarkResult run_test(const BenchmarkRequest& req);
     BenchmarkResult run_cpp(const BenchmarkRequest& req);
     BenchmarkResult run_cuda(const BenchmarkRequest& req);
+    // Triton cubins and cuBLAS calls (executor_compiled.cpp): kernels that need no library.
+    BenchmarkResult run_compiled(const BenchmarkRequest& req);
+    Result<cuda::CUfunction> triton_function(const TritonBinary& b);
+    Result<std::uint64_t> ones(const std::string& dtype, std::int64_t n);
+    // Saves the output (the reference choice) or compares it with the reference's; empty reason: fine.
+    BenchmarkResult verify_output(const BenchmarkRequest& req, std::span<const std::byte> out);
 
     Result<std::shared_ptr<codecache::Library>> library(const std::string& path);
     const std::vector<std::byte>& host_input(const TensorMeta& t, std::uint64_t seed);
@@ -69,7 +80,11 @@ private:
     std::map<std::string, std::vector<std::byte>> host_inputs_;
     std::map<std::string, std::vector<std::byte>> host_outputs_;  // the output's random start
     std::map<std::string, std::vector<std::byte>> references_;
-    std::map<int, std::unique_ptr<CudaBench>> cuda_;  // by device ordinal
+    std::map<int, std::unique_ptr<CudaBench>> cuda_;     // by device ordinal
+    std::map<std::string, cuda::CUfunction> functions_;  // loaded Triton kernels, by cubin path
+    std::vector<cuda::CUmodule> modules_;
+    std::unique_ptr<cuda::Cublas> cublas_;
+    std::map<std::string, std::uint64_t> ones_;  // device buffers of ones, by dtype and length
     friend class CudaBench;
 };
 

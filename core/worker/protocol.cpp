@@ -13,6 +13,8 @@ const char* request_kind_name(RequestKind k) {
         case RequestKind::cpp: return "cpp";
         case RequestKind::cuda: return "cuda";
         case RequestKind::inductor_module: return "inductor_module";
+        case RequestKind::triton: return "triton";
+        case RequestKind::gemm: return "gemm";
         case RequestKind::shutdown: return "shutdown";
     }
     return "?";
@@ -101,7 +103,9 @@ nlohmann::json to_json(const BenchmarkRequest& r) {
             j["sleep_ms"] = r.test_sleep_ms;
             break;
         case RequestKind::cpp:
-        case RequestKind::cuda: {
+        case RequestKind::cuda:
+        case RequestKind::triton:
+        case RequestKind::gemm: {
             j["library"] = r.library_path;
             j["kernel"] = r.kernel_name;
             auto& in = j["inputs"] = nlohmann::json::array();
@@ -117,6 +121,8 @@ nlohmann::json to_json(const BenchmarkRequest& r) {
             j["timing"] = to_json(r.timing);
             if (!r.prefetch_libraries.empty()) j["prefetch"] = r.prefetch_libraries;
             if (r.warmup_only) j["warmup_only"] = true;
+            if (r.kind == RequestKind::triton) j["triton"] = to_json(r.triton);
+            if (r.kind == RequestKind::gemm) j["gemm"] = cuda::to_json(r.gemm);
             break;
         }
         case RequestKind::inductor_module:
@@ -140,6 +146,8 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
                                                                     {"cpp", RequestKind::cpp},
                                                                     {"cuda", RequestKind::cuda},
                                                                     {"inductor_module", RequestKind::inductor_module},
+                                                                    {"triton", RequestKind::triton},
+                                                                    {"gemm", RequestKind::gemm},
                                                                     {"shutdown", RequestKind::shutdown}};
         auto it = std::find_if(std::begin(kinds), std::end(kinds), [&](auto& p) { return kind == p.first; });
         if (it == std::end(kinds)) return make_error(Errc::invalid_argument, "invalid request kind '" + kind + "'");
@@ -168,6 +176,8 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
         if (j.contains("timing")) r.timing = timing_options_from_json(j["timing"], r.timing);
         r.warmup_only = j.value("warmup_only", false);
         if (j.contains("prefetch")) r.prefetch_libraries = j["prefetch"].get<std::vector<std::string>>();
+        if (j.contains("triton")) r.triton = triton_launch_from_json(j["triton"]);
+        if (j.contains("gemm")) r.gemm = cuda::gemm_call_from_json(j["gemm"]);
         r.module_path = j.value("module", "");
         r.python = j.value("python", "");
         r.cache_root = j.value("cache_root", "");

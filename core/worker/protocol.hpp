@@ -9,12 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cuda/cublas.hpp"
 #include "util/result.hpp"
 #include "worker/tensor.hpp"
+#include "worker/triton_launch.hpp"
 
 namespace kiln::worker {
 
-enum class RequestKind { ping, test, cpp, cuda, inductor_module, shutdown };
+enum class RequestKind { ping, test, cpp, cuda, inductor_module, triton, gemm, shutdown };
 const char* request_kind_name(RequestKind k);
 
 // Like triton.testing.do_bench: a first estimate picks how many warm-up and timed runs fill
@@ -54,6 +56,11 @@ struct BenchmarkRequest {
     // Warm-up only: set up the device (CUDA context, streams, the L2 flush buffer), make the
     // inputs and upload them, run nothing. Sent to every worker while the choices precompile.
     bool warmup_only = false;
+
+    // Triton: a compiled kernel from a Triton cache launched through the driver (triton_launch.hpp);
+    // Gemm: a cuBLAS call (cuda/cublas.hpp). Both use inputs, output, seed, tolerance and timing.
+    TritonLaunch triton;
+    cuda::GemmCall gemm;
 
     // InductorModule: `python MODULE.py [-k]` with TORCHINDUCTOR_CACHE_DIR = cache_root.
     std::string module_path;

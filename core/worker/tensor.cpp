@@ -1,9 +1,12 @@
 #include "worker/tensor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <sstream>
+
+#include "util/parallel.hpp"
 
 namespace kiln::worker {
 namespace {
@@ -225,10 +228,11 @@ std::string inputs_key(const std::string& device_type, const std::vector<TensorM
 std::vector<std::byte> random_storage(const TensorMeta& t, std::uint64_t seed) {
     std::vector<std::byte> out(t.storage_bytes());
     // splitmix64: one 64-bit draw per element, fast enough for 10^8 elements (inputs of large
-    // GEMMs) where mt19937 with a distribution took most of a worker's start-up.
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    auto next = [&state] {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    // GEMMs) where mt19937 with a distribution took most of a worker's start-up. Element i draws
+    // from state base + (i + 1) * golden, so chunks fill in parallel with the same values.
+    constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ull;
+    const std::uint64_t base = seed * golden + 0x632BE59BD9B4E019ull;
+    auto mix = [](std::uint64_t z) {
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         return z ^ (z >> 31);
@@ -236,22 +240,33 @@ std::vector<std::byte> random_storage(const TensorMeta& t, std::uint64_t seed) {
     const size_t es = dtype_size(t.dtype);
     const bool fp = is_float(t.dtype);
     const size_t n = t.storage_elements();
-    if (t.dtype == DType::f32) {  // the common case without the per-element dtype switch
-        float* f = reinterpret_cast<float*>(out.data());
-        for (size_t i = 0; i < n; ++i) {
-            std::uint64_t z = next();
-            float mag = 0.1f + 0.9f * static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
-            f[i] = (z & 1) ? mag : -mag;
+    auto fill = [&](size_t begin, size_t end) {
+        std::uint64_t state = base + begin * golden;
+        if (t.dtype == DType::f32) {  // the common case without the per-element dtype switch
+            float* f = reinterpret_cast<float*>(out.data());
+            for (size_t i = begin; i < end; ++i) {
+                std::uint64_t z = mix(state += golden);
+                float mag = 0.1f + 0.9f * static_cast<float>(z >> 40) * (1.0f / 16777216.0f);
+                f[i] = (z & 1) ? mag : -mag;
+            }
+            return;
         }
+        for (size_t i = begin; i < end; ++i) {
+            std::uint64_t z = mix(state += golden);
+            // Never zero: magnitudes in [0.1, 1) with a random sign, or integers 1..9.
+            double v = fp ? (0.1 + 0.9 * static_cast<double>(z >> 11) * 0x1.0p-53) * ((z & 1) ? 1 : -1)
+                          : static_cast<double>(1 + (z >> 33) % 9);
+            store(t.dtype, out.data() + i * es, v);
+        }
+    };
+    constexpr size_t kChunk = 1u << 20;
+    const size_t chunks = (n + kChunk - 1) / kChunk;
+    if (chunks <= 1) {
+        fill(0, n);
         return out;
     }
-    for (size_t i = 0; i < n; ++i) {
-        std::uint64_t z = next();
-        // Never zero: magnitudes in [0.1, 1) with a random sign, or integers 1..9.
-        double v = fp ? (0.1 + 0.9 * static_cast<double>(z >> 11) * 0x1.0p-53) * ((z & 1) ? 1 : -1)
-                      : static_cast<double>(1 + (z >> 33) % 9);
-        store(t.dtype, out.data() + i * es, v);
-    }
+    parallel_for(chunks, static_cast<unsigned>(std::min<size_t>(chunks, 8)), nullptr,
+                 [&](size_t c) { fill(c * kChunk, std::min(n, (c + 1) * kChunk)); });
     return out;
 }
 
@@ -268,6 +283,41 @@ std::string compare_storage(const TensorMeta& t, const std::byte* got, const std
         bool all_ok = true;
         for (std::size_t i = 0; i < total; ++i) all_ok &= std::abs(a[i] - b[i]) <= atol + rtol * std::abs(b[i]);
         if (all_ok) return {};  // NaN fails the comparison above, so it lands in the slow path's report
+    }
+    // Contiguous float16/bfloat16 (GEMM outputs): a table or a shift per element, no index arithmetic.
+    if ((t.dtype == DType::f16 || t.dtype == DType::bf16) && t.effective_strides() == dense.effective_strides()) {
+        static const std::vector<float> halves = [] {
+            std::vector<float> v(65536);
+            for (std::uint32_t h = 0; h < 65536; ++h) v[h] = half_to_float(static_cast<std::uint16_t>(h));
+            return v;
+        }();
+        std::size_t total = 1;
+        for (auto s : t.sizes) total *= static_cast<std::size_t>(s);
+        const auto* a = reinterpret_cast<const std::uint16_t*>(got) + t.offset;
+        const auto* b = reinterpret_cast<const std::uint16_t*>(want) + t.offset;
+        const float atol = static_cast<float>(tol.atol), rtol = static_cast<float>(tol.rtol);
+        const bool f16 = t.dtype == DType::f16;
+        auto value = [&](std::uint16_t h) {
+            if (f16) return halves[h];
+            std::uint32_t bits = std::uint32_t{h} << 16;
+            float f;
+            std::memcpy(&f, &bits, 4);
+            return f;
+        };
+        // Large outputs (GEMMs of 10^7 elements) in chunks on a few threads: this runs once per choice.
+        constexpr std::size_t kChunk = 1u << 20;
+        std::size_t chunks = (total + kChunk - 1) / kChunk;
+        std::vector<char> chunk_ok(chunks, 1);
+        parallel_for(chunks, static_cast<unsigned>(std::min<std::size_t>(chunks, 4)), nullptr, [&](std::size_t c) {
+            bool ok = true;
+            for (std::size_t i = c * kChunk, end = std::min(total, i + kChunk); i < end; ++i) {
+                float x = value(a[i]), y = value(b[i]);
+                ok &= std::abs(x - y) <= atol + rtol * std::abs(y);
+            }
+            chunk_ok[c] = ok;
+        });
+        if (std::all_of(chunk_ok.begin(), chunk_ok.end(), [](char c) { return c != 0; }))
+            return {};  // NaN fails the comparison above, so it lands in the slow path's report
     }
     auto st = t.effective_strides();
     const size_t es = dtype_size(t.dtype);

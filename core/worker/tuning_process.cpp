@@ -125,6 +125,10 @@ BenchmarkResult TuningProcess::benchmark(const BenchmarkRequest& req) {
     if (reply.ok()) {
         BenchmarkResult r = result_from_json(*reply);
         r.worker_pid = pid;
+        if (r.details.is_object() && r.details.value("context_lost", false)) {
+            // The worker exits after such a reply (worker_loop): reap it; the next request starts another.
+            r.reason += "; worker " + reap_after_eof() + ", restarted for the next choice";
+        }
         return r;
     }
     if (reply.error().code == Errc::timeout) {

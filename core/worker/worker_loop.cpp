@@ -36,6 +36,9 @@ int run_worker_loop(int fd) {
             }
         }
         if (!write_message(fd, reply).ok()) return 1;
+        // A sticky CUDA error (an illegal address) leaves this process's context unusable: exit, so
+        // that the tuner starts a fresh worker for the next choice.
+        if (reply.contains("details") && reply["details"].value("context_lost", false)) return 3;
     }
 }
 

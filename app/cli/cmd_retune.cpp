@@ -1,0 +1,167 @@
+// kiln-cli retune ROOT: re-tune a cache's autotuned ops on this machine's GPUs, from the cache
+// alone: each Triton choice from its cached cubin, each extern choice through cuBLAS (retune/).
+// --list: the inventory (what would run, or why not), no GPU needed.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "command_registry.hpp"
+#include "cuda/cublas.hpp"
+#include "inductor/roots.hpp"
+#include "retune/inventory.hpp"
+#include "retune/recorded_compare.hpp"
+#include "retune/run.hpp"
+#include "util/json_out.hpp"
+
+namespace kiln::cli {
+namespace {
+
+using namespace kiln::retune;
+
+struct RetuneArgs {
+    std::string root;
+    bool list = false;
+    bool json = false;
+    bool each_device = false;
+    std::string op;
+    std::string devices = "all";
+    int arch = 0;
+    double timeout_s = 30;
+    double rep_ms = 100, warmup_ms = 25;
+};
+
+std::string ms_text(const std::optional<double>& ms) {
+    if (!ms) return "failed";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f ms", *ms);
+    return buf;
+}
+
+std::string short_config(const RetuneChoice& c) {
+    if (c.kind == ChoiceKind::extern_op) return c.gemm ? c.gemm->api : "";
+    auto get = [&](const char* k) {
+        auto it = c.config.find(k);
+        return it == c.config.end() ? std::string("?") : it->dump();
+    };
+    if (c.kind != ChoiceKind::triton) return "";
+    return get("BLOCK_M") + "x" + get("BLOCK_N") + "x" + get("BLOCK_K") + " w" + get("num_warps") + " s" +
+           get("num_stages");
+}
+
+std::string grid_text(const RetuneChoice& c) {
+    if (!c.grid) return "";
+    return "(" + std::to_string((*c.grid)[0]) + "," + std::to_string((*c.grid)[1]) + "," +
+           std::to_string((*c.grid)[2]) + ")";
+}
+
+void print_op_head(const RetuneOp& op) {
+    auto n = count_choices(op);
+    std::printf("%s %s  precision %s\n", op.op.c_str(), op.inputs.c_str(), op.precision.c_str());
+    std::printf("  recorded on %s (system %.12s, CUDA %s)\n", op.recorded_for.device.c_str(),
+                op.recorded_for.system_hash.c_str(), op.recorded_for.cuda.c_str());
+    std::printf("  %d choices: %d triton (%d with a binary), %d extern, %d other; %d runnable\n", n.choices, n.triton,
+                n.triton_with_binary, n.extern_ops, n.choices - n.triton - n.extern_ops, n.runnable);
+}
+
+void print_list(const RetuneReport& r) {
+    for (const auto& op : r.ops) {
+        print_op_head(op);
+        for (const auto& c : op.choices) {
+            std::printf("    %-20s %-7s %-18s %-12s %12s  %s\n", display_name(c).c_str(), choice_kind_name(c.kind),
+                        short_config(c).c_str(), grid_text(c).c_str(), ms_text(c.recorded_ms).c_str(),
+                        c.runnable ? (c.gemm ? c.gemm->describe().c_str() : c.binary.c_str())
+                                   : ("not runnable: " + c.why).c_str());
+        }
+        std::printf("\n");
+    }
+    std::string cublas = cuda::find_cublas();
+    std::printf("cuBLAS for extern choices: %s\n", cublas.empty() ? "not found (set KILN_CUBLAS)" : cublas.c_str());
+}
+
+void print_run(const RetuneReport& r) {
+    for (const auto& d : r.devices) std::printf("device %d: %s (%s)\n", d.index, d.name.c_str(), d.arch.c_str());
+    std::printf("\n");
+    for (const auto& op : r.ops) {
+        print_op_head(op);
+        for (const auto& c : op.choices)
+            if (!c.runnable) std::printf("    %s not runnable: %s\n", display_name(c).c_str(), c.why.c_str());
+        for (const auto& cmp : compare_with_recorded(op)) {
+            std::printf("\n%s", autotune_table(op, cmp.device).c_str());
+            std::printf("  vs recorded: %s winner (recorded %s, +%.1f%% over the runner-up; measured %s, +%.1f%%)%s\n",
+                        cmp.same_winner ? "same" : "different",
+                        cmp.recorded_winner.empty() ? "-" : display_name(cmp.recorded_winner).c_str(),
+                        100 * cmp.recorded_margin,
+                        cmp.measured_winner.empty() ? "-" : display_name(cmp.measured_winner).c_str(),
+                        100 * cmp.measured_margin,
+                        !cmp.same_winner && cmp.winner_within_noise ? " — the recorded winner is within noise" : "");
+            std::printf("  %zu pair(s) changed order beyond noise", cmp.order_changes.size());
+            for (std::size_t i = 0; i < cmp.order_changes.size() && i < 5; ++i) {
+                const auto& o = cmp.order_changes[i];
+                std::printf("%s%s now ahead of %s by %.4f ms", i ? "; " : ": ", display_name(o.faster_measured).c_str(),
+                            display_name(o.faster_recorded).c_str(), o.measured_gap_ms);
+            }
+            std::printf("\n");
+        }
+        std::printf("\n");
+    }
+    for (const auto& w : r.warnings) warn(w);
+    for (const auto& l : r.session_logs) std::printf("session log: %s\n", l.c_str());
+    std::printf("wall time %.2f s\n", r.wall_seconds);
+}
+
+int run_retune_cmd(const RetuneArgs& a) {
+    auto root = inductor::resolve_root(a.root.empty() ? std::nullopt : std::optional<std::string>(a.root));
+    if (!root) return fail(root.error());
+    if (a.list) {
+        InventoryOptions o;
+        if (a.arch > 0) o.arch = a.arch;
+        o.op_filter = a.op;
+        auto rep = inventory(*root, o);
+        if (!rep) return fail(rep.error());
+        if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
+        else print_list(*rep);
+        return 0;
+    }
+    RunOptions o;
+    o.devices = a.devices;
+    o.each_device = a.each_device;
+    o.op_filter = a.op;
+    o.timeout_s = a.timeout_s;
+    o.timing.rep_ms = a.rep_ms;
+    o.timing.warmup_ms = a.warmup_ms;
+    if (a.arch > 0) o.arch = a.arch;
+    auto rep = run_retune(*root, o);
+    if (!rep) return fail(rep.error());
+    if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
+    else print_run(*rep);
+    for (const auto& op : rep->ops)
+        for (const auto& c : op.choices)
+            for (const auto& m : c.measured)
+                if (m.status != "ok") return 1;  // a choice failed: its reason is printed
+    return 0;
+}
+
+Registration reg("retune", 73, [](CLI::App& app, Outcome& outcome) {
+    auto args = std::make_shared<RetuneArgs>();
+    auto* cmd = app.add_subcommand("retune",
+                                   "Re-tune a cache's autotuned ops on this machine's GPUs: each Triton choice from "
+                                   "its cached cubin, each extern choice through cuBLAS (no Python needed)");
+    add_root_option(cmd, args->root, "Inductor cache root");
+    cmd->add_flag("--list", args->list, "List every autotuned op and what each choice would run (no GPU needed)");
+    cmd->add_option("--op", args->op, "Only ops whose name or inputs key contains this");
+    cmd->add_option("--devices", args->devices, "GPUs: all (default) or a list such as 0,1");
+    cmd->add_flag("--each-device", args->each_device,
+                  "Measure every choice on every device (to compare GPUs) instead of spreading choices over them");
+    cmd->add_option("--arch", args->arch, "With --list: the GPU architecture to pick binaries for, e.g. 90");
+    cmd->add_option("--timeout", args->timeout_s, "Seconds allowed per choice before its worker is stopped")
+        ->check(duration_seconds());
+    cmd->add_option("--rep-ms", args->rep_ms, "Timed runs fill this many ms (do_bench's rep, default 100)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--warmup-ms", args->warmup_ms, "Warm-up runs fill this many ms (default 25)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--json", args->json, "Print the report as JSON");
+    cmd->callback([args, &outcome] { outcome.exit_code = run_retune_cmd(*args); });
+});
+
+}  // namespace
+}  // namespace kiln::cli

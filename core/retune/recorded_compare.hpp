@@ -1,0 +1,44 @@
+#pragma once
+// A re-tune's measurements beside the ranking the cache recorded: per device, torch's AUTOTUNE
+// table (choices fastest first, percent of the best, the config that tells template choices
+// apart) and whether the winner is the same, both margins (runner-up over winner), and the pairs
+// of choices whose order changed by more than the measured noise.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "retune/retune_report.hpp"
+
+namespace kiln::retune {
+
+struct OrderChange {
+    std::string faster_recorded, faster_measured;  // faster_recorded was ahead; faster_measured is now
+    double measured_gap_ms = 0;                    // how far ahead faster_measured now is
+    double noise_ms = 0;                           // the two measurements' spreads added
+};
+
+struct RecordedComparison {
+    int device = 0;
+    std::string recorded_winner, measured_winner;
+    bool same_winner = false;
+    bool winner_within_noise = false;  // different, but the recorded winner is within noise of the new one
+    double recorded_margin = 0;        // runner-up / winner - 1 (0.05 = 5 %)
+    double measured_margin = 0;
+    int measured = 0, failed = 0;
+    std::vector<OrderChange> order_changes;  // beyond noise, fastest pairs first
+};
+
+// One entry per device that measured any choice of `op`.
+std::vector<RecordedComparison> compare_with_recorded(const RetuneOp& op);
+nlohmann::ordered_json to_json(const RecordedComparison& c);
+
+// torch's table for one device: "AUTOTUNE mm(1024x2048, 2048x256)" then the inputs' strides and
+// dtypes and one line per choice ("  triton_mm 0.0128 ms 71.4% BLOCK_M=64, ..."), failures last.
+std::string autotune_table(const RetuneOp& op, int device);
+
+// The choice's name as torch prints it: the stem with the module hash's first 8 characters.
+std::string display_name(const std::string& choice_key);
+inline std::string display_name(const RetuneChoice& c) { return display_name(c.name); }
+
+}  // namespace kiln::retune

@@ -1,0 +1,336 @@
+#include "retune/run.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "cuda/driver.hpp"
+#include "retune/inventory.hpp"
+#include "retune/problem.hpp"
+#include "tuning/session_log.hpp"
+#include "util/utc_time.hpp"
+#include "worker/devices.hpp"
+#include "worker/tuning_pool.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::retune {
+
+using worker::BenchmarkRequest;
+using worker::BenchmarkResult;
+using worker::BenchStatus;
+
+worker::Tolerance tolerance_for(worker::DType dtype, std::int64_t K, bool tf32, bool bias) {
+    worker::Tolerance t;
+    switch (dtype) {
+        case worker::DType::f16: t = {1e-3, 1e-5}; break;
+        case worker::DType::bf16: t = {1.6e-2, 1e-5}; break;
+        case worker::DType::f64: t = {1e-7, 1e-7}; break;
+        default: t = {1.3e-6, 1e-5}; break;
+    }
+    // Two float32 accumulations of K products in different orders differ by up to ~K ulps of the
+    // partial sums (inputs are in [-1, 1]); TF32 rounds each input to 10 mantissa bits.
+    double accumulation = static_cast<double>(std::max<std::int64_t>(K, 1)) * std::ldexp(1.0, -24) * 2;
+    if (tf32) accumulation = std::sqrt(static_cast<double>(std::max<std::int64_t>(K, 1))) * std::ldexp(1.0, -10) * 2;
+    t.atol = std::max(t.atol, accumulation);
+    if (tf32) t.rtol = std::max(t.rtol, std::ldexp(1.0, -10));
+    if (bias && (dtype == worker::DType::f16 || dtype == worker::DType::bf16)) {
+        double half_ulp = std::ldexp(1.0, dtype == worker::DType::bf16 ? -8 : -11);  // relative, at most
+        double product = 6 * 0.37 * std::sqrt(static_cast<double>(std::max<std::int64_t>(K, 1)));
+        t.atol = std::max(t.atol, half_ulp * product);
+    }
+    return t;
+}
+
+const char* measured_status(BenchStatus s) {
+    switch (s) {
+        case BenchStatus::ok: return "ok";
+        case BenchStatus::error: return "failed";
+        case BenchStatus::mismatch: return "wrong";
+        case BenchStatus::timeout: return "timeout";
+        case BenchStatus::crash: return "crashed";
+    }
+    return "failed";
+}
+
+Result<BenchmarkRequest> request_for(const RetuneOp& op, const RetuneChoice& c, const RunOptions& o) {
+    KILN_TRY(auto p, make_problem(op.op, op.inputs));
+    BenchmarkRequest r;
+    r.choice = c.name;
+    r.inputs = p.inputs;
+    r.output = p.output;
+    r.seed = o.seed;
+    r.timing = o.timing;
+    bool tf32 = p.output.dtype == worker::DType::f32 && op.precision != "highest";
+    r.tolerance = tolerance_for(p.output.dtype, p.K, tf32, p.bias_index >= 0);
+    if (c.kind == ChoiceKind::triton && c.triton && c.grid) {
+        r.kind = worker::RequestKind::triton;
+        r.triton.binary = *c.triton;
+        r.triton.grid = *c.grid;
+        r.triton.args = c.args;
+    } else if (c.kind == ChoiceKind::extern_op && c.gemm) {
+        r.kind = worker::RequestKind::gemm;
+        r.gemm = *c.gemm;
+    } else {
+        return make_error(Errc::unsupported, c.why.empty() ? "not runnable" : c.why, c.name);
+    }
+    return r;
+}
+
+namespace {
+
+int device_index(const std::string& label) {  // "cuda:3" -> 3, "cpu" -> -1
+    if (label.rfind("cuda:", 0) != 0) return -1;
+    try {
+        return std::stoi(label.substr(5));
+    } catch (const std::exception&) {
+        return -1;
+    }
+}
+
+Measurement measurement_of(const BenchmarkResult& r) {
+    Measurement m;
+    m.device = device_index(r.device);
+    m.status = measured_status(r.status);
+    if (r.ok() && std::isfinite(r.ms)) m.ms = r.ms;
+    m.spread_ms = (r.stats.p80 - r.stats.p20) / 2;
+    m.min_ms = r.stats.min;
+    m.runs = r.stats.count;
+    m.why = r.ok() ? std::string() : r.reason;
+    m.kernel_seconds = r.kernel_seconds;
+    m.wall_seconds = r.wall_seconds;
+    m.worker_seconds = r.worker_seconds;
+    if (r.details.is_object() && r.details.contains("phases_ms")) m.phases_ms = r.details["phases_ms"];
+    return m;
+}
+
+// The extern choice whose output the others are compared with: the op's own ATen kernel first.
+int reference_choice(const RetuneOp& op) {
+    int any = -1;
+    for (std::size_t i = 0; i < op.choices.size(); ++i) {
+        const auto& c = op.choices[i];
+        if (c.kind != ChoiceKind::extern_op || !c.runnable) continue;
+        if (c.name.rfind(op.op + "-", 0) == 0) return static_cast<int>(i);
+        if (any < 0) any = static_cast<int>(i);
+    }
+    return any;
+}
+
+struct Job {
+    std::size_t op = 0, choice = 0;
+    BenchmarkRequest request;
+};
+
+Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::vector<worker::Device>& devices) {
+    std::vector<DeviceDesc> out;
+    if (spec == "all") {
+        KILN_TRY(int n, cuda::device_count());
+        if (n == 0)
+            return make_error(Errc::unavailable, "no CUDA device", {}, "re-tuning runs the cache's kernels on a GPU");
+        for (int i = 0; i < n; ++i) devices.push_back({i});
+    } else {
+        KILN_TRY(devices, worker::parse_devices(spec));
+    }
+    for (const auto& d : devices) {
+        if (d.is_cpu()) {
+            out.push_back({-1, "cpu", ""});
+            continue;
+        }
+        KILN_TRY(auto f, cuda::device_facts(*d.cuda));
+        out.push_back({*d.cuda, f.name, "sm_" + std::to_string(f.cc_major) + std::to_string(f.cc_minor)});
+    }
+    return out;
+}
+
+int arch_number(const std::string& arch) {  // "sm_90" -> 90
+    return arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
+}
+
+}  // namespace
+
+Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
+    auto started = std::chrono::steady_clock::now();
+    std::vector<worker::Device> devices;
+    KILN_TRY(auto descs, resolve_devices(o.devices, devices));
+    std::optional<int> arch = o.arch;
+    if (!arch && !descs.empty() && descs.front().index >= 0) {
+        arch = arch_number(descs.front().arch);
+        for (const auto& d : descs)
+            if (arch_number(d.arch) != *arch)
+                return make_error(Errc::unsupported, "the chosen GPUs are of different architectures", o.devices,
+                                  "re-tune each kind of GPU in its own run (--devices)");
+    }
+    KILN_TRY(auto report, inventory(root, {arch, o.op_filter}));
+    report.devices = descs;
+    std::mutex phase_mutex;
+    auto phase_mark = started;
+    auto phase = [&](const std::string& name) {  // adds the time since the last mark to `name`
+        std::lock_guard lk(phase_mutex);
+        auto now = std::chrono::steady_clock::now();
+        report.phase_seconds[name] += std::chrono::duration<double>(now - phase_mark).count();
+        phase_mark = now;
+    };
+    phase("inventory");
+
+    // Reference outputs of each op (per device when every device runs every choice).
+    fs::path scratch =
+        fs::temp_directory_path() / ("kiln-retune-" + std::to_string(::getpid()) + "-" + utc_now(UtcFormat::compact));
+    std::error_code ec;
+    fs::create_directories(scratch, ec);
+    if (ec) return make_error(Errc::io, "cannot create a scratch folder: " + ec.message(), scratch.string());
+
+    std::vector<Job> refs, rest;
+    std::vector<int> ref_of(report.ops.size(), -1);
+    for (std::size_t i = 0; i < report.ops.size(); ++i) {
+        auto& op = report.ops[i];
+        ref_of[i] = reference_choice(op);
+        for (std::size_t j = 0; j < op.choices.size(); ++j) {
+            auto& c = op.choices[j];
+            if (!c.runnable) continue;
+            auto req = request_for(op, c, o);
+            if (!req.ok()) {
+                c.runnable = false;
+                c.why = req.error().message;
+                continue;
+            }
+            if (o.rewrite) o.rewrite(c, *req);
+            (static_cast<int>(j) == ref_of[i] ? refs : rest).push_back({i, j, std::move(*req)});
+        }
+    }
+
+    std::vector<std::unique_ptr<tuning::SessionLog>> logs(report.ops.size());
+    if (o.session_logs) {
+        std::string stamp = utc_now(UtcFormat::compact);
+        std::string label;
+        for (const auto& d : devices) label += (label.empty() ? "" : ",") + d.label();
+        for (std::size_t i = 0; i < report.ops.size(); ++i) {
+            const auto& op = report.ops[i];
+            fs::path p = root / "kiln" / "autotune" /
+                         ("retune-" + op.op + "-" + std::to_string(i) + "-" + stamp + "-" + std::to_string(::getpid()) +
+                          ".jsonl");
+            auto log = tuning::SessionLog::open(p);
+            if (!log.ok()) {
+                report.warnings.push_back("no session log: " + log.error().str());
+                break;
+            }
+            logs[i] = std::make_unique<tuning::SessionLog>(std::move(*log));
+            logs[i]->write("session_start", {{"op", op.op},
+                                             {"inputs_key", op.inputs},
+                                             {"precision", op.precision},
+                                             {"devices", label},
+                                             {"choices", op.choices.size()},
+                                             {"mode", "retune"},
+                                             {"recorded_system_hash", op.recorded_for.system_hash},
+                                             {"recorded_device", op.recorded_for.device}});
+            report.session_logs.push_back(p.string());
+        }
+    }
+
+    std::mutex record_mutex;
+    auto record = [&](const Job& job, const BenchmarkResult& r) {
+        std::lock_guard lk(record_mutex);
+        auto& op = report.ops[job.op];
+        auto& c = op.choices[job.choice];
+        Measurement m = measurement_of(r);
+        c.measured.push_back(m);
+        if (auto& log = logs[job.op])
+            log->write("measurement", {{"device", r.device},
+                                       {"choice", c.name},
+                                       {"params", c.config},
+                                       {"reference", static_cast<int>(job.choice) == ref_of[job.op]},
+                                       {"stats", worker::to_json(r.stats)},
+                                       {"ms", m.ms ? nlohmann::json(*m.ms) : nlohmann::json()},
+                                       {"status", r.ok() ? "ok" : measured_status(r.status)},
+                                       {"reason", r.reason},
+                                       {"kernel_seconds", r.kernel_seconds},
+                                       {"wall_seconds", r.wall_seconds}});
+        if (o.on_measured) o.on_measured(op, c, m);
+    };
+
+    // One pass of the jobs on one pool; `tag` keeps reference files apart per pool.
+    auto run_on = [&](worker::TuningProcessPool& pool, const std::string& tag) {
+        auto with_paths = [&](std::vector<Job> jobs, bool reference) {
+            std::vector<BenchmarkRequest> reqs;
+            for (auto& j : jobs) {
+                fs::path ref = scratch / (tag + "-" + std::to_string(j.op) + ".out");
+                if (reference) j.request.save_output_path = ref.string();
+                else if (ref_of[j.op] >= 0 && fs::exists(ref)) j.request.reference_output_path = ref.string();
+                reqs.push_back(j.request);
+            }
+            if (o.cancel && o.cancel->load()) return;
+            pool.benchmark(reqs, [&](std::size_t k, const BenchmarkResult& r) {
+                if (o.cancel && o.cancel->load()) return;
+                record(jobs[k], r);
+            });
+        };
+        with_paths(refs, true);
+        if (!o.each_device) phase("references");
+        with_paths(rest, false);
+        if (!o.each_device) phase("choices");
+    };
+
+    worker::Timeouts timeouts;
+    timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    auto make_pool = [&](std::vector<worker::Device> devs) {
+        worker::PoolOptions po;
+        po.devices = std::move(devs);
+        po.worker_path = o.worker_path;
+        po.timeouts = timeouts;
+        if (!refs.empty() || !rest.empty()) po.warmup = (!refs.empty() ? refs : rest).front().request;
+        return std::make_unique<worker::TuningProcessPool>(std::move(po));
+    };
+    Status failed = ok_status();
+    if (!refs.empty() || !rest.empty()) {
+        if (!o.each_device) {
+            auto pool = make_pool(devices);
+            failed = pool->start();
+            phase("pool_start");
+            if (failed.ok()) run_on(*pool, "all");
+        } else {
+            std::vector<std::thread> threads;
+            std::vector<Status> status(devices.size(), ok_status());
+            for (std::size_t d = 0; d < devices.size(); ++d)
+                threads.emplace_back([&, d] {
+                    auto pool = make_pool({devices[d]});
+                    status[d] = pool->start();
+                    if (status[d].ok()) run_on(*pool, devices[d].label());
+                });
+            for (auto& t : threads) t.join();
+            phase("choices");
+            for (auto& s : status)
+                if (!s.ok() && failed.ok()) failed = s;
+        }
+    }
+    fs::remove_all(scratch, ec);
+    if (!failed.ok()) return failed.error();
+    phase("finish");
+
+    for (std::size_t i = 0; i < report.ops.size(); ++i) {
+        auto& op = report.ops[i];
+        // Sort each choice's measurements by device for stable output.
+        for (auto& c : op.choices)
+            std::sort(c.measured.begin(), c.measured.end(),
+                      [](const Measurement& a, const Measurement& b) { return a.device < b.device; });
+        if (ref_of[i] < 0)
+            report.warnings.push_back(op.op + " " + op.inputs +
+                                      ": no runnable extern choice, so outputs were not verified");
+        if (auto& log = logs[i]) {
+            std::string best;
+            double best_ms = INFINITY;
+            for (const auto& c : op.choices)
+                for (const auto& m : c.measured)
+                    if (m.ms && *m.ms < best_ms) best_ms = *m.ms, best = c.name;
+            log->write("session_end", {{"best", best},
+                                       {"best_ms", std::isfinite(best_ms) ? nlohmann::json(best_ms) : nlohmann::json()},
+                                       {"cancelled", o.cancel && o.cancel->load()}});
+        }
+    }
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+}  // namespace kiln::retune

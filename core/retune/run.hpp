@@ -1,0 +1,56 @@
+#pragma once
+// `kiln-cli retune ROOT`: re-tunes a cache's autotuned ops on this machine's GPUs. Every runnable
+// choice of the inventory becomes a benchmark request (the inputs key's tensors, seeded random;
+// a Triton choice's cubin launch or an extern choice's cuBLAS call), run by one kiln-worker per
+// GPU through worker::TuningProcessPool with CudaBench's do_bench rule. Per op the extern choice
+// runs first and saves its output; every other choice's output is compared with it at torch's
+// tolerance for the dtype. A fault (illegal address, hang, wrong values) costs that choice only:
+// its measurement says why, the worker is restarted, the other choices are still measured.
+// Measurements go to one session log per op (tuning::SessionLog, like `autotune`'s).
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "retune/retune_report.hpp"
+#include "util/result.hpp"
+#include "worker/protocol.hpp"
+#include "worker/tensor.hpp"
+
+namespace kiln::retune {
+
+struct RunOptions {
+    std::string devices = "all";  // "all", "0,1", or "cpu" (tests: requests rewritten by `rewrite`)
+    bool each_device = false;     // every choice on every device (to compare GPUs); else spread over them
+    std::string op_filter;
+    double timeout_s = 30;  // per choice: a hang is stopped after this
+    worker::TimingOptions timing;
+    std::uint64_t seed = 1;
+    bool session_logs = true;
+    std::string worker_path;  // empty: worker::default_worker_path()
+    std::atomic<bool>* cancel = nullptr;
+    // Called (from worker threads, serialized) after each measurement.
+    std::function<void(const RetuneOp&, const RetuneChoice&, const Measurement&)> on_measured;
+    // Tests: replaces each request before it is sent (the worker's fault paths on the CPU).
+    std::function<void(const RetuneChoice&, worker::BenchmarkRequest&)> rewrite;
+    std::optional<int> arch;  // override the devices' arch for the inventory (tests on the CPU)
+};
+
+// torch.testing.assert_close's default tolerance for the output dtype, with atol raised to the
+// rounding error of a K-term float32 accumulation (K * 2^-24 * 2, two algorithms' errors adding up)
+// and, with TF32 allowed, TF32's (10-bit mantissa) rounding of the inputs. `bias`: the op adds a
+// bias, and Inductor's template rounds the product to the output dtype before its epilogue adds it
+// while cuBLAS rounds once (seen on an H100: bf16 addmm, 0.3 % of elements 10 ulps apart near 0);
+// atol then also covers half an ulp of the product (the rtol covers the result's own rounding), bounded by 6 sigma of a K-term sum of the inputs'
+// values (uniform magnitudes in [0.1, 1]: E[x^2] = 0.37, sigma = 0.37 sqrt(K)).
+worker::Tolerance tolerance_for(worker::DType dtype, std::int64_t K, bool tf32, bool bias = false);
+
+// The request that measures `c` of `op` (without reference paths or device).
+Result<worker::BenchmarkRequest> request_for(const RetuneOp& op, const RetuneChoice& c, const RunOptions& o);
+
+// Status names of the JSON contract from a worker result: ok, failed, wrong, timeout, crashed.
+const char* measured_status(worker::BenchStatus s);
+
+Result<RetuneReport> run_retune(const std::filesystem::path& root, const RunOptions& options);
+
+}  // namespace kiln::retune

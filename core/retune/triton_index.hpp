@@ -1,0 +1,44 @@
+#pragma once
+// The compiled kernels of an Inductor root's Triton cache (`<root>/triton/<dev>/<key>/`), indexed
+// by the kernel module they were compiled from: each key dir holds `<name>.cubin`, `.ptx` and the
+// metadata `<name>.json` (num_warps, shared, scratch sizes, target arch), and its `.source` (or
+// `.ttir`) starts with `#loc = loc("<path>/<hh>/c<hash>.py":...)`, naming the module.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.hpp"
+#include "worker/triton_launch.hpp"
+
+namespace kiln::retune {
+
+struct IndexedBinary {
+    worker::TritonBinary binary;
+    std::string dir;         // the key dir
+    std::string ptx_target;  // the PTX's ".target" (e.g. "sm_90a"), "" without PTX
+};
+
+struct TritonIndex {
+    std::map<std::string, std::vector<IndexedBinary>> by_module;  // "c<hash>" -> its compiled kernels
+    std::vector<std::string> problems;                            // key dirs that could not be read
+};
+
+// Walks `<root>/triton/*/*/`. Unreadable dirs are listed in `problems`, not errors.
+TritonIndex index_triton_cache(const std::filesystem::path& inductor_root);
+
+// Reads one key dir's metadata (the JSON that is not `__grp__*`) and names its module's key.
+struct KeyDir {
+    IndexedBinary binary;
+    std::string module_key;  // "c<hash>" or "" when the source names no Inductor module
+};
+Result<KeyDir> read_key_dir(const std::filesystem::path& dir);
+
+// The binary to run on `arch` (e.g. 90; none: any, the first): a cubin for that arch, else a
+// PTX the driver can JIT (a target without the arch-specific 'a' and not above `arch`). Empty
+// with `why` set when there is none.
+std::optional<IndexedBinary> pick_binary(const std::vector<IndexedBinary>& found, std::optional<int> arch,
+                                         std::string& why);
+
+}  // namespace kiln::retune

@@ -1,0 +1,166 @@
+// Executor's kernels that come compiled: a Triton cubin launched through the driver API, as
+// Triton's NVIDIA launcher does, and a cuBLAS call standing for an extern (ATen) choice. Both are
+// timed by CudaBench::run_launch and checked against the reference output like the seed's kernels.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <span>
+
+#include "cuda/cublas.hpp"
+#include "worker/cuda_bench.hpp"
+#include "worker/executor.hpp"
+
+namespace kiln::worker {
+
+using cuda::check;
+
+Result<cuda::CUfunction> Executor::triton_function(const TritonBinary& b) {
+    std::string key = b.cubin + "#" + b.function;
+    if (auto it = functions_.find(key); it != functions_.end()) return it->second;
+    KILN_TRY(const cuda::Api* a, cuda::api());
+    std::ifstream in(b.cubin, std::ios::binary);
+    if (!in) return make_error(Errc::not_found, "cannot read the kernel binary", b.cubin);
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    data.push_back('\0');  // PTX text must end in NUL; a cubin ignores it
+    cuda::CUmodule mod = nullptr;
+    KILN_CHECK(check(a->cuModuleLoadData(&mod, data.data()), "cuModuleLoadData"));
+    modules_.push_back(mod);
+    cuda::CUfunction fn = nullptr;
+    KILN_CHECK(check(a->cuModuleGetFunction(&fn, mod, b.function.c_str()), "cuModuleGetFunction"));
+    // Triton's load_binary: above 48 KB of shared memory the kernel must opt in to the device's
+    // per-block maximum (less its static shared memory).
+    if (b.shared > 49152) {
+        cuda::CUdevice dev = 0;
+        KILN_CHECK(check(a->cuDeviceGet(&dev, 0), "cuDeviceGet"));
+        int optin = 0, static_shared = 0;
+        KILN_CHECK(check(a->cuDeviceGetAttribute(&optin, cuda::kAttrMaxSharedPerBlockOptin, dev),
+                         "cuDeviceGetAttribute(shared optin)"));
+        if (b.shared > optin)
+            return make_error(Errc::unsupported, "the kernel needs " + std::to_string(b.shared) +
+                                                     " bytes of shared memory; this GPU allows " +
+                                                     std::to_string(optin));
+        KILN_CHECK(check(a->cuFuncGetAttribute(&static_shared, cuda::kFuncAttrSharedSizeBytes, fn),
+                         "cuFuncGetAttribute(shared)"));
+        KILN_CHECK(check(a->cuFuncSetAttribute(fn, cuda::kFuncAttrMaxDynamicShared, optin - static_shared),
+                         "cuFuncSetAttribute(max dynamic shared)"));
+    }
+    functions_[key] = fn;
+    return fn;
+}
+
+Result<std::uint64_t> Executor::ones(const std::string& dtype, std::int64_t n) {
+    std::string key = dtype + "#" + std::to_string(n);
+    if (auto it = ones_.find(key); it != ones_.end()) return it->second;
+    KILN_TRY(const cuda::Api* a, cuda::api());
+    TensorMeta t;
+    KILN_TRY(t.dtype, parse_dtype(dtype));
+    t.sizes = {std::max<std::int64_t>(n, 1)};
+    std::vector<std::byte> host(t.storage_bytes());
+    for (std::int64_t i = 0; i < t.sizes[0]; ++i) {
+        // 1.0 in each format: float32 0x3f800000, float16 0x3c00, bfloat16 0x3f80.
+        if (t.dtype == DType::f32) {
+            float one = 1.0f;
+            std::memcpy(host.data() + i * 4, &one, 4);
+        } else {
+            std::uint16_t one = t.dtype == DType::f16 ? 0x3c00 : 0x3f80;
+            std::memcpy(host.data() + i * 2, &one, 2);
+        }
+    }
+    cuda::CUdeviceptr p = 0;
+    KILN_CHECK(check(a->cuMemAlloc(&p, host.size()), "cuMemAlloc(ones)"));
+    KILN_CHECK(check(a->cuMemcpyHtoD(p, host.data(), host.size()), "cuMemcpyHtoD(ones)"));
+    ones_[key] = p;
+    return p;
+}
+
+BenchmarkResult Executor::run_compiled(const BenchmarkRequest& req) {
+    auto& slot = cuda_[req.device_ordinal];
+    if (!slot) {
+        auto made = CudaBench::create(req.device_ordinal);
+        if (!made.ok()) return BenchmarkResult::failure(BenchStatus::error, made.error().str());
+        slot = std::move(*made);
+    }
+    std::vector<const std::vector<std::byte>*> inputs;
+    for (size_t i = 0; i < req.inputs.size(); ++i) inputs.push_back(&host_input(req.inputs[i], req.seed + i));
+    const std::vector<std::byte>& out_init = host_output_init(req.output, req.seed + 1000003);
+    if (req.warmup_only) {
+        if (auto st = slot->prepare(req, inputs, out_init); !st.ok())
+            return BenchmarkResult::failure(BenchStatus::error, st.error().str());
+        BenchmarkResult r;
+        r.ms = 0;
+        r.details["warmup"] = true;
+        return r;
+    }
+    const cuda::Api* api = slot->api();
+    CudaBench::MakeLaunch make;
+    auto gemm_error = std::make_shared<std::string>();  // cuBLAS's own message when a call fails
+    if (req.kind == RequestKind::triton) {
+        const TritonLaunch& l = req.triton;
+        if (auto why = launch_unsupported(l.binary); !why.empty())
+            return BenchmarkResult::failure(BenchStatus::error, why);
+        make = [&, api](const std::vector<std::uint64_t>& ins, std::uint64_t out,
+                        cuda::CUstream stream) -> Result<CudaBench::Launch> {
+            KILN_TRY(auto fn, triton_function(l.binary));
+            std::uint64_t scratch = 0;
+            if (auto bytes = scratch_bytes(l.grid, l.binary.num_ctas, l.binary.global_scratch_size); bytes > 0) {
+                KILN_TRY(scratch, slot->extra_buffer(bytes));
+            }
+            KILN_TRY(auto packed, pack_params(l.args, ins, out, scratch, 0));
+            auto params = std::make_shared<PackedParams>(std::move(packed));
+            // The pointers point into the storage's own buffer, which the move kept in place.
+            auto grid = l.grid;
+            unsigned block = 32u * static_cast<unsigned>(l.binary.num_warps);
+            unsigned shared = static_cast<unsigned>(l.binary.shared);
+            return CudaBench::Launch([api, fn, params, grid, block, shared, stream]() -> int {
+                if (grid[0] * grid[1] * grid[2] == 0) return 0;
+                return api->cuLaunchKernel(fn, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                                           static_cast<unsigned>(grid[2]), block, 1, 1, shared, stream,
+                                           params->pointers.data(), nullptr);
+            });
+        };
+    } else {
+        const cuda::GemmCall& g = req.gemm;
+        make = [&](const std::vector<std::uint64_t>& ins, std::uint64_t out,
+                   cuda::CUstream stream) -> Result<CudaBench::Launch> {
+            if (!cublas_) {
+                KILN_TRY(cublas_, cuda::Cublas::create());
+            }
+            std::uint64_t one_vec = 0;
+            if (g.bias_fill == "rows" || g.bias_fill == "cols") {
+                KILN_TRY(one_vec, ones(g.dtype, std::max(g.bias_rows, g.bias_cols)));
+            }
+            cuda::Cublas* blas = cublas_.get();
+            auto last_error = gemm_error;
+            return CudaBench::Launch([blas, g, ins, out, one_vec, stream, last_error]() -> int {
+                auto st = blas->run(g, ins, out, one_vec, stream);
+                if (st.ok()) return 0;
+                *last_error = st.error().str();
+                return -1;
+            });
+        };
+    }
+    std::span<const std::byte> output;
+    auto r = slot->run_launch(req, make, inputs, out_init, output);
+    if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES")) r.details["cuda_visible_devices"] = vis;
+    if (!r.ok()) {
+        if (!gemm_error->empty()) r.reason = *gemm_error;
+        return r;
+    }
+    auto v0 = std::chrono::steady_clock::now();
+    if (!req.save_output_path.empty() || !req.reference_output_path.empty()) {
+        BenchmarkResult bad = verify_output(req, output);
+        if (!bad.reason.empty()) {
+            bad.details = r.details;
+            return bad;
+        }
+    }
+    double compare = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
+    r.verify_seconds += compare;
+    r.details["phases_ms"]["compare"] = compare * 1000.0;
+    if (req.kind == RequestKind::gemm && cublas_) r.details["cublas"] = cublas_->path();
+    return r;
+}
+
+}  // namespace kiln::worker

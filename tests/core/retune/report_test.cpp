@@ -1,0 +1,124 @@
+// The report's JSON contract (read back by another tool and the GUI) and the comparison with
+// the recorded ranking.
+#include <gtest/gtest.h>
+
+#include "retune/inventory.hpp"
+#include "retune/recorded_compare.hpp"
+#include "retune/retune_report.hpp"
+#include "test_support.hpp"
+
+using namespace kiln::retune;
+
+namespace {
+
+RetuneOp measured_op() {
+    RetuneOp op;
+    op.op = "mm";
+    op.inputs = "[('cuda', 'torch.float16', 64, 32, 32, 1, 0), ('cuda', 'torch.float16', 32, 16, 16, 1, 0)]";
+    op.precision = "highest";
+    auto add = [&](const std::string& name, ChoiceKind kind, double recorded, std::optional<double> ms, double spread) {
+        RetuneChoice c;
+        c.name = name;
+        c.kind = kind;
+        c.recorded_ms = recorded;
+        c.runnable = true;
+        c.config = {{"BLOCK_M", 64}, {"num_warps", 4}};
+        Measurement m;
+        m.device = 2;
+        m.status = ms ? "ok" : "wrong";
+        m.ms = ms;
+        m.spread_ms = spread;
+        if (!ms) m.why = "mismatch: 3 of 1024 elements differ";
+        c.measured.push_back(m);
+        op.choices.push_back(c);
+    };
+    add("mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz", ChoiceKind::extern_op, 0.010, 0.0101, 0.0001);
+    add("triton_mm-czotzywsqlxea3dhs3qhrphv2dh7sgk5citgjx7hidvdiweg7xqz", ChoiceKind::triton, 0.011, 0.0090, 0.0001);
+    add("triton_mm-cvzvmxboaohk5yqgtlsf357gr5x54yoxxuxtjcikjawgavztfgkn", ChoiceKind::triton, 0.020, 0.0200, 0.0001);
+    add("triton_mm-c7d5z4oaljokxdwoovbpo546qais7jmurqkz6fblsd4h6ophbzna", ChoiceKind::triton, 0.030, std::nullopt, 0);
+    return op;
+}
+
+}  // namespace
+
+TEST(RetuneReport, TheComparisonNamesWinnersMarginsAndOrderChanges) {
+    auto cmp = compare_with_recorded(measured_op());
+    ASSERT_EQ(cmp.size(), 1u);
+    const auto& c = cmp[0];
+    EXPECT_EQ(c.device, 2);
+    EXPECT_EQ(c.recorded_winner, "mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz");
+    EXPECT_EQ(c.measured_winner, "triton_mm-czotzywsqlxea3dhs3qhrphv2dh7sgk5citgjx7hidvdiweg7xqz");
+    EXPECT_FALSE(c.same_winner);
+    EXPECT_FALSE(c.winner_within_noise);  // 0.0101 vs 0.0090, noise 0.0002
+    EXPECT_NEAR(c.recorded_margin, 0.1, 1e-9);
+    EXPECT_NEAR(c.measured_margin, 0.0101 / 0.0090 - 1, 1e-9);
+    EXPECT_EQ(c.measured, 3);
+    EXPECT_EQ(c.failed, 1);
+    ASSERT_EQ(c.order_changes.size(), 1u);
+    EXPECT_EQ(c.order_changes[0].faster_recorded, "mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz");
+    EXPECT_NEAR(c.order_changes[0].measured_gap_ms, 0.0011, 1e-12);
+}
+
+TEST(RetuneReport, WithinNoiseIsNotAnOrderChange) {
+    RetuneOp op = measured_op();
+    op.choices[0].measured[0].spread_ms = 0.002;  // the extern's noise now covers the gap
+    auto c = compare_with_recorded(op)[0];
+    EXPECT_TRUE(c.order_changes.empty());
+    EXPECT_TRUE(c.winner_within_noise);
+}
+
+TEST(RetuneReport, TheAutotuneTableListsFastestFirstAndFailuresLast) {
+    std::string t = autotune_table(measured_op(), 2);
+    EXPECT_NE(t.find("AUTOTUNE mm(64x32, 32x16)"), std::string::npos) << t;
+    EXPECT_NE(t.find("strides: [32, 1], [16, 1]"), std::string::npos) << t;
+    EXPECT_NE(t.find("dtypes: torch.float16, torch.float16"), std::string::npos) << t;
+    auto first = t.find("triton_mm-czotzywsq 0.0090 ms 100.0% BLOCK_M=64, num_warps=4");
+    auto extern_row = t.find("mm-cqrjyn5jq 0.0101 ms 89.1%");
+    auto failed = t.find("triton_mm-c7d5z4oal wrong: mismatch");
+    EXPECT_NE(first, std::string::npos) << t;
+    EXPECT_NE(extern_row, std::string::npos) << t;
+    EXPECT_NE(failed, std::string::npos) << t;
+    EXPECT_LT(first, extern_row);
+    EXPECT_LT(extern_row, failed);
+}
+
+TEST(RetuneReport, JsonHasTheContractFieldsAndReadsBack) {
+    auto inv = inventory(kiln::test::h100_root(), {90, ""});
+    ASSERT_TRUE(inv.ok());
+    RetuneReport r = *inv;
+    r.devices = {{2, "NVIDIA H100 80GB HBM3", "sm_90"}};
+    r.ops[0] = measured_op();
+    nlohmann::json j = nlohmann::json::parse(to_json(r).dump());
+    const auto& op = j["ops"][0];
+    for (const char* k : {"op", "inputs", "precision", "recorded_for", "choices"}) EXPECT_TRUE(op.contains(k)) << k;
+    const auto& rf = j["ops"][1]["recorded_for"];
+    for (const char* k : {"system_hash", "device", "triton", "cuda"}) EXPECT_TRUE(rf.contains(k)) << k;
+    for (const auto& c : j["ops"][1]["choices"])
+        for (const char* k : {"name", "kind", "module", "binary", "config", "grid", "runnable", "why", "recorded_ms"})
+            EXPECT_TRUE(c.contains(k)) << k;
+    const auto& m = op["choices"][0]["measured"][0];
+    for (const char* k : {"device", "status", "ms", "spread_ms", "why"}) EXPECT_TRUE(m.contains(k)) << k;
+    EXPECT_EQ(j["devices"][0]["index"], 2);
+    EXPECT_EQ(j["devices"][0]["arch"], "sm_90");
+    EXPECT_TRUE(op["choices"][3]["measured"][0]["ms"].is_null());
+    EXPECT_EQ(op["comparison"][0]["same_winner"], false);
+
+    auto back = retune_report_from_json(j);
+    ASSERT_TRUE(back.ok()) << back.error().str();
+    ASSERT_EQ(back->ops.size(), r.ops.size());
+    EXPECT_EQ(back->ops[1].inputs, r.ops[1].inputs);
+    EXPECT_EQ(back->ops[1].recorded_for.system_hash, r.ops[1].recorded_for.system_hash);
+    const auto& bc = back->ops[1].choices[3];
+    const auto& rc = r.ops[1].choices[3];
+    EXPECT_EQ(bc.name, rc.name);
+    EXPECT_EQ(bc.kind, rc.kind);
+    EXPECT_EQ(bc.binary, rc.binary);
+    EXPECT_EQ(bc.grid, rc.grid);
+    EXPECT_EQ(bc.args.size(), rc.args.size());
+    ASSERT_TRUE(bc.triton.has_value());
+    EXPECT_EQ(bc.triton->cubin, rc.triton->cubin);
+    EXPECT_EQ(back->ops[0].choices[0].measured[0].ms, 0.0101);
+    EXPECT_EQ(back->ops[0].choices[3].measured[0].status, "wrong");
+    EXPECT_FALSE(back->ops[0].choices[3].measured[0].ms.has_value());
+    EXPECT_FALSE(retune_report_from_json(nlohmann::json::object()).ok());
+}

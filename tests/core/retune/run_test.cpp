@@ -1,0 +1,148 @@
+// The re-tune run on the engine's CPU path: real kiln-workers through the TuningProcessPool, with
+// each choice's request replaced by a test request, so that a crash, a hang and an error cost their
+// choice only while the other choices are still measured and logged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "retune/run.hpp"
+#include "test_support.hpp"
+#include "timings/session_log_source.hpp"
+
+namespace fs = std::filesystem;
+using namespace kiln::retune;
+
+TEST(RetuneRun, FaultsCostTheirChoiceOnlyAndTheRestIsMeasured) {
+    kiln::test::ScratchDir dir("retune-run-faults");
+    fs::copy(kiln::test::h100_root(), dir.path() / "inductor", fs::copy_options::recursive);
+    RunOptions o;
+    o.devices = "cpu";
+    o.arch = 90;
+    o.op_filter = "512, 512";
+    o.timeout_s = 2;
+    o.worker_path = kiln::test::worker_path();
+    std::map<std::string, std::string> mode;  // choice -> test mode
+    int triton_seen = 0;
+    o.rewrite = [&](const RetuneChoice& c, kiln::worker::BenchmarkRequest& r) {
+        r.kind = kiln::worker::RequestKind::test;
+        r.test_mode = "value";
+        r.test_value = c.recorded_ms.value_or(1);
+        if (c.kind == ChoiceKind::triton) {
+            ++triton_seen;
+            if (triton_seen == 1) r.test_mode = "segfault";
+            if (triton_seen == 2) r.test_mode = "hang";
+            if (triton_seen == 3) r.test_mode = "error";
+        }
+        mode[c.name] = r.test_mode;
+    };
+    int callbacks = 0;
+    o.on_measured = [&](const RetuneOp&, const RetuneChoice&, const Measurement&) { ++callbacks; };
+    auto rep = run_retune(dir.path() / "inductor", o);
+    ASSERT_TRUE(rep.ok()) << rep.error().str();
+    ASSERT_EQ(rep->ops.size(), 1u);
+    ASSERT_EQ(rep->devices.size(), 1u);
+    EXPECT_EQ(rep->devices[0].index, -1);
+    const auto& op = rep->ops[0];
+    int ok = 0;
+    for (const auto& c : op.choices) {
+        ASSERT_EQ(c.measured.size(), 1u) << c.name;
+        const Measurement& m = c.measured[0];
+        const std::string& md = mode.at(c.name);
+        if (md == "segfault") {
+            EXPECT_EQ(m.status, "crashed");
+            EXPECT_NE(m.why.find("signal"), std::string::npos) << m.why;
+            EXPECT_FALSE(m.ms.has_value());
+        } else if (md == "hang") {
+            EXPECT_EQ(m.status, "timeout");
+            EXPECT_NE(m.why.find("timeout"), std::string::npos) << m.why;
+        } else if (md == "error") {
+            EXPECT_EQ(m.status, "failed");
+            EXPECT_NE(m.why.find("Failed to run"), std::string::npos) << m.why;
+        } else {
+            EXPECT_EQ(m.status, "ok") << c.name << ": " << m.why;
+            ASSERT_TRUE(m.ms.has_value());
+            EXPECT_DOUBLE_EQ(*m.ms, *c.recorded_ms);
+            ++ok;
+        }
+    }
+    EXPECT_EQ(ok, 17);
+    EXPECT_EQ(callbacks, 20);
+
+    // The session log holds every measurement, failures with their status.
+    ASSERT_EQ(rep->session_logs.size(), 1u);
+    auto log = kiln::timings::read_session_log(rep->session_logs[0]);
+    ASSERT_TRUE(log.ok()) << log.error().str();
+    EXPECT_TRUE(log->ended);
+    EXPECT_EQ(log->measured, 20);
+    ASSERT_EQ(log->ops.size(), 1u);
+    EXPECT_EQ(log->ops[0].op, "mm");
+    int failed = 0;
+    for (const auto& c : log->ops[0].choices)
+        if (!c.ms) ++failed;
+    EXPECT_EQ(failed, 3);
+}
+
+TEST(RetuneRun, RequestsCarryTheLaunchOrTheCublasCall) {
+    RetuneOp op;
+    op.op = "mm";
+    op.inputs = "[('cuda', 'torch.float16', 1024, 2048, 2048, 1, 0), ('cuda', 'torch.float16', 2048, 256, 256, 1, 0)]";
+    op.precision = "highest";
+    RetuneChoice t;
+    t.name = "triton_mm-x";
+    t.kind = ChoiceKind::triton;
+    t.runnable = true;
+    t.triton = kiln::worker::TritonBinary{};
+    t.triton->cubin = "/k.cubin";
+    t.grid = std::array<std::int64_t, 3>{32, 1, 1};
+    t.args = {{"arg_A", "*fp16", "input:0", 0}};
+    RunOptions o;
+    auto r = request_for(op, t, o);
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    EXPECT_EQ(r->kind, kiln::worker::RequestKind::triton);
+    EXPECT_EQ(r->triton.grid[0], 32);
+    ASSERT_EQ(r->inputs.size(), 2u);
+    EXPECT_EQ(r->output.sizes, (std::vector<std::int64_t>{1024, 256}));
+    // float16 at K = 2048: torch's rtol, atol raised to the accumulation's rounding.
+    EXPECT_DOUBLE_EQ(r->tolerance.rtol, 1e-3);
+    EXPECT_NEAR(r->tolerance.atol, 2048 * std::ldexp(1.0, -24) * 2, 1e-12);
+
+    RetuneChoice e;
+    e.name = "mm-y";
+    e.kind = ChoiceKind::extern_op;
+    e.runnable = true;
+    e.gemm = kiln::cuda::GemmCall{};
+    auto g = request_for(op, e, o);
+    ASSERT_TRUE(g.ok());
+    EXPECT_EQ(g->kind, kiln::worker::RequestKind::gemm);
+
+    RetuneChoice other;
+    other.name = "decompose_k";
+    other.why = "not a known choice";
+    auto bad = request_for(op, other, o);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message, "not a known choice");
+}
+
+TEST(RetuneRun, ToleranceFollowsTorchPerDtype) {
+    auto f16 = tolerance_for(kiln::worker::DType::f16, 1, false);
+    EXPECT_DOUBLE_EQ(f16.rtol, 1e-3);
+    EXPECT_DOUBLE_EQ(f16.atol, 1e-5);
+    auto bf16 = tolerance_for(kiln::worker::DType::bf16, 1, false);
+    EXPECT_DOUBLE_EQ(bf16.rtol, 1.6e-2);
+    auto f32 = tolerance_for(kiln::worker::DType::f32, 1, false);
+    EXPECT_DOUBLE_EQ(f32.rtol, 1.3e-6);
+    auto tf32 = tolerance_for(kiln::worker::DType::f32, 4096, true);
+    EXPECT_GE(tf32.rtol, std::ldexp(1.0, -10));
+    EXPECT_GT(tf32.atol, f32.atol);
+    // addmm in bfloat16 at K = 1024: the H100 proof's elements 0.0012 apart near -0.0195 pass, an
+    // output of zeros (values of magnitude ~12) does not.
+    auto addmm = tolerance_for(kiln::worker::DType::bf16, 1024, false, true);
+    EXPECT_GE(addmm.atol + addmm.rtol * 0.0195, 0.0012);
+    EXPECT_LT(addmm.atol + addmm.rtol * 12, 12);
+    EXPECT_LT(addmm.atol, 0.5);
+    auto mm = tolerance_for(kiln::worker::DType::bf16, 1024, false, false);
+    EXPECT_LT(mm.atol + mm.rtol * 0.0195, 0.0012);  // without a bias one rounding each: kept tight
+    EXPECT_STREQ(measured_status(kiln::worker::BenchStatus::mismatch), "wrong");
+    EXPECT_STREQ(measured_status(kiln::worker::BenchStatus::crash), "crashed");
+}
