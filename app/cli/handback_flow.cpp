@@ -25,9 +25,9 @@ Json skipped_json(const std::vector<SkippedOp>& skipped) {
     return a;
 }
 
-void print_skipped(const std::vector<SkippedOp>& skipped, const char* what) {
+void print_skipped(FILE* to, const std::vector<SkippedOp>& skipped, const char* what) {
     for (const auto& s : skipped)
-        std::printf("  not %s: %s on %s: %s\n", what, s.label.c_str(), s.device_name.c_str(), s.why.c_str());
+        std::fprintf(to, "  not %s: %s on %s: %s\n", what, s.label.c_str(), s.device_name.c_str(), s.why.c_str());
 }
 
 // The GPU kinds of this machine: --device-name, else the driver's names.
@@ -93,6 +93,7 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
     auto shard = shard_arg(a);
     if (!shard) return fail(frontend::as_bad_input(shard.error()));
 
+    FILE* tout = a.text_to_stderr ? stderr : stdout;
     Json out = Json::object();
     std::vector<MeasuredOp> ops;
     std::vector<SkippedOp> skipped;
@@ -113,8 +114,8 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
                           {"for_devices", *names},
                           {"ops", ops.size()}};
         if (!a.json)
-            std::printf("fetched %zu of %zu re-tuned ops from %s for %s\n", ops.size(), entries->ops.size(),
-                        entries->server.c_str(), Json(*names).dump().c_str());
+            std::fprintf(tout, "fetched %zu of %zu re-tuned ops from %s for %s\n", ops.size(), entries->ops.size(),
+                         entries->server.c_str(), Json(*names).dump().c_str());
         if (ops.empty())
             return fail(make_error(Errc::not_found, "the fleet has no re-tuned op for this GPU kind", entries->server,
                                    "publish from a machine of this kind first (retune --publish)"));
@@ -129,8 +130,8 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
                                  Json{{"shard", {{"index", (*shard)->index}, {"count", (*shard)->count}, {"ops", 0}}}})
                           << "\n";
             else
-                std::printf("shard %d/%d holds none of the %zu ops: nothing to do\n", (*shard)->index, (*shard)->count,
-                            given->ops.size());
+                std::fprintf(tout, "shard %d/%d holds none of the %zu ops: nothing to do\n", (*shard)->index,
+                             (*shard)->count, given->ops.size());
             return 0;
         }
         std::optional<SoftwareVersions> python;
@@ -144,14 +145,14 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
         skipped = std::move(sel.skipped);
         if (*shard) out["shard"] = {{"index", (*shard)->index}, {"count", (*shard)->count}, {"ops", run.ops.size()}};
         if (!a.json && *shard)
-            std::printf("shard %d/%d: %zu of %zu ops\n", (*shard)->index, (*shard)->count, run.ops.size(),
-                        given->ops.size());
+            std::fprintf(tout, "shard %d/%d: %zu of %zu ops\n", (*shard)->index, (*shard)->count, run.ops.size(),
+                         given->ops.size());
     }
     out["complete_ops"] = ops.size();
     out["skipped"] = skipped_json(skipped);
     if (!a.json) {
-        std::printf("%zu complete op(s) (every choice measured ok on one device)\n", ops.size());
-        print_skipped(skipped, "handed back");
+        std::fprintf(tout, "%zu complete op(s) (every choice measured ok on one GPU kind)\n", ops.size());
+        print_skipped(tout, skipped, "handed back");
     }
     if (ops.empty())
         return fail(make_error(Errc::not_found, "no complete op: nothing was written", "handback",
@@ -170,11 +171,11 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
                              {"replaced", f.replaced},
                              {"created", f.created}});
             if (!a.json)
-                std::printf(
-                    "wrote %d op(s) (%d new, %d replaced) to %s%s\n  for %s; Triton key and CUDA version "
-                    "from %s\n",
-                    f.added + f.replaced, f.added, f.replaced, f.path.c_str(), f.created ? " (new file)" : "",
-                    f.device.c_str(), f.versions_from.c_str());
+                std::fprintf(tout,
+                             "wrote %d op(s) (%d new, %d replaced) to %s%s\n  for %s; Triton key and CUDA version "
+                             "from %s\n",
+                             f.added + f.replaced, f.added, f.replaced, f.path.c_str(), f.created ? " (new file)" : "",
+                             f.device.c_str(), f.versions_from.c_str());
         }
         out["written"] = std::move(files);
     }
@@ -184,16 +185,16 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
         if (!pub) return fail(pub.error());
         out["published"] = {{"server", pub->server}, {"keys", pub->keys}};
         if (!a.json) {
-            std::printf("published %zu op(s) to %s as %s:\n", pub->keys.size(), pub->server.c_str(),
-                        remote::this_host().c_str());
-            for (const auto& k : pub->keys) std::printf("  %s\n", k.c_str());
+            std::fprintf(tout, "published %zu op(s) to %s as %s:\n", pub->keys.size(), pub->server.c_str(),
+                         remote::this_host().c_str());
+            for (const auto& k : pub->keys) std::fprintf(tout, "  %s\n", k.c_str());
         }
     }
 #endif
     if (!a.pin.empty()) {
         auto table = build_lookup_table(ops, a.root);
         if (table.pinned.empty()) {
-            print_skipped(table.skipped, "pinned");
+            print_skipped(tout, table.skipped, "pinned");
             return fail(make_error(Errc::not_found, "no op could be pinned: no lookup table written", a.pin));
         }
         if (Status w = write_lookup_table(a.pin, table); !w.ok()) return fail(w.error());
@@ -203,11 +204,11 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
                 {{"key", p.key}, {"device", p.device_name}, {"winner", p.winner}, {"ms", p.ms}, {"config", p.config}});
         out["pinned"] = {{"path", a.pin}, {"entries", std::move(pinned)}, {"skipped", skipped_json(table.skipped)}};
         if (!a.json) {
-            std::printf("pinned %zu op(s) into %s:\n", table.pinned.size(), a.pin.c_str());
+            std::fprintf(tout, "pinned %zu op(s) into %s:\n", table.pinned.size(), a.pin.c_str());
             for (const auto& p : table.pinned)
-                std::printf("  %s on %s -> %s (%.4f ms) %s\n", p.label.c_str(), p.device_name.c_str(), p.winner.c_str(),
-                            p.ms, p.config.dump().c_str());
-            print_skipped(table.skipped, "pinned");
+                std::fprintf(tout, "  %s on %s -> %s (%.4f ms) %s\n", p.label.c_str(), p.device_name.c_str(),
+                             p.winner.c_str(), p.ms, p.config.dump().c_str());
+            print_skipped(tout, table.skipped, "pinned");
         }
     }
     if (a.json) std::cout << dump_json(out) << "\n";

@@ -22,6 +22,7 @@ struct HandbackArgs {
     std::vector<std::string> device_names;  // --device-name (fetch without a driver)
     std::optional<int> device;              // --device I: only this device's measurements
     bool json = false;
+    bool text_to_stderr = false;  // the summary on stderr (retune --json: the report owns stdout)
     bool any() const { return write || !publish.empty() || !fetch.empty() || !pin.empty(); }
 };
 

@@ -1,5 +1,6 @@
 #include "handback/measured_op.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -67,19 +68,42 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
     for (const auto& op : run.ops) {
         std::string label = op.op + " " + op.inputs + " " + op.precision;
         for (const auto& kind : kinds) {
-            std::optional<int> chosen;
+            // One device that measured every choice; else (`retune` spreads an op's choices over the
+            // GPUs) every choice from the first device of this kind that measured it ok: torch's own
+            // multi-device autotuning does the same, and the file is per device kind.
+            std::vector<int> from(op.choices.size(), -1);
             std::string why;
             for (int index : by_kind[kind]) {
                 std::string w = incomplete_on(op, index);
                 if (w.empty()) {
-                    chosen = index;
+                    std::fill(from.begin(), from.end(), index);
                     break;
                 }
                 if (why.empty()) why = "device " + std::to_string(index) + ": " + w;
             }
-            if (!chosen) {
-                sel.skipped.push_back({label, kind, why});
-                continue;
+            if (from.empty() || from[0] < 0) {
+                bool all = !op.choices.empty();
+                int uncovered = 0;
+                std::string first;
+                for (size_t i = 0; i < op.choices.size(); ++i) {
+                    for (int index : by_kind[kind]) {
+                        const Measurement* m = op.choices[i].on(index);
+                        if (m && m->ok()) {
+                            from[i] = index;
+                            break;
+                        }
+                    }
+                    all = all && from[i] >= 0;
+                    if (from[i] < 0 && !uncovered++) first = short_name(op.choices[i].name);
+                }
+                if (!all) {
+                    if (by_kind[kind].size() > 1)
+                        why = std::to_string(uncovered) + " of " + std::to_string(op.choices.size()) +
+                              " choices measured ok on none of the " + std::to_string(by_kind[kind].size()) +
+                              " devices of this kind (torch would benchmark the op again), e.g. " + first;
+                    sel.skipped.push_back({label, kind, why});
+                    continue;
+                }
             }
             SoftwareVersions v;
             if (python) v = *python;
@@ -93,10 +117,11 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
                     continue;
                 }
             }
-            MeasuredOp m{op.op, op.inputs, op.precision, kind, *chosen, v, {}, {}};
-            for (const auto& c : op.choices) {
-                const Measurement* ms = c.on(*chosen);
-                m.choices.push_back({c.name, c.kind, *ms->ms, ms->spread_ms});
+            bool one = std::all_of(from.begin(), from.end(), [&](int d) { return d == from[0]; });
+            MeasuredOp m{op.op, op.inputs, op.precision, kind, one ? from[0] : -1, v, {}, {}};
+            for (size_t i = 0; i < op.choices.size(); ++i) {
+                const Measurement* ms = op.choices[i].on(from[i]);
+                m.choices.push_back({op.choices[i].name, op.choices[i].kind, *ms->ms, ms->spread_ms});
             }
             sel.ops.push_back(std::move(m));
         }

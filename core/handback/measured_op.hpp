@@ -1,8 +1,8 @@
 #pragma once
-// The ops a re-tune measured completely on one device, ready to hand to torch: every choice of the
-// op (every choice key torch's PersistentCache.lookup will ask for) measured ok on that device, so
-// torch benchmarks nothing. Timings of one device only: Kiln never writes times for a device that
-// did not run them, and never mixes two devices' times in one op.
+// The ops a re-tune measured completely on one device kind, ready to hand to torch: every choice of
+// the op (every choice key torch's PersistentCache.lookup will ask for) measured ok on a device of
+// that name, so torch benchmarks nothing. Kiln never writes times for a device kind that did not
+// run them.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,7 +29,7 @@ struct MeasuredChoice {
 struct MeasuredOp {
     std::string op, inputs, precision;  // the timing cache's keys
     std::string device_name;            // the device that measured every choice
-    int device = -1;                    // its index in the run (-1: fetched from a fleet)
+    int device = -1;                    // its index in the run (-1: several of that kind, or a fleet's)
     SoftwareVersions versions;
     std::vector<MeasuredChoice> choices;
     std::string host;  // who measured it (fleet entries)
@@ -53,7 +53,9 @@ struct Selection {
 };
 
 // Per op and device kind (device name), the first device (lowest index) on which every choice was
-// measured ok. `python`: the software of this machine (from `--python`); without it each op keeps
+// measured ok; else each choice from the first device of that kind that measured it ok (retune
+// spreads an op's choices over the GPUs); an op some choice of which no such device measured ok
+// is skipped with why. `python`: the software of this machine (from `--python`); without it each op keeps
 // the Triton key and CUDA version of the file it was recorded in. `only_device`: just that index.
 Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersions>& python,
                        std::optional<int> only_device = std::nullopt);

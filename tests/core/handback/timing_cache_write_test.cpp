@@ -143,6 +143,28 @@ TEST(CompleteOps, OneDevicesTimesPerOp) {
     for (const auto& c : sel.ops[1].choices) EXPECT_NE(c.ms, 7.0);
 }
 
+// retune spreads an op's choices over the GPUs: each choice from the device of that kind that
+// measured it; a choice no device measured ok leaves the op out.
+TEST(CompleteOps, ChoicesSpreadOverDevicesOfOneKind) {
+    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
+    auto j = kiln::test::run_json_from_cache_file(file, kH100);
+    j["devices"].push_back({{"index", 1}, {"name", kH100}, {"arch", "sm_90"}});
+    for (auto& op : j["ops"])
+        for (size_t i = 0; i < op["choices"].size(); i += 2) {
+            auto& m = op["choices"][i]["measured"][0];
+            m["device"] = 1;
+            m["ms"] = 5.0;
+        }
+    j["ops"][1]["choices"][1]["measured"][0]["status"] = "crashed";
+    auto sel = complete_ops(run_from_json(j, "test").value(), std::nullopt);
+    ASSERT_EQ(sel.ops.size(), 1u);
+    EXPECT_EQ(sel.ops[0].device, -1);
+    for (size_t i = 0; i < sel.ops[0].choices.size(); ++i) EXPECT_EQ(sel.ops[0].choices[i].ms == 5.0, i % 2 == 0) << i;
+    ASSERT_EQ(sel.skipped.size(), 1u);
+    EXPECT_NE(sel.skipped[0].why.find("1 of 21 choices measured ok on none of the 2 devices"), std::string::npos)
+        << sel.skipped[0].why;
+}
+
 // A file torch could not read: refused, left as it is, and no other file written either.
 TEST(WriteTimingCache, AFileTorchCannotReadIsRefusedAndNothingIsWritten) {
     for (const std::string& bad :
