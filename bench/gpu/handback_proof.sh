@@ -20,6 +20,10 @@ src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 . "$src/bench/gpu/proof_lib.sh"
 proof_start handback_proof "$out" "${KILN_PROOF_WORK:-/tmp/kiln-handback-proof}"
 proof_python
+if [ -z "${KILN_CUBLAS:-}" ]; then  # retune's extern choices (as retune_proof.sh finds it)
+  KILN_CUBLAS="$(find /opt/torch/.venv -name 'libcublas.so.*' 2>/dev/null | head -1)"
+  export KILN_CUBLAS
+fi
 { nvidia-smi -L; "$py" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"; } \
   > "$out/machine.txt" 2>&1 || die "no GPU or no torch" 2
 proof_header "Hand-back proof (issue 31)"
@@ -54,16 +58,21 @@ check "baseline: torch precompiles and benchmarks (> 0)" \
   "[ \$(field '$work/baseline.json' precompile) -gt 0 ] && [ \$(field '$work/baseline.json' benchmarks) -gt 0 ]"
 # 3. retune, then its timings alone
 rm -rf "$work/tuned"; cp -a "$work/orig" "$work/tuned"; rm -rf "$work/tuned/fxgraph" "$work/tuned/aotautograd"
-"$cli" retune "$work/tuned" --json > "$work/run.json" 2> "$work/retune.err" || { cat "$work/retune.err" >> "$log"; }
+t0=$(date +%s.%N)
+"$cli" retune "$work/tuned" --json > "$work/run.json" 2> "$work/retune.err"; rc=$?
+say "retune (all GPUs) rc=$rc in $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{printf "%.1f", a-b}') s on $card"
+cat "$work/retune.err" >> "$log"
 cp "$work/run.json" "$out/retune_run.json"
 rm -rf "$work/tuned/cache"
 k handback "$work/tuned" --from "$work/run.json" --write
+check "handback --write wrote this GPU's file" "ls '$work/tuned/cache/'* > /dev/null 2>&1 && cmp -s <(ls '$work/orig/cache') <(ls '$work/tuned/cache')"
+
 compile written "$work/tuned"
 zero() { check "$1: 0 precompiles, 0 benchmarks, output right" \
   "[ \$(field '$work/$2.json' precompile) -eq 0 ] && [ \$(field '$work/$2.json' benchmarks) -eq 0 ] && [ \$(field '$work/$2.json' output_ok) = True ]"; }
 zero "after handback --write" written
 # 4. through Redis
-k handback --from "$work/run.json" --publish "$(url 1)"
+k handback --from "$work/run.json" --publish "$(url 1)" --python "$py"
 strip "$work/orig" "$work/fleet"
 k handback --fetch "$(url 1)" --write "$work/fleet"
 compile fetched "$work/fleet"
@@ -121,6 +130,5 @@ else
   say "cross kind: this machine is an $card, not an H200: the H100 fixture cannot be re-tuned on another kind here"
 fi
 "${REDIS_CLI:-redis-cli}" -p $port shutdown nosave > /dev/null 2>&1
-cp "$work"/*.json "$work"/*.txt "$out/" 2>/dev/null
-(cd "$work" && tar -czf "$out/logs.tgz" *.log 2>/dev/null)
+(cd "$work" && tar -czf "$out/details.tgz" *.json *.txt *.log 2>/dev/null)
 exit "$failed"
