@@ -68,8 +68,12 @@ k handback "$work/tuned" --from "$work/run.json" --write
 check "handback --write wrote this GPU's file" "ls '$work/tuned/cache/'* > /dev/null 2>&1 && cmp -s <(ls '$work/orig/cache') <(ls '$work/tuned/cache')"
 
 compile written "$work/tuned"
-zero() { check "$1: 0 precompiles, 0 benchmarks, output right" \
-  "[ \$(field '$work/$2.json' precompile) -eq 0 ] && [ \$(field '$work/$2.json' benchmarks) -eq 0 ] && [ \$(field '$work/$2.json' output_ok) = True ]"; }
+# torch's own timing cache, same setup: what torch does on a full hit (its precompiles are the control)
+rm -rf "$work/own"; cp -a "$work/orig" "$work/own"; rm -rf "$work/own/fxgraph" "$work/own/aotautograd"
+compile own "$work/own"
+zero() { check "$1: 0 autotune, 0 benchmarks, output right (precompiles $(field "$work/$2.json" precompile), torch's own cache: $(field "$work/own.json" precompile))" \
+  "[ \$(field '$work/$2.json' autotune) -eq 0 ] && [ \$(field '$work/$2.json' benchmarks) -eq 0 ] && [ \$(field '$work/$2.json' output_ok) = True ]"; }
+zero "torch's own timing cache (control)" own
 zero "after handback --write" written
 # 4. through Redis
 k handback --from "$work/run.json" --publish "$(url 1)" --python "$py"
@@ -97,9 +101,11 @@ else:
     ok = all(f"{k} : tl.constexpr = {cfg[k]}" in code for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K")) and \
          f"num_warps={cfg['num_warps']}" in code
 print("output code:", codes)
+print("its lines:", sorted({l.strip() for l in code.splitlines()
+                            if "tl.constexpr =" in l or "num_warps=" in l or "extern_kernels." in l})[:14])
 print("exactly the pinned config:", ok)
 PY
-cat "$work/pin_check.txt" >> "$log"
+cat "$work/pin_check.txt" >> "$log"; tail -4 "$work/pin_check.txt" | tee -a "$report"
 check "with --pin: the output code runs exactly the pinned config" "grep -q 'exactly the pinned config: True' '$work/pin_check.txt'"
 # 6. shards
 k handback --from "$work/run.json" --publish "$(url 2)"

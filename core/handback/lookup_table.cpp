@@ -33,9 +33,14 @@ Result<Json> triton_config(const std::string& template_name, const std::string& 
         return make_error(Errc::not_found, "the winner's benchmark module is not in the cache",
                           (root / module_key.substr(1, 2) / (module_key + ".py")).string());
     KILN_TRY(auto info, timings::read_kernel_module_info(module));
+    // The keys torch's recorder writes for a Triton mm config (README's example): the template
+    // derives the rest itself. ALLOW_TF32 must not be given: torch 2.11 passes it to the template
+    // on its own ("choice_or_none() got multiple values for keyword argument 'ALLOW_TF32'", seen
+    // on an H100).
     Json config{{"template_id", "triton::" + template_name}};
-    for (auto it = info.params.begin(); it != info.params.end(); ++it)
-        if (it.key() != "size_hints") config[it.key()] = it.value();
+    for (const char* k : {"EVEN_K", "USE_FAST_ACCUM", "ACC_TYPE", "num_stages", "num_warps", "BLOCK_M", "BLOCK_N",
+                          "BLOCK_K", "GROUP_M"})
+        if (info.params.contains(k)) config[k] = info.params[k];
     if (!config.contains("BLOCK_M") || !config.contains("num_warps"))
         return make_error(Errc::parse, "the winner's module names no tile (config_args) or launch (num_warps)", module);
     return config;
