@@ -39,6 +39,7 @@ struct PackArgs {
     std::vector<std::string> select;
     std::string since, max_size;
     bool include_pgo = false, no_precompile = false, json = false;
+    bool timings = false;  // --timings: refused (bundle/pack.hpp timings_refusal)
 };
 
 int run_ls(const BlobArgs& a);

@@ -69,6 +69,7 @@ Result<PackOptions> pack_options(const PackArgs& a) {
     PackOptions o;
     o.select = a.select;
     o.include_pgo = a.include_pgo;
+    o.include_timings = a.timings;
     o.include_precompile = !a.no_precompile;
     o.max_bytes = kDefaultMaxBlobBytes;
     if (!a.since.empty()) {

@@ -74,6 +74,9 @@ Registration reg{
         c_pack->add_flag("--no-precompile", pack->no_precompile,
                          "Leave out precompile entries (torch before 2.10 may not know the type and reject the blob)");
         c_pack->add_option("--max-size", pack->max_size, "Refuse to build a blob larger than SIZE (default 8GiB)");
+        c_pack->add_flag("--timings", pack->timings,
+                         "Add this machine's timing cache: refused, packing nothing (torch's loader replaces the "
+                         "target's timing cache whole; the error says why and what merges instead)");
         c_pack->add_flag("--json", pack->json, "Print JSON");
         c_pack->callback([pack, &outcome] { outcome.exit_code = run_pack(*pack); });
     }};

@@ -7,6 +7,7 @@
 
 #include "command_registry.hpp"
 #include "cuda/cublas.hpp"
+#include "handback_flow.hpp"
 #include "inductor/roots.hpp"
 #include "retune/inventory.hpp"
 #include "retune/recorded_compare.hpp"
@@ -28,6 +29,7 @@ struct RetuneArgs {
     int arch = 0;
     double timeout_s = 30;
     double rep_ms = 100, warmup_ms = 25;
+    HandbackArgs handback;  // --write, --publish, --pin, --shard, --python (issue 31)
 };
 
 std::string ms_text(const std::optional<double>& ms) {
@@ -122,7 +124,19 @@ int run_retune_cmd(const RetuneArgs& a) {
         else print_list(*rep);
         return 0;
     }
+    auto shard = shard_arg(a.handback);
+    if (!shard) return fail(frontend::as_bad_input(shard.error()));
+    if (!a.handback.fetch.empty()) {
+        // The fleet's measurements instead of this machine's: nothing is measured.
+        HandbackArgs h = a.handback;
+        h.root = root->string();
+        return run_handback(h, std::nullopt);
+    }
     RunOptions o;
+    if (*shard)
+        o.keep_op = [s = **shard](const RetuneOp& op) {
+            return handback::shard_of(op.op, op.inputs, op.precision, s.count) == s.index;
+        };
     o.devices = a.devices;
     o.each_device = a.each_device;
     o.op_filter = a.op;
@@ -134,6 +148,16 @@ int run_retune_cmd(const RetuneArgs& a) {
     if (!rep) return fail(rep.error());
     if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
     else print_run(*rep);
+    if (a.handback.any()) {
+        // Hand the measurements to torch; with --json the report owns stdout and this says its part on stderr.
+        auto run = handback::run_from_json(to_json(*rep), "kiln-cli retune");
+        if (!run) return fail(run.error());
+        HandbackArgs h = a.handback;
+        h.root = root->string();
+        h.shard.clear();  // already applied before measuring
+        h.text_to_stderr = a.json;
+        if (int rc = run_handback(h, *run); rc != 0) return rc;
+    }
     for (const auto& op : rep->ops)
         for (const auto& c : op.choices)
             for (const auto& m : c.measured)
@@ -160,6 +184,7 @@ Registration reg("retune", 73, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--warmup-ms", args->warmup_ms, "Warm-up runs fill this many ms (default 25)")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print the report as JSON");
+    add_handback_options(cmd, args->handback, true);
     cmd->callback([args, &outcome] { outcome.exit_code = run_retune_cmd(*args); });
 });
 

@@ -8,11 +8,15 @@
 #include <memory>
 
 #include "command_registry.hpp"
+#include "handback/run_timings.hpp"
 #include "inductor/roots.hpp"
 #include "timings/collect.hpp"
+#include "timings/compare.hpp"
 #include "timings/used_by.hpp"
 #include "util/json_out.hpp"
+#include "util/regular_file.hpp"
 #ifdef KILN_HAVE_REMOTE
+#include "remote/retuned_fleet.hpp"
 #include "remote/shared_timings.hpp"
 #endif
 
@@ -26,7 +30,102 @@ struct TimingsArgs {
     std::string op_filter;
     std::string redis;  // --redis URL: timings shared by `autotune --share` instead of paths
     bool no_graphs = false;
+    bool compare = false;  // --compare: each source is one side
 };
+
+bool is_redis_url(const std::string& s) { return s.rfind("redis://", 0) == 0 || s.rfind("rediss://", 0) == 0; }
+
+void append(timings::TimingSet& into, timings::TimingSet&& from) {
+    for (auto& s : from.sources) into.sources.push_back(std::move(s));
+    for (auto& o : from.ops) into.ops.push_back(std::move(o));
+    for (auto& w : from.warnings) into.warnings.push_back(std::move(w));
+}
+
+// A saved `kiln-cli retune --json` (a file whose JSON has "devices" and "ops"), else nullopt.
+std::optional<Result<timings::TimingSet>> as_retune_run(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::path(path).extension() != ".json") return {};
+    auto text = read_regular_file(path, 256u << 20);
+    if (!text || !handback::looks_like_run(*text)) return {};
+    auto run = handback::read_run_file(path);
+    if (!run) return Result<timings::TimingSet>(std::move(run.error()));
+    return Result<timings::TimingSet>(handback::run_to_timing_set(*run, path));
+}
+
+// One source: a Redis server (the timings `autotune --share` shared and the ops re-tuners
+// published), a saved re-tune, or files and cache roots.
+Result<timings::TimingSet> collect_source(const std::string& source) {
+    if (is_redis_url(source)) {
+#ifdef KILN_HAVE_REMOTE
+        KILN_TRY(auto set, kiln::remote::collect_shared_timings(source));
+        KILN_TRY(auto fleet, kiln::remote::read_retuned(source));
+        append(set, kiln::remote::retuned_to_timing_set(fleet));
+        for (auto& w : fleet.warnings) set.warnings.push_back(std::move(w));
+        return set;
+#else
+        return make_error(Errc::unsupported, "this kiln-cli was built without Redis support (hiredis)", source);
+#endif
+    }
+    if (auto run = as_retune_run(source)) return std::move(*run);
+    return timings::collect_timings({std::filesystem::path(source)});
+}
+
+// `--compare A B…`: every source's ops, per device (a source with several devices gives one side
+// each), and per op where the winners differ and whether by more than the measured noise.
+int run_compare(const TimingsArgs& args) {
+    if (args.paths.size() < 2)
+        return fail(make_error(Errc::invalid_argument, "--compare needs two sources or more", "timings --compare"));
+    std::vector<timings::DeviceTimings> sides;
+    for (const auto& source : args.paths) {
+        auto set = collect_source(source);
+        if (!set) return fail(set.error());
+        for (const auto& w : set->warnings) warn(w);
+        auto per_device = timings::split_by_device(*set);
+        if (per_device.empty()) {
+            sides.push_back({source, std::move(*set)});
+            continue;
+        }
+        for (auto& d : per_device) {
+            d.label = per_device.size() == 1 ? source + " (" + d.label + ")" : source + ": " + d.label;
+            sides.push_back(std::move(d));
+        }
+    }
+    if (!args.op_filter.empty())
+        for (auto& s : sides) std::erase_if(s.set.ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
+    timings::share_params_by_name(sides);
+    auto cmp = timings::compare_devices(sides);
+    if (args.json) {
+        nlohmann::ordered_json j{{"sides", cmp.devices}, {"ops", nlohmann::ordered_json::array()}};
+        for (const auto& op : cmp.ops) {
+            nlohmann::ordered_json o{{"op", op.op},
+                                     {"inputs", op.inputs},
+                                     {"precision", op.precision},
+                                     {"winners", op.best},
+                                     {"winner_differs", op.winner_differs},
+                                     {"noise", timings::noise_verdict_name(op.noise)},
+                                     {"noise_note", op.noise_note}};
+            o["best_ms"] = nlohmann::ordered_json::array();
+            for (const auto& b : op.best_ms) o["best_ms"].push_back(b ? nlohmann::ordered_json(*b) : nullptr);
+            j["ops"].push_back(std::move(o));
+        }
+        std::cout << dump_json(j) << "\n";
+        return 0;
+    }
+    for (size_t i = 0; i < cmp.devices.size(); ++i) std::printf("%zu = %s\n", i + 1, cmp.devices[i].c_str());
+    int differ = 0;
+    for (const auto& op : cmp.ops) {
+        std::printf("\n%s  %s  [%s]\n", op.op.c_str(), op.inputs.c_str(), op.precision.c_str());
+        for (size_t i = 0; i < op.best.size(); ++i) {
+            if (op.best[i].empty()) continue;
+            std::printf("  %zu: %-70s %10.4f ms\n", i + 1, op.best[i].c_str(), op.best_ms[i].value_or(NAN));
+        }
+        if (op.winner_differs) ++differ;
+        std::printf("  %s%s%s\n", op.winner_differs ? "winners differ: " : "", timings::noise_verdict_name(op.noise),
+                    op.noise_note.empty() ? "" : (" (" + op.noise_note + ")").c_str());
+    }
+    std::printf("\n%zu op(s) on two sides or more; winners differ on %d\n", cmp.ops.size(), differ);
+    return 0;
+}
 
 // "  (also triton#4, triton_mm-cy2dwohf74kn…)": the same choice's names in the other sources.
 std::string aliases_text(const timings::Choice& c) {
@@ -104,19 +203,32 @@ void print_kernel_configs(const std::vector<const timings::Op*>& ops) {
 }
 
 int run_timings(const TimingsArgs& args) {
-    std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
-    if (paths.empty() && args.redis.empty()) {
+    if (args.compare) return run_compare(args);
+    std::vector<std::filesystem::path> paths;
+    std::vector<std::string> others;  // Redis servers and saved re-tunes
+    for (const auto& p : args.paths) {
+        if (is_redis_url(p) || as_retune_run(p)) others.push_back(p);
+        else paths.push_back(p);
+    }
+    if (paths.empty() && others.empty() && args.redis.empty()) {
         // Like `stats`: the default cache root.
         auto root = inductor::resolve_root(std::nullopt, inductor::RootKind::inductor);
         if (!root) return fail(root.error());
         paths.push_back(*root);
     }
 #ifdef KILN_HAVE_REMOTE
-    auto set = args.redis.empty() ? timings::collect_timings(paths) : kiln::remote::collect_shared_timings(args.redis);
+    auto set = args.redis.empty() ? (paths.empty() ? Result<timings::TimingSet>(timings::TimingSet{})
+                                                   : timings::collect_timings(paths))
+                                  : kiln::remote::collect_shared_timings(args.redis);
 #else
-    auto set = timings::collect_timings(paths);
+    auto set = paths.empty() ? Result<timings::TimingSet>(timings::TimingSet{}) : timings::collect_timings(paths);
 #endif
     if (!set.ok()) return fail(set.error());
+    for (const auto& o : others) {
+        auto more = collect_source(o);
+        if (!more) return fail(more.error());
+        append(*set, std::move(*more));
+    }
     for (const auto& w : set->warnings) warn(w);
     if (!args.no_graphs) {
         // Which choices the compiled graphs run ("used by graph ..."); a root whose entries cannot be
@@ -155,9 +267,12 @@ const Registration registration{
                                        "mm logs, stderr AUTOTUNE tables, session logs");
         auto* paths_opt =
             cmd->add_option("paths", args->paths,
-                            "Files, or directories (cache roots) searched for all of them (default: the default "
-                            "cache root, as for stats)")
-                ->check(CLI::ExistingPath);
+                            "Files, or directories (cache roots) searched for all of them, saved re-tunes "
+                            "(retune --json), Redis servers (redis://host:port[/db]: shared and re-tuned "
+                            "timings) (default: the default cache root, as for stats)")
+                ->check(CLI::Validator(
+                    [](std::string& s) { return is_redis_url(s) ? std::string() : CLI::ExistingPath(s); },
+                    "PATH|redis://…"));
 #ifdef KILN_HAVE_REMOTE
         paths_opt->required(false);
         cmd->add_option("--redis", args->redis,
@@ -165,6 +280,9 @@ const Registration registration{
 #endif
         (void)paths_opt;
         cmd->add_flag("--json", args->json, "Print {\"sources\": [...], \"ops\": [...]} as JSON");
+        cmd->add_flag("--compare", args->compare,
+                      "Compare the sources (each a side; a source with several devices gives one side each): per "
+                      "op, where the winners differ and whether by more than the measured noise");
         cmd->add_option("--top", args->top, "Choices shown per op in text output (0: all)")->capture_default_str();
         cmd->add_option("--op", args->op_filter, "Only ops of this name (mm, addmm, kernel_perf, ...)");
         cmd->add_flag("--no-graphs", args->no_graphs,

@@ -105,7 +105,21 @@ Result<std::vector<bool>> choose(const RootArtifacts& root, const PackOptions& o
 
 }  // namespace
 
+Error timings_refusal(const std::string& root) {
+    return make_error(Errc::unsupported,
+                      "--timings: nothing was packed. torch 2.11's load_cache_artifacts would write the timing "
+                      "cache as an autotune artifact keyed cache/<system hash>, byte for byte, but it replaces "
+                      "the target's file whole (AutotuneCacheArtifact.populate_cache is a write_atomic, with no "
+                      "merge): every timing the target machine has for that GPU and software, newer ones included, "
+                      "would be lost",
+                      root,
+                      "hand timings over merged instead: `kiln-cli retune ROOT --publish redis://…` here and "
+                      "`kiln-cli retune --fetch redis://… --write ROOT` there (or copy a re-tune's JSON and "
+                      "`--write` it there); pack without --timings");
+}
+
 Result<PackResult> pack_root(const std::string& root_path, const PackOptions& options) {
+    if (options.include_timings) return timings_refusal(root_path);
     // One descriptor of the root for the scan and every read (as evict): a file swapped for a symlink
     // after the scan, or a root path swapped for another, is never read.
     KILN_TRY(auto resolved, inductor::resolve_root(root_path));

@@ -19,7 +19,18 @@ struct PackOptions {
     bool include_pgo = false;              // PGO profiles (also packed when selected by key)
     bool include_precompile = true;        // precompile entries (torch 2.10+ loaders)
     std::uint64_t max_bytes = UINT64_MAX;
+    // `--timings`: this machine's timing cache (cache/<system hash>) as an autotune artifact. Refused:
+    // see timings_refusal().
+    bool include_timings = false;
 };
+
+// Why `bundle pack --timings` packs nothing (issue 31, read in torch 2.11's sources): load_cache_
+// artifacts does write an `autotune` artifact keyed "cache/<system hash>" byte for byte
+// (AutotuneCacheArtifact.populate_cache: write_atomic(os.path.join(cache_dir(), key), content), no
+// check of the key), but it replaces the file whole: it never merges, so the target machine's own
+// timings for that system, newer ones included, would be lost. Errc::unsupported, with the way
+// that merges (retune --publish / --fetch --write).
+Error timings_refusal(const std::string& root);
 
 struct PackedArtifact {
     ArtifactType type = ArtifactType::unknown;

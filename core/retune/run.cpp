@@ -165,6 +165,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
                                   "re-tune each kind of GPU in its own run (--devices)");
     }
     KILN_TRY(auto report, inventory(root, {arch, o.op_filter}));
+    if (o.keep_op) std::erase_if(report.ops, [&](const RetuneOp& op) { return !o.keep_op(op); });
     report.devices = descs;
     std::mutex phase_mutex;
     auto phase_mark = started;

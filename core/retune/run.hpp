@@ -34,6 +34,8 @@ struct RunOptions {
     // Tests: replaces each request before it is sent (the worker's fault paths on the CPU).
     std::function<void(const RetuneChoice&, worker::BenchmarkRequest&)> rewrite;
     std::optional<int> arch;  // override the devices' arch for the inventory (tests on the CPU)
+    // Keep only the ops this returns true for (`--shard I/N`: a fleet host's slice), before measuring.
+    std::function<bool(const RetuneOp&)> keep_op;
 };
 
 // torch.testing.assert_close's default tolerance for the output dtype, with atol raised to the

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace kiln::timings {
 
 std::string choice_identity(const Choice& c) {
+    if (c.params.empty() && c.name.rfind("triton", 0) == 0 && c.name.find('-') != std::string::npos) return c.name;
     std::string stem = c.name.substr(0, c.name.find('-'));
     // "triton_mm_4" (stderr) and "triton_mm" (cache) are the same family.
     auto us = stem.rfind('_');
@@ -28,7 +30,56 @@ std::string problem_key(const Op& op) {
     return k;
 }
 
+const ComparedChoice* find_identity(const ComparedOp& row, const std::string& id) {
+    for (const auto& c : row.choices)
+        if (c.identity == id) return &c;
+    return nullptr;
+}
+
+std::string ms_text(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f ms", v);
+    return buf;
+}
+
+void judge_noise(ComparedOp& row, const std::vector<std::string>& labels) {
+    if (!row.winner_differs) return;
+    bool any_known = false, any_beyond = false;
+    double worst = -1;
+    for (size_t i = 0; i < row.best.size(); ++i) {
+        const ComparedChoice* mine = row.best[i].empty() ? nullptr : find_identity(row, row.best[i]);
+        if (!mine || !mine->ms[i] || !mine->spread_ms[i]) continue;
+        for (size_t j = 0; j < row.best.size(); ++j) {
+            if (j == i || row.best[j].empty() || row.best[j] == row.best[i]) continue;
+            const ComparedChoice* theirs = find_identity(row, row.best[j]);
+            if (!theirs || !theirs->ms[i] || !theirs->spread_ms[i]) continue;
+            any_known = true;
+            double gap = *theirs->ms[i] - *mine->ms[i];
+            double noise = *mine->spread_ms[i] + *theirs->spread_ms[i];
+            if (gap > noise) any_beyond = true;
+            if (gap - noise > worst) {
+                worst = gap - noise;
+                row.noise_note =
+                    "on " + labels[i] + ": " + row.best[j] + " is " + ms_text(gap) + " slower, noise " + ms_text(noise);
+            }
+        }
+    }
+    row.noise = !any_known ? NoiseVerdict::noise_unknown
+                           : (any_beyond ? NoiseVerdict::beyond_noise : NoiseVerdict::within_noise);
+    if (!any_known) row.noise_note = "no source measured both winners with their spread";
+}
+
 }  // namespace
+
+const char* noise_verdict_name(NoiseVerdict v) {
+    switch (v) {
+        case NoiseVerdict::same_winner: return "same winner";
+        case NoiseVerdict::within_noise: return "within noise";
+        case NoiseVerdict::beyond_noise: return "beyond noise";
+        case NoiseVerdict::noise_unknown: return "noise unknown";
+    }
+    return "?";
+}
 
 Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
     Comparison cmp;
@@ -64,11 +115,13 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
                 auto id = choice_identity(c);
                 auto [it, fresh] = choice_index.emplace(id, row.choices.size());
                 if (fresh)
-                    row.choices.push_back({id, std::vector<std::optional<double>>(n), std::vector<std::string>(n)});
+                    row.choices.push_back({id, std::vector<std::optional<double>>(n), std::vector<std::string>(n),
+                                           std::vector<std::optional<double>>(n)});
                 auto& cc = row.choices[it->second];
                 if (cc.names[i].empty()) {
                     cc.names[i] = c.name;
                     cc.ms[i] = c.ms;
+                    cc.spread_ms[i] = c.spread_ms;
                 }
                 if (c.name == op->best) row.best[i] = id;
             }
@@ -83,6 +136,7 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
             if (winner.empty()) winner = row.best[i];
             else if (winner != row.best[i]) row.winner_differs = true;
         }
+        judge_noise(row, cmp.devices);
         // Fastest first on the first device that has the op; missing times last.
         size_t ref = static_cast<size_t>(std::find(per_device.begin(), per_device.end(), first) - per_device.begin());
         std::stable_sort(row.choices.begin(), row.choices.end(),
@@ -93,6 +147,19 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
         cmp.ops.push_back(std::move(row));
     }
     return cmp;
+}
+
+void share_params_by_name(std::vector<DeviceTimings>& devices) {
+    std::map<std::string, nlohmann::ordered_json> known;
+    for (const auto& d : devices)
+        for (const auto& op : d.set.ops)
+            for (const auto& c : op.choices)
+                if (!c.params.empty()) known.emplace(c.name, c.params);
+    for (auto& d : devices)
+        for (auto& op : d.set.ops)
+            for (auto& c : op.choices)
+                if (c.params.empty())
+                    if (auto it = known.find(c.name); it != known.end()) c.params = it->second;
 }
 
 std::vector<DeviceTimings> split_by_device(const TimingSet& set) {

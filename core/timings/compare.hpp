@@ -17,10 +17,17 @@ struct DeviceTimings {
 };
 
 struct ComparedChoice {
-    std::string identity;                   // "triton_mm(BLOCK_M=64, ..., num_warps=4)" or "mm"
-    std::vector<std::optional<double>> ms;  // per device, in DeviceTimings order
-    std::vector<std::string> names;         // each device's own name for it ("" if absent)
+    std::string identity;                            // "triton_mm(BLOCK_M=64, ..., num_warps=4)" or "mm"
+    std::vector<std::optional<double>> ms;           // per device, in DeviceTimings order
+    std::vector<std::string> names;                  // each device's own name for it ("" if absent)
+    std::vector<std::optional<double>> spread_ms{};  // per device: the measurement's noise, where known
 };
+
+// Whether winners that differ differ by more than the measurements' noise: on each device that
+// measured both its own winner and another device's winner with their spreads, the other winner is
+// within noise when it is slower by at most the two spreads together.
+enum class NoiseVerdict { same_winner, within_noise, beyond_noise, noise_unknown };
+const char* noise_verdict_name(NoiseVerdict v);
 
 struct ComparedOp {
     std::string op, inputs, precision;
@@ -28,7 +35,9 @@ struct ComparedOp {
     std::vector<std::optional<double>> best_ms;  // per device
     std::vector<std::optional<double>> speedup;  // per device: best_ms[0] / best_ms[i] (> 1: faster than the first)
     bool winner_differs = false;                 // devices that have the op disagree on the winner
-    std::vector<ComparedChoice> choices;         // sorted by the first device's time
+    NoiseVerdict noise = NoiseVerdict::same_winner;
+    std::string noise_note;               // the largest gap between winners on one device, and its noise
+    std::vector<ComparedChoice> choices;  // sorted by the first device's time
 };
 
 struct Comparison {
@@ -37,10 +46,16 @@ struct Comparison {
 };
 
 // What a choice is, independent of its module hash: the name without the "-<key>" or "_<n>"
-// suffix, plus its parameters when it has any.
+// suffix, plus its parameters when it has any. A Triton choice whose parameters are unknown (a
+// source without its cache root) is its whole name: only the same module is the same choice.
 std::string choice_identity(const Choice& c);
 
 Comparison compare_devices(const std::vector<DeviceTimings>& devices);
+
+// Gives a choice without parameters those of a choice of the same name in another set (a Redis or
+// re-tune source names the same benchmark modules as the cache root whose files give them), so that
+// both are one identity.
+void share_params_by_name(std::vector<DeviceTimings>& devices);
 
 // Splits one TimingSet by op.device into per-device sets (ops without a device are dropped).
 std::vector<DeviceTimings> split_by_device(const TimingSet& set);

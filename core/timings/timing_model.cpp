@@ -112,6 +112,7 @@ nlohmann::ordered_json to_json(const TimingSet& set) {
                 {"choice", c.name}, {"ms", c.ms && std::isfinite(*c.ms) ? J(*c.ms) : J(nullptr)}, {"params", c.params}};
             auto pct = percent_of_best(op, c);
             jc["percent_of_best"] = pct ? J(*pct) : J(nullptr);
+            if (c.spread_ms) jc["spread_ms"] = *c.spread_ms;  // only where the source measured it
             jc["aliases"] = c.aliases;
             J seen = J::array();
             for (const auto& s : c.seen_in)

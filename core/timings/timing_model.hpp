@@ -47,6 +47,7 @@ struct Choice {
     // `ms` as a stderr table prints it (4 decimals): ratios come from `logged_pct` instead.
     bool ms_rounded = false;
     std::optional<double> logged_pct{};  // the stderr table's "% of best", which torch computes unrounded
+    std::optional<double> spread_ms{};   // the measurement's noise (a re-tune's spread), where known
     std::vector<std::string> aliases{};  // its names in the other sources (join_sources)
     std::vector<Sighting> seen_in{};     // every source it was read from
     std::vector<GraphUse> used_by{};     // graph entries whose output code launches it (mark_used_by)

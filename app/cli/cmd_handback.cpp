@@ -1,0 +1,42 @@
+// kiln-cli handback [ROOT] --from RUN.json (--write | --publish URL | --pin FILE) ...: hand a saved
+// re-tune (`kiln-cli retune ROOT --json > RUN.json`) to torch, as `retune` does with the run it just
+// measured (handback_flow.hpp); and `--fetch URL --write ROOT`: the fleet's ops for this GPU kind.
+#include "command_registry.hpp"
+#include "handback_flow.hpp"
+
+namespace kiln::cli {
+namespace {
+
+struct HandbackCommand {
+    HandbackArgs args;
+    std::string from;
+};
+
+int run(const HandbackCommand& c) {
+    std::optional<handback::RetuneRun> run;
+    if (!c.from.empty()) {
+        auto r = handback::read_run_file(c.from);
+        if (!r) return fail(frontend::as_bad_input(r.error()));
+        run = std::move(r).value();
+    } else if (c.args.fetch.empty()) {
+        return fail(make_error(Errc::invalid_argument, "give --from RUN.json (a saved `retune --json`) or --fetch URL",
+                               "handback"));
+    }
+    return run_handback(c.args, run);
+}
+
+const Registration registration{
+    "handback", 74, [](CLI::App& app, Outcome& outcome) {
+        auto c = std::make_shared<HandbackCommand>();
+        auto* cmd = app.add_subcommand("handback",
+                                       "Hand a saved re-tune to torch: this GPU's timing cache (--write), a fleet "
+                                       "through Redis (--publish, --fetch), a lookup table (--pin)");
+        cmd->add_option("root", c->args.root, "The cache root (TORCHINDUCTOR_CACHE_DIR) the re-tune read");
+        cmd->add_option("--from", c->from, "A saved `kiln-cli retune ROOT --json`")->check(CLI::ExistingFile);
+        add_handback_options(cmd, c->args, true);
+        cmd->add_flag("--json", c->args.json, "Print what was written as JSON");
+        cmd->callback([c, &outcome] { outcome.exit_code = run(*c); });
+    }};
+
+}  // namespace
+}  // namespace kiln::cli

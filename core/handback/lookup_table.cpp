@@ -1,0 +1,137 @@
+#include "handback/lookup_table.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "timings/kernel_files.hpp"
+#include "timings/py_literal.hpp"
+#include "util/atomic_file.hpp"
+#include "util/python_json.hpp"
+#include "util/unique_fd.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::handback {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Ops whose lookup key is the inputs and the op name alone (no scalars such as addmm's alpha/beta,
+// which the timing cache does not record).
+bool keyed_by_inputs_alone(const std::string& op) { return op == "mm" || op == "bmm"; }
+
+std::string list_of(const std::vector<std::string>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+    return s + "]";
+}
+
+// The template kwargs torch records for a Triton choice (recorder.py: ktc.params), from its module.
+Result<Json> triton_config(const std::string& template_name, const std::string& module_key, const fs::path& root) {
+    std::string module = timings::kernel_module_for_key(root, module_key);
+    if (module.empty())
+        return make_error(Errc::not_found, "the winner's benchmark module is not in the cache",
+                          (root / module_key.substr(1, 2) / (module_key + ".py")).string());
+    KILN_TRY(auto info, timings::read_kernel_module_info(module));
+    // The keys torch's recorder writes for a Triton mm config (README's example): the template
+    // derives the rest itself. ALLOW_TF32 must not be given: torch 2.11 passes it to the template
+    // on its own ("choice_or_none() got multiple values for keyword argument 'ALLOW_TF32'", seen
+    // on an H100).
+    Json config{{"template_id", "triton::" + template_name}};
+    for (const char* k : {"EVEN_K", "USE_FAST_ACCUM", "ACC_TYPE", "num_stages", "num_warps", "BLOCK_M", "BLOCK_N",
+                          "BLOCK_K", "GROUP_M"})
+        if (info.params.contains(k)) config[k] = info.params[k];
+    if (!config.contains("BLOCK_M") || !config.contains("num_warps"))
+        return make_error(Errc::parse, "the winner's module names no tile (config_args) or launch (num_warps)", module);
+    return config;
+}
+
+}  // namespace
+
+Json LookupTable::table() const {
+    Json t = Json::object();
+    for (const auto& p : pinned) t[p.key] = Json::array({p.config});
+    return t;
+}
+
+Result<std::string> lookup_input_key(const std::string& timing_inputs_key) {
+    KILN_TRY(auto tensors, timings::parse_inputs_key(timing_inputs_key));
+    if (tensors.empty()) return make_error(Errc::parse, "no inputs in the key", timing_inputs_key);
+    std::string key = "(";
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const auto& t = tensors[i];
+        for (const auto& s : t.sizes)
+            if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+                return make_error(Errc::unsupported, "a symbolic size (" + s + ") has no hint in the timing cache",
+                                  timing_inputs_key);
+        key += (i ? ", " : "") + std::string("(torch.") + t.dtype + ", " + list_of(t.sizes) + ", " +
+               list_of(t.strides) + ")";
+    }
+    if (tensors.size() == 1) key += ",";
+    return key + ")";
+}
+
+LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const fs::path& root) {
+    LookupTable out;
+    for (const auto& op : ops) {
+        auto skip = [&](std::string why) { out.skipped.push_back({op.label(), op.device_name, std::move(why)}); };
+        if (!keyed_by_inputs_alone(op.op)) {
+            skip("torch keys " + op.op +
+                 " by scalars too (alpha, beta), which the timing cache does not record; only mm and bmm are pinned");
+            continue;
+        }
+        const MeasuredChoice* w = op.winner();
+        if (!w) {
+            skip("no choice");
+            continue;
+        }
+        auto inputs = lookup_input_key(op.inputs);
+        if (!inputs) {
+            skip(inputs.error().message);
+            continue;
+        }
+        auto dash = w->name.find('-');
+        std::string base = w->name.substr(0, dash);
+        Json config;
+        if (base.rfind("triton_", 0) == 0 && dash != std::string::npos) {
+            auto c = triton_config(base.substr(7), w->name.substr(dash + 1), root);
+            if (!c) {
+                skip("winner " + w->name + ": " + c.error().str());
+                continue;
+            }
+            config = std::move(c).value();
+        } else if (w->kind == "extern" || (w->kind.empty() && base.find('_') == std::string::npos)) {
+            config = Json{{"template_id", "aten::" + base}};
+        } else {
+            skip("winner " + w->name + " is neither a Triton template nor an aten kernel");
+            continue;
+        }
+        std::string key = op.device_name + "+" + *inputs + "+" + op.op;
+        for (const auto& p : out.pinned)
+            if (p.key == key) {
+                key.clear();
+                break;
+            }
+        if (key.empty()) {
+            skip("another op has the same lookup key (kept the first)");
+            continue;
+        }
+        out.pinned.push_back({key, op.label(), op.device_name, w->name, w->ms, std::move(config)});
+    }
+    return out;
+}
+
+Status write_lookup_table(const fs::path& file, const LookupTable& table) {
+    std::error_code ec;
+    if (fs::symlink_status(file, ec).type() != fs::file_type::not_found)
+        return make_error(Errc::busy, "the lookup table path exists; it was left as it is", file.string(),
+                          "give a new file name");
+    fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    UniqueFd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dfd.valid()) return io_error("open directory", dir.string(), errno);
+    // replace=false: a file that appears meanwhile is not overwritten either.
+    return write_atomic_at(dfd.get(), file.filename().string(), py_dumps(table.table(), {.indent = 2}), file.string(),
+                           false);
+}
+
+}  // namespace kiln::handback

@@ -1,0 +1,180 @@
+#include "handback/measured_op.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "hash/sha256.hpp"
+#include "inductor/timing_cache_file.hpp"
+#include "util/process.hpp"
+#include "util/python_json.hpp"
+
+namespace kiln::handback {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string short_name(const std::string& name) { return name.size() > 40 ? name.substr(0, 38) + "…" : name; }
+
+// Why `op` is not complete on `device` ("" when it is).
+std::string incomplete_on(const RunOp& op, int device) {
+    if (op.choices.empty()) return "the op has no choices";
+    int bad = 0;
+    std::string first;
+    for (const auto& c : op.choices) {
+        const Measurement* m = c.on(device);
+        if (m && m->ok()) continue;
+        if (++bad > 1) continue;
+        if (!m) first = short_name(c.name) + " was not measured there" + (c.why.empty() ? "" : " (" + c.why + ")");
+        else first = short_name(c.name) + " " + m->status + (m->why.empty() ? "" : ": " + m->why);
+    }
+    if (!bad) return "";
+    return std::to_string(bad) + " of " + std::to_string(op.choices.size()) +
+           " choices not measured ok (torch would benchmark the op again), e.g. " + first;
+}
+
+}  // namespace
+
+Json MeasuredOp::system() const {
+    Json sys;
+    sys["device"]["name"] = device_name;
+    sys["version"]["triton"] = versions.triton;
+    sys["version"]["cuda"] = versions.cuda;
+    return inductor::make_system(sys).system;
+}
+
+std::string MeasuredOp::system_hash() const { return system()["hash"].get<std::string>(); }
+
+const MeasuredChoice* MeasuredOp::winner() const {
+    const MeasuredChoice* best = nullptr;
+    for (const auto& c : choices)
+        if (!best || c.ms < best->ms) best = &c;
+    return best;
+}
+
+std::string MeasuredOp::label() const { return op + " " + inputs + " " + precision; }
+
+Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersions>& python,
+                       std::optional<int> only_device) {
+    Selection sel;
+    // Device kinds in index order; each kind's devices in index order.
+    std::vector<std::string> kinds;
+    std::map<std::string, std::vector<int>> by_kind;
+    for (const auto& d : run.devices) {
+        if (only_device && d.index != *only_device) continue;
+        if (!by_kind.count(d.name)) kinds.push_back(d.name);
+        by_kind[d.name].push_back(d.index);
+    }
+    for (const auto& op : run.ops) {
+        std::string label = op.op + " " + op.inputs + " " + op.precision;
+        for (const auto& kind : kinds) {
+            // One device that measured every choice; else (`retune` spreads an op's choices over the
+            // GPUs) every choice from the first device of this kind that measured it ok: torch's own
+            // multi-device autotuning does the same, and the file is per device kind.
+            std::vector<int> from(op.choices.size(), -1);
+            std::string why;
+            for (int index : by_kind[kind]) {
+                std::string w = incomplete_on(op, index);
+                if (w.empty()) {
+                    std::fill(from.begin(), from.end(), index);
+                    break;
+                }
+                if (why.empty()) why = "device " + std::to_string(index) + ": " + w;
+            }
+            if (from.empty() || from[0] < 0) {
+                bool all = !op.choices.empty();
+                int uncovered = 0;
+                std::string first;
+                for (size_t i = 0; i < op.choices.size(); ++i) {
+                    for (int index : by_kind[kind]) {
+                        const Measurement* m = op.choices[i].on(index);
+                        if (m && m->ok()) {
+                            from[i] = index;
+                            break;
+                        }
+                    }
+                    all = all && from[i] >= 0;
+                    if (from[i] < 0 && !uncovered++) first = short_name(op.choices[i].name);
+                }
+                if (!all) {
+                    if (by_kind[kind].size() > 1)
+                        why = std::to_string(uncovered) + " of " + std::to_string(op.choices.size()) +
+                              " choices measured ok on none of the " + std::to_string(by_kind[kind].size()) +
+                              " devices of this kind (torch would benchmark the op again), e.g. " + first;
+                    sel.skipped.push_back({label, kind, why});
+                    continue;
+                }
+            }
+            SoftwareVersions v;
+            if (python) v = *python;
+            else {
+                v = {op.recorded_for.triton, op.recorded_for.cuda,
+                     "the recorded file cache/" + op.recorded_for.system_hash};
+                if (v.triton.empty() || v.cuda.empty()) {
+                    sel.skipped.push_back({label, kind,
+                                           "the recorded file names no Triton key or CUDA version: pass --python "
+                                           "with this machine's torch"});
+                    continue;
+                }
+            }
+            bool one = std::all_of(from.begin(), from.end(), [&](int d) { return d == from[0]; });
+            MeasuredOp m{op.op, op.inputs, op.precision, kind, one ? from[0] : -1, v, {}, {}};
+            for (size_t i = 0; i < op.choices.size(); ++i) {
+                const Measurement* ms = op.choices[i].on(from[i]);
+                m.choices.push_back({op.choices[i].name, op.choices[i].kind, *ms->ms, ms->spread_ms});
+            }
+            sel.ops.push_back(std::move(m));
+        }
+    }
+    return sel;
+}
+
+Result<SoftwareVersions> python_versions(const std::string& python) {
+    static const char* script =
+        "import json, torch\n"
+        "from torch._inductor.runtime.triton_compat import HAS_TRITON, triton_key\n"
+        "print(json.dumps({'triton': triton_key() if HAS_TRITON else None, 'cuda': torch.version.cuda,"
+        " 'torch': torch.__version__}))\n";
+    ProcessOptions p;
+    p.argv = {python, "-c", script};
+    KILN_TRY(auto r, run_process(p, {.timeout = std::chrono::minutes(2)}));
+    if (r.exit_status != 0)
+        return make_error(Errc::unavailable, "could not ask torch for its Triton key and CUDA version", python,
+                          "pass --python with a Python that imports torch and triton (" +
+                              r.err.substr(r.err.size() > 300 ? r.err.size() - 300 : 0) + ")");
+    auto line = r.out.substr(0, r.out.find('\n'));
+    KILN_TRY(auto j, py_loads(line, python));
+    if (!j.is_object() || !j["triton"].is_string() || !j["cuda"].is_string())
+        return make_error(Errc::unavailable, "torch reports no Triton key or no CUDA version (a CPU or ROCm build?)",
+                          python);
+    return SoftwareVersions{j["triton"].get<std::string>(), j["cuda"].get<std::string>(),
+                            python + " (torch " + j.value("torch", std::string("?")) + ")"};
+}
+
+Result<Shard> parse_shard(std::string_view text) {
+    auto slash = text.find('/');
+    Shard s;
+    auto bad = [&] {
+        return make_error(Errc::invalid_argument, "--shard wants I/N with 0 <= I < N (e.g. 0/2)", std::string(text));
+    };
+    if (slash == std::string_view::npos) return bad();
+    auto a = text.substr(0, slash), b = text.substr(slash + 1);
+    if (std::from_chars(a.data(), a.data() + a.size(), s.index).ptr != a.data() + a.size() || a.empty()) return bad();
+    if (std::from_chars(b.data(), b.data() + b.size(), s.count).ptr != b.data() + b.size() || b.empty()) return bad();
+    if (s.count < 1 || s.index < 0 || s.index >= s.count) return bad();
+    return s;
+}
+
+int shard_of(const std::string& op, const std::string& inputs, const std::string& precision, int count) {
+    std::string digest = hash::sha256_hex(op + "\n" + inputs + "\n" + precision);
+    std::uint64_t v = std::stoull(digest.substr(0, 15), nullptr, 16);
+    return static_cast<int>(v % static_cast<std::uint64_t>(count));
+}
+
+RetuneRun shard_run(RetuneRun run, const Shard& shard) {
+    std::erase_if(
+        run.ops, [&](const RunOp& op) { return shard_of(op.op, op.inputs, op.precision, shard.count) != shard.index; });
+    return run;
+}
+
+}  // namespace kiln::handback

@@ -1,0 +1,76 @@
+#pragma once
+// The ops a re-tune measured completely on one device kind, ready to hand to torch: every choice of
+// the op (every choice key torch's PersistentCache.lookup will ask for) measured ok on a device of
+// that name, so torch benchmarks nothing. Kiln never writes times for a device kind that did not
+// run them.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "handback/retune_run.hpp"
+
+namespace kiln::handback {
+
+// The software half of torch's system dict: triton_key() and torch.version.cuda.
+struct SoftwareVersions {
+    std::string triton, cuda;
+    std::string from;  // "python3 (torch 2.11.0+cu130)" or "the recorded file cache/<hash>"
+};
+
+struct MeasuredChoice {
+    std::string name, kind;
+    double ms = 0;
+    std::optional<double> spread_ms;
+};
+
+struct MeasuredOp {
+    std::string op, inputs, precision;  // the timing cache's keys
+    std::string device_name;            // the device that measured every choice
+    int device = -1;                    // its index in the run (-1: several of that kind, or a fleet's)
+    SoftwareVersions versions;
+    std::vector<MeasuredChoice> choices;
+    std::string host;  // who measured it (fleet entries)
+
+    // torch's CacheBase.get_system() for this device and software, "hash" included.
+    nlohmann::ordered_json system() const;
+    std::string system_hash() const;
+    const MeasuredChoice* winner() const;  // the fastest choice
+    std::string label() const;             // "mm [('cuda', 'torch.float16', 512, ...)] highest"
+};
+
+struct SkippedOp {
+    std::string label;  // MeasuredOp::label form
+    std::string device_name;
+    std::string why;
+};
+
+struct Selection {
+    std::vector<MeasuredOp> ops;
+    std::vector<SkippedOp> skipped;
+};
+
+// Per op and device kind (device name), the first device (lowest index) on which every choice was
+// measured ok; else each choice from the first device of that kind that measured it ok (retune
+// spreads an op's choices over the GPUs); an op some choice of which no such device measured ok
+// is skipped with why. `python`: the software of this machine (from `--python`); without it each op keeps
+// the Triton key and CUDA version of the file it was recorded in. `only_device`: just that index.
+Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersions>& python,
+                       std::optional<int> only_device = std::nullopt);
+
+// Asks `python` (with torch) for triton_key() and torch.version.cuda.
+Result<SoftwareVersions> python_versions(const std::string& python);
+
+// `--shard I/N`: the I-th (0-based) of N deterministic slices of the ops.
+struct Shard {
+    int index = 0, count = 1;
+};
+Result<Shard> parse_shard(std::string_view text);
+// Stable across machines and runs: sha256(op \n inputs \n precision) as a number, modulo N.
+int shard_of(const std::string& op, const std::string& inputs, const std::string& precision, int count);
+// The run with only the ops of `shard` (what a fleet host re-tunes).
+RetuneRun shard_run(RetuneRun run, const Shard& shard);
+
+}  // namespace kiln::handback

@@ -1,0 +1,106 @@
+#include "handback/timing_cache_write.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "util/atomic_file.hpp"
+#include "util/file_lock.hpp"
+#include "util/python_json.hpp"
+#include "util/regular_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::handback {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::uint64_t kMaxTimingCacheBytes = 512u << 20;
+
+Error unreadable(const std::string& path, const std::string& what) {
+    return make_error(Errc::parse, "torch could not read this timing cache: " + what, path,
+                      "nothing was written; move the file aside (torch itself fails on it) and write again");
+}
+
+// The node at cache/op/inputs/precision that is there but not an object ("" when the path is free).
+std::string blocked(const Json& file, const MeasuredOp& op) {
+    const Json* node = &file;
+    std::string where;
+    const std::string cache = "cache";
+    for (const std::string* step : {&cache, &op.op, &op.inputs, &op.precision}) {
+        where += (where.empty() ? "" : " / ") + (step->size() > 60 ? step->substr(0, 57) + "..." : *step);
+        if (!node->contains(*step)) return "";
+        node = &(*node)[*step];
+        if (!node->is_object()) return where + " is " + std::string(node->type_name()) + ", not an object";
+    }
+    return "";
+}
+
+struct Pending {
+    fs::path path;
+    Json file;
+    WrittenFile report;
+    std::vector<const MeasuredOp*> ops;
+};
+
+}  // namespace
+
+Status check_torch_readable(const std::string& text, const std::string& path) {
+    if (text.empty()) return unreadable(path, "the file is empty (json.load fails on it)");
+    auto j = py_loads(text, path);
+    if (!j) return unreadable(path, j.error().message);
+    if (!j->is_object()) return unreadable(path, "not a JSON object");
+    if (!j->contains("cache")) return unreadable(path, "no \"cache\" key (torch reads local_cache[\"cache\"])");
+    if (!(*j)["cache"].is_object()) return unreadable(path, "\"cache\" is not an object");
+    return ok_status();
+}
+
+Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<MeasuredOp>& ops) {
+    std::error_code ec;
+    if (!fs::is_directory(root, ec))
+        return make_error(Errc::not_found, "no such cache root (a directory)", root.string(),
+                          "give the TORCHINDUCTOR_CACHE_DIR that torch compiles with");
+    // One file per system, in hash order (so that two writers take the locks in the same order).
+    std::map<std::string, Pending> files;
+    for (const auto& op : ops) {
+        std::string hash = op.system_hash();
+        auto& p = files[hash];
+        if (p.ops.empty()) {
+            p.path = root / "cache" / hash;
+            p.report = {p.path.string(), op.device_name, hash, op.versions.from, 0, 0, false};
+        }
+        p.ops.push_back(&op);
+    }
+    std::vector<FileLock> locks;
+    for (auto& [hash, p] : files) {
+        KILN_TRY(auto lock, FileLock::acquire(root / "locks" / ("autotune-" + hash + ".lock")));
+        locks.push_back(std::move(lock));
+        auto text = read_regular_file(p.path, kMaxTimingCacheBytes);
+        if (!text && text.error().code != Errc::not_found) return std::move(text.error());
+        if (!text) {
+            p.report.created = true;
+            p.file = Json{{"system", p.ops.front()->system()}, {"cache", Json::object()}};
+        } else {
+            KILN_CHECK(check_torch_readable(*text, p.path.string()));
+            p.file = *py_loads(*text, p.path.string());
+        }
+        for (const MeasuredOp* op : p.ops)
+            if (std::string b = blocked(p.file, *op); !b.empty()) return unreadable(p.path.string(), b);
+    }
+    // Every file reads and takes its ops: now merge and replace each.
+    WriteReport report;
+    for (auto& [hash, p] : files) {
+        for (const MeasuredOp* op : p.ops) {
+            Json& slot = p.file["cache"][op->op][op->inputs][op->precision];
+            bool had = slot.is_object() && !slot.empty();
+            if (!slot.is_object()) slot = Json::object();
+            for (const auto& c : op->choices) slot[c.name] = c.ms;
+            (had ? p.report.replaced : p.report.added)++;
+        }
+        KILN_CHECK(write_atomic(p.path, py_dumps(p.file, {.sort_keys = false, .indent = 4})));
+        report.files.push_back(p.report);
+    }
+    return report;
+}
+
+}  // namespace kiln::handback

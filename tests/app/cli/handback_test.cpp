@@ -1,0 +1,187 @@
+// kiln-cli handback (a saved re-tune handed to torch), timings --compare / redis://, and bundle pack
+// --timings, run as a user would, on copies of the fixtures and a real redis-server.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "redis_server.hpp"
+#include "retune_run_fixture.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace kiln::test;
+
+namespace {
+
+const std::string kH100 = "NVIDIA H100 80GB HBM3";
+const std::string kH200 = "NVIDIA H200";
+const std::string kH200File = "c33ff64252de0fc95aafeb63c22d2f93666cf684f9102841c20702613368c40d";
+
+fs::path copy_h100(const ScratchDir& d) {
+    fs::copy(h100_root(), d.path() / "root", fs::copy_options::recursive);
+    return d.path() / "root";
+}
+
+// A saved `retune --json` of the H100 fixture's timing cache, measured on `device`.
+fs::path saved_run(const ScratchDir& d, const std::string& device, double factor, const std::string& name) {
+    fs::path p = d.path() / name;
+    std::ofstream(p) << kiln::py_dumps(run_json_from_cache_file(cache_file_for(h100_root(), kH100), device, factor));
+    return p;
+}
+
+nlohmann::json load(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+}  // namespace
+
+TEST(HandbackCli, WriteSaysWhereAndForWhichDevice) {
+    ScratchDir d("cli-hb-write");
+    fs::path root = copy_h100(d);
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    auto r = run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("wrote 2 op(s) (2 new, 0 replaced) to " + (root / "cache" / kH200File).string()),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("for NVIDIA H200; Triton key and CUDA version from the recorded file cache/2b00ebb9"),
+              std::string::npos)
+        << r.out;
+    auto j = load(root / "cache" / kH200File);
+    EXPECT_EQ(j["system"]["device"]["name"], kH200);
+    EXPECT_EQ(j["cache"]["mm"].size(), 2u);
+    // The H100's own file is as it was.
+    EXPECT_EQ(read_file(cache_file_for(root, kH100)), read_file(cache_file_for(h100_root(), kH100)));
+}
+
+TEST(HandbackCli, BadInputIsAClearErrorAndWritesNothing) {
+    ScratchDir d("cli-hb-bad");
+    fs::path root = copy_h100(d);
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    { std::ofstream(root / "cache" / kH200File) << "{\"system\": {}, \"cache\": {\"mm\": []}}"; }
+    auto r = run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("torch could not read this timing cache"), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(root / "cache" / kH200File), "{\"system\": {}, \"cache\": {\"mm\": []}}");
+
+    fs::path broken = d.path() / "broken.json";
+    std::ofstream(broken) << "{\"devices\": [], \"ops\": [{\"op\": 1}]}";
+    auto b = run_command({cli_path(), "handback", root.string(), "--from", broken.string(), "--write"});
+    EXPECT_EQ(b.exit_code, 2) << b.err;
+    EXPECT_NE(b.err.find("ops[0]"), std::string::npos) << b.err;
+
+    auto shard =
+        run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write", "--shard", "2/2"});
+    EXPECT_EQ(shard.exit_code, 2) << shard.err;
+    EXPECT_NE(shard.err.find("--shard wants I/N"), std::string::npos) << shard.err;
+}
+
+TEST(HandbackCli, PinWritesATableAndRefusesAnExistingPath) {
+    ScratchDir d("cli-hb-pin");
+    fs::path root = copy_h100(d);
+    fs::path run = saved_run(d, kH100, 1.0, "run.json");
+    fs::path table = d.path() / "table.json";
+    auto r = run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--pin", table.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("pinned 2 op(s) into " + table.string()), std::string::npos) << r.out;
+    auto j = load(table);
+    ASSERT_EQ(j.size(), 2u);
+    for (auto& [key, configs] : j.items()) {
+        EXPECT_EQ(key.rfind(kH100 + "+((torch.float16, [", 0), 0u) << key;
+        ASSERT_EQ(configs.size(), 1u);
+        EXPECT_TRUE(configs[0].contains("template_id"));
+    }
+    std::string before = read_file(table);
+    auto again = run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--pin", table.string()});
+    EXPECT_NE(again.exit_code, 0);
+    EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
+    EXPECT_EQ(read_file(table), before);
+}
+
+// --publish on one host, --fetch … --write on another (a fresh cache dir): the same timing cache
+// file as --write there; --shard 0/2 and 1/2 publish exactly the unsharded run's keys.
+TEST(HandbackCli, FleetThroughRedis) {
+    RedisServer server;
+    ScratchDir d("cli-hb-fleet");
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    auto pub = run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url(1)});
+    ASSERT_EQ(pub.exit_code, 0) << pub.err << pub.out;
+    EXPECT_NE(pub.out.find("published 2 op(s) to "), std::string::npos) << pub.out;
+
+    fs::create_directories(d.path() / "fresh");
+    auto fetch = run_command({cli_path(), "handback", "--fetch", server.url(1), "--write", "--device-name", kH200,
+                              (d.path() / "fresh").string()});
+    ASSERT_EQ(fetch.exit_code, 0) << fetch.err << fetch.out;
+    EXPECT_NE(fetch.out.find("fetched 2 of 2 re-tuned ops"), std::string::npos) << fetch.out;
+    fs::path local = copy_h100(d);
+    ASSERT_EQ(run_command({cli_path(), "handback", local.string(), "--from", run.string(), "--write"}).exit_code, 0);
+    EXPECT_EQ(load(d.path() / "fresh" / "cache" / kH200File), load(local / "cache" / kH200File));
+
+    // Another GPU kind finds nothing: an error, nothing written.
+    fs::create_directories(d.path() / "other");
+    auto none = run_command({cli_path(), "handback", "--fetch", server.url(1), "--write", "--device-name",
+                             "NVIDIA B200", (d.path() / "other").string()});
+    EXPECT_NE(none.exit_code, 0);
+    EXPECT_FALSE(fs::exists(d.path() / "other" / "cache"));
+
+    for (const char* s : {"0/2", "1/2"})
+        ASSERT_EQ(
+            run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url(2), "--shard", s})
+                .exit_code,
+            0);
+    auto keys = [&](int db) {
+        auto r = server.cli({"-n", std::to_string(db), "--raw", "KEYS", "kiln:retuned:*"});
+        std::vector<std::string> out;
+        std::istringstream in(r.out);
+        for (std::string line; std::getline(in, line);)
+            if (!line.empty()) out.push_back(line);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    EXPECT_EQ(keys(1).size(), 2u);
+    EXPECT_EQ(keys(1), keys(2));
+
+    auto listed = run_command({cli_path(), "timings", server.url(1)});
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_NE(listed.out.find("on NVIDIA H200 @ "), std::string::npos) << listed.out;
+}
+
+// --compare: the H100 fixture's cache against a re-tune on "another" GPU where the extern mm wins
+// the second op by far: per op, whether the winners differ and whether beyond the measured noise.
+TEST(HandbackCli, CompareSaysWhereWinnersDifferAndTheNoise) {
+    ScratchDir d("cli-hb-compare");
+    auto j = run_json_from_cache_file(cache_file_for(h100_root(), kH100), kH200, 1.0);
+    for (auto& c : j["ops"][1]["choices"])
+        if (c["kind"] == "extern") c["measured"][0]["ms"] = 1.0;  // now the slowest: a Triton config wins
+    fs::path run = d.path() / "run.json";
+    std::ofstream(run) << kiln::py_dumps(j);
+    fs::path again = d.path() / "again.json";
+    std::ofstream(again) << kiln::py_dumps(run_json_from_cache_file(cache_file_for(h100_root(), kH100), kH100, 1.0));
+    auto r = run_command({cli_path(), "timings", "--compare", again.string(), run.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto out = nlohmann::json::parse(r.out);
+    ASSERT_EQ(out["ops"].size(), 2u);
+    EXPECT_FALSE(out["ops"][0]["winner_differs"]);
+    EXPECT_EQ(out["ops"][0]["noise"], "same winner");
+    EXPECT_TRUE(out["ops"][1]["winner_differs"]);
+    EXPECT_EQ(out["ops"][1]["noise"], "beyond noise");
+    auto text = run_command({cli_path(), "timings", "--compare", again.string(), run.string()});
+    EXPECT_NE(text.out.find("winners differ: beyond noise"), std::string::npos) << text.out;
+    // A cache root beside a re-tune: the names join (the root gives the Triton parameters).
+    auto mixed = run_command({cli_path(), "timings", "--compare", h100_root().string(), again.string(), "--json"});
+    ASSERT_EQ(mixed.exit_code, 0) << mixed.err;
+    auto m = nlohmann::json::parse(mixed.out);
+    ASSERT_GE(m["ops"].size(), 2u) << mixed.out;
+    for (const auto& op : m["ops"]) EXPECT_FALSE(op["winner_differs"]) << op.dump();
+}
+
+TEST(HandbackCli, BundlePackTimingsPacksNothingAndSaysWhy) {
+    ScratchDir d("cli-hb-bundle");
+    fs::path out = d.path() / "blob.bin";
+    auto r = run_command({cli_path(), "bundle", "pack", h100_root().string(), "--out", out.string(), "--timings"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("nothing was packed"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("replaces the target's file whole"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}

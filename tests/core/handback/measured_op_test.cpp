@@ -1,0 +1,94 @@
+// The contract reader, the version source, and --shard's slices.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "handback/measured_op.hpp"
+#include "retune_run_fixture.hpp"
+#include "test_support.hpp"
+
+using namespace kiln::handback;
+
+TEST(RetuneRun, ReadsTheContractAndRoundTrips) {
+    auto file = kiln::test::cache_file_for(kiln::test::h100_root(), "NVIDIA H100 80GB HBM3");
+    auto j = kiln::test::run_json_from_cache_file(file, "NVIDIA H100 80GB HBM3");
+    auto run = run_from_json(j, "test");
+    ASSERT_TRUE(run) << run.error().str();
+    ASSERT_EQ(run->ops.size(), 2u);
+    EXPECT_EQ(run->ops[0].choices.size(), 20u);
+    EXPECT_EQ(run->ops[1].choices.size(), 21u);
+    EXPECT_EQ(run->ops[0].recorded_for.system_hash, file.filename().string());
+    EXPECT_EQ(kiln::py_dumps(to_json(*run_from_json(to_json(*run), "again"))), kiln::py_dumps(to_json(*run)));
+}
+
+TEST(RetuneRun, BadInputSaysWhere) {
+    auto j = kiln::test::run_json_from_cache_file(
+        kiln::test::cache_file_for(kiln::test::h100_root(), "NVIDIA H100 80GB HBM3"), "X");
+    j["ops"][1]["choices"][4]["measured"][0]["ms"] = "fast";
+    auto run = run_from_json(j, "saved.json");
+    ASSERT_FALSE(run);
+    EXPECT_EQ(run.error().code, kiln::Errc::parse);
+    EXPECT_EQ(run.error().context, "saved.json");
+    EXPECT_NE(run.error().message.find("ops[1].choices[4].measured[0]"), std::string::npos) << run.error().str();
+    EXPECT_FALSE(run_from_json(nlohmann::ordered_json::array(), "x"));
+    EXPECT_FALSE(run_from_json({{"devices", nlohmann::ordered_json::array()}}, "x"));
+}
+
+// Without --python and without a Triton key in the recorded file there is no system to write for.
+TEST(CompleteOps, NoTritonKeyNoSystem) {
+    auto j = kiln::test::run_json_from_cache_file(
+        kiln::test::cache_file_for(kiln::test::h100_root(), "NVIDIA H100 80GB HBM3"), "NVIDIA H100 80GB HBM3");
+    for (auto& op : j["ops"]) op["recorded_for"]["triton"] = nullptr;
+    auto run = run_from_json(j, "t").value();
+    auto sel = complete_ops(run, std::nullopt);
+    EXPECT_TRUE(sel.ops.empty());
+    ASSERT_EQ(sel.skipped.size(), 2u);
+    EXPECT_NE(sel.skipped[0].why.find("--python"), std::string::npos);
+    auto with_python = complete_ops(run, SoftwareVersions{"abc", "13.0", "python3 (torch 2.11)"});
+    ASSERT_EQ(with_python.ops.size(), 2u);
+    EXPECT_EQ(with_python.ops[0].system()["version"]["triton"], "abc");
+    EXPECT_EQ(with_python.ops[0].versions.from, "python3 (torch 2.11)");
+}
+
+TEST(PythonVersions, APythonWithoutTorchIsAClearError) {
+    kiln::test::ScratchDir d("hb-python");
+    std::string path = kiln::test::path_without_torch(d.path());
+    auto v = python_versions((d.path() / "python3").string());
+    ASSERT_FALSE(v);
+    EXPECT_EQ(v.error().code, kiln::Errc::unavailable);
+    EXPECT_NE(v.error().hint.find("--python"), std::string::npos) << v.error().str();
+}
+
+TEST(Shard, ParsesAndRefuses) {
+    auto s = parse_shard("1/3");
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->index, 1);
+    EXPECT_EQ(s->count, 3);
+    for (const char* bad : {"3/3", "-1/2", "1/0", "x", "1/", "/2", "1/2/3", "1 /2"})
+        EXPECT_FALSE(parse_shard(bad)) << bad;
+}
+
+// Every op in exactly one slice, whatever N; the slice of an op is a fixed function of its keys
+// (the same on every host: a fleet needs no coordinator).
+TEST(Shard, SlicesPartitionTheOpsStably) {
+    auto j = kiln::test::run_json_from_cache_file(
+        kiln::test::cache_file_for(kiln::test::h100_root(), "NVIDIA H100 80GB HBM3"), "X");
+    auto base = j["ops"];
+    for (int i = 0; i < 30; ++i) {  // more ops: the same shapes at other precisions
+        auto op = base[static_cast<size_t>(i % 2)];
+        op["precision"] = "p" + std::to_string(i);
+        j["ops"].push_back(op);
+    }
+    auto run = run_from_json(j, "t").value();
+    for (int n : {1, 2, 3, 7}) {
+        std::multiset<std::string> seen;
+        for (int i = 0; i < n; ++i)
+            for (const auto& op : shard_run(run, {i, n}).ops) seen.insert(op.op + op.inputs + op.precision);
+        EXPECT_EQ(seen.size(), run.ops.size()) << n;
+        std::set<std::string> unique(seen.begin(), seen.end());
+        EXPECT_EQ(unique.size(), run.ops.size()) << n;
+    }
+    // sha256("mm\n<inputs>\nhighest")[:15] = 3c9898a63f9bdca (Python's hashlib): 0 mod 2, 4 mod 7.
+    EXPECT_EQ(shard_of("mm", run.ops[0].inputs, "highest", 2), 0);
+    EXPECT_EQ(shard_of("mm", run.ops[0].inputs, "highest", 7), 4);
+}

@@ -1,0 +1,120 @@
+// A fleet through a real redis-server: publish complete ops under Kiln's keys, read them back for
+// this GPU kind, and the failures a fleet meets (a server that refuses, one that trickles, foreign
+// values under our prefix).
+#include "remote/retuned_fleet.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "fake_resp_server.hpp"
+#include "handback/measured_op.hpp"
+#include "redis_server.hpp"
+#include "retune_run_fixture.hpp"
+
+using namespace kiln::remote;
+using namespace std::chrono_literals;
+using kiln::handback::MeasuredOp;
+
+namespace {
+
+const std::string kH100 = "NVIDIA H100 80GB HBM3";
+
+std::vector<MeasuredOp> ops_on(const std::string& device, double factor = 0.9) {
+    auto file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
+    auto run = kiln::handback::run_from_json(kiln::test::run_json_from_cache_file(file, device, factor), "t").value();
+    return kiln::handback::complete_ops(run, std::nullopt).ops;
+}
+
+}  // namespace
+
+TEST(RetunedFleet, PublishedOpsComeBackWhole) {
+    kiln::test::RedisServer server;
+    auto h100 = ops_on(kH100), h200 = ops_on("NVIDIA H200", 0.7);
+    auto pub = publish_retuned(server.url(), h100, "node-a");
+    ASSERT_TRUE(pub) << pub.error().str();
+    ASSERT_EQ(pub->keys.size(), 2u);
+    EXPECT_EQ(pub->keys[0].rfind("kiln:retuned:v1:NVIDIA H100 80GB HBM3:", 0), 0u) << pub->keys[0];
+    EXPECT_NE(pub->keys[0].find(":mm:"), std::string::npos);
+    ASSERT_TRUE(publish_retuned(server.url(), h200, "node-b"));
+    auto all = read_retuned(server.url());
+    ASSERT_TRUE(all) << all.error().str();
+    EXPECT_TRUE(all->warnings.empty());
+    ASSERT_EQ(all->ops.size(), 4u);
+    auto mine = for_devices(*all, {kH100});
+    ASSERT_EQ(mine.size(), 2u);
+    for (const auto& op : mine) {
+        EXPECT_EQ(op.host, "node-a");
+        EXPECT_EQ(op.system_hash(), h100[0].system_hash());
+        const MeasuredOp& orig = op.inputs == h100[0].inputs ? h100[0] : h100[1];
+        ASSERT_EQ(op.choices.size(), orig.choices.size());
+        for (size_t i = 0; i < orig.choices.size(); ++i) {
+            const auto* c = &orig.choices[i];
+            auto it =
+                std::find_if(op.choices.begin(), op.choices.end(), [&](const auto& x) { return x.name == c->name; });
+            ASSERT_NE(it, op.choices.end());
+            EXPECT_EQ(it->ms, c->ms);
+            EXPECT_EQ(it->spread_ms, c->spread_ms);
+            EXPECT_EQ(it->kind, c->kind);
+        }
+    }
+    // Re-published (a newer measurement of the same op): replaced whole, still two keys for the kind.
+    ASSERT_TRUE(publish_retuned(server.url(), ops_on(kH100, 0.5), "node-c"));
+    auto again = read_retuned(server.url());
+    ASSERT_TRUE(again);
+    auto newer = for_devices(*again, {kH100});
+    ASSERT_EQ(newer.size(), 2u);
+    EXPECT_EQ(newer[0].host, "node-c");
+    auto set = retuned_to_timing_set(*again);
+    ASSERT_EQ(set.ops.size(), 4u);
+    EXPECT_NE(set.ops[0].device.find(" @ node-"), std::string::npos);
+    EXPECT_TRUE(set.ops[0].choices[0].spread_ms.has_value());
+}
+
+// A value under our prefix that is not ours (or copied under another op's key): a warning, never
+// an op that could poison a timing cache.
+TEST(RetunedFleet, ForeignValuesAreWarningsNotOps) {
+    kiln::test::RedisServer server;
+    auto ops = ops_on(kH100);
+    ASSERT_TRUE(publish_retuned(server.url(), ops, "node-a"));
+    auto c = RedisClient::connect(*parse_redis_url(server.url()));
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->set(std::string(kRetunedPrefix) + "junk", "not json"));
+    auto value = c->get(retuned_key(ops[0]));
+    ASSERT_TRUE(value && *value);
+    ASSERT_TRUE(c->set(std::string(kRetunedPrefix) + "NVIDIA H100 80GB HBM3:13.0:0000:mm:1111", **value));
+    auto all = read_retuned(server.url());
+    ASSERT_TRUE(all);
+    EXPECT_EQ(all->ops.size(), 2u);
+    ASSERT_EQ(all->warnings.size(), 2u);
+    EXPECT_NE(all->warnings[0].find("does not belong to this key") + all->warnings[1].find("does not belong"),
+              2 * std::string::npos);
+}
+
+// A server that refuses the transaction, and one that answers a byte at a time: a clear error,
+// and nothing applied (MULTI/EXEC: the queued SETs die with the connection).
+TEST(RetunedFleet, ARefusingOrTricklingServerIsAnErrorAndAppliesNothing) {
+    kiln::test::FakeRespServer refusing([](const std::vector<std::string>& argv, int fd) {
+        if (kiln::test::FakeRespServer::answer_ping(argv, fd)) return true;
+        kiln::test::FakeRespServer::send_text(fd, "-READONLY You can't write against a read only replica.\r\n");
+        return true;
+    });
+    auto refused = publish_retuned(refusing.url(), ops_on(kH100), "node-a");
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().str().find("READONLY"), std::string::npos) << refused.error().str();
+
+    kiln::test::FakeRespServer trickling([](const std::vector<std::string>& argv, int fd) {
+        if (kiln::test::FakeRespServer::answer_ping(argv, fd)) return true;
+        for (char ch : std::string("+OK\r\n")) {
+            if (!kiln::test::FakeRespServer::send_text(fd, std::string(1, ch))) break;
+            std::this_thread::sleep_for(300ms);
+        }
+        return true;
+    });
+    RedisLimits limits;
+    limits.command = 500ms;
+    auto slow = publish_retuned(trickling.url(), ops_on(kH100), "node-a", limits);
+    ASSERT_FALSE(slow);
+    EXPECT_EQ(slow.error().code, kiln::Errc::timeout) << slow.error().str();
+}
