@@ -128,8 +128,8 @@ static const CublasFns& load_cublas_once();
 std::string find_cublas() {
     for (const auto& c : candidates()) {
         if (c.find('/') != std::string::npos) return c;
-        // A bare soname: ask the loader without keeping it.
-        if (void* h = dlopen(c.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD)) {
+        // A bare soname: ask the loader (a lazy load, closed again).
+        if (void* h = dlopen(c.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
             dlclose(h);
             return c;
         }

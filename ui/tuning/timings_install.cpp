@@ -12,6 +12,7 @@
 #include "runs/launcher_dialog.hpp"
 #include "runs/rebench_dialog.hpp"
 #include "runs/recompile_dialog.hpp"
+#include "runs/retune_dialog.hpp"
 #include "shell/main_window.hpp"
 #include "tuning/autotune_compare_panel.hpp"
 #include "tuning/handback_bar.hpp"
@@ -66,10 +67,19 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
                          [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
         dlg->show();
     });
+    // Re-tune: the cache's own choices on this machine's GPUs; the run's session logs then show
+    // in this view and in Compare devices, one op per GPU.
+    QObject::connect(v.timings, &TimingsPanel::retuneRequested, &w, [&w, v] {
+        auto* dlg = new RetuneDialog(w.currentRoot(), &w);
+        dlg->setAttribute(Qt::WA_DeleteOnClose);
+        QObject::connect(dlg, &RetuneDialog::finishedRun, v.timings, [&w, v] { v.timings->load({w.currentRoot()}); });
+        dlg->show();
+    });
     // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python
     // module of the cache: re-benchmark).
     auto* menu = w.addFeatureMenu(QObject::tr("&Tune"));
     auto* launch = menu->addAction(QObject::tr("New tuning session…"));
+    auto* retune = menu->addAction(QObject::tr("Re-tune on this machine…"));
     auto* recompile = menu->addAction(QObject::tr("Recompile selected source…"));
     auto* rebench = menu->addAction(QObject::tr("Re-benchmark selected module…"));
     recompile->setEnabled(false);
@@ -82,6 +92,7 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
         rebench->setEnabled(suffix == QLatin1String("py"));
     });
     QObject::connect(launch, &QAction::triggered, v.timings, &TimingsPanel::launchRequested);
+    QObject::connect(retune, &QAction::triggered, v.timings, &TimingsPanel::retuneRequested);
     QObject::connect(recompile, &QAction::triggered, &w, [&w, selected] {
         auto* dlg = new RecompileDialog(*selected, w.jobs(), &w);
         dlg->setAttribute(Qt::WA_DeleteOnClose);

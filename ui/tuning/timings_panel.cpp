@@ -64,6 +64,7 @@ TimingsPanel::TimingsPanel(JobRunner* jobs, QWidget* parent)
     bar->addAction(tr("Export data…"), this, &TimingsPanel::exportDataDialog);
     bar->addSeparator();
     bar->addAction(tr("New session…"), this, &TimingsPanel::launchRequested);
+    bar->addAction(tr("Re-tune on this machine…"), this, &TimingsPanel::retuneRequested);
 
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(AutotuneTableModel::SortRole);

@@ -51,6 +51,7 @@ signals:
     void loaded(int ops);
     void moduleSelected(const QString& path);  // a bar or row whose kernel module is in the cache
     void launchRequested();                    // "New session..." (the launcher dialog)
+    void retuneRequested();                    // "Re-tune on this machine..." (the cache's own choices)
 
 private:
     void onRowActivated(const QModelIndex& proxyIndex);
