@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "../support/retune_run_fixture.hpp"
+#include "runs/retune_dialog.hpp"
 #include "tuning/handback_bar.hpp"
 #include "ui_test_support.hpp"
 #ifdef KILN_HAVE_REMOTE
@@ -102,6 +103,23 @@ private slots:
                  qPrintable(bar.statusText()));
     }
 #endif
+
+    // In retune's own dialog: a loaded run (a real 4x H100 re-tune of the fixture, tests/ui/data)
+    // enables the buttons, and "Write timing cache" replaces the fixture's two ops for the H100.
+    void retuneDialogHandsItsRunBack() {
+        QTemporaryDir dir;
+        const QString root = dir.filePath(QStringLiteral("root"));
+        fs::copy(test::h100Root().toStdString(), root.toStdString(), fs::copy_options::recursive);
+        RetuneDialog dlg(root);
+        QVERIFY(!dlg.handback()->writeButton()->isEnabled());
+        QCOMPARE(dlg.loadReportFile(test::sourceDir() + QStringLiteral("/tests/ui/data/retune_fixture_h100x4.json")),
+                 QString());
+        QVERIFY(dlg.handback()->writeButton()->isEnabled());
+        QVERIFY(clickAndWait(*dlg.handback(), &HandbackBar::writeTimingCache));
+        const QString s = dlg.handback()->statusText();
+        QVERIFY2(s.contains(QStringLiteral("wrote 2 op(s) (0 new, 2 replaced)")), qPrintable(s));
+        QVERIFY2(s.contains(QStringLiteral("for NVIDIA H100 80GB HBM3")), qPrintable(s));
+    }
 
     void summaryKeepsTheWhereLines() {
         const QString out = QStringLiteral(
