@@ -117,7 +117,7 @@ int run_compare(const TimingsArgs& args) {
         std::printf("\n%s  %s  [%s]\n", op.op.c_str(), op.inputs.c_str(), op.precision.c_str());
         for (size_t i = 0; i < op.best.size(); ++i) {
             if (op.best[i].empty()) continue;
-            std::printf("  %zu: %-70s %10.4f ms\n", i + 1, op.best[i].c_str(), op.best_ms[i].value_or(NAN));
+            std::printf("  %zu: %10.4f ms  %s\n", i + 1, op.best_ms[i].value_or(NAN), op.best[i].c_str());
         }
         if (op.winner_differs) ++differ;
         std::printf("  %s%s%s\n", op.winner_differs ? "winners differ: " : "", timings::noise_verdict_name(op.noise),

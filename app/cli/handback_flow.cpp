@@ -123,6 +123,7 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
     } else {
         if (!given) return fail(make_error(Errc::invalid_argument, "no re-tune result", "handback"));
         RetuneRun run = *shard ? shard_run(*given, **shard) : *given;
+        if (!a.root.empty()) fill_recorded_versions(run, a.root);
         if (*shard && run.ops.empty() && !given->ops.empty()) {
             // A slice can be empty (few ops, many hosts): this host has nothing to hand back.
             if (a.json)

@@ -33,7 +33,33 @@ std::string incomplete_on(const RunOp& op, int device) {
            " choices not measured ok (torch would benchmark the op again), e.g. " + first;
 }
 
+// Whether the recorded device, Triton key and CUDA version give the recorded file's hash.
+bool reproduces(const RecordedFor& r) {
+    Json sys;
+    sys["device"]["name"] = r.device;
+    sys["version"]["triton"] = r.triton;
+    sys["version"]["cuda"] = r.cuda;
+    return inductor::make_system(sys).hash == r.system_hash;
+}
+
 }  // namespace
+
+void fill_recorded_versions(RetuneRun& run, const std::filesystem::path& root) {
+    for (auto& op : run.ops) {
+        auto& r = op.recorded_for;
+        if (r.system_hash.empty() || reproduces(r)) continue;
+        auto file = inductor::read_cache_file(root / "cache" / r.system_hash);
+        if (!file || !file->contains("system") || !(*file)["system"].is_object()) continue;
+        const Json& sys = (*file)["system"];
+        if (!sys.contains("version") || !sys["version"].is_object()) continue;
+        const Json& v = sys["version"];
+        if (v.contains("triton") && v["triton"].is_string()) r.triton = v["triton"].get<std::string>();
+        if (v.contains("cuda") && v["cuda"].is_string()) r.cuda = v["cuda"].get<std::string>();
+        if (sys.contains("device") && sys["device"].is_object() && sys["device"].contains("name") &&
+            sys["device"]["name"].is_string())
+            r.device = sys["device"]["name"].get<std::string>();
+    }
+}
 
 Json MeasuredOp::system() const {
     Json sys;
@@ -114,6 +140,15 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
                     sel.skipped.push_back({label, kind,
                                            "the recorded file names no Triton key or CUDA version: pass --python "
                                            "with this machine's torch"});
+                    continue;
+                }
+                if (!op.recorded_for.system_hash.empty() && !reproduces(op.recorded_for)) {
+                    sel.skipped.push_back(
+                        {label, kind,
+                         "the run's recorded Triton key and CUDA version do not give its file's "
+                         "hash cache/" +
+                             op.recorded_for.system_hash.substr(0, 12) +
+                             "… (abbreviated?): give the cache ROOT that holds that file, or --python"});
                     continue;
                 }
             }

@@ -3,6 +3,7 @@
 // the op (every choice key torch's PersistentCache.lookup will ask for) measured ok on a device of
 // that name, so torch benchmarks nothing. Kiln never writes times for a device kind that did not
 // run them.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +60,12 @@ struct Selection {
 // the Triton key and CUDA version of the file it was recorded in. `only_device`: just that index.
 Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersions>& python,
                        std::optional<int> only_device = std::nullopt);
+
+// Where the run's recorded Triton key and CUDA version do not reproduce the hash of the file they
+// name (a report saved with an abbreviated key), takes them from that file, `root`/cache/<hash>.
+// complete_ops skips an op whose recorded versions still do not reproduce it (the file name torch
+// would look for is unknown then).
+void fill_recorded_versions(RetuneRun& run, const std::filesystem::path& root);
 
 // Asks `python` (with torch) for triton_key() and torch.version.cuda.
 Result<SoftwareVersions> python_versions(const std::string& python);

@@ -1,6 +1,8 @@
 #include "runs/retune_dialog.hpp"
 
 #include <QCheckBox>
+#include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -16,6 +18,7 @@
 #include <set>
 
 #include "retune/recorded_compare.hpp"
+#include "tuning/handback_bar.hpp"
 
 namespace kiln::ui {
 
@@ -62,6 +65,8 @@ RetuneDialog::RetuneDialog(const QString& cacheRoot, QWidget* parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSortingEnabled(false);
     layout->addWidget(table_, 1);
+    handback_ = new HandbackBar(this);
+    layout->addWidget(handback_);
     resize(900, 600);
 
     connect(start_, &QPushButton::clicked, this, [this] {
@@ -80,6 +85,17 @@ RetuneDialog::RetuneDialog(const QString& cacheRoot, QWidget* parent)
         cancel_->setEnabled(false);
         status_->setText(ok ? message : tr("Re-tune failed: %1").arg(message));
         showReport();
+        // The run's report, saved beside its session logs, is what the hand-back buttons read.
+        if (!controller_->report().devices.empty()) {
+            const QString dir = root_ + QStringLiteral("/kiln/retune");
+            const QString path = dir + QStringLiteral("/run-") +
+                                 QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
+                                 QStringLiteral(".json");
+            QFile f(path);
+            if (QDir().mkpath(dir) && f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+                f.write(QByteArray::fromStdString(retune::to_json(controller_->report()).dump())) >= 0 && f.flush())
+                handback_->setRun(root_, path);
+        }
         emit finishedRun();
     });
 }
@@ -171,6 +187,7 @@ QString RetuneDialog::loadReportFile(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return tr("cannot read %1").arg(path);
     QString err = controller_->loadReport(f.readAll());
+    if (err.isEmpty() && !controller_->report().devices.empty()) handback_->setRun(root_, path);
     if (err.isEmpty()) showReport();
     return err;
 }

@@ -19,6 +19,8 @@ class QVBoxLayout;
 
 namespace kiln::ui {
 
+class HandbackBar;
+
 class RetuneDialog : public QDialog {
     Q_OBJECT
 public:
@@ -30,6 +32,8 @@ public:
     QString loadReportFile(const QString& path);
     QStringList deviceBars() const { return bars_.keys(); }
     int barValue(const QString& device) const;
+    // Hand the finished re-tune to torch (issue 31): enabled once a run finished or a report loaded.
+    HandbackBar* handback() const { return handback_; }
 
 signals:
     void finishedRun();  // a run ended: its session logs are on disk
@@ -50,6 +54,7 @@ private:
     QVBoxLayout* barsLayout_;
     QMap<QString, QProgressBar*> bars_;
     QTableWidget* table_;
+    HandbackBar* handback_;
 };
 
 }  // namespace kiln::ui

@@ -1,6 +1,7 @@
 #include "tuning/timings_install.hpp"
 
 #include <QFileInfo>
+#include <QLayout>
 #include <QMenu>
 #include <QMenuBar>
 #include <QTabWidget>
@@ -14,6 +15,7 @@
 #include "runs/retune_dialog.hpp"
 #include "shell/main_window.hpp"
 #include "tuning/autotune_compare_panel.hpp"
+#include "tuning/handback_bar.hpp"
 #include "tuning/timings_compile_panel.hpp"
 #include "tuning/timings_panel.hpp"
 
@@ -27,6 +29,11 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     w.addPanel(v.timings, QObject::tr("Autotune"));
     w.addPanel(v.compare, QObject::tr("Compare devices"));
     w.addPanel(v.compileTimes, QObject::tr("Compile times"));
+    // A finished re-tune handed to torch (issue 31), below the autotune results.
+    auto* handback = new HandbackBar(v.timings);
+    if (auto* lay = v.timings->layout()) lay->addWidget(handback);
+    QObject::connect(&w, &MainWindow::rootChanged, handback, &HandbackBar::setRoot);
+    handback->setRoot(w.currentRoot());
     auto follow = [v](const QString& root) {
         v.timings->load({root});
         v.compare->loadRoot(root);

@@ -50,6 +50,23 @@ TEST(CompleteOps, NoTritonKeyNoSystem) {
     EXPECT_EQ(with_python.ops[0].versions.from, "python3 (torch 2.11)");
 }
 
+// A report saved with an abbreviated Triton key: the recorded file's own key, read from the root;
+// without the root the op is skipped (the file name torch looks for would be wrong).
+TEST(CompleteOps, AnAbbreviatedRecordedKeyIsTakenFromTheFile) {
+    auto file = kiln::test::cache_file_for(kiln::test::h100_root(), "NVIDIA H100 80GB HBM3");
+    auto j = kiln::test::run_json_from_cache_file(file, "NVIDIA H100 80GB HBM3");
+    for (auto& op : j["ops"]) op["recorded_for"]["triton"] = "3.6.00355c3e3452";
+    auto run = run_from_json(j, "t").value();
+    auto without = complete_ops(run, std::nullopt);
+    EXPECT_TRUE(without.ops.empty());
+    ASSERT_EQ(without.skipped.size(), 2u);
+    EXPECT_NE(without.skipped[0].why.find("abbreviated"), std::string::npos) << without.skipped[0].why;
+    fill_recorded_versions(run, kiln::test::h100_root());
+    auto with = complete_ops(run, std::nullopt);
+    ASSERT_EQ(with.ops.size(), 2u);
+    EXPECT_EQ(with.ops[0].system_hash(), file.filename().string());
+}
+
 TEST(PythonVersions, APythonWithoutTorchIsAClearError) {
     kiln::test::ScratchDir d("hb-python");
     std::string path = kiln::test::path_without_torch(d.path());
