@@ -163,7 +163,9 @@ Result<TimelineProcess> read_process(const std::filesystem::path& log) {
         auto it = std::upper_bound(p.compiles.begin(), p.compiles.end(), ce.line,
                                    [](std::size_t line, const TimelineCompile& c) { return line < c.record_line; });
         if (it == p.compiles.begin()) {
-            if (p.compiles.empty() || p.compiles.front().record_line != 0) p.compiles.insert(p.compiles.begin(), {});
+            // Events before any dynamo_start belong to a placeholder compile (record_line 0). Not
+            // insert(begin(), {}): that inserts an empty initializer list, i.e. nothing.
+            if (p.compiles.empty() || p.compiles.front().record_line != 0) p.compiles.emplace(p.compiles.begin());
             it = p.compiles.begin();
         } else {
             --it;

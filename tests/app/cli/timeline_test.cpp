@@ -102,5 +102,25 @@ TEST(CliTimeline, BadInputIsAClearError) {
     EXPECT_NE(none.err.find("TORCH_TRACE"), std::string::npos) << none.err;
 }
 
+// A one-record log holding only a cache event (no compile before it) crashed `timeline` (SIGSEGV):
+// the event is listed under a placeholder compile with no frame.
+TEST(CliTimeline, CacheEventBeforeAnyCompileDoesNotCrash) {
+    ScratchDir scratch("timeline-early");
+    const fs::path log = scratch.path() / "evil.log";
+    std::ofstream(log) << "V1126 01:16:45.677000 1031 torch/_inductor/compile_fx.py:1120] {\"artifact\": "
+                          "{\"name\": \"fx_graph_cache_miss\", \"encoding\": \"json\"}}\n"
+                       << "\t{\"key\": \"fabc\", \"cache_state\": \"miss\"}\n";
+    auto r = run_command({cli_path(), "timeline", log.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["processes"].size(), 1u);
+    ASSERT_EQ(j["processes"][0]["compiles"].size(), 1u);
+    EXPECT_EQ(j["processes"][0]["compiles"][0]["function"], "");
+    EXPECT_EQ(j["processes"][0]["compiles"][0]["events"][0]["key"], "fabc");
+    EXPECT_EQ(j["processes"][0]["counts"]["fx_graph"]["miss"], 1);
+    auto text = run_command({cli_path(), "timeline", log.string()});
+    EXPECT_EQ(text.exit_code, 0) << text.err;
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -156,4 +156,43 @@ TEST(CompileTimeline, BadInputIsAClearError) {
     EXPECT_NE(cutlog.error().str().find("cut.log:"), std::string::npos) << cutlog.error().str();
 }
 
+// A log whose only record is a cache event, before any dynamo_start, once crashed the timeline (an
+// empty initializer list "inserted" as the placeholder, then a write through begin() of an empty
+// vector); anyone could plant one in a trace folder beside a shared cache. The event now belongs to
+// a placeholder compile, for read_compile_timelines (the GUI's reader) as for one file.
+TEST(CompileTimeline, CacheEventBeforeAnyCompileGoesToAPlaceholder) {
+    kiln::test::ScratchDir dir("timeline-early");
+    std::filesystem::create_directories(dir.path() / "trace");
+    const std::string header =
+        "V1126 01:16:45.677000 1031 torch/_inductor/compile_fx.py:1120] {\"artifact\": {\"name\": "
+        "\"fx_graph_cache_miss\", \"encoding\": \"json\"}}\n";
+    std::ofstream(dir.path() / "trace" / "evil.log")
+        << header << "\t{\"key\": \"fabc\", \"cache_state\": \"miss\", \"components\": []}\n";
+    std::filesystem::create_directories(dir.path() / "inductor" / "fxgraph");
+    const auto dirs = find_trace_dirs(dir.path() / "inductor");
+    ASSERT_EQ(dirs, std::vector<std::filesystem::path>{dir.path() / "trace"});
+    CompileTimeline t = read_compile_timelines(dirs);
+    ASSERT_EQ(t.processes.size(), 1u);
+    ASSERT_EQ(t.processes[0].compiles.size(), 1u);
+    const auto& placeholder = t.processes[0].compiles[0];
+    EXPECT_EQ(placeholder.record_line, 0u);
+    EXPECT_TRUE(placeholder.function.empty());
+    ASSERT_EQ(placeholder.events.size(), 1u);
+    EXPECT_EQ(placeholder.events[0].key, "fabc");
+    EXPECT_EQ(placeholder.events[0].state, "miss");
+    EXPECT_TRUE(frames_beside_root(dir.path() / "inductor").empty());  // a placeholder names no frame
+
+    // Before a real compile: the early event is the placeholder's, the later one the compile's.
+    std::ofstream(dir.path() / "trace" / "evil.log", std::ios::app)
+        << "V1126 01:16:46.000000 1031 torch/_dynamo/convert_frame.py:1] {\"dynamo_start\": {\"stack\": [{\"line\": "
+           "3, \"name\": \"f\", \"filename\": \"x.py\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0}\n"
+        << header << "\t{\"key\": \"fdef\", \"cache_state\": \"miss\"}\n";
+    auto two = read_compile_timeline(dir.path() / "trace" / "evil.log");
+    ASSERT_TRUE(two.ok()) << two.error().str();
+    ASSERT_EQ(two->processes[0].compiles.size(), 2u);
+    EXPECT_EQ(two->processes[0].compiles[0].events.at(0).key, "fabc");
+    EXPECT_EQ(two->processes[0].compiles[1].function, "f");
+    EXPECT_EQ(two->processes[0].compiles[1].events.at(0).key, "fdef");
+}
+
 }  // namespace
