@@ -4,6 +4,7 @@
 
 #include "hash/sha256.hpp"
 #include "inductor/graph_entry.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -21,7 +22,7 @@ bool all_of(std::string_view s, bool (*pred)(char)) {
 }
 
 Status refuse(std::string_view key, std::string what) {
-    return make_error(Errc::invalid_argument, std::move(what), std::string(key),
+    return make_error(Errc::invalid_argument, std::move(what), printable_name(key),
                       "torch joins keys into paths unchecked; Kiln never writes such a key");
 }
 
@@ -71,7 +72,7 @@ Status check_key(ArtifactType type, std::string_view key) {
             return ok_status();
         case ArtifactType::unknown: break;
     }
-    return make_error(Errc::unsupported, "unknown artifact type: no key is written", std::string(key));
+    return make_error(Errc::unsupported, "unknown artifact type: no key is written", printable_name(key));
 }
 
 std::string pgo_file_name(std::string_view key) {

@@ -11,6 +11,7 @@
 
 #include "inductor/evict_fs.hpp"
 #include "util/atomic_file.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -61,9 +62,9 @@ Status refuse_invalid_keys(const Blob& blob) {
     for (const auto& a : blob.artifacts)
         if (!a.key_problem.empty())
             return make_error(Errc::invalid_argument,
-                              "refusing to unpack: key '" + a.key + "' (" + std::string(artifact_type_name(a.kind)) +
-                                  ", byte " + std::to_string(a.offset) + ") is " + a.key_problem + "; " +
-                                  std::to_string(blob.invalid_keys()) + " such key(s)",
+                              "refusing to unpack: key '" + printable_name(a.key) + "' (" +
+                                  std::string(artifact_type_name(a.kind)) + ", byte " + std::to_string(a.offset) +
+                                  ") is " + a.key_problem + "; " + std::to_string(blob.invalid_keys()) + " such key(s)",
                               blob.origin(), "torch would write such keys wherever they point; `bundle ls` lists them");
     return ok_status();
 }
@@ -72,15 +73,15 @@ std::vector<std::string> skipped_notes(const Blob& blob) {
     std::vector<std::string> notes;
     for (const auto& g : blob.groups)
         if (g.ignored_by_torch)
-            notes.push_back("group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" +
+            notes.push_back("group '" + printable_name(g.type) + "' at byte " + std::to_string(g.offset) + " (" +
                             std::to_string(g.count) +
                             " artifacts) is ignored by torch: a later group has the same type");
     for (const auto& a : blob.artifacts)
         if (a.superseded)
-            notes.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) +
+            notes.push_back("'" + printable_name(a.key) + "' at byte " + std::to_string(a.offset) +
                             " is superseded by a later copy (last wins)");
     for (const auto& t : blob.unknown_types())
-        notes.push_back("type '" + t + "' skipped: " + std::string(unknown_type_note(t)));
+        notes.push_back("type '" + printable_name(t) + "' skipped: " + std::string(unknown_type_note(t)));
     return notes;
 }
 
@@ -154,9 +155,10 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
     KILN_CHECK(refuse_invalid_keys(blob));
     auto unknown = blob.unknown_types();
     if (!unknown.empty() && !options.ignore_unknown)
-        return make_error(Errc::unsupported,
-                          "type '" + unknown.front() + "': " + std::string(unknown_type_note(unknown.front())),
-                          blob.origin(), "--ignore-unknown unpacks the known types anyway");
+        return make_error(
+            Errc::unsupported,
+            "type '" + printable_name(unknown.front()) + "': " + std::string(unknown_type_note(unknown.front())),
+            blob.origin(), "--ignore-unknown unpacks the known types anyway");
     UnpackReport report;
     report.root = root;
     report.dry_run = options.dry_run;

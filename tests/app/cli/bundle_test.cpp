@@ -234,5 +234,38 @@ TEST(CliBundle, DuplicateGroupsAndUnknownTypes) {
     EXPECT_NE(refused.err.find("--ignore-unknown"), std::string::npos) << refused.err;
 }
 
+// Keys are a blob's (anyone's) bytes: an escape sequence or a newline in one was printed raw by `bundle
+// ls` and `unpack` (a terminal title set, a screen cleared, a fake line). They are printed escaped.
+TEST(CliBundle, KeysWithEscapesAndNewlinesArePrintedEscaped) {
+    ScratchDir dir("cli-bundle-escapes");
+    const std::string key = "job\x1b]0;pwned\x07\nfake line\x1b[2J";
+    craft::write(dir.path() / "e.bin",
+                 craft::blob(craft::group("pgo", {{key, "p"}}) + craft::group("inductor", {{"f\x1b[31mred\n", "c"}})));
+    auto ls = cli({"bundle", "ls", (dir.path() / "e.bin").string()});
+    EXPECT_EQ(ls.exit_code, 1) << ls.err;  // the inductor key is refused
+    EXPECT_EQ(ls.out.find('\x1b'), std::string::npos) << ls.out;
+    EXPECT_EQ(ls.out.find("\nfake line"), std::string::npos) << ls.out;
+    EXPECT_NE(ls.out.find(R"(job\x1b]0;pwned\x07\nfake line\x1b[2J)"), std::string::npos) << ls.out;
+    EXPECT_NE(ls.out.find(R"(key 'f\x1b[31mred\n')"), std::string::npos) << ls.out;
+    auto refused = cli({"bundle", "unpack", (dir.path() / "e.bin").string(), "--into", (dir.path() / "r").string()});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err.find('\x1b'), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find(R"(f\x1b[31mred\n)"), std::string::npos) << refused.err;
+
+    craft::write(dir.path() / "p.bin", craft::blob(craft::group("pgo", {{key, "p"}})));
+    for (bool dry : {true, false}) {
+        std::vector<std::string> args{"bundle", "unpack", (dir.path() / "p.bin").string(), "--into",
+                                      (dir.path() / "r").string()};
+        if (dry) args.push_back("--dry-run");
+        auto u = cli(args);
+        EXPECT_EQ(u.exit_code, 0) << u.err;
+        EXPECT_EQ(u.out.find('\x1b'), std::string::npos) << u.out;
+        EXPECT_EQ(u.out.find("\nfake line"), std::string::npos) << u.out;
+        EXPECT_NE(u.out.find(R"(code_state_job\x1b]0;pwned\x07\nfake line\x1b[2J.pkl)"), std::string::npos) << u.out;
+    }
+    EXPECT_EQ(read_file(dir.path() / "r" / "dynamo" / ("code_state_" + key + ".pkl")),
+              "p");  // the bytes as torch writes them
+}
+
 }  // namespace
 }  // namespace kiln::test
