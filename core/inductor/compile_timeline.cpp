@@ -147,8 +147,10 @@ TimelineEvent to_timeline_event(const CacheEvent& ce, const EventExtra* extra) {
     return e;
 }
 
-Result<TimelineProcess> read_process(const std::filesystem::path& log) {
-    KILN_TRY(auto events, read_trace_log(log));
+Result<TimelineProcess> read_process(const std::filesystem::path& log, std::vector<std::string>& warnings) {
+    std::vector<TraceGap> gaps;
+    KILN_TRY(auto events, read_trace_log(log, &gaps));
+    for (const auto& g : gaps) warnings.push_back(g.str());
     LogReader reader;
     KILN_CHECK(for_each_trace_record(log, [&](const TraceRecord& r) {
         reader.on_record(r);
@@ -238,7 +240,7 @@ Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_
     CompileTimeline out;
     Error first;
     for (const auto& f : files) {
-        auto p = read_process(f);
+        auto p = read_process(f, out.warnings);
         if (!p.ok()) {
             if (!is_dir) return std::move(p.error());
             if (out.warnings.empty()) first = p.error();

@@ -146,14 +146,24 @@ TEST(CompileTimeline, BadInputIsAClearError) {
     auto notlog = read_compile_timeline(dir.path() / "not-a-log.log");
     ASSERT_FALSE(notlog.ok());
     EXPECT_EQ(notlog.error().code, kiln::Errc::parse);
-    // A truncated cache event: the error names the line.
+}
+
+// A log cut off inside a cache event (the run still going, or a truncated copy) failed as a whole; now
+// the events before the cut are the timeline, and the warnings name the cut-off tail by its lines.
+TEST(CompileTimeline, CutOffLogKeepsWhatComesBeforeTheCut) {
+    kiln::test::ScratchDir dir("timeline-cut");
     std::ifstream in(std::filesystem::directory_iterator(trace("warm"))->path());
     std::string text((std::istreambuf_iterator<char>(in)), {});
-    const auto cut = text.find("\t{", text.find("fx_graph_cache_hit"));
+    const std::string hit = "] {\"artifact\": {\"name\": \"fx_graph_cache_hit\"";
+    const auto second_hit = text.find(hit, text.find(hit) + 1);
+    const auto cut = text.find("\t{", second_hit);
     std::ofstream(dir.path() / "cut.log") << text.substr(0, cut + 40);
     auto cutlog = read_compile_timeline(dir.path() / "cut.log");
-    ASSERT_FALSE(cutlog.ok());
-    EXPECT_NE(cutlog.error().str().find("cut.log:"), std::string::npos) << cutlog.error().str();
+    ASSERT_TRUE(cutlog.ok()) << cutlog.error().str();
+    EXPECT_EQ(cutlog->processes.at(0).count("fx_graph", "hit"), 1u);
+    ASSERT_EQ(cutlog->warnings.size(), 1u);
+    EXPECT_NE(cutlog->warnings[0].find("cut.log:"), std::string::npos) << cutlog->warnings[0];
+    EXPECT_NE(cutlog->warnings[0].find("truncated tail"), std::string::npos) << cutlog->warnings[0];
 }
 
 // A log whose only record is a cache event, before any dynamo_start, once crashed the timeline (an
