@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "blob_craft.hpp"
@@ -303,6 +304,17 @@ TEST(CliBundle, FifoAtThePgoLockIsInTheWay) {
     EXPECT_NE(u.out.find("conflict"), std::string::npos) << u.out;
     EXPECT_NE(u.out.find("not a regular file"), std::string::npos) << u.out;
     EXPECT_FALSE(fs::exists(root / "dynamo" / "code_state_job.pkl"));
+}
+
+// io_error composed "cannot open the cache root" + " failed: ..." into doubled wording.
+TEST(CliBundle, ARootThatCannotBeMadeSaysSoOnce) {
+    ScratchDir dir("cli-bundle-root-file");
+    craft::write(dir.path() / "p.bin", craft::blob(craft::group("pgo", {{"job", "p"}})));
+    std::ofstream(dir.path() / "file") << "x";
+    auto u = cli({"bundle", "unpack", (dir.path() / "p.bin").string(), "--into", (dir.path() / "file" / "r").string()});
+    EXPECT_EQ(u.exit_code, 1) << u.err;
+    EXPECT_NE(u.err.find("cannot open the cache root: Not a directory"), std::string::npos) << u.err;
+    EXPECT_EQ(u.err.find("failed"), std::string::npos) << u.err;
 }
 
 }  // namespace
