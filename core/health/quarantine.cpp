@@ -1,5 +1,6 @@
 #include "health/quarantine.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "inductor/evict.hpp"
@@ -98,6 +100,32 @@ Result<std::pair<std::string, UniqueFd>> make_quarantine_dir(int root_fd) {
     return make_error(Errc::busy, "no free quarantine id", base);
 }
 
+// Removes <root>/.kiln-quarantine/<id> when it holds nothing but empty folders (rmdir only: a file in
+// it, should one have arrived, keeps it).
+void remove_empty_quarantine(int root_fd, const std::string& id) {
+    auto q = open_dir_beneath(root_fd, inductor::kQuarantineDirName, "quarantine folder");
+    if (!q) return;
+    std::function<bool(int, const std::string&, int)> rmdir_tree = [&](int parent, const std::string& name, int depth) {
+        int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) return false;
+        DIR* d = ::fdopendir(fd);
+        if (!d) {
+            ::close(fd);
+            return false;
+        }
+        std::vector<std::string> subdirs;
+        while (dirent* e = ::readdir(d)) {
+            std::string n = e->d_name;
+            if (n != "." && n != "..") subdirs.push_back(std::move(n));
+        }
+        bool ok = depth < 16;
+        for (const auto& s : subdirs) ok = ok && rmdir_tree(::dirfd(d), s, depth + 1);
+        ::closedir(d);
+        return ok && ::unlinkat(parent, name.c_str(), AT_REMOVEDIR) == 0;
+    };
+    (void)rmdir_tree(q->get(), id, 0);
+}
+
 Status write_manifest(int dir_fd, const QuarantineManifest& m) {
     return write_atomic_at(dir_fd, kManifest, to_json(m).dump(2) + "\n", m.id + "/" + kManifest);
 }
@@ -107,8 +135,14 @@ Result<UniqueFd> open_quarantine(int root_fd, const std::string& id) {
         return make_error(Errc::invalid_argument, "not a quarantine id", id,
                           "`kiln-cli check --list-quarantine` names them");
     auto dir = open_dir_beneath(root_fd, std::string(inductor::kQuarantineDirName) + "/" + id, id);
-    if (!dir) return make_error(Errc::not_found, "no such quarantine", id, "`kiln-cli check --list-quarantine`");
-    return dir;
+    if (dir) return dir;
+    if (dir.error().code == Errc::not_found)
+        return make_error(Errc::not_found, "no such quarantine", id, "`kiln-cli check --list-quarantine`");
+    if (dir.error().code == Errc::invalid_argument)  // ELOOP / ENOTDIR: never followed
+        return make_error(Errc::invalid_argument,
+                          "the quarantine (or .kiln-quarantine) is a symbolic link or not a directory: refused", id,
+                          "Kiln follows no link inside a cache; a quarantine it made is a plain folder");
+    return std::move(dir.error());
 }
 
 Result<QuarantineManifest> read_manifest(int dir_fd, const std::string& id);
@@ -214,6 +248,12 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
         if (!q.items.empty()) out.manifest.groups.push_back(std::move(q));
     }
     if (!made.second.valid()) return out;  // nothing was movable: no quarantine made
+    if (into_id.empty() && out.manifest.groups.empty()) {
+        // Made for a group whose items then all failed to move: leave no empty quarantine behind.
+        remove_empty_quarantine(root_fd.get(), made.first);
+        out.manifest = QuarantineManifest{};
+        return out;
+    }
     int qfd = made.second.get();
     Status written = write_manifest(qfd, out.manifest);
     if (!written.ok()) {
