@@ -30,6 +30,9 @@ std::optional<double> number_of(const json& j, const char* k) {
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+// A line number from a log: any double (1e30 would not fit an int, and converting it is undefined).
+int line_number(double v) { return v >= 0 && v <= 1e9 ? static_cast<int>(v) : 0; }
+
 // What read_trace_log does not keep of a cache event: the guards of a guard miss, an AOT hit's saving.
 struct EventExtra {
     std::string guard_expr;
@@ -78,7 +81,7 @@ struct LogReader {
             const json& frame = start["stack"].back();  // the compiled function (its def line)
             if (frame.is_object()) {
                 c.function = str_of(frame, "name");
-                if (auto line = number_of(frame, "line")) c.line = static_cast<int>(*line);
+                if (auto line = number_of(frame, "line")) c.line = line_number(*line);
                 if (auto f = frame.find("filename"); f != frame.end()) {
                     if (f->is_number_integer()) {
                         auto it = strings.find(f->get<std::int64_t>());
@@ -101,7 +104,7 @@ struct LogReader {
         if (c.function.empty()) {
             c.function = str_of(m, "co_name");
             c.file = str_of(m, "co_filename");
-            if (auto line = number_of(m, "co_firstlineno")) c.line = static_cast<int>(*line);
+            if (auto line = number_of(m, "co_firstlineno")) c.line = line_number(*line);
         }
         if (std::string type = str_of(m, "fail_type"); !type.empty()) c.fail = type + ": " + str_of(m, "fail_reason");
     }

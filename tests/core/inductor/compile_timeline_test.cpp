@@ -205,4 +205,20 @@ TEST(CompileTimeline, CacheEventBeforeAnyCompileGoesToAPlaceholder) {
     EXPECT_EQ(two->processes[0].compiles[1].events.at(0).key, "fdef");
 }
 
+// Found by fuzz_trace_reader: a frame line of 1e30 (compilation_metrics' co_firstlineno, dynamo_start's
+// line) was converted to int, which is undefined; such a line is now 0 (unknown).
+TEST(CompileTimeline, AnOutOfRangeLineNumberIsUnknown) {
+    kiln::test::ScratchDir dir("timeline-line");
+    std::ofstream(dir.path() / "l.log")
+        << "V1126 01:16:46.000000 1031 torch/_dynamo/convert_frame.py:1] {\"dynamo_start\": {\"stack\": [{\"line\": "
+           "1e30, \"name\": \"f\", \"filename\": \"x.py\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0}\n"
+        << "V1126 01:16:47.000000 1031 torch/_dynamo/utils.py:1] {\"compilation_metrics\": {\"co_name\": \"g\", "
+           "\"co_firstlineno\": -1e30}}\n";
+    auto t = read_compile_timeline(dir.path() / "l.log");
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    ASSERT_EQ(t->processes.at(0).compiles.size(), 1u);
+    EXPECT_EQ(t->processes[0].compiles[0].function, "f");
+    EXPECT_EQ(t->processes[0].compiles[0].line, 0);
+}
+
 }  // namespace

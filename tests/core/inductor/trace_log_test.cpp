@@ -114,7 +114,11 @@ TEST(TraceLog, CutOffTailIsAGapAndTheRestIsRead) {
 TEST(TraceLog, InvalidUtf8IsNamedWithItsLineAndByte) {
     kiln::test::ScratchDir dir("trace_utf8");
     auto bad = dir.path() / "bad.log";
-    std::ofstream(bad) << miss("fabc") << miss("fd\xff\xfe" "ef, this is long enough") << miss("fghi");
+    std::ofstream(bad) << miss("fabc")
+                       << miss(
+                              "fd\xff\xfe"
+                              "ef, this is long enough")
+                       << miss("fghi");
     auto r = read_trace_log(bad);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, kiln::Errc::parse);
