@@ -13,6 +13,7 @@
 #include "pickle/decoder.hpp"
 #include "pickle/json.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli::bundle_cmd {
 namespace {
@@ -38,7 +39,8 @@ Result<Blob> open(const BlobArgs& a) {
 std::string verdict(const Blob& b) {
     if (!b.checksum_ok()) return "torch refuses it (checksum mismatch) and loads nothing";
     if (!b.unknown_types().empty())
-        return "torch 2.11 rejects it (unknown type '" + b.unknown_types().front() + "') and loads nothing";
+        return "torch 2.11 rejects it (unknown type '" + printable_name(b.unknown_types().front()) +
+               "') and loads nothing";
     if (b.invalid_keys())
         return "torch loads it, but " + std::to_string(b.invalid_keys()) + " key(s) would write outside the cache dir";
     return "torch loads it";
@@ -55,21 +57,23 @@ std::vector<std::string> problems(const Blob& b) {
     for (const auto& g : b.groups) {
         if (g.ignored_by_torch)
             out.push_back(
-                "group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" + std::to_string(g.count) +
+                "group '" + printable_name(g.type) + "' at byte " + std::to_string(g.offset) + " (" +
+                std::to_string(g.count) +
                 " artifacts) is ignored by torch: a later group has the same type and only the last one loads");
         if (g.kind == ArtifactType::unknown)
-            out.push_back("type '" + g.type + "' (group at byte " + std::to_string(g.offset) +
+            out.push_back("type '" + printable_name(g.type) + "' (group at byte " + std::to_string(g.offset) +
                           "): " + std::string(unknown_type_note(g.type)));
     }
     for (const auto& a : b.artifacts) {
         if (!a.key_problem.empty())
-            out.push_back("key '" + a.key + "' (" + b.groups[a.group].type + ", byte " + std::to_string(a.offset) +
-                          ") is " + a.key_problem + ": Kiln never writes it; torch would write it where it points");
+            out.push_back("key '" + printable_name(a.key) + "' (" + printable_name(b.groups[a.group].type) + ", byte " +
+                          std::to_string(a.offset) + ") is " + a.key_problem +
+                          ": Kiln never writes it; torch would write it where it points");
         if (a.superseded)
-            out.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) +
+            out.push_back("'" + printable_name(a.key) + "' at byte " + std::to_string(a.offset) +
                           " is superseded by a later copy (last wins)");
         if (a.kind == ArtifactType::pgo && a.key.rfind("mast:", 0) == 0)
-            out.push_back("PGO key '" + a.key +
+            out.push_back("PGO key '" + printable_name(a.key) +
                           "' starts with mast: torch renames it to the loading job's key when it has one");
     }
     return out;
@@ -116,7 +120,8 @@ void ls_text(const Blob& b) {
     for (const auto& a : b.artifacts)
         if (per_type[b.groups[a.group].type]++ == 0) order.push_back(b.groups[a.group].type);
     std::string counts;
-    for (const auto& t : order) counts += (counts.empty() ? "" : ", ") + std::to_string(per_type[t]) + " " + t;
+    for (const auto& t : order)
+        counts += (counts.empty() ? "" : ", ") + std::to_string(per_type[t]) + " " + printable_name(t);
     std::printf("%zu artifact(s) in %zu group(s)%s%s; load_cache_artifacts writes %zu file(s)\n\n", b.artifacts.size(),
                 b.groups.size(), counts.empty() ? "" : ": ", counts.c_str(), files_written(b));
     std::printf("%-3s %-13s %11s  %s\n", "#", "type", "bytes", "key  ->  file torch writes (under the cache dir)");
@@ -124,13 +129,13 @@ void ls_text(const Blob& b) {
         const BlobArtifact& a = b.artifacts[i];
         std::string where = !a.key_problem.empty() ? "(refused: " + a.key_problem + ")"
                             : a.target.empty()     ? "(unknown type: nothing)"
-                                                   : a.target;
+                                                   : printable_name(a.target);
         if (a.kind == ArtifactType::pgo && a.key_problem.empty())
             where += "  (+ the empty .lock torch's FileLock leaves)";
         if (a.ignored_by_torch) where += "  [ignored by torch: shadowed group]";
         if (a.superseded) where += "  [superseded: a later copy wins]";
-        std::printf("%-3zu %-13s %11zu  %s\n%30s-> %s\n", i + 1, b.groups[a.group].type.c_str(), a.content.size(),
-                    a.key.c_str(), "", where.c_str());
+        std::printf("%-3zu %-13s %11zu  %s\n%30s-> %s\n", i + 1, printable_name(b.groups[a.group].type).c_str(),
+                    a.content.size(), printable_name(a.key).c_str(), "", where.c_str());
     }
     auto p = problems(b);
     if (!p.empty()) std::printf("\nnotes:\n");
@@ -156,9 +161,10 @@ Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::stri
         return exact;
     }
     if (prefixed.empty())
-        return make_error(Errc::not_found, "no artifact with this key in the blob", key,
+        return make_error(Errc::not_found, "no artifact with this key in the blob", printable_name(key),
                           "`kiln-cli bundle ls " + b.origin() + "` lists them");
-    return make_error(Errc::invalid_argument, "more than one key starts with this", key, "give more characters");
+    return make_error(Errc::invalid_argument, "more than one key starts with this", printable_name(key),
+                      "give more characters");
 }
 
 int show_one(const Blob& b, const BlobArtifact& a, const ShowArgs& args) {
@@ -248,7 +254,7 @@ int run_diff(const DiffArgs& args) {
                                                          : "different bytes");
         for (const auto& k : d->keys) {
             if (k.status != s) continue;
-            std::printf("  %-13s %s", std::string(artifact_type_name(k.type)).c_str(), k.key.c_str());
+            std::printf("  %-13s %s", std::string(artifact_type_name(k.type)).c_str(), printable_name(k.key).c_str());
             if (s == DiffStatus::differ)
                 std::printf("  (A: %zu entr%s, B: %zu)", k.a.size(), k.a.size() == 1 ? "y" : "ies", k.b.size());
             std::printf("\n");

@@ -14,6 +14,7 @@
 #include "inductor/stats.hpp"
 #include "util/atomic_file.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli::bundle_cmd {
 namespace {
@@ -54,9 +55,9 @@ void unpack_text(const UnpackReport& r, const std::string& blob) {
                     inductor::format_bytes(r.bytes_written).c_str(), blob.c_str(), r.root.c_str(), same);
     for (const auto& s : r.steps)
         std::printf("  %-8s %11llu  %s%s%s\n", std::string(unpack_action_name(s.action)).c_str(),
-                    static_cast<unsigned long long>(s.bytes), s.target.c_str(), s.why.empty() ? "" : ": ",
-                    s.why.c_str());
-    for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
+                    static_cast<unsigned long long>(s.bytes), printable_name(s.target).c_str(),
+                    s.why.empty() ? "" : ": ", s.why.c_str());
+    for (const auto& n : r.notes) std::printf("note: %s\n", printable_name(n).c_str());
     if (r.dry_run) std::printf("Dry run: nothing was written.\n");
 }
 
@@ -91,15 +92,16 @@ void pack_text(const PackResult& r, const std::string& out) {
     std::size_t closure = 0;
     for (const auto& a : r.artifacts) {
         std::printf("  %-13s %11llu  %s", std::string(artifact_type_name(a.type)).c_str(),
-                    static_cast<unsigned long long>(a.bytes), a.rel_path.c_str());
-        if (!a.closure_of.empty()) std::printf("  (added: aot_autograd %s needs it)", a.closure_of.c_str());
+                    static_cast<unsigned long long>(a.bytes), printable_name(a.rel_path).c_str());
+        if (!a.closure_of.empty())
+            std::printf("  (added: aot_autograd %s needs it)", printable_name(a.closure_of).c_str());
         std::printf("\n");
         closure += !a.closure_of.empty();
     }
     if (closure)
         std::printf("%zu graph entr%s added for closure (the graphs selected AOTAutograd entries name)\n", closure,
                     closure == 1 ? "y" : "ies");
-    for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
+    for (const auto& n : r.notes) std::printf("note: %s\n", printable_name(n).c_str());
 }
 
 }  // namespace

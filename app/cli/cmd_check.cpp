@@ -14,6 +14,7 @@
 #include "inductor/stats.hpp"
 #include "portability/sources.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -39,7 +40,8 @@ void print_report(const HealthReport& r, std::size_t limit) {
         if (shown[p.kind]++ == 0)
             std::printf("\n%s: %s\n", std::string(problem_kind_name(p.kind)).c_str(),
                         std::string(problem_why(p.kind)).c_str());
-        if (shown[p.kind] <= limit) std::printf("  %s\n      %s\n", p.path.c_str(), p.detail.c_str());
+        if (shown[p.kind] <= limit)
+            std::printf("  %s\n      %s\n", printable_name(p.path).c_str(), printable_name(p.detail).c_str());
         else if (shown[p.kind] == limit + 1) std::printf("  ... more (--json lists all)\n");
     }
     if (!r.stale.empty()) {
@@ -51,7 +53,7 @@ void print_report(const HealthReport& r, std::size_t limit) {
                 std::printf("  ... %zu more\n", r.stale.size() - limit);
                 break;
             }
-            std::printf("  %s\n", s.path.c_str());
+            std::printf("  %s\n", printable_name(s.path).c_str());
             for (const auto& d : s.differs)
                 std::printf("      %s: %.70s -> %.70s\n", d.component.c_str(), d.cached.c_str(), d.target.c_str());
         }

@@ -11,6 +11,7 @@
 #include "inductor/stats.hpp"
 #include "portability/sources.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -35,11 +36,12 @@ void print_human(const EvictReport& r) {
     for (const auto& g : r.removed)
         std::printf("%s  %10s  %-16s last used %s  %s\n", verb, format_bytes(g.bytes).c_str(),
                     std::string(category_name(g.category)).c_str(), format_time_utc(g.last_use_ns).c_str(),
-                    g.path.c_str());
+                    printable_name(g.path).c_str());
     for (const auto& p : r.partial)
-        std::printf("partial  %10s  freed, then: %s (%s)\n", format_bytes(p.bytes).c_str(), p.reason.c_str(),
-                    p.path.c_str());
-    for (const auto& s : r.skipped) std::printf("skipped  %s: %s\n", s.path.c_str(), s.reason.c_str());
+        std::printf("partial  %10s  freed, then: %s (%s)\n", format_bytes(p.bytes).c_str(),
+                    printable_name(p.reason).c_str(), printable_name(p.path).c_str());
+    for (const auto& s : r.skipped)
+        std::printf("skipped  %s: %s\n", printable_name(s.path).c_str(), printable_name(s.reason).c_str());
     std::printf("%s %zu group(s), %s of %s and %llu of %llu files in %s\n", r.dry_run ? "Would free" : "Freed",
                 r.removed.size(), format_bytes(r.freed_bytes).c_str(), format_bytes(r.bytes_before).c_str(),
                 static_cast<unsigned long long>(r.freed_files), static_cast<unsigned long long>(r.files_before),

@@ -9,6 +9,7 @@
 #include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -23,8 +24,9 @@ struct LsArgs {
 
 void print_row(const GraphRow& r) {
     std::string ms = r.compile_ns ? std::to_string(*r.compile_ns / 1000000) + " ms" : "-";
-    std::printf("%-11s %-13s %9s %10s  %s\n", r.kind == "fxgraph" ? "fxgraph" : "aot", r.key.substr(0, 13).c_str(),
-                format_bytes(r.size).c_str(), ms.c_str(), r.label().c_str());
+    std::printf("%-11s %-13s %9s %10s  %s\n", r.kind == "fxgraph" ? "fxgraph" : "aot",
+                printable_name(r.key.substr(0, 13)).c_str(), format_bytes(r.size).c_str(), ms.c_str(),
+                printable_name(r.label()).c_str());
     if (!r.code.empty()) std::printf("%49s  called as: %s\n", "", r.code.c_str());
     if (r.guards) std::printf("%49s  guards: %s\n", "", r.guards->c_str());
     for (const auto& s : r.symbols)
@@ -32,8 +34,9 @@ void print_row(const GraphRow& r) {
                     s.source.empty() ? "" : (" = " + s.source).c_str());
     if (r.forward_key) std::printf("%49s  forward: %s\n", "", r.forward_key->c_str());
     if (r.backward_key) std::printf("%49s  backward: %s\n", "", r.backward_key->c_str());
-    for (const auto& a : r.used_by) std::printf("%49s  %s graph of AOT entry %s\n", "", r.role.c_str(), a.c_str());
-    if (!r.error.empty()) std::printf("%49s  unreadable: %s\n", "", r.error.c_str());
+    for (const auto& a : r.used_by)
+        std::printf("%49s  %s graph of AOT entry %s\n", "", r.role.c_str(), printable_name(a).c_str());
+    if (!r.error.empty()) std::printf("%49s  unreadable: %s\n", "", printable_name(r.error).c_str());
 }
 
 int run_ls(const LsArgs& args) {

@@ -88,6 +88,7 @@ int run_misses(const MissesArgs& args) {
         (is_aot ? aot : fx)++;
         (is_aot ? aot_misses : fx_misses) += j["state"] == "miss";
     }
+    for (const auto& g : run->gaps) warn(g.str());
     if (args.json) {
         std::cout << dump_json(out) << "\n";
         return 0;

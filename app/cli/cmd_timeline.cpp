@@ -8,6 +8,7 @@
 #include "inductor/compile_timeline.hpp"
 #include "inductor/roots.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -48,9 +49,11 @@ void print_process(const TimelineProcess& p) {
         std::string where = c.function.empty() ? std::string("(before any frame)") : c.function;
         if (!c.file.empty())
             where += "  " + std::filesystem::path(c.file).filename().string() + ":" + std::to_string(c.line);
-        std::printf("  %-6s %-40s %9s%s\n", c.compile_id.c_str(), where.c_str(),
-                    c.compile_s ? seconds(*c.compile_s).c_str() : "-", c.fail.empty() ? "" : ("  " + c.fail).c_str());
-        for (const auto& e : c.events) std::printf("           %s\n", event_text(e).c_str());
+        // What a log says is anyone's text (a log beside a shared cache): printed escaped.
+        std::printf("  %-6s %-40s %9s%s\n", printable_name(c.compile_id).c_str(), printable_name(where).c_str(),
+                    c.compile_s ? seconds(*c.compile_s).c_str() : "-",
+                    c.fail.empty() ? "" : ("  " + printable_name(c.fail)).c_str());
+        for (const auto& e : c.events) std::printf("           %s\n", printable_name(event_text(e)).c_str());
     }
 }
 

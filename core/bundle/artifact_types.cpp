@@ -4,6 +4,7 @@
 
 #include "hash/sha256.hpp"
 #include "inductor/graph_entry.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -21,7 +22,7 @@ bool all_of(std::string_view s, bool (*pred)(char)) {
 }
 
 Status refuse(std::string_view key, std::string what) {
-    return make_error(Errc::invalid_argument, std::move(what), std::string(key),
+    return make_error(Errc::invalid_argument, std::move(what), printable_name(key),
                       "torch joins keys into paths unchecked; Kiln never writes such a key");
 }
 
@@ -67,11 +68,27 @@ Status check_key(ArtifactType type, std::string_view key) {
         case ArtifactType::pgo:
             if (key.find('\0') != std::string_view::npos)
                 return refuse(key, "a PGO key with a NUL byte (no file can be named so)");
-            if (pgo_file_name(key).size() > 255) return refuse(key, "a PGO key too long for a file name (255 bytes)");
+            // Both names unpack creates: the profile and FileLock's "<profile>.lock" beside it.
+            if (!names_fit(pgo_lock_target(key)))
+                return refuse(key,
+                              "a PGO key too long for a file name: its lock file code_state_<key>.pkl.lock "
+                              "would have " +
+                                  std::to_string(pgo_file_name(key).size() + 5) + " bytes (the limit is " +
+                                  std::to_string(kMaxFileName) + ")");
             return ok_status();
         case ArtifactType::unknown: break;
     }
-    return make_error(Errc::unsupported, "unknown artifact type: no key is written", std::string(key));
+    return make_error(Errc::unsupported, "unknown artifact type: no key is written", printable_name(key));
+}
+
+bool names_fit(std::string_view rel_path) {
+    for (std::size_t start = 0;;) {
+        std::size_t slash = rel_path.find('/', start);
+        std::size_t end = slash == std::string_view::npos ? rel_path.size() : slash;
+        if (end - start > kMaxFileName) return false;
+        if (slash == std::string_view::npos) return true;
+        start = slash + 1;
+    }
 }
 
 std::string pgo_file_name(std::string_view key) {

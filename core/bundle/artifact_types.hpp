@@ -34,7 +34,14 @@ std::string_view unknown_type_note(std::string_view name);
 // a+51 base32, autotune "<2 of [a-z0-9]>/<hex64>.best_config", precompile hex64, pgo any UTF-8
 // without NUL whose file name fits. The error says what is wrong; a key that fails must never be
 // turned into a path (torch joins them unchecked: "../x" escapes the cache dir).
+// Every file name unpack creates for the key (the PGO profile's lock file included) fits kMaxFileName,
+// so a dry run that passes this check never meets ENAMETOOLONG half-way through the real unpack.
 Status check_key(ArtifactType type, std::string_view key);
+
+// NAME_MAX of Linux file systems: the longest name of one path component, in bytes.
+inline constexpr std::size_t kMaxFileName = 255;
+// Whether each '/'-separated component of `rel_path` fits kMaxFileName.
+bool names_fit(std::string_view rel_path);
 
 // torch's PGO file name for a key: "code_state_<key>.pkl" with each of < > : " / \ | ? * as "_".
 std::string pgo_file_name(std::string_view key);

@@ -171,6 +171,12 @@ void resolve_targets(Blob& blob) {
             continue;
         }
         a.target = load_target(a.kind, a.key, a.content);
+        // Every name unpack would create must fit, or a dry run would promise what unpack cannot do.
+        if (!names_fit(a.target) || (a.kind == ArtifactType::pgo && !names_fit(pgo_lock_target(a.key)))) {
+            a.key_problem = "a key whose file name would be longer than " + std::to_string(kMaxFileName) + " bytes";
+            a.target.clear();
+            continue;
+        }
         if (a.ignored_by_torch) continue;
         auto [it, fresh] = writer.try_emplace(a.target, i);
         if (!fresh) {

@@ -14,6 +14,7 @@ TempRoot& TempRoot::operator=(TempRoot&& o) noexcept {
         std::error_code ec;
         if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
         dir_ = std::move(o.dir_);
+        cleanup_ = std::move(o.cleanup_);
         o.dir_.clear();
     }
     return *this;
@@ -26,7 +27,7 @@ TempRoot::~TempRoot() {
 
 Result<TempRoot> materialize_blob(const Blob& blob) {
     std::string pattern = (inductor::temp_dir() / "kiln-blob-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) return io_error("cannot make a temporary directory", pattern, errno);
+    if (!::mkdtemp(pattern.data())) return io_error("make a temporary directory", pattern, errno);
     TempRoot tmp{std::filesystem::path(pattern)};
     UnpackOptions options;
     options.ignore_unknown = true;

@@ -8,14 +8,17 @@
 
 #include "bundle/blob.hpp"
 #include "util/result.hpp"
+#include "util/temp_cleanup.hpp"
 
 namespace kiln::bundle {
 
 class TempRoot {
 public:
     TempRoot() = default;
-    explicit TempRoot(std::filesystem::path dir) : dir_(std::move(dir)) {}
-    TempRoot(TempRoot&& o) noexcept : dir_(std::move(o.dir_)) { o.dir_.clear(); }
+    // Owns `dir` from now on: removed with this object, or by the signal handler (TempCleanup) when
+    // SIGTERM, SIGINT or SIGHUP ends the process first.
+    explicit TempRoot(std::filesystem::path dir) : dir_(std::move(dir)), cleanup_(dir_) {}
+    TempRoot(TempRoot&& o) noexcept : dir_(std::move(o.dir_)), cleanup_(std::move(o.cleanup_)) { o.dir_.clear(); }
     TempRoot& operator=(TempRoot&& o) noexcept;
     TempRoot(const TempRoot&) = delete;
     TempRoot& operator=(const TempRoot&) = delete;
@@ -25,6 +28,7 @@ public:
 
 private:
     std::filesystem::path dir_;
+    TempCleanup cleanup_;
 };
 
 // Unpacks what torch would load from `blob` (unknown types are skipped). Errors: invalid keys, I/O.

@@ -11,6 +11,7 @@
 
 #include "inductor/evict_fs.hpp"
 #include "util/atomic_file.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -45,6 +46,15 @@ Existing compare_existing(int dir_fd, const std::string& name, std::string_view 
     return Existing::same;
 }
 
+// What is at a lock file's name: absent, a regular file (any content: FileLock's file is empty but
+// whatever is there serves), or something else (a FIFO, a symlink, a directory).
+Existing lock_existing(int dir_fd, const std::string& name) {
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? Existing::absent : Existing::not_a_file;
+    return S_ISREG(st.st_mode) ? Existing::same : Existing::not_a_file;
+}
+
 // The blob's writes in torch's load order (dict of the last group per type, in first-seen type order).
 std::vector<const BlobArtifact*> load_order(const Blob& blob) {
     std::vector<const BlobArtifact*> out;
@@ -61,9 +71,9 @@ Status refuse_invalid_keys(const Blob& blob) {
     for (const auto& a : blob.artifacts)
         if (!a.key_problem.empty())
             return make_error(Errc::invalid_argument,
-                              "refusing to unpack: key '" + a.key + "' (" + std::string(artifact_type_name(a.kind)) +
-                                  ", byte " + std::to_string(a.offset) + ") is " + a.key_problem + "; " +
-                                  std::to_string(blob.invalid_keys()) + " such key(s)",
+                              "refusing to unpack: key '" + printable_name(a.key) + "' (" +
+                                  std::string(artifact_type_name(a.kind)) + ", byte " + std::to_string(a.offset) +
+                                  ") is " + a.key_problem + "; " + std::to_string(blob.invalid_keys()) + " such key(s)",
                               blob.origin(), "torch would write such keys wherever they point; `bundle ls` lists them");
     return ok_status();
 }
@@ -72,15 +82,15 @@ std::vector<std::string> skipped_notes(const Blob& blob) {
     std::vector<std::string> notes;
     for (const auto& g : blob.groups)
         if (g.ignored_by_torch)
-            notes.push_back("group '" + g.type + "' at byte " + std::to_string(g.offset) + " (" +
+            notes.push_back("group '" + printable_name(g.type) + "' at byte " + std::to_string(g.offset) + " (" +
                             std::to_string(g.count) +
                             " artifacts) is ignored by torch: a later group has the same type");
     for (const auto& a : blob.artifacts)
         if (a.superseded)
-            notes.push_back("'" + a.key + "' at byte " + std::to_string(a.offset) +
+            notes.push_back("'" + printable_name(a.key) + "' at byte " + std::to_string(a.offset) +
                             " is superseded by a later copy (last wins)");
     for (const auto& t : blob.unknown_types())
-        notes.push_back("type '" + t + "' skipped: " + std::string(unknown_type_note(t)));
+        notes.push_back("type '" + printable_name(t) + "' skipped: " + std::string(unknown_type_note(t)));
     return notes;
 }
 
@@ -96,10 +106,7 @@ Pending plan_step(int root_fd, UnpackStep step, std::string_view content, bool f
         auto dfd = open_dir_beneath(root_fd, dir, step.target);
         Existing e = Existing::absent;
         if (dfd.ok())
-            e = step.lock_file
-                    ? (::faccessat(dfd->get(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0 ? Existing::same
-                                                                                             : Existing::absent)
-                    : compare_existing(dfd->get(), name, content);
+            e = step.lock_file ? lock_existing(dfd->get(), name) : compare_existing(dfd->get(), name, content);
         else if (dfd.error().code != Errc::not_found)  // a symlink or a file where a directory goes
             e = Existing::not_a_file;
         if (e == Existing::same) step.action = UnpackAction::same;
@@ -122,10 +129,17 @@ Status apply_step(int root_fd, const std::string& root, const Pending& p) {
     const std::string context = root + "/" + p.step.target;
     KILN_TRY(UniqueFd dfd, open_dir_beneath(root_fd, dir, context, true));
     if (p.step.lock_file) {
-        // FileLock's file: created empty, never truncated if it appeared meanwhile.
-        int fd = ::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0) return io_error("cannot create", context, errno);
-        ::close(fd);
+        // FileLock's file: created empty, never truncated if it appeared meanwhile. Non-blocking: a FIFO
+        // planted there since the plan must not hold unpack forever (opening a FIFO for writing with no
+        // reader fails with ENXIO instead), and anything but a regular file is refused.
+        int fd = ::openat(dfd.get(), name.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+        if (fd < 0) return io_error("create the lock file", context, errno);
+        UniqueFd lock(fd);
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) return io_error("stat the lock file", context, errno);
+        if (!S_ISREG(st.st_mode))
+            return make_error(Errc::invalid_argument, "the lock file's name holds something that is not a regular file",
+                              context, "remove it (a FIFO or device there is not torch's FileLock file)");
         return ok_status();
     }
     // A file that appeared since the plan is not replaced unless --force asked for replacing.
@@ -154,9 +168,10 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
     KILN_CHECK(refuse_invalid_keys(blob));
     auto unknown = blob.unknown_types();
     if (!unknown.empty() && !options.ignore_unknown)
-        return make_error(Errc::unsupported,
-                          "type '" + unknown.front() + "': " + std::string(unknown_type_note(unknown.front())),
-                          blob.origin(), "--ignore-unknown unpacks the known types anyway");
+        return make_error(
+            Errc::unsupported,
+            "type '" + printable_name(unknown.front()) + "': " + std::string(unknown_type_note(unknown.front())),
+            blob.origin(), "--ignore-unknown unpacks the known types anyway");
     UnpackReport report;
     report.root = root;
     report.dry_run = options.dry_run;

@@ -1,5 +1,6 @@
 #include "health/quarantine.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -138,6 +140,10 @@ Result<HeldQuarantine> open_quarantine(int root_fd, const std::string& id) {
     q.id = id;
     auto qroot = open_dir_beneath(root_fd, inductor::kQuarantineDirName, id);
     auto dir = qroot ? open_dir_beneath(qroot->get(), id, id) : Result<UniqueFd>(qroot.error());
+    if (!dir && dir.error().code == Errc::invalid_argument)  // ELOOP / ENOTDIR: never followed
+        return make_error(Errc::invalid_argument,
+                          "the quarantine (or .kiln-quarantine) is a symbolic link or not a directory: refused", id,
+                          "Kiln follows no link inside a cache; a quarantine it made is a plain folder");
     if (!dir) return make_error(Errc::not_found, "no such quarantine", id, "`kiln-cli check --list-quarantine`");
     q.qroot = std::move(*qroot);
     q.dir = std::move(*dir);

@@ -30,6 +30,9 @@ std::optional<double> number_of(const json& j, const char* k) {
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+// A line number from a log: any double (1e30 would not fit an int, and converting it is undefined).
+int line_number(double v) { return v >= 0 && v <= 1e9 ? static_cast<int>(v) : 0; }
+
 // What read_trace_log does not keep of a cache event: the guards of a guard miss, an AOT hit's saving.
 struct EventExtra {
     std::string guard_expr;
@@ -78,7 +81,7 @@ struct LogReader {
             const json& frame = start["stack"].back();  // the compiled function (its def line)
             if (frame.is_object()) {
                 c.function = str_of(frame, "name");
-                if (auto line = number_of(frame, "line")) c.line = static_cast<int>(*line);
+                if (auto line = number_of(frame, "line")) c.line = line_number(*line);
                 if (auto f = frame.find("filename"); f != frame.end()) {
                     if (f->is_number_integer()) {
                         auto it = strings.find(f->get<std::int64_t>());
@@ -101,7 +104,7 @@ struct LogReader {
         if (c.function.empty()) {
             c.function = str_of(m, "co_name");
             c.file = str_of(m, "co_filename");
-            if (auto line = number_of(m, "co_firstlineno")) c.line = static_cast<int>(*line);
+            if (auto line = number_of(m, "co_firstlineno")) c.line = line_number(*line);
         }
         if (std::string type = str_of(m, "fail_type"); !type.empty()) c.fail = type + ": " + str_of(m, "fail_reason");
     }
@@ -149,8 +152,10 @@ TimelineEvent to_timeline_event(const CacheEvent& ce, const EventExtra* extra) {
     return e;
 }
 
-Result<TimelineProcess> read_process(const std::filesystem::path& log) {
-    KILN_TRY(auto events, read_trace_log(log));
+Result<TimelineProcess> read_process(const std::filesystem::path& log, std::vector<std::string>& warnings) {
+    std::vector<TraceGap> gaps;
+    KILN_TRY(auto events, read_trace_log(log, &gaps));
+    for (const auto& g : gaps) warnings.push_back(g.str());
     LogReader reader;
     KILN_CHECK(for_each_trace_record(log, [&](const TraceRecord& r) {
         reader.on_record(r);
@@ -165,7 +170,9 @@ Result<TimelineProcess> read_process(const std::filesystem::path& log) {
         auto it = std::upper_bound(p.compiles.begin(), p.compiles.end(), ce.line,
                                    [](std::size_t line, const TimelineCompile& c) { return line < c.record_line; });
         if (it == p.compiles.begin()) {
-            if (p.compiles.empty() || p.compiles.front().record_line != 0) p.compiles.insert(p.compiles.begin(), {});
+            // Events before any dynamo_start belong to a placeholder compile (record_line 0). Not
+            // insert(begin(), {}): that inserts an empty initializer list, i.e. nothing.
+            if (p.compiles.empty() || p.compiles.front().record_line != 0) p.compiles.emplace(p.compiles.begin());
             it = p.compiles.begin();
         } else {
             --it;
@@ -238,7 +245,7 @@ Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_
     CompileTimeline out;
     Error first;
     for (const auto& f : files) {
-        auto p = read_process(f);
+        auto p = read_process(f, out.warnings);
         if (!p.ok()) {
             if (!is_dir) return std::move(p.error());
             if (out.warnings.empty()) first = p.error();

@@ -61,12 +61,13 @@ struct TimelineProcess {
 
 struct CompileTimeline {
     std::vector<TimelineProcess> processes;  // in path order
-    std::vector<std::string> warnings;       // logs that could not be read: "path: reason"
+    std::vector<std::string> warnings;       // logs that could not be read, parts skipped: "path[:lines]: reason"
 };
 
 // One log file, or every log under a directory (recursively, sorted). A directory whose files are
 // all unreadable is an error; one bad log among others is a warning. A cache event whose payload
-// is not JSON is an error naming the file and line (a truncated log).
+// is not JSON is an error naming the file and line, except at the end of a log (a truncated tail, or
+// a log being written): that event is left out and named in the warnings, as skipped huge records are.
 Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_or_dir);
 
 // Several directories as one timeline; with more than one, each process is labelled by its directory's

@@ -193,6 +193,8 @@ ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, con
         out["events"].push_back(std::move(j));
     }
     link_compiles(run, fx_pos, aot_pos, out["events"]);
+    out["gaps"] = ojson::array();  // parts of the logs left out: "log:lines: why"
+    for (const auto& g : run.gaps) out["gaps"].push_back(g.str());
     if (cached) {
         out["entries_compared"] = cached->entries.size();
         out["skipped"] = cached->skipped;

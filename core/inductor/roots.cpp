@@ -10,6 +10,7 @@
 
 #include "inductor/classify.hpp"
 #include "util/regular_file.hpp"
+#include "util/temp_cleanup.hpp"
 
 namespace fs = std::filesystem;
 
@@ -39,11 +40,7 @@ std::string cache_user_name() {
     return user;
 }
 
-fs::path temp_dir() {
-    for (const char* var : {"TMPDIR", "TEMP", "TMP"})
-        if (const char* v = env(var)) return v;
-    return "/tmp";
-}
+fs::path temp_dir() { return temp_directory(); }
 
 fs::path default_inductor_root() {
     if (const char* v = env("TORCHINDUCTOR_CACHE_DIR")) return v;

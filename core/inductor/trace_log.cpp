@@ -9,6 +9,7 @@
 
 #include "util/python_json.hpp"
 #include "util/regular_file.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::inductor {
 
@@ -16,26 +17,30 @@ namespace {
 
 using nlohmann::json;
 
-// Lines of a file read in 1 MB blocks (logs can be hundreds of MB); a line is capped at 256 MB.
+// Lines of a file read in 1 MB blocks (logs can be hundreds of MB). A line is kept up to `cap` bytes;
+// the rest of a longer one is read past, never stored, and `overlong` says so.
 class LineReader {
 public:
     explicit LineReader(int fd) : fd_(fd) {}
-    Result<bool> next(std::string& line, const std::string& context) {
+    Result<bool> next(std::string& line, bool& overlong, std::size_t cap, const std::string& context) {
         line.clear();
+        overlong = false;
+        bool any = false;
         for (;;) {
             if (pos_ < buf_.size()) {
+                any = true;
                 std::size_t nl = buf_.find('\n', pos_);
                 std::size_t end = nl == std::string::npos ? buf_.size() : nl;
-                line.append(buf_, pos_, end - pos_);
+                std::size_t keep = std::min(end - pos_, cap - std::min(cap, line.size()));
+                line.append(buf_, pos_, keep);
+                overlong |= keep < end - pos_;
                 pos_ = end;
                 if (nl != std::string::npos) {
                     ++pos_;
                     return true;
                 }
-                if (line.size() > (256u << 20))
-                    return make_error(Errc::limit, "a line longer than 256 MB", context, "not a TORCH_TRACE log");
             }
-            if (eof_) return !line.empty();
+            if (eof_) return any;
             buf_.resize(1 << 20);
             ssize_t n = ::read(fd_, buf_.data(), buf_.size());
             if (n < 0 && errno == EINTR) {
@@ -125,7 +130,8 @@ std::string record_compile_id(const nlohmann::json& meta) {
     return id;
 }
 
-Status append_cache_event(const TraceRecord& r, const std::string& log, std::vector<CacheEvent>& out) {
+Status append_cache_event(const TraceRecord& r, const std::string& log, std::vector<CacheEvent>& out,
+                          std::vector<TraceGap>* gaps) {
     // Cheap filter first: most records are not cache artifacts.
     if (r.header_json.find("\"artifact\"") == std::string::npos || r.header_json.find("_cache_") == std::string::npos)
         return ok_status();
@@ -136,9 +142,33 @@ Status append_cache_event(const TraceRecord& r, const std::string& log, std::vec
     if (!classify(e.artifact, e.cache, e.state)) return ok_status();
     std::string where = log + ":" + std::to_string(r.line);
     json p = json::parse(r.payload, nullptr, false);
-    if (p.is_discarded() || !p.is_object())
+    if (p.is_discarded() || !p.is_object()) {
+        // Bytes that are not UTF-8 before the payload's last 4 (where a cut would split a character).
+        const std::size_t bad = first_invalid_utf8(r.payload);
+        if (bad != std::string::npos && bad + 4 < r.payload.size()) {
+            // Which payload line and byte: lines are the record's, each written after a tab.
+            std::size_t line = r.line + 1, line_start = 0;
+            for (std::size_t nl; (nl = r.payload.find('\n', line_start)) != std::string::npos && nl < bad;) {
+                ++line;
+                line_start = nl + 1;
+            }
+            return make_error(Errc::parse,
+                              "cache event " + e.artifact + ": its payload is not valid UTF-8 (line " +
+                                  std::to_string(line) + ", byte " + std::to_string(bad - line_start + 2) + ")",
+                              log + ":" + std::to_string(line), "the log is corrupt: JSON text must be UTF-8");
+        }
+        if (r.last && gaps) {  // the log was cut off inside its last record: report the rest
+            const std::size_t payload_lines =
+                r.payload.empty() ? 0
+                                  : 1 + static_cast<std::size_t>(std::count(r.payload.begin(), r.payload.end(), '\n'));
+            gaps->push_back({log, r.line, r.line + payload_lines,
+                             "the log ends inside cache event " + e.artifact +
+                                 " (a truncated tail, or a log still being written): it is left out"});
+            return ok_status();
+        }
         return make_error(Errc::parse, "cache event " + e.artifact + " without a JSON object payload", where,
                           "the log may be truncated");
+    }
     e.log = log;
     e.line = r.line;
     e.timestamp = r.time;
@@ -163,52 +193,102 @@ Status append_cache_event(const TraceRecord& r, const std::string& log, std::vec
     return ok_status();
 }
 
-Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn) {
+std::string TraceGap::str() const {
+    std::string lines = std::to_string(first_line);
+    if (last_line > first_line) lines += "-" + std::to_string(last_line);
+    return log + ":" + lines + ": " + why;
+}
+
+Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn,
+                             std::vector<TraceGap>* gaps) {
     // Through util's regular-file open: a FIFO never blocks, and reading a log beside a cache leaves
     // its atime alone.
     KILN_TRY(OpenedFile file, open_regular_file(path));
     LineReader in(file.fd.get());
     if (file.size == 0)
         return make_error(Errc::parse, "the log is empty", path.string(), "pass a log written with TORCH_TRACE=<dir>");
+    // Room for the longest line kept, reserved once (untouched pages cost nothing): growing by doubling
+    // would copy a long line and hold two buffers at once.
+    constexpr std::size_t kLineCap = kMaxTraceRecordBytes + 1;
     std::string line;
+    line.reserve(kLineCap);
     TraceRecord rec;
-    bool have = false, stop = false;
-    std::size_t lineno = 0, headers = 0;
+    // have: a record is open; closed: a line that is no payload ended its payload; dropped: it grew
+    // past the cap and its text was let go (it is skipped, as a gap).
+    bool have = false, closed = false, dropped = false, stop = false;
+    std::size_t lineno = 0, headers = 0, rec_last_line = 0;
     Status too_deep = ok_status();
-    auto flush = [&] {
+    auto skip = [&](std::size_t first, std::size_t last, std::string why) {
+        if (gaps) gaps->push_back({path.string(), first, last, std::move(why)});
+    };
+    auto flush = [&](bool at_end) {
+        if (!have || stop) {
+            have = false;
+            return;
+        }
+        have = false;
+        if (dropped) {
+            skip(rec.line, rec_last_line,
+                 "a record larger than " + std::to_string(kMaxTraceRecordBytes >> 20) + " MB, skipped");
+            return;
+        }
         // Every reader parses the header and the payload as JSON and walks them: bound the nesting here.
-        if (have && !stop &&
-            (json_nesting_depth(rec.header_json) > kMaxJsonDepth || json_nesting_depth(rec.payload) > kMaxJsonDepth)) {
+        if (json_nesting_depth(rec.header_json) > kMaxJsonDepth || json_nesting_depth(rec.payload) > kMaxJsonDepth) {
             too_deep = make_error(Errc::parse,
                                   "a record's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
                                   path.string() + ":" + std::to_string(rec.line), "the log is corrupt or hostile");
             stop = true;
+            return;
         }
-        if (have && !stop) stop = !fn(rec);
-        have = false;
+        rec.last = at_end;
+        stop = !fn(rec);
+    };
+    auto drop = [&] {
+        dropped = true;
+        std::string().swap(rec.payload);
+        std::string().swap(rec.header_json);
     };
     for (;;) {
-        KILN_TRY(bool got, in.next(line, path.string()));
+        bool overlong = false;
+        KILN_TRY(bool got, in.next(line, overlong, kLineCap, path.string()));
         if (!got || stop) break;
         ++lineno;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (!line.empty() && line[0] == '\t') {
-            if (have) {
-                if (!rec.payload.empty()) rec.payload += '\n';
-                rec.payload.append(line, 1);
+            if (!have || closed) continue;
+            rec_last_line = lineno;
+            if (dropped) continue;
+            if (overlong || rec.header_json.size() + rec.payload.size() + line.size() > kMaxTraceRecordBytes) {
+                drop();
+                continue;
             }
+            if (!rec.payload.empty()) rec.payload += '\n';
+            else rec.payload.reserve(line.size());  // the usual one-line payload: exactly, no doubling
+            rec.payload.append(line, 1);
             continue;
         }
-        flush();
         std::string time;
         std::int64_t pid = 0;
         std::string_view body;
-        if (!split_header(line, time, pid, body)) continue;
+        if (!split_header(line, time, pid, body)) {
+            if (overlong && !line.empty() && std::string_view("VIWEC").find(line[0]) != std::string_view::npos) {
+                flush(false);
+                skip(lineno, lineno,
+                     "a line longer than " + std::to_string(kMaxTraceRecordBytes >> 20) + " MB, skipped");
+                continue;
+            }
+            closed = true;
+            continue;
+        }
+        flush(false);
         ++headers;
-        rec = TraceRecord{lineno, std::move(time), pid, std::string(body), {}};
+        rec = TraceRecord{lineno, std::move(time), pid, std::string(body), {}, false};
         have = true;
+        closed = dropped = false;
+        rec_last_line = lineno;
+        if (overlong) drop();
     }
-    flush();
+    flush(true);
     KILN_CHECK(too_deep);
     if (headers == 0 && lineno > 0)
         return make_error(Errc::parse, "no TORCH_TRACE records (glog lines followed by '{...}')", path.string(),
@@ -216,14 +296,19 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
     return ok_status();
 }
 
-Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path) {
+Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path, std::vector<TraceGap>* gaps) {
     std::vector<CacheEvent> out;
     std::string log = path.string();
     Status failed = ok_status();
-    KILN_CHECK(for_each_trace_record(path, [&](const TraceRecord& r) {
-        failed = append_cache_event(r, log, out);
-        return failed.ok();
-    }));
+    std::vector<TraceGap> own;  // the cut-off tail is a gap even when the caller keeps none
+    std::vector<TraceGap>* into = gaps ? gaps : &own;
+    KILN_CHECK(for_each_trace_record(
+        path,
+        [&](const TraceRecord& r) {
+            failed = append_cache_event(r, log, out, into);
+            return failed.ok();
+        },
+        into));
     if (!failed) return std::move(failed.error());
     return out;
 }
@@ -241,11 +326,11 @@ Result<std::vector<std::filesystem::path>> trace_log_files(const std::filesystem
     return files;
 }
 
-Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir) {
+Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir, std::vector<TraceGap>* gaps) {
     KILN_TRY(auto files, trace_log_files(path_or_dir));
     std::vector<CacheEvent> out;
     for (const auto& f : files) {
-        KILN_TRY(auto events, read_trace_log(f));
+        KILN_TRY(auto events, read_trace_log(f, gaps));
         for (auto& e : events) out.push_back(std::move(e));
     }
     return out;

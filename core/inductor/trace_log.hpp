@@ -47,24 +47,48 @@ struct TraceRecord {
     std::int64_t pid = 0;  // the writing process
     std::string header_json;
     std::string payload;
+    bool last = false;  // no record follows it in the log (a cut-off log ends inside this one)
 };
+
+// A record's header and payload together are kept up to this size; a larger one is skipped (named as
+// a gap), so a hostile or huge log costs bounded memory however long its lines are.
+inline constexpr std::size_t kMaxTraceRecordBytes = 64u << 20;
+
+// A part of a log that a reader skipped, and why: an over-long record, or the cache event a cut-off log
+// ends in. The rest of the log is still read.
+struct TraceGap {
+    std::string log;
+    std::size_t first_line = 0, last_line = 0;
+    std::string why;
+    std::string str() const;  // "LOG:FIRST-LAST: WHY"
+};
+
 // Calls `fn` for every record of one log, in order; a false return stops the walk. Lines that are
-// neither a glog header with JSON nor payload are skipped. Error when the file cannot be read, or
-// when it has lines but no record at all (not a TORCH_TRACE log).
-Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn);
+// neither a glog header with JSON nor payload are skipped; records over kMaxTraceRecordBytes are
+// skipped and named in `gaps` (when given). Error when the file cannot be read, or when it has lines
+// but no record at all (not a TORCH_TRACE log).
+Status for_each_trace_record(const std::filesystem::path& path, const std::function<bool(const TraceRecord&)>& fn,
+                             std::vector<TraceGap>* gaps = nullptr);
 // The log files of a directory (recursively, no dot-files), or the file itself, in sorted order.
 Result<std::vector<std::filesystem::path>> trace_log_files(const std::filesystem::path& path_or_dir);
 
 // Appends the cache event a record holds, if it is one (fx_graph_cache_*, aotautograd_cache_*,
-// fx_graph_bundled_cache_hit); an error for a cache event whose payload is not a JSON object.
-Status append_cache_event(const TraceRecord& record, const std::string& log, std::vector<CacheEvent>& out);
+// fx_graph_bundled_cache_hit); an error for a cache event whose payload is not a JSON object (naming
+// the line and byte of invalid UTF-8, when that is why). The log's last record is different: a log cut
+// off (still being written, or truncated) ends inside it, so with `gaps` given it becomes a gap naming
+// the truncated tail, and the events before it stand.
+Status append_cache_event(const TraceRecord& record, const std::string& log, std::vector<CacheEvent>& out,
+                          std::vector<TraceGap>* gaps = nullptr);
 // "0/0", "0/1_1", "!2/0/0" from a record's header metadata; empty when it carries no frame ids.
 std::string record_compile_id(const nlohmann::json& meta);
 
 // Reads one log; malformed records are skipped only when they are not cache events (a cache event
-// with a broken payload is an error naming the file and line).
-Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path);
+// with a broken payload is an error naming the file and line, unless it is the log's cut-off tail).
+// What was skipped goes to `gaps` when given.
+Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path,
+                                               std::vector<TraceGap>* gaps = nullptr);
 // A log file, or a directory: every regular file in it (recursively), in sorted path order.
-Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir);
+Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir,
+                                                std::vector<TraceGap>* gaps = nullptr);
 
 }  // namespace kiln::inductor

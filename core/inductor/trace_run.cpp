@@ -97,29 +97,32 @@ std::string_view event_name(const std::string& header) {
 Status read_one(const std::filesystem::path& path, TraceRun& run) {
     LogState st{path.string(), {}, {}, run};
     Status failed = ok_status();
-    KILN_CHECK(for_each_trace_record(path, [&](const TraceRecord& r) {
-        std::string_view name = event_name(r.header_json);
-        if (name == "str" || name == "dynamo_start" || name == "create_symbol") {
-            json meta = json::parse(r.header_json, nullptr, false);
-            if (meta.is_discarded() || !meta.is_object()) return true;
-            const json& v = meta[std::string(name)];
-            if (name == "str") st.on_str(v);
-            else if (name == "dynamo_start") st.on_dynamo_start(r, meta, v);
-            else st.on_create_symbol(meta, v);
+    KILN_CHECK(for_each_trace_record(
+        path,
+        [&](const TraceRecord& r) {
+            std::string_view name = event_name(r.header_json);
+            if (name == "str" || name == "dynamo_start" || name == "create_symbol") {
+                json meta = json::parse(r.header_json, nullptr, false);
+                if (meta.is_discarded() || !meta.is_object()) return true;
+                const json& v = meta[std::string(name)];
+                if (name == "str") st.on_str(v);
+                else if (name == "dynamo_start") st.on_dynamo_start(r, meta, v);
+                else st.on_create_symbol(meta, v);
+                return true;
+            }
+            std::size_t before = run.events.size();
+            failed = append_cache_event(r, st.log, run.events, &run.gaps);
+            if (!failed.ok()) return false;
+            if (run.events.size() > before) {
+                CacheEvent& e = run.events.back();
+                // The payload's compile id may carry an attempt suffix the header lacks: match on the header's.
+                json meta = json::parse(r.header_json, nullptr, false);
+                std::string id = meta.is_object() ? record_compile_id(meta) : std::string();
+                e.compile = st.compile_of(id.empty() ? e.compile_id : id);
+            }
             return true;
-        }
-        std::size_t before = run.events.size();
-        failed = append_cache_event(r, st.log, run.events);
-        if (!failed.ok()) return false;
-        if (run.events.size() > before) {
-            CacheEvent& e = run.events.back();
-            // The payload's compile id may carry an attempt suffix the header lacks: match on the header's.
-            json meta = json::parse(r.header_json, nullptr, false);
-            std::string id = meta.is_object() ? record_compile_id(meta) : std::string();
-            e.compile = st.compile_of(id.empty() ? e.compile_id : id);
-        }
-        return true;
-    }));
+        },
+        &run.gaps));
     return failed;
 }
 

@@ -44,6 +44,7 @@ struct TraceCompile {
 struct TraceRun {
     std::vector<TraceCompile> compiles;
     std::vector<CacheEvent> events;  // every cache event (fx_graph and aot_autograd), `compile` set when known
+    std::vector<TraceGap> gaps;      // what was skipped: huge records, a cut-off cache event ending a log
 };
 
 // Reads a log or a directory of logs (sorted path order).

@@ -1,6 +1,9 @@
 #include "portability/fingerprint.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace kiln::portability {
 
@@ -131,27 +134,42 @@ Result<Fingerprint> fingerprint_from_json(const ojson& j, const std::string& ori
     if (!j.is_object() || !j.contains("kiln_fingerprint"))
         return make_error(Errc::parse, "not a Kiln fingerprint (no \"kiln_fingerprint\" key)", origin,
                           "write one with `kiln-cli env --json > FILE`");
-    if (!j["kiln_fingerprint"].is_number_integer() || j["kiln_fingerprint"].get<int>() != 1)
-        return make_error(Errc::unsupported,
-                          "fingerprint format version " + j["kiln_fingerprint"].dump() + " (this Kiln reads 1)",
-                          origin);
+    // Compared as the number it is: get<int>() wrapped 4294967297 to 1.
+    const ojson& version = j["kiln_fingerprint"];
+    const bool is_one = (version.is_number_unsigned() && version.get<std::uint64_t>() == 1) ||
+                        (version.is_number_integer() && version.get<std::int64_t>() == 1);
+    if (!is_one)
+        return make_error(Errc::unsupported, "fingerprint format version " + version.dump() + " (this Kiln reads 1)",
+                          origin,
+                          version.is_number_integer() && version.get<std::int64_t>() > 1
+                              ? "written by a newer Kiln: read it with that one, or write it again with this one"
+                              : "not a version any Kiln writes; write the file again with `kiln-cli env --json`");
     Fingerprint fp;
     fp.origin = j.contains("origin") && j["origin"].is_string() ? j["origin"].get<std::string>() : origin;
+    // By name, so that loading is linear: Fingerprint::set looks each name up in a list (a later
+    // duplicate replaces the earlier one in place, as set() does).
+    std::unordered_map<std::string, std::size_t> at;
     for (const char* list : {"components", "facts"}) {
         if (!j.contains(list)) continue;
         if (!j[list].is_array())
             return make_error(Errc::parse, std::string("\"") + list + "\" is not an array", origin);
         for (const auto& c : j[list]) {
             KILN_TRY(EnvComponent comp, component_from_json(c, std::string(list) == "components", origin));
-            fp.set(std::move(comp));
+            auto [it, fresh] = at.try_emplace(comp.name, fp.components.size());
+            if (fresh) fp.components.push_back(std::move(comp));
+            else fp.components[it->second] = std::move(comp);
         }
     }
-    if (j.contains("unknown") && j["unknown"].is_array())
-        for (const auto& u : j["unknown"])
-            if (u.is_object() && u.contains("name") && u["name"].is_string())
-                fp.mark_unknown(u["name"].get<std::string>(), u.contains("why") && u["why"].is_string()
-                                                                  ? u["why"].get<std::string>()
-                                                                  : std::string());
+    if (j.contains("unknown") && j["unknown"].is_array()) {
+        std::unordered_set<std::string> unknown;
+        for (const auto& u : j["unknown"]) {
+            if (!u.is_object() || !u.contains("name") || !u["name"].is_string()) continue;
+            std::string name = u["name"].get<std::string>();
+            if (at.count(name) || !unknown.insert(name).second) continue;  // known, or listed already
+            fp.unknown.push_back(
+                {std::move(name), u.contains("why") && u["why"].is_string() ? u["why"].get<std::string>() : ""});
+        }
+    }
     if (j.contains("notes") && j["notes"].is_array())
         for (const auto& n : j["notes"])
             if (n.is_string()) fp.notes.push_back(n.get<std::string>());

@@ -1,6 +1,8 @@
 #include "portability/verdict.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "portability/key_env.hpp"
 
@@ -39,8 +41,8 @@ std::optional<bool> same(const EnvComponent& a, const EnvComponent& b) {
     return a.value == b.value;
 }
 
-void compare_one(const EnvComponent& c, const Fingerprint& target, Assessment& out) {
-    const EnvComponent* t = target.find(c.name);
+// `t`: the target's component of that name (nullptr: none), when the caller has it at hand.
+void compare_one(const EnvComponent& c, const EnvComponent* t, const Fingerprint& target, Assessment& out) {
     if (!t) {
         const UnknownComponent* u = target.find_unknown(c.name);
         out.not_known(c.name, u ? u->why : "not recorded in " + target.origin);
@@ -59,6 +61,10 @@ void compare_one(const EnvComponent& c, const Fingerprint& target, Assessment& o
         return;
     }
     out.differ(c.name, shown(c), shown(*t), c.scope);
+}
+
+void compare_one(const EnvComponent& c, const Fingerprint& target, Assessment& out) {
+    compare_one(c, target.find(c.name), target, out);
 }
 
 // The key components every graph entry is compared on, in debug-line order.
@@ -96,12 +102,15 @@ Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::Key
                       const Fingerprint& target) {
     Assessment a;
     compare_components(cached, target, graph_names(), graph_optional(), a);
-    // Config the target's environment sets (beyond cpp.cxx): compared with the key's own line.
+    // Config the target's environment sets (beyond cpp.cxx): compared with the key's own line. Looked
+    // up by name, both ways, so a fingerprint of many components costs linear time.
+    std::unordered_map<std::string_view, const inductor::KeyComponentView*> by_name;
+    for (const auto& k : config) by_name.try_emplace(k.name, &k);
     for (const auto& t : target.components) {
         if (!t.in_key || t.name.rfind("inductor_config[", 0) != 0 || t.name == names::cxx) continue;
-        auto it = std::find_if(config.begin(), config.end(),
-                               [&](const inductor::KeyComponentView& k) { return k.name == t.name; });
-        if (it == config.end()) {
+        auto found = by_name.find(t.name);
+        const inductor::KeyComponentView* it = found == by_name.end() ? nullptr : found->second;
+        if (!it) {
             a.differ(t.name, "(not in the key)", t.value, Scope::environment);
             continue;
         }
@@ -114,7 +123,7 @@ Assessment assess_key(const Fingerprint& cached, const std::vector<inductor::Key
                        false,
                        false,
                        "cache"};
-        compare_one(c, target, a);
+        compare_one(c, &t, target, a);
     }
     a.finish();
     return a;

@@ -6,11 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string_view>
+
+#include "util/utf8.hpp"
 
 namespace kiln::remote {
 namespace {
@@ -20,18 +21,7 @@ using Kind = BulkGetFailure::Kind;
 BulkGetFailure failure(Kind k, std::string text, std::size_t index = 0) { return {k, std::move(text), index}; }
 
 // Bytes from a server that may be anything (an HTTP banner, binary): shown escaped.
-std::string printable(std::string_view s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') out += static_cast<char>(c);
-        else {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\x%02x", c);
-            out += esc;
-        }
-    }
-    return out + "\"";
-}
+std::string printable(std::string_view s) { return "\"" + printable_name(s) + "\""; }
 
 BulkGetFailure io_failure(int err) {
     if (err == EAGAIN || err == EWOULDBLOCK) return failure(Kind::timeout, "timed out");
@@ -76,6 +66,17 @@ public:
             if (len_ - pos_ >= kSize / 2) return failure(Kind::protocol, "reply header too long");
             if (auto f = fill(); !f.ok()) return f;
         }
+    }
+    // Reads past n bytes (a value that is not kept), through the small buffer.
+    BulkGetFailure skip(std::size_t n) {
+        while (n > 0) {
+            if (pos_ == len_)
+                if (auto f = fill(); !f.ok()) return f;
+            std::size_t k = std::min(n, len_ - pos_);
+            pos_ += k;
+            n -= k;
+        }
+        return {};
     }
     // Exactly n bytes into dst: first what is buffered, the rest straight from the socket.
     BulkGetFailure bytes(char* dst, std::size_t n) {
@@ -138,19 +139,24 @@ void append_get(std::string& req, const std::string& key) {
     req += "\r\n";
 }
 
-}  // namespace
-
-BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, BulkGetLimits limits,
-                        std::size_t window) {
+BulkGetFailure bulk_get_values(int fd, const std::vector<std::string>& keys, ValueBlock& out,
+                               const BulkGetLimits& limits, std::size_t window, std::size_t& largest) {
     out.clear();
     Reader in(fd, limits.reply);
     std::size_t sent = 0;
     std::string req;
+    std::optional<std::size_t> full;  // the first key whose value did not fit the batch
     auto send_more = [&](std::size_t done) -> BulkGetFailure {
+        if (full || out.used() >= limits.max_batch_bytes) return {};  // the batch is full: send no more
+        // As many in flight as the batch has room for at the largest size seen (one into an empty block).
+        std::size_t allowed = window;
+        if (largest > 0)
+            allowed = std::clamp<std::size_t>((limits.max_batch_bytes - out.used()) / largest,
+                                              sent == done && out.used() == 0 ? 1 : 0, window);
         // Top the window up in groups, so a small write goes out every few replies, not every one.
-        if (sent >= keys.size() || sent - done > window / 2) return {};
+        if (sent >= keys.size() || sent - done >= allowed || sent - done > allowed / 2) return {};
         req.clear();
-        for (; sent < keys.size() && sent - done < window; ++sent) append_get(req, keys[sent]);
+        for (; sent < keys.size() && sent - done < allowed; ++sent) append_get(req, keys[sent]);
         return send_all(fd, req);
     };
     if (auto f = send_more(0); !f.ok()) return f;
@@ -169,15 +175,21 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             if (ec != std::errc() || p != head.data() + head.size() || n < -1)
                 return failure(Kind::protocol, "bad bulk length: " + printable(head.substr(0, 40)));
             if (n == -1) {
-                out.add_absent();
+                if (!full) out.add_absent();
                 continue;
             }
             if (static_cast<unsigned long long>(n) > limits.max_value_bytes)
                 return failure(Kind::limit,
-                               "a value of " + std::to_string(n) + " bytes for " + keys[i] + " (the limit is " +
-                                   std::to_string(limits.max_value_bytes) + ")",
+                               "a value of " + std::to_string(n) + " bytes for " + printable_name(keys[i]) +
+                                   " (the limit is " + std::to_string(limits.max_value_bytes) + ")",
                                i);
             std::size_t len = static_cast<std::size_t>(n);
+            largest = std::max(largest, len);
+            if (!full && out.used() > 0 && out.used() + len > limits.max_batch_bytes) full = i;
+            if (full) {  // read past it: the caller fetches it again in a batch of its own
+                if (auto f = in.skip(len + 2); !f.ok()) return f;
+                continue;
+            }
             std::size_t at = out.used();
             if (auto f = in.bytes(out.tail(len + 2), len + 2); !f.ok()) return f;
             if (std::memcmp(out.tail(0) + len, "\r\n", 2) != 0)
@@ -191,17 +203,27 @@ BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock
             // batch once the replies already on their way are read.
             if (!head.substr(1).starts_with("WRONGTYPE") && !reply_error)
                 reply_error = failure(Kind::reply, std::string(head.substr(1)), i);
-            out.add_absent();
+            if (!full) out.add_absent();
             continue;
         }
         if (head[0] == '+' || head[0] == ':') {
-            out.add_absent();
+            if (!full) out.add_absent();
             continue;
         }
         return failure(Kind::protocol, "not a Redis reply to GET: " + printable(head.substr(0, 40)));
     }
     if (reply_error) return *reply_error;
     return {};
+}
+
+}  // namespace
+
+BulkGetFailure bulk_get(int fd, const std::vector<std::string>& keys, ValueBlock& out, BulkGetLimits limits,
+                        std::size_t window) {
+    std::size_t largest = limits.largest_value;
+    BulkGetFailure result = bulk_get_values(fd, keys, out, limits, window, largest);
+    result.largest_value = largest;
+    return result;
 }
 
 }  // namespace kiln::remote

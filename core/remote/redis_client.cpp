@@ -8,9 +8,11 @@
 #include <poll.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <unordered_set>
+
+#include "util/utf8.hpp"
 
 namespace kiln::remote {
 namespace {
@@ -65,12 +67,56 @@ Error reply_error(const std::string& text, const RedisEndpoint& ep, std::string_
     return e;
 }
 
+// A real cursor is an unsigned 64-bit number in decimal.
+bool is_scan_cursor(const std::string& c) {
+    if (c.empty() || c.size() > 20 || c.find_first_not_of("0123456789") != std::string::npos) return false;
+    return c.size() < 20 || c <= "18446744073709551615";
+}
+
 }  // namespace
+
+struct RedisClient::ReplyBudget {
+    const redisReplyObjectFunctions* base = nullptr;  // hiredis's own functions
+    std::size_t max_objects = 0, max_bytes = 0;
+    std::size_t objects = 0, bytes = 0;
+    bool exceeded = false;
+
+    void reset() { objects = bytes = 0, exceeded = false; }
+    bool take(std::size_t n_objects, std::size_t n_bytes) {
+        objects += n_objects;
+        bytes += n_bytes;
+        exceeded = exceeded || objects > max_objects || bytes > max_bytes;
+        return !exceeded;
+    }
+    static ReplyBudget& of(const redisReadTask* t) { return *static_cast<ReplyBudget*>(t->privdata); }
+    static void* string(const redisReadTask* t, char* s, size_t len) {
+        return of(t).take(1, len) ? of(t).base->createString(t, s, len) : nullptr;
+    }
+    static void* array(const redisReadTask* t, int elements) {
+        // Room for the elements' pointers is allocated at once: counted before it is.
+        return elements >= 0 && of(t).take(1, static_cast<std::size_t>(elements) * sizeof(void*))
+                   ? of(t).base->createArray(t, elements)
+                   : nullptr;
+    }
+    static void* integer(const redisReadTask* t, long long v) {
+        return of(t).take(1, 0) ? of(t).base->createInteger(t, v) : nullptr;
+    }
+    static void* nil(const redisReadTask* t) { return of(t).take(1, 0) ? of(t).base->createNil(t) : nullptr; }
+    static void free_object(void* reply) { freeReplyObject(reply); }
+    static redisReplyObjectFunctions functions;
+};
+redisReplyObjectFunctions RedisClient::ReplyBudget::functions = {string, array, integer, nil, free_object};
 
 void RedisClient::ContextDeleter::operator()(redisContext* c) const { redisFree(c); }
 
 RedisClient::RedisClient(std::unique_ptr<redisContext, ContextDeleter> ctx, RedisEndpoint endpoint, RedisLimits limits)
-    : ctx_(std::move(ctx)), endpoint_(std::move(endpoint)), limits_(limits) {}
+    : ctx_(std::move(ctx)), endpoint_(std::move(endpoint)), limits_(limits), budget_(std::make_shared<ReplyBudget>()) {
+    budget_->base = ctx_->reader->fn;
+    budget_->max_objects = limits_.max_reply_elements;
+    budget_->max_bytes = limits_.max_value_bytes;
+    ctx_->reader->fn = &ReplyBudget::functions;
+    ctx_->reader->privdata = budget_.get();
+}
 RedisClient::RedisClient(RedisClient&&) noexcept = default;
 RedisClient& RedisClient::operator=(RedisClient&&) noexcept = default;
 RedisClient::~RedisClient() = default;
@@ -152,8 +198,16 @@ Result<RedisReply> RedisClient::read_reply() {
     };
     for (int done = 0; !done;)
         if (redisBufferWrite(ctx_.get(), &done) != REDIS_OK) return fail(io_failure("writing a command"));
+    budget_->reset();
     for (;;) {
-        if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK) return fail(io_failure("reading a reply"));
+        if (redisGetReplyFromReader(ctx_.get(), &raw) != REDIS_OK) {
+            if (budget_->exceeded)
+                return fail(make_error(Errc::limit,
+                                       "a reply of more than " + std::to_string(budget_->max_objects) +
+                                           " elements or " + std::to_string(budget_->max_bytes) + " bytes",
+                                       endpoint_.display(), "no Redis reply Kiln asks for is that large"));
+            return fail(io_failure("reading a reply"));
+        }
         if (raw) break;
         if (ctx_->reader->len - ctx_->reader->pos > limits_.max_value_bytes + 64)
             return fail(make_error(Errc::limit,
@@ -198,24 +252,51 @@ Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view mat
 
 Status RedisClient::scan_all(std::string_view match, int count, const std::function<Result<bool>(ScanPage&)>& page) {
     // A real server visits its buckets once: about buckets / COUNT rounds, and its table has at most
-    // ~10 buckets per key. The cap is that with a wide margin, and DBSIZE is asked once.
+    // ~10 buckets per key. The cap is that with a wide margin, and DBSIZE is asked once; a server
+    // could say anything there, so fixed limits (rounds, keys, time spent in SCAN) hold whatever it says.
     KILN_TRY(auto size, command({"DBSIZE"}));
-    long long keys = size.type == RedisReply::Type::integer && size.integer > 0 ? size.integer : 0;
-    const long long max_rounds = 16 * (keys / std::max(count, 1) + 1) * 10 + 1024;
-    std::unordered_set<std::string> seen_cursors;
+    const long long keys =
+        size.type == RedisReply::Type::integer && size.integer > 0 ? std::min(size.integer, 1LL << 40) : 0;
+    const long long max_rounds = std::min(16 * (keys / std::max(count, 1) + 1) * 10 + 1024, limits_.max_scan_rounds);
+    auto unending = [&](std::string what) {
+        return make_error(Errc::limit,
+                          "SCAN did not finish: " + std::move(what) + " (DBSIZE " + std::to_string(keys) + ")",
+                          endpoint_.display(), "the server's SCAN cursor never returns to 0: is it a Redis server?");
+    };
+    // Brent's cycle search: one saved cursor, replaced at rounds 1, 2, 4, 8, ...; a SCAN that loops
+    // comes back to it within twice the loop's length.
+    std::string saved = "0";
+    long long power = 1, since_saved = 0;
+    std::size_t handed_out = 0;
+    std::chrono::steady_clock::duration in_scan{};
     std::string cursor = "0";
     for (long long round = 0;; ++round) {
-        if (round >= max_rounds)
-            return make_error(
-                Errc::limit,
-                "SCAN did not finish after " + std::to_string(round) + " rounds (DBSIZE " + std::to_string(keys) + ")",
-                endpoint_.display(), "the server's SCAN cursor never returns to 0: is it a Redis server?");
+        if (round >= max_rounds) return unending("still going after " + std::to_string(round) + " rounds");
+        if (in_scan > limits_.scan_total)
+            return unending("still going after " +
+                            std::to_string(std::chrono::duration_cast<std::chrono::seconds>(in_scan).count()) +
+                            " s in SCAN, " + std::to_string(round) + " rounds");
+        const auto t0 = std::chrono::steady_clock::now();
         auto scanned = scan(cursor, match, count);
+        in_scan += std::chrono::steady_clock::now() - t0;
         if (!scanned) return std::move(scanned.error());
         ScanPage& p = *scanned;
-        if (p.cursor != "0" && !seen_cursors.insert(p.cursor).second)
+        if (!is_scan_cursor(p.cursor))
+            return make_error(
+                Errc::parse,
+                "SCAN returned a cursor that is not a 64-bit number (" + std::to_string(p.cursor.size()) + " bytes)",
+                endpoint_.display(), "a Redis server's cursors are numbers: is it a Redis server?");
+        if (p.cursor != "0" && p.cursor == saved)
             return make_error(Errc::parse, "SCAN returned cursor " + p.cursor + " a second time", endpoint_.display(),
                               "the server's SCAN would never end: is it a Redis server?");
+        if (++since_saved == power) {
+            saved = p.cursor;
+            power *= 2;
+            since_saved = 0;
+        }
+        handed_out += p.keys.size();
+        if (handed_out > limits_.max_scan_keys)
+            return unending("more than " + std::to_string(limits_.max_scan_keys) + " keys");
         cursor = p.cursor;
         KILN_TRY(bool more, page(p));
         if (!more || cursor == "0") return ok_status();
@@ -227,8 +308,17 @@ Result<std::vector<std::optional<std::string>>> RedisClient::get_many(const std:
     for (const auto& k : keys) KILN_CHECK(append({"GET", k}));
     std::vector<std::optional<std::string>> values;
     values.reserve(keys.size());
+    std::size_t total = 0;
     for (size_t i = 0; i < keys.size(); ++i) {
         KILN_TRY(auto r, read_reply());
+        total += r.str.size();
+        if (total > limits_.max_batch_bytes) {
+            ctx_.reset();  // replies still pending: out of step with the server
+            return make_error(Errc::limit,
+                              "values of more than " + std::to_string(limits_.max_batch_bytes) +
+                                  " bytes in one batch of " + std::to_string(keys.size()) + " GETs",
+                              endpoint_.display(), "these keys hold far larger values than Kiln writes there");
+        }
         if (r.type == RedisReply::Type::string) values.emplace_back(std::move(r.str));
         else if (r.type == RedisReply::Type::nil) values.emplace_back(std::nullopt);
         else if (r.is_error() && r.str.starts_with("WRONGTYPE"))
@@ -246,9 +336,12 @@ Status RedisClient::get_many(const std::vector<std::string>& keys, ValueBlock& o
     // between complete commands).
     if (sdslen(ctx_->obuf) != 0 || ctx_->reader->pos != ctx_->reader->len)
         return make_error(Errc::io, "the connection has unread replies or unsent commands", endpoint_.display());
-    BulkGetFailure f = bulk_get(ctx_->fd, keys, out, {limits_.command, limits_.max_value_bytes});
+    BulkGetFailure f = bulk_get(ctx_->fd, keys, out,
+                                {limits_.command, limits_.max_value_bytes, limits_.max_batch_bytes, largest_value_});
+    largest_value_ = std::max(largest_value_, f.largest_value);
     if (f.ok()) return ok_status();
-    if (f.kind == BulkGetFailure::Kind::reply) return reply_error(f.text, endpoint_, "GET " + keys[f.key_index]);
+    if (f.kind == BulkGetFailure::Kind::reply)
+        return reply_error(f.text, endpoint_, "GET " + printable_name(keys[f.key_index]));
     ctx_.reset();  // out of step with the server: not usable any more
     using Kind = BulkGetFailure::Kind;
     Errc code = f.kind == Kind::timeout    ? Errc::timeout

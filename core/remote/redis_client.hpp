@@ -23,8 +23,13 @@ namespace kiln::remote {
 // allocate without bound.
 struct RedisLimits {
     std::chrono::milliseconds connect{3000};
-    std::chrono::milliseconds command{10000};    // a whole reply, not each read: a trickle times out too
-    std::size_t max_value_bytes = 512ull << 20;  // one reply's size (Inductor's values are a few MB)
+    std::chrono::milliseconds command{10000};      // a whole reply, not each read: a trickle times out too
+    std::size_t max_value_bytes = 512ull << 20;    // one reply's size (Inductor's values are a few MB)
+    std::size_t max_batch_bytes = 64ull << 20;     // the values of one pipelined GET batch together
+    std::size_t max_reply_elements = 1u << 18;     // strings, nils, ... in one reply (a SCAN page has ~COUNT)
+    std::chrono::milliseconds scan_total{120000};  // all SCAN steps of one scan_all together
+    long long max_scan_rounds = 1 << 20;           // SCAN steps of one scan_all, whatever DBSIZE says
+    std::size_t max_scan_keys = 1u << 24;          // keys one scan_all hands out (memory for the callers)
 };
 
 // A reply as a value (hiredis' own is freed right after conversion).
@@ -63,7 +68,8 @@ struct ValueBlock {
     // Room for `n` more bytes at the end (uninitialised: the socket writes them), then commit.
     char* tail(std::size_t n) {
         if (used_ + n > capacity_) {
-            std::size_t cap = std::max(used_ + n, capacity_ * 2);
+            // Doubling, but never more than 64 MB beyond what is needed (blocks are capped per batch).
+            std::size_t cap = std::max(used_ + n, std::min(capacity_ * 2, used_ + n + (64u << 20)));
             std::unique_ptr<char[]> grown(new char[cap]);
             if (used_) std::memcpy(grown.get(), data_.get(), used_);
             data_ = std::move(grown);
@@ -105,13 +111,18 @@ public:
     Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
     // SCAN from cursor 0 until it comes back to 0, handing each page's keys to `page` (which returns
     // false to stop early). Ends with an error when the server repeats a cursor (a SCAN that revisits
-    // a cursor would never end) or goes on far longer than its DBSIZE allows.
+    // a cursor would never end: found with Brent's cycle search, which keeps one cursor, not all of
+    // them), hands out a cursor that is no number (real ones are 64-bit integers), or goes on far
+    // longer than its DBSIZE allows or than the fixed limits (rounds, keys, time spent in SCAN).
     Status scan_all(std::string_view match, int count, const std::function<Result<bool>(ScanPage&)>& page);
     // Pipelined GETs; nullopt where the key is gone (expired or deleted between SCAN and GET) or
-    // holds no string (a list, a hash: foreign data in a shared server).
+    // holds no string (a list, a hash: foreign data in a shared server). Values of more than
+    // max_batch_bytes together are an error (the callers read small values).
     Result<std::vector<std::optional<std::string>>> get_many(const std::vector<std::string>& keys);
     // The same into `out` (cleared first, its capacity kept), reading the socket straight into the
-    // block (bulk_get.hpp) so that a value is copied once, by the kernel.
+    // block (bulk_get.hpp) so that a value is copied once, by the kernel. The block holds at most
+    // max_batch_bytes: it may hold the values of a prefix of `keys` only (out.size() < keys.size());
+    // the caller asks for the rest again.
     Status get_many(const std::vector<std::string>& keys, ValueBlock& out);
     // Pipelined SETs (the writer side, used for sharing timings and by tests and benchmarks).
     Status set_many(const std::vector<std::pair<std::string, std::string>>& items);
@@ -132,6 +143,12 @@ private:
     std::unique_ptr<redisContext, ContextDeleter> ctx_;
     RedisEndpoint endpoint_;
     RedisLimits limits_;
+    // What hiredis may build for one reply (objects, bytes), counted by reply-object functions that
+    // wrap its own: a reply past it fails instead of allocating (an array of 20 million nils, or a
+    // `*2000000000` header hiredis would calloc). On the heap: hiredis keeps a pointer to it.
+    struct ReplyBudget;
+    std::shared_ptr<ReplyBudget> budget_;
+    std::size_t largest_value_ = 0;  // the largest value get_many has read: how many GETs to pipeline
 };
 
 }  // namespace kiln::remote

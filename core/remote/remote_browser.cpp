@@ -152,20 +152,29 @@ Result<BrowseTotals> browse_remote(RedisClient& client, const BrowseOptions& opt
             std::unordered_set<std::string> seen;  // SCAN may return a key more than once (rehashing)
             std::vector<std::string> pending;
             auto flush = [&]() -> Status {
-                if (pending.empty()) return ok_status();
-                std::unique_ptr<ValueBlock> block;
-                {
-                    std::lock_guard lk(spare_mu);
-                    if (!spare.empty()) {
-                        block = std::move(spare.back());
-                        spare.pop_back();
+                while (!pending.empty()) {
+                    std::unique_ptr<ValueBlock> block;
+                    {
+                        std::lock_guard lk(spare_mu);
+                        if (!spare.empty()) {
+                            block = std::move(spare.back());
+                            spare.pop_back();
+                        }
                     }
+                    if (!block) block = std::make_unique<ValueBlock>();
+                    KILN_CHECK(client.get_many(pending, *block));
+                    ++round_trips;
+                    if (block->size() == 0)
+                        return make_error(Errc::generic, "a batch of values came back empty",
+                                          client.endpoint().display());
+                    // A block holds a bounded number of bytes: the keys it had no room for go in the
+                    // next one (each block holds at least one value).
+                    std::vector<std::string> rest(std::make_move_iterator(pending.begin() + block->size()),
+                                                  std::make_move_iterator(pending.end()));
+                    pending.resize(block->size());
+                    if (!ready.push(Raw{std::move(pending), std::move(block)})) return ok_status();  // consumer stopped
+                    pending = std::move(rest);
                 }
-                if (!block) block = std::make_unique<ValueBlock>();
-                KILN_CHECK(client.get_many(pending, *block));
-                ++round_trips;
-                ready.push(Raw{std::move(pending), std::move(block)});  // false: the consumer stopped
-                pending.clear();
                 return ok_status();
             };
             KILN_CHECK(client.scan_all(options.match, options.scan_count, [&](ScanPage& page) -> Result<bool> {

@@ -36,10 +36,10 @@ void merge_missing_timings(nlohmann::ordered_json& into, const nlohmann::ordered
 }
 
 TimingShare::TimingShare(RedisClient client, fs::path dir, std::size_t pulled)
-    : client_(std::move(client)), dir_(std::move(dir)), pulled_(pulled) {}
+    : client_(std::move(client)), dir_(std::move(dir)), cleanup_(dir_), pulled_(pulled) {}
 
 TimingShare::TimingShare(TimingShare&& o) noexcept
-    : client_(std::move(o.client_)), dir_(std::move(o.dir_)), pulled_(o.pulled_) {
+    : client_(std::move(o.client_)), dir_(std::move(o.dir_)), cleanup_(std::move(o.cleanup_)), pulled_(o.pulled_) {
     o.dir_.clear();
 }
 
@@ -55,7 +55,7 @@ Result<TimingShare> TimingShare::open(std::string_view url, const std::optional<
     std::vector<std::string> warnings;
     KILN_TRY(auto shared, read_shared_timings(client, &warnings));
 
-    std::string tmpl = (fs::temp_directory_path() / "kiln-share-XXXXXX").string();
+    std::string tmpl = (temp_directory() / "kiln-share-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) return io_error("mkdtemp", tmpl, errno);
     TimingShare share(std::move(client), fs::path(tmpl), shared.size());
 

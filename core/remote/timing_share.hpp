@@ -10,6 +10,7 @@
 
 #include "remote/shared_timings.hpp"
 #include "tuning/tune_report.hpp"
+#include "util/temp_cleanup.hpp"
 
 namespace kiln::remote {
 
@@ -33,6 +34,7 @@ private:
     TimingShare(RedisClient client, std::filesystem::path dir, std::size_t pulled);
     RedisClient client_;
     std::filesystem::path dir_;
+    TempCleanup cleanup_;  // removes dir_ if a signal ends the process first
     std::size_t pulled_ = 0;
 };
 

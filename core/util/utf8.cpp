@@ -1,5 +1,7 @@
 #include "util/utf8.hpp"
 
+#include <cstdio>
+
 namespace kiln {
 
 std::size_t utf8_sequence(std::string_view s, std::size_t i, Surrogates surrogates) {
@@ -28,6 +30,52 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i, Surrogates surrogat
     for (std::size_t k = 2; k < len; ++k)
         if ((b(k) & 0xC0) != 0x80) return 0;
     return len;
+}
+
+std::size_t first_invalid_utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t n = utf8_sequence(s, i);
+        if (n == 0) return i;
+        i += n;
+    }
+    return std::string_view::npos;
+}
+
+std::string printable_name(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    auto hex = [&](const char* format, unsigned v) {
+        char buf[12];
+        std::snprintf(buf, sizeof buf, format, v);
+        out += buf;
+    };
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            if (c == '\\') out += "\\\\";
+            else if (c == '\n') out += "\\n";
+            else if (c == '\r') out += "\\r";
+            else if (c == '\t') out += "\\t";
+            else if (c < 0x20 || c == 0x7f) hex("\\x%02x", c);
+            else out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        const std::size_t n = utf8_sequence(s, i);
+        if (n == 0) {
+            hex("\\x%02x", c);
+            ++i;
+            continue;
+        }
+        unsigned cp = n == 2 ? c & 0x1Fu : n == 3 ? c & 0x0Fu : c & 0x07u;
+        for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+        const bool control = (cp >= 0x80 && cp <= 0x9F) || cp == 0x200E || cp == 0x200F ||
+                             (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+        if (control) hex("\\u%04x", cp);
+        else out.append(s, i, n);
+        i += n;
+    }
+    return out;
 }
 
 }  // namespace kiln

@@ -14,8 +14,30 @@
 #include "remote/remote_inspect.hpp"
 #include "remote/remote_panel.hpp"
 #include "shell/main_window.hpp"
+#include "util/temp_cleanup.hpp"
 
 namespace kiln::ui {
+
+namespace {
+// Where remote pickles are written to be read like local files: made at the first entry opened (not
+// at start, where an interrupted GUI left an empty /tmp/Kiln-XXXXXX behind), removed with the window,
+// or by TempCleanup's handler when a signal ends the GUI.
+struct RemoteScratch {
+    std::unique_ptr<QTemporaryDir> dir;
+    TempCleanup cleanup;
+    const QTemporaryDir& get() {
+        if (!dir) {
+            dir = std::make_unique<QTemporaryDir>();
+            if (dir->isValid()) cleanup = TempCleanup(dir->path().toStdString());
+        }
+        return *dir;
+    }
+    ~RemoteScratch() {
+        dir.reset();
+        cleanup.release();
+    }
+};
+}  // namespace
 
 RemotePanel* installRemoteSource(MainWindow& w) {
     auto* panel = new RemotePanel(w.jobs());
@@ -25,14 +47,15 @@ RemotePanel* installRemoteSource(MainWindow& w) {
     const bool configured = !RemoteConnectDialog::urlFromEnvironment().isEmpty() ||
                             !QSettings().value(QStringLiteral("remote/lastUrl")).toString().isEmpty();
     if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) dock->setVisible(configured);
-    // Remote pickles are written here to be read like local files; removed with the window.
-    auto scratch = std::make_shared<QTemporaryDir>();
+    auto scratch = std::make_shared<RemoteScratch>();
     QObject::connect(panel, &RemotePanel::entryActivated, &w, [&w, scratch](const QString& url, const QString& key) {
-        if (!scratch->isValid()) {
-            w.statusBar()->showMessage(QObject::tr("No temporary directory for remote entries"), 5000);
+        const QTemporaryDir& made = scratch->get();
+        if (!made.isValid()) {
+            w.statusBar()->showMessage(
+                QObject::tr("No temporary directory for remote entries: %1").arg(made.errorString()), 5000);
             return;
         }
-        const QString dir = scratch->path();
+        const QString dir = made.path();
         w.inspector()->showMessage(QObject::tr("<p>Fetching %1 …</p>").arg(key.toHtmlEscaped()));
         w.showCacheTab();  // the Cache tab holds the inspector
         // The "inspect" channel: a newer local or remote selection drops this result.

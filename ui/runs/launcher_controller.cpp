@@ -57,6 +57,7 @@ QString LauncherController::start(const LaunchRequest& req) {
     if (isRunning()) return tr("a session is already running");
     work_ = std::make_unique<QTemporaryDir>();
     if (!work_->isValid()) return tr("cannot create a temporary directory: %1").arg(work_->errorString());
+    workCleanup_ = TempCleanup(work_->path().toStdString());
     QString op, error;
     const QString spec = deriveSpec(req, work_->path(), &op, &error);
     if (spec.isEmpty()) return error;

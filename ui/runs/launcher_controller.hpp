@@ -14,6 +14,7 @@
 
 #include "runs/cli_process.hpp"
 #include "timings/timing_model.hpp"
+#include "util/temp_cleanup.hpp"
 
 namespace kiln::ui {
 
@@ -63,6 +64,7 @@ private:
     CliProcess process_;
     QTimer poll_;
     std::unique_ptr<QTemporaryDir> work_;
+    TempCleanup workCleanup_;  // removes work_ if a signal ends the GUI first
     QString sessionLog_;
     qint64 logSize_ = -1;
     std::shared_ptr<const timings::TimingSet> timings_;

@@ -166,7 +166,17 @@ void MainWindow::openStartupRoot(const QString& commandLineRoot) {
 }
 
 void MainWindow::openRoot(const QString& root, bool isSample) {
+    openError_.clear();
     const QString path = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    if (path.contains(QChar::ReplacementCharacter) && !QFileInfo::exists(path)) {
+        // Bytes that are not UTF-8 in the path were decoded as U+FFFD: that name does not exist.
+        openError_ = tr("cannot open %1: the path is not valid UTF-8, and the window names files in UTF-8 "
+                        "(kiln-cli reads such paths; or rename the folder)")
+                         .arg(path);
+        statusBar()->showMessage(openError_);
+        inspector_->showMessage(tr("<h3>Cannot open this cache</h3><p>%1</p>").arg(openError_.toHtmlEscaped()));
+        return;
+    }
     if (!isMegaCacheBlob(path)) {
         bundle::RootOrBlob dir;
         dir.root = dir.label = path.toStdString();
@@ -179,6 +189,7 @@ void MainWindow::openRoot(const QString& root, bool isSample) {
         [path](JobControl&) { return unpackBlob(path); },
         [this](OpenedBlob blob) {
             if (!blob.opened) {
+                openError_ = tr("cannot open %1: %2").arg(blob.blobPath, blob.error);
                 statusBar()->showMessage(tr("Cannot open %1: %2").arg(blob.blobPath, blob.error));
                 inspector_->showMessage(tr("<h3>Cannot open %1</h3><p>%2</p>")
                                             .arg(blob.blobPath.toHtmlEscaped(), blob.error.toHtmlEscaped()));
@@ -234,7 +245,10 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             if (!out.error.isEmpty()) {
                 statusBar()->showMessage(out.error);
                 if (!out.tree && !overview_->partial()) overview_->showError(out.error);
-                if (!out.tree) return;
+                if (!out.tree) {
+                    openError_ = tr("cannot scan %1: %2").arg(blobPath_.isEmpty() ? root_ : blobPath_, out.error);
+                    return;
+                }
             }
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);

@@ -47,6 +47,9 @@ public:
     // root is opened or the window closes); the blob file's path for titles and reports.
     std::shared_ptr<const bundle::RootOrBlob> openedRoot() const { return opened_; }
     QString blobPath() const { return blobPath_; }  // empty unless a blob is open
+    // Why the last root or blob opened could not be shown (a truncated blob, a scan that failed);
+    // empty while it opens or once it is shown. Waiters (the screenshot tour) stop on it at once.
+    QString openError() const { return openError_; }
     // Selects `path` after the next scan finishes (command line --select).
     void selectWhenScanned(const QString& path) { pendingSelect_ = path; }
 
@@ -119,6 +122,7 @@ private:
     QString root_;
     std::shared_ptr<const bundle::RootOrBlob> opened_;
     QString blobPath_;
+    QString openError_;
     bool isSample_ = false;
     QString pendingSelect_;
 };

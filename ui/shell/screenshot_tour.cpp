@@ -87,8 +87,14 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         }
     };
     QDir().mkpath(opt.outDir);
-    if (!settle([&] { return w.browser()->tree() && !w.jobs()->isBusy(); })) {
-        std::fprintf(stderr, "kiln: the cache was not scanned in time\n");
+    // Stops at once when the root cannot be opened (a truncated blob, a failed scan), with its error.
+    settle([&] { return (w.browser()->tree() && !w.jobs()->isBusy()) || !w.openError().isEmpty(); });
+    if (!w.openError().isEmpty()) {
+        std::fprintf(stderr, "kiln: %s\n", qPrintable(w.openError()));
+        return 1;
+    }
+    if (!w.browser()->tree() || w.jobs()->isBusy()) {
+        std::fprintf(stderr, "kiln: the cache was not scanned in 60 s\n");
         return 1;
     }
     // The first screen: the Overview, once computed.

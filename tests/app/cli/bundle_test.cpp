@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -283,6 +284,86 @@ TEST(CliBundle, PackNeverReadsThroughASymlinkSwappedInAfterTheScan) {
     stop = true;
     swapper.join();
     EXPECT_GT(packed, 0);
+}
+
+// Keys are a blob's (anyone's) bytes: an escape sequence or a newline in one was printed raw by `bundle
+// ls` and `unpack` (a terminal title set, a screen cleared, a fake line). They are printed escaped.
+TEST(CliBundle, KeysWithEscapesAndNewlinesArePrintedEscaped) {
+    ScratchDir dir("cli-bundle-escapes");
+    const std::string key = "job\x1b]0;pwned\x07\nfake line\x1b[2J";
+    craft::write(dir.path() / "e.bin",
+                 craft::blob(craft::group("pgo", {{key, "p"}}) + craft::group("inductor", {{"f\x1b[31mred\n", "c"}})));
+    auto ls = cli({"bundle", "ls", (dir.path() / "e.bin").string()});
+    EXPECT_EQ(ls.exit_code, 1) << ls.err;  // the inductor key is refused
+    EXPECT_EQ(ls.out.find('\x1b'), std::string::npos) << ls.out;
+    EXPECT_EQ(ls.out.find("\nfake line"), std::string::npos) << ls.out;
+    EXPECT_NE(ls.out.find(R"(job\x1b]0;pwned\x07\nfake line\x1b[2J)"), std::string::npos) << ls.out;
+    EXPECT_NE(ls.out.find(R"(key 'f\x1b[31mred\n')"), std::string::npos) << ls.out;
+    auto refused = cli({"bundle", "unpack", (dir.path() / "e.bin").string(), "--into", (dir.path() / "r").string()});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err.find('\x1b'), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find(R"(f\x1b[31mred\n)"), std::string::npos) << refused.err;
+
+    craft::write(dir.path() / "p.bin", craft::blob(craft::group("pgo", {{key, "p"}})));
+    for (bool dry : {true, false}) {
+        std::vector<std::string> args{"bundle", "unpack", (dir.path() / "p.bin").string(), "--into",
+                                      (dir.path() / "r").string()};
+        if (dry) args.push_back("--dry-run");
+        auto u = cli(args);
+        EXPECT_EQ(u.exit_code, 0) << u.err;
+        EXPECT_EQ(u.out.find('\x1b'), std::string::npos) << u.out;
+        EXPECT_EQ(u.out.find("\nfake line"), std::string::npos) << u.out;
+        EXPECT_NE(u.out.find(R"(code_state_job\x1b]0;pwned\x07\nfake line\x1b[2J.pkl)"), std::string::npos) << u.out;
+    }
+    EXPECT_EQ(read_file(dir.path() / "r" / "dynamo" / ("code_state_" + key + ".pkl")),
+              "p");  // the bytes as torch writes them
+}
+
+// torch names a PGO profile code_state_<key>.pkl and leaves <that>.lock beside it: a key of 236-240
+// bytes gave a profile name that fits 255 bytes and a lock name that does not. The dry run promised
+// success; unpack wrote the profile, then failed. Now the key check (which both share) refuses it.
+TEST(CliBundle, PgoKeyWhoseLockNameIsTooLongIsRefusedBeforeAnyWrite) {
+    ScratchDir dir("cli-bundle-pgo-long");
+    for (std::size_t n : {236u, 240u}) {
+        craft::write(dir.path() / "l.bin", craft::blob(craft::group("pgo", {{std::string(n, 'k'), "p"}})));
+        auto dry = cli(
+            {"bundle", "unpack", (dir.path() / "l.bin").string(), "--into", (dir.path() / "r").string(), "--dry-run"});
+        EXPECT_EQ(dry.exit_code, 2) << n << ": " << dry.out;
+        EXPECT_NE(dry.err.find("too long for a file name"), std::string::npos) << dry.err;
+        auto u = cli({"bundle", "unpack", (dir.path() / "l.bin").string(), "--into", (dir.path() / "r").string()});
+        EXPECT_EQ(u.exit_code, 2) << n << ": " << u.out;
+        EXPECT_EQ(files_under(dir.path() / "r"), std::set<std::string>{}) << n;
+    }
+    craft::write(dir.path() / "ok.bin", craft::blob(craft::group("pgo", {{std::string(235, 'k'), "p"}})));
+    auto ok = cli({"bundle", "unpack", (dir.path() / "ok.bin").string(), "--into", (dir.path() / "r").string()});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+    EXPECT_EQ(files_under(dir.path() / "r").size(), 2u);  // the profile and its lock
+}
+
+// A FIFO (or anything but a file) at the PGO lock's name was taken for torch's lock file; opening it
+// for writing without O_NONBLOCK would block unpack forever. It is in the way, like any non-file.
+TEST(CliBundle, FifoAtThePgoLockIsInTheWay) {
+    ScratchDir dir("cli-bundle-pgo-fifo");
+    craft::write(dir.path() / "p.bin", craft::blob(craft::group("pgo", {{"job", "p"}})));
+    const fs::path root = dir.path() / "r";
+    fs::create_directories(root / "dynamo");
+    ASSERT_EQ(::mkfifo((root / "dynamo" / "code_state_job.pkl.lock").c_str(), 0600), 0);
+    auto u = cli({"bundle", "unpack", (dir.path() / "p.bin").string(), "--into", root.string(), "--force"});
+    EXPECT_EQ(u.exit_code, 1) << u.out << u.err;
+    EXPECT_NE(u.out.find("conflict"), std::string::npos) << u.out;
+    EXPECT_NE(u.out.find("not a regular file"), std::string::npos) << u.out;
+    EXPECT_FALSE(fs::exists(root / "dynamo" / "code_state_job.pkl"));
+}
+
+// io_error composed "cannot open the cache root" + " failed: ..." into doubled wording.
+TEST(CliBundle, ARootThatCannotBeMadeSaysSoOnce) {
+    ScratchDir dir("cli-bundle-root-file");
+    craft::write(dir.path() / "p.bin", craft::blob(craft::group("pgo", {{"job", "p"}})));
+    std::ofstream(dir.path() / "file") << "x";
+    auto u = cli({"bundle", "unpack", (dir.path() / "p.bin").string(), "--into", (dir.path() / "file" / "r").string()});
+    EXPECT_EQ(u.exit_code, 1) << u.err;
+    EXPECT_NE(u.err.find("cannot open the cache root: Not a directory"), std::string::npos) << u.err;
+    EXPECT_EQ(u.err.find("failed"), std::string::npos) << u.err;
 }
 
 }  // namespace

@@ -110,4 +110,17 @@ TEST(CliEnv, PrintsTheProbeScript) {
     EXPECT_NE(j["error"].get<std::string>().find("cannot import torch"), std::string::npos);
 }
 
+// The format version is compared as the number it is: 4294967297 was read as 1 (an int cut to 32 bits).
+TEST(CliEnv, OutOfRangeFingerprintVersionIsRefused) {
+    kiln::test::ScratchDir dir("cli-env-version");
+    for (const std::string v : {"4294967297", "18446744073709551617", "-4294967295", "2", "1.0"}) {
+        const fs::path file = dir.path() / "fp.json";
+        std::ofstream(file) << R"({"kiln_fingerprint": )" << v << R"(, "components": []})";
+        auto r = run_command({kiln::test::cli_path(), "env", "--from", file.string()});
+        EXPECT_EQ(r.exit_code, 2) << v << ": " << r.out;
+        EXPECT_NE(r.err.find("fingerprint format version"), std::string::npos) << v << ": " << r.err;
+        EXPECT_NE(r.err.find("this Kiln reads 1"), std::string::npos) << v << ": " << r.err;
+    }
+}
+
 }  // namespace

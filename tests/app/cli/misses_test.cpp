@@ -220,3 +220,57 @@ TEST(CliMisses, AotGuardMissNamesTheFailingConjunct) {
     EXPECT_NE(text.out.find("AOT#"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("(aotautograd/a4pxxvose2w4"), std::string::npos) << text.out;
 }
+
+namespace {
+
+// The fixture's warm log cut off inside its third FX cache hit (mid-payload).
+std::filesystem::path cut_warm_log(const std::filesystem::path& dir) {
+    std::ifstream in(std::filesystem::directory_iterator(trace("warm"))->path());
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::string hit = "] {\"artifact\": {\"name\": \"fx_graph_cache_hit\"";
+    std::size_t at = 0;
+    for (int i = 0; i < 3; ++i) at = text.find(hit, at + 1);
+    const auto log = dir / "cut.log";
+    std::ofstream(log) << text.substr(0, text.find("\t{", at) + 40);
+    return log;
+}
+
+}  // namespace
+
+// One cache event cut off at the end of a log (a run still writing it, a truncated copy) made `misses`
+// and `timeline` fail outright. Both report the events before it and name the truncated tail.
+TEST(CliMisses, CutOffLogReportsTheRestAndNamesTheTail) {
+    kiln::test::ScratchDir dir("cli-misses-cut");
+    const auto log = cut_warm_log(dir.path());
+    auto m = run_command({kiln::test::cli_path(), "misses", log.string(), "--json"});
+    ASSERT_EQ(m.exit_code, 0) << m.err;
+    json j = json::parse(m.out);
+    std::size_t fx_hits = 0;
+    for (const auto& e : j["events"]) fx_hits += e["cache"] == "fx_graph" && e["state"] == "hit";
+    EXPECT_EQ(fx_hits, 2u);
+    ASSERT_EQ(j["gaps"].size(), 1u);
+    EXPECT_NE(j["gaps"][0].get<std::string>().find("truncated tail"), std::string::npos) << j["gaps"];
+    EXPECT_NE(m.err.find("cut.log:"), std::string::npos) << m.err;
+
+    auto t = run_command({kiln::test::cli_path(), "timeline", log.string(), "--json"});
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    json tj = json::parse(t.out);
+    EXPECT_EQ(tj["processes"][0]["counts"]["fx_graph"]["hit"], 2);
+    ASSERT_EQ(tj["warnings"].size(), 1u);
+    EXPECT_NE(tj["warnings"][0].get<std::string>().find("truncated tail"), std::string::npos) << tj["warnings"];
+}
+
+// Invalid UTF-8 inside a log said "without a JSON object payload (the log may be truncated)".
+TEST(CliMisses, InvalidUtf8SaysSoWithLineAndByte) {
+    kiln::test::ScratchDir dir("cli-misses-utf8");
+    const auto log = dir.path() / "bad.log";
+    const std::string header =
+        "V1126 01:17:33.288000 1311 torch/_inductor/compile_fx.py:1120] {\"artifact\": "
+        "{\"name\": \"fx_graph_cache_miss\", \"encoding\": \"json\"}}\n";
+    std::ofstream(log) << header << "\t{\"key\": \"fab\xc3\x28\", \"cache_state\": \"miss\"}\n"
+                       << header << "\t{\"key\": \"fcd\", \"cache_state\": \"miss\"}\n";
+    auto r = run_command({kiln::test::cli_path(), "misses", log.string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("not valid UTF-8 (line 2, byte 14)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("may be truncated"), std::string::npos) << r.err;
+}

@@ -1,10 +1,12 @@
 // kiln-cli against a real redis-server holding the H100 fixture in Inductor's remote format:
 // stats --redis, and the error paths a user meets first (unreachable, wrong password, bad URL).
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "fake_resp_server.hpp"
 #include "redis_server.hpp"
 #include "remote/remote_export.hpp"
 #include "test_support.hpp"
@@ -275,4 +277,70 @@ TEST_F(RemoteCli, StatsJsonEncodesABinaryKey) {
     auto py = run_command({"python3", "-c", "import json,sys; json.loads(sys.stdin.buffer.read())"}, r.out);
     EXPECT_EQ(py.exit_code, 0) << py.err;
     EXPECT_NE(r.out.find("f\\udcff\\udcfe"), std::string::npos) << r.out;
+}
+
+// kiln-cli against a Redis that misbehaves on purpose (tests/support/fake_resp_server.hpp): each run
+// ends in seconds with a clear error, and the child's peak memory (its max RSS, from the kernel's
+// accounting of waited-for children) stays bounded.
+namespace {
+
+std::string resp_bulk(const std::string& s) { return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n"; }
+
+// `kiln-cli stats --redis URL --json` and the largest resident size of any child so far, in MiB.
+std::pair<CommandResult, long> stats_with_peak(const FakeRespServer& server) {
+    auto r = run_command({cli_path(), "stats", "--redis", server.url(), "--json"});
+    rusage usage{};
+    ::getrusage(RUSAGE_CHILDREN, &usage);
+    return {r, usage.ru_maxrss / 1024};
+}
+
+}  // namespace
+
+TEST(RemoteCliHostile, HugeCursorsEndAtOnce) {
+    FakeRespServer server([](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":1000000000000000\r\n");
+        static int n = 0;
+        return FakeRespServer::send_text(fd,
+                                         "*2\r\n" + resp_bulk(std::string(4096, '9') + std::to_string(++n)) + "*0\r\n");
+    });
+    auto [r, peak_mib] = stats_with_peak(server);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("not a 64-bit number"), std::string::npos) << r.err;
+    EXPECT_LT(peak_mib, 200);
+}
+
+TEST(RemoteCliHostile, NilFloodIsALimitError) {
+    std::string flood = "*2\r\n" + resp_bulk("0") + "*4000000\r\n";
+    for (int i = 0; i < 4000000; ++i) flood += "$-1\r\n";  // 20 MB of nils
+    FakeRespServer server([&flood](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":10\r\n");
+        FakeRespServer::send_text(fd, flood);
+        return false;
+    });
+    auto [r, peak_mib] = stats_with_peak(server);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("elements"), std::string::npos) << r.err;
+    EXPECT_LT(peak_mib, 200);
+}
+
+TEST(RemoteCliHostile, HugeValuesAreFetchedInBoundedBatches) {
+    const std::string value(40u << 20, 'v');  // 16 values of 40 MB: 640 MB if one batch held them all
+    FakeRespServer server([&value](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":16\r\n");
+        if (argv[0] == "SCAN") {
+            std::string keys;
+            for (int i = 0; i < 16; ++i) keys += resp_bulk("pt2:fx-graph-v1::fbig" + std::to_string(i) + ":c1");
+            return FakeRespServer::send_text(fd, "*2\r\n" + resp_bulk("0") + "*16\r\n" + keys);
+        }
+        return FakeRespServer::send_text(fd, resp_bulk(value));
+    });
+    auto [r, peak_mib] = stats_with_peak(server);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["total"]["files"], 16);
+    EXPECT_EQ(j["unreadable"], 16);  // 'vvvv...' is no Inductor value
+    EXPECT_LT(peak_mib, 400);
 }

@@ -1,6 +1,7 @@
 // `kiln-cli timeline` end to end: the real binary on the H100 fixture's TORCH_TRACE logs (cold, warm
 // and changed runs). Its counts of hits, misses and bypasses are the logs' own cache events.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,54 @@ TEST(CliTimeline, BadInputIsAClearError) {
     auto none = run_command({cli_path(), "timeline", "--root", (scratch.path() / "inductor").string()});
     EXPECT_NE(none.exit_code, 0);
     EXPECT_NE(none.err.find("TORCH_TRACE"), std::string::npos) << none.err;
+}
+
+// A one-record log holding only a cache event (no compile before it) crashed `timeline` (SIGSEGV):
+// the event is listed under a placeholder compile with no frame.
+TEST(CliTimeline, CacheEventBeforeAnyCompileDoesNotCrash) {
+    ScratchDir scratch("timeline-early");
+    const fs::path log = scratch.path() / "evil.log";
+    std::ofstream(log) << "V1126 01:16:45.677000 1031 torch/_inductor/compile_fx.py:1120] {\"artifact\": "
+                          "{\"name\": \"fx_graph_cache_miss\", \"encoding\": \"json\"}}\n"
+                       << "\t{\"key\": \"fabc\", \"cache_state\": \"miss\"}\n";
+    auto r = run_command({cli_path(), "timeline", log.string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["processes"].size(), 1u);
+    ASSERT_EQ(j["processes"][0]["compiles"].size(), 1u);
+    EXPECT_EQ(j["processes"][0]["compiles"][0]["function"], "");
+    EXPECT_EQ(j["processes"][0]["compiles"][0]["events"][0]["key"], "fabc");
+    EXPECT_EQ(j["processes"][0]["counts"]["fx_graph"]["miss"], 1);
+    auto text = run_command({cli_path(), "timeline", log.string()});
+    EXPECT_EQ(text.exit_code, 0) << text.err;
+}
+
+// A payload line of 200 MB was held whole (twice: the line and the payload), 600 MB of it took 1 GB
+// of memory. Records past 64 MB are skipped and named; the reader's memory stays bounded by that cap.
+TEST(CliTimeline, HugePayloadIsSkippedWithBoundedMemory) {
+    ScratchDir scratch("timeline-huge");
+    const fs::path log = scratch.path() / "huge.log";
+    {
+        const std::string header =
+            "V1126 01:16:45.677000 1031 torch/_inductor/compile_fx.py:1120] {\"artifact\": "
+            "{\"name\": \"fx_graph_cache_miss\", \"encoding\": \"json\"}}\n";
+        std::ofstream out(log);
+        out << header << "\t{\"key\": \"fabc\", \"cache_state\": \"miss\"}\n";
+        out << "V1126 01:16:45.700000 1031 torch/_inductor/graph.py:1] {\"inductor_output_code\": {}}\n\t";
+        const std::string mb(1 << 20, 'x');
+        for (int i = 0; i < 200; ++i) out << mb;
+        out << "\n" << header << "\t{\"key\": \"fdef\", \"cache_state\": \"miss\"}\n";
+    }
+    auto r = run_command({cli_path(), "timeline", log.string(), "--json"});
+    rusage usage{};
+    ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &usage), 0);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["processes"][0]["counts"]["fx_graph"]["miss"], 2);
+    ASSERT_EQ(j["warnings"].size(), 1u);
+    EXPECT_NE(j["warnings"][0].get<std::string>().find("huge.log:3-4: a record larger than 64 MB"), std::string::npos)
+        << j["warnings"];
+    EXPECT_LT(usage.ru_maxrss, 160L * 1024) << "KiB at most, for a 200 MB line";  // ru_maxrss is in KiB
 }
 
 }  // namespace

@@ -146,14 +146,79 @@ TEST(CompileTimeline, BadInputIsAClearError) {
     auto notlog = read_compile_timeline(dir.path() / "not-a-log.log");
     ASSERT_FALSE(notlog.ok());
     EXPECT_EQ(notlog.error().code, kiln::Errc::parse);
-    // A truncated cache event: the error names the line.
+}
+
+// A log cut off inside a cache event (the run still going, or a truncated copy) failed as a whole; now
+// the events before the cut are the timeline, and the warnings name the cut-off tail by its lines.
+TEST(CompileTimeline, CutOffLogKeepsWhatComesBeforeTheCut) {
+    kiln::test::ScratchDir dir("timeline-cut");
     std::ifstream in(std::filesystem::directory_iterator(trace("warm"))->path());
     std::string text((std::istreambuf_iterator<char>(in)), {});
-    const auto cut = text.find("\t{", text.find("fx_graph_cache_hit"));
+    const std::string hit = "] {\"artifact\": {\"name\": \"fx_graph_cache_hit\"";
+    const auto second_hit = text.find(hit, text.find(hit) + 1);
+    const auto cut = text.find("\t{", second_hit);
     std::ofstream(dir.path() / "cut.log") << text.substr(0, cut + 40);
     auto cutlog = read_compile_timeline(dir.path() / "cut.log");
-    ASSERT_FALSE(cutlog.ok());
-    EXPECT_NE(cutlog.error().str().find("cut.log:"), std::string::npos) << cutlog.error().str();
+    ASSERT_TRUE(cutlog.ok()) << cutlog.error().str();
+    EXPECT_EQ(cutlog->processes.at(0).count("fx_graph", "hit"), 1u);
+    ASSERT_EQ(cutlog->warnings.size(), 1u);
+    EXPECT_NE(cutlog->warnings[0].find("cut.log:"), std::string::npos) << cutlog->warnings[0];
+    EXPECT_NE(cutlog->warnings[0].find("truncated tail"), std::string::npos) << cutlog->warnings[0];
+}
+
+// A log whose only record is a cache event, before any dynamo_start, once crashed the timeline (an
+// empty initializer list "inserted" as the placeholder, then a write through begin() of an empty
+// vector); anyone could plant one in a trace folder beside a shared cache. The event now belongs to
+// a placeholder compile, for read_compile_timelines (the GUI's reader) as for one file.
+TEST(CompileTimeline, CacheEventBeforeAnyCompileGoesToAPlaceholder) {
+    kiln::test::ScratchDir dir("timeline-early");
+    std::filesystem::create_directories(dir.path() / "trace");
+    const std::string header =
+        "V1126 01:16:45.677000 1031 torch/_inductor/compile_fx.py:1120] {\"artifact\": {\"name\": "
+        "\"fx_graph_cache_miss\", \"encoding\": \"json\"}}\n";
+    std::ofstream(dir.path() / "trace" / "evil.log")
+        << header << "\t{\"key\": \"fabc\", \"cache_state\": \"miss\", \"components\": []}\n";
+    std::filesystem::create_directories(dir.path() / "inductor" / "fxgraph");
+    const auto dirs = find_trace_dirs(dir.path() / "inductor");
+    ASSERT_EQ(dirs, std::vector<std::filesystem::path>{dir.path() / "trace"});
+    CompileTimeline t = read_compile_timelines(dirs);
+    ASSERT_EQ(t.processes.size(), 1u);
+    ASSERT_EQ(t.processes[0].compiles.size(), 1u);
+    const auto& placeholder = t.processes[0].compiles[0];
+    EXPECT_EQ(placeholder.record_line, 0u);
+    EXPECT_TRUE(placeholder.function.empty());
+    ASSERT_EQ(placeholder.events.size(), 1u);
+    EXPECT_EQ(placeholder.events[0].key, "fabc");
+    EXPECT_EQ(placeholder.events[0].state, "miss");
+    EXPECT_TRUE(frames_beside_root(dir.path() / "inductor").empty());  // a placeholder names no frame
+
+    // Before a real compile: the early event is the placeholder's, the later one the compile's.
+    std::ofstream(dir.path() / "trace" / "evil.log", std::ios::app)
+        << "V1126 01:16:46.000000 1031 torch/_dynamo/convert_frame.py:1] {\"dynamo_start\": {\"stack\": [{\"line\": "
+           "3, \"name\": \"f\", \"filename\": \"x.py\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0}\n"
+        << header << "\t{\"key\": \"fdef\", \"cache_state\": \"miss\"}\n";
+    auto two = read_compile_timeline(dir.path() / "trace" / "evil.log");
+    ASSERT_TRUE(two.ok()) << two.error().str();
+    ASSERT_EQ(two->processes[0].compiles.size(), 2u);
+    EXPECT_EQ(two->processes[0].compiles[0].events.at(0).key, "fabc");
+    EXPECT_EQ(two->processes[0].compiles[1].function, "f");
+    EXPECT_EQ(two->processes[0].compiles[1].events.at(0).key, "fdef");
+}
+
+// Found by fuzz_trace_reader: a frame line of 1e30 (compilation_metrics' co_firstlineno, dynamo_start's
+// line) was converted to int, which is undefined; such a line is now 0 (unknown).
+TEST(CompileTimeline, AnOutOfRangeLineNumberIsUnknown) {
+    kiln::test::ScratchDir dir("timeline-line");
+    std::ofstream(dir.path() / "l.log")
+        << "V1126 01:16:46.000000 1031 torch/_dynamo/convert_frame.py:1] {\"dynamo_start\": {\"stack\": [{\"line\": "
+           "1e30, \"name\": \"f\", \"filename\": \"x.py\"}]}, \"frame_id\": 0, \"frame_compile_id\": 0}\n"
+        << "V1126 01:16:47.000000 1031 torch/_dynamo/utils.py:1] {\"compilation_metrics\": {\"co_name\": \"g\", "
+           "\"co_firstlineno\": -1e30}}\n";
+    auto t = read_compile_timeline(dir.path() / "l.log");
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    ASSERT_EQ(t->processes.at(0).compiles.size(), 1u);
+    EXPECT_EQ(t->processes[0].compiles[0].function, "f");
+    EXPECT_EQ(t->processes[0].compiles[0].line, 0);
 }
 
 }  // namespace

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "fake_resp_server.hpp"
 #include "remote/redis_client.hpp"
 #include "remote/remote_browser.hpp"
+#include "remote/shared_timings.hpp"
 
 using namespace kiln::remote;
 using kiln::test::FakeRespServer;
@@ -144,4 +146,145 @@ TEST(RedisHostileServer, NonRedisServerGetsAHint) {
     auto c = connect_to(http);
     ASSERT_FALSE(c);
     EXPECT_NE(c.error().hint.find("Redis server"), std::string::npos) << c.error().str();
+}
+
+namespace {
+
+std::string bulk(const std::string& s) { return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n"; }
+
+// A SCAN reply: the cursor, then `keys` (raw RESP elements).
+std::string scan_reply(const std::string& cursor, std::size_t n, const std::string& element) {
+    std::string r = "*2\r\n" + bulk(cursor) + "*" + std::to_string(n) + "\r\n";
+    r.reserve(r.size() + n * element.size());
+    for (std::size_t i = 0; i < n; ++i) r += element;
+    return r;
+}
+
+}  // namespace
+
+// DBSIZE 10^15 and a new cursor each reply made the round cap useless: the SCAN ran forever. The
+// time spent in SCAN is bounded (scan_total; shortened here) and the cap on rounds is fixed.
+TEST(RedisHostileServer, EndlessScanUnderAHugeDbsizeEndsAtTheDeadline) {
+    std::atomic<long long> next{1};
+    FakeRespServer endless([&next](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":1000000000000000\r\n");
+        return FakeRespServer::send_text(fd, scan_reply(std::to_string(next++), 0, ""));
+    });
+    auto ep = parse_redis_url(endless.url());
+    RedisLimits limits;
+    limits.scan_total = 1000ms;
+    auto c = RedisClient::connect(*ep, limits);
+    ASSERT_TRUE(c) << c.error().str();
+    long long pages = 0;
+    auto st = c->scan_all("pt2:*", 1000, [&](ScanPage&) -> kiln::Result<bool> {
+        if (++pages > 3'000'000) return kiln::make_error(kiln::Errc::generic, "the test's own bound: no deadline");
+        return true;
+    });
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code, kiln::Errc::limit) << st.error().str();
+    EXPECT_NE(st.error().message.find("s in SCAN"), std::string::npos) << st.error().str();
+    EXPECT_EQ(RedisLimits{}.max_scan_rounds, 1 << 20);  // whatever DBSIZE says
+
+    // `autotune --share` reads the shared timings with the same SCAN: it ends the same way.
+    next = 1;
+    auto share = collect_shared_timings(endless.url(), limits);
+    ASSERT_FALSE(share.ok());
+    EXPECT_EQ(share.error().code, kiln::Errc::limit) << share.error().str();
+}
+
+// 4 KB cursors, each new, grew Kiln to 2.27 GB in 60 s (every cursor was kept to spot repeats). A cursor
+// that is no 64-bit number is refused at once, and repeats are found keeping one cursor (Brent).
+TEST(RedisHostileServer, CursorsThatAreNoNumbersAreRefusedAndNoneAreKept) {
+    std::atomic<int> served{0};
+    FakeRespServer huge([&served](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":10\r\n");
+        ++served;
+        return FakeRespServer::send_text(fd, scan_reply(std::string(4096, '7') + std::to_string(served), 0, ""));
+    });
+    auto c = connect_to(huge);
+    ASSERT_TRUE(c);
+    auto st = c->scan_all("pt2:*", 1000, [](ScanPage&) -> kiln::Result<bool> { return true; });
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code, kiln::Errc::parse) << st.error().str();
+    EXPECT_NE(st.error().message.find("not a 64-bit number"), std::string::npos) << st.error().str();
+    EXPECT_EQ(served.load(), 1);
+
+    // A loop of 5 cursors after a lead-in of 3: found, holding one cursor at a time.
+    std::atomic<int> step{0};
+    FakeRespServer looping([&step](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":100000000\r\n");
+        int s = step++;
+        int cursor = s < 3 ? 100 + s : 200 + (s - 3) % 5;
+        return FakeRespServer::send_text(fd, scan_reply(std::to_string(cursor), 0, ""));
+    });
+    auto l = connect_to(looping);
+    ASSERT_TRUE(l);
+    auto loop = l->scan_all("pt2:*", 1000, [](ScanPage&) -> kiln::Result<bool> { return true; });
+    ASSERT_FALSE(loop.ok());
+    EXPECT_NE(loop.error().message.find("a second time"), std::string::npos) << loop.error().str();
+    EXPECT_LT(step.load(), 40);
+}
+
+// 100 MB of nil replies became 3.2 GB (hiredis builds an object per element), and a `*2000000000`
+// header would be allocated as 16 GB of pointers at once. Replies are bounded by elements and bytes.
+TEST(RedisHostileServer, ScanRepliesOfMillionsOfElementsAreALimitError) {
+    for (const std::string& reply : {"*2\r\n" + bulk("0") + "*2000000000\r\n", scan_reply("0", 2'000'000, "$-1\r\n")}) {
+        FakeRespServer flood([&reply](const std::vector<std::string>& argv, int fd) {
+            if (FakeRespServer::answer_ping(argv, fd)) return true;
+            if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":10\r\n");
+            FakeRespServer::send_text(fd, reply);
+            return false;
+        });
+        auto c = connect_to(flood, 5000ms);
+        ASSERT_TRUE(c);
+        auto st = c->scan_all("pt2:*", 1000, [](ScanPage&) -> kiln::Result<bool> { return true; });
+        ASSERT_FALSE(st.ok());
+        EXPECT_EQ(st.error().code, kiln::Errc::limit) << st.error().str();
+        EXPECT_NE(st.error().message.find("elements"), std::string::npos) << st.error().str();
+    }
+}
+
+// A batch of 32 values of 200 MB each reached 6.4 GB: the cap was per value only. A batch's block holds
+// at most max_batch_bytes (or one value, when a single one is larger); the rest come in later batches.
+TEST(RedisHostileServer, ABatchOfValuesHoldsBoundedBytes) {
+    const std::string value(3u << 20, 'v');  // 3 MB each
+    FakeRespServer big([&value](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "DBSIZE") return FakeRespServer::send_text(fd, ":20\r\n");
+        if (argv[0] == "SCAN") {
+            std::string keys;
+            for (int i = 0; i < 20; ++i) keys += bulk("pt2:fx-graph-v1::fkey" + std::to_string(i) + ":c1");
+            return FakeRespServer::send_text(fd, "*2\r\n" + bulk("0") + "*20\r\n" + keys);
+        }
+        return FakeRespServer::send_text(fd, bulk(value));
+    });
+    auto ep = parse_redis_url(big.url());
+    RedisLimits limits;
+    limits.max_batch_bytes = 10u << 20;  // three values fit, a fourth does not
+    auto c = RedisClient::connect(*ep, limits);
+    ASSERT_TRUE(c) << c.error().str();
+    std::vector<std::string> keys;
+    for (int i = 0; i < 20; ++i) keys.push_back("pt2:fx-graph-v1::fkey" + std::to_string(i) + ":c1");
+    ValueBlock block;
+    ASSERT_TRUE(c->get_many(keys, block).ok());
+    EXPECT_EQ(block.size(), 3u);
+    EXPECT_LE(block.used(), limits.max_batch_bytes);
+    ASSERT_TRUE(c->get_many({keys.begin() + 3, keys.end()}, block).ok());  // the connection is still in step
+    EXPECT_EQ(block.size(), 3u);
+
+    // A browse gets every value, in blocks of at most three.
+    auto b = RedisClient::connect(*ep, limits);
+    ASSERT_TRUE(b);
+    std::size_t largest_batch = 0;
+    auto totals = browse_remote(*b, BrowseOptions{}, [&](std::vector<RemoteEntry>& batch) {
+        largest_batch = std::max(largest_batch, batch.size());
+        return kiln::ok_status();
+    });
+    ASSERT_TRUE(totals.ok()) << totals.error().str();
+    EXPECT_EQ(totals->keys, 20u);
+    EXPECT_EQ(totals->value_bytes, 20u * value.size());
+    EXPECT_LE(largest_batch, 3u);
 }

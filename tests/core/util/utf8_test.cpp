@@ -1,10 +1,15 @@
 // The one UTF-8 step shared by the JSON writer and the pickle decoder: Unicode's well-formed table.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 #include "util/utf8.hpp"
 
 namespace {
 
+using kiln::first_invalid_utf8;
+using kiln::printable_name;
 using kiln::Surrogates;
 using kiln::utf8_sequence;
 
@@ -31,6 +36,32 @@ TEST(Utf8, SurrogatesOnlyWhenAllowed) {
     EXPECT_EQ(utf8_sequence("\xED\xA0\x80", 0), 0u);                     // U+D800: JSON and nlohmann refuse it
     EXPECT_EQ(utf8_sequence("\xED\xA0\x80", 0, Surrogates::allow), 3u);  // Python's surrogatepass
     EXPECT_EQ(utf8_sequence("\xED\x9F\xBF", 0), 3u);                     // U+D7FF either way
+}
+
+// Names from a blob or a shared cache are printed through printable_name: nothing a terminal acts on
+// (escape sequences, newlines, C1 controls, bidi overrides) gets through raw; text stays readable.
+TEST(Utf8, PrintableNameEscapesWhatATerminalWouldActOn) {
+    EXPECT_EQ(printable_name("fabc/ok.pkl"), "fabc/ok.pkl");
+    EXPECT_EQ(printable_name("caf\xC3\xA9 \xE6\x97\xA5"), "caf\xC3\xA9 \xE6\x97\xA5");  // UTF-8 text stays
+    EXPECT_EQ(printable_name("a\x1b]0;t\x07"
+                             "b"),
+              R"(a\x1b]0;t\x07b)");
+    EXPECT_EQ(printable_name("a\nb\rc\td"), R"(a\nb\rc\td)");
+    EXPECT_EQ(printable_name("back\\slash"), R"(back\\slash)");  // so an escape cannot be forged
+    EXPECT_EQ(printable_name(std::string("n\0l\x7f", 4)), R"(n\x00l\x7f)");
+    EXPECT_EQ(printable_name("\xC2\x9B"
+                             "2J"),
+              R"(\u009b2J)");                                                // C1 CSI
+    EXPECT_EQ(printable_name("x\xE2\x80\xAEgpj.exe"), R"(x\u202egpj.exe)");  // right-to-left override
+    EXPECT_EQ(printable_name("bad\xFF\xC3"), R"(bad\xff\xc3)");              // not UTF-8: each byte
+}
+
+TEST(Utf8, FirstInvalidByte) {
+    EXPECT_EQ(first_invalid_utf8("plain \xC3\xA9"), std::string_view::npos);
+    EXPECT_EQ(first_invalid_utf8("ab\xFF"
+                                 "cd"),
+              2u);
+    EXPECT_EQ(first_invalid_utf8("\xED\xA0\x80"), 0u);  // a surrogate: JSON refuses it
 }
 
 }  // namespace
