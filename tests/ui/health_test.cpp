@@ -39,7 +39,8 @@ QMap<QString, QByteArray> digestTree(const QString& root) {
 
 bool copyTree(const QString& from, const QString& to);
 
-// A copy of the two-entries fixture with two problems: a temporary left two hours ago, a lock whose key is gone.
+// A copy of the two-entries fixture with two problems: a temporary left two hours ago, a lock whose key is gone
+// (as old, and held by nobody).
 bool brokenCopy(const QString& root) {
     if (!copyTree(test::twoEntriesRoot(), root)) return false;
     QFile temp(root + QStringLiteral("/.77.78.tmp"));
@@ -49,7 +50,8 @@ bool brokenCopy(const QString& root) {
     if (!temp.setFileTime(QDateTime::currentDateTime().addSecs(-7200), QFileDevice::FileModificationTime)) return false;
     QDir().mkpath(root + QStringLiteral("/locks"));
     QFile lock(root + QStringLiteral("/locks/c") + QString(51, QLatin1Char('q')) + QStringLiteral(".lock"));
-    return lock.open(QIODevice::WriteOnly);
+    return lock.open(QIODevice::WriteOnly) &&
+           lock.setFileTime(QDateTime::currentDateTime().addSecs(-7200), QFileDevice::FileModificationTime);
 }
 
 bool copyTree(const QString& from, const QString& to) {
