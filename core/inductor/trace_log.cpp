@@ -32,6 +32,9 @@ public:
                 std::size_t nl = buf_.find('\n', pos_);
                 std::size_t end = nl == std::string::npos ? buf_.size() : nl;
                 std::size_t keep = std::min(end - pos_, cap - std::min(cap, line.size()));
+                // A long line gets room for the longest kept at once (untouched pages cost nothing):
+                // growing by doubling would copy it and hold two buffers. Short lines never do this.
+                if (line.size() + keep > std::max<std::size_t>(line.capacity(), 1u << 20)) line.reserve(cap);
                 line.append(buf_, pos_, keep);
                 overlong |= keep < end - pos_;
                 pos_ = end;
@@ -207,11 +210,8 @@ Status for_each_trace_record(const std::filesystem::path& path, const std::funct
     LineReader in(file.fd.get());
     if (file.size == 0)
         return make_error(Errc::parse, "the log is empty", path.string(), "pass a log written with TORCH_TRACE=<dir>");
-    // Room for the longest line kept, reserved once (untouched pages cost nothing): growing by doubling
-    // would copy a long line and hold two buffers at once.
     constexpr std::size_t kLineCap = kMaxTraceRecordBytes + 1;
     std::string line;
-    line.reserve(kLineCap);
     TraceRecord rec;
     // have: a record is open; closed: a line that is no payload ended its payload; dropped: it grew
     // past the cap and its text was let go (it is skipped, as a gap).
