@@ -9,10 +9,12 @@
 #   5. `--pin`: the lookup table alone (no timing cache): 0 benchmarks, and the output code holds
 #      exactly the pinned config;
 #   6. `--shard 0/2` + `--shard 1/2` published to one Redis db = one unsharded run's keys;
-#   7. on an H200 only: the H100 fixture's cache re-tuned and written there, and torch's compile of
-#      the fixture's mm scenario on it benchmarks nothing (on an H100 this part cannot run: it says so).
+#   7. across GPU kinds: a cache whose only timings another kind wrote (on an H200: the H100 fixture;
+#      on an H100: the H200's file of the H100-then-H200 fixture) re-tuned and written here; torch's
+#      compile of the fixture's mm scenario autotunes without it and benchmarks nothing with it.
 # usage: bench/gpu/handback_proof.sh OUT_DIR
 # env: KILN_CLI (a kiln-cli beside its kiln-worker), KILN_PYTHON, REDIS_SERVER (a redis-server binary),
+#      HANDBACK_CROSS_ONLY=1 (step 7 alone),
 #      KILN_PROOF_WORK (scratch, default /tmp/kiln-handback-proof).
 set -uo pipefail
 out="${1:?usage: bench/gpu/handback_proof.sh OUT_DIR}"
@@ -41,6 +43,7 @@ compile() {  # compile NAME DIR [--pin TABLE]: one fresh process
 }
 strip() { rm -rf "$2"; cp -a "$1" "$2"; rm -rf "$2/fxgraph" "$2/aotautograd" "$2/cache"; }
 
+if [ -z "${HANDBACK_CROSS_ONLY:-}" ]; then
 # redis-server on loopback, no persistence
 rs="${REDIS_SERVER:-redis-server}"; port=6399
 "$rs" --port $port --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --dir "$work" > "$work/redis.log" 2>&1 ||
@@ -117,24 +120,43 @@ keys 2 > "$work/keys_unsharded.txt"; keys 3 > "$work/keys_sharded.txt"
 cat "$work/keys_unsharded.txt" >> "$log"
 check "--shard 0/2 + 1/2 (each measured) = the unsharded run's keys" \
   "[ -s '$work/keys_unsharded.txt' ] && cmp -s '$work/keys_unsharded.txt' '$work/keys_sharded.txt'"
-# 7. cross GPU kind
-if echo "$card" | grep -q H200; then
-  fx="$work/fx"; mkdir -p "$fx"; tar -xJf "$src/tests/data/inductor-h100-torch2.11.tar.xz" -C "$fx"
-  root="$fx/inductor"; rm -rf "$root/fxgraph" "$root/aotautograd"
-  k retune "$root" --write
-  CXX=/opt/gcc/bin/g++ "$py" "$src/bench/gpu/scenarios.py" --phase warm --scenarios max_autotune_mm --cache-dir "$root" \
-    --out "$out/cross_kind_run.json" > "$work/cross.log" 2>&1
-  "$py" - "$out/cross_kind_run.json" <<'PY' | tee -a "$report"
+"${REDIS_CLI:-redis-cli}" -p $port shutdown nosave > /dev/null 2>&1
+fi
+# 7. cross GPU kind: a timing cache written on one kind, re-tuned and written on another.
+#    On an H200: the H100 fixture. On an H100: the fixture the H200 used, its H100 file removed, so
+#    that the only timings are the H200's. First a control (torch autotunes), then after
+#    `kiln-cli retune --write` (torch benchmarks nothing).
+cross() {  # cross NAME ROOT: torch's max-autotune mm scenario on ROOT, one fresh process
+  CXX=/opt/gcc/bin/g++ "$py" "$src/bench/gpu/scenarios.py" --phase warm --scenarios max_autotune_mm --cache-dir "$2" \
+    --out "$out/cross_$1.json" > "$work/cross_$1.log" 2>&1
+  "$py" - "$out/cross_$1.json" "$1" "$card" <<'PY' | tee -a "$report"
 import json, sys
 r = json.load(open(sys.argv[1]))["max_autotune_mm"]
 c = {f"{a}.{k}": v for a, d in r["counters"].items() for k, v in d.items()} if isinstance(r["counters"], dict) else {}
 b = sum(v for k, v in c.items() if "benchmark" in k.lower())
-print(f"cross kind (H100 cache re-tuned on this H200): status {r['status']}, {r['seconds']} s, benchmarks {b}, "
-      f"precompile {c.get('inductor.select_algorithm_precompile', 0)}")
+print(f"cross kind, {sys.argv[2]} on {sys.argv[3]}: status {r['status']}, {r['seconds']} s, benchmarks {b}, "
+      f"precompile {c.get('inductor.select_algorithm_precompile', 0)}, autotune {c.get('inductor.select_algorithm_autotune', 0)}")
 PY
+}
+fx="$work/fx"; rm -rf "$fx"; mkdir -p "$fx"
+if echo "$card" | grep -q H200; then
+  tar -xJf "$src/tests/data/inductor-h100-torch2.11.tar.xz" -C "$fx"; from="H100"
 else
-  say "cross kind: this machine is an $card, not an H200: the H100 fixture cannot be re-tuned on another kind here"
+  tar -xJf "$src/tests/data/inductor-h100-then-h200-torch2.11.tar.xz" -C "$fx"; from="H200"
+  for f in "$fx/inductor/cache/"*; do  # keep only the H200's timing cache
+    grep -q '"H100' "$f" && rm -f "$f"
+  done
 fi
-"${REDIS_CLI:-redis-cli}" -p $port shutdown nosave > /dev/null 2>&1
+root="$fx/inductor"; rm -rf "$root/fxgraph" "$root/aotautograd"
+say "cross kind: timing cache files before: $(for f in "$root"/cache/*; do "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["system"]["device"]["name"])' "$f"; done | tr '\n' ',')"
+rm -rf "$work/control"; cp -a "$root" "$work/control"
+cross control "$work/control"
+check "cross kind: without Kiln, torch on this $card autotunes the $from-tuned cache (benchmarks > 0)" \
+  "grep -q 'control on .*benchmarks [1-9]' '$report'"
+k retune "$root" --write
+say "cross kind: timing cache files after: $(for f in "$root"/cache/*; do "$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["system"]["device"]["name"])' "$f"; done | tr '\n' ',')"
+cross written "$root"
+check "cross kind: after kiln-cli retune --write on this $card, torch benchmarks nothing" \
+  "grep -q 'written on .*status ok.*benchmarks 0,' '$report'"
 (cd "$work" && tar -czf "$out/details.tgz" *.json *.txt *.log 2>/dev/null)
 exit "$failed"

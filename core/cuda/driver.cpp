@@ -53,6 +53,7 @@ Loaded load() {
     bind(lib, a.cuEventCreate, "cuEventCreate", e);
     bind(lib, a.cuEventRecord, "cuEventRecord", e);
     bind(lib, a.cuEventSynchronize, "cuEventSynchronize", e);
+    bind(lib, a.cuEventQuery, "cuEventQuery", e);
     bind(lib, a.cuEventElapsedTime, "cuEventElapsedTime", e);
     bind(lib, a.cuEventDestroy, "cuEventDestroy_v2", e);
     bind(lib, a.cuGetErrorString, "cuGetErrorString", e);

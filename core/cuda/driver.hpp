@@ -44,6 +44,7 @@ struct Api {
     int (*cuEventCreate)(CUevent*, unsigned);
     int (*cuEventRecord)(CUevent, CUstream);
     int (*cuEventSynchronize)(CUevent);
+    int (*cuEventQuery)(CUevent);  // 0: done, 600 (CUDA_ERROR_NOT_READY): not yet
     int (*cuEventElapsedTime)(float*, CUevent, CUevent);
     int (*cuEventDestroy)(CUevent);
     int (*cuGetErrorString)(int, const char**);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -146,6 +147,18 @@ Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::ve
     return out;
 }
 
+// What every worker does before the first choice: its CUDA context, stream, L2 flush buffer and
+// Kiln's device kernels; nothing op-specific, so it can run before the inventory is read.
+BenchmarkRequest device_warmup() {
+    BenchmarkRequest w;
+    w.kind = worker::RequestKind::gemm;
+    w.choice = "warm-up";
+    w.output.dtype = worker::DType::f32;
+    w.output.sizes = {1};
+    w.warmup_only = true;
+    return w;
+}
+
 int arch_number(const std::string& arch) {  // "sm_90" -> 90
     return arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
 }
@@ -164,6 +177,32 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
                 return make_error(Errc::unsupported, "the chosen GPUs are of different architectures", o.devices,
                                   "re-tune each kind of GPU in its own run (--devices)");
     }
+    worker::Timeouts timeouts;
+    timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    auto make_pool = [&](std::vector<worker::Device> devs) {
+        worker::PoolOptions po;
+        po.devices = std::move(devs);
+        po.worker_path = o.worker_path;
+        po.timeouts = timeouts;
+        if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); }))
+            po.warmup = device_warmup();
+        return std::make_unique<worker::TuningProcessPool>(std::move(po));
+    };
+    // The workers start (processes, CUDA contexts, Kiln's device kernels) while the inventory reads
+    // the cache: on 4 GPUs each takes about a second, which would otherwise come one after the other.
+    std::unique_ptr<worker::TuningProcessPool> pool;
+    Status pool_status = ok_status();
+    std::thread starter;
+    if (!o.each_device) {
+        pool = make_pool(devices);
+        starter = std::thread([&] { pool_status = pool->start(); });
+    }
+    struct Join {
+        std::thread& t;
+        ~Join() {
+            if (t.joinable()) t.join();
+        }
+    } join_starter{starter};
     KILN_TRY(auto report, inventory(root, {arch, o.op_filter}));
     if (o.keep_op) std::erase_if(report.ops, [&](const RetuneOp& op) { return !o.keep_op(op); });
     report.devices = descs;
@@ -177,13 +216,8 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     };
     phase("inventory");
 
-    // Reference outputs of each op (per device when every device runs every choice).
-    fs::path scratch =
-        fs::temp_directory_path() / ("kiln-retune-" + std::to_string(::getpid()) + "-" + utc_now(UtcFormat::compact));
-    std::error_code ec;
-    fs::create_directories(scratch, ec);
-    if (ec) return make_error(Errc::io, "cannot create a scratch folder: " + ec.message(), scratch.string());
-
+    // Each op's extern choice is its reference: every worker computes it once on its own device and
+    // checks each choice's output against it there, so no choice waits for another.
     std::vector<Job> refs, rest;
     std::vector<int> ref_of(report.ops.size(), -1);
     for (std::size_t i = 0; i < report.ops.size(); ++i) {
@@ -198,10 +232,19 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
                 c.why = req.error().message;
                 continue;
             }
-            if (o.rewrite) o.rewrite(c, *req);
             (static_cast<int>(j) == ref_of[i] ? refs : rest).push_back({i, j, std::move(*req)});
         }
     }
+    // The reference is measured first (its time leads the table); every other choice carries it.
+    for (auto& job : rest) {
+        const auto& op = report.ops[job.op];
+        if (ref_of[job.op] >= 0 && op.choices[static_cast<std::size_t>(ref_of[job.op])].gemm)
+            job.request.reference_gemm = *op.choices[static_cast<std::size_t>(ref_of[job.op])].gemm;
+    }
+    std::vector<Job> jobs = std::move(refs);
+    for (auto& job : rest) jobs.push_back(std::move(job));
+    if (o.rewrite)
+        for (auto& job : jobs) o.rewrite(report.ops[job.op].choices[job.choice], job.request);
 
     std::vector<std::unique_ptr<tuning::SessionLog>> logs(report.ops.size());
     if (o.session_logs) {
@@ -252,61 +295,39 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         if (o.on_measured) o.on_measured(op, c, m);
     };
 
-    // One pass of the jobs on one pool; `tag` keeps reference files apart per pool.
-    auto run_on = [&](worker::TuningProcessPool& pool, const std::string& tag) {
-        auto with_paths = [&](std::vector<Job> jobs, bool reference) {
-            std::vector<BenchmarkRequest> reqs;
-            for (auto& j : jobs) {
-                fs::path ref = scratch / (tag + "-" + std::to_string(j.op) + ".out");
-                if (reference) j.request.save_output_path = ref.string();
-                else if (ref_of[j.op] >= 0 && fs::exists(ref)) j.request.reference_output_path = ref.string();
-                reqs.push_back(j.request);
-            }
+    // One pass of the jobs on one pool.
+    auto run_on = [&](worker::TuningProcessPool& pool) {
+        std::vector<BenchmarkRequest> reqs;
+        for (const auto& j : jobs) reqs.push_back(j.request);
+        if (o.cancel && o.cancel->load()) return;
+        pool.benchmark(reqs, [&](std::size_t k, const BenchmarkResult& r) {
             if (o.cancel && o.cancel->load()) return;
-            pool.benchmark(reqs, [&](std::size_t k, const BenchmarkResult& r) {
-                if (o.cancel && o.cancel->load()) return;
-                record(jobs[k], r);
-            });
-        };
-        with_paths(refs, true);
-        if (!o.each_device) phase("references");
-        with_paths(rest, false);
-        if (!o.each_device) phase("choices");
+            record(jobs[k], r);
+        });
     };
 
-    worker::Timeouts timeouts;
-    timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-    auto make_pool = [&](std::vector<worker::Device> devs) {
-        worker::PoolOptions po;
-        po.devices = std::move(devs);
-        po.worker_path = o.worker_path;
-        po.timeouts = timeouts;
-        if (!refs.empty() || !rest.empty()) po.warmup = (!refs.empty() ? refs : rest).front().request;
-        return std::make_unique<worker::TuningProcessPool>(std::move(po));
-    };
     Status failed = ok_status();
-    if (!refs.empty() || !rest.empty()) {
-        if (!o.each_device) {
-            auto pool = make_pool(devices);
-            failed = pool->start();
-            phase("pool_start");
-            if (failed.ok()) run_on(*pool, "all");
-        } else {
-            std::vector<std::thread> threads;
-            std::vector<Status> status(devices.size(), ok_status());
-            for (std::size_t d = 0; d < devices.size(); ++d)
-                threads.emplace_back([&, d] {
-                    auto pool = make_pool({devices[d]});
-                    status[d] = pool->start();
-                    if (status[d].ok()) run_on(*pool, devices[d].label());
-                });
-            for (auto& t : threads) t.join();
-            phase("choices");
-            for (auto& s : status)
-                if (!s.ok() && failed.ok()) failed = s;
-        }
+    if (!o.each_device) {
+        if (starter.joinable()) starter.join();
+        phase("pool_start");
+        failed = pool_status;
+        if (failed.ok() && !jobs.empty()) run_on(*pool);
+        phase("choices");
+        pool.reset();  // the workers stop
+    } else if (!jobs.empty()) {
+        std::vector<std::thread> threads;
+        std::vector<Status> status(devices.size(), ok_status());
+        for (std::size_t d = 0; d < devices.size(); ++d)
+            threads.emplace_back([&, d] {
+                auto one = make_pool({devices[d]});
+                status[d] = one->start();
+                if (status[d].ok()) run_on(*one);
+            });
+        for (auto& t : threads) t.join();
+        phase("choices");
+        for (auto& s : status)
+            if (!s.ok() && failed.ok()) failed = s;
     }
-    fs::remove_all(scratch, ec);
     if (!failed.ok()) return failed.error();
     phase("finish");
 

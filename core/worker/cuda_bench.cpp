@@ -39,6 +39,7 @@ CudaBench::~CudaBench() {
     if (pinned_) api_->cuMemFreeHost(pinned_);
     if (out_) api_->cuMemFree(out_);
     if (workspace_) api_->cuMemFree(workspace_);
+    if (counter_) api_->cuMemFree(counter_);
 }
 
 Status CudaBench::set_current() { return check(api_->cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
@@ -84,10 +85,9 @@ Status CudaBench::prepare(const BenchmarkRequest& req, const std::vector<const s
         KILN_TRY(auto in, device_input(input_key(req.inputs[i], req.seed + i), *inputs[i]));
         (void)in;
     }
-    KILN_TRY(auto init, device_input("output:" + input_key(req.output, req.seed), out_init));
-    KILN_TRY(auto out, scratch(out_init.size(), out_, out_bytes_));
-    KILN_TRY(auto pinned, host_pinned(out_init.size()));
-    (void)init, (void)out, (void)pinned;
+    KILN_TRY(auto init, output_start(req, out_init));
+    KILN_TRY(auto out, scratch(req.output.storage_bytes(), out_, out_bytes_));
+    (void)init, (void)out;
     return ensure_events(64);
 }
 
@@ -103,6 +103,79 @@ Result<std::byte*> CudaBench::host_pinned(std::size_t bytes) {
         pinned_bytes_ = bytes;
     }
     return pinned_;
+}
+
+const DeviceKernels* CudaBench::kernels() {
+    if (!kernels_tried_) {
+        kernels_tried_ = true;
+        if (auto k = DeviceKernels::load(api_); k.ok()) kernels_ = std::move(*k);
+    }
+    return kernels_ ? &*kernels_ : nullptr;
+}
+
+bool CudaBench::seed_on_device(const BenchmarkRequest& req) {
+    const DeviceKernels* k = kernels();
+    if (!k || !DeviceKernels::covers(req.output.dtype)) return false;
+    for (const auto& t : req.inputs)
+        if (!DeviceKernels::covers(t.dtype)) return false;
+    if (!set_current().ok()) return false;
+    auto make = [&](const std::string& key, const TensorMeta& t, std::uint64_t seed) {
+        if (inputs_.count(key)) return true;
+        cuda::CUdeviceptr p = 0;
+        if (!check(api_->cuMemAlloc(&p, std::max<std::size_t>(t.storage_bytes(), 1)), "cuMemAlloc(input)").ok())
+            return false;
+        if (!k->fill_random(p, t.storage_elements(), t.dtype, seed, stream_).ok()) {
+            api_->cuMemFree(p);
+            return false;
+        }
+        inputs_[key] = p;
+        return true;
+    };
+    for (std::size_t i = 0; i < req.inputs.size(); ++i)
+        if (!make(input_key(req.inputs[i], req.seed + i), req.inputs[i], req.seed + i)) return false;
+    // The output's start has its own seed, as the host's host_output_init.
+    return make("output:" + input_key(req.output, req.seed), req.output, req.seed + 1000003);
+}
+
+Result<cuda::CUdeviceptr> CudaBench::keyed_buffer(const std::string& key, std::size_t bytes, bool& fresh) {
+    fresh = false;
+    if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
+    cuda::CUdeviceptr p = 0;
+    KILN_CHECK(check(api_->cuMemAlloc(&p, std::max<std::size_t>(bytes, 1)), "cuMemAlloc(reference)"));
+    inputs_[key] = p;
+    fresh = true;
+    return p;
+}
+
+void CudaBench::forget(const std::string& key) {
+    if (auto it = inputs_.find(key); it != inputs_.end()) {
+        api_->cuMemFree(it->second);
+        inputs_.erase(it);
+    }
+}
+
+Result<cuda::CUdeviceptr> CudaBench::output_start(const BenchmarkRequest& req, const std::vector<std::byte>& out_init) {
+    return device_input("output:" + input_key(req.output, req.seed), out_init);
+}
+
+Result<std::uint64_t> CudaBench::mismatches(cuda::CUdeviceptr a, cuda::CUdeviceptr b, std::uint64_t elements,
+                                            DType dtype, const Tolerance& tol) {
+    const DeviceKernels* k = kernels();
+    if (!k) return make_error(Errc::unavailable, "Kiln's device kernels did not load");
+    if (!counter_) KILN_CHECK(check(api_->cuMemAlloc(&counter_, sizeof(std::uint64_t)), "cuMemAlloc(counter)"));
+    KILN_CHECK(check(api_->cuMemsetD8Async(counter_, 0, sizeof(std::uint64_t), stream_), "cuMemsetD8Async"));
+    KILN_CHECK(k->count_mismatches(a, b, elements, dtype, tol, counter_, stream_));
+    std::uint64_t bad = 0;
+    KILN_CHECK(check(api_->cuStreamSynchronize(stream_), "output check"));
+    KILN_CHECK(check(api_->cuMemcpyDtoH(&bad, counter_, sizeof bad), "cuMemcpyDtoH(counter)"));
+    return bad;
+}
+
+Result<std::vector<std::byte>> CudaBench::read_back(cuda::CUdeviceptr p, std::size_t bytes) {
+    std::vector<std::byte> host(bytes);
+    KILN_CHECK(check(api_->cuStreamSynchronize(stream_), "read back"));
+    if (bytes) KILN_CHECK(check(api_->cuMemcpyDtoH(host.data(), p, bytes), "cuMemcpyDtoH"));
+    return host;
 }
 
 Result<cuda::CUdeviceptr> CudaBench::extra_buffer(std::size_t bytes) { return scratch(bytes, extra_, extra_bytes_); }
@@ -150,7 +223,8 @@ static bool sticky_error(const Error& e) {
 
 BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLaunch& make,
                                       const std::vector<const std::vector<std::byte>*>& inputs,
-                                      const std::vector<std::byte>& out_init, std::span<const std::byte>& output) {
+                                      const std::vector<std::byte>& out_init, std::span<const std::byte>& output,
+                                      const DeviceCheck& device_check, const std::function<void()>& while_waiting) {
     auto fail = [](const Error& e) {
         auto r = BenchmarkResult::failure(BenchStatus::error, e.str());
         if (sticky_error(e)) r.details["context_lost"] = true;
@@ -172,16 +246,22 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
         ins.push_back(*p + static_cast<std::uint64_t>(req.inputs[i].offset) * dtype_size(req.inputs[i].dtype));
     }
     // The output's random start stays on the device; each choice starts from a device-to-device copy.
-    auto init = device_input("output:" + input_key(req.output, req.seed), out_init);
+    const std::size_t out_bytes = req.output.storage_bytes();
+    auto init = output_start(req, out_init);
     if (!init.ok()) return fail(init.error());
-    auto out = scratch(out_init.size(), out_, out_bytes_);
+    auto out = scratch(out_bytes, out_, out_bytes_);
     if (!out.ok()) return fail(out.error());
-    if (auto st = check(api_->cuMemcpyDtoDAsync(*out, *init, out_init.size(), stream_), "cuMemcpyDtoDAsync(output)");
+    if (auto st = check(api_->cuMemcpyDtoDAsync(*out, *init, out_bytes, stream_), "cuMemcpyDtoDAsync(output)");
         !st.ok())
         return fail(st.error());
     std::uint64_t out_addr = *out + static_cast<std::uint64_t>(req.output.offset) * dtype_size(req.output.dtype);
-    auto pinned = host_pinned(out_init.size());
-    if (!pinned.ok()) return fail(pinned.error());
+    const bool read_output = !device_check || !req.save_output_path.empty() || !req.reference_output_path.empty();
+    std::byte* pinned = nullptr;
+    if (read_output) {
+        auto p = host_pinned(out_bytes);
+        if (!p.ok()) return fail(p.error());
+        pinned = *p;
+    }
     lap("setup");
 
     auto made = make(ins, out_addr, stream_);
@@ -207,13 +287,21 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
     if (launch_error) return launch_failed();
     lap("first_run");
     auto d2h = Clock::now();
-    if (auto st = check(api_->cuMemcpyDtoHAsync(*pinned, *out, out_init.size(), stream_), "cuMemcpyDtoHAsync(output)");
-        !st.ok())
-        return fail(st.error());
-    if (auto st = sync("output read-back"); !st.ok()) return fail(st.error());
-    output = std::span<const std::byte>(*pinned, out_init.size());
+    if (device_check) {
+        auto verdict = device_check(ins, out_addr, *out);
+        if (!verdict.ok()) return fail(verdict.error());
+        if (!verdict->empty()) return BenchmarkResult::failure(BenchStatus::mismatch, *verdict);
+        lap("device_check");
+    }
+    if (read_output) {
+        if (auto st = check(api_->cuMemcpyDtoHAsync(pinned, *out, out_bytes, stream_), "cuMemcpyDtoHAsync(output)");
+            !st.ok())
+            return fail(st.error());
+        if (auto st = sync("output read-back"); !st.ok()) return fail(st.error());
+        output = std::span<const std::byte>(pinned, out_bytes);
+        lap("read_back");
+    }
     double d2h_seconds = std::chrono::duration<double>(Clock::now() - d2h).count();
-    lap("read_back");
 
     if (auto st = ensure_events(1); !st.ok()) return fail(st.error());
     api_->cuEventRecord(starts_[0], stream_);
@@ -233,28 +321,39 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
         std::clamp(static_cast<int>(req.timing.rep_ms / est), std::max(req.timing.min_reps, 1), req.timing.max_reps);
     if (auto st = ensure_events(static_cast<std::size_t>(n_rep)); !st.ok()) return fail(st.error());
     for (int i = 0; i < n_warmup; ++i) launch();
+    // Samples are read while later runs execute (every 64 enqueued, those already done), between an
+    // end event and the next flush, so the host's reading never sits between a start event and its
+    // kernel and only the last few are left for after the stream drains.
+    std::vector<double> samples;
+    samples.reserve(static_cast<size_t>(n_rep));
+    Status read_error = ok_status();
+    auto read_samples = [&](std::size_t upto, bool wait) {
+        while (samples.size() < upto && read_error.ok()) {
+            std::size_t i = samples.size();
+            if (!wait && api_->cuEventQuery(ends_[i]) != 0) return;
+            float ms = 0;
+            read_error = check(api_->cuEventElapsedTime(&ms, starts_[i], ends_[i]), "cuEventElapsedTime");
+            samples.push_back(ms);
+        }
+    };
     for (int i = 0; i < n_rep; ++i) {
         if (req.timing.flush_l2) flush();
         api_->cuEventRecord(starts_[static_cast<size_t>(i)], stream_);
         launch();
         api_->cuEventRecord(ends_[static_cast<size_t>(i)], stream_);
+        if ((i & 63) == 63) read_samples(static_cast<std::size_t>(i) + 1, false);
     }
+    if (while_waiting) while_waiting();
     if (auto st = sync("timed runs"); !st.ok()) return fail(st.error());
     if (launch_error) return launch_failed();
+    auto kernel_end = Clock::now();
     lap("warmup_and_timed");
-    std::vector<double> samples;
-    samples.reserve(static_cast<size_t>(n_rep));
-    for (int i = 0; i < n_rep; ++i) {
-        float ms = 0;
-        if (auto st =
-                check(api_->cuEventElapsedTime(&ms, starts_[static_cast<size_t>(i)], ends_[static_cast<size_t>(i)]),
-                      "cuEventElapsedTime");
-            !st.ok())
-            return fail(st.error());
-        samples.push_back(ms);
-    }
+    read_samples(static_cast<std::size_t>(n_rep), true);
+    if (!read_error.ok()) return fail(read_error.error());
     BenchmarkResult r;
-    r.kernel_seconds = std::chrono::duration<double>(Clock::now() - k0).count() - d2h_seconds;
+    // The kernel's own runs: the first, the estimate, warm-up and timed runs up to the stream's
+    // end; the output check and reading the samples are overhead.
+    r.kernel_seconds = std::chrono::duration<double>(kernel_end - k0).count() - d2h_seconds;
     r.verify_seconds = d2h_seconds;
     r.stats = summarize(samples);
     r.ms = r.stats.median;

@@ -59,6 +59,13 @@ private:
     BenchmarkResult run_compiled(const BenchmarkRequest& req);
     Result<cuda::CUfunction> triton_function(const TritonBinary& b);
     Result<std::uint64_t> ones(const std::string& dtype, std::int64_t n);
+    // The reference (extern) choice's output on this device, computed once per op and kept there.
+    Result<cuda::CUdeviceptr> reference_on_device(CudaBench& bench, const BenchmarkRequest& req,
+                                                  const std::vector<std::uint64_t>& inputs);
+    // The first run's output against it, on the device: empty when within tolerance, else the
+    // report ("mismatch: N of M elements differ ...").
+    Result<std::string> check_on_device(CudaBench& bench, const BenchmarkRequest& req,
+                                        const std::vector<std::uint64_t>& inputs, cuda::CUdeviceptr storage);
     // Saves the output (the reference choice) or compares it with the reference's; empty reason: fine.
     BenchmarkResult verify_output(const BenchmarkRequest& req, std::span<const std::byte> out);
 

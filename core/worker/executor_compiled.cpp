@@ -10,6 +10,7 @@
 
 #include "cuda/cublas.hpp"
 #include "worker/cuda_bench.hpp"
+#include "worker/device_kernels.hpp"
 #include "worker/executor.hpp"
 
 namespace kiln::worker {
@@ -75,6 +76,65 @@ Result<std::uint64_t> Executor::ones(const std::string& dtype, std::int64_t n) {
     return p;
 }
 
+Result<cuda::CUdeviceptr> Executor::reference_on_device(CudaBench& bench, const BenchmarkRequest& req,
+                                                        const std::vector<std::uint64_t>& ins) {
+    const cuda::GemmCall& g = *req.reference_gemm;
+    std::string key = "reference:" + cuda::to_json(g).dump() + "#" + std::to_string(req.seed);
+    for (const auto& t : req.inputs) key += "|" + to_json(t).dump();
+    key += "|" + to_json(req.output).dump();
+    const std::size_t bytes = req.output.storage_bytes();
+    bool fresh = false;
+    KILN_TRY(cuda::CUdeviceptr ref, bench.keyed_buffer(key, bytes, fresh));
+    if (!fresh) return ref;
+    // The extern choice's output on this device, once per op: the output's random start, then the
+    // cuBLAS call, exactly as the extern choice runs when it is timed.
+    static const std::vector<std::byte> none;
+    KILN_TRY(cuda::CUdeviceptr start, bench.output_start(req, none));
+    const cuda::Api* a = bench.api();
+    auto made = [&]() -> Status {
+        KILN_CHECK(check(a->cuMemcpyDtoDAsync(ref, start, bytes, bench.stream()), "cuMemcpyDtoDAsync(reference)"));
+        if (!cublas_) {
+            KILN_TRY(cublas_, cuda::Cublas::create());
+        }
+        std::uint64_t one_vec = 0;
+        if (g.bias_fill == "rows" || g.bias_fill == "cols") {
+            KILN_TRY(one_vec, ones(g.dtype, std::max(g.bias_rows, g.bias_cols)));
+        }
+        std::uint64_t out = ref + static_cast<std::uint64_t>(req.output.offset) * dtype_size(req.output.dtype);
+        KILN_CHECK(cublas_->run(g, ins, out, one_vec, bench.stream()));
+        return check(a->cuStreamSynchronize(bench.stream()), "reference run");
+    }();
+    if (!made.ok()) {
+        bench.forget(key);
+        return Error{made.error().code, "the reference (extern) choice failed on this device: " + made.error().message,
+                     made.error().context, made.error().hint};
+    }
+    return ref;
+}
+
+Result<std::string> Executor::check_on_device(CudaBench& bench, const BenchmarkRequest& req,
+                                              const std::vector<std::uint64_t>& ins, cuda::CUdeviceptr storage) {
+    KILN_TRY(cuda::CUdeviceptr ref, reference_on_device(bench, req, ins));
+    const TensorMeta& t = req.output;
+    TensorMeta dense = t;
+    dense.strides.clear();
+    const std::size_t es = dtype_size(t.dtype);
+    const std::size_t bytes = t.storage_bytes();
+    if (DeviceKernels::covers(t.dtype) && t.effective_strides() == dense.effective_strides()) {
+        std::uint64_t n = 1;
+        for (auto s : t.sizes) n *= static_cast<std::uint64_t>(s);
+        std::uint64_t off = static_cast<std::uint64_t>(t.offset) * es;
+        auto bad = bench.mismatches(storage + off, ref + off, n, t.dtype, req.tolerance);
+        if (bad.ok() && *bad == 0) return std::string();
+    }
+    // Strided outputs, other dtypes, no device kernels, or elements that differ: the host's
+    // comparison decides and words the report.
+    KILN_TRY(auto got, bench.read_back(storage, bytes));
+    KILN_TRY(auto want, bench.read_back(ref, bytes));
+    std::string diff = compare_storage(t, got.data(), want.data(), req.tolerance);
+    return diff.empty() ? diff : "mismatch: " + diff;
+}
+
 BenchmarkResult Executor::run_compiled(const BenchmarkRequest& req) {
     auto& slot = cuda_[req.device_ordinal];
     if (!slot) {
@@ -82,15 +142,26 @@ BenchmarkResult Executor::run_compiled(const BenchmarkRequest& req) {
         if (!made.ok()) return BenchmarkResult::failure(BenchStatus::error, made.error().str());
         slot = std::move(*made);
     }
+    // Inputs made on the device cost no host time and no upload; the host makes them only when
+    // the device kernels cannot (then every later request finds them uploaded, as before).
+    static const std::vector<std::byte> none;
+    const bool on_device = slot->seed_on_device(req);
     std::vector<const std::vector<std::byte>*> inputs;
-    for (size_t i = 0; i < req.inputs.size(); ++i) inputs.push_back(&host_input(req.inputs[i], req.seed + i));
-    const std::vector<std::byte>& out_init = host_output_init(req.output, req.seed + 1000003);
+    for (size_t i = 0; i < req.inputs.size(); ++i)
+        inputs.push_back(on_device ? &none : &host_input(req.inputs[i], req.seed + i));
+    const std::vector<std::byte>& out_init = on_device ? none : host_output_init(req.output, req.seed + 1000003);
     if (req.warmup_only) {
         if (auto st = slot->prepare(req, inputs, out_init); !st.ok())
             return BenchmarkResult::failure(BenchStatus::error, st.error().str());
         BenchmarkResult r;
         r.ms = 0;
         r.details["warmup"] = true;
+        r.details["device_kernels"] = on_device;
+        // cuBLAS's handle (a few hundred ms) before the first extern choice or reference needs it.
+        if (req.kind == RequestKind::gemm && !cublas_) {
+            if (auto made = cuda::Cublas::create(); made.ok()) cublas_ = std::move(*made);
+            else r.details["cublas_error"] = made.error().str();
+        }
         return r;
     }
     const cuda::Api* api = slot->api();
@@ -141,8 +212,22 @@ BenchmarkResult Executor::run_compiled(const BenchmarkRequest& req) {
             });
         };
     }
+    CudaBench::DeviceCheck device_check;
+    if (req.reference_gemm)
+        device_check = [&](const std::vector<std::uint64_t>& ins, std::uint64_t, cuda::CUdeviceptr storage) {
+            return check_on_device(*slot, req, ins, storage);
+        };
     std::span<const std::byte> output;
-    auto r = slot->run_launch(req, make, inputs, out_init, output);
+    auto load_next = [&] {
+        int loaded = 0;
+        for (const auto& b : req.prefetch_kernels) {
+            if (loaded == 4) break;
+            if (functions_.count(b.cubin + "#" + b.function) || !launch_unsupported(b).empty()) continue;
+            (void)triton_function(b);  // a failure is left for that choice to report
+            ++loaded;
+        }
+    };
+    auto r = slot->run_launch(req, make, inputs, out_init, output, device_check, load_next);
     if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES")) r.details["cuda_visible_devices"] = vis;
     if (!r.ok()) {
         if (!gemm_error->empty()) r.reason = *gemm_error;

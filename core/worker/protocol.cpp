@@ -20,25 +20,32 @@ const char* request_kind_name(RequestKind k) {
     return "?";
 }
 
-static double quantile(const std::vector<double>& sorted, double q) {
-    // numpy's default (linear interpolation), like torch.quantile in do_bench.
-    double pos = q * static_cast<double>(sorted.size() - 1);
+// numpy's default quantile (linear interpolation), like torch.quantile in do_bench, by selection:
+// 10^4 samples come back per choice, and a full sort of them was a visible part of the overhead.
+// `s` is partially reordered; quantiles must be asked in increasing order.
+static double quantile(std::vector<double>& s, double q, std::size_t& from) {
+    double pos = q * static_cast<double>(s.size() - 1);
     size_t lo = static_cast<size_t>(std::floor(pos));
-    size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+    std::nth_element(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(lo),
+                     s.end());
+    double low = s[lo];
+    double high = lo + 1 < s.size() ? *std::min_element(s.begin() + static_cast<std::ptrdiff_t>(lo) + 1, s.end()) : low;
+    from = lo;
+    return low + (high - low) * (pos - static_cast<double>(lo));
 }
 
 TimingStats summarize(std::vector<double> s) {
     TimingStats t;
     if (s.empty()) return t;
-    std::sort(s.begin(), s.end());
     t.count = static_cast<int>(s.size());
-    t.min = s.front();
-    t.max = s.back();
-    t.p20 = quantile(s, 0.2);
-    t.median = quantile(s, 0.5);
-    t.p80 = quantile(s, 0.8);
+    auto [mn, mx] = std::minmax_element(s.begin(), s.end());
+    t.min = *mn;
+    t.max = *mx;
     t.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+    std::size_t from = 0;
+    t.p20 = quantile(s, 0.2, from);
+    t.median = quantile(s, 0.5, from);
+    t.p80 = quantile(s, 0.8, from);
     return t;
 }
 
@@ -120,9 +127,14 @@ nlohmann::json to_json(const BenchmarkRequest& r) {
             j["atol"] = r.tolerance.atol;
             j["timing"] = to_json(r.timing);
             if (!r.prefetch_libraries.empty()) j["prefetch"] = r.prefetch_libraries;
+            if (!r.prefetch_kernels.empty()) {
+                auto& pk = j["prefetch_kernels"] = nlohmann::json::array();
+                for (const auto& b : r.prefetch_kernels) pk.push_back(to_json(b));
+            }
             if (r.warmup_only) j["warmup_only"] = true;
             if (r.kind == RequestKind::triton) j["triton"] = to_json(r.triton);
             if (r.kind == RequestKind::gemm) j["gemm"] = cuda::to_json(r.gemm);
+            if (r.reference_gemm) j["reference_gemm"] = cuda::to_json(*r.reference_gemm);
             break;
         }
         case RequestKind::inductor_module:
@@ -176,8 +188,11 @@ Result<BenchmarkRequest> request_from_json(const nlohmann::json& j) {
         if (j.contains("timing")) r.timing = timing_options_from_json(j["timing"], r.timing);
         r.warmup_only = j.value("warmup_only", false);
         if (j.contains("prefetch")) r.prefetch_libraries = j["prefetch"].get<std::vector<std::string>>();
+        if (j.contains("prefetch_kernels"))
+            for (const auto& b : j["prefetch_kernels"]) r.prefetch_kernels.push_back(triton_binary_from_json(b));
         if (j.contains("triton")) r.triton = triton_launch_from_json(j["triton"]);
         if (j.contains("gemm")) r.gemm = cuda::gemm_call_from_json(j["gemm"]);
+        if (j.contains("reference_gemm")) r.reference_gemm = cuda::gemm_call_from_json(j["reference_gemm"]);
         r.module_path = j.value("module", "");
         r.python = j.value("python", "");
         r.cache_root = j.value("cache_root", "");

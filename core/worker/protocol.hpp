@@ -4,6 +4,7 @@
 // that travel as CBOR frames (channel.hpp).
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,8 @@ struct BenchmarkRequest {
     // Libraries of the choices likely to come next: the worker loads them in the background while
     // this one runs, so that dlopen is not paid between choices.
     std::vector<std::string> prefetch_libraries;
+    // Triton binaries of the choices likely to come next: loaded while this one's timed runs drain.
+    std::vector<TritonBinary> prefetch_kernels;
     // Warm-up only: set up the device (CUDA context, streams, the L2 flush buffer), make the
     // inputs and upload them, run nothing. Sent to every worker while the choices precompile.
     bool warmup_only = false;
@@ -61,6 +64,9 @@ struct BenchmarkRequest {
     // Gemm: a cuBLAS call (cuda/cublas.hpp). Both use inputs, output, seed, tolerance and timing.
     TritonLaunch triton;
     cuda::GemmCall gemm;
+    // Triton / Gemm: the op's extern choice, which the worker runs once per op on its own device
+    // as the reference; each output is checked against it there (no reference file, no copy).
+    std::optional<cuda::GemmCall> reference_gemm;
 
     // InductorModule: `python MODULE.py [-k]` with TORCHINDUCTOR_CACHE_DIR = cache_root.
     std::string module_path;

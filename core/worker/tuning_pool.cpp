@@ -1,6 +1,8 @@
 #include "worker/tuning_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <future>
 
 namespace kiln::worker {
@@ -93,26 +95,55 @@ void TuningProcessPool::dispatch(Slot& slot) {
         slot.process->stop();
         return;
     }
-    std::vector<std::string> prefetch;
-    for (;;) {
+    // Up to `pipeline` requests sit in the worker's channel: the next one is there when the worker
+    // finishes a choice, so the exchange's latency never sits between two choices on the device.
+    struct InFlight {
         Job job;
+        BenchmarkRequest req;
+        bool sent = false;
+        std::chrono::steady_clock::time_point sent_at;
+    };
+    std::deque<InFlight> flight;
+    const std::size_t depth = std::max<std::size_t>(options_.pipeline, 1);
+    auto last_answer = std::chrono::steady_clock::now();
+    for (;;) {
         {
             std::unique_lock lk(mutex_);
-            cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
-            if (queue_.empty()) break;  // stopping and nothing left
-            job = std::move(queue_.front());
-            queue_.pop_front();
-            // What this worker may run next: the next few queued choices (as many as workers).
-            for (std::size_t k = 0; k < queue_.size() && k < slots_.size(); ++k)
-                if (!queue_[k].request->library_path.empty()) prefetch.push_back(queue_[k].request->library_path);
+            if (flight.empty()) cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
+            while (flight.size() < depth && !queue_.empty()) {
+                InFlight f{std::move(queue_.front()), {}, false, {}};
+                queue_.pop_front();
+                f.req = *f.job.request;
+                // What this worker may run next: the next few queued choices (as many as workers).
+                for (std::size_t k = 0; k < queue_.size() && k < slots_.size(); ++k)
+                    if (const BenchmarkRequest& next = *queue_[k].request; !next.library_path.empty())
+                        f.req.prefetch_libraries.push_back(next.library_path);
+                    else if (next.kind == RequestKind::triton) f.req.prefetch_kernels.push_back(next.triton.binary);
+                flight.push_back(std::move(f));
+            }
         }
-        BenchmarkRequest req = *job.request;
-        req.prefetch_libraries = std::move(prefetch);
-        prefetch.clear();
-        if (req.kind == RequestKind::cuda) req.device_ordinal = 0;  // the worker sees only its device
-        auto t0 = std::chrono::steady_clock::now();
-        BenchmarkResult r = slot.process->benchmark(req);
-        r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (flight.empty()) break;                                // stopping and nothing left
+        if (!slot.process->valid()) (void)slot.process->start();  // failing: receive() reports it
+        for (auto& f : flight) {
+            if (f.sent) continue;
+            if (f.req.kind == RequestKind::cuda) f.req.device_ordinal = 0;  // the worker sees only its device
+            f.sent = slot.process->send(f.req);
+            f.sent_at = std::chrono::steady_clock::now();
+            if (!f.sent) break;
+        }
+        InFlight done = std::move(flight.front());
+        flight.pop_front();
+        BenchmarkResult r = done.sent ? slot.process->receive()
+                                      : (slot.process->valid() ? slot.process->benchmark(done.req)
+                                                               : BenchmarkResult::failure(BenchStatus::crash,
+                                                                                          "crash: the worker did not "
+                                                                                          "start"));
+        auto now = std::chrono::steady_clock::now();
+        // This choice's own time: from when the worker could start it (sent, and the one before answered).
+        r.wall_seconds = std::chrono::duration<double>(now - std::max(done.sent_at, last_answer)).count();
+        last_answer = now;
+        if (!slot.process->valid())
+            for (auto& f : flight) f.sent = false;  // lost with the worker: sent again to the next one
         r.device = slot.device.label();
         {
             std::lock_guard lk(slot.info_mutex);
@@ -120,10 +151,10 @@ void TuningProcessPool::dispatch(Slot& slot) {
             slot.info.starts = slot.process->starts();
             if (slot.process->valid()) slot.info.pong = slot.process->pong();
         }
-        if (job.batch->on_result) job.batch->on_result(job.index, r);
-        std::lock_guard lk(job.batch->mutex);
-        job.batch->results[job.index] = std::move(r);
-        if (--job.batch->remaining == 0) job.batch->done.notify_all();
+        if (done.job.batch->on_result) done.job.batch->on_result(done.job.index, r);
+        std::lock_guard lk(done.job.batch->mutex);
+        done.job.batch->results[done.job.index] = std::move(r);
+        if (--done.job.batch->remaining == 0) done.job.batch->done.notify_all();
     }
     slot.process->stop();
 }

@@ -26,6 +26,9 @@ struct PoolOptions {
     // Sent to every worker right after its Pong (a request with warmup_only set): each device sets
     // itself up in parallel, before the first choice, instead of on the first choice's clock.
     std::optional<BenchmarkRequest> warmup;
+    // Requests queued in each worker's channel at once (1: one at a time). Two keep the device
+    // busy while a result travels back and the next request travels out.
+    std::size_t pipeline = 2;
 };
 
 struct WorkerInfo {

@@ -120,8 +120,20 @@ BenchmarkResult TuningProcess::benchmark(const BenchmarkRequest& req) {
     if (!valid()) {
         if (auto st = start(); !st.ok()) return BenchmarkResult::failure(BenchStatus::crash, st.error().str());
     }
+    (void)send(req);
+    return receive();
+}
+
+bool TuningProcess::send(const BenchmarkRequest& req) {
+    if (!valid()) return false;
+    // A worker that is gone (EPIPE / ECONNRESET) shows up in receive() as an end of stream.
+    return write_message(fd_, to_json(req)).ok();
+}
+
+BenchmarkResult TuningProcess::receive() {
+    if (!valid()) return BenchmarkResult::failure(BenchStatus::crash, "crash: no worker");
     pid_t pid = pid_;
-    auto reply = exchange(to_json(req), config_.timeouts.result);
+    auto reply = read_message(fd_, config_.timeouts.result);
     if (reply.ok()) {
         BenchmarkResult r = result_from_json(*reply);
         r.worker_pid = pid;

@@ -50,6 +50,13 @@ public:
     // Starts the worker if needed, sends `req`, waits for the result. Never throws; failures of
     // the worker come back as a failed result ("timeout" or "crash") and the worker is cleared.
     BenchmarkResult benchmark(const BenchmarkRequest& req);
+    // benchmark() in two halves, so that a caller can queue the next request in the worker's
+    // channel while this one runs (the pool's pipelining). send(): false when the worker is gone
+    // (then receive() reports the crash). receive(): the oldest unanswered request's result, its
+    // timeout counted from now; after a failure the worker is cleared and requests sent after the
+    // failed one are lost: send them again.
+    bool send(const BenchmarkRequest& req);
+    BenchmarkResult receive();
 
     // Graceful stop, then SIGTERM, then SIGKILL; reaps the process.
     void stop();

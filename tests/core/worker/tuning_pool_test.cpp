@@ -212,3 +212,34 @@ TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
         EXPECT_TRUE(process_gone(w)) << "worker " << w << " outlived its parent";
     }
 }
+
+// With two requests in a worker's channel, the one queued behind a crash, a hang or an error is
+// lost with that worker: it must reach the next worker and get its own answer, in order.
+TEST(TuningProcessPool, RequestsQueuedBehindACrashReachTheNextWorker) {
+    PoolOptions o{{Device{}}, kiln::test::worker_path(), quick()};
+    o.pipeline = 2;
+    TuningProcessPool pool(o);
+    {
+        auto st = pool.start();
+        ASSERT_TRUE(st.ok()) << st.error().str();
+    }
+    std::vector<BenchmarkRequest> reqs{test_request("value", 1), test_request("segfault"), test_request("value", 2),
+                                       test_request("hang"),     test_request("value", 3), test_request("abort"),
+                                       test_request("value", 4), test_request("error"),    test_request("value", 5)};
+    auto res = pool.benchmark(reqs);
+    ASSERT_EQ(res.size(), reqs.size());
+    EXPECT_EQ(res[1].status, BenchStatus::crash);
+    EXPECT_EQ(res[3].status, BenchStatus::timeout);
+    EXPECT_EQ(res[5].status, BenchStatus::crash);
+    EXPECT_EQ(res[7].status, BenchStatus::error);
+    for (std::size_t i : {0u, 2u, 4u, 6u, 8u}) {
+        EXPECT_EQ(res[i].status, BenchStatus::ok) << i << ": " << res[i].reason;
+        EXPECT_EQ(res[i].ms, reqs[i].test_value) << i;
+    }
+    // Each value after a fault ran on the worker that replaced the faulty one.
+    EXPECT_NE(res[2].worker_pid, res[1].worker_pid);
+    EXPECT_NE(res[4].worker_pid, res[3].worker_pid);
+    EXPECT_NE(res[6].worker_pid, res[5].worker_pid);
+    EXPECT_EQ(res[8].worker_pid, res[7].worker_pid);  // an error is no crash: same worker
+    EXPECT_EQ(pool.workers().at(0).starts, 4);
+}
