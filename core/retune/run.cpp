@@ -188,21 +188,13 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
             po.warmup = device_warmup();
         return std::make_unique<worker::TuningProcessPool>(std::move(po));
     };
-    // The workers start (processes, CUDA contexts, Kiln's device kernels) while the inventory reads
-    // the cache: on 4 GPUs each takes about a second, which would otherwise come one after the other.
+    // The workers start (processes, CUDA contexts, cuBLAS, Kiln's device kernels: about a second
+    // each) while the inventory reads the cache, and each takes choices as soon as it is up.
     std::unique_ptr<worker::TuningProcessPool> pool;
-    Status pool_status = ok_status();
-    std::thread starter;
     if (!o.each_device) {
         pool = make_pool(devices);
-        starter = std::thread([&] { pool_status = pool->start(); });
+        pool->start_async();
     }
-    struct Join {
-        std::thread& t;
-        ~Join() {
-            if (t.joinable()) t.join();
-        }
-    } join_starter{starter};
     KILN_TRY(auto report, inventory(root, {arch, o.op_filter}));
     if (o.keep_op) std::erase_if(report.ops, [&](const RetuneOp& op) { return !o.keep_op(op); });
     report.devices = descs;
@@ -308,11 +300,17 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
 
     Status failed = ok_status();
     if (!o.each_device) {
-        if (starter.joinable()) starter.join();
-        phase("pool_start");
-        failed = pool_status;
-        if (failed.ok() && !jobs.empty()) run_on(*pool);
+        if (!jobs.empty()) run_on(*pool);
         phase("choices");
+        // A worker that did not start took no choice; with none up every choice failed with why.
+        if (Status st = pool->started(); !st.ok()) {
+            bool any = false;
+            for (const auto& op : report.ops)
+                for (const auto& c : op.choices)
+                    for (const auto& m : c.measured) any = any || m.status == "ok";
+            if (!any) failed = st;
+            else report.warnings.push_back("a worker did not start: " + st.error().str());
+        }
         pool.reset();  // the workers stop
     } else if (!jobs.empty()) {
         std::vector<std::thread> threads;

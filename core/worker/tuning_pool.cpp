@@ -44,27 +44,59 @@ static Status check_one_device(const Device& d, const nlohmann::json& pong) {
     return ok_status();
 }
 
-Status TuningProcessPool::start() {
-    if (!slots_.empty()) return ok_status();
+void TuningProcessPool::spawn() {
     stopping_ = false;
-    std::vector<std::future<Status>> started;
+    none_up_.clear();
+    starting_ = options_.devices.size();
+    running_ = 0;
+    started_.clear();
     for (const auto& d : options_.devices) {
         auto slot = std::make_unique<Slot>();
         slot->device = d;
         slot->info.device = d;
         slot->process = std::make_unique<TuningProcess>(WorkerConfig{options_.worker_path, d.cuda, options_.timeouts});
-        started.push_back(slot->started.get_future());
+        started_.push_back(slot->started.get_future());
         Slot* raw = slot.get();
         slots_.push_back(std::move(slot));
         raw->thread = std::thread([this, raw] { dispatch(*raw); });
     }
+}
+
+Status TuningProcessPool::start() {
+    if (!slots_.empty()) return ok_status();
+    spawn();
+    Status first_error = started();
+    if (!first_error.ok()) stop();
+    return first_error;
+}
+
+void TuningProcessPool::start_async() {
+    if (slots_.empty()) spawn();
+}
+
+Status TuningProcessPool::started() {
     Status first_error = ok_status();
-    for (auto& f : started) {
+    for (auto& f : started_) {
+        if (!f.valid()) continue;  // asked before
         Status st = f.get();
         if (!st.ok() && first_error.ok()) first_error = st;
     }
-    if (!first_error.ok()) stop();
     return first_error;
+}
+
+void TuningProcessPool::complete(const Job& job, BenchmarkResult r) {
+    if (job.batch->on_result) job.batch->on_result(job.index, r);
+    std::lock_guard lk(job.batch->mutex);
+    job.batch->results[job.index] = std::move(r);
+    if (--job.batch->remaining == 0) job.batch->done.notify_all();
+}
+
+void TuningProcessPool::fail_queued(std::unique_lock<std::mutex>& lk, const std::string& why) {
+    std::deque<Job> jobs;
+    jobs.swap(queue_);
+    lk.unlock();
+    for (const auto& j : jobs) complete(j, BenchmarkResult::failure(BenchStatus::crash, "no worker started: " + why));
+    lk.lock();
 }
 
 void TuningProcessPool::dispatch(Slot& slot) {
@@ -91,6 +123,15 @@ void TuningProcessPool::dispatch(Slot& slot) {
         slot.info.warmup_error = warmup_error;
     }
     slot.started.set_value(st);
+    {
+        std::unique_lock lk(mutex_);
+        --starting_;
+        if (st.ok()) ++running_;
+        else if (running_ == 0 && starting_ == 0) {
+            none_up_ = st.error().str();
+            fail_queued(lk, none_up_);
+        }
+    }
     if (!st.ok()) {
         slot.process->stop();
         return;
@@ -151,10 +192,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
             slot.info.starts = slot.process->starts();
             if (slot.process->valid()) slot.info.pong = slot.process->pong();
         }
-        if (done.job.batch->on_result) done.job.batch->on_result(done.job.index, r);
-        std::lock_guard lk(done.job.batch->mutex);
-        done.job.batch->results[done.job.index] = std::move(r);
-        if (--done.job.batch->remaining == 0) done.job.batch->done.notify_all();
+        complete(done.job, std::move(r));
     }
     slot.process->stop();
 }
@@ -171,8 +209,9 @@ std::vector<BenchmarkResult> TuningProcessPool::benchmark(const std::vector<Benc
         return batch->results;
     }
     {
-        std::lock_guard lk(mutex_);
+        std::unique_lock lk(mutex_);
         for (std::size_t i = 0; i < requests.size(); ++i) queue_.push_back({&requests[i], i, batch});
+        if (running_ == 0 && starting_ == 0) fail_queued(lk, none_up_.empty() ? "every worker stopped" : none_up_);
     }
     cv_.notify_all();
     std::unique_lock lk(batch->mutex);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,6 +50,11 @@ public:
 
     // Starts every worker and waits for each one's Pong. A GPU worker must see exactly one device.
     Status start();
+    // Starts every worker without waiting: each takes requests as soon as it is up, so a caller
+    // can read its inputs meanwhile. Requests fail only when no worker came up. started() waits
+    // for every start and gives the first failure (those workers take no requests).
+    void start_async();
+    Status started();
 
     using Callback = std::function<void(std::size_t index, const BenchmarkResult& result)>;
     // Benchmarks every request; results in request order. `on_result` runs on a dispatcher thread.
@@ -68,6 +74,11 @@ private:
     };
     struct Slot;
     void dispatch(Slot& slot);
+    void spawn();
+    // Fails every queued job with `why` (no worker is up). Called with mutex_ held; completes the
+    // jobs after releasing it.
+    void fail_queued(std::unique_lock<std::mutex>& lk, const std::string& why);
+    static void complete(const Job& job, BenchmarkResult r);
 
     PoolOptions options_;
     mutable std::mutex mutex_;
@@ -75,6 +86,9 @@ private:
     std::deque<Job> queue_;
     bool stopping_ = false;
     std::vector<std::unique_ptr<Slot>> slots_;
+    std::vector<std::future<Status>> started_;
+    std::size_t starting_ = 0, running_ = 0;  // workers still starting / up
+    std::string none_up_;                     // why no worker is up, once all starts failed
 };
 
 }  // namespace kiln::worker

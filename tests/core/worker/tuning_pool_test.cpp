@@ -243,3 +243,27 @@ TEST(TuningProcessPool, RequestsQueuedBehindACrashReachTheNextWorker) {
     EXPECT_EQ(res[8].worker_pid, res[7].worker_pid);  // an error is no crash: same worker
     EXPECT_EQ(pool.workers().at(0).starts, 4);
 }
+
+// Started without waiting: requests queued before the workers are up run on them; with no worker
+// able to start, every request fails with why instead of waiting forever.
+TEST(TuningProcessPool, StartedWithoutWaitingRunsQueuedRequestsOrSaysWhyNot) {
+    TuningProcessPool pool({{Device{}, Device{}}, kiln::test::worker_path(), quick()});
+    pool.start_async();
+    std::vector<BenchmarkRequest> reqs{test_request("value", 1), test_request("value", 2), test_request("value", 3)};
+    auto res = pool.benchmark(reqs);
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+        EXPECT_EQ(res[i].status, BenchStatus::ok) << res[i].reason;
+        EXPECT_EQ(res[i].ms, reqs[i].test_value);
+    }
+    EXPECT_TRUE(pool.started().ok());
+
+    TuningProcessPool broken({{Device{}, Device{}}, "/nonexistent/kiln-worker", quick()});
+    broken.start_async();
+    auto failed = broken.benchmark(reqs);
+    for (const auto& r : failed) {
+        EXPECT_EQ(r.status, BenchStatus::crash);
+        EXPECT_NE(r.reason.find("no worker started"), std::string::npos) << r.reason;
+        EXPECT_NE(r.reason.find("/nonexistent/kiln-worker"), std::string::npos) << r.reason;
+    }
+    EXPECT_FALSE(broken.started().ok());
+}
