@@ -14,7 +14,7 @@
 #      compile of the fixture's mm scenario autotunes without it and benchmarks nothing with it.
 # usage: bench/gpu/handback_proof.sh OUT_DIR
 # env: KILN_CLI (a kiln-cli beside its kiln-worker), KILN_PYTHON, REDIS_SERVER (a redis-server binary),
-#      HANDBACK_CROSS_ONLY=1 (step 7 alone),
+#      HANDBACK_CROSS_ONLY=1 (step 7 alone), HANDBACK_OP=addmm (steps 1-6 on a linear layer's addmm),
 #      KILN_PROOF_WORK (scratch, default /tmp/kiln-handback-proof).
 set -uo pipefail
 out="${1:?usage: bench/gpu/handback_proof.sh OUT_DIR}"
@@ -100,6 +100,7 @@ codes = [p for p in glob.glob(os.path.join(sys.argv[2], "*", "*.py")) if "def ca
 code = "\n".join(open(p).read() for p in codes)
 if cfg["template_id"].startswith("aten::"):
     ok = ("extern_kernels." + cfg["template_id"][6:] + "(") in code and "triton_tem" not in code
+    ok = ok or (cfg["template_id"] == "aten::addmm" and "extern_kernels.addmm(" in code)
 else:
     ok = all(f"{k} : tl.constexpr = {cfg[k]}" in code for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K")) and \
          f"num_warps={cfg['num_warps']}" in code

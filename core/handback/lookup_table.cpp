@@ -1,5 +1,7 @@
 #include "handback/lookup_table.hpp"
 
+#include <map>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,9 +18,33 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Ops whose lookup key is the inputs and the op name alone (no scalars such as addmm's alpha/beta,
-// which the timing cache does not record).
+// Ops whose lookup key is the inputs and the op name alone; addmm and baddbmm add their scalars.
 bool keyed_by_inputs_alone(const std::string& op) { return op == "mm" || op == "bmm"; }
+
+// torch's KernelInputs scalars ("alpha=1&beta=1", sorted by name as choices.py joins them) for an
+// op that has them. The timing cache does not record them, but the op's extern choice is named
+// after them ("addmm-alpha=1-beta=1-c<hash>"), spelt as Python prints the values.
+Result<std::string> lookup_scalars(const MeasuredOp& op) {
+    for (const auto& c : op.choices) {
+        if (c.name.rfind(op.op + "-", 0) != 0) continue;
+        std::map<std::string, std::string> scalars;
+        std::size_t at = op.op.size() + 1;
+        while (at < c.name.size()) {
+            std::size_t end = c.name.find('-', at);
+            std::string part = c.name.substr(at, end == std::string::npos ? std::string::npos : end - at);
+            if (auto eq = part.find('='); eq != std::string::npos) scalars[part.substr(0, eq)] = part.substr(eq + 1);
+            if (end == std::string::npos) break;
+            at = end + 1;
+        }
+        if (!scalars.count("alpha") || !scalars.count("beta")) continue;
+        std::string out;
+        for (const auto& [k, v] : scalars) out += (out.empty() ? "" : "&") + k + "=" + v;
+        return out;
+    }
+    return make_error(Errc::not_found, "torch keys " + op.op +
+                                           " by its scalars (alpha, beta) too, and no extern choice of this op "
+                                           "names them");
+}
 
 std::string list_of(const std::vector<std::string>& v) {
     std::string s = "[";
@@ -75,10 +101,14 @@ LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const fs::pat
     LookupTable out;
     for (const auto& op : ops) {
         auto skip = [&](std::string why) { out.skipped.push_back({op.label(), op.device_name, std::move(why)}); };
+        std::string scalars;
         if (!keyed_by_inputs_alone(op.op)) {
-            skip("torch keys " + op.op +
-                 " by scalars too (alpha, beta), which the timing cache does not record; only mm and bmm are pinned");
-            continue;
+            auto sc = lookup_scalars(op);
+            if (!sc) {
+                skip(sc.error().message);
+                continue;
+            }
+            scalars = "+" + *sc;
         }
         const MeasuredChoice* w = op.winner();
         if (!w) {
@@ -106,7 +136,7 @@ LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const fs::pat
             skip("winner " + w->name + " is neither a Triton template nor an aten kernel");
             continue;
         }
-        std::string key = op.device_name + "+" + *inputs + "+" + op.op;
+        std::string key = op.device_name + "+" + *inputs + scalars + "+" + op.op;
         for (const auto& p : out.pinned)
             if (p.key == key) {
                 key.clear();

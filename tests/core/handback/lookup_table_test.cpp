@@ -63,13 +63,26 @@ TEST(LookupTable, PinsEachWinnerWithDeviceKeys) {
     EXPECT_EQ(table[a.key].size(), 1u);
 }
 
-TEST(LookupTable, OpsKeyedByScalarsAreSkippedWithWhy) {
-    auto ops = fixture_ops(1.0);
+// addmm's key carries torch's scalars (choices.py: inputs key + "+alpha=1&beta=1"), read off the
+// extern choice's name; without such a name the op is skipped with why, never guessed.
+TEST(LookupTable, AddmmKeysCarryTheScalarsOfItsExternChoice) {
+    auto ops = fixture_ops(100.0);
     ops[0].op = "addmm";
+    for (auto& c : ops[0].choices)
+        if (c.kind == "extern") c.name = "addmm-alpha=1-beta=0.5-c" + c.name.substr(c.name.find("-c") + 2);
     auto t = build_lookup_table(ops, kiln::test::h100_root());
-    ASSERT_EQ(t.pinned.size(), 1u);
-    ASSERT_EQ(t.skipped.size(), 1u);
-    EXPECT_NE(t.skipped[0].why.find("alpha, beta"), std::string::npos);
+    ASSERT_EQ(t.pinned.size(), 2u) << (t.skipped.empty() ? "" : t.skipped[0].why);
+    EXPECT_EQ(t.pinned[0].key, kH100 +
+                                   "+((torch.float16, [512, 512], [512, 1]), (torch.float16, [512, 512], [512, 1]))"
+                                   "+alpha=1&beta=0.5+addmm");
+    EXPECT_EQ(t.pinned[1].key.substr(t.pinned[1].key.size() - 3), "+mm");
+
+    auto unnamed = fixture_ops(1.0);
+    unnamed[0].op = "addmm";  // its extern choice is still named mm-…: no scalars to read
+    auto u = build_lookup_table(unnamed, kiln::test::h100_root());
+    ASSERT_EQ(u.pinned.size(), 1u);
+    ASSERT_EQ(u.skipped.size(), 1u);
+    EXPECT_NE(u.skipped[0].why.find("alpha, beta"), std::string::npos);
     // Without the root the Triton winner's tile is unknown: skipped, never guessed.
     auto no_root = build_lookup_table(fixture_ops(100.0), "/nonexistent");
     for (const auto& s : no_root.skipped) EXPECT_NE(s.why.find("module"), std::string::npos) << s.why;
