@@ -6,6 +6,7 @@
 
 #include "bundle/blob.hpp"
 #include "bundle/diff.hpp"
+#include "bundle/pack.hpp"
 #include "bundle_commands.hpp"
 #include "command_registry.hpp"
 #include "inductor/evict.hpp"
@@ -142,7 +143,7 @@ void ls_text(const Blob& b) {
     for (const auto& line : p) std::printf("  %s\n", line.c_str());
 }
 
-// Artifacts whose key is KEY, or (if none) the one key of which KEY is a prefix of 6+ characters.
+// Artifacts whose key is KEY, or (if none) the one key of which KEY is a prefix of kMinKeyPrefix+ characters.
 Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::string& key) {
     std::vector<const BlobArtifact*> exact;
     std::set<std::string> prefixed;
@@ -150,7 +151,7 @@ Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::stri
         bool hit = a.key == key || (a.kind == ArtifactType::autotune && a.key.size() > 3 && a.key.substr(3) == key) ||
                    (a.kind == ArtifactType::pgo && pgo_file_name(a.key) == pgo_file_name(key));
         if (hit) exact.push_back(&a);
-        else if (key.size() >= 6 &&
+        else if (key.size() >= kMinKeyPrefix &&
                  (a.key.rfind(key, 0) == 0 || (a.kind == ArtifactType::autotune && a.key.find(key) == 3)))
             prefixed.insert(a.key);
     }
@@ -160,6 +161,13 @@ Result<std::vector<const BlobArtifact*>> find_key(const Blob& b, const std::stri
             if (a.key == *prefixed.begin()) exact.push_back(&a);
         return exact;
     }
+    if (prefixed.empty() && key.size() < kMinKeyPrefix)
+        return make_error(Errc::invalid_argument,
+                          "no key is \"" + printable_name(key) + "\", and a key prefix needs " +
+                              std::to_string(kMinKeyPrefix) + "+ characters",
+                          printable_name(key),
+                          "give " + std::to_string(kMinKeyPrefix) +
+                              " or more characters of the key; `kiln-cli bundle ls " + b.origin() + "` lists them");
     if (prefixed.empty())
         return make_error(Errc::not_found, "no artifact with this key in the blob", printable_name(key),
                           "`kiln-cli bundle ls " + b.origin() + "` lists them");

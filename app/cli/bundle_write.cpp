@@ -9,6 +9,7 @@
 #include "bundle/unpack.hpp"
 #include "bundle_commands.hpp"
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "hash/crc32.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/stats.hpp"
@@ -130,8 +131,12 @@ int run_unpack(const UnpackArgs& args) {
 int run_pack(const PackArgs& args) {
     auto options = pack_options(args);
     if (!options.ok()) return fail(options.error());
-    auto packed = pack_root(args.root, *options);
+    // A blob packs as the root load_cache_artifacts would make of it (a subset with --select).
+    auto cache = frontend::open_cache(std::filesystem::path(args.root));
+    if (!cache) return fail(cache.error());
+    auto packed = pack_root(cache->root.string(), *options);
     if (!packed.ok()) return fail(packed.error());
+    if (cache->is_blob()) packed->root = cache->label;
     Status written = write_atomic(args.out, packed->blob);
     if (!written.ok()) return fail(written.error());
     if (args.json) {

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "command_registry.hpp"
-#include "inductor/roots.hpp"
+#include "frontend/open_cache.hpp"
 #include "tuning/selector.hpp"
 #include "tuning/spec.hpp"
 #include "util/json_out.hpp"
@@ -46,8 +46,14 @@ int run_autotune(const AutotuneArgs& a) {
         o.devices = *d;
     }
     o.in_process = a.in_process;
-    // Inductor's own default root, so that both read and write one timing cache.
-    o.cache_root = a.cache_dir.empty() ? inductor::default_inductor_root() : std::filesystem::path(a.cache_dir);
+    // Inductor's own default root, so that both read and write one timing cache. The timing cache is
+    // written there: a root that exists must be a directory (never a blob); one that does not, torch
+    // (and this command) makes.
+    o.cache_root = a.cache_dir.empty() ? frontend::default_cache_root() : std::filesystem::path(a.cache_dir);
+    if (std::error_code ec; std::filesystem::exists(o.cache_root, ec)) {
+        auto cache = frontend::open_cache(o.cache_root, frontend::CacheAccess::write);
+        if (!cache) return fail(cache.error());
+    }
     if (!a.global_cache_dir.empty()) o.global_cache_dir = a.global_cache_dir;
     o.session_log = a.session_log;
     o.timeouts.result = std::chrono::milliseconds(static_cast<long long>(a.result_timeout * 1000));

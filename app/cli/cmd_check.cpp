@@ -6,13 +6,12 @@
 #include <map>
 #include <optional>
 
-#include "bundle/temp_root.hpp"
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
-#include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
-#include "portability/sources.hpp"
+#include "portability/target.hpp"
 #include "util/json_out.hpp"
 #include "util/utf8.hpp"
 
@@ -81,7 +80,7 @@ int run_restore(const std::string& root, const CheckArgs& args) {
     return r->skipped.empty() ? 0 : 1;
 }
 
-int run_list(const std::string& root, bool json) {
+int run_list(const std::string& root, const std::string& label, bool json) {
     auto list = list_quarantines(root);
     if (json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -89,33 +88,23 @@ int run_list(const std::string& root, bool json) {
         std::cout << dump_json(j) << "\n";
         return 0;
     }
-    if (list.empty()) std::printf("No quarantine in %s\n", root.c_str());
+    if (list.empty()) std::printf("No quarantine in %s\n", label.c_str());
     for (const auto& m : list) std::printf("%s  %s  %zu group(s)\n", m.id.c_str(), m.created.c_str(), m.groups.size());
     return 0;
 }
 
 int run_check(const CheckArgs& args) {
     // A Mega-Cache blob is checked as the cache load_cache_artifacts would make of it (read-only).
-    std::string root = args.root;
-    std::optional<bundle::RootOrBlob> given;
-    if (!root.empty()) {
-        auto opened = bundle::open_root_or_blob(root);
-        if (!opened) return fail(opened.error());
-        given = std::move(opened).value();
-        if (given->is_blob() && (args.quarantine || !args.restore.empty()))
-            return fail(make_error(Errc::invalid_argument, "a Mega-Cache blob cannot be quarantined", args.root,
-                                   "unpack it first: kiln-cli bundle unpack"));
-        root = given->root.string();
-    }
-    auto resolved = inductor::resolve_root(root.empty() ? std::nullopt : std::optional<std::string>(root));
-    if (!resolved) return fail(resolved.error());
-    root = resolved->string();
+    const bool writes = args.quarantine || !args.restore.empty();
+    auto cache = frontend::open_cache(std::filesystem::path(args.root),
+                                      writes ? frontend::CacheAccess::write : frontend::CacheAccess::read);
+    if (!cache) return fail(cache.error());
+    const std::string root = cache->root.string();
     if (!args.restore.empty()) return run_restore(root, args);
-    if (args.list) return run_list(root, args.json);
+    if (args.list) return run_list(root, cache->label, args.json);
     CheckOptions options;
     if (!args.target.empty()) {
-        auto fp = args.target == "local" ? portability::this_machine_fingerprint(std::nullopt)
-                                         : portability::load_fingerprint(args.target);
+        auto fp = portability::load_target(portability::target_spec(args.target));
         if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
         options.target = std::move(*fp);
     } else {
@@ -131,11 +120,12 @@ int run_check(const CheckArgs& args) {
         if (!run->after.healthy(args.strict))
             warn(std::to_string(run->after.problems.size()) + " problem(s) left after the quarantine");
     } else {
+        options.root_fd = cache->root_fd.get();
         auto checked = check_cache(root, options);
-        if (!checked) return fail(checked.error());
+        if (!checked) return fail(frontend::in_given_terms(*cache, checked.error()));
         report = std::move(*checked);
     }
-    if (given && given->is_blob()) report->root = given->label;
+    if (cache->is_blob()) report->root = cache->label;
     if (args.json) {
         nlohmann::ordered_json extra = nlohmann::ordered_json::object();
         if (moved) {

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "portability/sources.hpp"
 #include "util/json_out.hpp"
 
@@ -18,6 +19,7 @@ struct EnvArgs {
     std::string from;
     bool json = false;
     bool print_probe = false;
+    bool default_root = false;
     const CLI::Option* python_opt = nullptr;
 };
 
@@ -59,6 +61,10 @@ int run_env(const EnvArgs& args) {
         std::cout << probe_script();
         return 0;
     }
+    if (args.default_root) {  // scripts/kiln asks here rather than repeating the rule
+        std::cout << frontend::default_cache_root().string() << "\n";
+        return 0;
+    }
     Result<Fingerprint> fp = Error{};
     if (!args.from.empty()) {
         if (args.python_opt && args.python_opt->count() > 0)
@@ -90,6 +96,9 @@ Registration reg{
         cmd->add_flag("--json", args->json, "Print JSON (the fingerprint file `portable --target` reads)");
         cmd->add_flag("--print-probe", args->print_probe,
                       "Print the Python script --python runs (its raw output is accepted by --from and --target too)");
+        cmd->add_flag("--default-root", args->default_root,
+                      "Print the cache root every command reads when given none ($TORCHINDUCTOR_CACHE_DIR, else "
+                      "<tmpdir>/torchinductor_<user>), whether or not it exists");
         cmd->callback([args, &outcome] { outcome.exit_code = run_env(*args); });
     }};
 

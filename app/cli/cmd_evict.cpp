@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "health/check.hpp"
 #include "inductor/evict.hpp"
-#include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
-#include "portability/sources.hpp"
+#include "portability/target.hpp"
 #include "util/json_out.hpp"
 #include "util/utf8.hpp"
 
@@ -96,12 +96,14 @@ int run_evict(const EvictArgs& args) {
                 make_error(Errc::invalid_argument, "unknown category", name, "see `kiln-cli stats` for the names"));
         policy.categories.push_back(*c);
     }
-    std::string root = args.root.empty() ? default_inductor_root().string() : args.root;
+    // Evicting changes the cache in place: a directory only, never a blob's temporary unpacking.
+    auto cache = frontend::open_cache(std::filesystem::path(args.root), frontend::CacheAccess::write);
+    if (!cache) return fail(cache.error());
+    const std::string root = cache->root.string();
     if (args.stale) {
         std::optional<portability::Fingerprint> target;
         if (!args.target.empty()) {
-            auto fp = args.target == "local" ? portability::this_machine_fingerprint(std::nullopt)
-                                             : portability::load_fingerprint(args.target);
+            auto fp = portability::load_target(portability::target_spec(args.target));
             if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
             target = std::move(*fp);
         }

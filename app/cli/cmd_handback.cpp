@@ -2,6 +2,7 @@
 // re-tune (`kiln-cli retune ROOT --json > RUN.json`) to torch, as `retune` does with the run it just
 // measured (handback_flow.hpp); and `--fetch URL --write ROOT`: the fleet's ops for this GPU kind.
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "handback_flow.hpp"
 
 namespace kiln::cli {
@@ -22,7 +23,18 @@ int run(const HandbackCommand& c) {
         return fail(make_error(Errc::invalid_argument, "give --from RUN.json (a saved `retune --json`) or --fetch URL",
                                "handback"));
     }
-    return run_handback(c.args, run);
+    // --write changes the root's timing cache (a directory only; one that does not exist yet is made);
+    // --pin and --publish read it (a blob too, unpacked for as long as this runs).
+    HandbackArgs args = c.args;
+    std::optional<frontend::OpenedCache> cache;
+    if (std::error_code ec; !args.root.empty() && std::filesystem::exists(args.root, ec)) {
+        auto opened = frontend::open_cache(std::filesystem::path(args.root),
+                                           args.write ? frontend::CacheAccess::write : frontend::CacheAccess::read);
+        if (!opened) return fail(opened.error());
+        cache = std::move(opened).value();
+        args.root = cache->root.string();
+    }
+    return run_handback(args, run);
 }
 
 const Registration registration{

@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/graph_list.hpp"
-#include "inductor/roots.hpp"
 #include "inductor/stats.hpp"
 #include "util/json_out.hpp"
 #include "util/utf8.hpp"
@@ -40,19 +40,18 @@ void print_row(const GraphRow& r) {
 }
 
 int run_ls(const LsArgs& args) {
-    std::optional<std::string> explicit_root;
-    if (!args.root.empty()) explicit_root = args.root;
-    auto root = resolve_root(explicit_root, RootKind::inductor);
-    if (!root) return fail(root.error());
+    auto cache = frontend::open_cache(std::filesystem::path(args.root));
+    if (!cache) return fail(cache.error());
     std::optional<std::filesystem::path> trace;
     if (!args.trace.empty()) trace = args.trace;
-    auto list = list_graphs(*root, trace);
-    if (!list) return fail(list.error());
+    else trace = trace_beside(cache->named);  // a blob's: beside the blob file
+    auto list = list_graphs(cache->root, trace);
+    if (!list) return fail(frontend::in_given_terms(*cache, list.error()));
     if (args.json) {
         std::cout << dump_json(to_json(*list)) << "\n";
         return 0;
     }
-    std::printf("%zu graph entries under %s%s\n", list->rows.size(), root->c_str(),
+    std::printf("%zu graph entries under %s%s\n", list->rows.size(), cache->label.c_str(),
                 list->trace ? (" (names from the trace " + *list->trace + ")").c_str()
                             : " (no TORCH_TRACE dir found beside it: --trace DIR adds function names)");
     std::printf("%-11s %-13s %9s %10s  %s\n", "kind", "key", "size", "compile", "graph");
@@ -64,7 +63,7 @@ Registration reg{"ls", 12, [](CLI::App& app, Outcome& outcome) {
                      auto args = std::make_shared<LsArgs>();
                      auto* cmd = app.add_subcommand(
                          "ls", "Graph entries by function, inputs and guards (fxgraph and AOT, linked)");
-                     add_root_option(cmd, args->root, "Inductor cache root");
+                     add_root_option(cmd, args->root, "Inductor cache root or Mega-Cache blob");
                      cmd->add_option("--trace", args->trace,
                                      "TORCH_TRACE log or dir (default: trace/ beside the root, when there is one)");
                      cmd->add_flag("--json", args->json, "Print JSON");

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/misses.hpp"
 #include "inductor/trace_log.hpp"
 #include "inductor/trace_run.hpp"
@@ -75,13 +76,16 @@ int run_misses(const MissesArgs& args) {
     auto run = read_trace_run(args.log);
     if (!run) return fail(run.error());
     std::optional<KeyedEntries> cached;
-    std::filesystem::path root = args.root;
+    std::optional<frontend::OpenedCache> cache;  // a blob's temporary root lives as long as this
     if (!args.root.empty()) {
-        auto loaded = load_keyed_entries(args.root);
-        if (!loaded) return fail(loaded.error());
+        auto opened = frontend::open_cache(std::filesystem::path(args.root));
+        if (!opened) return fail(opened.error());
+        cache = std::move(opened).value();
+        auto loaded = load_keyed_entries(cache->root);
+        if (!loaded) return fail(frontend::in_given_terms(*cache, loaded.error()));
         cached = std::move(loaded).value();
     }
-    const ojson out = misses_to_json(*run, args.root.empty() ? nullptr : &root, cached ? &*cached : nullptr);
+    const ojson out = misses_to_json(*run, cache ? &cache->root : nullptr, cached ? &*cached : nullptr);
     std::size_t fx = 0, fx_misses = 0, aot = 0, aot_misses = 0;
     for (const auto& j : out["events"]) {
         const bool is_aot = j["cache"] == "aotautograd";
@@ -139,7 +143,7 @@ Registration reg{
         auto* cmd = app.add_subcommand(
             "misses", "Why did my graph miss the cache: FX graph and AOTAutograd cache events of TORCH_TRACE logs");
         cmd->add_option("TRACE_LOG_OR_DIR", args->log, "A TORCH_TRACE log file or a directory of them")->required();
-        cmd->add_option("--root", args->root, "Inductor cache root to compare misses against");
+        cmd->add_option("--root", args->root, "Inductor cache root or Mega-Cache blob to compare misses against");
         cmd->add_flag("--json", args->json, "Print JSON");
         cmd->callback([args, &outcome] { outcome.exit_code = run_misses(*args); });
     }};

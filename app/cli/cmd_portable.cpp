@@ -4,10 +4,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "bundle/temp_root.hpp"
 #include "command_registry.hpp"
-#include "inductor/roots.hpp"
-#include "portability/check.hpp"
+#include "frontend/open_cache.hpp"
+#include "portability/target.hpp"
 #include "util/json_out.hpp"
 
 namespace kiln::cli {
@@ -48,29 +47,19 @@ void print_report(const PortableReport& r, std::size_t limit) {
 }
 
 TargetSpec target_of(const PortableArgs& args) {
-    TargetSpec t;
-    t.this_machine = args.target == "local";
-    if (!t.this_machine) t.path = args.target;
-    if (args.python_opt && args.python_opt->count() > 0) t.python = args.python;
-    return t;
+    std::optional<std::string> python;
+    if (args.python_opt && args.python_opt->count() > 0) python = args.python;
+    return target_spec(args.target, python);
 }
 
 int run_portable(const PortableArgs& args) {
     // A Mega-Cache blob is judged as the cache load_cache_artifacts would make of it.
-    bundle::RootOrBlob given;
-    if (!args.root.empty()) {
-        auto opened = bundle::open_root_or_blob(args.root);
-        if (!opened) return fail(opened.error());
-        given = std::move(opened).value();
-    } else {
-        auto root = inductor::resolve_root(std::nullopt);
-        if (!root) return fail(root.error());
-        given.root = given.label = root->string();
-    }
+    auto cache = frontend::open_cache(std::filesystem::path(args.root));
+    if (!cache) return fail(cache.error());
     auto target = load_target(target_of(args));
     if (!target) return fail(std::move(target.error()).with_context("--target " + args.target));
-    auto report = assess_opened(given, *target);
-    if (!report) return fail(report.error());
+    auto report = assess_opened(*cache, *target);
+    if (!report) return fail(frontend::in_given_terms(*cache, report.error()));
     if (args.json) std::cout << dump_json(report_to_json(*report), 2) << "\n";
     else print_report(*report, args.limit);
     const auto& c = report->summary.counts;

@@ -7,8 +7,8 @@
 
 #include "command_registry.hpp"
 #include "cuda/cublas.hpp"
+#include "frontend/open_cache.hpp"
 #include "handback_flow.hpp"
-#include "inductor/roots.hpp"
 #include "retune/inventory.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/run.hpp"
@@ -112,14 +112,17 @@ void print_run(const RetuneReport& r) {
 }
 
 int run_retune_cmd(const RetuneArgs& a) {
-    auto root = inductor::resolve_root(a.root.empty() ? std::nullopt : std::optional<std::string>(a.root));
-    if (!root) return fail(root.error());
+    // --write hands the timings to torch in this root's timing cache: a directory, never a blob.
+    auto cache = frontend::open_cache(std::filesystem::path(a.root),
+                                      a.handback.write ? frontend::CacheAccess::write : frontend::CacheAccess::read);
+    if (!cache) return fail(cache.error());
+    const std::filesystem::path* root = &cache->root;
     if (a.list) {
         InventoryOptions o;
         if (a.arch > 0) o.arch = a.arch;
         o.op_filter = a.op;
         auto rep = inventory(*root, o);
-        if (!rep) return fail(rep.error());
+        if (!rep) return fail(frontend::in_given_terms(*cache, rep.error()));
         if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
         else print_list(*rep);
         return 0;
@@ -145,7 +148,7 @@ int run_retune_cmd(const RetuneArgs& a) {
     o.timing.warmup_ms = a.warmup_ms;
     if (a.arch > 0) o.arch = a.arch;
     auto rep = run_retune(*root, o);
-    if (!rep) return fail(rep.error());
+    if (!rep) return fail(frontend::in_given_terms(*cache, rep.error()));
     if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
     else print_run(*rep);
     if (a.handback.any()) {

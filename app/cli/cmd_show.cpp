@@ -8,6 +8,7 @@
 #include "bundle/blob.hpp"
 #include "command_registry.hpp"
 #include "entry_print.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
 #include "pickle/buffer.hpp"
@@ -35,8 +36,15 @@ std::string ms_text(const nlohmann::ordered_json& v) {
 // --kernels: what the entry's output code launches, joined to modules, .best_config and autotune rows.
 int print_kernels(const std::string& path, const inductor::GraphEntry& entry, const ShowArgs& a) {
     std::optional<std::filesystem::path> root;
-    if (!a.root.empty()) root = a.root;
-    else root = timings::entry_root(path);
+    std::optional<frontend::OpenedCache> cache;  // a blob's temporary root lives as long as this
+    if (!a.root.empty()) {
+        auto opened = frontend::open_cache(std::filesystem::path(a.root));
+        if (!opened) return fail(opened.error());
+        cache = std::move(opened).value();
+        root = cache->root;
+    } else {
+        root = timings::entry_root(path);
+    }
     if (!root)
         return fail(make_error(Errc::invalid_argument, "cannot tell the cache root of this entry", path,
                                "pass --root ROOT (the directory holding fxgraph/)"));

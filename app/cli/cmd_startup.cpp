@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "startup/causes.hpp"
 #include "startup/startup_compare.hpp"
 #include "startup/startup_report.hpp"
@@ -100,10 +101,17 @@ void print_comparison(const ProcessComparison& c) {
 int run_startup(const StartupArgs& args) {
     std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
     StartupOptions options;
-    if (!args.root.empty()) options.root = args.root;
+    std::optional<frontend::OpenedCache> cache;  // a blob's temporary root lives as long as this
+    if (!args.root.empty()) {
+        auto opened = frontend::open_cache(std::filesystem::path(args.root));
+        if (!opened) return fail(opened.error());
+        cache = std::move(opened).value();
+        options.root = cache->root;
+    }
     options.find_root = !args.no_root;
     auto report = analyze_startup(paths, options);
     if (!report) return fail(report.error());
+    if (cache && cache->is_blob()) report->root = cache->label;  // never the temporary root
     std::vector<ProcessComparison> comparisons;
     if (args.compare) {
         if (report->processes.size() < 2)

@@ -3,9 +3,8 @@
 #include <iostream>
 #include <optional>
 
-#include "bundle/temp_root.hpp"
 #include "command_registry.hpp"
-#include "inductor/roots.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/stats.hpp"
 #include "util/json_out.hpp"
 #ifdef KILN_HAVE_REMOTE
@@ -75,25 +74,18 @@ int run_stats(const StatsArgs& args) {
 #ifdef KILN_HAVE_REMOTE
     if (args.redis_opt && args.redis_opt->count() > 0) return run_remote_stats(args.redis, args.json);
 #endif
-    std::optional<std::string> explicit_root;
-    if (!args.root.empty()) explicit_root = args.root;
     // A Mega-Cache blob counts as the cache load_cache_artifacts would make of it.
-    std::optional<bundle::RootOrBlob> given;
-    if (explicit_root) {
-        auto opened = bundle::open_root_or_blob(*explicit_root);
-        if (!opened.ok()) return fail(opened.error());
-        given = std::move(opened).value();
-        explicit_root = given->root.string();
-    }
-    auto root = resolve_root(explicit_root, args.triton ? RootKind::triton : RootKind::inductor);
-    if (!root.ok()) return fail(root.error());
+    auto cache = frontend::open_cache(std::filesystem::path(args.root), frontend::CacheAccess::read,
+                                      args.triton ? RootKind::triton : RootKind::inductor);
+    if (!cache) return fail(cache.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
-    auto scanned = scan_stats(*root, options);
-    if (!scanned.ok()) return fail(scanned.error());
+    options.root_fd = cache->root_fd.get();
+    auto scanned = scan_stats(cache->root, options);
+    if (!scanned.ok()) return fail(frontend::in_given_terms(*cache, scanned.error()));
     CacheStats& stats = scanned->stats;
     const ScanResult* scan = &scanned->scan;
-    if (given && given->is_blob()) stats.root = given->label;
+    if (cache->is_blob()) stats.root = cache->label;
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/compile_timeline.hpp"
-#include "inductor/roots.hpp"
 #include "util/json_out.hpp"
 #include "util/utf8.hpp"
 
@@ -60,11 +60,12 @@ void print_process(const TimelineProcess& p) {
 int run_timeline(const TimelineArgs& args) {
     std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
     if (paths.empty()) {
-        auto root = resolve_root(args.root.empty() ? std::nullopt : std::optional<std::string>(args.root));
-        if (!root) return fail(root.error());
-        paths = find_trace_dirs(*root);
+        // A blob's logs are looked for beside the blob file, as a root's beside the root.
+        auto cache = frontend::open_cache(std::filesystem::path(args.root));
+        if (!cache) return fail(cache.error());
+        paths = find_trace_dirs(cache->named);
         if (paths.empty())
-            return fail(make_error(Errc::not_found, "no TORCH_TRACE directory beside the cache root", root->string(),
+            return fail(make_error(Errc::not_found, "no TORCH_TRACE directory beside the cache", cache->label,
                                    "give one: kiln-cli timeline DIR (torch writes it with TORCH_TRACE=DIR)"));
     }
     CompileTimeline all;
@@ -95,7 +96,8 @@ Registration reg{
                                        "time spent and time saved");
         cmd->add_option("TRACE_LOG_OR_DIR", args->paths,
                         "TORCH_TRACE logs or directories (default: those beside the cache root)");
-        cmd->add_option("--root", args->root, root_help("Cache root whose TORCH_TRACE directories to read"));
+        cmd->add_option("--root", args->root,
+                        root_help("Cache root or Mega-Cache blob whose TORCH_TRACE directories (beside it) to read"));
         cmd->add_flag("--json", args->json, "Print JSON");
         cmd->callback([args, &outcome] { outcome.exit_code = run_timeline(*args); });
     }};

@@ -7,9 +7,10 @@
 #include <iostream>
 #include <memory>
 
+#include "bundle/blob.hpp"
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "handback/run_timings.hpp"
-#include "inductor/roots.hpp"
 #include "timings/collect.hpp"
 #include "timings/compare.hpp"
 #include "timings/used_by.hpp"
@@ -146,11 +147,16 @@ void print_used_by(const timings::Choice& c) {
                     u.kernel.c_str());
 }
 
-void print_op(const timings::Op& op, int top) {
+// `several_sources`: the heading names the device (or that the file names none) and the source, so
+// the same op read from two files (two machines' logs) gets two headings that say which is which.
+void print_op(const timings::Op& op, int top, bool several_sources) {
     std::printf("%s  %s", op.op.c_str(), op.inputs.c_str());
     if (!op.precision.empty()) std::printf("  [%s]", op.precision.c_str());
     if (!op.device.empty()) std::printf("  on %s", op.device.c_str());
-    std::printf("  (%zu choices)\n", op.choices.size());
+    else if (several_sources) std::printf("  on a device the file does not name");
+    std::printf("  (%zu choices)", op.choices.size());
+    if (several_sources && op.also_from.empty()) std::printf("  from %s", op.source.c_str());
+    std::printf("\n");
     if (!op.also_from.empty()) {
         // One op read from several files (the same autotuning): say where, once.
         std::printf("    joined from %s", op.source.c_str());
@@ -202,19 +208,47 @@ void print_kernel_configs(const std::vector<const timings::Op*>& ops) {
     }
 }
 
+// A file read from a blob's temporary root named as "<blob>[<path in the root>]".
+void name_blob_files(timings::TimingSet& set, const std::vector<frontend::OpenedCache>& caches) {
+    auto rename = [&](std::string& path) {
+        for (const auto& c : caches) {
+            const std::string root = c.root.string() + "/";
+            if (c.is_blob() && path.rfind(root, 0) == 0) path = c.named.string() + "[" + path.substr(root.size()) + "]";
+        }
+    };
+    for (auto& s : set.sources) rename(s.path);
+    for (auto& op : set.ops) {
+        rename(op.source);
+        for (auto& a : op.also_from) rename(a);
+        for (auto& c : op.choices)
+            for (auto& s : c.seen_in) rename(s.path);
+    }
+}
+
 int run_timings(const TimingsArgs& args) {
     if (args.compare) return run_compare(args);
     std::vector<std::filesystem::path> paths;
     std::vector<std::string> others;  // Redis servers and saved re-tunes
+    std::vector<frontend::OpenedCache> caches;
     for (const auto& p : args.paths) {
-        if (is_redis_url(p) || as_retune_run(p)) others.push_back(p);
-        else paths.push_back(p);
+        if (is_redis_url(p) || as_retune_run(p)) {
+            others.push_back(p);
+        } else if (bundle::is_blob_file(p)) {
+            // A Mega-Cache blob: the root load_cache_artifacts would make of it.
+            auto cache = frontend::open_cache(std::filesystem::path(p));
+            if (!cache) return fail(cache.error());
+            paths.push_back(cache->root);
+            caches.push_back(std::move(cache).value());
+        } else {
+            paths.push_back(p);
+        }
     }
     if (paths.empty() && others.empty() && args.redis.empty()) {
         // Like `stats`: the default cache root.
-        auto root = inductor::resolve_root(std::nullopt, inductor::RootKind::inductor);
-        if (!root) return fail(root.error());
-        paths.push_back(*root);
+        auto cache = frontend::open_cache(std::nullopt);
+        if (!cache) return fail(cache.error());
+        paths.push_back(cache->root);
+        caches.push_back(std::move(cache).value());
     }
 #ifdef KILN_HAVE_REMOTE
     auto set = args.redis.empty() ? (paths.empty() ? Result<timings::TimingSet>(timings::TimingSet{})
@@ -235,6 +269,7 @@ int run_timings(const TimingsArgs& args) {
         // listed still has its timings.
         if (auto marks = timings::mark_used_by(*set); !marks.ok()) warn(marks.error().str());
     }
+    name_blob_files(*set, caches);
     if (!args.op_filter.empty()) {
         std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
     }
@@ -252,7 +287,7 @@ int run_timings(const TimingsArgs& args) {
             continue;
         }
         std::printf("\n");
-        print_op(op, args.top);
+        print_op(op, args.top, set->sources.size() > 1);
     }
     print_kernel_configs(configs);
     if (set->sources.empty()) std::printf("no timing files found\n");

@@ -43,7 +43,7 @@ inline constexpr double kMaxDurationSeconds = 7 * 24 * 3600.0;
 CLI::Validator duration_seconds();
 
 // The help of every option that takes a cache root: "<what> (default: $TORCHINDUCTOR_CACHE_DIR, else
-// <tmpdir>/torchinductor_<user>)", the order inductor::resolve_root looks in.
+// <tmpdir>/torchinductor_<user>)", the order frontend::open_cache looks in.
 std::string root_help(const std::string& what);
 // The ROOT positional and its `--root` synonym, both into `root`.
 void add_root_option(CLI::App* cmd, std::string& root, const std::string& what);

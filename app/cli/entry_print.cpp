@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "command_registry.hpp"
+#include "inductor/pgo_profile.hpp"
 #include "pickle/json.hpp"
 #include "util/json_out.hpp"
 
@@ -79,9 +80,36 @@ int print_field(const std::string& path, const inductor::GraphEntry& e, const En
     return 0;
 }
 
+// A Dynamo PGO profile (dynamo/code_state_*.pkl): what automatic-dynamic learned per frame and input.
+void print_pgo(const std::string& path, const inductor::PgoProfile& p) {
+    std::size_t inputs = 0;
+    for (const auto& f : p.frames) inputs += f.inputs.size();
+    std::printf("%s\n", path.c_str());
+    row("type",
+        "Dynamo PGO profile: defaultdict of torch._dynamo.pgo.CodeState (the sizes automatic-dynamic "
+        "learned, marked dynamic up front by a later run)");
+    row("frames", std::to_string(p.frames.size()) + ", " + std::to_string(inputs) + " inputs, " +
+                      std::to_string(p.dynamic_inputs()) + " with a dynamic size");
+    for (const auto& f : p.frames) {
+        std::printf("\n  %s (%s:%lld, file hash %s)\n", f.name.c_str(), f.filename.c_str(),
+                    static_cast<long long>(f.firstlineno), f.file_hash.c_str());
+        for (const auto& i : f.inputs)
+            std::printf("    %-16s scalar %-8s size %-20s stride %s\n", i.source.c_str(),
+                        i.scalar.empty() ? "-" : i.scalar.c_str(), i.size.empty() ? "-" : i.size.c_str(),
+                        i.stride.empty() ? "-" : i.stride.c_str());
+    }
+}
+
 }  // namespace
 
 int print_entry(const std::string& label, const inductor::GraphEntry& entry, const EntryPrintOptions& options) {
+    if (options.field.empty()) {
+        if (auto pgo = inductor::read_pgo_profile(entry.root())) {
+            if (options.json) std::printf("%s\n", dump_json(inductor::to_json(*pgo), -1).c_str());
+            else print_pgo(label, *pgo);
+            return 0;
+        }
+    }
     if (!options.field.empty()) return print_field(label, entry, options);
     if (options.json) std::printf("%s\n", dump_json(entry.to_json(), -1).c_str());
     else print_summary(label, entry);

@@ -17,8 +17,6 @@
 namespace kiln::bundle {
 namespace {
 
-constexpr std::size_t kMinPrefix = 6;
-
 bool looks_like_date(std::string_view t) { return t.size() >= 10 && t[4] == '-'; }
 
 // The keys `token` names: exactly, as a PGO profile's original key or file name, or as a unique prefix.
@@ -30,12 +28,17 @@ Result<std::set<std::string>> match_select(const std::vector<RootArtifact>& all,
         if (a.type == ArtifactType::pgo)
             hit |= pgo_file_name(token) == pgo_file_name(a.key) || token == pgo_file_name(a.key);
         if (hit) exact.insert(a.key);
-        else if (token.size() >= kMinPrefix &&
+        else if (token.size() >= kMinKeyPrefix &&
                  (a.key.rfind(token, 0) == 0 || (a.type == ArtifactType::autotune && a.key.find(token) == 3)))
             prefix.insert(a.key);
     }
     if (!exact.empty()) return exact;
     if (prefix.size() == 1) return prefix;
+    if (prefix.empty() && token.size() < kMinKeyPrefix)
+        return make_error(
+            Errc::invalid_argument,
+            "no key is \"" + token + "\", and a key prefix needs " + std::to_string(kMinKeyPrefix) + "+ characters",
+            token, "give " + std::to_string(kMinKeyPrefix) + " or more characters of the key");
     if (prefix.empty())
         return make_error(Errc::invalid_argument, "no artifact with this key in the cache", token,
                           "`kiln-cli bundle pack ROOT --out X` without --select packs everything; `kiln-cli stats "
@@ -123,8 +126,7 @@ Result<PackResult> pack_root(const std::string& root_path, const PackOptions& op
     // One descriptor of the root for the scan and every read (as evict): a file swapped for a symlink
     // after the scan, or a root path swapped for another, is never read.
     KILN_TRY(auto resolved, inductor::resolve_root(root_path));
-    UniqueFd root_fd(::open(resolved.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!root_fd.valid()) return io_error("cannot open the cache root", resolved.string(), errno);
+    KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(resolved));
     KILN_TRY(RootArtifacts root, collect_root_artifacts(resolved.string(), root_fd.get()));
     PackResult out;
     out.root = root.root;

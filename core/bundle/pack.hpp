@@ -13,6 +13,10 @@
 
 namespace kiln::bundle {
 
+// The fewest characters that name an artifact by a prefix of its key (`bundle pack --select`,
+// `bundle show BLOB KEY`); shorter text names only a whole key.
+inline constexpr std::size_t kMinKeyPrefix = 6;
+
 struct PackOptions {
     std::vector<std::string> select;       // keys (a unique prefix of 6+ characters will do); empty: everything
     std::optional<std::int64_t> since_ns;  // only files modified at or after this time (ns since the epoch)

@@ -36,17 +36,4 @@ Result<TempRoot> materialize_blob(const Blob& blob) {
     return tmp;
 }
 
-Result<RootOrBlob> open_root_or_blob(const std::filesystem::path& path) {
-    RootOrBlob out;
-    out.root = path;
-    out.label = path.string();
-    if (!is_blob_file(path)) return out;
-    KILN_TRY(Blob blob, open_blob(path));
-    KILN_TRY(TempRoot tmp, materialize_blob(blob));
-    out.root = tmp.root();
-    out.blob_root = std::move(tmp);
-    out.label += " (Mega-Cache blob, as load_cache_artifacts would write it)";
-    return out;
-}
-
 }  // namespace kiln::bundle

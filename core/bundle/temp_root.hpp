@@ -9,6 +9,7 @@
 #include "bundle/blob.hpp"
 #include "util/result.hpp"
 #include "util/temp_cleanup.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::bundle {
 
@@ -35,14 +36,15 @@ private:
 Result<TempRoot> materialize_blob(const Blob& blob);
 
 // A cache root as commands take one: a directory as it is, or a Mega-Cache blob unpacked into a
-// temporary root that lives as long as this value (`label` says which, for reports).
+// temporary root that lives as long as this value (`label` says which, for reports). Made by
+// frontend::open_cache, the one route every command and the GUI take.
 struct RootOrBlob {
     std::filesystem::path root;
     std::optional<TempRoot> blob_root;
-    std::string label;  // the path given, plus " (Mega-Cache blob, as load_cache_artifacts would write it)"
+    std::string label;            // the path given, plus " (Mega-Cache blob, as load_cache_artifacts would write it)"
+    std::filesystem::path named;  // the path given (or the default root): what lies beside it (trace/) is there
+    UniqueFd root_fd;             // `root`, held open (O_DIRECTORY) since it was opened; -1 where none was opened
     bool is_blob() const { return blob_root.has_value(); }
 };
-// A path that is not a blob is returned as given (resolving and checking it is the caller's).
-Result<RootOrBlob> open_root_or_blob(const std::filesystem::path& path);
 
 }  // namespace kiln::bundle

@@ -172,15 +172,7 @@ using Feed = std::function<Result<const inductor::ScanResult*>(CheckWalk& walk, 
 
 Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOptions& o, const Feed& feed) {
     // One descriptor for the walk and for the workers' relative reads.
-    UniqueFd root_fd(o.root_fd >= 0 ? ::openat(o.root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                                    : ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (root_fd.get() < 0) {
-        int err = errno;
-        if (err == ENOENT || err == ENOTDIR)
-            return make_error(Errc::not_found, "no cache directory here", root.string(),
-                              "pass the cache root (ROOT or --root) or set TORCHINDUCTOR_CACHE_DIR");
-        return io_error("cannot open the cache root", root.string(), err);
-    }
+    KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(root, o.root_fd));
     // The target as given (its label) and prepared for the workers; the default one found meanwhile.
     std::shared_future<std::optional<portability::Fingerprint>> given;
     if (o.target || o.default_target)

@@ -85,9 +85,7 @@ bool valid_id(std::string_view id) {
 
 Result<UniqueFd> open_root(const fs::path& root_arg, fs::path& root) {
     KILN_TRY(root, inductor::resolve_root(root_arg.string()));
-    int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return io_error("cannot open the cache root", root.string(), errno);
-    return UniqueFd(fd);
+    return inductor::open_root_dir(root);
 }
 
 // A quarantine held: its folder and the lock on <id>/.lock, which every change to it takes (a quarantine

@@ -295,9 +295,7 @@ Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& 
     KILN_TRY(auto root, resolve_root(root_arg));
     // The one descriptor of the root, opened before the scan: a symlinked root is followed here, once,
     // as the user named it; everything after goes through this descriptor.
-    int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return io_error("cannot open the cache root", root.string(), errno);
-    UniqueFd root_fd(fd);
+    KILN_TRY(UniqueFd root_fd, open_root_dir(root));
     auto kind = detect_root_kind(root);
     if (!kind && !policy.force)
         return make_error(Errc::invalid_argument, "does not look like an Inductor or Triton cache; refusing to delete",
@@ -314,9 +312,7 @@ Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& pol
         return make_error(Errc::invalid_argument, "nothing to evict by", scan.root,
                           "give --older-than AGE, --max-size SIZE, --max-files N or --stale");
     // Only the lock checks touch the file system: through the root the scan walked.
-    int fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return io_error("cannot open the cache root", scan.root, errno);
-    UniqueFd root_fd(fd);
+    KILN_TRY(UniqueFd root_fd, open_root_dir(scan.root));
     EvictPolicy policy = policy_in;
     policy.dry_run = true;
     return plan_and_remove(scan, root_fd.get(), policy);

@@ -1,11 +1,14 @@
 #include "inductor/roots.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "inductor/classify.hpp"
@@ -56,25 +59,63 @@ fs::path default_triton_root() {
     return fs::path(home ? home : "/") / ".triton" / "cache";
 }
 
-Result<fs::path> resolve_root(const std::optional<std::string>& explicit_root, RootKind kind) {
-    fs::path root = explicit_root && !explicit_root->empty()
-                        ? fs::path(*explicit_root)
-                        : (kind == RootKind::triton ? default_triton_root() : default_inductor_root());
+namespace {
+constexpr const char* kWhatToPass =
+    "pass a cache root (the directory holding fxgraph/, as TORCHINDUCTOR_CACHE_DIR names it) or a Mega-Cache blob "
+    "(torch.compiler.save_cache_artifacts)";
+
+// After a failed stat or open of `root` with errno `err`.
+Error root_error(const fs::path& root, int err, bool defaulted, RootKind kind) {
+    if (err == ENOENT) return no_root_error(root, defaulted, kind);
     struct stat st;
-    if (::stat(root.c_str(), &st) != 0) {
-        int err = errno;
-        std::string hint =
-            kind == RootKind::triton
-                ? "pass the Triton cache root or set TRITON_CACHE_DIR"
-                : "pass the cache root or set TORCHINDUCTOR_CACHE_DIR (torch writes it on the first compile)";
-        if (err == ENOENT) return make_error(Errc::not_found, "no cache directory here", root.string(), hint);
-        return io_error("cannot open the cache root", root.string(), err);
+    if (err == ENOTDIR) {
+        // A file where the root should be, or a file on the way to it.
+        if (::stat(root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return not_a_root_error(root, st.st_mode);
+        return no_root_error(root, defaulted, kind);
     }
-    if (!S_ISDIR(st.st_mode))
-        return make_error(Errc::invalid_argument,
-                          "the cache root is not a directory but " + std::string(file_type_name(st.st_mode)),
-                          root.string());
+    return unreadable_root_error(root, err);
+}
+}  // namespace
+
+Error no_root_error(const fs::path& root, bool defaulted, RootKind kind) {
+    if (kind == RootKind::triton)
+        return make_error(Errc::not_found, "no Triton cache here (no such file or directory)", root.string(),
+                          "pass the Triton cache root or set TRITON_CACHE_DIR");
+    if (defaulted)
+        return make_error(
+            Errc::not_found,
+            "no cache at Inductor's default root (no such directory; torch makes it on its first compile)",
+            root.string(), std::string(kWhatToPass) + ", or set TORCHINDUCTOR_CACHE_DIR");
+    return make_error(Errc::not_found, "no cache here (no such file or directory)", root.string(), kWhatToPass);
+}
+
+Error unreadable_root_error(const fs::path& root, int err) {
+    return make_error(Errc::io, std::string("cannot read the cache: ") + std::strerror(err), root.string(),
+                      "check its permissions: Kiln reads it as the user running it");
+}
+
+Error not_a_root_error(const fs::path& root, unsigned mode) {
+    return make_error(Errc::invalid_argument,
+                      "not a cache: " + std::string(file_type_name(mode)) +
+                          ", neither a cache root (a directory) nor a Mega-Cache blob",
+                      root.string(), kWhatToPass);
+}
+
+Result<fs::path> resolve_root(const std::optional<std::string>& explicit_root, RootKind kind) {
+    const bool defaulted = !explicit_root || explicit_root->empty();
+    fs::path root = !defaulted ? fs::path(*explicit_root)
+                               : (kind == RootKind::triton ? default_triton_root() : default_inductor_root());
+    struct stat st;
+    if (::stat(root.c_str(), &st) != 0) return root_error(root, errno, defaulted, kind);
+    if (!S_ISDIR(st.st_mode)) return not_a_root_error(root, st.st_mode);
     return root;
+}
+
+Result<UniqueFd> open_root_dir(const fs::path& root, int from_fd) {
+    UniqueFd fd(from_fd >= 0 ? ::openat(from_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                             : ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) return root_error(root, errno, false, RootKind::inductor);
+    return fd;
 }
 
 std::optional<RootKind> detect_root_kind(const fs::path& root) {

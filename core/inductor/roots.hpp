@@ -6,6 +6,7 @@
 
 #include "inductor/scanner.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::inductor {
 
@@ -21,9 +22,20 @@ std::filesystem::path default_inductor_root();
 std::filesystem::path default_triton_root();
 
 // The root a command works on: `explicit_root` when given, else the default for `kind`.
-// Error (Errc::not_found, hint how to point Kiln elsewhere) when it does not exist or is no directory.
+// Errors as open_root_dir's when it does not exist, cannot be read or is no directory.
 Result<std::filesystem::path> resolve_root(const std::optional<std::string>& explicit_root,
                                            RootKind kind = RootKind::inductor);
+
+// The root directory's descriptor (O_RDONLY | O_DIRECTORY), opened the one way every reader and
+// writer opens it, with one error text per failure whoever asks. `from_fd` >= 0: the same directory
+// again through that descriptor (openat "."), with an offset of its own.
+Result<UniqueFd> open_root_dir(const std::filesystem::path& root, int from_fd = -1);
+// Those texts (frontend::open_cache says the same of any path it is given): no such path
+// (Errc::not_found; `defaulted`: the default root, which torch makes on its first compile), cannot be
+// read (Errc::io, errno `err`), neither a directory nor a blob (Errc::invalid_argument, stat's mode).
+Error no_root_error(const std::filesystem::path& root, bool defaulted = false, RootKind kind = RootKind::inductor);
+Error unreadable_root_error(const std::filesystem::path& root, int err);
+Error not_a_root_error(const std::filesystem::path& root, unsigned mode);
 
 // Looks at the root's top level only (cheap, no walk): an Inductor cache has fxgraph/, aotautograd/,
 // locks/, triton/<n>/, cache/ or <xx>/c<51>.* entries; a Triton cache has only <HASH>/ dirs.

@@ -45,15 +45,8 @@ public:
         out_.root = path_;
         rel_offset_ = static_cast<std::uint32_t>(path_.size() + 1);
         // openat(fd, ".") opens the same directory with an offset of its own (a dup would share it).
-        int fd = opt_.root_fd >= 0 ? ::openat(opt_.root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                                   : ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
-            int err = errno;
-            if (err == ENOENT || err == ENOTDIR)
-                return make_error(Errc::not_found, "no cache directory here", path_,
-                                  "pass the cache root (ROOT or --root) or set TORCHINDUCTOR_CACHE_DIR");
-            return io_error("cannot open the cache root", path_, err);
-        }
+        KILN_TRY(UniqueFd opened, open_root_dir(path_, opt_.root_fd));
+        int fd = opened.release();
         struct stat st;
         if (::fstat(fd, &st) == 0) {
             out_.root_dev = static_cast<std::uint64_t>(st.st_dev);

@@ -1,7 +1,7 @@
 // `--from PATH` / `--target PATH`: a fingerprint from whatever the path is.
 #include <fstream>
 
-#include "bundle/temp_root.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/roots.hpp"
 #include "portability/cache_files.hpp"
 #include "portability/key_env.hpp"
@@ -82,7 +82,7 @@ static Result<Fingerprint> load_fingerprint_unchecked(const fs::path& path) {
     if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) return fingerprint_from_entry(path);
     if (looks_like_megacache(head)) {
         // The environment the blob's entries were compiled in: read from them as from a cache root.
-        KILN_TRY(bundle::RootOrBlob blob, bundle::open_root_or_blob(path));
+        KILN_TRY(frontend::OpenedCache blob, frontend::open_cache(path));
         KILN_TRY(Fingerprint fp, fingerprint_from_root(blob.root));
         fp.origin = blob.label;
         return fp;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <map>
 
+#include "inductor/roots.hpp"
 #include "inductor/scanner.hpp"
 #include "portability/cache_files.hpp"
 #include "portability/entry_lines.hpp"
@@ -271,8 +272,8 @@ Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>
     report.root = root_path;
     report.target = target_in;
     Fingerprint target = with_derived(target_in);
-    int root_fd = ::open(root_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root_fd < 0) return io_error("open", root_path, errno);
+    KILN_TRY(UniqueFd root_dir, inductor::open_root_dir(root_path));
+    int root_fd = root_dir.release();
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
@@ -384,8 +385,8 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
         return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
     });
     Fingerprint target = with_derived(target_in);
-    int root_fd = ::open(scan.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (root_fd < 0) return io_error("open", scan.root, errno);
+    KILN_TRY(UniqueFd root_dir, inductor::open_root_dir(scan.root));
+    int root_fd = root_dir.release();
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }

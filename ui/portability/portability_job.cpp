@@ -5,7 +5,7 @@
 
 #include "bundle/temp_root.hpp"
 #include "jobs/job_control.hpp"
-#include "portability/check.hpp"
+#include "portability/target.hpp"
 
 namespace kiln::ui {
 

@@ -6,8 +6,7 @@
 #include <QObject>
 
 #include "bundle/blob.hpp"
-#include "bundle/temp_root.hpp"
-#include "inductor/roots.hpp"
+#include "frontend/open_cache.hpp"
 
 namespace kiln::ui {
 
@@ -20,7 +19,7 @@ QString cacheIn(const QString& sample) {
 }
 }  // namespace
 
-QString inductorDefaultRoot() { return QString::fromStdString(inductor::default_inductor_root().string()); }
+QString inductorDefaultRoot() { return QString::fromStdString(frontend::default_cache_root().string()); }
 
 QString sampleCacheRoot() {
     const QString installed = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kiln/sample-cache");
@@ -52,7 +51,7 @@ bool isMegaCacheBlob(const QString& path) {
 
 OpenedBlob unpackBlob(const QString& blobPath) {
     OpenedBlob out{blobPath, nullptr, {}};
-    auto opened = bundle::open_root_or_blob(blobPath.toStdString());
+    auto opened = frontend::open_cache(std::filesystem::path(blobPath.toStdString()));
     if (!opened) out.error = QString::fromStdString(opened.error().str());
     else out.opened = std::make_shared<const bundle::RootOrBlob>(std::move(opened).value());
     return out;

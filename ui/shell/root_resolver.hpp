@@ -17,7 +17,7 @@ struct RootChoice {
     QString reason;         // why this root (shown in the status bar)
 };
 
-// Inductor's default root as torch computes it (core: inductor/roots.hpp); it may not exist.
+// Inductor's default root as torch computes it (core: frontend::default_cache_root); it may not exist.
 QString inductorDefaultRoot();
 // The bundled sample cache: next to an installed binary (../share/kiln/sample-cache) or in the
 // source tree this binary was built from. Empty if neither exists.
@@ -27,8 +27,9 @@ RootChoice chooseStartupRoot(const QString& commandLineRoot);
 
 // A Mega-Cache blob file (torch.compiler.save_cache_artifacts): the window opens it like a root.
 bool isMegaCacheBlob(const QString& path);
-// A blob unpacked into a private temporary root (bundle::open_root_or_blob; the directory goes
-// away with the last reference). Runs off the UI thread.
+// A blob unpacked into a private temporary root (frontend::open_cache, the route every kiln-cli
+// command takes, with its error texts; the directory goes away with the last reference). Runs off
+// the UI thread.
 struct OpenedBlob {
     QString blobPath;
     std::shared_ptr<const bundle::RootOrBlob> opened;  // null on error

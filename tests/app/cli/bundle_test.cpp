@@ -92,6 +92,23 @@ TEST(CliBundle, ShowDecodesAnArtifactLikeAFile) {
     EXPECT_NE(plain.err.find("Mega-Cache blob"), std::string::npos) << plain.err;
 }
 
+// A key prefix shorter than the minimum used to read "no artifact with this key" although keys start
+// with it: it says what the minimum is (bundle show and bundle pack --select alike).
+TEST(CliBundle, AShortPrefixSaysPrefixesNeedSixCharacters) {
+    const std::string key = "fnoemmrzwpbfgqmvag6ytfb6u3okm2ojzfb6h6ia32xpla7w6xl6";
+    auto shown = cli({"bundle", "show", h200_blob().string(), key.substr(0, 4)});
+    EXPECT_EQ(shown.exit_code, 2);
+    EXPECT_EQ(shown.err.find("no artifact with this key"), std::string::npos) << shown.err;
+    EXPECT_NE(shown.err.find("a key prefix needs 6+ characters"), std::string::npos) << shown.err;
+    EXPECT_TRUE(shown.out.empty()) << shown.out;
+    EXPECT_EQ(cli({"bundle", "show", h200_blob().string(), key.substr(0, 6), "--field", "guards_expr"}).exit_code, 0);
+    ScratchDir tmp("cli_bundle_short_prefix");
+    auto packed = cli({"bundle", "pack", h100_h200_root().string(), "--out", (tmp.path() / "x.bin").string(),
+                       "--select", key.substr(0, 4)});
+    EXPECT_EQ(packed.exit_code, 2);
+    EXPECT_NE(packed.err.find("a key prefix needs 6+ characters"), std::string::npos) << packed.err;
+}
+
 TEST(CliBundle, UnpackThenDiffAgainstTheFixtureCache) {
     ScratchDir dir("cli-bundle-unpack");
     fs::path root = dir.path() / "root";

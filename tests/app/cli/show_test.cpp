@@ -135,6 +135,30 @@ TEST(CliShow, KeyDirShowsItsEntries) {
     EXPECT_EQ(n, 2u);
 }
 
+// A Dynamo PGO profile (dynamo/code_state_*.pkl) is no object with fields: `show` used to print
+// "fields (0)". It names the profile, its frames and what automatic-dynamic learned per input.
+TEST(CliShow, PgoProfileSaysWhatItHolds) {
+    const std::string pkl = (pgo_root() / "dynamo" / "code_state_kiln-dev-job_None_.pkl").string();
+    auto r = run_command({cli_path(), "show", pkl});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("fields (0)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Dynamo PGO profile"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("frames             1, 2 inputs, 2 with a dynamic size"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("f_dev (/work/steering/tools/gen_pgo.py:12, file hash 30f1ec7d)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("L['x']"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("L['w']"), std::string::npos) << r.out;
+    auto j = run_command({cli_path(), "show", pkl, "--json"});
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(doc["type"], "pgo_profile");
+    ASSERT_EQ(doc["frames"].size(), 1u);
+    EXPECT_EQ(doc["frames"][0]["name"], "f_dev");
+    EXPECT_EQ(doc["frames"][0]["firstlineno"], 12);
+    ASSERT_EQ(doc["frames"][0]["inputs"].size(), 2u);
+    EXPECT_EQ(doc["frames"][0]["inputs"][0]["source"], "L['x']");
+    EXPECT_NE(doc["frames"][0]["inputs"][0]["size"].get<std::string>().find("dynamic"), std::string::npos) << j.out;
+}
+
 TEST(CliShow, ErrorsAndUsage) {
     ScratchDir dir("show");
     auto broken = dir.path() / "broken";

@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <regex>
+#include <sstream>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -174,4 +176,27 @@ TEST(CliTimings, UsedByMatchesShowKernels) {
     EXPECT_NE(text.out.find("used by graph mm ("), std::string::npos) << text.out;
     auto skipped = run_command({kiln::test::cli_path(), "timings", root.string(), "--op", "mm", "--no-graphs"});
     EXPECT_EQ(skipped.out.find("used by graph"), std::string::npos);
+}
+
+// Two machines' stderr logs (an H100 and an H200 ran the same mm): the two headings of one op used to
+// read alike, with neither the device nor the file; each now names its source, and says the log names
+// no device rather than leaving it out.
+TEST(CliTimings, SameOpFromTwoLogsHeadingsNameTheSource) {
+    const auto h100 = (kiln::test::fixture_dir() / "h100" / "stderr_cold.log").string();
+    const auto h200 = (kiln::test::fixture_dir() / "h100h200" / "h200" / "stderr_warm.log").string();
+    auto r = run_command({kiln::test::cli_path(), "timings", h100, h200, "--top", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> headings;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("mm  512x512 float16, 512x512 float16", 0) == 0) headings.push_back(line);
+    ASSERT_EQ(headings.size(), 2u) << r.out;
+    EXPECT_NE(headings[0], headings[1]);
+    EXPECT_NE(headings[0].find("from " + h100), std::string::npos) << headings[0];
+    EXPECT_NE(headings[1].find("from " + h200), std::string::npos) << headings[1];
+    for (const auto& h : headings) EXPECT_NE(h.find("on a device the file does not name"), std::string::npos) << h;
+    // One source: the heading as before, no source or device note.
+    auto one = run_command({kiln::test::cli_path(), "timings", h100, "--top", "1"});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_NE(one.out.find("mm  512x512 float16, 512x512 float16  (11 choices)\n"), std::string::npos) << one.out;
 }

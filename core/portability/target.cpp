@@ -1,9 +1,16 @@
-#include "portability/check.hpp"
+#include "portability/target.hpp"
 
-#include "inductor/roots.hpp"
 #include "portability/sources.hpp"
 
 namespace kiln::portability {
+
+TargetSpec target_spec(const std::string& text, std::optional<std::string> python) {
+    TargetSpec t;
+    t.this_machine = text == "local";
+    if (!t.this_machine) t.path = text;
+    t.python = std::move(python);
+    return t;
+}
 
 Result<Fingerprint> load_target(const TargetSpec& target) {
     if (target.this_machine) return this_machine_fingerprint(target.python);
@@ -12,8 +19,7 @@ Result<Fingerprint> load_target(const TargetSpec& target) {
 
 Result<PortableReport> assess_opened(const bundle::RootOrBlob& root, const Fingerprint& target,
                                      const PortableOptions& options) {
-    KILN_TRY(std::filesystem::path resolved, inductor::resolve_root(root.root.string()));
-    KILN_TRY(PortableReport report, assess_root(resolved, target, options));
+    KILN_TRY(PortableReport report, assess_root(root.root, target, options));
     if (root.is_blob()) report.root = root.label;
     return report;
 }

@@ -1,0 +1,73 @@
+#include "frontend/open_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+
+#include "bundle/blob.hpp"
+#include "inductor/roots.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::frontend {
+
+fs::path default_cache_root(inductor::RootKind kind) {
+    return kind == inductor::RootKind::triton ? inductor::default_triton_root() : inductor::default_inductor_root();
+}
+
+Error in_given_terms(const OpenedCache& cache, Error error) {
+    if (!cache.is_blob()) return error;
+    const std::string root = cache.root.string();
+    std::string& c = error.context;
+    if (c == root) c = cache.named.string();
+    else if (c.rfind(root + "/", 0) == 0) c = cache.named.string() + "[" + c.substr(root.size() + 1) + "]";
+    return error;
+}
+
+Result<OpenedCache> open_cache(const std::optional<fs::path>& path, CacheAccess access, inductor::RootKind kind) {
+    const bool defaulted = !path || path->empty();
+    const fs::path named = defaulted ? default_cache_root(kind) : *path;
+    OpenedCache out;
+    out.root = named;
+    out.label = named.string();
+    out.named = named;
+    struct stat st {};
+    if (::stat(named.c_str(), &st) != 0) {
+        const int err = errno;
+        if (err == ENOENT || err == ENOTDIR) return inductor::no_root_error(named, defaulted, kind);
+        return inductor::unreadable_root_error(named, err);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        KILN_TRY(out.root_fd, inductor::open_root_dir(named));
+        return out;
+    }
+    if (!S_ISREG(st.st_mode)) return inductor::not_a_root_error(named, st.st_mode);
+    {
+        UniqueFd probe(::open(named.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+        if (!probe.valid()) return inductor::unreadable_root_error(named, errno);
+    }
+    if (!bundle::is_blob_file(named)) return inductor::not_a_root_error(named, st.st_mode);
+    if (access == CacheAccess::write)
+        return make_error(Errc::unsupported,
+                          "a Mega-Cache blob can only be read: this command changes a cache in place", named.string(),
+                          "unpack it into a directory first (kiln-cli bundle unpack BLOB DIR) and run on DIR");
+    auto blob = bundle::open_blob(named);
+    if (!blob) {
+        const Error& e = blob.error();
+        std::string where = e.context;
+        if (where.rfind(named.string() + ": ", 0) == 0) where.erase(0, named.string().size() + 2);
+        where = where.empty() || where == named.string() ? "" : " (" + where + ")";
+        return make_error(Errc::parse, "a broken Mega-Cache blob: " + e.message + where, named.string(),
+                          "save it again (torch.compiler.save_cache_artifacts); kiln-cli bundle show lists what "
+                          "it holds");
+    }
+    KILN_TRY(bundle::TempRoot tmp, bundle::materialize_blob(*blob));
+    out.root = tmp.root();
+    out.blob_root = std::move(tmp);
+    out.label += " (Mega-Cache blob, as load_cache_artifacts would write it)";
+    KILN_TRY(out.root_fd, inductor::open_root_dir(out.root));
+    return out;
+}
+
+}  // namespace kiln::frontend

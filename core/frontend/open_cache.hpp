@@ -1,0 +1,41 @@
+#pragma once
+// The one route from "the cache the user named" to an opened cache, for every kiln-cli command and the
+// GUI: a path (or none: Inductor's default root) that is a cache root directory or a Mega-Cache blob,
+// the blob unpacked into a private temporary root, the root directory held open. Each way it can fail
+// has one error text (what, where, how to fix), the same for every front end.
+#include <filesystem>
+#include <optional>
+
+#include "bundle/temp_root.hpp"
+#include "inductor/scanner.hpp"
+#include "util/result.hpp"
+
+namespace kiln::frontend {
+
+// The root as the commands read it: `root` (a directory; a blob's temporary root), `label` (what
+// reports name: the path given), `root_fd` (`root`, opened once), `is_blob()`.
+using OpenedCache = bundle::RootOrBlob;
+
+enum class CacheAccess {
+    read,   // a directory or a blob
+    write,  // the command changes the cache in place: a directory only (a blob is refused)
+};
+
+// `path` empty: the default root for `kind` (inductor::default_inductor_root / default_triton_root).
+// Errors, the same text for every command:
+//   no such path                    Errc::not_found
+//   a file that is not a blob, a FIFO, a device ...  Errc::invalid_argument
+//   cannot be read (permissions)    Errc::io
+//   a blob that does not decode     Errc::parse
+//   a blob with CacheAccess::write  Errc::unsupported
+Result<OpenedCache> open_cache(const std::optional<std::filesystem::path>& path, CacheAccess access = CacheAccess::read,
+                               inductor::RootKind kind = inductor::RootKind::inductor);
+
+// An error about a file of `cache` named as the user knows it: a blob's temporary root becomes the
+// blob (a file in it "<blob>[<path in the root>]"); anything else is returned as it is.
+Error in_given_terms(const OpenedCache& cache, Error error);
+
+// The root open_cache opens when given no path.
+std::filesystem::path default_cache_root(inductor::RootKind kind = inductor::RootKind::inductor);
+
+}  // namespace kiln::frontend
