@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "bundle/blob_traces.hpp"
 #include "bundle/unpack.hpp"
 #include "inductor/roots.hpp"
 
@@ -44,6 +45,7 @@ Result<RootOrBlob> open_root_or_blob(const std::filesystem::path& path) {
     KILN_TRY(Blob blob, open_blob(path));
     KILN_TRY(TempRoot tmp, materialize_blob(blob));
     out.root = tmp.root();
+    link_traces_beside(path, tmp);  // the runs beside the blob name its entries and fill the timeline
     out.blob_root = std::move(tmp);
     out.label += " (Mega-Cache blob, as load_cache_artifacts would write it)";
     return out;
