@@ -55,6 +55,10 @@ ChoiceName choice_name(const Choice& c) {
         if (n.hash.empty()) n.hash = choice_kind(a).module_key;
     n.config = config_summary(c.params);
     n.display = n.config.empty() ? n.short_name : n.short_name + " (" + n.config + ")";
+    // A template whose config is unknown (a timing cache read without its root's modules): only its
+    // module tells it apart, as a prefix of the timing cache's name.
+    if (n.config.empty() && kind.is_template && !n.hash.empty() && n.short_name == kind.family)
+        n.display = n.short_name + "-" + n.hash.substr(0, 8) + "\u2026";
     return n;
 }
 

@@ -17,6 +17,7 @@
 
 #include "charts/chart_export.hpp"
 #include "charts/choice_bar_chart.hpp"
+#include "charts/choice_bars.hpp"
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
@@ -145,7 +146,10 @@ void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
         const auto rank = timings::rank_choices(op);
         QString text = QString::fromStdString(op.op + "  " + op.inputs);
         if (!op.device.empty()) text += QStringLiteral("\n  ") + QString::fromStdString(op.device);
-        text += op.choices.size() == 1 ? tr("\n  1 choice") : tr("\n  %1 choices").arg(op.choices.size());
+        if (timings::is_per_kernel_config(op))  // a kernel's settled config, not a benchmark of choices
+            text += tr("\n  per-kernel config: %1")
+                        .arg(op.choices.empty() ? QString() : choiceConfigText(op.choices.front()));
+        else text += op.choices.size() == 1 ? tr("\n  1 choice") : tr("\n  %1 choices").arg(op.choices.size());
         if (rank.best) text += tr(", best %1 ms").arg(*rank.best->ms, 0, 'g', 4);
         if (rank.margin_pct) text += tr(" (%1% ahead)").arg(*rank.margin_pct, 0, 'f', 1);
         ops_->addItem(text);

@@ -35,6 +35,9 @@ TEST(ChoiceName, TimingCacheNameUsesTheTableNameOfItsAlias) {
     c.aliases = {"triton#4", "triton_mm_18"};
     EXPECT_EQ(choice_display_name(c), "triton_mm_18 (BLOCK 64\u00d7128\u00d764, 4 stages, 8 warps)");
     EXPECT_EQ(choice_name(c).hash, "cq3rzxabcdefghijklmnop");
+    // Without its config (no kernel module at hand), the module key tells it apart.
+    Choice bare{"triton_mm-cq3rzxabcdefghijklmnop", 0.01, nlohmann::ordered_json::object(), "", ""};
+    EXPECT_EQ(choice_display_name(bare), "triton_mm-cq3rzxab\u2026");
 }
 
 TEST(ChoiceName, ExternAndPointwise) {
