@@ -183,13 +183,14 @@ void TimingsPanel::selectOp(int index) {
 
 void TimingsPanel::spanOpRows() {
     for (int r = 0; r < proxy_->rowCount(); ++r) table_->setFirstColumnSpanned(r, {}, true);
-    // Room for a starred short choice name and the times; the parameters take the rest.
+    // Room for a starred choice name with its config (choice_display_name) and the times; the parameters take the rest.
     QFont bold = table_->font();
     bold.setBold(true);  // the winner's row
     const QFontMetrics fm(bold);
     table_->header()->resizeSection(
         AutotuneTableModel::ChoiceCol,
-        table_->indentation() + fm.horizontalAdvance(QStringLiteral("★ triton_mm-cy2dwoXXXXXX")));
+        table_->indentation() +
+            fm.horizontalAdvance(QStringLiteral("★ triton_mm_18 (BLOCK 128×128×64, 5 stages, 8 warps)")));
     table_->header()->resizeSection(AutotuneTableModel::MsCol, fm.horizontalAdvance(QStringLiteral("0.00000 msXX")));
     table_->header()->resizeSection(AutotuneTableModel::PercentCol,
                                     fm.horizontalAdvance(QStringLiteral("% of bestXXX")));
