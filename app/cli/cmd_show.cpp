@@ -27,12 +27,6 @@ struct ShowArgs {
     std::string root;
 };
 
-std::string ms_text(const nlohmann::ordered_json& v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f ms", v.get<double>());
-    return buf;
-}
-
 // --kernels: what the entry's output code launches, joined to modules, .best_config and autotune rows.
 int print_kernels(const std::string& path, const inductor::GraphEntry& entry, const ShowArgs& a) {
     std::optional<std::filesystem::path> root;
@@ -70,14 +64,9 @@ int print_kernels(const std::string& path, const inductor::GraphEntry& entry, co
             std::printf("      epilogue fused into the template: %s\n", ops.c_str());
         }
         if (g.autotune) {
-            const auto& t = *g.autotune;
-            std::printf("      autotune: %s(%s) on %s chose %s: %s, rank %zu of %zu valid choices\n", t.op.c_str(),
-                        t.inputs.c_str(), t.device.c_str(), t.choice.c_str(), t.ms ? ms_text(*t.ms).c_str() : "no time",
-                        t.rank, t.valid);
-            if (t.ms && t.next_ms && *t.ms > 0)
-                std::printf("      %s %s: %s (%+.1f%% vs this choice)\n", t.rank == 1 ? "runner-up" : "fastest",
-                            t.next_choice.c_str(), ms_text(*t.next_ms).c_str(), (*t.next_ms / *t.ms - 1) * 100);
-            std::printf("      from %s\n", t.source.c_str());
+            std::printf("      %s\n", timings::describe_autotune(g).c_str());
+            std::printf("      from %s (the choice there: %s)\n", g.autotune->source.c_str(),
+                        g.autotune->choice.c_str());
         }
         if (!g.note.empty()) std::printf("      note: %s\n", g.note.c_str());
     }

@@ -38,13 +38,16 @@ std::string event_text(const TimelineEvent& e) {
 }
 
 void print_process(const TimelineProcess& p) {
+    // Which process: rank (under torch.distributed), pid, the GPU its keys name, its log.
+    std::string who = (p.rank.empty() ? "" : "rank " + p.rank + ", ") + "pid " + (p.pid.empty() ? "?" : p.pid) +
+                      (p.device.empty() ? "" : ", " + p.device) + ", " +
+                      std::filesystem::path(p.log).filename().string();
     std::printf(
-        "%s (pid %s, %s): %zu compiles in %s; FX graph %zu hits, %zu misses, %zu bypasses; "
+        "%s (%s): %zu compiles in %s; FX graph %zu hits, %zu misses, %zu bypasses; "
         "AOTAutograd %zu hits, %zu misses; hits saved %s of compiling\n",
-        p.label.c_str(), p.pid.empty() ? "?" : p.pid.c_str(), std::filesystem::path(p.log).filename().string().c_str(),
-        p.compiles.size(), seconds(p.compile_s()).c_str(), p.count("fx_graph", "hit"), p.count("fx_graph", "miss"),
-        p.count("fx_graph", "bypass"), p.count("aotautograd", "hit"), p.count("aotautograd", "miss"),
-        seconds(double(p.saved_ns()) / 1e9).c_str());
+        p.label.c_str(), who.c_str(), p.compiles.size(), seconds(p.compile_s()).c_str(), p.count("fx_graph", "hit"),
+        p.count("fx_graph", "miss"), p.count("fx_graph", "bypass"), p.count("aotautograd", "hit"),
+        p.count("aotautograd", "miss"), seconds(double(p.saved_ns()) / 1e9).c_str());
     for (const auto& c : p.compiles) {
         std::string where = c.function.empty() ? std::string("(before any frame)") : c.function;
         if (!c.file.empty())

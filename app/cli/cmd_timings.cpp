@@ -11,6 +11,8 @@
 #include "command_registry.hpp"
 #include "frontend/open_cache.hpp"
 #include "handback/run_timings.hpp"
+#include "inductor/roots.hpp"
+#include "timings/choice_name.hpp"
 #include "timings/collect.hpp"
 #include "timings/compare.hpp"
 #include "timings/used_by.hpp"
@@ -102,9 +104,11 @@ int run_compare(const TimingsArgs& args) {
                                      {"inputs", op.inputs},
                                      {"precision", op.precision},
                                      {"winners", op.best},
+                                     {"winner_labels", nlohmann::ordered_json::array()},
                                      {"winner_differs", op.winner_differs},
                                      {"noise", timings::noise_verdict_name(op.noise)},
                                      {"noise_note", op.noise_note}};
+            for (size_t i = 0; i < op.best.size(); ++i) o["winner_labels"].push_back(timings::winner_label(op, i));
             o["best_ms"] = nlohmann::ordered_json::array();
             for (const auto& b : op.best_ms) o["best_ms"].push_back(b ? nlohmann::ordered_json(*b) : nullptr);
             j["ops"].push_back(std::move(o));
@@ -118,7 +122,8 @@ int run_compare(const TimingsArgs& args) {
         std::printf("\n%s  %s  [%s]\n", op.op.c_str(), op.inputs.c_str(), op.precision.c_str());
         for (size_t i = 0; i < op.best.size(); ++i) {
             if (op.best[i].empty()) continue;
-            std::printf("  %zu: %10.4f ms  %s\n", i + 1, op.best_ms[i].value_or(NAN), op.best[i].c_str());
+            std::printf("  %zu: %10.4f ms  %s\n", i + 1, op.best_ms[i].value_or(NAN),
+                        timings::winner_label(op, i).c_str());
         }
         if (op.winner_differs) ++differ;
         std::printf("  %s%s%s\n", op.winner_differs ? "winners differ: " : "", timings::noise_verdict_name(op.noise),
@@ -128,15 +133,27 @@ int run_compare(const TimingsArgs& args) {
     return 0;
 }
 
-// "  (also triton#4, triton_mm-cy2dwohf74kn…)": the same choice's names in the other sources.
-std::string aliases_text(const timings::Choice& c) {
-    if (c.aliases.empty()) return {};
+// "  (also triton_mm-cy2dwohf74kn..., triton#4)": the choice's names in its sources other than the
+// short name it is shown by (the module hash among them).
+std::string aliases_text(const timings::Choice& c, const std::string& shown) {
+    std::vector<std::string> names;
+    if (c.name != shown) names.push_back(c.name);
+    for (const auto& a : c.aliases)
+        if (a != shown && std::find(names.begin(), names.end(), a) == names.end()) names.push_back(a);
+    if (names.empty()) return {};
     std::string s = "  (also ";
-    for (size_t i = 0; i < c.aliases.size(); ++i) {
-        const std::string& a = c.aliases[i];
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string& a = names[i];
         s += (i ? ", " : "") + (a.size() > 24 ? a.substr(0, 22) + "..." : a);
     }
     return s + ")";
+}
+
+// `text` padded with spaces to `width` characters (UTF-8: "×" is one).
+std::string padded(const std::string& text, size_t width) {
+    size_t chars = 0;
+    for (unsigned char ch : text) chars += (ch & 0xC0) != 0x80;
+    return chars >= width ? text : text + std::string(width - chars, ' ');
 }
 
 // "      ^ used by graph mm (model.py:94) forward ... [fej3ypleo5ccx] as triton_tem_fused_mm_relu_0":
@@ -174,17 +191,21 @@ void print_op(const timings::Op& op, int top, bool several_sources) {
             break;
         }
         const char* mark = c->name == op.best ? "*" : " ";
+        // torch's short name and the config that sets it apart; the full parameters after the time.
+        const timings::ChoiceName name = timings::choice_name(*c);
+        const std::string shown = padded(name.display, 52);
         if (std::string bad = timings::invalid_time_reason(*c); !bad.empty()) {
-            std::printf("  %s %-60s %10.4f ms  invalid (%s)  %s\n", mark, c->name.c_str(), *c->ms, bad.c_str(),
-                        timings::params_text(c->params).c_str());
+            std::printf("  %s %s %10.4f ms  invalid (%s)  %s%s\n", mark, shown.c_str(), *c->ms, bad.c_str(),
+                        timings::params_text(c->params).c_str(), aliases_text(*c, name.short_name).c_str());
         } else if (c->ms) {
             // Inductor's own column: best / this, so the winner reads 100% (from unrounded times).
             double pct = timings::percent_of_best(op, *c).value_or(0.0);
-            std::printf("  %s %-60s %10.4f ms %6.1f%%  %s%s\n", mark, c->name.c_str(), *c->ms, pct,
-                        timings::params_text(c->params).c_str(), aliases_text(*c).c_str());
+            std::printf("  %s %s %10.4f ms %6.1f%%  %s%s\n", mark, shown.c_str(), *c->ms, pct,
+                        timings::params_text(c->params).c_str(), aliases_text(*c, name.short_name).c_str());
             print_used_by(*c);
         } else {
-            std::printf("  %s %-60s %13s  failed: %s\n", mark, c->name.c_str(), "-", c->error.c_str());
+            std::printf("  %s %s %13s  failed: %s%s\n", mark, shown.c_str(), "-", c->error.c_str(),
+                        aliases_text(*c, name.short_name).c_str());
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "bundle/blob_traces.hpp"
 #include "bundle/unpack.hpp"
 #include "inductor/roots.hpp"
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "bundle/blob.hpp"
+#include "bundle/blob_traces.hpp"
 #include "inductor/roots.hpp"
 
 namespace fs = std::filesystem;
@@ -64,6 +65,7 @@ Result<OpenedCache> open_cache(const std::optional<fs::path>& path, CacheAccess 
     }
     KILN_TRY(bundle::TempRoot tmp, bundle::materialize_blob(*blob));
     out.root = tmp.root();
+    bundle::link_traces_beside(named, tmp);  // the runs beside the blob name its entries and fill the timeline
     out.blob_root = std::move(tmp);
     out.label += " (Mega-Cache blob, as load_cache_artifacts would write it)";
     KILN_TRY(out.root_fd, inductor::open_root_dir(out.root));

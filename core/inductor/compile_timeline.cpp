@@ -72,6 +72,7 @@ struct LogReader {
     }
 
     void on_start(const TraceRecord& r, const json& meta) {
+        if (process.rank.empty()) process.rank = str_of(meta, "rank");  // torch adds it under torch.distributed
         TimelineCompile c;
         c.compile_id = record_compile_id(meta);
         c.record_line = r.line;
@@ -134,6 +135,27 @@ std::string pid_of_log(const std::filesystem::path& log) {
     return !pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos ? pid : std::string();
 }
 
+// "[hash] system_info[device]: {'name': 'NVIDIA H100 80GB HBM3'}" among a key's components -> the name.
+std::string device_of(const CacheEvent& ce) {
+    static const std::string tag = "system_info[device]: {'name': '";
+    for (const auto& c : ce.components) {
+        auto at = c.find(tag);
+        if (at == std::string::npos) continue;
+        auto end = c.find('\'', at + tag.size());
+        if (end != std::string::npos) return c.substr(at + tag.size(), end - at - tag.size());
+    }
+    return {};
+}
+
+// "dedicated_log_torch_trace_rank_1_ab12cd.log" -> "1" (torch names a rank's log so); "" otherwise.
+std::string rank_of_log_name(const std::filesystem::path& log) {
+    const std::string name = log.filename().string();
+    auto at = name.find("rank_");
+    if (at == std::string::npos) return {};
+    auto end = name.find_first_not_of("0123456789", at + 5);
+    return end == at + 5 ? std::string() : name.substr(at + 5, end - at - 5);
+}
+
 TimelineEvent to_timeline_event(const CacheEvent& ce, const EventExtra* extra) {
     TimelineEvent e;
     e.line = ce.line;
@@ -164,6 +186,9 @@ Result<TimelineProcess> read_process(const std::filesystem::path& log, std::vect
     TimelineProcess p = std::move(reader.process);
     p.log = log.string();
     p.pid = pid_of_log(log);
+    if (p.rank.empty()) p.rank = rank_of_log_name(log);
+    for (const auto& ce : events)
+        if (p.device.empty()) p.device = device_of(ce);
     // Each event goes to the compile whose dynamo_start precedes it (a backward compiled at the first
     // backward call, after the frame's compilation_metrics, still belongs to that frame's compile).
     for (const auto& ce : events) {
@@ -272,11 +297,35 @@ CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>&
             continue;
         }
         const auto name = dir.filename() == "trace" ? dir.parent_path().filename() : dir.filename();
+        // A log right in the folder is labelled by the folder already: the one above names the run
+        // ("h100/cold" for h100/trace/cold), never the folder twice ("cold/cold").
+        auto up = dir.parent_path();
+        if (up.filename() == "trace") up = up.parent_path();
         for (auto& p : t->processes) {
-            if (dirs.size() > 1) p.label = name.string() + "/" + p.label;
+            if (dirs.size() > 1)
+                p.label = p.label == name.string()
+                              ? (up.filename().empty() ? p.label : up.filename().string() + "/" + p.label)
+                              : name.string() + "/" + p.label;
             all.processes.push_back(std::move(p));
         }
         for (auto& w : t->warnings) all.warnings.push_back(std::move(w));
+    }
+    // Two processes read alike ("c/c" twice): tell them apart by rank, pid, then the log's name.
+    auto alike = [&all](const TimelineProcess& p) {
+        return std::count_if(all.processes.begin(), all.processes.end(),
+                             [&](const TimelineProcess& q) { return q.label == p.label; }) > 1;
+    };
+    for (auto what : {0, 1, 2}) {
+        std::vector<std::size_t> clash;
+        for (std::size_t i = 0; i < all.processes.size(); ++i)
+            if (alike(all.processes[i])) clash.push_back(i);
+        for (std::size_t i : clash) {
+            TimelineProcess& p = all.processes[i];
+            const std::string tag = what == 0   ? (p.rank.empty() ? "" : "rank " + p.rank)
+                                    : what == 1 ? (p.pid.empty() ? "" : "pid " + p.pid)
+                                                : std::filesystem::path(p.log).filename().string();
+            if (!tag.empty()) p.label += " (" + tag + ")";
+        }
     }
     in_run_order(all);
     return all;
@@ -377,6 +426,8 @@ nlohmann::ordered_json to_json(const CompileTimeline& t) {
         }
         procs.push_back({{"log", p.log},
                          {"label", p.label},
+                         {"rank", p.rank},
+                         {"device", p.device},
                          {"pid", p.pid},
                          {"counts", std::move(counts)},
                          {"saved_ns", p.saved_ns()},

@@ -49,9 +49,11 @@ struct TimelineCompile {
 };
 
 struct TimelineProcess {
-    std::string log;    // the log file
-    std::string label;  // the log's folder relative to what was read ("cold", "h100/trace/warm"), else its name
-    std::string pid;    // from the glog header
+    std::string log;     // the log file
+    std::string label;   // the log's folder relative to what was read ("cold", "h100/trace/warm"), else its name
+    std::string pid;     // from the glog header
+    std::string rank;    // the distributed rank: the records' "rank", else `rank_N` in the log's name; "" if none
+    std::string device;  // system_info[device] of its cache keys ("NVIDIA H100 80GB HBM3"); "" when none says
     std::vector<TimelineCompile> compiles;
 
     std::size_t count(const char* cache, const char* state) const;
@@ -73,6 +75,8 @@ Result<CompileTimeline> read_compile_timeline(const std::filesystem::path& path_
 // Several directories as one timeline; with more than one, each process is labelled by its directory's
 // folder too ("h100/cold", "h200/warm": the folder above a `trace` dir, else the dir's own name), and
 // processes come in the order they ran (first compile's time). A directory that cannot be read is a warning.
+// Labels that would still read alike (two ranks' logs in one folder) say the rank, else the pid, else the
+// log's name: "c (rank 1)".
 CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>& dirs);
 
 // TORCH_TRACE directories kept beside a cache root, as the fixtures and torch's own layout keep them:
@@ -93,7 +97,7 @@ std::map<std::string, FrameRef> frames_beside_root(const std::filesystem::path& 
 // Where an event's key lives in a cache root: fxgraph/<k[1:3]>/<key> or aotautograd/<key>.
 std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const std::string& key);
 
-// {"processes": [{"log", "label", "pid", "counts": {"fx_graph": {"hit", "miss", "bypass"}, "aotautograd": {...}},
+// {"processes": [{"log", "label", "pid", "rank", "device", "counts": {"fx_graph": {"hit", "miss", "bypass"}, "aotautograd": {...}},
 //   "saved_ns", "compile_s", "compiles": [{"compile_id", "function", "file", "line", "start_time", "compile_s",
 //   "fail", "saved_ns", "events": [{"line", "time", "cache", "state", "detail", "key", "reason",
 //   "time_taken_ns", "time_saved_ns"}]}]}], "warnings": [...]}

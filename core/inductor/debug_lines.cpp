@@ -93,4 +93,26 @@ Result<std::vector<KeyComponent>> parse_debug_text(std::string_view text) {
     return parse_debug_lines(lines);
 }
 
+ComponentText component_value_text(std::string_view value) {
+    ComponentText out;
+    out.text.reserve(value.size());
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const auto c = static_cast<unsigned char>(value[i]);
+        if (value.compare(i, 3, "\xEF\xBF\xBD") == 0) {  // U+FFFD REPLACEMENT CHARACTER
+            out.text += "\\ufffd";
+            out.binary = true;
+            i += 2;
+        } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            out.text += "\\x";
+            out.text += kHex[c >> 4];
+            out.text += kHex[c & 15];
+            out.binary = true;
+        } else {
+            out.text += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 }  // namespace kiln::inductor

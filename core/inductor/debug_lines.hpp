@@ -34,6 +34,17 @@ Result<std::vector<KeyComponent>> parse_debug_lines(const std::vector<std::strin
 // A whole text: a component starts at each line that begins with "[hash] ".
 Result<std::vector<KeyComponent>> parse_debug_text(std::string_view text);
 
+// A component's value as a front end shows it: as torch printed it, except what is not text. Torch
+// prints some values from raw bytes it decoded lossily (`torch_version` is the 32-byte torch_key digest):
+// their undecodable bytes are U+FFFD and the rest may be control characters. Those are written as
+// `\ufffd` and `\xNN` (newline and tab kept), so the value reads as one escaped string, not mojibake;
+// `binary` says it had any (compare such a value by its hash, which torch took of the real bytes).
+struct ComponentText {
+    std::string text;
+    bool binary = false;
+};
+ComponentText component_value_text(std::string_view value);
+
 // True when `line` starts a component ("[" + 51 base32 chars + "] ").
 bool starts_component(std::string_view line);
 

@@ -92,6 +92,7 @@ OpsSection ops_section(const std::filesystem::path& root) {
     out.timing_sources = set->sources.size();
     for (std::size_t i = 0; i < set->ops.size(); ++i) {
         const auto& op = set->ops[i];
+        if (timings::is_per_kernel_config(op)) ++out.kernel_configs;
         if (op.choices.size() < 2) continue;  // a per-kernel record, not an autotuned choice
         AutotunedOp row{op.op, op.inputs, op.precision, op.device, op.choices.size(), op.best, {}, {}, op.source, i};
         double best = std::numeric_limits<double>::infinity(), second = best;
@@ -178,6 +179,7 @@ void apply(Overview& o, EntriesSection s) {
 void apply(Overview& o, OpsSection s) {
     o.ops = std::move(s.ops);
     o.timing_sources = s.timing_sources;
+    o.kernel_configs = s.kernel_configs;
 }
 
 Result<Overview> compute_overview(const std::filesystem::path& root, const OverviewOptions& options) {

@@ -74,12 +74,14 @@ inline constexpr const char* kDefaultEvictAge = "30d";
 
 struct Overview {
     std::string root;
+    std::string blob;  // the Mega-Cache blob shown ("" for a root): `root` is its unpacked copy; commands name it
     inductor::CacheStats stats;
     std::vector<GraphEntryRow> entries;  // FX graph entries, slowest compile first (no time: last)
     std::size_t aot_entries = 0;
     std::vector<std::string> entry_errors;  // entries that did not decode: "path: reason"
     std::vector<AutotunedOp> ops;           // autotuned ops (two or more choices), in the timing sources' order
     std::size_t timing_sources = 0;
+    std::size_t kernel_configs = 0;  // per-kernel configs (.best_config): what a blob carries of autotuning
     PortabilityGlance portability;
     EvictGlance evict;
     HealthGlance health;
@@ -116,6 +118,7 @@ EntriesSection entries_section(const inductor::ScanResult& scan, const inductor:
 struct OpsSection {
     std::vector<AutotunedOp> ops;
     std::size_t timing_sources = 0;
+    std::size_t kernel_configs = 0;
 };
 OpsSection ops_section(const std::filesystem::path& root);
 PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <map>
 
+#include "timings/choice_name.hpp"
+#include "timings/join_sources.hpp"
+
 namespace kiln::timings {
 
 std::string choice_identity(const Choice& c) {
@@ -36,6 +39,15 @@ const ComparedChoice* find_identity(const ComparedOp& row, const std::string& id
     return nullptr;
 }
 
+// Devices number a template's choices apart (`triton_mm_4` on one, `triton_mm_61` on the other):
+// the family and the config name the choice on both.
+std::string family_label(const Choice& c) {
+    const ChoiceName n = choice_name(c);
+    const std::string family = choice_kind(c.name).family;
+    const std::string stem = family.empty() ? n.short_name : family;
+    return n.config.empty() ? stem : stem + " (" + n.config + ")";
+}
+
 std::string ms_text(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.4f ms", v);
@@ -59,8 +71,8 @@ void judge_noise(ComparedOp& row, const std::vector<std::string>& labels) {
             if (gap > noise) any_beyond = true;
             if (gap - noise > worst) {
                 worst = gap - noise;
-                row.noise_note =
-                    "on " + labels[i] + ": " + row.best[j] + " is " + ms_text(gap) + " slower, noise " + ms_text(noise);
+                row.noise_note = "on " + labels[i] + ": " + theirs->label + " is " + ms_text(gap) + " slower, noise " +
+                                 ms_text(noise);
             }
         }
     }
@@ -115,9 +127,10 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
                 auto id = choice_identity(c);
                 auto [it, fresh] = choice_index.emplace(id, row.choices.size());
                 if (fresh)
-                    row.choices.push_back({id, std::vector<std::optional<double>>(n), std::vector<std::string>(n),
-                                           std::vector<std::optional<double>>(n)});
+                    row.choices.push_back({id, choice_display_name(c), std::vector<std::optional<double>>(n),
+                                           std::vector<std::string>(n), std::vector<std::optional<double>>(n)});
                 auto& cc = row.choices[it->second];
+                if (!fresh && cc.label != choice_display_name(c)) cc.label = family_label(c);
                 if (cc.names[i].empty()) {
                     cc.names[i] = c.name;
                     cc.ms[i] = c.ms;
@@ -147,6 +160,12 @@ Comparison compare_devices(const std::vector<DeviceTimings>& devices) {
         cmp.ops.push_back(std::move(row));
     }
     return cmp;
+}
+
+std::string winner_label(const ComparedOp& op, std::size_t d) {
+    if (d >= op.best.size() || op.best[d].empty()) return {};
+    const ComparedChoice* c = find_identity(op, op.best[d]);
+    return c ? c->label : op.best[d];
 }
 
 void share_params_by_name(std::vector<DeviceTimings>& devices) {

@@ -18,6 +18,7 @@ struct DeviceTimings {
 
 struct ComparedChoice {
     std::string identity;                            // "triton_mm(BLOCK_M=64, ..., num_warps=4)" or "mm"
+    std::string label;                               // choice_display_name, the same on every device
     std::vector<std::optional<double>> ms;           // per device, in DeviceTimings order
     std::vector<std::string> names;                  // each device's own name for it ("" if absent)
     std::vector<std::optional<double>> spread_ms{};  // per device: the measurement's noise, where known
@@ -51,6 +52,9 @@ struct Comparison {
 std::string choice_identity(const Choice& c);
 
 Comparison compare_devices(const std::vector<DeviceTimings>& devices);
+
+// The label of device d's winner ("triton_mm (BLOCK 64×32×128, 5 stages, 4 warps)"); "" if none.
+std::string winner_label(const ComparedOp& op, std::size_t d);
 
 // Gives a choice without parameters those of a choice of the same name in another set (a Redis or
 // re-tune source names the same benchmark modules as the cache root whose files give them), so that

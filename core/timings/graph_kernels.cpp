@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <regex>
 
+#include "timings/choice_name.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/text_file.hpp"
 
@@ -114,8 +116,17 @@ std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const st
         for (std::size_t ci = 0; ci < op.choices.size(); ++ci) {
             const Choice& c = op.choices[ci];
             if (c.name.rfind("triton_", 0) != 0 || without_hints(c.params) != want) continue;
-            AutotuneMatch m{op.op, op.inputs,    op.device, c.name,    c.ms, 0, 0,
-                            {},    std::nullopt, op.source, c.aliases, oi,   ci};
+            AutotuneMatch m;
+            m.op = op.op;
+            m.inputs = op.inputs;
+            m.device = op.device;
+            m.choice = c.name;
+            m.display = choice_display_name(c);
+            m.ms = c.ms;
+            m.source = op.source;
+            m.aliases = c.aliases;
+            m.op_index = oi;
+            m.choice_index = ci;
             std::vector<const Choice*> ranked;
             for (const Choice& o : op.choices)
                 if (valid_ms(o.ms)) ranked.push_back(&o);
@@ -127,6 +138,7 @@ std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const st
                 m.rank == 1 ? (ranked.size() > 1 ? ranked[1] : nullptr) : (ranked.empty() ? nullptr : ranked[0]);
             if (other) {
                 m.next_choice = other->name;
+                m.next_display = choice_display_name(*other);
                 m.next_ms = other->ms;
             }
             // Several timing caches (one per device) may hold the same choice: the entry's device wins.
@@ -197,6 +209,44 @@ std::optional<fs::path> entry_root(const fs::path& entry_file) {
     return std::nullopt;
 }
 
+namespace {
+std::string ms_text(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.4f ms", v);
+    return buf;
+}
+std::string pct_text(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", v);
+    return buf;
+}
+}  // namespace
+
+std::string describe_autotune(const GraphKernel& k) {
+    if (!k.autotune) return {};
+    const AutotuneMatch& a = *k.autotune;
+    std::string s = "autotune of " + a.op + "(" + a.inputs + ")" + (a.device.empty() ? "" : " on " + a.device);
+    const std::string of = " of " + std::to_string(a.valid) + " valid choices";
+    if (a.rank == 1) {
+        s += " chose this template, " + a.display + ": " + (a.ms ? ms_text(*a.ms) : "no time") + ", fastest" + of;
+        if (a.ms && a.next_ms && *a.ms > 0)
+            s += " (runner-up " + a.next_display + ": " + ms_text(*a.next_ms) + ", " +
+                 pct_text((*a.next_ms / *a.ms - 1) * 100) + ")";
+        return s;
+    }
+    // Another choice won the op-only benchmark; the graph still runs this template.
+    s += " chose " + (a.next_display.empty() ? std::string("another choice") : a.next_display);
+    if (a.next_ms) s += " (" + ms_text(*a.next_ms) + ")";
+    s += "; this template, " + a.display + " (" + (a.ms ? ms_text(*a.ms) : "no time");
+    if (a.rank > 0) s += ", rank " + std::to_string(a.rank) + of;
+    if (a.ms && a.next_ms && *a.next_ms > 0) s += ", " + pct_text((*a.ms / *a.next_ms - 1) * 100);
+    s += "), runs ";
+    if (k.fused_ops.empty()) return s + "although it is not autotune's choice";
+    std::string ops;
+    for (const auto& o : k.fused_ops) ops += (ops.empty() ? "" : ", ") + o;
+    return s + "because Inductor fused the epilogue (" + ops + ") into it";
+}
+
 ojson to_json(const GraphKernels& g) {
     ojson out;
     out["output_module"] = g.output_module;
@@ -218,16 +268,19 @@ ojson to_json(const GraphKernels& g) {
                              {"inputs", a.inputs},
                              {"device", a.device},
                              {"choice", a.choice},
+                             {"display", a.display},
                              {"ms", a.ms ? ojson(*a.ms) : ojson(nullptr)},
                              {"rank", a.rank},
                              {"valid_choices", a.valid},
                              {"other", a.next_choice},
+                             {"other_display", a.next_display},
                              {"other_ms", a.next_ms ? ojson(*a.next_ms) : ojson(nullptr)},
                              {"source", a.source},
                              {"aliases", a.aliases}};
         } else {
             j["autotune"] = nullptr;
         }
+        if (k.autotune) j["autotune"]["verdict"] = describe_autotune(k);
         if (!k.note.empty()) j["note"] = k.note;
         out["kernels"].push_back(std::move(j));
     }

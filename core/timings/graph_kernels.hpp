@@ -24,10 +24,12 @@ struct AutotuneMatch {
     std::string inputs;  // "512x512 float16, 512x512 float16"
     std::string device;
     std::string choice;        // "triton_mm-cy2dwohf..."
+    std::string display;       // choice_display_name: "triton_mm_4 (BLOCK 64×32×128, 5 stages, 4 warps)"
     std::optional<double> ms;  // its benchmarked time
     std::size_t rank = 0;      // 1 = fastest of the op's valid times
     std::size_t valid = 0;     // choices with a valid time
     std::string next_choice;   // the runner-up (rank 1) or the winner (otherwise)
+    std::string next_display;  // its choice_display_name
     std::optional<double> next_ms;
     std::string source;                // the timing cache file
     std::vector<std::string> aliases;  // the choice's names in the other sources
@@ -61,6 +63,14 @@ std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const st
                                                   const nlohmann::ordered_json& params,
                                                   const std::vector<std::string>& problem_sizes,
                                                   const std::string& device);
+
+// What autotuning decided and why this kernel runs, in one sentence for every front end: "autotune of
+// mm(...) on DEV chose this template, NAME: 0.0058 ms, fastest of 20 valid choices (runner-up mm:
+// 0.0061 ms, +6.1%)", or where another choice won the benchmark and the template runs because Inductor
+// fused the epilogue into it: "autotune of mm(...) on DEV chose mm (0.0061 ms); this template, NAME
+// (0.0065 ms, rank 2 of 20, +6.6%), runs because Inductor fused the epilogue (relu) into it".
+// "" without an autotune row.
+std::string describe_autotune(const GraphKernel& k);
 
 nlohmann::ordered_json to_json(const GraphKernels& k);
 

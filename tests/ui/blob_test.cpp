@@ -15,12 +15,16 @@
 
 #include "browser/cache_browser.hpp"
 #include "bundle/temp_root.hpp"
+#include "charts/choice_bars.hpp"
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "inspector/key_components_model.hpp"
 #include "jobs/job_runner.hpp"
+#include "overview/overview_panel.hpp"
 #include "shell/main_window.hpp"
 #include "shell/root_resolver.hpp"
+#include "timings/collect.hpp"
+#include "tuning/autotune_table_model.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -113,6 +117,45 @@ private slots:
         QVERIFY(w.blobPath().isEmpty());
         QVERIFY(test::waitFor([&] { return !QDir(temp).exists(); }, 10000));
         QVERIFY(!w.windowTitle().contains("Mega-Cache"));
+    }
+
+    // What a new user hit on a blob: the Overview said "Autotuned ops: 0", named its frames "(unnamed)" and
+    // suggested commands on the temporary folder; the Autotune view listed the blob's .best_config as
+    // failed choices with no time. The runs beside the blob name its entries, commands name the blob, and a
+    // per-kernel config is shown as what it is.
+    void blobViewsNameTheBlobAndItsRuns() {
+        MainWindow w;
+        w.show();
+        w.openRoot(blob());
+        QVERIFY(test::waitFor([&] { return idle(w) && w.openedRoot() && w.openedRoot()->is_blob(); }));
+        QVERIFY(test::waitFor([&] { return !w.overviewPanel()->isLoading() && !w.jobs()->isBusy(); }, 120000));
+        const QString temp = tempDirOf(w);
+        const QString text = w.overviewPanel()->view()->toPlainText();
+        QVERIFY2(!text.contains(temp), qPrintable(text));
+        QVERIFY2(text.contains("kiln-cli portable " + blob() + " --target local"), qPrintable(text));
+        QVERIFY2(text.contains("kiln-cli check " + blob()), qPrintable(text));
+        QVERIFY2(!text.contains("(unnamed)"), qPrintable(text));
+        QVERIFY2(text.contains("(gen_inductor_cache.py:"), qPrintable(text));  // named by h200/trace beside the blob
+        QVERIFY2(text.contains("1 per-kernel configs"), qPrintable(text));
+        QVERIFY2(text.contains("nothing to evict"), qPrintable(text));
+
+        auto set = kiln::timings::collect_timings({w.currentRoot().toStdString()});
+        QVERIFY(set.ok());
+        int configs = 0;
+        for (const auto& op : set->ops) {
+            if (!kiln::timings::is_per_kernel_config(op)) continue;
+            ++configs;
+            const ChoiceBars bars = choiceBars(op);
+            QVERIFY2(bars.failed.isEmpty(), qPrintable(bars.failed.join("; ")));
+            QVERIFY2(bars.note.contains("XBLOCK 512") && bars.note.contains("coordinate descent"),
+                     qPrintable(bars.note));
+        }
+        QCOMPARE(configs, 1);
+        AutotuneTableModel model;
+        model.setTimings(std::make_shared<const kiln::timings::TimingSet>(std::move(*set)));
+        const QModelIndex op = model.index(0, 0);
+        QVERIFY2(op.data().toString().contains("per-kernel config"), qPrintable(op.data().toString()));
+        QCOMPARE(model.index(0, AutotuneTableModel::MsCol, op).data().toString(), QStringLiteral("config"));
     }
 
     void closingTheWindowRemovesTheTemporaryRoot() {

@@ -4,8 +4,11 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QImage>
+#include <QSet>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -75,10 +78,10 @@ private slots:
         panel.addDevices(devices);
         auto* model = panel.model();
         QCOMPARE(model->rowCount(), 2);
-        QCOMPARE(model->columnCount(), 3 + 3 * 2 + 1);
+        QCOMPARE(model->columnCount(), 3 + 2 + 3 + 1);  // the first device is the baseline: no speed-up column
         const QString h100 = QString::fromStdString(devices[0].label), h200 = QString::fromStdString(devices[1].label);
         QVERIFY2(h100.contains("H100") && h200.contains("H200"), qPrintable(h100 + " / " + h200));
-        QCOMPARE(model->headerData(4, Qt::Horizontal).toString(), QStringLiteral("speed-up (%1)").arg(h100));
+        QCOMPARE(model->headerData(6, Qt::Horizontal).toString(), QStringLiteral("speed-up vs 1\n2 %1").arg(h200));
         // Per op: the winner differs exactly when the two files' fastest choices differ, and the
         // H200's speed-up is the H100's best over its own.
         int differs = 0;
@@ -90,7 +93,7 @@ private slots:
             differs += differ;
             QCOMPARE(model->index(r, model->columnCount() - 1).data().toString(),
                      differ ? QStringLiteral("yes") : QStringLiteral("no"));
-            QVERIFY(qAbs(model->index(r, 3 + 3 + 1).data(AutotuneCompareModel::SortRole).toDouble() -
+            QVERIFY(qAbs(model->index(r, 3 + 2 + 1).data(AutotuneCompareModel::SortRole).toDouble() -
                          a.second / b.second) < 1e-9);
         }
         qInfo("H100 vs H200 timing caches: the winner differs for %d of %d ops", differs, model->rowCount());
@@ -109,6 +112,59 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         screenshot(&panel, QStringLiteral("compare.png"));
+    }
+
+    // What a new user hit: every bar read `triton_mm(EVEN_K=True, USE_FAST_ACCUM=False, ...`, headers
+    // were cut (`peed-up (NVIDIA H100…`) and the second device's winner was off-screen. Bars and winners
+    // are named as everywhere else (timings::choice_display_name), headers read in full, and both
+    // devices' winners fit in the tour's 1400 px window.
+    void compareNamesChoicesAndFits() {
+        AutotuneComparePanel panel(nullptr);
+        panel.resize(1400, 760);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.loadRoot(test::fixtureDir() + QStringLiteral("/h100h200/inductor"));  // as the tab opens a root
+        QVERIFY(test::waitFor([&] { return !panel.isLoading(); }));
+        QCOMPARE(panel.deviceCount(), 2);
+        auto* model = panel.model();
+        QTableView* table = panel.table();
+        QCoreApplication::processEvents();
+        const QFontMetrics fm(table->horizontalHeader()->font());
+        for (int c = 0; c < model->columnCount(); ++c) {
+            const QString header = model->headerData(c, Qt::Horizontal).toString();
+            int widest = 0;
+            for (const QString& line : header.split(QLatin1Char('\n')))
+                widest = std::max(widest, fm.horizontalAdvance(line));
+            QVERIFY2(table->columnWidth(c) >= widest, qPrintable(header));
+        }
+        const int lastWinner = model->columnCount() - 2;
+        QVERIFY2(model->headerData(lastWinner, Qt::Horizontal).toString().startsWith(QStringLiteral("winner\n2 ")),
+                 qPrintable(model->headerData(lastWinner, Qt::Horizontal).toString()));
+        QVERIFY2(
+            table->columnViewportPosition(lastWinner) + table->columnWidth(lastWinner) <= table->viewport()->width(),
+            qPrintable(QStringLiteral("winner column ends at %1 of %2")
+                           .arg(table->columnViewportPosition(lastWinner) + table->columnWidth(lastWinner))
+                           .arg(table->viewport()->width())));
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const auto& op = model->comparison().ops[std::size_t(r)];
+            for (std::size_t d = 0; d < 2; ++d) {
+                const QString winner = model->index(r, d == 0 ? 4 : 7).data(Qt::ToolTipRole).toString();
+                QCOMPARE(winner, QString::fromStdString(kt::winner_label(op, d)));
+                QVERIFY2(!winner.contains(QStringLiteral("EVEN_K")), qPrintable(winner));
+            }
+        }
+        panel.selectOp(0);
+        QSet<QString> labels;
+        for (const auto& row : panel.chart()->table().rows) {
+            const QString label = row.front();
+            QVERIFY2(!label.contains(QStringLiteral("EVEN_K")) && !label.contains(QStringLiteral("ACC_TYPE")),
+                     qPrintable(label));
+            if (label.startsWith(QStringLiteral("triton_mm")))
+                QVERIFY2(label.contains(QStringLiteral("(BLOCK ")) && label.contains(QStringLiteral(" warps)")),
+                         qPrintable(label));
+            labels.insert(label);
+        }
+        QCOMPARE(labels.size(), int(panel.chart()->table().rows.size()));  // each bar tells its choice apart
     }
 
     void compareLoadsFromDisk() {

@@ -1,14 +1,21 @@
 // The desktop app end to end, offscreen, on the real fixtures: counts in the tree, the guard
 // panel against `kiln-cli guards`, the diff of the changed-config pair, a responsive UI thread
 // while scanning and decoding, live updates that keep the selection, and a rendered window.
+#include <algorithm>
 #include <ctime>
 
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QStatusBar>
+#include <QStyleOptionViewItem>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QTimer>
@@ -17,8 +24,11 @@
 #include "browser/cache_browser.hpp"
 #include "browser/cache_tree_model.hpp"
 #include "diff/diff_view.hpp"
+#include "diff/entry_diff.hpp"
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
+#include "inspector/key_components_model.hpp"
+#include "jobs/job_control.hpp"
 #include "jobs/job_runner.hpp"
 #include "shell/main_window.hpp"
 #include "status/status_panel.hpp"
@@ -198,6 +208,141 @@ private slots:
                  (QStringList{"inductor_config[max_fusion_size]", "inductor_config[realize_opcount_threshold]"}));
         QCOMPARE(d->changesTable()->rowCount(), 2);
         QVERIFY(d->outcome().same > 100);
+    }
+
+    // What a new user hit: the Diff cut long values (a TensorMetadata is wider than its column) and showed
+    // bytes as mojibake. Every value but the graph's code reads whole, wrapped in a row tall enough; the
+    // Key components tab shows the selected value whole below its table, `torch_version` escaped.
+    void diffAndKeyComponentsShowWholeValues() {
+        MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.openRoot(test::h100Root());
+        QVERIFY(test::waitFor([&] { return scanned(w); }));
+        DiffView* d = w.diffView();
+        w.workspace()->setCurrentWidget(d);
+        d->setSideA(test::h100Root() + kChangedB);  // the pointwise graph f
+        d->setSideB(test::h100Root() + "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww");  // mm
+        bool done = false;
+        connect(d, &DiffView::compared, this, [&] { done = true; });
+        d->compare();
+        QVERIFY(test::waitFor([&] { return done; }));
+        QTest::qWait(50);
+        QTableWidget* t = d->changesTable();
+        int checked = 0;
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const auto& c = d->outcome().changed[r];
+            if (c.component == "gm") continue;
+            for (int col : {1, 2}) {
+                const QString value = col == 1 ? c.a : c.b;
+                QCOMPARE(t->item(r, col)->text(), value);
+                // As tall as the delegate needs for the whole value at the column's width, and wrapped:
+                // a TensorMetadata is wider than its column.
+                QStyleOptionViewItem option;
+                option.initFrom(t);
+                option.rect = QRect(0, 0, t->columnWidth(col), 100000);
+                option.features |= QStyleOptionViewItem::WrapText;
+                option.font = t->font();
+                const int need = t->itemDelegate()->sizeHint(option, t->model()->index(r, col)).height();
+                QVERIFY2(
+                    t->rowHeight(r) >= need,
+                    qPrintable(
+                        QStringLiteral("%1: row %2 px, text %3 px").arg(c.component).arg(t->rowHeight(r)).arg(need)));
+                if (value.startsWith("TensorMetadata")) {
+                    QVERIFY2(t->rowHeight(r) >= 2 * t->fontMetrics().height(), qPrintable(c.component));
+                    ++checked;
+                }
+            }
+        }
+        QVERIFY(checked >= 2);  // example_inputs: wider than a column, shown whole
+
+        // Key components: torch_version (the torch_key digest) escaped, every component whole below.
+        QString shown;
+        connect(&w, &MainWindow::inspectionShown, this, [&](const QString& p) { shown = p; });
+        const QString entry = test::h100Root() + kChangedA;
+        QVERIFY(w.browser()->selectPath(entry));
+        QVERIFY(test::waitFor([&] { return shown == entry && !w.jobs()->isBusy(); }));
+        QTableView* comps = w.inspector()->componentsView();
+        auto* m = comps->model();
+        bool sawTorch = false;
+        for (int r = 0; r < m->rowCount(); ++r) {
+            const QString name = m->index(r, KeyComponentsModel::NameColumn).data().toString();
+            const QString value = m->index(r, KeyComponentsModel::ValueColumn).data().toString();
+            QVERIFY2(!value.contains(QChar(0xFFFD)), qPrintable(name));
+            for (QChar ch : value) QVERIFY2(ch.unicode() >= 0x20 || ch == '\t', qPrintable(name));
+            if (name == "torch_version") {
+                sawTorch = true;
+                QVERIFY2(value.startsWith("(binary) ") && value.contains("\\ufffd"), qPrintable(value));
+            }
+            if (name == "system_info[version]" || name == "gm") {
+                comps->setCurrentIndex(m->index(r, 0));
+                const QString whole = w.inspector()->componentValueView()->toPlainText();
+                const QString full = m->index(r, KeyComponentsModel::ValueColumn).data(Qt::ToolTipRole).toString();
+                QVERIFY2(whole.endsWith(full.left(20000)), qPrintable(name));
+                if (name == "gm") QVERIFY(whole.count('\n') > 5);
+            }
+        }
+        QVERIFY(sawTorch);
+    }
+
+    // What a new user hit: the trace-event picker listed keys without function names. Each event says the
+    // function whose compile it belongs to (dynamo_start's frame), as the compile timeline does.
+    void traceEventPickerNamesTheFunction() {
+        JobControl ctl;
+        const QString cold = test::fixtureDir() + QStringLiteral("/h100/trace/cold");
+        const TraceEvents t = loadTraceEvents(cold, ctl);
+        QVERIFY2(t.error.isEmpty(), qPrintable(t.error));
+        QVERIFY(t.events.size() >= 12);
+        for (const auto& e : t.events) {
+            QVERIFY2(!e.function.isEmpty(), qPrintable(e.label));
+            QVERIFY2(e.label.contains(e.function + QStringLiteral("  fx_graph_cache_")), qPrintable(e.label));
+        }
+        QVERIFY(std::any_of(t.events.begin(), t.events.end(), [](const TraceEvent& e) {
+            return e.function.startsWith(QStringLiteral("mm (gen_inductor_cache.py:"));
+        }));
+        JobRunner runner;
+        DiffView d(&runner);
+        bool loaded = false;
+        connect(&d, &DiffView::traceLoaded, this, [&] { loaded = true; });
+        d.loadTrace(cold);
+        QVERIFY(test::waitFor([&] { return loaded; }));
+        auto* picker = d.findChild<QComboBox*>();
+        QVERIFY(picker && picker->count() == t.events.size());
+        QVERIFY2(picker->itemText(0).contains(t.events.front().function), qPrintable(picker->itemText(0)));
+    }
+
+    // What a new user hit: `kiln --select PATH` with a relative path was silently ignored. Relative to the
+    // root or to the current folder it selects the entry; a path that matches nothing is said.
+    void selectTakesRelativePathsAndSaysWhenNothingMatches() {
+        const QString rel = QString::fromLatin1(kChangedA).mid(1);  // "fxgraph/bt/..."
+        {
+            MainWindow w;
+            w.selectWhenScanned(rel);
+            w.openRoot(test::h100Root());
+            QVERIFY(test::waitFor(
+                [&] { return scanned(w) && w.browser()->currentPath() == test::h100Root() + kChangedA; }));
+        }
+        {
+            const QString cwd = QDir::currentPath();
+            QVERIFY(QDir::setCurrent(QFileInfo(test::h100Root()).path()));  // the folder above the root
+            MainWindow w;
+            w.selectWhenScanned(QStringLiteral("inductor/") + rel);
+            w.openRoot(test::h100Root());
+            const bool selected =
+                test::waitFor([&] { return scanned(w) && w.browser()->currentPath() == test::h100Root() + kChangedA; });
+            QDir::setCurrent(cwd);
+            QVERIFY(selected);
+        }
+        {
+            MainWindow w;
+            w.selectWhenScanned(QStringLiteral("fxgraph/no/such/entry"));
+            w.openRoot(test::h100Root());
+            QVERIFY(test::waitFor([&] { return scanned(w); }));
+            const QString said = w.statusBar()->currentMessage();
+            QVERIFY2(said.contains(QStringLiteral("--select fxgraph/no/such/entry: nothing in")), qPrintable(said));
+            QVERIFY(w.browser()->currentPath().isEmpty());
+        }
     }
 
     void gapMeterSeesWorkOnTheUiThread() {

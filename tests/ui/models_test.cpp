@@ -120,8 +120,9 @@ private slots:
         QVERIFY(ins.summaryHtml.contains(QStringLiteral("triton_tem_fused_mm_relu_0")));
         QVERIFY(ins.summaryHtml.contains(QStringLiteral("epilogue fused into the template: relu")));
         QVERIFY(
-            ins.summaryHtml.contains(QStringLiteral("triton_mm-cy2dwohf74knmswzb73qaw4qclaosh4ozzvjns4nzoxgvhzcdqgh")));
-        QVERIFY(ins.summaryHtml.contains(QStringLiteral("rank 1 of 20")));
+            ins.summaryHtml.contains(QString::fromUtf8("triton_mm (BLOCK 64\u00d732\u00d7128, 5 stages, 4 warps)")));
+        QVERIFY(ins.summaryHtml.contains(QStringLiteral("chose this template")));
+        QVERIFY(ins.summaryHtml.contains(QStringLiteral("fastest of 20 valid choices")));
     }
 
     void objectTreeOpcodeAndComponentModels() {

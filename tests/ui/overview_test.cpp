@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -150,7 +151,9 @@ private slots:
                  qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("Slowest compiles: c (gen_inductor_cache.py:118) 47.7 s")));
         QVERIFY(text.contains(QString::number(o.stats.total_files) + " files"));
-        QVERIFY2(text.contains(QStringLiteral("No problems: kiln-cli check finds")), qPrintable(text));
+        QVERIFY2(
+            text.contains(QStringLiteral("No problems: kiln-cli check ") + test::h100Root() + QStringLiteral(" finds")),
+            qPrintable(text));
         const QString html = panel->view()->toHtml();
         for (const char* href : {"kiln-view:Compile times", "kiln-view:Compile timeline", "kiln-category:fxgraph",
                                  "kiln-op:", "kiln-path:"})
@@ -279,6 +282,27 @@ private slots:
         emit panel.processTree(1)->itemActivated(firstEvent, 0);
         QCOMPARE(asked, firstEvent->data(0, TimelinePanel::KeyRole).toString());
         QVERIFY(asked.startsWith('f') || asked.startsWith('a'));
+    }
+
+    // What a new user hit: "Open TORCH_TRACE folder…" replaced the runs shown instead of adding one, and
+    // the headers named no device. A folder adds a column; each header names the GPU its keys name.
+    void openFolderAddsARunAndHeadersNameTheDevice() {
+        TimelinePanel panel(nullptr);
+        const QString fixtures = test::fixtureDir() + QStringLiteral("/h100h200");
+        panel.loadDirs({fixtures + "/h100/trace/cold"});
+        QVERIFY(test::waitFor([&] { return !panel.isLoading() && panel.timeline(); }));
+        QCOMPARE(panel.processCount(), 1);
+        panel.addDir(fixtures + "/h200/trace/warm");
+        QVERIFY(test::waitFor([&] { return !panel.isLoading() && panel.processCount() == 2; }));
+        QCOMPARE(panel.dirs().size(), 2);
+        panel.addDir(fixtures + "/h200/trace/warm/");  // the same folder again: nothing new
+        QVERIFY(test::waitFor([&] { return !panel.isLoading(); }));
+        QCOMPARE(panel.processCount(), 2);
+        QStringList headers;
+        for (auto* l : panel.findChildren<QLabel*>()) headers << l->text();
+        const QString all = headers.join('\n');
+        QVERIFY2(all.contains("<b>h100/cold</b>") && all.contains("<b>h200/warm</b>"), qPrintable(all));
+        QVERIFY2(all.contains("NVIDIA H100 80GB HBM3") && all.contains("NVIDIA H200"), qPrintable(all));
     }
 
     void compareDevicesOnTheH100H200Fixture() {

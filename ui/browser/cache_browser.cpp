@@ -1,5 +1,8 @@
 #include "browser/cache_browser.hpp"
 
+#include <QDir>
+#include <QFileInfo>
+
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QHeaderView>
@@ -111,6 +114,28 @@ bool CacheBrowser::selectPath(const QString& path) {
     view_->setCurrentIndex(idx);
     view_->scrollTo(idx);
     return true;
+}
+
+QString CacheBrowser::findArtifact(const QString& given) const {
+    const auto tree = model_->tree();
+    if (!tree || given.isEmpty()) return {};
+    QStringList candidates;
+    if (QDir::isAbsolutePath(given)) {
+        candidates << QDir::cleanPath(given);
+    } else {
+        candidates << QDir::cleanPath(tree->root + QLatin1Char('/') + given)
+                   << QDir::cleanPath(QDir::current().absoluteFilePath(given));
+    }
+    // The same file through a symbolic link (a root opened as /tmp/x, named as /private/tmp/x).
+    const QString canonicalRoot = QFileInfo(tree->root).canonicalFilePath();
+    for (const QString& c : QStringList(candidates)) {
+        const QString canonical = QFileInfo(c).canonicalFilePath();
+        if (!canonicalRoot.isEmpty() && canonical.startsWith(canonicalRoot + QLatin1Char('/')))
+            candidates << tree->root + canonical.mid(canonicalRoot.size());
+    }
+    for (const QString& c : candidates)
+        if (tree->findPath(c.toStdString()) > 0) return c;
+    return {};
 }
 
 bool CacheBrowser::selectCategory(inductor::Category category) {

@@ -26,6 +26,9 @@ public:
     void setTree(std::shared_ptr<const CacheTree> tree);
     std::shared_ptr<const CacheTree> tree() const;
     bool selectPath(const QString& path);
+    // The tree's path for what the user named (`kiln --select`): absolute, or relative to the cache
+    // root or to the current folder; "" when nothing in the tree is at any of them.
+    QString findArtifact(const QString& given) const;
     bool selectCategory(inductor::Category category);  // its row, expanded
     QString currentPath() const;
     void setFilterText(const QString& text);

@@ -98,8 +98,8 @@ void ChoiceBarChart::rebuild() {
         winner_->setBaseValue(0);
         plot_->xAxis->setRange(0, hi * 1.08);
     }
-    failed_->setVisible(!bars_.failed.isEmpty());
-    failed_->setText(tr("Failed: ") + bars_.failed.join(QStringLiteral("; ")));
+    failed_->setVisible(!bars_.failed.isEmpty() || !bars_.note.isEmpty());
+    failed_->setText(!bars_.note.isEmpty() ? bars_.note : tr("Failed: ") + bars_.failed.join(QStringLiteral("; ")));
     plot_->replot();
 }
 

@@ -83,14 +83,16 @@ void CompareChart::setOp(const timings::ComparedOp& op, const std::vector<std::s
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < n; ++i) {
         const auto& c = op.choices[static_cast<size_t>(i)];
-        QString label = QString::fromStdString(c.identity);
+        // The choice's one name (torch's short name and the config that tells it apart), not its
+        // whole parameter list: every bar of an mm would read `triton_mm(EVEN_K=True, ...`.
+        QString label = QString::fromStdString(c.label.empty() ? c.identity : c.label);
         if (label.size() > 70) label = label.left(67) + QStringLiteral("…");
         QStringList stars;
         for (int d = 0; d < nd; ++d)
             if (op.best[static_cast<size_t>(d)] == c.identity) stars << QStringLiteral("\u2605%1").arg(d + 1);
         if (!stars.isEmpty()) label += QLatin1Char(' ') + stars.join(QLatin1Char(' '));
         ticker->addTick(i, label);
-        QStringList row{QString::fromStdString(c.identity)};
+        QStringList row{QString::fromStdString(c.label.empty() ? c.identity : c.label)};
         for (int d = 0; d < nd; ++d) {
             auto ms = c.ms[static_cast<size_t>(d)];
             row << (ms ? QString::number(*ms, 'g', 17) : QString());

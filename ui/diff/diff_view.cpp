@@ -42,7 +42,13 @@ DiffView::DiffView(JobRunner* jobs, QWidget* parent)
     changes_->horizontalHeader()->setStretchLastSection(true);
     changes_->verticalHeader()->hide();
     changes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    changes_->setWordWrap(false);
+    // Values read whole: wrapped in two equal columns, each row as tall as its values (a long
+    // TensorMetadata or version string would be cut at the column's edge otherwise).
+    changes_->setWordWrap(true);
+    changes_->setTextElideMode(Qt::ElideNone);
+    changes_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    changes_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+    changes_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);  // a few rows: always fit
     linesView_->setModel(lines_);
     linesView_->verticalHeader()->hide();
     linesView_->verticalHeader()->setDefaultSectionSize(linesView_->fontMetrics().height() + 2);
@@ -154,14 +160,15 @@ void DiffView::showOutcome(DiffOutcome o) {
     changes_->setRowCount(static_cast<int>(outcome_.changed.size()));
     for (int r = 0; r < outcome_.changed.size(); ++r) {
         const auto& c = outcome_.changed[r];
-        auto firstLine = [](const QString& v) {
+        // The graph's code differs line by line below; every other value is shown whole.
+        auto shown = [&c](const QString& v) {
             const auto nl = v.indexOf('\n');
-            return nl < 0 ? v : v.left(nl) + QStringLiteral(" …");
+            return c.component != QStringLiteral("gm") || nl < 0 ? v : v.left(nl) + tr(" … (line by line below)");
         };
         changes_->setItem(r, 0, new QTableWidgetItem(c.component));
-        auto* a = new QTableWidgetItem(firstLine(c.a));
+        auto* a = new QTableWidgetItem(shown(c.a));
         a->setToolTip(c.a.left(5000));
-        auto* b = new QTableWidgetItem(firstLine(c.b));
+        auto* b = new QTableWidgetItem(shown(c.b));
         b->setToolTip(c.b.left(5000));
         changes_->setItem(r, 1, a);
         changes_->setItem(r, 2, b);

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "frontend/entry_ref.hpp"
+#include "inductor/compile_timeline.hpp"
+#include "inductor/debug_lines.hpp"
 #include "inductor/key_diff.hpp"
 #include "inductor/trace_log.hpp"
 #include "jobs/job_control.hpp"
@@ -43,7 +45,9 @@ DiffOutcome diffArtifacts(const QString& a, const QString& b, JobControl& ctl) {
     }
     const inductor::ComponentDiff d = inductor::diff_components(sa->components, sb->components);
     for (const auto& c : d.changed) {
-        out.changed.push_back({qstr(c.component), qstr(c.a), qstr(c.b)});
+        // Values as the Key components tab shows them: what is not text escaped, never mojibake.
+        out.changed.push_back({qstr(c.component), qstr(inductor::component_value_text(c.a).text),
+                               qstr(inductor::component_value_text(c.b).text)});
         if (c.component == "gm") out.gmLines = sideBySide(inductor::line_diff(c.a, c.b));
     }
     for (const auto& n : d.only_a) out.onlyA << qstr(n);
@@ -60,6 +64,16 @@ TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
         out.error = qstr(events.error().str());
         return out;
     }
+    // The frame each event's compile compiled (dynamo_start's co_name, file and line), by log and line:
+    // a key alone does not say which function it is.
+    std::map<std::pair<std::string, std::size_t>, std::string> frames;
+    if (auto timeline = inductor::read_compile_timeline(logFileOrDir.toStdString()); timeline.ok())
+        for (const auto& p : timeline->processes)
+            for (const auto& c : p.compiles) {
+                const std::string frame = inductor::FrameRef{c.function, c.file, c.line}.label();
+                if (frame.empty()) continue;
+                for (const auto& e : c.events) frames[{p.log, e.line}] = frame;
+            }
     std::map<std::string, int> fxIndex;  // per log: LOG#N counts its fx_graph events, as `kiln-cli misses`
     for (const auto& e : *events) {
         if (e.cache != "fx_graph") continue;
@@ -67,10 +81,12 @@ TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
         if (e.components.empty()) continue;  // only keys with components can be compared
         TraceEvent t;
         t.miss = e.state == "miss";
-        t.label =
-            QStringLiteral("[%1] %2 %3 (%4:%5)")
-                .arg(qstr(e.compile_id), qstr(e.artifact), qstr(e.key).left(12), QFileInfo(qstr(e.log)).fileName())
-                .arg(e.line);
+        auto frame = frames.find({e.log, e.line});
+        t.function = frame == frames.end() ? QString() : qstr(frame->second);
+        t.label = QStringLiteral("[%1] %2%3 %4 (%5:%6)")
+                      .arg(qstr(e.compile_id), t.function.isEmpty() ? QString() : t.function + QStringLiteral("  "),
+                           qstr(e.artifact), qstr(e.key).left(12), QFileInfo(qstr(e.log)).fileName())
+                      .arg(e.line);
         t.spec = QStringLiteral("%1#%2").arg(qstr(e.log)).arg(n);
         out.events.push_back(std::move(t));
     }

@@ -28,8 +28,9 @@ struct DiffOutcome {
 
 // A cache event read from a TORCH_TRACE log, offered as one side of a diff.
 struct TraceEvent {
-    QString label;  // "[0/1] fx_graph_cache_miss fswe3w…"
-    QString spec;   // its entry reference, LOG#N (frontend/entry_ref.hpp)
+    QString label;     // "[0/1] h (gen_inductor_cache.py:71)  fx_graph_cache_miss fswe3w… (LOG:LINE)"
+    QString function;  // the compiled frame, "h (gen_inductor_cache.py:71)"; "" when the log does not say
+    QString spec;      // its entry reference, LOG#N (frontend/entry_ref.hpp)
     bool miss = false;
 };
 

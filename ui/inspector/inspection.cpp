@@ -102,9 +102,11 @@ QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, 
         return out;
     }
     out.reserve(static_cast<qsizetype>(parsed->size()));
-    for (const auto& c : *parsed)
+    for (const auto& c : *parsed) {
+        const inductor::ComponentText v = inductor::component_value_text(c.value);
         out.push_back(
-            {QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(c.value)});
+            {QString::fromStdString(c.hash), QString::fromStdString(c.name), QString::fromStdString(v.text), v.binary});
+    }
     return out;
 }
 

@@ -22,7 +22,8 @@ class JobControl;
 struct KeyComponentRow {
     QString hash;
     QString name;
-    QString value;  // may span lines (the graph code `gm`)
+    QString value;        // may span lines (the graph code `gm`); not-text escaped (component_value_text)
+    bool binary = false;  // torch printed it from bytes that are not text (`torch_version`)
 };
 // Parses with the core; on a parse error returns nothing and sets *error.
 QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error);

@@ -1,9 +1,12 @@
 #include "inspector/inspector_widget.hpp"
 
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTextBrowser>
@@ -66,12 +69,39 @@ InspectorWidget::InspectorWidget(JobRunner* jobs, QWidget* parent)
     componentsView_ = makeTable(this, proxy);
     componentsView_->setSortingEnabled(true);
     componentsView_->sortByColumn(-1, Qt::AscendingOrder);  // the key's own order until a header is clicked
+    // The table shows a value's first line; the selected component is read whole below it.
+    componentValue_ = new QPlainTextEdit(this);
+    componentValue_->setObjectName(QStringLiteral("componentValue"));
+    componentValue_->setReadOnly(true);
+    componentValue_->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    componentValue_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    connect(componentsView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this, proxy](const QModelIndex& current) {
+                const QModelIndex i = proxy->mapToSource(current);
+                if (!i.isValid() || i.row() >= components_->components().size()) {
+                    componentValue_->clear();
+                    return;
+                }
+                const KeyComponentRow& c = components_->components()[i.row()];
+                componentValue_->setPlainText(
+                    tr("%1   [%2]%3\n\n%4")
+                        .arg(c.name, c.hash,
+                             c.binary ? tr("   (not text: bytes torch could not print read \\ufffd, control bytes "
+                                           "\\xNN; compare it by its hash)")
+                                      : QString(),
+                             c.value));
+            });
+    auto* componentsSplit = new QSplitter(Qt::Vertical, this);
+    componentsSplit->addWidget(componentsView_);
+    componentsSplit->addWidget(componentValue_);
+    componentsSplit->setStretchFactor(0, 3);
+    componentsSplit->setStretchFactor(1, 1);
 
     addTab(summary_, tr("Summary"));
     addTab(buildSourceTab(), tr("Source"));
     addTab(objectView_, tr("Object tree"));
     addTab(guards_, tr("Guards"));
-    addTab(componentsView_, tr("Key components"));
+    addTab(componentsSplit, tr("Key components"));
     addTab(buildRawTab(), tr("Raw"));
 }
 
@@ -121,6 +151,8 @@ void InspectorWidget::showInspection(const Inspection& ins) {
     componentsView_->horizontalHeader()->setStretchLastSection(false);
     componentsView_->horizontalHeader()->setSectionResizeMode(KeyComponentsModel::ValueColumn, QHeaderView::Stretch);
     componentsView_->setColumnWidth(KeyComponentsModel::HashColumn, 160);
+    componentValue_->clear();
+    if (components_->rowCount() > 0) componentsView_->setCurrentIndex(componentsView_->model()->index(0, 0));
 
     guards_->setKeyDir(ins.keyDir, ins.entry ? QFileInfo(ins.path).fileName() : QString());
 

@@ -4,6 +4,7 @@
 #include <QTabWidget>
 
 class QLabel;
+class QPlainTextEdit;
 class QStackedWidget;
 class QTableView;
 class QTextBrowser;
@@ -33,6 +34,9 @@ public:
     GuardsPanel* guardsPanel() const { return guards_; }
     CodeView* sourceView() const { return source_; }
     QTextBrowser* summaryView() const { return summary_; }
+    QTableView* componentsView() const { return componentsView_; }
+    // The selected key component whole (name, hash, every line of its value) below the table.
+    QPlainTextEdit* componentValueView() const { return componentValue_; }
 
 signals:
     void linkActivated(const QUrl& url);  // kiln-path: / kiln-filter: links of the Summary tab
@@ -48,6 +52,7 @@ private:
     ObjectTreeModel* objects_;
     GuardsPanel* guards_;
     QTableView* componentsView_;
+    QPlainTextEdit* componentValue_ = nullptr;
     KeyComponentsModel* components_;
     QLabel* rawInfo_ = nullptr;
     QStackedWidget* rawStack_ = nullptr;

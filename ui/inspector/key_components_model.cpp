@@ -22,14 +22,21 @@ QVariant KeyComponentsModel::data(const QModelIndex& index, int role) const {
     const KeyComponentRow& c = rows_[index.row()];
     if (role == Qt::FontRole && index.column() != NameColumn)
         return QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    if (role == Qt::ToolTipRole) return index.column() == ValueColumn ? c.value.left(20000) : QVariant();
+    if (role == Qt::ToolTipRole) {
+        if (index.column() != ValueColumn) return {};
+        return c.binary ? tr("Not text: torch printed this value from bytes; those that are no character read "
+                             "\\ufffd, control bytes \\xNN. Compare it by its hash.\n") +
+                              c.value.left(20000)
+                        : c.value.left(20000);
+    }
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
         case NameColumn: return c.name;
         case HashColumn: return c.hash;
         case ValueColumn: {
             const qsizetype nl = c.value.indexOf(QLatin1Char('\n'));
-            return nl < 0 ? c.value : c.value.left(nl) + QStringLiteral(" …");
+            const QString shown = nl < 0 ? c.value : c.value.left(nl) + QStringLiteral(" …");
+            return c.binary ? tr("(binary) %1").arg(shown) : shown;
         }
         default: return {};
     }

@@ -1,6 +1,8 @@
 #pragma once
 // The debug lines that make up a graph's cache key, one component a row: hash, name, value.
-// Values that span lines (the graph code `gm`) show their first line; the tooltip has all of it.
+// Values that span lines (the graph code `gm`) show their first line; the tooltip and the pane below
+// the table (InspectorWidget) have all of it. A value torch printed from bytes that are not text
+// (`torch_version`) says so, escaped, never as mojibake.
 #include <QAbstractTableModel>
 #include <QVector>
 

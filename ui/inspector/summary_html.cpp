@@ -170,19 +170,10 @@ void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Ta
             for (const auto& o : k.fused_ops) ops << esc(o);
             line += QObject::tr("<br>&nbsp;&nbsp;epilogue fused into the template: %1").arg(ops.join(", "));
         }
-        if (k.autotune) {
-            const auto& a = *k.autotune;
-            line += QObject::tr("<br>&nbsp;&nbsp;autotune %1(%2): <code>%3</code> %4 ms, rank %5 of %6")
-                        .arg(esc(a.op), esc(a.inputs), esc(a.choice))
-                        .arg(a.ms ? *a.ms : 0.0, 0, 'f', 4)
-                        .arg(a.rank)
-                        .arg(a.valid);
-            if (a.ms && a.next_ms && *a.ms > 0)
-                line += QObject::tr("; %1 <code>%2</code> %3 ms (%4%)")
-                            .arg(a.rank == 1 ? QObject::tr("runner-up") : QObject::tr("fastest"), esc(a.next_choice))
-                            .arg(*a.next_ms, 0, 'f', 4)
-                            .arg((*a.next_ms / *a.ms - 1) * 100, 0, 'f', 1);
-        }
+        if (k.autotune)  // the sentence every front end says; the timing cache's name (its hash) as a detail
+            line += QStringLiteral("<br>&nbsp;&nbsp;%1<br>&nbsp;&nbsp;<small>%2 <code>%3</code></small>")
+                        .arg(esc(timings::describe_autotune(k)), QObject::tr("its name in the timing cache:"),
+                             esc(k.autotune->choice));
         rows << line;
     }
     t.row(QObject::tr("Kernels launched (%1)").arg(rows.size()), rows.join(QStringLiteral("<br>")));

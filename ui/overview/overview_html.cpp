@@ -88,9 +88,22 @@ QString entriesSection(const overview::Overview& o, const Colors& c) {
     return h;
 }
 
+// What commands name: the blob the user opened, never its temporary unpacked copy.
+QString opened(const overview::Overview& o) { return esc(o.blob.empty() ? o.root : o.blob); }
+
 QString opsSection(const overview::Overview& o) {
     constexpr std::size_t kShown = 20;  // a shared cache holds thousands: the rest are in the Autotune view
     QString h = QObject::tr("<h3>Autotuned ops: %1</h3>").arg(o.ops.size());
+    if (o.ops.empty() && o.kernel_configs > 0)
+        return h + QObject::tr(
+                       "<p>No benchmark of choices here, but <b>%1 per-kernel configs</b> (<code>.best_config</code>: "
+                       "the config autotuning or coordinate descent settled on for one kernel)%2. They are listed in "
+                       "the %3 view.</p>")
+                       .arg(o.kernel_configs)
+                       .arg(o.blob.empty() ? QString()
+                                           : QObject::tr("; a Mega-Cache blob carries autotuning only so, the timing "
+                                                         "caches stay on the machine that tuned"))
+                       .arg(link("kiln-view:Autotune", QObject::tr("Autotune")));
     if (o.ops.empty())
         return h + QObject::tr(
                        "<p>No autotuning results under this root (%1 timing sources). Run max-autotune, or "
@@ -133,13 +146,18 @@ QString portabilitySection(const overview::Overview& o) {
     else h += QStringLiteral("<p>");
     if (p.unknown) h += QObject::tr("%1 cannot be told without torch. ").arg(p.unknown);
     if (!p.lines.empty()) h += esc(p.lines.front());
-    h += QObject::tr("</p><p>The whole answer: <code>kiln-cli portable %1 --target local</code></p>").arg(esc(o.root));
+    h += QObject::tr("</p><p>The whole answer: <code>kiln-cli portable %1 --target local</code></p>").arg(opened(o));
     return h;
 }
 
 QString evictSection(const overview::Overview& o) {
     const auto& e = o.evict;
     QString h = QObject::tr("<h3>Space</h3>");
+    if (!o.blob.empty())
+        return h + QObject::tr(
+                       "<p>A Mega-Cache blob: nothing to evict (<code>kiln-cli evict</code> trims a cache "
+                       "root; the blob is %1).</p>")
+                       .arg(bytes(static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(o.blob)).size())));
     if (!e.error.empty()) return h + QObject::tr("<p>Eviction not assessed: %1</p>").arg(esc(e.error));
     if (e.groups == 0)
         return h + QObject::tr(
@@ -159,10 +177,12 @@ QString healthSection(const overview::Overview& o) {
     if (!hl.error.empty()) return h + QObject::tr("<p>Not checked: %1</p>").arg(esc(hl.error));
     if (hl.problems == 0)
         return h + QObject::tr(
-                       "<p>No problems: <code>kiln-cli check</code> finds every entry, kernel and library "
-                       "intact.</p>");
-    return h + QObject::tr("<p><b>%1 problems</b> found by <code>kiln-cli check</code>. %2</p>")
+                       "<p>No problems: <code>kiln-cli check %1</code> finds every entry, kernel and library "
+                       "intact.</p>")
+                       .arg(opened(o));
+    return h + QObject::tr("<p><b>%1 problems</b> found by <code>kiln-cli check %2</code>. %3</p>")
                    .arg(hl.problems)
+                   .arg(opened(o))
                    .arg(link("kiln-view:Health", QObject::tr("Open the Health view to see and quarantine them")));
 }
 
@@ -208,7 +228,8 @@ QString formatSeconds(double s) {
 QString overviewHtml(const overview::Overview& o, const QPalette& palette, const overview::SectionsPending& pending) {
     const Colors c(palette);
     QString h = QObject::tr("<h2>%1</h2><p style=\"color:%2\">%3 · %4 files · %5</p>")
-                    .arg(QFileInfo(QString::fromStdString(o.root)).fileName().toHtmlEscaped(), c.muted, esc(o.root))
+                    .arg(QFileInfo(QString::fromStdString(o.blob.empty() ? o.root : o.blob)).fileName().toHtmlEscaped(),
+                         c.muted, opened(o))
                     .arg(o.stats.total_files)
                     .arg(bytes(o.stats.total_bytes));
     h += startupSection(o);  // the first screen names the biggest avoidable cost

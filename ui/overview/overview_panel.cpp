@@ -23,14 +23,15 @@ struct SectionValue {
     QString what;
 };
 
-SectionValue computeSection(int index, const CacheTree& tree, JobControl& ctl) {
+SectionValue computeSection(int index, const CacheTree& tree, const QString& blob, JobControl& ctl) {
     const inductor::ScanResult& scan = tree.scan();
     SectionValue v{tree.root, nullptr, {}};
     switch (index) {
         case 0: {
             auto g = overview::evict_section(scan);
-            std::vector<std::string> traces;  // the TORCH_TRACE dirs beside the root (a directory listing)
-            for (const auto& d : inductor::find_trace_dirs(scan.root)) traces.push_back(d.string());
+            std::vector<std::string> traces;  // the TORCH_TRACE dirs beside the root or blob (a directory listing)
+            for (const auto& d : inductor::find_trace_dirs(blob.isEmpty() ? scan.root : blob.toStdString()))
+                traces.push_back(d.string());
             auto startup = overview::startup_section(traces);  // the biggest avoidable compile cost
             v.what = QStringLiteral("evict");
             v.apply = [g, traces, startup](overview::Overview& o, overview::SectionsPending& p) {
@@ -109,9 +110,10 @@ OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* healt
     });
 }
 
-void OverviewPanel::load(const QString& root, std::shared_ptr<const ScanCounters> counters) {
+void OverviewPanel::load(const QString& root, std::shared_ptr<const ScanCounters> counters, const QString& blob) {
     jobs_->cancel(QStringLiteral("overview"));
     root_ = root;
+    blob_ = blob;
     noCache_.clear();
     error_.clear();
     tree_.reset();
@@ -131,6 +133,7 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
     // The statistics are the tree's own (compute_stats of the scan): nothing to wait for.
     auto o = std::make_shared<overview::Overview>();
     o->root = tree_->scan().root;
+    o->blob = blob_.toStdString();
     o->stats = tree_->stats;
     // Entries keep what the last scan knew until the new list comes (a rescan after a change).
     if (current_ && !pending_.entries) {
@@ -156,8 +159,8 @@ void OverviewPanel::runSection(int index) {
     }
     jobs_->start(
         QStringLiteral("overview"), tr("Overview of %1").arg(root_),
-        [tree = tree_, index](JobControl& ctl) {
-            SectionValue v = computeSection(index, *tree, ctl);
+        [tree = tree_, index, blob = blob_](JobControl& ctl) {
+            SectionValue v = computeSection(index, *tree, blob, ctl);
             releaseFreedMemory();  // the section's report is gone: its pages too, before the next section
             return v;
         },

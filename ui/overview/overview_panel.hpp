@@ -32,7 +32,8 @@ public:
     explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr, ScanHealth* health = nullptr);
 
     // A root being scanned: shows the scan's progress from `counters` (sampled every 100 ms).
-    void load(const QString& root, std::shared_ptr<const ScanCounters> counters = nullptr);
+    // `blob`: the Mega-Cache blob `root` unpacks (its commands and TORCH_TRACE dirs are the blob's).
+    void load(const QString& root, std::shared_ptr<const ScanCounters> counters = nullptr, const QString& blob = {});
     // The scan of the root: its statistics now, the other sections in the background.
     void setTree(std::shared_ptr<const CacheTree> tree);
     // The graph entries section (read by the main window with the browser's names); an error string
@@ -69,6 +70,7 @@ private:
     QTextBrowser* view_;
     QTimer progressTick_;
     QString root_;
+    QString blob_;
     QString error_;
     QString noCache_;
     std::shared_ptr<const ScanCounters> counters_;

@@ -15,6 +15,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <cstdio>
 #include <utility>
 
 #include "browser/cache_browser.hpp"
@@ -229,7 +230,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
     scanHealth_->clear();
-    overview_->load(root_, counters);
+    overview_->load(root_, counters, blobPath_);
     startScan(counters);
     emit rootChanged(root_);
 }
@@ -261,7 +262,19 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
                                          ? tr("Scanned in %1 ms").arg(out.elapsedMs)
                                          : tr("Mega-Cache blob %1: scanned in %2 ms").arg(blobPath_).arg(out.elapsedMs),
                                      4000);
-            if (!pendingSelect_.isEmpty()) browser_->selectPath(std::exchange(pendingSelect_, QString()));
+            if (!pendingSelect_.isEmpty()) {
+                // --select as typed: absolute, or relative to the root or the current folder; one that
+                // matches nothing is said (status bar and stderr), never dropped in silence.
+                const QString given = std::exchange(pendingSelect_, QString());
+                const QString found = browser_->findArtifact(given);
+                if (found.isEmpty() || !browser_->selectPath(found)) {
+                    const QString why = tr("--select %1: nothing in %2 is at that path (give it absolute, or "
+                                           "relative to the cache root or the current folder)")
+                                            .arg(given, blobPath_.isEmpty() ? root_ : blobPath_);
+                    statusBar()->showMessage(why);
+                    std::fprintf(stderr, "kiln: %s\n", qPrintable(why));
+                }
+            }
             emit cacheScanned(out.tree);
         });
 }

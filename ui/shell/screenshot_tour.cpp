@@ -15,6 +15,7 @@
 #include "browser/cache_browser.hpp"
 #include "browser/cache_tree_model.hpp"
 #include "diff/diff_view.hpp"
+#include "inductor/compile_timeline.hpp"
 #include "inspector/guards_panel.hpp"
 #include "inspector/inspector_widget.hpp"
 #include "jobs/job_runner.hpp"
@@ -103,7 +104,13 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
     shoot(QStringLiteral("overview"));
     w.showCacheTab();
 
-    const QString entry = opt.select.isEmpty() ? firstGraphEntry(*w.browser()->tree()) : opt.select;
+    // --select as the user typed it: relative to the root or the current folder too.
+    const QString entry =
+        opt.select.isEmpty() ? firstGraphEntry(*w.browser()->tree()) : w.browser()->findArtifact(opt.select);
+    if (!opt.select.isEmpty() && entry.isEmpty()) {
+        std::fprintf(stderr, "kiln: --select %s: nothing in the cache is at that path\n", qPrintable(opt.select));
+        ++failures;
+    }
     QString shown;
     QObject::connect(&w, &MainWindow::inspectionShown, &w, [&](const QString& p) { shown = p; });
     w.browser()->view()->expandToDepth(0);
@@ -137,6 +144,14 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         bool done = false;
         QObject::connect(w.diffView(), &DiffView::compared, &w, [&] { done = true; });
         w.workspace()->setCurrentWidget(w.diffView());
+        // The cache events of the runs beside the root in the picker, each named by its function.
+        const auto traces = inductor::find_trace_dirs(w.currentRoot().toStdString());
+        if (!traces.empty()) {
+            bool loaded = false;
+            QObject::connect(w.diffView(), &DiffView::traceLoaded, &w, [&] { loaded = true; });
+            w.diffView()->loadTrace(QString::fromStdString(traces.front().string()));
+            settle([&] { return loaded; });
+        }
         w.diffView()->setSideA(entry);
         w.diffView()->setSideB(opt.diffWith);
         w.diffView()->compare();

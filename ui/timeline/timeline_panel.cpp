@@ -1,6 +1,8 @@
 #include "timeline/timeline_panel.hpp"
 
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFont>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -122,6 +124,7 @@ void TimelinePanel::loadRoot(const QString& root) {
         const QString none = tr("<b>No TORCH_TRACE logs beside %1.</b> Run torch with <code>TORCH_TRACE=DIR</code> "
                                 "and keep DIR next to the cache root (<code>trace/</code>), or open the folder here.")
                                  .arg(root.toHtmlEscaped());
+        dirs_.clear();
         startup_->setReport(nullptr, none);
         setTimeline(nullptr, none);
         return;
@@ -130,6 +133,7 @@ void TimelinePanel::loadRoot(const QString& root) {
 }
 
 void TimelinePanel::loadDirs(const QStringList& dirs) {
+    dirs_ = dirs;
     summary_->setText(tr("Reading %1 …").arg(dirs.join(QStringLiteral(", ")).toHtmlEscaped()));
     const QString token = dirs.join(QLatin1Char('\n'));
     jobs_->start(
@@ -173,7 +177,14 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
 
 void TimelinePanel::openFolder() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a TORCH_TRACE folder"), root_);
-    if (!dir.isEmpty()) loadDirs({dir});
+    if (!dir.isEmpty()) addDir(dir);
+}
+
+void TimelinePanel::addDir(const QString& dir) {
+    QStringList dirs = dirs_;
+    const QString clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    if (!dirs.contains(clean)) dirs << clean;
+    loadDirs(dirs);
 }
 
 void TimelinePanel::clearColumns() {
@@ -213,8 +224,14 @@ void TimelinePanel::setTimeline(std::shared_ptr<const inductor::CompileTimeline>
 
 QWidget* TimelinePanel::processColumn(const inductor::TimelineProcess& p) {
     auto* box = new QWidget;
-    auto* header = new QLabel(tr("<b>%1</b> · pid %2<br>%3 compiles, %4<br>FX %5 hit / %6 miss · saved %7")
-                                  .arg(qs(p.label).toHtmlEscaped(), p.pid.empty() ? QStringLiteral("?") : qs(p.pid))
+    // Which process: its run's folder, rank and pid, and the GPU its cache keys name.
+    QString who = QStringLiteral("<b>%1</b>").arg(qs(p.label).toHtmlEscaped());
+    if (!p.rank.empty()) who += tr(" · rank %1").arg(qs(p.rank).toHtmlEscaped());
+    who += tr(" · pid %1").arg(p.pid.empty() ? QStringLiteral("?") : qs(p.pid));
+    who +=
+        QStringLiteral("<br>") + (p.device.empty() ? tr("device not named in its keys") : qs(p.device).toHtmlEscaped());
+    auto* header = new QLabel(tr("%1<br>%2 compiles, %3<br>FX %4 hit / %5 miss · saved %6")
+                                  .arg(who)
                                   .arg(p.compiles.size())
                                   .arg(formatSeconds(p.compile_s()))
                                   .arg(p.count("fx_graph", "hit"))

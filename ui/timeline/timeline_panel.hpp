@@ -33,6 +33,9 @@ public:
 
     void loadRoot(const QString& root);      // the TORCH_TRACE dirs beside it
     void loadDirs(const QStringList& dirs);  // these logs or folders
+    // One more run beside those shown (Open TORCH_TRACE folder…): the timeline of all of them.
+    void addDir(const QString& dir);
+    QStringList dirs() const { return dirs_; }
     void setTimeline(std::shared_ptr<const inductor::CompileTimeline> t, const QString& emptyText = {});
     std::shared_ptr<const inductor::CompileTimeline> timeline() const { return timeline_; }
     int processCount() const;
@@ -57,6 +60,7 @@ private:
     QSplitter* columns_;
     StartupView* startup_;
     QString root_;
+    QStringList dirs_;  // the TORCH_TRACE dirs or logs shown
     std::shared_ptr<const inductor::CompileTimeline> timeline_;
 };
 

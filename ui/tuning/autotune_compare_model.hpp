@@ -26,8 +26,14 @@ public:
 
 private:
     // Columns: Op, Inputs, Precision, then per device (best ms, speed-up, winner), then "Winner differs".
+    // The first device has no speed-up column: it is the baseline (1.00× on every row).
     static constexpr int kFixed = 3;
-    static constexpr int kPerDevice = 3;
+    enum class DeviceColumn { best, speedup, winner };
+    struct Located {
+        int device = -1;  // -1: not a device column
+        DeviceColumn kind = DeviceColumn::best;
+    };
+    Located locate(int column) const;
     int devices() const { return static_cast<int>(cmp_.devices.size()); }
     timings::Comparison cmp_;
 };

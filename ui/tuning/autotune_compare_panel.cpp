@@ -171,10 +171,11 @@ void AutotuneComparePanel::recompute() {
                              "folder from another machine) to compare with it.</p>")
                               .arg(QString::fromStdString(devices_.front().label).toHtmlEscaped()));
     pages_->setCurrentIndex(devices_.size() < 2 ? 0 : 1);
-    // Device columns read in full; long winners are elided (their tooltip has the whole name).
+    // Headers (the device on a line of its own) and winners (their config on a second line) read in
+    // full; only the inputs may be elided (their tooltip has them whole).
     table_->resizeColumnsToContents();
-    for (int c = 0; c + 1 < table_->model()->columnCount(); ++c)
-        table_->setColumnWidth(c, std::min(table_->columnWidth(c), 240));
+    table_->resizeRowsToContents();
+    table_->setColumnWidth(1, std::min(table_->columnWidth(1), 240));
     if (n > 0) table_->selectRow(0);
     else chart_->clear();
     if (n > 0) selectOp(0);

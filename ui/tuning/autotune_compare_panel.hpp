@@ -35,6 +35,7 @@ public:
 
     AutotuneCompareModel* model() const { return model_; }
     CompareChart* chart() const { return chart_; }
+    QTableView* table() const { return table_; }
     int deviceCount() const { return static_cast<int>(devices_.size()); }
     bool isLoading() const;
 

@@ -87,15 +87,16 @@ QString AutotuneTableModel::opHeading(const timings::Op& op) {
     QString text = said.join(QStringLiteral(" · "));
     const auto r = timings::rank_choices(op);
     if (r.best) {
-        text += tr(" — best %1 %2").arg(shortChoiceLabel(r.best->name), msText(*r.best->ms));
-        if (r.margin_pct)
-            text += tr(", %1% ahead of %2").arg(*r.margin_pct, 0, 'f', 1).arg(shortChoiceLabel(r.next->name));
+        text += tr(" — best %1 %2").arg(choiceLabel(*r.best), msText(*r.best->ms));
+        if (r.margin_pct) text += tr(", %1% ahead of %2").arg(*r.margin_pct, 0, 'f', 1).arg(choiceLabel(*r.next));
+    } else if (timings::is_per_kernel_config(op)) {
+        text += tr(" — per-kernel config (.best_config): what the kernel settled on, not a benchmark");
     } else if (!op.choices.empty()) {
         text += tr(" — no choice has a time");
     }
     // What the compiled graphs run, which need not be the winner of the op-only benchmark.
     for (const auto& c : op.choices)
-        if (!c.used_by.empty()) text += tr("; %1 %2").arg(shortChoiceLabel(c.name), usedByText(c));
+        if (!c.used_by.empty()) text += tr("; %1 %2").arg(choiceLabel(c), usedByText(c));
     return text;
 }
 
@@ -139,12 +140,13 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
     const auto& op = set_->ops[static_cast<size_t>(o)];
     const auto& c = op.choices[static_cast<size_t>(ci)];
     const bool best = c.name == op.best;
+    const bool config = timings::is_per_kernel_config(op);  // settled on, not benchmarked: never "failed"
     auto pct = percentOfBest(op, c);
     switch (role) {
         case Qt::DisplayRole:
             switch (column) {
-                case ChoiceCol: return (best ? QStringLiteral("★ ") : QString()) + shortChoiceLabel(c.name);
-                case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : tr("failed");
+                case ChoiceCol: return (best ? QStringLiteral("★ ") : QString()) + choiceLabel(c);
+                case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : config ? tr("config") : tr("failed");
                 case PercentCol: return pct ? QString::number(*pct, 'f', 1) + QLatin1Char('%') : QString();
                 case UsedByCol: return usedByText(c);
                 case ParamsCol: return qs(timings::params_text_by_importance(c.params));
@@ -191,7 +193,7 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
             }
             break;
         case Qt::ForegroundRole:
-            if (!c.ms) return QPalette().brush(QPalette::Disabled, QPalette::Text);
+            if (!c.ms && !config) return QPalette().brush(QPalette::Disabled, QPalette::Text);
             break;
         case Qt::TextAlignmentRole:
             if (column == MsCol || column == PercentCol) return int(Qt::AlignRight | Qt::AlignVCenter);

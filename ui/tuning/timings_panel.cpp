@@ -17,6 +17,7 @@
 
 #include "charts/chart_export.hpp"
 #include "charts/choice_bar_chart.hpp"
+#include "charts/choice_bars.hpp"
 #include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
@@ -145,7 +146,10 @@ void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
         const auto rank = timings::rank_choices(op);
         QString text = QString::fromStdString(op.op + "  " + op.inputs);
         if (!op.device.empty()) text += QStringLiteral("\n  ") + QString::fromStdString(op.device);
-        text += op.choices.size() == 1 ? tr("\n  1 choice") : tr("\n  %1 choices").arg(op.choices.size());
+        if (timings::is_per_kernel_config(op))  // a kernel's settled config, not a benchmark of choices
+            text += tr("\n  per-kernel config: %1")
+                        .arg(op.choices.empty() ? QString() : choiceConfigText(op.choices.front()));
+        else text += op.choices.size() == 1 ? tr("\n  1 choice") : tr("\n  %1 choices").arg(op.choices.size());
         if (rank.best) text += tr(", best %1 ms").arg(*rank.best->ms, 0, 'g', 4);
         if (rank.margin_pct) text += tr(" (%1% ahead)").arg(*rank.margin_pct, 0, 'f', 1);
         ops_->addItem(text);
@@ -179,13 +183,14 @@ void TimingsPanel::selectOp(int index) {
 
 void TimingsPanel::spanOpRows() {
     for (int r = 0; r < proxy_->rowCount(); ++r) table_->setFirstColumnSpanned(r, {}, true);
-    // Room for a starred short choice name and the times; the parameters take the rest.
+    // Room for a starred choice name with its config (choice_display_name) and the times; the parameters take the rest.
     QFont bold = table_->font();
     bold.setBold(true);  // the winner's row
     const QFontMetrics fm(bold);
     table_->header()->resizeSection(
         AutotuneTableModel::ChoiceCol,
-        table_->indentation() + fm.horizontalAdvance(QStringLiteral("★ triton_mm-cy2dwoXXXXXX")));
+        table_->indentation() +
+            fm.horizontalAdvance(QStringLiteral("★ triton_mm_18 (BLOCK 128×128×64, 5 stages, 8 warps)")));
     table_->header()->resizeSection(AutotuneTableModel::MsCol, fm.horizontalAdvance(QStringLiteral("0.00000 msXX")));
     table_->header()->resizeSection(AutotuneTableModel::PercentCol,
                                     fm.horizontalAdvance(QStringLiteral("% of bestXXX")));

@@ -78,6 +78,8 @@ TEST(CliTimeline, TextSaysTheCountsFirst) {
     const std::string first = r.out.substr(0, r.out.find('\n'));
     EXPECT_NE(first.find("FX graph 6 hits, 0 misses, 0 bypasses"), std::string::npos) << first;
     EXPECT_NE(first.find("hits saved"), std::string::npos) << first;
+    // Each process names the GPU its keys name (issue 33: "c/c" with no device).
+    EXPECT_NE(r.out.find("(pid 1031, NVIDIA H100 80GB HBM3, dedicated_log_torch_trace_"), std::string::npos) << r.out;
 }
 
 // Without a path: the TORCH_TRACE directories beside the root, in the order the runs happened

@@ -137,6 +137,49 @@ TEST(CompileTimeline, DirectoryOfProcessesAndTraceDirsBesideARoot) {
     EXPECT_EQ(key_dir_in_root("/r", "advq"), std::filesystem::path("/r/aotautograd/advq"));
 }
 
+// What a new user hit: processes labelled `c/c` with no device. Logs right in the folders read name the
+// run by the folder above ("a/c"), never the folder twice; logs of one folder are told apart by rank
+// (torch names a rank's log `..._rank_N_...`), else pid; each says the GPU its keys name.
+TEST(CompileTimeline, ProcessesSayRunRankAndDevice) {
+    kiln::test::ScratchDir dir("timeline_ranks");
+    namespace fs = std::filesystem;
+    const fs::path a = dir.path() / "a" / "c", b = dir.path() / "b" / "c";
+    fs::create_directories(a);
+    fs::create_directories(b);
+    const fs::path cold = fs::directory_iterator(trace("cold"))->path();
+    const fs::path h200 =
+        fs::directory_iterator(kiln::test::fixture_dir() / "h100h200" / "h200" / "trace" / "warm")->path();
+    fs::copy_file(cold, a / "dedicated_log_torch_trace_rank_0_ab12.log");
+    fs::copy_file(h200, b / "dedicated_log_torch_trace_rank_1_cd34.log");
+    auto t = read_compile_timelines({a, b});
+    ASSERT_EQ(t.processes.size(), 2u);
+    EXPECT_EQ(t.processes[0].label, "a/c");
+    EXPECT_EQ(t.processes[1].label, "b/c");
+    EXPECT_EQ(t.processes[0].rank, "0");
+    EXPECT_EQ(t.processes[1].rank, "1");
+    EXPECT_EQ(t.processes[0].device, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(t.processes[1].device, "NVIDIA H200");
+    EXPECT_EQ(to_json(t)["processes"][1]["device"], "NVIDIA H200");
+    // Two ranks' logs in one folder.
+    fs::copy_file(b / "dedicated_log_torch_trace_rank_1_cd34.log", a / "dedicated_log_torch_trace_rank_1_cd34.log");
+    t = read_compile_timelines({a});
+    ASSERT_EQ(t.processes.size(), 2u);
+    EXPECT_EQ(t.processes[0].label, "c (rank 0)");
+    EXPECT_EQ(t.processes[1].label, "c (rank 1)");
+    // Without ranks, the pid tells them apart.
+    fs::rename(a / "dedicated_log_torch_trace_rank_0_ab12.log", a / "x.log");
+    fs::rename(a / "dedicated_log_torch_trace_rank_1_cd34.log", a / "y.log");
+    t = read_compile_timelines({a});
+    ASSERT_EQ(t.processes.size(), 2u);
+    EXPECT_EQ(t.processes[0].label, "c (pid " + t.processes[0].pid + ")");
+    EXPECT_NE(t.processes[0].label, t.processes[1].label);
+    // The fixture's runs, each folder opened on its own: "h100/cold", not "cold/cold".
+    t = read_compile_timelines({trace("cold"), trace("warm")});
+    ASSERT_EQ(t.processes.size(), 2u);
+    EXPECT_EQ(t.processes[0].label, "h100/cold");
+    EXPECT_EQ(t.processes[1].label, "h100/warm");
+}
+
 TEST(CompileTimeline, BadInputIsAClearError) {
     kiln::test::ScratchDir dir("timeline-bad");
     auto missing = read_compile_timeline(dir.path() / "nope");
