@@ -1,6 +1,8 @@
 #pragma once
 // RAII over dlopen/dlsym/dlclose (Inductor's DLLWrapper): errors name the library and the symbol,
 // and a "failed to map segment" error carries the seed's hint about a noexec temporary directory.
+// Caveat: after a forced rebuild of a library this process already loaded, dlopen of the same path
+// returns the old handle (glibc matches by name); load the new one in a fresh process.
 #include <filesystem>
 #include <memory>
 #include <string>

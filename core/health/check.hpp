@@ -1,6 +1,6 @@
 #pragma once
 // `kiln-cli check`: one scan of a cache root, then every file checked for what a torch.compile run
-// needs of it (docs: ARCHITECTURE.md, "Cache health"). Graph entries are decoded, output code is
+// needs of it (each ProblemKind in health_report.hpp). Graph entries are decoded, output code is
 // parsed and its kernels looked up, Triton kernel dirs are compared with their group files, ELF
 // binaries' headers with their sizes; stale entries are judged by core/portability.
 #include <atomic>

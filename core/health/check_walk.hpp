@@ -2,6 +2,12 @@
 // Internal to core/health: the files of a streaming scan handed to worker threads as the walk
 // finds them (graph entries, output code, binaries, C++ sources, Triton kernel dirs), so the reads
 // and decodes overlap the walk; only what the final report needs is kept.
+// Why this shape: a million-file cache must be checked in one walk without a file list. Tasks go in
+// batches through a util::BoundedQueue, whose full state pauses the walk (memory stays bounded); the
+// walking thread keeps a CPU of its own; each worker keeps its own results, merged at the end. What a
+// file needs of the rest of the cache (a module, an FX key, a Triton kernel dir) is a Ref resolved
+// after the walk against 64-bit hashes of every relative path and key (8 bytes a file). Every read
+// goes through the root's descriptor (open_regular_file_beneath: no symlink followed, O_NOATIME).
 #include <atomic>
 #include <condition_variable>
 #include <deque>

@@ -20,8 +20,8 @@
 namespace kiln::inductor {
 
 // One per rule of §2, plus `build_record`: Kiln's own compile sidecars `<key>.<ext>.json`, and the
-// other folders and files torch 2.9-2.12 writes under the cache dir (ARCHITECTURE.md, "What torch
-// writes under the cache dir", says which torch writes each one).
+// other folders and files torch 2.9-2.12 writes under the cache dir (docs/inductor-cache-format.md
+// §2, "Every category, and which torch writes it").
 enum class Category : std::uint8_t {
     fxgraph,
     aotautograd,

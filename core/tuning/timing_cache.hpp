@@ -3,6 +3,11 @@
 // `<cache root>/cache/<system hash>` plus an optional read-only global directory
 // `<global dir>/<system hash>` (codecache.py LocalCache/PersistentCache). Unlike Inductor, an update
 // is a read-merge-write under an exclusive flock, so concurrent tuners never lose each other's entries.
+// Choice keys are `<op>-<code hash>` (the code cache key of the rendered source): a timing is found
+// again exactly when the compiled code is the same. A CUDA device adopts an Inductor-written system
+// block of the same GPU name and CUDA version (Kiln cannot compute Triton's key), so both tools share
+// one file. A file that does not parse is left byte for byte; the timings go to
+// `<root>/kiln/autotune/unsaved-<hash>.json`, named in the error.
 #include <filesystem>
 #include <map>
 #include <optional>

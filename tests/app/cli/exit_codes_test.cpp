@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "test_support.hpp"
 
@@ -38,7 +40,31 @@ TEST(CliExitCodes, MissingFilesAndBadArgumentsExitTwoInEveryCommand) {
         {"compile", {{"compile", nope + ".cpp"}, {"compile", nope + ".cpp", "--out-ext"}}},
         {"autotune", {{"autotune", nope + ".json"}, {"autotune", example("matmul_cpu.json"), "--devices", "zero"}}},
         {"rebench", {{"rebench", nope + ".py"}, {"rebench", nope + ".py", "--timeout", "-1"}}},
+        {"check", {{"check", nope}, {"check", root, "--no-such-option"}}},
+        {"timeline", {{"timeline", nope}, {"timeline", root, "--no-such-option"}}},
+        {"startup", {{"startup", nope}, {"startup", root, "--no-such-option"}}},
+        {"retune", {{"retune", nope}, {"retune", root, "--no-such-option"}}},
+        {"handback", {{"handback", nope}, {"handback", "--no-such-option"}}},
     };
+    // Every subcommand `kiln-cli --help` lists is here (env, portable and bundle take their files
+    // through options and subcommands: MoreCommandsAndDirectoriesGivenAsFiles covers them).
+    std::set<std::string> covered{"env", "portable", "bundle"};
+    for (const auto& [name, c] : cases) covered.insert(name);
+    auto help = run_command({cli_path(), "--help"});
+    ASSERT_EQ(help.exit_code, 0) << help.err;
+    std::istringstream lines(help.out);
+    bool in_list = false;
+    int listed = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("Subcommands:", 0) == 0) {
+            in_list = true;
+        } else if (in_list && line.size() > 2 && line.rfind("  ", 0) == 0 && line[2] != ' ') {
+            const std::string name = line.substr(2, line.find(' ', 2) - 2);
+            ++listed;
+            EXPECT_TRUE(covered.count(name)) << "kiln-cli " << name << " has no exit-code case here";
+        }
+    }
+    EXPECT_GE(listed, static_cast<int>(covered.size())) << help.out;
     for (const auto& [name, c] : cases) {
         std::vector<std::string> argv{cli_path()};
         argv.insert(argv.end(), c.missing_file.begin(), c.missing_file.end());
