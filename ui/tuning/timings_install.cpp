@@ -99,7 +99,7 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
         dlg->show();
     });
     QObject::connect(rebench, &QAction::triggered, &w, [&w, selected] {
-        auto* dlg = new RebenchDialog(*selected, w.currentRoot(), &w);
+        auto* dlg = new RebenchDialog(*selected, w.currentRoot(), w.jobs(), &w);
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         dlg->show();
     });
