@@ -15,10 +15,10 @@
 
 #include <set>
 
-#include "charts/choice_bar_chart.hpp"
-#include "runs/launcher_controller.hpp"
-#include "runs/launcher_dialog.hpp"
 #include "timings/collect.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
+#include "ui/runs/launcher_controller.hpp"
+#include "ui/runs/launcher_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -5,9 +5,9 @@
 #include <QTemporaryFile>
 #include <QTest>
 
-#include "jobs/job_runner.hpp"
-#include "runs/rebench_controller.hpp"
-#include "runs/rebench_dialog.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/runs/rebench_controller.hpp"
+#include "ui/runs/rebench_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -1,4 +1,4 @@
-#include "runs/launcher_controller.hpp"
+#include "ui/runs/launcher_controller.hpp"
 
 #include <optional>
 

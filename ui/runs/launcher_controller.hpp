@@ -13,9 +13,9 @@
 
 #include <memory>
 
-#include "jobs/job_runner.hpp"
-#include "runs/cli_process.hpp"
 #include "timings/timing_model.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "runs/rebench_controller.hpp"
+#include "ui/runs/rebench_controller.hpp"
 
 #include <algorithm>
 

@@ -6,8 +6,8 @@
 #include <QObject>
 #include <QVector>
 
-#include "runs/cli_process.hpp"
 #include "timings/stored_kernel_times.hpp"
+#include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
 

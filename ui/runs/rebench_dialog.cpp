@@ -1,4 +1,4 @@
-#include "runs/rebench_dialog.hpp"
+#include "ui/runs/rebench_dialog.hpp"
 
 #include <qcustomplot.h>
 #include <QFile>
@@ -13,9 +13,9 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "charts/chart_style.hpp"
-#include "jobs/job_runner.hpp"
-#include "shell/palette.hpp"
+#include "ui/charts/chart_style.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -4,7 +4,7 @@
 // per device beside the times stored in the cache (.kernel_perf, read by a job off the UI thread).
 #include <QDialog>
 
-#include "runs/rebench_controller.hpp"
+#include "ui/runs/rebench_controller.hpp"
 
 class QCustomPlot;
 class QLabel;
