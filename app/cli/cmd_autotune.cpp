@@ -34,11 +34,30 @@ struct AutotuneArgs {
     bool json = false;
     bool quiet = false;
     std::string share;  // --share URL: timings shared through Redis (core/remote/timing_share.hpp)
+    // Replace the spec's search strategy fields when given (the GUI's launcher passes them).
+    std::string strategy;
+    std::optional<int> budget;
+    std::optional<double> seconds;
 };
+
+// --strategy/--budget/--seconds over the spec's "strategy". A budget counts the evaluations of a
+// random search: with an exhaustive one it would be ignored, so it is refused instead.
+Status apply_strategy_options(const AutotuneArgs& a, TuningSpec& spec) {
+    if (!a.strategy.empty()) spec.strategy.kind = *strategy_kind_from_name(a.strategy);  // checked by CLI11
+    if (a.budget) {
+        if (spec.strategy.kind != SearchStrategy::random)
+            return make_error(Errc::invalid_argument, "--budget limits a random search, but the strategy is exhaustive",
+                              spec.path.string(), "add --strategy random, or leave --budget out to run every choice");
+        spec.strategy.budget = *a.budget;
+    }
+    if (a.seconds) spec.strategy.seconds = *a.seconds;
+    return ok_status();
+}
 
 int run_autotune(const AutotuneArgs& a) {
     auto spec = load_spec(a.spec);
     if (!spec.ok()) return fail(frontend::as_bad_input(spec.error()));  // the spec is the user's input
+    if (auto st = apply_strategy_options(a, *spec); !st.ok()) return fail(st.error());
     TuneOptions o;
     if (!a.devices.empty()) {
         auto d = worker::parse_devices(a.devices);
@@ -107,6 +126,32 @@ Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
                     "Session log path (JSON lines; default under <cache root>/kiln/autotune/)");
     cmd->add_option("--result-timeout", args->result_timeout,
                     "Seconds to wait for one choice's result before stopping its worker")
+        ->check(duration_seconds());
+    cmd->add_option("--strategy", args->strategy,
+                    "Search strategy, replacing the spec's: exhaustive (every allowed choice) or random "
+                    "(a sample; see --budget)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                if (strategy_kind_from_name(text)) return {};
+                return "a strategy is exhaustive or random, not '" + text + "'";
+            },
+            "exhaustive|random"));
+    cmd->add_option("--budget", args->budget,
+                    "Random search: how many choices to evaluate, the reference included (0: all); "
+                    "needs --strategy random unless the spec's strategy is random")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                try {
+                    std::size_t used = 0;
+                    const long v = std::stol(text, &used);
+                    if (used == text.size() && v >= 0 && v <= 1000000) return {};
+                } catch (const std::exception&) {}
+                return "a budget is a whole number of choices from 0 (all) to 1000000, not '" + text + "'";
+            },
+            "N"));
+    cmd->add_option("--seconds", args->seconds,
+                    "Time budget: start no new evaluation after this many seconds (replaces the spec's "
+                    "strategy.seconds); what was measured by then is kept")
         ->check(duration_seconds());
     cmd->add_flag("--json", args->json, "Print the result as JSON");
     cmd->add_flag("-q,--quiet", args->quiet, "Do not print the AUTOTUNE table and progress on stderr");

@@ -5,16 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "health/health_install.hpp"
-#include "portability/portability_install.hpp"
-#include "shell/main_window.hpp"
-#include "shell/screenshot_tour.hpp"
-#include "timeline/timeline_install.hpp"
-#include "tuning/timings_install.hpp"
+#include "ui/shell/install_views.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/shell/screenshot_tour.hpp"
 #include "version_info.hpp"
-#ifdef KILN_HAVE_REMOTE
-#include "remote/remote_install.hpp"
-#endif
 
 namespace {
 
@@ -84,13 +78,7 @@ int main(int argc, char** argv) {
     (void)version;
 
     kiln::ui::MainWindow w;
-    kiln::ui::installAutotuneViews(w);    // Autotune, Compare devices, Compile times tabs; Tune menu
-    kiln::ui::installTimelineView(w);     // Compile timeline tab
-    kiln::ui::installPortabilityView(w);  // Portability tab; verdict colours in the browser
-    kiln::ui::installHealthView(w);       // Health: check, quarantine, restore
-#ifdef KILN_HAVE_REMOTE
-    kiln::ui::installRemoteSource(w);  // the Redis source: a dock beside the cache browser
-#endif
+    kiln::ui::installAllViews(w);
     if (!cli.isSet(shots)) w.restoreWindow();  // the tour shoots a first start at a fixed size
     const QStringList args = cli.positionalArguments();
     w.openStartupRoot(args.isEmpty() ? QString() : args.front());

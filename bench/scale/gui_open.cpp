@@ -36,20 +36,14 @@
 #include <functional>
 #include <utility>
 
-#include "browser/cache_browser.hpp"
-#include "browser/cache_tree_model.hpp"
-#include "browser/scan_job.hpp"
-#include "health/health_install.hpp"
-#include "health/health_panel.hpp"
-#include "jobs/job_control.hpp"
-#include "overview/overview_panel.hpp"
-#include "portability/portability_install.hpp"
-#include "shell/main_window.hpp"
-#include "timeline/timeline_install.hpp"
-#include "tuning/timings_install.hpp"
-#ifdef KILN_HAVE_REMOTE
-#include "remote/remote_install.hpp"
-#endif
+#include "ui/browser/cache_browser.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/browser/scan_job.hpp"
+#include "ui/health/health_panel.hpp"
+#include "ui/jobs/job_control.hpp"
+#include "ui/overview/overview_panel.hpp"
+#include "ui/shell/install_views.hpp"
+#include "ui/shell/main_window.hpp"
 
 namespace {
 
@@ -240,13 +234,7 @@ int main(int argc, char** argv) {
     ticker.start(5);
 
     kiln::ui::MainWindow w;
-    kiln::ui::installAutotuneViews(w);
-    kiln::ui::installTimelineView(w);
-    kiln::ui::installPortabilityView(w);
-    kiln::ui::HealthPanel* health = kiln::ui::installHealthView(w);
-#ifdef KILN_HAVE_REMOTE
-    kiln::ui::installRemoteSource(w);
-#endif
+    kiln::ui::HealthPanel* health = kiln::ui::installAllViews(w).health;
     QObject::connect(health, &kiln::ui::HealthPanel::updated, [&] { memCheckpoint("health view checked", ms()); });
     PaintSpy paint(&w, clock);
     app.installEventFilter(&paint);

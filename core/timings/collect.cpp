@@ -23,13 +23,6 @@ std::string head_of(const fs::path& p, size_t n) {
     return read_prefix(*f, n, p.string()).value_or({});
 }
 
-// Folders of an Inductor root that hold no timings but thousands of files.
-bool skipped_dir(const fs::path& p) {
-    static const char* names[] = {"triton", "fxgraph", "aotautograd", "locks", "trace"};
-    auto n = p.filename().string();
-    return std::any_of(std::begin(names), std::end(names), [&](const char* s) { return n == s; });
-}
-
 void add_ops(TimingSet& set, Source src, std::vector<Op> ops) {
     src.ops = static_cast<int>(ops.size());
     for (auto& op : ops) {
@@ -40,6 +33,12 @@ void add_ops(TimingSet& set, Source src, std::vector<Op> ops) {
 }
 
 }  // namespace
+
+bool holds_no_timings(const fs::path& dir) {
+    static const char* names[] = {"triton", "fxgraph", "aotautograd", "locks", "trace"};
+    auto n = dir.filename().string();
+    return std::any_of(std::begin(names), std::end(names), [&](const char* s) { return n == s; });
+}
 
 std::optional<SourceKind> classify_timing_file(const fs::path& path) {
     auto ext = path.extension().string();
@@ -117,7 +116,7 @@ Result<TimingSet> collect_timings(const std::vector<fs::path>& paths) {
             if (ec) return io_error("open directory", p.string(), ec.value());
             for (; it != end; it.increment(ec)) {
                 if (ec) break;
-                if (it->is_directory(ec) && skipped_dir(it->path())) {
+                if (it->is_directory(ec) && holds_no_timings(it->path())) {
                     it.disable_recursion_pending();
                     continue;
                 }

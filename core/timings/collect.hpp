@@ -10,6 +10,10 @@
 
 namespace kiln::timings {
 
+// Folders of an Inductor root that hold no timings but thousands of files (triton/, fxgraph/, ...):
+// walks skip them.
+bool holds_no_timings(const std::filesystem::path& dir);
+
 // What a file is, judged from its path and (for logs and JSON) its first bytes.
 std::optional<SourceKind> classify_timing_file(const std::filesystem::path& path);
 

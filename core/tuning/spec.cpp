@@ -46,6 +46,12 @@ Status check_numbers(const TuningSpec& s) {
 
 }  // namespace
 
+std::optional<SearchStrategy::Kind> strategy_kind_from_name(std::string_view name) {
+    if (name == "exhaustive") return SearchStrategy::exhaustive;
+    if (name == "random") return SearchStrategy::random;
+    return std::nullopt;
+}
+
 Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir) {
     TuningSpec s;
     const std::string ctx = base_dir.string();
@@ -104,10 +110,11 @@ Result<TuningSpec> parse_spec(const nlohmann::json& j, const fs::path& base_dir)
         if (j.contains("strategy")) {
             const auto& st = j["strategy"];
             std::string kind = st.value("kind", "exhaustive");
-            if (kind == "random") s.strategy.kind = SearchStrategy::random;
-            else if (kind != "exhaustive")
+            auto known = strategy_kind_from_name(kind);
+            if (!known)
                 return make_error(Errc::invalid_argument, "unknown strategy '" + kind + "'", ctx,
                                   "use exhaustive or random");
+            s.strategy.kind = *known;
             s.strategy.budget = st.value("budget", 0);
             s.strategy.seconds = st.value("seconds", 0.0);
             s.strategy.seed = st.value("seed", std::uint64_t{0});

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,9 @@ struct SearchStrategy {
     double seconds = 0;  // random: stop starting new evaluations after this many seconds (0 = none)
     std::uint64_t seed = 0;
 };
+
+// "exhaustive" or "random" (the spec's strategy.kind, `kiln-cli autotune --strategy`); nullopt else.
+std::optional<SearchStrategy::Kind> strategy_kind_from_name(std::string_view name);
 
 struct TuningSpec {
     std::filesystem::path path;

@@ -7,11 +7,11 @@
 #include <QTextDocument>
 #include <QtGlobal>
 
-#include "shell/about_dialog.hpp"
-#include "shell/root_resolver.hpp"
-#include "shell/settings.hpp"
-#include "source/code_view.hpp"
-#include "source/syntax_highlighter.hpp"
+#include "ui/shell/about_dialog.hpp"
+#include "ui/shell/root_resolver.hpp"
+#include "ui/shell/settings.hpp"
+#include "ui/source/code_view.hpp"
+#include "ui/source/syntax_highlighter.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

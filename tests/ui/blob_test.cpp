@@ -13,18 +13,18 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 
-#include "browser/cache_browser.hpp"
 #include "bundle/temp_root.hpp"
-#include "charts/choice_bars.hpp"
-#include "inspector/guards_panel.hpp"
-#include "inspector/inspector_widget.hpp"
-#include "inspector/key_components_model.hpp"
-#include "jobs/job_runner.hpp"
-#include "overview/overview_panel.hpp"
-#include "shell/main_window.hpp"
-#include "shell/root_resolver.hpp"
 #include "timings/collect.hpp"
-#include "tuning/autotune_table_model.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/charts/choice_bars.hpp"
+#include "ui/inspector/guards_panel.hpp"
+#include "ui/inspector/inspector_widget.hpp"
+#include "ui/inspector/key_components_model.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_panel.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/shell/root_resolver.hpp"
+#include "ui/tuning/autotune_table_model.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

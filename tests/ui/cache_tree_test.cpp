@@ -7,8 +7,8 @@
 
 #include <set>
 
-#include "browser/cache_tree_model.hpp"
 #include "inductor/scanner.hpp"
+#include "ui/browser/cache_tree_model.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -11,14 +11,15 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 
-#include "charts/compare_chart.hpp"
-#include "charts/compile_time_chart.hpp"
 #include "timings/timing_cache_source.hpp"
-#include "tuning/autotune_compare_model.hpp"
-#include "tuning/autotune_compare_panel.hpp"
-#include "tuning/timings_compile_panel.hpp"
-#include "tuning/timings_panel.hpp"
+#include "ui/charts/compare_chart.hpp"
+#include "ui/charts/compile_time_chart.hpp"
+#include "ui/tuning/autotune_compare_model.hpp"
+#include "ui/tuning/autotune_compare_panel.hpp"
+#include "ui/tuning/timings_compile_panel.hpp"
+#include "ui/tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 #include "util/python_json.hpp"
 
@@ -102,6 +103,12 @@ private slots:
         // Each choice shown is timed on both devices.
         QVERIFY(panel.chart()->table().rows.size() > 0);
         QCOMPARE(panel.chart()->barCount(), 2 * int(panel.chart()->table().rows.size()));
+        // The toolbar's export actions: the one helper every chart panel uses (charts/chart_export).
+        QStringList actions;
+        for (auto* bar : panel.findChildren<QToolBar*>())
+            for (auto* a : bar->actions()) actions << a->text();
+        QVERIFY2(actions.contains(QStringLiteral("Export chart…")), qPrintable(actions.join(QLatin1Char(','))));
+        QVERIFY(actions.contains(QStringLiteral("Export data…")));
         QTemporaryDir dir;
         QCOMPARE(panel.exportChart(dir.filePath(QStringLiteral("c.png"))), QString());
         QVERIFY(!QImage(dir.filePath(QStringLiteral("c.png"))).isNull());

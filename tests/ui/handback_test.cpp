@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "../support/retune_run_fixture.hpp"
-#include "runs/retune_dialog.hpp"
-#include "tuning/handback_bar.hpp"
+#include "ui/runs/retune_dialog.hpp"
+#include "ui/tuning/handback_bar.hpp"
 #include "ui_test_support.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "../support/redis_server.hpp"

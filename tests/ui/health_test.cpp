@@ -10,12 +10,13 @@
 #include <QTest>
 
 #include "health/check.hpp"
-#include "health/health_install.hpp"
-#include "health/health_panel.hpp"
-#include "health/scan_health.hpp"
-#include "jobs/job_runner.hpp"
-#include "overview/overview_panel.hpp"
-#include "shell/main_window.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/health/health_install.hpp"
+#include "ui/health/health_panel.hpp"
+#include "ui/health/scan_health.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_panel.hpp"
+#include "ui/shell/main_window.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -88,6 +89,22 @@ class HealthTest : public QObject {
 private slots:
     void initTestCase() {
         QCoreApplication::setOrganizationName("KilnTest");  // keep the user's settings out of it
+    }
+
+    void selectingAnEntryShowsItInTheCacheTab() {
+        // The view reaches the window through ViewHost; a selected entry shows in the Cache tab (the
+        // installer used to switch to the first tab, which is the Overview).
+        HealthWindow hw;
+        QVERIFY(hw.ready());
+        hw.w.openRoot(hw.root);
+        QVERIFY(hw.computed.wait(60000));
+        QDirIterator it(hw.root, {QStringLiteral("*.py")}, QDir::Files, QDirIterator::Subdirectories);
+        QVERIFY(it.hasNext());
+        const QString path = it.next();
+        QTRY_VERIFY_WITH_TIMEOUT(hw.w.browser()->tree() && hw.w.browser()->tree()->findPath(path) > 0, 30000);
+        QVERIFY(hw.w.showView(QStringLiteral("Health")));
+        emit hw.panel->entrySelected(path);
+        QCOMPARE(hw.w.workspace()->tabText(hw.w.workspace()->currentIndex()), QStringLiteral("Cache"));
     }
 
     void openingTheWindowChecksOnceForTheOverviewAndTheView() {

@@ -15,10 +15,10 @@
 
 #include <set>
 
-#include "charts/choice_bar_chart.hpp"
-#include "runs/launcher_controller.hpp"
-#include "runs/launcher_dialog.hpp"
 #include "timings/collect.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
+#include "ui/runs/launcher_controller.hpp"
+#include "ui/runs/launcher_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -71,25 +71,42 @@ std::set<qint64> workerPids(const QString& sessionLog) {
 class LauncherTest : public QObject {
     Q_OBJECT
 private slots:
-    void derivedSpecAppliesStrategy() {
-        QTemporaryDir dir;
+    void strategyGoesToKilnCliAsOptions() {
+        // The spec is passed as it is (no rewritten copy); the launcher's choices are autotune's options.
         LaunchRequest r;
         r.specPath = example(QStringLiteral("matmul_cpu.json"));
+        r.cacheRoot = QStringLiteral("/c");
         r.strategy = QStringLiteral("random");
         r.budget = 3;
-        QString op, err;
-        const QString spec = LauncherController::deriveSpec(r, dir.path(), &op, &err);
-        QVERIFY2(!spec.isEmpty(), qPrintable(err));
-        QCOMPARE(op, QStringLiteral("kiln_matmul_cpu"));
-        QFile f(spec);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const auto j = QJsonDocument::fromJson(f.readAll()).object();
-        QCOMPARE(j[QStringLiteral("strategy")].toObject()[QStringLiteral("budget")].toInt(), 3);
-        QVERIFY(QFileInfo(j[QStringLiteral("template_file")].toString()).isAbsolute());
-        QVERIFY(QFileInfo::exists(j[QStringLiteral("template_file")].toString()));
+        r.seconds = 2.5;
+        const QStringList args = LauncherController::autotuneArguments(r, QStringLiteral("/c/s.jsonl"));
+        QCOMPARE(args.mid(0, 2), (QStringList{QStringLiteral("autotune"), r.specPath}));
+        auto after = [&](const char* opt) {
+            const auto i = args.indexOf(QString::fromLatin1(opt));
+            return i < 0 || i + 1 >= args.size() ? QString() : args[i + 1];
+        };
+        QCOMPARE(after("--strategy"), QStringLiteral("random"));
+        QCOMPARE(after("--budget"), QStringLiteral("3"));
+        QCOMPARE(after("--seconds"), QStringLiteral("2.5"));
+        QCOMPARE(after("--session-log"), QStringLiteral("/c/s.jsonl"));
+        // "As in the spec" passes no strategy; a budget is only a random search's.
+        r.strategy.clear();
+        QVERIFY(!LauncherController::autotuneArguments(r, {}).contains(QStringLiteral("--strategy")));
+        QVERIFY(!LauncherController::autotuneArguments(r, {}).contains(QStringLiteral("--budget")));
+        r.strategy = QStringLiteral("exhaustive");
+        r.seconds = 0;
+        QVERIFY(!LauncherController::autotuneArguments(r, {}).contains(QStringLiteral("--budget")));
+        QVERIFY(!LauncherController::autotuneArguments(r, {}).contains(QStringLiteral("--seconds")));
+    }
+
+    void aBadSpecIsRefusedBeforeKilnCliStarts() {
+        QTemporaryDir dir, root;
+        LauncherController ctl;
+        LaunchRequest r;
         r.specPath = dir.filePath(QStringLiteral("missing.json"));
-        QVERIFY(LauncherController::deriveSpec(r, dir.path(), &op, &err).isEmpty());
-        QVERIFY(err.contains(QStringLiteral("missing.json")));
+        r.cacheRoot = root.path();
+        QVERIFY(ctl.start(r).contains(QStringLiteral("missing.json")));
+        QVERIFY(!ctl.isRunning());
     }
 
     void dialogListsExamples() {
@@ -124,6 +141,7 @@ private slots:
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString() + ctl.errorOutput()));
         QVERIFY(updated.count() >= 2);
         QVERIFY(barCounts.size() >= 2);  // the chart grew as measurements arrived
+        QVERIFY(ctl.logReads() >= 2);    // each read a job on the controller's pool, off the UI thread
         QVERIFY(QFileInfo::exists(ctl.sessionLogPath()));
         QCOMPARE(ctl.measured(), ctl.planned());
         // Persisted: the timing cache under the root holds the op, and the session log reads back.

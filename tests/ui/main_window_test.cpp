@@ -21,17 +21,17 @@
 #include <QTimer>
 #include <QTreeView>
 
-#include "browser/cache_browser.hpp"
-#include "browser/cache_tree_model.hpp"
-#include "diff/diff_view.hpp"
-#include "diff/entry_diff.hpp"
-#include "inspector/guards_panel.hpp"
-#include "inspector/inspector_widget.hpp"
-#include "inspector/key_components_model.hpp"
-#include "jobs/job_control.hpp"
-#include "jobs/job_runner.hpp"
-#include "shell/main_window.hpp"
-#include "status/status_panel.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/diff/diff_view.hpp"
+#include "ui/diff/entry_diff.hpp"
+#include "ui/inspector/guards_panel.hpp"
+#include "ui/inspector/inspector_widget.hpp"
+#include "ui/inspector/key_components_model.hpp"
+#include "ui/jobs/job_control.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/status/status_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

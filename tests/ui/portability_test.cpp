@@ -10,16 +10,16 @@
 #include <QTabWidget>
 #include <QTableView>
 
-#include "browser/cache_browser.hpp"
-#include "browser/cache_tree_model.hpp"
-#include "jobs/job_runner.hpp"
-#include "portability/difference_model.hpp"
-#include "portability/portability_chart.hpp"
-#include "portability/portability_install.hpp"
-#include "portability/portability_panel.hpp"
-#include "portability/verdict_model.hpp"
-#include "portability/verdict_style.hpp"
-#include "shell/main_window.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/portability/difference_model.hpp"
+#include "ui/portability/portability_chart.hpp"
+#include "ui/portability/portability_install.hpp"
+#include "ui/portability/portability_panel.hpp"
+#include "ui/portability/verdict_model.hpp"
+#include "ui/portability/verdict_style.hpp"
+#include "ui/shell/main_window.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

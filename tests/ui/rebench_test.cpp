@@ -1,12 +1,13 @@
-// Re-benchmark plumbing: parsing kiln-cli rebench's JSON, the stored kernel times of the fixture,
-// and a real run of kiln-cli rebench whose failure reason (no GPU/torch here) reaches the dialog.
+// Re-benchmark plumbing: parsing kiln-cli rebench's JSON, the stored kernel times of the fixture
+// (read by a job off the UI thread, then charted), and a real run of kiln-cli rebench whose failure reason (no GPU/torch here) reaches the dialog.
 #include <qcustomplot.h>
 #include <QSignalSpy>
 #include <QTemporaryFile>
 #include <QTest>
 
-#include "runs/rebench_controller.hpp"
-#include "runs/rebench_dialog.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/runs/rebench_controller.hpp"
+#include "ui/runs/rebench_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -37,16 +38,54 @@ private slots:
     }
 
     void storedTimesFromFixture() {
-        const auto stored = storedKernelTimes(test::h100Root());
-        QCOMPARE(stored.size(), 3);  // the fixture's three .kernel_perf files (all named `triton_`: kept apart)
-        for (double ms : stored) QVERIFY(ms != 0);
+        // Read by the dialog's job, off the UI thread; charted beside a result keyed to one of them.
+        JobRunner jobs;
+        RebenchDialog dlg(QStringLiteral("/m.py"), test::h100Root(), &jobs);
+        QVERIFY(test::waitFor([&] { return !dlg.storedTimesPending(); }, 30000));
+        QCOMPARE(dlg.storedTimesError(), QString());
+        const auto& stored = dlg.storedTimes();
+        QCOMPARE(stored.by_name.size(),
+                 3u);  // the fixture's three .kernel_perf files (all named `triton_`: kept apart)
+        QCOMPARE(stored.by_key.size(), 3u);
+        for (const auto& [name, ms] : stored.by_name) QVERIFY(ms != 0);
+        QTemporaryFile f;
+        QVERIFY(f.open());
+        f.write(R"({"devices": [{"device": "cuda:0", "status": "ok", "ms": 0.1, "timings": {"kernels":
+                   [{"name": "triton_", "ms": 0.02, "key": "civajokybo"}]}}]})");
+        f.flush();
+        QCOMPARE(dlg.loadResultsFile(f.fileName()), QString());
+        auto* storedBars = qobject_cast<QCPBars*>(dlg.plot()->plottable(0));
+        QVERIFY(storedBars);
+        QCOMPARE(storedBars->data()->size(), 1);
+        QCOMPARE(storedBars->data()->at(0)->value, 0.011807999573647976);
+    }
+
+    void storedTimesOfAMissingRootSayWhy() {
+        JobRunner jobs;
+        RebenchDialog dlg(QStringLiteral("/m.py"), QStringLiteral("/no/such/root"), &jobs);
+        QVERIFY(test::waitFor([&] { return !dlg.storedTimesPending(); }, 30000));
+        QVERIFY(dlg.storedTimesError().contains(QStringLiteral("/no/such/root")));
+        QVERIFY(dlg.storedTimes().by_key.empty());
+    }
+
+    void closingTheDialogWhileReadingIsSafe() {
+        // Dialogs closed at once, their reads still queued or running: nothing reaches a dead dialog.
+        JobRunner jobs;
+        for (int i = 0; i < 20; ++i) delete new RebenchDialog(QStringLiteral("/m.py"), test::h100Root(), &jobs);
+        QVERIFY(test::waitFor([&] { return !jobs.isBusy(); }, 30000));
+        RebenchDialog last(QStringLiteral("/m.py"), test::h100Root(), &jobs);
+        QVERIFY(test::waitFor([&] { return !last.storedTimesPending(); }, 30000));
+        QCOMPARE(last.storedTimesError(), QString());
+        QCOMPARE(last.storedTimes().by_key.size(), 3u);
     }
 
     void chartsRealH200Results() {
         // kiln-cli rebench's own output from an H200 run (tests/ui/data): the graph, then -k.
         const QString data = test::sourceDir() + QStringLiteral("/tests/ui/data/");
+        JobRunner jobs;
         RebenchDialog dlg(QStringLiteral("/tmp/kmod/cache/dw/cdwqezbxexiqsckoxc6n5ecelmibyogcx675gok7sjkrbsvaq5wk.py"),
-                          test::h100Root());
+                          test::h100Root(), &jobs);
+        QVERIFY(test::waitFor([&] { return !dlg.storedTimesPending(); }, 30000));
         QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_graph_h200.json")), QString());
         QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_kernels_h200.json")), QString());
         const auto& r = dlg.controller()->results();
@@ -77,15 +116,16 @@ private slots:
         RebenchTimes d;
         d.kernelMs.insert(QStringLiteral("triton_"), 0.02);
         d.kernelKey.insert(QStringLiteral("triton_"), QStringLiteral("civajokybo"));
-        const auto byKey = storedKernelTimesByKey(test::h100Root());
-        QCOMPARE(byKey.size(), 3);
-        QCOMPARE(storedTimeFor(d, QStringLiteral("triton_"), byKey, {}), 0.011807999573647976);
+        const auto stored = kiln::timings::read_stored_kernel_times(test::h100Root().toStdString());
+        QVERIFY(stored.ok());
+        QCOMPARE(storedTimeFor(d, QStringLiteral("triton_"), *stored), 0.011807999573647976);
         d.kernelKey[QStringLiteral("triton_")] = QStringLiteral("cnotstored");
-        QCOMPARE(storedTimeFor(d, QStringLiteral("triton_"), byKey, {}), -1.0);
+        QCOMPARE(storedTimeFor(d, QStringLiteral("triton_"), *stored), -1.0);
     }
 
     void loadingBadResultsSaysWhy() {
-        RebenchDialog dlg(QStringLiteral("/m.py"), test::h100Root());
+        JobRunner jobs;
+        RebenchDialog dlg(QStringLiteral("/m.py"), test::h100Root(), &jobs);
         QVERIFY(dlg.loadResultsFile(QStringLiteral("/no/such.json")).contains(QStringLiteral("cannot read")));
         QTemporaryFile f;
         QVERIFY(f.open());
@@ -109,7 +149,8 @@ private slots:
         } else {
             QVERIFY2(!done.at(0).at(1).toString().isEmpty(), "no reason given");
         }
-        RebenchDialog dlg(module, test::h100Root());
+        JobRunner jobs;
+        RebenchDialog dlg(module, test::h100Root(), &jobs);
         dlg.showResults();
         QVERIFY(dlg.plot()->plottableCount() >= 1);
         QVERIFY(ctl.start(QStringLiteral("/no/such.py"), QString()).contains(QStringLiteral("no such module")));

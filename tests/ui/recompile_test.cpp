@@ -9,8 +9,8 @@
 #include <QTest>
 
 #include "codecache/code_cache.hpp"
-#include "runs/recompile_dialog.hpp"
-#include "runs/recompile_job.hpp"
+#include "ui/runs/recompile_dialog.hpp"
+#include "ui/runs/recompile_job.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -12,21 +12,21 @@
 #include <memory>
 #include <set>
 
-#include "inspector/guards_panel.hpp"
-#include "inspector/inspector_widget.hpp"
-#include "jobs/job_runner.hpp"
 #include "redis_server.hpp"
 #include "remote/redis_client.hpp"
 #include "remote/redis_url.hpp"
-#include "remote/remote_connect_dialog.hpp"
 #include "remote/remote_export.hpp"
-#include "remote/remote_install.hpp"
 #include "remote/remote_key.hpp"
-#include "remote/remote_listing.hpp"
-#include "remote/remote_model.hpp"
-#include "remote/remote_panel.hpp"
-#include "shell/main_window.hpp"
-#include "source/code_view.hpp"
+#include "ui/inspector/guards_panel.hpp"
+#include "ui/inspector/inspector_widget.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/remote/remote_connect_dialog.hpp"
+#include "ui/remote/remote_install.hpp"
+#include "ui/remote/remote_listing.hpp"
+#include "ui/remote/remote_model.hpp"
+#include "ui/remote/remote_panel.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/source/code_view.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -5,8 +5,8 @@
 #include <QTableWidget>
 #include <QTest>
 
-#include "runs/retune_controller.hpp"
-#include "runs/retune_dialog.hpp"
+#include "ui/runs/retune_controller.hpp"
+#include "ui/runs/retune_dialog.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

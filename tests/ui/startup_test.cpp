@@ -10,12 +10,12 @@
 #include <QTest>
 #include <QTextBrowser>
 
-#include "overview/overview_html.hpp"
 #include "startup/startup_report.hpp"
-#include "timeline/phase_bar_chart.hpp"
-#include "timeline/startup_model.hpp"
-#include "timeline/startup_view.hpp"
-#include "timeline/timeline_panel.hpp"
+#include "ui/overview/overview_html.hpp"
+#include "ui/timeline/phase_bar_chart.hpp"
+#include "ui/timeline/startup_model.hpp"
+#include "ui/timeline/startup_view.hpp"
+#include "ui/timeline/timeline_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -22,10 +22,10 @@
 #include <cmath>
 #include <map>
 
-#include "charts/choice_bar_chart.hpp"
-#include "charts/choice_bars.hpp"
-#include "tuning/autotune_table_model.hpp"
-#include "tuning/timings_panel.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
+#include "ui/charts/choice_bars.hpp"
+#include "ui/tuning/autotune_table_model.hpp"
+#include "ui/tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

@@ -1,4 +1,4 @@
-#include "browser/cache_browser.hpp"
+#include "ui/browser/cache_browser.hpp"
 
 #include <QDir>
 #include <QFileInfo>
@@ -15,7 +15,7 @@
 
 #include <utility>
 
-#include "browser/cache_tree_model.hpp"
+#include "ui/browser/cache_tree_model.hpp"
 
 namespace kiln::ui {
 

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
 class QLineEdit;
 class QTreeView;

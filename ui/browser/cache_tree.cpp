@@ -1,6 +1,7 @@
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
-#include "browser/entry_labels.hpp"
+#include "ui/browser/entry_labels.hpp"
+#include "ui/common/qt_string.hpp"
 
 #include <algorithm>
 #include <array>
@@ -18,7 +19,6 @@ QString categoryTitle(Category c) {
 
 namespace {
 
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 std::string_view baseName(std::string_view path) {

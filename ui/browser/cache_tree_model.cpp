@@ -1,4 +1,4 @@
-#include "browser/cache_tree_model.hpp"
+#include "ui/browser/cache_tree_model.hpp"
 
 #include <QDateTime>
 #include <QFutureWatcher>

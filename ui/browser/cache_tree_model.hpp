@@ -12,9 +12,9 @@
 #include <atomic>
 #include <memory>
 
-#include "browser/cache_tree.hpp"
-#include "browser/entry_labels.hpp"
-#include "browser/tree_order.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/browser/entry_labels.hpp"
+#include "ui/browser/tree_order.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "browser/cache_watcher.hpp"
+#include "ui/browser/cache_watcher.hpp"
 
 #include <QSet>
 

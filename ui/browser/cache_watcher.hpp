@@ -6,7 +6,7 @@
 #include <QObject>
 #include <QTimer>
 
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
 namespace kiln::ui {
 

@@ -1,8 +1,8 @@
-#include "browser/entry_labels.hpp"
+#include "ui/browser/entry_labels.hpp"
 
 #include <algorithm>
 
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
 namespace kiln::ui {
 

@@ -1,9 +1,9 @@
-#include "browser/scan_job.hpp"
+#include "ui/browser/scan_job.hpp"
 
 #include <QElapsedTimer>
 
-#include "jobs/job_control.hpp"
-#include "jobs/release_memory.hpp"
+#include "ui/jobs/job_control.hpp"
+#include "ui/jobs/release_memory.hpp"
 
 namespace kiln::ui {
 

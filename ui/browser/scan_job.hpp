@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
 namespace kiln::ui {
 

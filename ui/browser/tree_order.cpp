@@ -1,4 +1,4 @@
-#include "browser/tree_order.hpp"
+#include "ui/browser/tree_order.hpp"
 
 #include <QString>
 #include <QStringList>

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "browser/cache_tree.hpp"
-#include "browser/entry_labels.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/browser/entry_labels.hpp"
 
 namespace kiln::ui {
 

@@ -1,8 +1,11 @@
-#include "charts/chart_export.hpp"
+#include "ui/charts/chart_export.hpp"
 
 #include <qcustomplot.h>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QSvgGenerator>
+#include <QToolBar>
 
 namespace kiln::ui {
 
@@ -36,6 +39,20 @@ QString exportPlot(QCustomPlot* plot, const QString& path, int width, int height
     else return QObject::tr("unknown image format '%1' (use .png, .pdf or .svg)").arg(suffix);
     if (!ok) return QObject::tr("could not write %1").arg(path);
     return {};
+}
+
+void addExportActions(QToolBar* bar, QLabel* status, const QString& baseName, ExportTo chart, ExportTo data) {
+    auto ask = [status](const QString& title, const QString& name, const QString& filter, const ExportTo& write) {
+        const QString path = QFileDialog::getSaveFileName(status->window(), title, name, filter);
+        if (path.isEmpty()) return;
+        const QString err = write(path);
+        status->setText(err.isEmpty() ? QObject::tr("Wrote %1").arg(path) : err);
+    };
+    bar->addAction(QObject::tr("Export chart…"), status, [=] {
+        ask(QObject::tr("Export chart"), baseName + QStringLiteral(".png"), plotFileFilter(), chart);
+    });
+    bar->addAction(QObject::tr("Export data…"), status,
+                   [=] { ask(QObject::tr("Export data"), baseName + QStringLiteral(".csv"), dataFileFilter(), data); });
 }
 
 }  // namespace kiln::ui

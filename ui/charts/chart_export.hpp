@@ -3,7 +3,11 @@
 // SVG goes through QSvgGenerator with the same painter).
 #include <QString>
 
+#include <functional>
+
 class QCustomPlot;
+class QLabel;
+class QToolBar;
 
 namespace kiln::ui {
 
@@ -12,5 +16,11 @@ QString exportPlot(QCustomPlot* plot, const QString& path, int width = 0, int he
 // "Images (*.png *.pdf *.svg)" and "Data (*.csv *.json)" for file dialogs.
 QString plotFileFilter();
 QString dataFileFilter();
+
+// A chart panel's "Export chart…" and "Export data…" on `bar`: each asks for a file (offering
+// `baseName`.png / .csv), writes it through `chart` / `data` (path -> error message, empty on
+// success) and says in `status` what it wrote or why not.
+using ExportTo = std::function<QString(const QString& path)>;
+void addExportActions(QToolBar* bar, QLabel* status, const QString& baseName, ExportTo chart, ExportTo data);
 
 }  // namespace kiln::ui

@@ -1,4 +1,4 @@
-#include "charts/chart_style.hpp"
+#include "ui/charts/chart_style.hpp"
 
 #include <qcustomplot.h>
 #include <QEvent>

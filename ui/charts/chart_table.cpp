@@ -1,4 +1,4 @@
-#include "charts/chart_table.hpp"
+#include "ui/charts/chart_table.hpp"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,4 +1,4 @@
-#include "charts/choice_bar_chart.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
 
 #include <qcustomplot.h>
 #include <QHelpEvent>
@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "charts/chart_style.hpp"
-#include "shell/palette.hpp"
+#include "ui/charts/chart_style.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -4,7 +4,7 @@
 // the choice's kernel module so the browser can select it.
 #include <QWidget>
 
-#include "charts/choice_bars.hpp"
+#include "ui/charts/choice_bars.hpp"
 
 class QCustomPlot;
 class QCPBars;

@@ -1,4 +1,4 @@
-#include "charts/choice_bars.hpp"
+#include "ui/charts/choice_bars.hpp"
 
 #include <QObject>
 

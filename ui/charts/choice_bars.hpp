@@ -6,8 +6,8 @@
 #include <QStringList>
 #include <QVector>
 
-#include "charts/chart_table.hpp"
 #include "timings/timing_model.hpp"
+#include "ui/charts/chart_table.hpp"
 
 namespace kiln::ui {
 

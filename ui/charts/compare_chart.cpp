@@ -1,12 +1,12 @@
-#include "charts/compare_chart.hpp"
+#include "ui/charts/compare_chart.hpp"
 
 #include <qcustomplot.h>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
-#include "charts/chart_style.hpp"
-#include "shell/palette.hpp"
+#include "ui/charts/chart_style.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -3,8 +3,8 @@
 // module hash), one bar per device; each device's winner is starred in the choice's label.
 #include <QWidget>
 
-#include "charts/chart_table.hpp"
 #include "timings/compare.hpp"
+#include "ui/charts/chart_table.hpp"
 
 class QCustomPlot;
 

@@ -3,8 +3,8 @@
 // (log-spaced histogram) beside the cache's size by category.
 #include <QWidget>
 
-#include "charts/chart_table.hpp"
 #include "timings/compile_times.hpp"
+#include "ui/charts/chart_table.hpp"
 
 class QCustomPlot;
 

@@ -1,9 +1,9 @@
-#include "diff/diff_lines_model.hpp"
+#include "ui/diff/diff_lines_model.hpp"
 
 #include <QColor>
 #include <QFontDatabase>
 
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

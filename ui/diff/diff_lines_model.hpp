@@ -3,7 +3,7 @@
 #include <QAbstractTableModel>
 #include <QVector>
 
-#include "diff/line_diff.hpp"
+#include "ui/diff/line_diff.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "diff/diff_view.hpp"
+#include "ui/diff/diff_view.hpp"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -13,9 +13,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "diff/diff_lines_model.hpp"
-#include "jobs/job_runner.hpp"
-#include "shell/palette.hpp"
+#include "ui/diff/diff_lines_model.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "diff/entry_diff.hpp"
+#include "ui/diff/entry_diff.hpp"
 
 class QComboBox;
 class QLabel;

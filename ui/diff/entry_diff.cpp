@@ -1,4 +1,4 @@
-#include "diff/entry_diff.hpp"
+#include "ui/diff/entry_diff.hpp"
 
 #include <QFileInfo>
 
@@ -9,16 +9,15 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/key_diff.hpp"
 #include "inductor/trace_log.hpp"
-#include "jobs/job_control.hpp"
+#include "ui/jobs/job_control.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/entry_source.hpp"
+#include "ui/common/qt_string.hpp"
 #endif
 
 namespace kiln::ui {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // The entry-reference syntax of `kiln-cli diff` (frontend/entry_ref.hpp), remote entries included.
 Result<frontend::KeySide> loadSide(const QString& text) {

@@ -5,7 +5,7 @@
 #include <QStringList>
 #include <QVector>
 
-#include "diff/line_diff.hpp"
+#include "ui/diff/line_diff.hpp"
 
 namespace kiln::ui {
 

@@ -1,12 +1,11 @@
-#include "diff/line_diff.hpp"
+#include "ui/diff/line_diff.hpp"
 
 #include "inductor/key_diff.hpp"
+#include "ui/common/qt_string.hpp"
 
 namespace kiln::ui {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 void flushRun(QVector<SideBySideLine>& out, QVector<SideBySideLine>& removed, QVector<SideBySideLine>& added) {
     const qsizetype n = std::max(removed.size(), added.size());

@@ -3,9 +3,9 @@
 // open root, shows a selected problem's file in the browser, and rescans after quarantine/restore.
 namespace kiln::ui {
 
-class MainWindow;
+class ViewHost;
 class HealthPanel;
 
-HealthPanel* installHealthView(MainWindow& window);
+HealthPanel* installHealthView(ViewHost& window);
 
 }  // namespace kiln::ui

@@ -1,4 +1,4 @@
-#include "health/health_model.hpp"
+#include "ui/health/health_model.hpp"
 
 namespace kiln::ui {
 

@@ -1,6 +1,6 @@
-#include "health/health_panel.hpp"
+#include "ui/health/health_panel.hpp"
 
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -12,9 +12,9 @@
 
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
-#include "health/scan_health.hpp"
 #include "inductor/stats.hpp"
-#include "jobs/job_runner.hpp"
+#include "ui/health/scan_health.hpp"
+#include "ui/jobs/job_runner.hpp"
 
 namespace kiln::ui {
 

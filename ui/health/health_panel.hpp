@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "health/health_model.hpp"
+#include "ui/health/health_model.hpp"
 
 class QComboBox;
 class QLabel;

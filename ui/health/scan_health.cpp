@@ -1,11 +1,11 @@
-#include "health/scan_health.hpp"
+#include "ui/health/scan_health.hpp"
 
 #include <QMetaObject>
 
-#include "browser/cache_tree.hpp"
 #include "health/check.hpp"
-#include "jobs/job_runner.hpp"
-#include "jobs/release_memory.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/jobs/release_memory.hpp"
 
 namespace kiln::ui {
 

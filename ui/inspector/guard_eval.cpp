@@ -1,4 +1,4 @@
-#include "inspector/guard_eval.hpp"
+#include "ui/inspector/guard_eval.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,13 +6,12 @@
 
 #include "guards/expr.hpp"
 #include "inductor/guard_lookup.hpp"
-#include "jobs/job_control.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/jobs/job_control.hpp"
 
 namespace kiln::ui {
 
 namespace {
-
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // torch names the graph's SymInt inputs t0, t1, ...: order by that index, other names after.
 int slotOf(const std::string& s) {

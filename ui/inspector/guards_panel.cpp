@@ -1,4 +1,4 @@
-#include "inspector/guards_panel.hpp"
+#include "ui/inspector/guards_panel.hpp"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "jobs/job_runner.hpp"
+#include "ui/jobs/job_runner.hpp"
 
 namespace kiln::ui {
 

@@ -4,7 +4,7 @@
 // ambiguous choice (several entries hold) is said in words.
 #include <QWidget>
 
-#include "inspector/guard_eval.hpp"
+#include "ui/inspector/guard_eval.hpp"
 
 class QFormLayout;
 class QLabel;

@@ -1,20 +1,19 @@
-#include "inspector/inspection.hpp"
+#include "ui/inspector/inspection.hpp"
 
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 
 #include "inductor/debug_lines.hpp"
-#include "inspector/summary_html.hpp"
-#include "jobs/job_control.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/inspector/summary_html.hpp"
+#include "ui/jobs/job_control.hpp"
 
 namespace kiln::ui {
 
 namespace {
 
 constexpr qint64 kMaxRawBytes = 256LL << 20;  // beyond this the Raw tab shows the first part only
-
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 bool looksLikeText(const QByteArray& bytes) {
     const qsizetype n = std::min<qsizetype>(bytes.size(), 8192);

@@ -9,10 +9,10 @@
 #include <optional>
 #include <vector>
 
-#include "browser/cache_tree.hpp"
 #include "inductor/graph_entry.hpp"
 #include "pickle/disassemble.hpp"
-#include "source/syntax_highlighter.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/source/syntax_highlighter.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "inspector/inspector_widget.hpp"
+#include "ui/inspector/inspector_widget.hpp"
 
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -13,13 +13,13 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "inspector/guards_panel.hpp"
-#include "inspector/inspection.hpp"
-#include "inspector/key_components_model.hpp"
-#include "inspector/object_tree_model.hpp"
-#include "inspector/opcode_model.hpp"
-#include "source/code_view.hpp"
-#include "source/hex_model.hpp"
+#include "ui/inspector/guards_panel.hpp"
+#include "ui/inspector/inspection.hpp"
+#include "ui/inspector/key_components_model.hpp"
+#include "ui/inspector/object_tree_model.hpp"
+#include "ui/inspector/opcode_model.hpp"
+#include "ui/source/code_view.hpp"
+#include "ui/source/hex_model.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "inspector/key_components_model.hpp"
+#include "ui/inspector/key_components_model.hpp"
 
 #include <QFontDatabase>
 

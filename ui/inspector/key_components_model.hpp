@@ -6,7 +6,7 @@
 #include <QAbstractTableModel>
 #include <QVector>
 
-#include "inspector/inspection.hpp"
+#include "ui/inspector/inspection.hpp"
 
 namespace kiln::ui {
 

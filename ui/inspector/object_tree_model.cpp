@@ -1,4 +1,4 @@
-#include "inspector/object_tree_model.hpp"
+#include "ui/inspector/object_tree_model.hpp"
 
 #include <QFontDatabase>
 

@@ -1,4 +1,4 @@
-#include "inspector/opcode_model.hpp"
+#include "ui/inspector/opcode_model.hpp"
 
 #include <QFontDatabase>
 

@@ -1,4 +1,4 @@
-#include "inspector/summary_html.hpp"
+#include "ui/inspector/summary_html.hpp"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "browser/cache_tree_model.hpp"
-#include "inspector/inspection.hpp"
-#include "shell/palette.hpp"
 #include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/inspector/inspection.hpp"
+#include "ui/theme/palette.hpp"
 #include "util/python_json.hpp"
 
 namespace kiln::ui {

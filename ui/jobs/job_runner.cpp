@@ -1,4 +1,4 @@
-#include "jobs/job_runner.hpp"
+#include "ui/jobs/job_runner.hpp"
 
 #if defined(__linux__)
 #include <sys/resource.h>

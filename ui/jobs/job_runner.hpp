@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "jobs/job_control.hpp"
+#include "ui/jobs/job_control.hpp"
 
 namespace kiln::ui {
 

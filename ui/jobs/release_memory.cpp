@@ -1,4 +1,4 @@
-#include "jobs/release_memory.hpp"
+#include "ui/jobs/release_memory.hpp"
 
 #include <cstdlib>  // defines __GLIBC__ where it is glibc
 

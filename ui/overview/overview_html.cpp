@@ -1,4 +1,4 @@
-#include "overview/overview_html.hpp"
+#include "ui/overview/overview_html.hpp"
 
 #include <QFileInfo>
 

@@ -1,16 +1,16 @@
-#include "overview/overview_panel.hpp"
+#include "ui/overview/overview_panel.hpp"
 
 #include <QEvent>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "browser/cache_tree.hpp"
-#include "browser/scan_job.hpp"
-#include "health/scan_health.hpp"
 #include "inductor/compile_timeline.hpp"
-#include "jobs/job_runner.hpp"
-#include "jobs/release_memory.hpp"
-#include "overview/overview_html.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/browser/scan_job.hpp"
+#include "ui/health/scan_health.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/jobs/release_memory.hpp"
+#include "ui/overview/overview_html.hpp"
 
 namespace kiln::ui {
 

@@ -1,13 +1,13 @@
-#include "portability/difference_model.hpp"
+#include "ui/portability/difference_model.hpp"
 
 #include <QGuiApplication>
 
-#include "portability/verdict_style.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/portability/verdict_style.hpp"
 
 namespace kiln::ui {
 
 namespace {
-QString qstr(const std::string& s) { return QString::fromStdString(s); }
 
 // Long unbroken runs (hashes, paths) get zero-width break opportunities so the view can wrap them;
 // the tooltip and rows() keep the value as it is.

@@ -1,12 +1,12 @@
-#include "portability/portability_chart.hpp"
+#include "ui/portability/portability_chart.hpp"
 
 #include <qcustomplot.h>
 #include <QVBoxLayout>
 
 #include <algorithm>
 
-#include "charts/chart_style.hpp"
-#include "portability/verdict_style.hpp"
+#include "ui/charts/chart_style.hpp"
+#include "ui/portability/verdict_style.hpp"
 
 namespace kiln::ui {
 

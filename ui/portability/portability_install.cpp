@@ -1,14 +1,14 @@
-#include "portability/portability_install.hpp"
+#include "ui/portability/portability_install.hpp"
 
 #include <QTabWidget>
 #include <QTableView>
 
-#include "browser/cache_browser.hpp"
-#include "browser/cache_tree_model.hpp"
-#include "portability/portability_panel.hpp"
-#include "portability/verdict_model.hpp"
-#include "portability/verdict_style.hpp"
-#include "shell/main_window.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/common/view_host.hpp"
+#include "ui/portability/portability_panel.hpp"
+#include "ui/portability/verdict_model.hpp"
+#include "ui/portability/verdict_style.hpp"
 
 namespace kiln::ui {
 
@@ -45,18 +45,18 @@ QHash<QString, PathMark> verdictMarks(const PortabilityOutcome& out) {
 
 }  // namespace
 
-PortabilityPanel* installPortabilityView(MainWindow& w) {
+PortabilityPanel* installPortabilityView(ViewHost& w) {
     auto* panel = new PortabilityPanel(w.jobs(), [&w] { return w.openedRoot(); });
     w.addPanel(panel, QObject::tr("Portability"));
-    QObject::connect(&w, &MainWindow::rootChanged, panel, [&w, panel] {
+    w.onRootChanged(panel, [&w, panel](const QString&) {
         panel->clear();
         w.browser()->model()->setMarks({});
     });
-    QObject::connect(panel, &PortabilityPanel::checked, &w,
+    QObject::connect(panel, &PortabilityPanel::checked, w.hostWidget(),
                      [&w](const PortabilityOutcome& out) { w.browser()->model()->setMarks(verdictMarks(out)); });
-    QObject::connect(panel, &PortabilityPanel::entryActivated, &w,
+    QObject::connect(panel, &PortabilityPanel::entryActivated, w.hostWidget(),
                      [&w](const QString& path) { w.browser()->selectPath(path); });
-    QObject::connect(panel->verdictView(), &QTableView::doubleClicked, &w, [&w](const QModelIndex& i) {
+    QObject::connect(panel->verdictView(), &QTableView::doubleClicked, w.hostWidget(), [&w](const QModelIndex& i) {
         if (w.browser()->selectPath(i.data(VerdictModel::AbsolutePathRole).toString())) w.showCacheTab();
     });
     return panel;

@@ -4,9 +4,9 @@
 // an entry selecting it in the browser (a double click also shows the Cache tab).
 namespace kiln::ui {
 
-class MainWindow;
+class ViewHost;
 class PortabilityPanel;
 
-PortabilityPanel* installPortabilityView(MainWindow& w);
+PortabilityPanel* installPortabilityView(ViewHost& w);
 
 }  // namespace kiln::ui

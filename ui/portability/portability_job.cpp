@@ -1,11 +1,11 @@
-#include "portability/portability_job.hpp"
+#include "ui/portability/portability_job.hpp"
 
 #include <QElapsedTimer>
 #include <QObject>
 
 #include "bundle/temp_root.hpp"
-#include "jobs/job_control.hpp"
 #include "portability/target.hpp"
+#include "ui/jobs/job_control.hpp"
 
 namespace kiln::ui {
 

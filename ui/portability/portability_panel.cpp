@@ -1,4 +1,4 @@
-#include "portability/portability_panel.hpp"
+#include "ui/portability/portability_panel.hpp"
 
 #include <QButtonGroup>
 #include <QFileDialog>
@@ -12,11 +12,11 @@
 #include <QVBoxLayout>
 
 #include "bundle/temp_root.hpp"
-#include "jobs/job_runner.hpp"
-#include "portability/difference_model.hpp"
-#include "portability/portability_chart.hpp"
-#include "portability/verdict_model.hpp"
-#include "portability/verdict_style.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/portability/difference_model.hpp"
+#include "ui/portability/portability_chart.hpp"
+#include "ui/portability/verdict_model.hpp"
+#include "ui/portability/verdict_style.hpp"
 
 namespace kiln::ui {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "portability/portability_job.hpp"
+#include "ui/portability/portability_job.hpp"
 
 class QLabel;
 class QPushButton;

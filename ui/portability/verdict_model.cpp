@@ -1,17 +1,14 @@
-#include "portability/verdict_model.hpp"
+#include "ui/portability/verdict_model.hpp"
 
 #include <QGuiApplication>
 
-#include "portability/portability_job.hpp"
-#include "portability/verdict_style.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/portability/portability_job.hpp"
+#include "ui/portability/verdict_style.hpp"
 
 namespace kiln::ui {
 
 using portability::Verdict;
-
-namespace {
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
-}  // namespace
 
 QString verdictReason(const portability::PortableItem& item) {
     QStringList parts;

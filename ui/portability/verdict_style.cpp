@@ -1,8 +1,8 @@
-#include "portability/verdict_style.hpp"
+#include "ui/portability/verdict_style.hpp"
 
 #include <QObject>
 
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

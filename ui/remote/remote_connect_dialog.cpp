@@ -1,4 +1,4 @@
-#include "remote/remote_connect_dialog.hpp"
+#include "ui/remote/remote_connect_dialog.hpp"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -8,7 +8,7 @@
 #include <QVBoxLayout>
 
 #include "remote/redis_url.hpp"
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

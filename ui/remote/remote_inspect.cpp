@@ -1,13 +1,13 @@
-#include "remote/remote_inspect.hpp"
+#include "ui/remote/remote_inspect.hpp"
 
 #include <QDir>
 #include <QFile>
 
-#include "inspector/summary_html.hpp"
-#include "jobs/job_control.hpp"
 #include "remote/entry_source.hpp"
 #include "remote/remote_graph.hpp"
 #include "remote/remote_key.hpp"
+#include "ui/inspector/summary_html.hpp"
+#include "ui/jobs/job_control.hpp"
 
 namespace kiln::ui {
 namespace {

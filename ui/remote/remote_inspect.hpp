@@ -5,7 +5,7 @@
 // inspectArtifact exactly like a local file. Autotune values show as JSON text.
 #include <QString>
 
-#include "inspector/inspection.hpp"
+#include "ui/inspector/inspection.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "remote/remote_install.hpp"
+#include "ui/remote/remote_install.hpp"
 
 #include <QDockWidget>
 #include <QSettings>
@@ -8,12 +8,12 @@
 
 #include <memory>
 
-#include "inspector/inspector_widget.hpp"
-#include "jobs/job_runner.hpp"
-#include "remote/remote_connect_dialog.hpp"
-#include "remote/remote_inspect.hpp"
-#include "remote/remote_panel.hpp"
-#include "shell/main_window.hpp"
+#include "ui/common/view_host.hpp"
+#include "ui/inspector/inspector_widget.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/remote/remote_connect_dialog.hpp"
+#include "ui/remote/remote_inspect.hpp"
+#include "ui/remote/remote_panel.hpp"
 #include "util/temp_cleanup.hpp"
 
 namespace kiln::ui {
@@ -39,7 +39,7 @@ struct RemoteScratch {
 };
 }  // namespace
 
-RemotePanel* installRemoteSource(MainWindow& w) {
+RemotePanel* installRemoteSource(ViewHost& w) {
     auto* panel = new RemotePanel(w.jobs());
     w.addPanel(panel, QObject::tr("Redis"), Qt::LeftDockWidgetArea);
     // Hidden until Redis is configured (TORCHINDUCTOR_REDIS_URL, or a server connected to before);
@@ -48,22 +48,23 @@ RemotePanel* installRemoteSource(MainWindow& w) {
                             !QSettings().value(QStringLiteral("remote/lastUrl")).toString().isEmpty();
     if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) dock->setVisible(configured);
     auto scratch = std::make_shared<RemoteScratch>();
-    QObject::connect(panel, &RemotePanel::entryActivated, &w, [&w, scratch](const QString& url, const QString& key) {
-        const QTemporaryDir& made = scratch->get();
-        if (!made.isValid()) {
-            w.statusBar()->showMessage(
-                QObject::tr("No temporary directory for remote entries: %1").arg(made.errorString()), 5000);
-            return;
-        }
-        const QString dir = made.path();
-        w.inspector()->showMessage(QObject::tr("<p>Fetching %1 …</p>").arg(key.toHtmlEscaped()));
-        w.showCacheTab();  // the Cache tab holds the inspector
-        // The "inspect" channel: a newer local or remote selection drops this result.
-        w.jobs()->start(
-            QStringLiteral("inspect"), QObject::tr("Decoding %1").arg(key),
-            [url, key, dir](JobControl& ctl) { return inspectRemoteEntry(url, key, dir, ctl); },
-            [&w](Inspection ins) { w.inspector()->showInspection(ins); });
-    });
+    QObject::connect(
+        panel, &RemotePanel::entryActivated, w.hostWidget(), [&w, scratch](const QString& url, const QString& key) {
+            const QTemporaryDir& made = scratch->get();
+            if (!made.isValid()) {
+                w.showStatusMessage(
+                    QObject::tr("No temporary directory for remote entries: %1").arg(made.errorString()), 5000);
+                return;
+            }
+            const QString dir = made.path();
+            w.inspector()->showMessage(QObject::tr("<p>Fetching %1 …</p>").arg(key.toHtmlEscaped()));
+            w.showCacheTab();  // the Cache tab holds the inspector
+            // The "inspect" channel: a newer local or remote selection drops this result.
+            w.jobs()->start(
+                QStringLiteral("inspect"), QObject::tr("Decoding %1").arg(key),
+                [url, key, dir](JobControl& ctl) { return inspectRemoteEntry(url, key, dir, ctl); },
+                [&w](Inspection ins) { w.inspector()->showInspection(ins); });
+        });
     return panel;
 }
 

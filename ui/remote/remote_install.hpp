@@ -3,9 +3,9 @@
 // the cache browser whose entries open in the same inspector, with the same tabs.
 namespace kiln::ui {
 
-class MainWindow;
+class ViewHost;
 class RemotePanel;
 
-RemotePanel* installRemoteSource(MainWindow& window);
+RemotePanel* installRemoteSource(ViewHost& window);
 
 }  // namespace kiln::ui

@@ -1,12 +1,12 @@
-#include "remote/remote_listing.hpp"
+#include "ui/remote/remote_listing.hpp"
 
 #include <QElapsedTimer>
 
 #include <algorithm>
 #include <map>
 
-#include "jobs/job_control.hpp"
 #include "remote/remote_browser.hpp"
+#include "ui/jobs/job_control.hpp"
 
 namespace kiln::ui {
 

@@ -1,10 +1,10 @@
-#include "remote/remote_model.hpp"
+#include "ui/remote/remote_model.hpp"
 
 #include <QBrush>
 #include <QColor>
 #include <QLocale>
 
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 namespace {

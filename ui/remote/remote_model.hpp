@@ -3,7 +3,7 @@
 // from a RemoteListing (value type built off the UI thread).
 #include <QAbstractItemModel>
 
-#include "remote/remote_listing.hpp"
+#include "ui/remote/remote_listing.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "remote/remote_panel.hpp"
+#include "ui/remote/remote_panel.hpp"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -10,11 +10,11 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "jobs/job_runner.hpp"
 #include "remote/redis_url.hpp"
-#include "remote/remote_connect_dialog.hpp"
-#include "remote/remote_model.hpp"
-#include "shell/palette.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/remote/remote_connect_dialog.hpp"
+#include "ui/remote/remote_model.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "runs/cli_process.hpp"
+#include "ui/runs/cli_process.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>

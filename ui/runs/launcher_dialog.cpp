@@ -1,4 +1,4 @@
-#include "runs/launcher_dialog.hpp"
+#include "ui/runs/launcher_dialog.hpp"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -16,8 +16,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "charts/choice_bar_chart.hpp"
 #include "cuda/driver.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
 
 namespace kiln::ui {
 

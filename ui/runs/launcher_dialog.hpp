@@ -4,7 +4,7 @@
 // LauncherController with a progress bar and a live chart; cancel; failed choices show why.
 #include <QDialog>
 
-#include "runs/launcher_controller.hpp"
+#include "ui/runs/launcher_controller.hpp"
 
 class QCheckBox;
 class QComboBox;

@@ -1,12 +1,9 @@
-#include "runs/rebench_controller.hpp"
+#include "ui/runs/rebench_controller.hpp"
 
 #include <algorithm>
 
-#include <QDir>
-#include <QDirIterator>
 #include <QFileInfo>
 
-#include "timings/kernel_files.hpp"
 #include "tuning/rebench.hpp"
 
 namespace kiln::ui {
@@ -37,19 +34,9 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
     return {};
 }
 
-QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot) {
-    return readStoredKernelTimes(cacheRoot).byKey;
-}
-
-double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
-                     const QMap<QString, double>& byName) {
-    const QString key = d.kernelKey.value(kernel);
-    if (key.size() >= 3) {
-        // Keys sort, so the first stored key not below the prefix is the only candidate.
-        auto it = byKey.lowerBound(key);
-        if (it != byKey.end() && it.key().startsWith(key)) return it.value();
-    }
-    return byName.value(kernel, -1.0);
+double storedTimeFor(const RebenchTimes& d, const QString& kernel, const timings::StoredKernelTimes& stored) {
+    return timings::stored_time_for(stored, kernel.toStdString(), d.kernelKey.value(kernel).toStdString())
+        .value_or(-1.0);
 }
 
 QString RebenchController::loadResults(const QByteArray& json) {
@@ -61,34 +48,6 @@ QString RebenchController::loadResults(const QByteArray& json) {
     results_ = loaded;
     return {};
 }
-
-StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot) {
-    // By name, benchmark-harness modules often share the generic name `triton_`: a name seen more
-    // than once is qualified with its module's key instead of silently overwritten.
-    struct Stored {
-        QString name, module;
-        double ms;
-    };
-    QList<Stored> found;
-    QMap<QString, int> seen;
-    StoredKernelTimes out;
-    QDirIterator it(cacheRoot, {QStringLiteral("*.kernel_perf")}, QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString path = it.next();
-        auto op = timings::read_kernel_perf(path.toStdString());
-        if (!op.ok() || op->choices.empty() || !op->choices.front().ms) continue;
-        const QString module = QFileInfo(path).completeBaseName();
-        out.byKey.insert(module, *op->choices.front().ms);
-        if (op->inputs.empty()) continue;
-        found.push_back({QString::fromStdString(op->inputs), module, *op->choices.front().ms});
-        ++seen[found.back().name];
-    }
-    for (const auto& s : found)
-        out.byName.insert(seen[s.name] > 1 ? QStringLiteral("%1 (%2)").arg(s.name, s.module.left(12)) : s.name, s.ms);
-    return out;
-}
-
-QMap<QString, double> storedKernelTimes(const QString& cacheRoot) { return readStoredKernelTimes(cacheRoot).byName; }
 
 RebenchController::RebenchController(QObject* parent) : QObject(parent) {
     connect(&process_, &CliProcess::finished, this, &RebenchController::onFinished);

@@ -1,12 +1,13 @@
 #pragma once
 // Re-benchmarks an Inductor output-code module through `kiln-cli rebench` (one kiln-worker per
 // device runs the module's Python): first the whole graph, then each kernel (-k). No widgets.
-// Stored timings to compare with: the .kernel_perf files of the cache, by kernel name.
+// Stored timings to compare with: timings::read_stored_kernel_times, read off the UI thread.
 #include <QMap>
 #include <QObject>
 #include <QVector>
 
-#include "runs/cli_process.hpp"
+#include "timings/stored_kernel_times.hpp"
+#include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
 
@@ -23,18 +24,9 @@ struct RebenchTimes {
 // Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
 // error message, empty on success.
 QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into);
-// The times of the .kernel_perf files of a cache root, read in one walk: by kernel name (their
-// sibling module's name) and by module key (the file name without .kernel_perf, for -k's keys).
-struct StoredKernelTimes {
-    QMap<QString, double> byName, byKey;
-};
-StoredKernelTimes readStoredKernelTimes(const QString& cacheRoot);
-QMap<QString, double> storedKernelTimes(const QString& cacheRoot);       // readStoredKernelTimes().byName
-QMap<QString, double> storedKernelTimesByKey(const QString& cacheRoot);  // readStoredKernelTimes().byKey
-// The stored time of a re-benchmarked kernel: by its module key (a prefix of the stored key), else
+// The stored time of a re-benchmarked kernel (timings::stored_time_for): by its module key, else
 // by name; < 0 when the cache holds none.
-double storedTimeFor(const RebenchTimes& d, const QString& kernel, const QMap<QString, double>& byKey,
-                     const QMap<QString, double>& byName);
+double storedTimeFor(const RebenchTimes& d, const QString& kernel, const timings::StoredKernelTimes& stored);
 
 class RebenchController : public QObject {
     Q_OBJECT

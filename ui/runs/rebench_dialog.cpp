@@ -1,4 +1,4 @@
-#include "runs/rebench_dialog.hpp"
+#include "ui/runs/rebench_dialog.hpp"
 
 #include <qcustomplot.h>
 #include <QFile>
@@ -9,11 +9,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "charts/chart_style.hpp"
-#include "shell/palette.hpp"
+#include "ui/charts/chart_style.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 
@@ -26,10 +28,11 @@ QColor seriesColor(const QPalette& p, int s) {
 }
 }  // namespace
 
-RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot, QWidget* parent)
+RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot, JobRunner* jobs, QWidget* parent)
     : QDialog(parent),
       module_(modulePath),
-      stored_(readStoredKernelTimes(cacheRoot)),
+      jobs_(jobs),
+      storedChannel_(QStringLiteral("rebench-stored-%1").arg(reinterpret_cast<quintptr>(this))),
       controller_(new RebenchController(this)),
       devices_(new QLineEdit(this)),
       run_(new QPushButton(tr("Run…"), this)),
@@ -79,6 +82,28 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
         showResults();
     });
     showResults();
+    loadStoredTimes(cacheRoot);
+}
+
+RebenchDialog::~RebenchDialog() { jobs_->cancel(storedChannel_); }
+
+void RebenchDialog::loadStoredTimes(const QString& cacheRoot) {
+    QPointer<RebenchDialog> self(this);
+    jobs_->start(
+        storedChannel_, tr("Reading stored kernel times"),
+        [root = cacheRoot.toStdString()](JobControl& ctl) {
+            return timings::read_stored_kernel_times(root, ctl.cancelFlag());
+        },
+        [self](Result<timings::StoredKernelTimes> r) {
+            if (!self) return;
+            self->storedPending_ = false;
+            if (r.ok()) self->stored_ = std::move(r).value();
+            else self->storedError_ = QString::fromStdString(r.error().str());
+            if (!self->storedError_.isEmpty())
+                self->status_->setText(tr("No stored times: %1").arg(self->storedError_));
+            self->showResults();
+            emit self->storedTimesLoaded(self->storedError_);
+        });
 }
 
 bool RebenchDialog::confirmAndRun() {
@@ -133,8 +158,8 @@ void RebenchDialog::showResults() {
     auto stored = [&](int i) {
         if (i == 0) return -1.0;
         for (const auto& d : controller_->results())
-            if (double v = storedTimeFor(d, rows[i], stored_.byKey, stored_.byName); v >= 0) return v;
-        return stored_.byName.value(rows[i], -1.0);
+            if (double v = storedTimeFor(d, rows[i], stored_); v >= 0) return v;
+        return timings::stored_time_for(stored_, rows[i].toStdString(), {}).value_or(-1.0);
     };
     addSeries(tr("stored in cache"), 0, stored);
     int s = 1;

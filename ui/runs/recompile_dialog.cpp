@@ -1,4 +1,4 @@
-#include "runs/recompile_dialog.hpp"
+#include "ui/runs/recompile_dialog.hpp"
 
 #include <QCheckBox>
 #include <QFileInfo>
@@ -11,7 +11,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "jobs/job_runner.hpp"
+#include "ui/jobs/job_runner.hpp"
 
 namespace kiln::ui {
 

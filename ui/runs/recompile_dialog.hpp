@@ -3,7 +3,7 @@
 // then show the compiler's output, the duration and the artifact's build history (sidecar).
 #include <QDialog>
 
-#include "runs/recompile_job.hpp"
+#include "ui/runs/recompile_job.hpp"
 
 class QCheckBox;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "runs/recompile_job.hpp"
+#include "ui/runs/recompile_job.hpp"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,4 +1,4 @@
-#include "runs/retune_controller.hpp"
+#include "ui/runs/retune_controller.hpp"
 
 #include <QDir>
 #include <QFile>

@@ -10,7 +10,7 @@
 #include <QTimer>
 
 #include "retune/retune_report.hpp"
-#include "runs/cli_process.hpp"
+#include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "runs/retune_dialog.hpp"
+#include "ui/runs/retune_dialog.hpp"
 
 #include <QCheckBox>
 #include <QDateTime>
@@ -18,7 +18,7 @@
 #include <set>
 
 #include "retune/recorded_compare.hpp"
-#include "tuning/handback_bar.hpp"
+#include "ui/tuning/handback_bar.hpp"
 
 namespace kiln::ui {
 

@@ -7,7 +7,7 @@
 #include <QDialog>
 #include <QMap>
 
-#include "runs/retune_controller.hpp"
+#include "ui/runs/retune_controller.hpp"
 
 class QCheckBox;
 class QLabel;

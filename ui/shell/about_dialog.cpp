@@ -1,4 +1,4 @@
-#include "shell/about_dialog.hpp"
+#include "ui/shell/about_dialog.hpp"
 
 #include <QMessageBox>
 #include <QPixmap>

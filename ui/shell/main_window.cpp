@@ -1,4 +1,4 @@
-#include "shell/main_window.hpp"
+#include "ui/shell/main_window.hpp"
 
 #include <QCloseEvent>
 #include <QDir>
@@ -18,24 +18,24 @@
 #include <cstdio>
 #include <utility>
 
-#include "browser/cache_browser.hpp"
-#include "browser/cache_tree_model.hpp"
-#include "browser/cache_watcher.hpp"
-#include "browser/entry_labels.hpp"
-#include "browser/scan_job.hpp"
 #include "bundle/temp_root.hpp"
-#include "diff/diff_view.hpp"
-#include "health/scan_health.hpp"
 #include "inductor/graph_list.hpp"
-#include "inspector/inspection.hpp"
-#include "inspector/inspector_widget.hpp"
-#include "jobs/job_runner.hpp"
-#include "jobs/release_memory.hpp"
 #include "overview/overview.hpp"
-#include "overview/overview_panel.hpp"
-#include "shell/palette.hpp"
-#include "shell/root_resolver.hpp"
-#include "status/status_panel.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/browser/cache_watcher.hpp"
+#include "ui/browser/entry_labels.hpp"
+#include "ui/browser/scan_job.hpp"
+#include "ui/diff/diff_view.hpp"
+#include "ui/health/scan_health.hpp"
+#include "ui/inspector/inspection.hpp"
+#include "ui/inspector/inspector_widget.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/jobs/release_memory.hpp"
+#include "ui/overview/overview_panel.hpp"
+#include "ui/shell/root_resolver.hpp"
+#include "ui/status/status_panel.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 
@@ -129,6 +129,24 @@ bool MainWindow::showView(const QString& title) {
 }
 
 void MainWindow::showCacheTab() { workspace_->setCurrentWidget(cacheTab_); }
+
+void MainWindow::showStatusMessage(const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); }
+
+void MainWindow::onRootChanged(QObject* context, std::function<void(const QString&)> f) {
+    connect(this, &MainWindow::rootChanged, context, std::move(f));
+}
+
+void MainWindow::onCacheScanned(QObject* context, std::function<void(std::shared_ptr<const CacheTree>)> f) {
+    connect(this, &MainWindow::cacheScanned, context, std::move(f));
+}
+
+void MainWindow::onInspectionShown(QObject* context, std::function<void(const QString&)> f) {
+    connect(this, &MainWindow::inspectionShown, context, std::move(f));
+}
+
+void MainWindow::onAutotuneOpRequested(QObject* context, std::function<void(int)> f) {
+    connect(this, &MainWindow::autotuneOpRequested, context, std::move(f));
+}
 
 MainWindow::~MainWindow() = default;
 

@@ -5,8 +5,9 @@
 
 #include <memory>
 
-#include "browser/cache_tree.hpp"
-#include "shell/settings.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/common/view_host.hpp"
+#include "ui/shell/settings.hpp"
 
 class QLabel;
 class QMenu;
@@ -30,7 +31,7 @@ class StatusPanel;
 struct ScanCounters;
 struct Inspection;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public ViewHost {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
@@ -42,10 +43,10 @@ public:
     void openRoot(const QString& root, bool isSample = false);
     // Start-up: the command-line root, else Inductor's default root, else the sample cache.
     void openStartupRoot(const QString& commandLineRoot);
-    QString currentRoot() const { return root_; }  // a blob's temporary root while one is open
+    QString currentRoot() const override { return root_; }  // a blob's temporary root while one is open
     // What is open, kept alive with the window (a blob's temporary root is removed when another
     // root is opened or the window closes); the blob file's path for titles and reports.
-    std::shared_ptr<const bundle::RootOrBlob> openedRoot() const { return opened_; }
+    std::shared_ptr<const bundle::RootOrBlob> openedRoot() const override { return opened_; }
     QString blobPath() const { return blobPath_; }  // empty unless a blob is open
     // Why the last root or blob opened could not be shown (a truncated blob, a scan that failed);
     // empty while it opens or once it is shown. Waiters (the screenshot tour) stop on it at once.
@@ -56,29 +57,37 @@ public:
     // Extension point for other views (timings, charts, autotune ...): a workspace tab beside
     // "Cache" when `area` is Qt::NoDockWidgetArea, else a dock widget in that area. The window
     // takes ownership. Views follow the open cache through rootChanged()/cacheScanned().
-    void addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area = Qt::NoDockWidgetArea);
-    JobRunner* jobs() const { return jobs_; }
+    void addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area = Qt::NoDockWidgetArea) override;
+    JobRunner* jobs() const override { return jobs_; }
     // A menu of a feature (Tune ...), placed before Help so the order stays File, Edit, View, Tune, Help.
-    QMenu* addFeatureMenu(const QString& title);
+    QMenu* addFeatureMenu(const QString& title) override;
     QMenu* viewMenu() const { return viewMenu_; }
     // Window size and dock/toolbar state from the last session (after every panel is added, so their
     // docks are restored too); on first start, a size fitted to the screen.
     void restoreWindow();
     // Workspace tabs by name: "Overview", "Cache", "Diff", and what addPanel added.
     bool showView(const QString& title);
-    void showCacheTab();
+    void showCacheTab() override;
 
-    CacheBrowser* browser() const { return browser_; }
-    InspectorWidget* inspector() const { return inspector_; }
+    CacheBrowser* browser() const override { return browser_; }
+    InspectorWidget* inspector() const override { return inspector_; }
     DiffView* diffView() const { return diff_; }
     StatusPanel* statusPanel() const { return status_; }
     OverviewPanel* overviewPanel() const { return overview_; }
     // The one health check of the window's scan, shared by the Overview's count and the Health view.
-    ScanHealth* scanHealth() const { return scanHealth_; }
+    ScanHealth* scanHealth() const override { return scanHealth_; }
     QTabWidget* workspace() const { return workspace_; }
 
+    // ViewHost: what installers use, beside the overrides above.
+    QWidget* hostWidget() override { return this; }
+    void showStatusMessage(const QString& text, int timeoutMs) override;
+    void onRootChanged(QObject* context, std::function<void(const QString&)> f) override;
+    void onCacheScanned(QObject* context, std::function<void(std::shared_ptr<const CacheTree>)> f) override;
+    void onInspectionShown(QObject* context, std::function<void(const QString&)> f) override;
+    void onAutotuneOpRequested(QObject* context, std::function<void(int)> f) override;
+
 public slots:
-    void rescan();
+    void rescan() override;
     void onLink(const QUrl& url);  // kiln-path:, kiln-category:, kiln-view:, kiln-op:, kiln-action:, kiln-filter:
 
 signals:

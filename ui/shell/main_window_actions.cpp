@@ -9,14 +9,14 @@
 #include <QTabWidget>
 #include <QToolBar>
 
-#include "browser/cache_browser.hpp"
-#include "diff/diff_view.hpp"
-#include "jobs/job_runner.hpp"
-#include "overview/overview_panel.hpp"
-#include "shell/about_dialog.hpp"
-#include "shell/main_window.hpp"
-#include "shell/root_resolver.hpp"
-#include "shell/settings_dialog.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/diff/diff_view.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_panel.hpp"
+#include "ui/shell/about_dialog.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/shell/root_resolver.hpp"
+#include "ui/shell/settings_dialog.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "shell/root_resolver.hpp"
+#include "ui/shell/root_resolver.hpp"
 
 #include <QCoreApplication>
 #include <QDir>

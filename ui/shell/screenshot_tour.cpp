@@ -1,4 +1,4 @@
-#include "shell/screenshot_tour.hpp"
+#include "ui/shell/screenshot_tour.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -12,17 +12,17 @@
 
 #include <cstdio>
 
-#include "browser/cache_browser.hpp"
-#include "browser/cache_tree_model.hpp"
-#include "diff/diff_view.hpp"
 #include "inductor/compile_timeline.hpp"
-#include "inspector/guards_panel.hpp"
-#include "inspector/inspector_widget.hpp"
-#include "jobs/job_runner.hpp"
-#include "overview/overview_panel.hpp"
-#include "portability/portability_panel.hpp"
-#include "portability/verdict_model.hpp"
-#include "shell/main_window.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/browser/cache_tree_model.hpp"
+#include "ui/diff/diff_view.hpp"
+#include "ui/inspector/guards_panel.hpp"
+#include "ui/inspector/inspector_widget.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_panel.hpp"
+#include "ui/portability/portability_panel.hpp"
+#include "ui/portability/verdict_model.hpp"
+#include "ui/shell/main_window.hpp"
 
 namespace kiln::ui {
 

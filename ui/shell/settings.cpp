@@ -1,4 +1,4 @@
-#include "shell/settings.hpp"
+#include "ui/shell/settings.hpp"
 
 #include <algorithm>
 

@@ -5,9 +5,9 @@
 #include <QString>
 #include <QStringList>
 
-namespace kiln::ui {
+#include "ui/theme/palette.hpp"
 
-enum class Theme { system, light, dark };
+namespace kiln::ui {
 
 class Settings {
 public:

@@ -1,4 +1,4 @@
-#include "shell/settings_dialog.hpp"
+#include "ui/shell/settings_dialog.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -6,7 +6,7 @@
 #include <QFormLayout>
 #include <QSpinBox>
 
-#include "shell/settings.hpp"
+#include "ui/shell/settings.hpp"
 
 namespace kiln::ui {
 

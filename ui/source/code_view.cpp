@@ -1,4 +1,4 @@
-#include "source/code_view.hpp"
+#include "ui/source/code_view.hpp"
 
 #include <QFontDatabase>
 
@@ -6,7 +6,7 @@
 #include <QTextBlock>
 #include <algorithm>
 
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -3,7 +3,7 @@
 // line-number gutter and a syntax highlighter chosen from the file name.
 #include <QPlainTextEdit>
 
-#include "source/syntax_highlighter.hpp"
+#include "ui/source/syntax_highlighter.hpp"
 
 namespace kiln::ui {
 

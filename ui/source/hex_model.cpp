@@ -1,4 +1,4 @@
-#include "source/hex_model.hpp"
+#include "ui/source/hex_model.hpp"
 
 #include <QFontDatabase>
 

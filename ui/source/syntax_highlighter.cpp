@@ -1,10 +1,10 @@
-#include "source/syntax_highlighter.hpp"
+#include "ui/source/syntax_highlighter.hpp"
 
 #include <QFileInfo>
 #include <QTextBlock>
 #include <QTextDocument>
 
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 

@@ -1,12 +1,12 @@
-#include "status/status_panel.hpp"
+#include "ui/status/status_panel.hpp"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QToolButton>
 
-#include "browser/cache_tree.hpp"
-#include "browser/cache_tree_model.hpp"
+#include "ui/browser/cache_tree.hpp"
+#include "ui/browser/cache_tree_model.hpp"
 
 namespace kiln::ui {
 

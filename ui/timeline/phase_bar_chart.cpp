@@ -1,4 +1,4 @@
-#include "timeline/phase_bar_chart.hpp"
+#include "ui/timeline/phase_bar_chart.hpp"
 
 #include <qcustomplot.h>
 #include <QToolTip>
@@ -6,16 +6,15 @@
 
 #include <algorithm>
 
-#include "charts/chart_style.hpp"
-#include "overview/overview_html.hpp"
-#include "shell/palette.hpp"
 #include "startup/phase_names.hpp"
+#include "ui/charts/chart_style.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/overview/overview_html.hpp"
+#include "ui/theme/palette.hpp"
 
 namespace kiln::ui {
 
 namespace {
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 int phaseOrder(const QString& phase) {
     int i = 0;
@@ -46,9 +45,10 @@ std::vector<PhaseBarRow> phaseBarRows(const startup::ProcessStartup& p) {
     std::vector<PhaseBarRow> rows;
     for (const auto& c : p.compiles) {
         PhaseBarRow row;
-        row.label = qs(c.label());
+        row.label = qstr(c.label());
         row.seconds = c.seconds;
-        for (const auto& ph : c.phases) row.segments.push_back({qs(ph.name), 0, ph.seconds, qs(ph.cause), qs(ph.fix)});
+        for (const auto& ph : c.phases)
+            row.segments.push_back({qstr(ph.name), 0, ph.seconds, qstr(ph.cause), qstr(ph.fix)});
         std::stable_sort(row.segments.begin(), row.segments.end(), [](const PhaseSegment& a, const PhaseSegment& b) {
             return phaseOrder(a.phase) < phaseOrder(b.phase);
         });

@@ -1,12 +1,9 @@
-#include "timeline/startup_model.hpp"
+#include "ui/timeline/startup_model.hpp"
 
-#include "overview/overview_html.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/overview/overview_html.hpp"
 
 namespace kiln::ui {
-
-namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
 
 void StartupModel::setProcess(std::shared_ptr<const startup::StartupReport> report, int process) {
     beginResetModel();
@@ -27,7 +24,7 @@ QModelIndex StartupModel::phaseIndex(int compile, const QString& phase) const {
     const auto& phases = p->compiles[static_cast<std::size_t>(compile)].phases;
     const QModelIndex parent = compileIndex(compile);
     for (int i = 0; i < int(phases.size()); ++i)
-        if (qs(phases[static_cast<std::size_t>(i)].name) == phase) return index(i, 0, parent);
+        if (qstr(phases[static_cast<std::size_t>(i)].name) == phase) return index(i, 0, parent);
     return phase == QLatin1String("unexplained") ? index(int(phases.size()), 0, parent) : QModelIndex();
 }
 
@@ -58,20 +55,21 @@ QVariant StartupModel::data(const QModelIndex& index, int role) const {
     const bool isPhase = index.internalId() != 0;
     const auto& c = p->compiles[static_cast<std::size_t>(isPhase ? index.internalId() - 1 : index.row())];
     if (!isPhase) {
-        const QString cause = c.phases.empty() ? QString() : qs(c.phases.front().name + ": " + c.phases.front().cause);
+        const QString cause =
+            c.phases.empty() ? QString() : qstr(c.phases.front().name + ": " + c.phases.front().cause);
         if (role == SecondsRole) return c.seconds;
         if (role == Qt::ToolTipRole)
             return tr("%1\nFX graph: %2%3")
-                .arg(qs(c.label()), c.fx_state.empty() ? tr("no event") : qs(c.fx_state),
-                     c.miss.empty() ? QString() : QStringLiteral("\n") + qs(c.miss));
+                .arg(qstr(c.label()), c.fx_state.empty() ? tr("no event") : qstr(c.fx_state),
+                     c.miss.empty() ? QString() : QStringLiteral("\n") + qstr(c.miss));
         if (role != Qt::DisplayRole) return {};
         switch (index.column()) {
-            case NameColumn: return qs(c.label());
+            case NameColumn: return qstr(c.label());
             case SecondsColumn: return formatSeconds(c.seconds);
             case CauseColumn: return cause;
             case FixColumn: {
                 for (const auto& ph : c.phases)
-                    if (!ph.fix.empty()) return qs(ph.fix);
+                    if (!ph.fix.empty()) return qstr(ph.fix);
                 return {};
             }
             default: return {};
@@ -83,13 +81,13 @@ QVariant StartupModel::data(const QModelIndex& index, int role) const {
     if (role == SecondsRole) return seconds;
     if (role == Qt::ToolTipRole)
         return unexplained ? tr("time inside the compile that no span of the trace covers")
-                           : qs(ph->cause) + (ph->fix.empty() ? QString() : tr("\nfix: ") + qs(ph->fix));
+                           : qstr(ph->cause) + (ph->fix.empty() ? QString() : tr("\nfix: ") + qstr(ph->fix));
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-        case NameColumn: return unexplained ? tr("unexplained") : qs(ph->name);
+        case NameColumn: return unexplained ? tr("unexplained") : qstr(ph->name);
         case SecondsColumn: return formatSeconds(seconds);
-        case CauseColumn: return unexplained ? tr("no span covers it") : qs(ph->cause);
-        case FixColumn: return unexplained ? QString() : qs(ph->fix);
+        case CauseColumn: return unexplained ? tr("no span covers it") : qstr(ph->cause);
+        case FixColumn: return unexplained ? QString() : qstr(ph->fix);
         default: return {};
     }
 }

@@ -1,4 +1,4 @@
-#include "timeline/startup_view.hpp"
+#include "ui/timeline/startup_view.hpp"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,15 +9,15 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "overview/overview_html.hpp"
-#include "timeline/phase_bar_chart.hpp"
-#include "timeline/startup_model.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/overview/overview_html.hpp"
+#include "ui/timeline/phase_bar_chart.hpp"
+#include "ui/timeline/startup_model.hpp"
 
 namespace kiln::ui {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-QString esc(const std::string& s) { return qs(s).toHtmlEscaped(); }
+QString esc(const std::string& s) { return qstr(s).toHtmlEscaped(); }
 
 double avoidableSeconds(const startup::ProcessStartup& p) {
     double s = 0;
@@ -101,9 +101,9 @@ void StartupView::setReport(std::shared_ptr<const startup::StartupReport> report
         return;
     }
     for (const auto& p : report_->processes)
-        processes_->addItem(
-            tr("%1 (pid %2): %3 compiling")
-                .arg(qs(p.label), p.pid.empty() ? QStringLiteral("?") : qs(p.pid), formatSeconds(p.compile_seconds)));
+        processes_->addItem(tr("%1 (pid %2): %3 compiling")
+                                .arg(qstr(p.label), p.pid.empty() ? QStringLiteral("?") : qstr(p.pid),
+                                     formatSeconds(p.compile_seconds)));
     const int first = biggestAvoidable(*report_);
     processes_->setCurrentIndex(first);
     selectProcess(first);
@@ -119,7 +119,7 @@ void StartupView::selectProcess(int index) {
     }
     const auto& p = report_->processes[static_cast<std::size_t>(index)];
     headline_->setText(tr("<b>%1</b>: %2").arg(esc(p.label), esc(p.headline())));
-    headline_->setToolTip(qs(p.log));
+    headline_->setToolTip(qstr(p.log));
     model_->setProcess(report_, index);
     chart_->setProcess(&p);
     table_->expandToDepth(-1);
@@ -146,7 +146,7 @@ void StartupView::showPhase(int compile, const QString& phase) {
                     .arg(esc(c.label()), formatSeconds(c.seconds), c.miss.empty() ? QString() : tr("; ") + esc(c.miss));
     bool found = false;
     for (const auto& ph : c.phases) {
-        if (!phase.isEmpty() && qs(ph.name) != phase) continue;
+        if (!phase.isEmpty() && qstr(ph.name) != phase) continue;
         if (phase.isEmpty() && ph.fix.empty()) continue;
         found = true;
         h += tr("<p><b>%1</b>: %2<br>%3</p>").arg(esc(ph.name), formatSeconds(ph.seconds), esc(ph.cause));

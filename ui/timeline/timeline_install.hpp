@@ -3,9 +3,9 @@
 // selects that entry in the cache browser.
 namespace kiln::ui {
 
-class MainWindow;
+class ViewHost;
 class TimelinePanel;
 
-TimelinePanel* installTimelineView(MainWindow& window);
+TimelinePanel* installTimelineView(ViewHost& window);
 
 }  // namespace kiln::ui

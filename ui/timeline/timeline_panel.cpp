@@ -1,4 +1,4 @@
-#include "timeline/timeline_panel.hpp"
+#include "ui/timeline/timeline_panel.hpp"
 
 #include <QDir>
 #include <QFileDialog>
@@ -12,9 +12,10 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "jobs/job_runner.hpp"
-#include "overview/overview_html.hpp"
-#include "timeline/startup_view.hpp"
+#include "ui/common/qt_string.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_html.hpp"
+#include "ui/timeline/startup_view.hpp"
 
 namespace kiln::ui {
 
@@ -28,13 +29,12 @@ struct TimelineOutcome {
     QString startupEmpty;
 };
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString secs(std::int64_t ns) { return formatSeconds(double(ns) / 1e9); }
 
 QString frameText(const inductor::TimelineCompile& c) {
     if (c.function.empty()) return QObject::tr("(before any frame)");
-    QString s = qs(c.function);
-    const QString file = qs(std::filesystem::path(c.file).filename().string());
+    QString s = qstr(c.function);
+    const QString file = qstr(std::filesystem::path(c.file).filename().string());
     if (!file.isEmpty()) s += QStringLiteral(" (%1:%2)").arg(file).arg(c.line);
     return s;
 }
@@ -54,23 +54,25 @@ QString outcomeText(const inductor::TimelineCompile& c) {
 
 QTreeWidgetItem* eventItem(const inductor::TimelineEvent& e) {
     const QString cache = e.cache == "fx_graph" ? QObject::tr("FX graph") : QObject::tr("AOTAutograd");
-    QString state = qs(e.state);
+    QString state = qstr(e.state);
     if (!e.detail.empty() && e.detail != e.state && e.detail != "hit")
-        state += QStringLiteral(" (%1)").arg(qs(e.detail));
+        state += QStringLiteral(" (%1)").arg(qstr(e.detail));
     QString time;
     if (e.time_saved_ns) time = QObject::tr("saved %1").arg(secs(*e.time_saved_ns));
     else if (e.time_taken_ns) time = QObject::tr("took %1").arg(secs(*e.time_taken_ns));
     // Short enough for five processes side by side; the tooltip has it all.
     const QString shortCache = e.cache == "fx_graph" ? QStringLiteral("FX") : QStringLiteral("AOT");
-    auto* item =
-        new QTreeWidgetItem({QStringLiteral("%1 %2  %3").arg(shortCache, qs(e.state), qs(e.key.substr(0, 9))), time});
-    item->setData(0, TimelinePanel::CacheRole, qs(e.cache));
-    item->setData(0, TimelinePanel::StateRole, qs(e.state));
-    item->setData(0, TimelinePanel::KeyRole, qs(e.key));
-    QString tip =
-        QObject::tr("%1 at %2 (log line %3)\nkey %4").arg(cache + " " + state, qs(e.time)).arg(e.line).arg(qs(e.key));
+    auto* item = new QTreeWidgetItem(
+        {QStringLiteral("%1 %2  %3").arg(shortCache, qstr(e.state), qstr(e.key.substr(0, 9))), time});
+    item->setData(0, TimelinePanel::CacheRole, qstr(e.cache));
+    item->setData(0, TimelinePanel::StateRole, qstr(e.state));
+    item->setData(0, TimelinePanel::KeyRole, qstr(e.key));
+    QString tip = QObject::tr("%1 at %2 (log line %3)\nkey %4")
+                      .arg(cache + " " + state, qstr(e.time))
+                      .arg(e.line)
+                      .arg(qstr(e.key));
     if (!e.reason.empty())
-        tip += (e.state == "bypass" ? QObject::tr("\nwhy: ") : QObject::tr("\nfailed guards: ")) + qs(e.reason);
+        tip += (e.state == "bypass" ? QObject::tr("\nwhy: ") : QObject::tr("\nfailed guards: ")) + qstr(e.reason);
     if (!e.key.empty()) tip += QObject::tr("\nDouble-click or Enter: select the entry in the cache browser.");
     for (int c = 0; c < 2; ++c) item->setToolTip(c, tip);
     if (e.state == "miss") {
@@ -119,7 +121,7 @@ bool TimelinePanel::isLoading() const {
 void TimelinePanel::loadRoot(const QString& root) {
     root_ = root;
     QStringList dirs;
-    for (const auto& d : inductor::find_trace_dirs(root.toStdString())) dirs << qs(d.string());
+    for (const auto& d : inductor::find_trace_dirs(root.toStdString())) dirs << qstr(d.string());
     if (dirs.isEmpty()) {
         const QString none = tr("<b>No TORCH_TRACE logs beside %1.</b> Run torch with <code>TORCH_TRACE=DIR</code> "
                                 "and keep DIR next to the cache root (<code>trace/</code>), or open the folder here.")
@@ -145,7 +147,7 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
             QString empty;
             if (t->processes.empty())
                 empty = QObject::tr("<b>No TORCH_TRACE log could be read.</b> %1")
-                            .arg(t->warnings.empty() ? QString() : qs(t->warnings.front()).toHtmlEscaped());
+                            .arg(t->warnings.empty() ? QString() : qstr(t->warnings.front()).toHtmlEscaped());
             return TimelineOutcome{token, std::move(t), empty, nullptr, {}};
         },
         [this](TimelineOutcome out) { setTimeline(out.timeline, out.empty); });
@@ -169,7 +171,7 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
             if (s) out.startup = std::make_shared<startup::StartupReport>(std::move(s).value());
             else
                 out.startupEmpty =
-                    QObject::tr("<b>No compile to explain:</b> %1").arg(qs(s.error().str()).toHtmlEscaped());
+                    QObject::tr("<b>No compile to explain:</b> %1").arg(qstr(s.error().str()).toHtmlEscaped());
             return out;
         },
         [this](TimelineOutcome out) { startup_->setReport(out.startup, out.startupEmpty); });
@@ -217,7 +219,7 @@ void TimelinePanel::setTimeline(std::shared_ptr<const inductor::CompileTimeline>
     if (!timeline_->warnings.empty())
         text += tr("<br>%1 logs not read; the first: %2")
                     .arg(timeline_->warnings.size())
-                    .arg(qs(timeline_->warnings.front()).toHtmlEscaped());
+                    .arg(qstr(timeline_->warnings.front()).toHtmlEscaped());
     summary_->setText(text);
     emit loaded(int(timeline_->processes.size()));
 }
@@ -225,11 +227,11 @@ void TimelinePanel::setTimeline(std::shared_ptr<const inductor::CompileTimeline>
 QWidget* TimelinePanel::processColumn(const inductor::TimelineProcess& p) {
     auto* box = new QWidget;
     // Which process: its run's folder, rank and pid, and the GPU its cache keys name.
-    QString who = QStringLiteral("<b>%1</b>").arg(qs(p.label).toHtmlEscaped());
-    if (!p.rank.empty()) who += tr(" · rank %1").arg(qs(p.rank).toHtmlEscaped());
-    who += tr(" · pid %1").arg(p.pid.empty() ? QStringLiteral("?") : qs(p.pid));
+    QString who = QStringLiteral("<b>%1</b>").arg(qstr(p.label).toHtmlEscaped());
+    if (!p.rank.empty()) who += tr(" · rank %1").arg(qstr(p.rank).toHtmlEscaped());
+    who += tr(" · pid %1").arg(p.pid.empty() ? QStringLiteral("?") : qstr(p.pid));
     who +=
-        QStringLiteral("<br>") + (p.device.empty() ? tr("device not named in its keys") : qs(p.device).toHtmlEscaped());
+        QStringLiteral("<br>") + (p.device.empty() ? tr("device not named in its keys") : qstr(p.device).toHtmlEscaped());
     auto* header = new QLabel(tr("%1<br>%2 compiles, %3<br>FX %4 hit / %5 miss · saved %6")
                                   .arg(who)
                                   .arg(p.compiles.size())
@@ -238,7 +240,7 @@ QWidget* TimelinePanel::processColumn(const inductor::TimelineProcess& p) {
                                   .arg(p.count("fx_graph", "miss"))
                                   .arg(secs(p.saved_ns())),
                               box);
-    header->setToolTip(qs(p.log));
+    header->setToolTip(qstr(p.log));
     header->setWordWrap(true);
     header->setMinimumWidth(120);
     auto* tree = new QTreeWidget(box);
@@ -249,13 +251,14 @@ QWidget* TimelinePanel::processColumn(const inductor::TimelineProcess& p) {
     for (const auto& c : p.compiles) {
         // The function only (the columns are narrow); its file:line in the tooltip.
         auto* item = new QTreeWidgetItem(
-            {QStringLiteral("%1  %2").arg(qs(c.compile_id), c.function.empty() ? frameText(c) : qs(c.function)),
+            {QStringLiteral("%1  %2").arg(qstr(c.compile_id), c.function.empty() ? frameText(c) : qstr(c.function)),
              c.compile_s ? formatSeconds(*c.compile_s) : QStringLiteral("–")});
-        item->setToolTip(0, tr("compile %1 of %2 in %3:%4, started %5%6")
-                                    .arg(qs(c.compile_id), qs(c.function), qs(c.file))
-                                    .arg(c.line)
-                                    .arg(qs(c.start_time), c.fail.empty() ? QString() : tr("\nfailed: ") + qs(c.fail)) +
-                                QStringLiteral("\n") + outcomeText(c));
+        item->setToolTip(
+            0, tr("compile %1 of %2 in %3:%4, started %5%6")
+                       .arg(qstr(c.compile_id), qstr(c.function), qstr(c.file))
+                       .arg(c.line)
+                       .arg(qstr(c.start_time), c.fail.empty() ? QString() : tr("\nfailed: ") + qstr(c.fail)) +
+                   QStringLiteral("\n") + outcomeText(c));
         for (const auto& e : c.events) item->addChild(eventItem(e));
         tree->addTopLevelItem(item);
     }

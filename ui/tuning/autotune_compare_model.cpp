@@ -1,4 +1,4 @@
-#include "tuning/autotune_compare_model.hpp"
+#include "ui/tuning/autotune_compare_model.hpp"
 
 #include <QBrush>
 #include <QColor>

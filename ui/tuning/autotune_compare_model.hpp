@@ -3,8 +3,8 @@
 // time and speed-up against the first device; a last column flags ops whose winner differs.
 #include <QAbstractTableModel>
 
-#include "charts/chart_table.hpp"
 #include "timings/compare.hpp"
+#include "ui/charts/chart_table.hpp"
 
 namespace kiln::ui {
 

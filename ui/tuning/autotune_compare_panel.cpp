@@ -1,4 +1,4 @@
-#include "tuning/autotune_compare_panel.hpp"
+#include "ui/tuning/autotune_compare_panel.hpp"
 
 #include <QCheckBox>
 
@@ -17,11 +17,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "charts/chart_export.hpp"
-#include "charts/compare_chart.hpp"
-#include "jobs/job_runner.hpp"
 #include "timings/collect.hpp"
-#include "tuning/autotune_compare_model.hpp"
+#include "ui/charts/chart_export.hpp"
+#include "ui/charts/compare_chart.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/tuning/autotune_compare_model.hpp"
 
 namespace kiln::ui {
 
@@ -42,8 +42,9 @@ AutotuneComparePanel::AutotuneComparePanel(JobRunner* jobs, QWidget* parent)
     bar->addAction(tr("Clear"), this, &AutotuneComparePanel::clearSources);
     bar->addSeparator();
     bar->addWidget(log_);
-    bar->addAction(tr("Export chart…"), this, &AutotuneComparePanel::exportChartDialog);
-    bar->addAction(tr("Export data…"), this, &AutotuneComparePanel::exportDataDialog);
+    addExportActions(
+        bar, status_, QStringLiteral("compare"), [this](const QString& p) { return exportChart(p); },
+        [this](const QString& p) { return exportData(p); });
 
     auto* proxy = new QSortFilterProxyModel(this);
     proxy->setSourceModel(model_);
@@ -194,22 +195,6 @@ QString AutotuneComparePanel::exportData(const QString& path) const { return wri
 void AutotuneComparePanel::addDialog() {
     const QString path = QFileDialog::getExistingDirectory(this, tr("Add a cache root or timing folder"));
     if (!path.isEmpty()) addSource(path);
-}
-
-void AutotuneComparePanel::exportChartDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compare.png"), plotFileFilter());
-    if (path.isEmpty()) return;
-    const QString err = exportChart(path);
-    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
-}
-
-void AutotuneComparePanel::exportDataDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compare.csv"), dataFileFilter());
-    if (path.isEmpty()) return;
-    const QString err = exportData(path);
-    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
 }
 
 }  // namespace kiln::ui

@@ -44,8 +44,6 @@ public:
 
 public slots:
     void addDialog();
-    void exportChartDialog();
-    void exportDataDialog();
 
 signals:
     void compared(int ops);

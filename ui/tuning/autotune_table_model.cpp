@@ -1,4 +1,4 @@
-#include "tuning/autotune_table_model.hpp"
+#include "ui/tuning/autotune_table_model.hpp"
 
 #include <QFont>
 #include <QPalette>
@@ -6,15 +6,15 @@
 
 #include <limits>
 
-#include "charts/choice_bars.hpp"
 #include "timings/ranking.hpp"
+#include "ui/charts/choice_bars.hpp"
+#include "ui/common/qt_string.hpp"
 
 namespace kiln::ui {
 
 namespace {
 // Op rows have internal id 0; a choice row carries its op's index + 1.
 constexpr quintptr kOpRow = 0;
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString msText(double ms) { return QString::number(ms, 'f', 4) + QStringLiteral(" ms"); }
 }  // namespace
 
@@ -66,7 +66,7 @@ namespace {
 QString shortGraphName(const timings::GraphUse& u) {
     const std::string& n = u.name.empty() ? u.key : u.name;
     const auto close = n.find(')');
-    return qs(close == std::string::npos ? n : n.substr(0, close + 1));
+    return qstr(close == std::string::npos ? n : n.substr(0, close + 1));
 }
 }  // namespace
 
@@ -80,9 +80,9 @@ QString AutotuneTableModel::usedByText(const timings::Choice& c) {
 }
 
 QString AutotuneTableModel::opHeading(const timings::Op& op) {
-    QStringList said{qs(op.op) + QStringLiteral("  ") + qs(op.inputs)};
-    if (!op.precision.empty()) said << qs(op.precision);
-    if (!op.device.empty()) said << qs(op.device);
+    QStringList said{qstr(op.op) + QStringLiteral("  ") + qstr(op.inputs)};
+    if (!op.precision.empty()) said << qstr(op.precision);
+    if (!op.device.empty()) said << qstr(op.device);
     if (op.choices.size() != 1) said << tr("%1 choices").arg(op.choices.size());
     QString text = said.join(QStringLiteral(" · "));
     const auto r = timings::rank_choices(op);
@@ -106,14 +106,14 @@ QVariant AutotuneTableModel::opData(int o, int column, int role) const {
         case Qt::DisplayRole: return column == ChoiceCol ? opHeading(op) : QVariant();
         case SortRole: return o;  // groups keep the sources' order whatever the column (the proxy undoes descending)
         case Qt::ToolTipRole: {
-            QStringList lines{tr("Op: %1").arg(qs(op.op)), tr("Inputs: %1").arg(qs(op.inputs))};
-            if (!op.precision.empty()) lines << tr("Precision: %1").arg(qs(op.precision));
-            if (!op.device.empty()) lines << tr("Device: %1").arg(qs(op.device));
+            QStringList lines{tr("Op: %1").arg(qstr(op.op)), tr("Inputs: %1").arg(qstr(op.inputs))};
+            if (!op.precision.empty()) lines << tr("Precision: %1").arg(qstr(op.precision));
+            if (!op.device.empty()) lines << tr("Device: %1").arg(qstr(op.device));
             const auto r = timings::rank_choices(op);
-            if (r.best) lines << tr("Best: %1 (%2)").arg(qs(r.best->name), msText(*r.best->ms));
-            if (r.next) lines << tr("Runner-up: %1 (%2)").arg(qs(r.next->name), msText(*r.next->ms));
+            if (r.best) lines << tr("Best: %1 (%2)").arg(qstr(r.best->name), msText(*r.best->ms));
+            if (r.next) lines << tr("Runner-up: %1 (%2)").arg(qstr(r.next->name), msText(*r.next->ms));
             if (r.margin_pct) lines << tr("The runner-up is %1% slower").arg(*r.margin_pct, 0, 'f', 2);
-            lines << tr("From %1").arg(qs(op.source));
+            lines << tr("From %1").arg(qstr(op.source));
             return lines.join(QLatin1Char('\n'));
         }
         case Qt::FontRole: {
@@ -124,10 +124,10 @@ QVariant AutotuneTableModel::opData(int o, int column, int role) const {
         case OpIndexRole: return o;
         case IsOpRole: return true;
         case IsBestRole: return false;
-        case OpNameRole: return qs(op.op);
-        case InputsRole: return qs(op.inputs);
-        case PrecisionRole: return qs(op.precision);
-        case DeviceRole: return qs(op.device);
+        case OpNameRole: return qstr(op.op);
+        case InputsRole: return qstr(op.inputs);
+        case PrecisionRole: return qstr(op.precision);
+        case DeviceRole: return qstr(op.device);
         case MarginRole: {
             const auto r = timings::rank_choices(op);
             return r.margin_pct ? QVariant(*r.margin_pct) : QVariant();
@@ -149,29 +149,29 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
                 case MsCol: return c.ms ? QString::number(*c.ms, 'f', 4) : config ? tr("config") : tr("failed");
                 case PercentCol: return pct ? QString::number(*pct, 'f', 1) + QLatin1Char('%') : QString();
                 case UsedByCol: return usedByText(c);
-                case ParamsCol: return qs(timings::params_text_by_importance(c.params));
+                case ParamsCol: return qstr(timings::params_text_by_importance(c.params));
             }
             break;
         case SortRole:
             if (column == MsCol) return c.ms ? *c.ms : std::numeric_limits<double>::infinity();
             if (column == PercentCol) return pct.value_or(-1.0);
-            if (column == ChoiceCol) return qs(c.name);
+            if (column == ChoiceCol) return qstr(c.name);
             return choiceData(o, ci, column, Qt::DisplayRole);
         case Qt::ToolTipRole: {
-            if (!c.error.empty()) return qs(c.name) + QLatin1Char('\n') + qs(c.error);
+            if (!c.error.empty()) return qstr(c.name) + QLatin1Char('\n') + qstr(c.error);
             if (column == ChoiceCol)
-                return c.module_path.empty() ? qs(c.name) : qs(c.name) + QLatin1Char('\n') + qs(c.module_path);
+                return c.module_path.empty() ? qstr(c.name) : qstr(c.name) + QLatin1Char('\n') + qstr(c.module_path);
             if (column == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
             if (column == UsedByCol && !c.used_by.empty()) {
                 QStringList lines;  // which graph entries launch it, as which kernel
                 for (const auto& u : c.used_by)
-                    lines << tr("Graph %1\nkey %2\nlaunches %3").arg(qs(u.name), qs(u.key), qs(u.kernel));
+                    lines << tr("Graph %1\nkey %2\nlaunches %3").arg(qstr(u.name), qstr(u.key), qstr(u.kernel));
                 return lines.join(QStringLiteral("\n\n"));
             }
             if (column == ChoiceCol && !c.aliases.empty()) {
-                QStringList lines{qs(c.name)};
-                for (const auto& a : c.aliases) lines << tr("also %1").arg(qs(a));
-                if (!c.module_path.empty()) lines << qs(c.module_path);
+                QStringList lines{qstr(c.name)};
+                for (const auto& a : c.aliases) lines << tr("also %1").arg(qstr(a));
+                if (!c.module_path.empty()) lines << qstr(c.module_path);
                 return lines.join(QLatin1Char('\n'));
             }
             if (column == ParamsCol) {
@@ -179,7 +179,7 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
                 for (const auto& k : timings::params_by_importance(c.params)) {
                     nlohmann::ordered_json one = nlohmann::ordered_json::object();
                     one[k] = c.params.at(k);
-                    lines << qs(timings::params_text(one));
+                    lines << qstr(timings::params_text(one));
                 }
                 return lines.join(QLatin1Char('\n'));
             }
@@ -200,18 +200,18 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
             break;
         case OpIndexRole: return o;
         case IsOpRole: return false;
-        case ModulePathRole: return qs(c.module_path);
+        case ModulePathRole: return qstr(c.module_path);
         case IsBestRole: return best;
-        case ErrorRole: return qs(c.error);
-        case NameRole: return qs(c.name);
+        case ErrorRole: return qstr(c.error);
+        case NameRole: return qstr(c.name);
         case UsedByRole: {
             QStringList keys;
-            for (const auto& u : c.used_by) keys << qs(u.key);
+            for (const auto& u : c.used_by) keys << qstr(u.key);
             return keys;
         }
         case ParamKeysRole: {
             QStringList keys;
-            for (const auto& k : timings::params_by_importance(c.params)) keys << qs(k);
+            for (const auto& k : timings::params_by_importance(c.params)) keys << qstr(k);
             return keys;
         }
     }

@@ -1,9 +1,9 @@
-#include "tuning/compile_entries_model.hpp"
+#include "ui/tuning/compile_entries_model.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
-#include "overview/overview_html.hpp"
+#include "ui/overview/overview_html.hpp"
 
 namespace kiln::ui {
 

@@ -1,4 +1,4 @@
-#include "tuning/handback_bar.hpp"
+#include "ui/tuning/handback_bar.hpp"
 
 #include <QFileDialog>
 #include <QHBoxLayout>

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "runs/cli_process.hpp"
+#include "ui/runs/cli_process.hpp"
 
 class QLabel;
 class QPushButton;

@@ -1,6 +1,6 @@
-#include "tuning/timings_compile_panel.hpp"
+#include "ui/tuning/timings_compile_panel.hpp"
 
-#include "browser/cache_tree.hpp"
+#include "ui/browser/cache_tree.hpp"
 
 #include <QFileDialog>
 #include <QHeaderView>
@@ -12,12 +12,12 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "charts/chart_export.hpp"
-#include "charts/compile_time_chart.hpp"
 #include "inductor/compile_timeline.hpp"
-#include "jobs/job_runner.hpp"
-#include "overview/overview_html.hpp"
-#include "tuning/compile_entries_model.hpp"
+#include "ui/charts/chart_export.hpp"
+#include "ui/charts/compile_time_chart.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_html.hpp"
+#include "ui/tuning/compile_entries_model.hpp"
 
 namespace kiln::ui {
 
@@ -52,8 +52,10 @@ TimingsCompilePanel::TimingsCompilePanel(JobRunner* jobs, QWidget* parent)
       status_(new QLabel(this)) {
     setObjectName(QStringLiteral("compileTimePanel"));
     auto* bar = new QToolBar(this);
-    bar->addAction(tr("Export chart…"), this, &TimingsCompilePanel::exportChartDialog);
-    bar->addAction(tr("Export data…"), this, &TimingsCompilePanel::exportDataDialog);
+    addExportActions(
+        bar, status_, QStringLiteral("compile-times"),
+        [this](const QString& p) { return exportPlot(chart_->plot(), p); },
+        [this](const QString& p) { return writeChartTable(chart_->table(), p); });
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(bar);
@@ -136,22 +138,6 @@ void TimingsCompilePanel::fillEntries(std::vector<CompileEntryRow> rows) {
     entries_->sortByColumn(CompileEntriesModel::TimeColumn, Qt::DescendingOrder);
     entries_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     entries_->header()->resizeSection(1, 360);
-}
-
-void TimingsCompilePanel::exportChartDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("compile-times.png"), plotFileFilter());
-    if (path.isEmpty()) return;
-    const QString err = exportPlot(chart_->plot(), path);
-    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
-}
-
-void TimingsCompilePanel::exportDataDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("compile-times.csv"), dataFileFilter());
-    if (path.isEmpty()) return;
-    const QString err = writeChartTable(chart_->table(), path);
-    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
 }
 
 }  // namespace kiln::ui

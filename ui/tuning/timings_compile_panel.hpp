@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "tuning/compile_entries_model.hpp"
+#include "ui/tuning/compile_entries_model.hpp"
 
 class QLabel;
 class QTreeView;
@@ -31,10 +31,6 @@ public:
     QTreeView* entries() const { return entries_; }  // Entry, Compile time (a bar), Key; PathRole = the entry file
     static constexpr int PathRole = CompileEntriesModel::PathRole;
     bool isLoading() const;
-
-public slots:
-    void exportChartDialog();
-    void exportDataDialog();
 
 signals:
     void loaded(int graphs);

@@ -1,4 +1,4 @@
-#include "tuning/timings_install.hpp"
+#include "ui/tuning/timings_install.hpp"
 
 #include <QFileInfo>
 #include <QLayout>
@@ -8,20 +8,20 @@
 
 #include <memory>
 
-#include "browser/cache_browser.hpp"
-#include "runs/launcher_dialog.hpp"
-#include "runs/rebench_dialog.hpp"
-#include "runs/recompile_dialog.hpp"
-#include "runs/retune_dialog.hpp"
-#include "shell/main_window.hpp"
-#include "tuning/autotune_compare_panel.hpp"
-#include "tuning/handback_bar.hpp"
-#include "tuning/timings_compile_panel.hpp"
-#include "tuning/timings_panel.hpp"
+#include "ui/browser/cache_browser.hpp"
+#include "ui/common/view_host.hpp"
+#include "ui/runs/launcher_dialog.hpp"
+#include "ui/runs/rebench_dialog.hpp"
+#include "ui/runs/recompile_dialog.hpp"
+#include "ui/runs/retune_dialog.hpp"
+#include "ui/tuning/autotune_compare_panel.hpp"
+#include "ui/tuning/handback_bar.hpp"
+#include "ui/tuning/timings_compile_panel.hpp"
+#include "ui/tuning/timings_panel.hpp"
 
 namespace kiln::ui {
 
-AutotuneViews installAutotuneViews(MainWindow& w) {
+AutotuneViews installAutotuneViews(ViewHost& w) {
     AutotuneViews v;
     v.timings = new TimingsPanel(w.jobs());
     v.compare = new AutotuneComparePanel(w.jobs());
@@ -32,17 +32,17 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     // A finished re-tune handed to torch (issue 31), below the autotune results.
     auto* handback = new HandbackBar(v.timings);
     if (auto* lay = v.timings->layout()) lay->addWidget(handback);
-    QObject::connect(&w, &MainWindow::rootChanged, handback, &HandbackBar::setRoot);
+    w.onRootChanged(handback, [handback](const QString& root) { handback->setRoot(root); });
     handback->setRoot(w.currentRoot());
     auto follow = [v](const QString& root) {
         v.timings->load({root});
         v.compare->loadRoot(root);
     };
-    QObject::connect(&w, &MainWindow::rootChanged, v.timings, follow);
+    w.onRootChanged(v.timings, follow);
     // Compile times from the window's scan: the root is walked once.
-    QObject::connect(&w, &MainWindow::cacheScanned, v.compileTimes,
+    w.onCacheScanned(v.compileTimes,
                      [v](std::shared_ptr<const CacheTree> tree) { v.compileTimes->loadScan(std::move(tree)); });
-    QObject::connect(&w, &MainWindow::autotuneOpRequested, v.timings, [v](int op) {
+    w.onAutotuneOpRequested(v.timings, [v](int op) {
         if (v.timings->isLoading()) {  // the Overview was faster: select once the timings are in
             QObject::connect(
                 v.timings, &TimingsPanel::loaded, v.timings, [v, op] { v.timings->selectOp(op); },
@@ -54,14 +54,14 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     if (!w.currentRoot().isEmpty()) follow(w.currentRoot());
     if (w.browser()->tree()) v.compileTimes->loadScan(w.browser()->tree());
     // A bar or row whose kernel module is in the cache: show it in the browser.
-    QObject::connect(v.timings, &TimingsPanel::moduleSelected, &w, [&w](const QString& path) {
+    QObject::connect(v.timings, &TimingsPanel::moduleSelected, w.hostWidget(), [&w](const QString& path) {
         if (w.browser()->selectPath(path)) w.showCacheTab();
     });
-    QObject::connect(v.compileTimes, &TimingsCompilePanel::entryActivated, &w, [&w](const QString& path) {
+    QObject::connect(v.compileTimes, &TimingsCompilePanel::entryActivated, w.hostWidget(), [&w](const QString& path) {
         if (w.browser()->selectPath(path)) w.showCacheTab();
     });
-    QObject::connect(v.timings, &TimingsPanel::launchRequested, &w, [&w, v] {
-        auto* dlg = new LauncherDialog(w.currentRoot(), &w);
+    QObject::connect(v.timings, &TimingsPanel::launchRequested, w.hostWidget(), [&w, v] {
+        auto* dlg = new LauncherDialog(w.currentRoot(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         QObject::connect(dlg, &LauncherDialog::sessionFinished, v.timings,
                          [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
@@ -69,8 +69,8 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     });
     // Re-tune: the cache's own choices on this machine's GPUs; the run's session logs then show
     // in this view and in Compare devices, one op per GPU.
-    QObject::connect(v.timings, &TimingsPanel::retuneRequested, &w, [&w, v] {
-        auto* dlg = new RetuneDialog(w.currentRoot(), &w);
+    QObject::connect(v.timings, &TimingsPanel::retuneRequested, w.hostWidget(), [&w, v] {
+        auto* dlg = new RetuneDialog(w.currentRoot(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         QObject::connect(dlg, &RetuneDialog::finishedRun, v.timings, [&w, v] { v.timings->load({w.currentRoot()}); });
         dlg->show();
@@ -85,7 +85,7 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     recompile->setEnabled(false);
     rebench->setEnabled(false);
     auto selected = std::make_shared<QString>();
-    QObject::connect(&w, &MainWindow::inspectionShown, menu, [=](const QString& path) {
+    w.onInspectionShown(menu, [=](const QString& path) {
         *selected = path;
         const QString suffix = QFileInfo(path).suffix();
         recompile->setEnabled(suffix == QLatin1String("cpp") || suffix == QLatin1String("cu"));
@@ -93,13 +93,13 @@ AutotuneViews installAutotuneViews(MainWindow& w) {
     });
     QObject::connect(launch, &QAction::triggered, v.timings, &TimingsPanel::launchRequested);
     QObject::connect(retune, &QAction::triggered, v.timings, &TimingsPanel::retuneRequested);
-    QObject::connect(recompile, &QAction::triggered, &w, [&w, selected] {
-        auto* dlg = new RecompileDialog(*selected, w.jobs(), &w);
+    QObject::connect(recompile, &QAction::triggered, w.hostWidget(), [&w, selected] {
+        auto* dlg = new RecompileDialog(*selected, w.jobs(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         dlg->show();
     });
-    QObject::connect(rebench, &QAction::triggered, &w, [&w, selected] {
-        auto* dlg = new RebenchDialog(*selected, w.currentRoot(), &w);
+    QObject::connect(rebench, &QAction::triggered, w.hostWidget(), [&w, selected] {
+        auto* dlg = new RebenchDialog(*selected, w.currentRoot(), w.jobs(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         dlg->show();
     });

@@ -3,7 +3,7 @@
 // "Autotune" table/chart tab, "Compare devices" and "Compile times". They follow the open root.
 namespace kiln::ui {
 
-class MainWindow;
+class ViewHost;
 class TimingsPanel;
 class AutotuneComparePanel;
 class TimingsCompilePanel;
@@ -14,6 +14,6 @@ struct AutotuneViews {
     TimingsCompilePanel* compileTimes = nullptr;
 };
 
-AutotuneViews installAutotuneViews(MainWindow& window);
+AutotuneViews installAutotuneViews(ViewHost& window);
 
 }  // namespace kiln::ui

@@ -1,4 +1,4 @@
-#include "tuning/timings_panel.hpp"
+#include "ui/tuning/timings_panel.hpp"
 
 #include <QCheckBox>
 #include <QFileDialog>
@@ -15,14 +15,17 @@
 
 #include <algorithm>
 
-#include "charts/chart_export.hpp"
-#include "charts/choice_bar_chart.hpp"
-#include "charts/choice_bars.hpp"
-#include "jobs/job_runner.hpp"
+#include "ui/charts/chart_export.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
+#include "ui/charts/choice_bars.hpp"
+#include "ui/jobs/job_runner.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
 #include "timings/used_by.hpp"
-#include "tuning/autotune_table_model.hpp"
+#include "ui/charts/chart_export.hpp"
+#include "ui/charts/choice_bar_chart.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/tuning/autotune_table_model.hpp"
 
 namespace kiln::ui {
 
@@ -61,8 +64,9 @@ TimingsPanel::TimingsPanel(JobRunner* jobs, QWidget* parent)
     bar->addAction(tr("Open folder…"), this, &TimingsPanel::openFolder);
     bar->addSeparator();
     bar->addWidget(log_);
-    bar->addAction(tr("Export chart…"), this, &TimingsPanel::exportChartDialog);
-    bar->addAction(tr("Export data…"), this, &TimingsPanel::exportDataDialog);
+    addExportActions(
+        bar, status_, QStringLiteral("autotune"), [this](const QString& p) { return exportChart(p); },
+        [this](const QString& p) { return exportData(p); });
     bar->addSeparator();
     bar->addAction(tr("New session…"), this, &TimingsPanel::launchRequested);
     bar->addAction(tr("Re-tune on this machine…"), this, &TimingsPanel::retuneRequested);
@@ -222,22 +226,6 @@ void TimingsPanel::openFiles() {
 void TimingsPanel::openFolder() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a cache root or log folder"));
     if (!dir.isEmpty()) load({dir});
-}
-
-void TimingsPanel::exportChartDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export chart"), QStringLiteral("autotune.png"), plotFileFilter());
-    if (path.isEmpty()) return;
-    const QString err = exportChart(path);
-    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
-}
-
-void TimingsPanel::exportDataDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export data"), QStringLiteral("autotune.csv"), dataFileFilter());
-    if (path.isEmpty()) return;
-    const QString err = exportData(path);
-    status_->setText(err.isEmpty() ? tr("Wrote %1").arg(path) : err);
 }
 
 }  // namespace kiln::ui

@@ -44,8 +44,6 @@ public:
 public slots:
     void openFiles();
     void openFolder();
-    void exportChartDialog();
-    void exportDataDialog();
 
 signals:
     void loaded(int ops);

@@ -71,6 +71,56 @@ TEST(CliAutotune, UsageErrorsExitWithTwo) {
     EXPECT_NE(wrong_device.err.find("C++ kernels run on the CPU"), std::string::npos) << wrong_device.err;
 }
 
+TEST(CliAutotune, StrategyBudgetAndSecondsReplaceTheSpecs) {
+    // reduction_cpu.json is exhaustive over 7 allowed choices; the options make it a sample of 3.
+    kiln::test::ScratchDir dir("cli-autotune-strategy");
+    auto r = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+                          (dir.path() / "a").string(), "--strategy", "random", "--budget", "3", "--json", "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["choices"].size(), 3u) << r.out;
+    auto all = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+                            (dir.path() / "b").string(), "--json", "--quiet"});
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_EQ(nlohmann::json::parse(all.out)["choices"].size(), 7u);
+    // A time budget spent at once: the first round is measured, the rest skipped and saying why.
+    auto timed = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+                              (dir.path() / "c").string(), "--seconds", "0.001", "--json", "--quiet"});
+    ASSERT_EQ(timed.exit_code, 0) << timed.err;
+    int skipped = 0;
+    const auto t = nlohmann::json::parse(timed.out);
+    for (const auto& [key, c] : t["choices"].items())
+        skipped += c["status"] == "skipped" && t["failures"].value(key, "") == "time budget spent";
+    EXPECT_GT(skipped, 0) << timed.out;
+}
+
+TEST(CliAutotune, BadStrategyOptionsSayWhatIsWrong) {
+    kiln::test::ScratchDir dir("cli-autotune-strategy-usage");
+    auto run = [&](std::vector<std::string> extra) {
+        std::vector<std::string> argv{kiln::test::cli_path(), "autotune",          example("reduction_cpu.json"),
+                                      "--cache-dir",          dir.path().string(), "--quiet"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        return run_command(argv);
+    };
+    auto kind = run({"--strategy", "greedy"});
+    EXPECT_EQ(kind.exit_code, 2);
+    EXPECT_NE(kind.err.find("a strategy is exhaustive or random, not 'greedy'"), std::string::npos) << kind.err;
+    auto negative = run({"--strategy", "random", "--budget", "-1"});
+    EXPECT_EQ(negative.exit_code, 2);
+    EXPECT_NE(negative.err.find("a budget is a whole number of choices"), std::string::npos) << negative.err;
+    auto exhaustive = run({"--budget", "3"});  // the spec's strategy is exhaustive: a budget would be ignored
+    EXPECT_EQ(exhaustive.exit_code, 2);
+    EXPECT_NE(exhaustive.err.find("--budget limits a random search"), std::string::npos) << exhaustive.err;
+    EXPECT_NE(exhaustive.err.find("--strategy random"), std::string::npos) << exhaustive.err;
+    auto seconds = run({"--seconds", "0"});
+    EXPECT_EQ(seconds.exit_code, 2);
+    EXPECT_NE(seconds.err.find("a duration in seconds"), std::string::npos) << seconds.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "kiln")) << "nothing may run on a usage error";
+    auto help = run_command({kiln::test::cli_path(), "autotune", "--help"});
+    for (const char* opt : {"--strategy", "--budget", "--seconds"})
+        EXPECT_NE(help.out.find(opt), std::string::npos) << opt << "\n" << help.out;
+}
+
 TEST(CliAutotune, CudaExampleOnAMachineWithoutADriverSaysSo) {
     if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU machine: the CUDA examples run in the GPU job";
     kiln::test::ScratchDir dir("cli-autotune-nocuda");

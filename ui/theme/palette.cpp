@@ -1,4 +1,4 @@
-#include "shell/palette.hpp"
+#include "ui/theme/palette.hpp"
 
 #include <QApplication>
 #include <QStyle>

@@ -7,9 +7,9 @@
 #include <QPalette>
 #include <QString>
 
-#include "shell/settings.hpp"
-
 namespace kiln::ui {
+
+enum class Theme { system, light, dark };  // Settings::theme(): follow the platform, or forced
 
 void applyTheme(Theme theme);
 // True when the palette has a dark window background.
