@@ -15,15 +15,12 @@
 
 #include <algorithm>
 
-#include "ui/charts/chart_export.hpp"
-#include "ui/charts/choice_bar_chart.hpp"
-#include "ui/charts/choice_bars.hpp"
-#include "ui/jobs/job_runner.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
 #include "timings/used_by.hpp"
 #include "ui/charts/chart_export.hpp"
 #include "ui/charts/choice_bar_chart.hpp"
+#include "ui/charts/choice_bars.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/tuning/autotune_table_model.hpp"
 
