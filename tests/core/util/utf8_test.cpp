@@ -10,6 +10,7 @@ namespace {
 
 using kiln::first_invalid_utf8;
 using kiln::printable_name;
+using kiln::shortened;
 using kiln::Surrogates;
 using kiln::utf8_sequence;
 
