@@ -144,7 +144,7 @@ void DiffView::loadTrace(const QString& path) {
     jobs_->start(
         QStringLiteral("trace"), tr("Reading TORCH_TRACE log"),
         [path](JobControl& ctl) { return loadTraceEvents(path, ctl); },
-        [this](TraceEvents t) {
+        [this, path](TraceEvents t) {
             trace_ = std::move(t);
             if (!trace_.error.isEmpty()) summary_->setText(trace_.error.toHtmlEscaped());
             else summary_->setText(tr("%1 cache events; pick one as B (misses are marked).").arg(trace_.events.size()));
