@@ -1,23 +1,25 @@
 # Included by tests/CMakeLists.txt: a short libFuzzer run of every target (the pickle decoder, the blob
 # reader, the guard engine, the timing-cache readers; the TORCH_TRACE and fingerprint readers in tests of
-# their own) inside ctest (label `fuzz`), so `./scripts/kiln test` exercises the fuzz build. It
-# configures and builds the `fuzz` preset into <build>/fuzz-smoke (clang, ASan + UBSan) and fuzzes each
-# for 30 s (the newer two for 15 s), replaying fuzz/regressions first. Without clang the test reports "skipped" (exit 77), never "passed".
+# their own) inside ctest (label `fuzz`), so `./scripts/kiln test` exercises the fuzz build. The fuzzers
+# are built by `sanitize.build` (cmake/KilnAsanSmoke.cmake) in the ASan tree they share with the
+# sanitized tests; each is fuzzed for 30 s (the newer two for 15 s), replaying fuzz/regressions first.
 add_test(NAME fuzz.pickle_decode_smoke
   COMMAND "${CMAKE_SOURCE_DIR}/scripts/fuzz" 30)
 set_tests_properties(fuzz.pickle_decode_smoke PROPERTIES
   LABELS "fuzz"
-  TIMEOUT 1500
+  TIMEOUT 600
   SKIP_RETURN_CODE 77
   RESOURCE_LOCK kiln_fuzz_smoke_build
-  ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/fuzz-smoke;KILN_JOBS=2;KILN_FUZZ_TARGETS=pickle_decode blob_reader guard_parser timing_cache")
+  FIXTURES_REQUIRED kiln_asan_tree
+  ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/asan-smoke;KILN_FUZZ_PREBUILT=1;KILN_FUZZ_TARGETS=pickle_decode blob_reader guard_parser timing_cache")
 # The TORCH_TRACE readers and the fingerprint reader: 15 s each (the same fuzz build, one at a time).
 foreach(target IN ITEMS trace_reader fingerprint_reader)
   add_test(NAME fuzz.${target}_smoke COMMAND "${CMAKE_SOURCE_DIR}/scripts/fuzz" 15)
   set_tests_properties(fuzz.${target}_smoke PROPERTIES
     LABELS "fuzz"
-    TIMEOUT 1500
+    TIMEOUT 600
     SKIP_RETURN_CODE 77
     RESOURCE_LOCK kiln_fuzz_smoke_build
-    ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/fuzz-smoke;KILN_JOBS=2;KILN_FUZZ_TARGETS=${target}")
+    FIXTURES_REQUIRED kiln_asan_tree
+    ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/asan-smoke;KILN_FUZZ_PREBUILT=1;KILN_FUZZ_TARGETS=${target}")
 endforeach()

@@ -108,7 +108,7 @@ int run_autotune(const AutotuneArgs& a) {
     return rep->best.empty() ? 1 : 0;
 }
 
-Registration reg("autotune", 70, [](CLI::App& app, Outcome& outcome) {
+Registration autotune_command("autotune", 70, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<AutotuneArgs>();
     auto* cmd = app.add_subcommand(
         "autotune", "Tune a kernel template (JSON spec) on the CPU or on each GPU; keeps timings in Inductor's cache");

@@ -16,7 +16,7 @@ void blob_options(CLI::App* cmd, BlobArgs& a, bool json = true) {
     cmd->add_option("--max-size", a.max_size, "Refuse blobs larger than SIZE (default 8GiB; 500M, 2G, ...)");
 }
 
-Registration reg{
+Registration bundle_command{
     "bundle", 60, [](CLI::App& app, Outcome& outcome) {
         auto* cmd = app.add_subcommand(
             "bundle", "Mega-Cache blobs (torch.compiler.save_cache_artifacts): list, show, diff, unpack, pack");

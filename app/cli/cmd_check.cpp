@@ -152,7 +152,7 @@ int run_check(const CheckArgs& args) {
     return report->healthy(args.strict) ? 0 : 1;
 }
 
-Registration reg{
+Registration check_command{
     "check", 18, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<CheckArgs>();
         auto* cmd = app.add_subcommand(

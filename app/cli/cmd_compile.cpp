@@ -74,7 +74,7 @@ int run_compile(const CompileArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration compile_command{
     "compile", 60, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<CompileArgs>();
         auto* cmd =

@@ -59,7 +59,7 @@ int run_diff(const DiffArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration diff_command{
     "diff", 42, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<DiffArgs>();
         auto* cmd = app.add_subcommand("diff", "Why two FX graph cache keys differ: their components side by side");

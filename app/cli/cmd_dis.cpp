@@ -27,7 +27,7 @@ int run_dis(const DisArgs& a) {
     return 0;
 }
 
-Registration reg{
+Registration dis_command{
     "dis", 41, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<DisArgs>();
         auto* cmd =

@@ -8,6 +8,7 @@
 #include "frontend/open_cache.hpp"
 #include "portability/sources.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -23,14 +24,12 @@ struct EnvArgs {
     const CLI::Option* python_opt = nullptr;
 };
 
-std::string cut(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(0, n) + "…" : s; }
-
 // torch_version is a raw digest (torch_key's bytes) that torch's debug lines decode with
 // errors="replace": the text is lossy and unreadable, so say so; the component hash identifies it.
 std::string shown(const std::string& s) {
     bool text = kiln::is_valid_utf8(s) && s.find("\xef\xbf\xbd") == std::string::npos;
     for (unsigned char c : s) text = text && (c >= 0x20 || c == '\t');
-    if (text) return cut(s, 100);
+    if (text) return shortened(s, 100);
     return "(binary digest, " + std::to_string(s.size()) + " bytes as torch printed it lossily: compare the hash)";
 }
 
@@ -81,7 +80,7 @@ int run_env(const EnvArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration env_command{
     "env", 46, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<EnvArgs>();
         auto* cmd = app.add_subcommand(

@@ -125,7 +125,7 @@ int run_evict(const EvictArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration evict_command{
     "evict", 20, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<EvictArgs>();
         auto* cmd = app.add_subcommand("evict", "Remove least recently used cache groups (a dry run unless --yes)");

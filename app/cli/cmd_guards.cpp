@@ -113,7 +113,7 @@ int run_guards(const GuardsArgs& a) {
     return a.expr.empty() ? run_lookup(a, *sizes) : run_expr(a, *sizes);
 }
 
-Registration reg{
+Registration guards_command{
     "guards", 40, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<GuardsArgs>();
         auto* cmd =

@@ -37,7 +37,7 @@ int run(const HandbackCommand& c) {
     return run_handback(args, run);
 }
 
-const Registration registration{
+const Registration handback_command{
     "handback", 74, [](CLI::App& app, Outcome& outcome) {
         auto c = std::make_shared<HandbackCommand>();
         auto* cmd = app.add_subcommand("handback",

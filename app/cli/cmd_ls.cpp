@@ -59,16 +59,16 @@ int run_ls(const LsArgs& args) {
     return 0;
 }
 
-Registration reg{"ls", 12, [](CLI::App& app, Outcome& outcome) {
-                     auto args = std::make_shared<LsArgs>();
-                     auto* cmd = app.add_subcommand(
-                         "ls", "Graph entries by function, inputs and guards (fxgraph and AOT, linked)");
-                     add_root_option(cmd, args->root, "Inductor cache root or Mega-Cache blob");
-                     cmd->add_option("--trace", args->trace,
-                                     "TORCH_TRACE log or dir (default: trace/ beside the root, when there is one)");
-                     cmd->add_flag("--json", args->json, "Print JSON");
-                     cmd->callback([args, &outcome] { outcome.exit_code = run_ls(*args); });
-                 }};
+Registration ls_command{
+    "ls", 12, [](CLI::App& app, Outcome& outcome) {
+        auto args = std::make_shared<LsArgs>();
+        auto* cmd = app.add_subcommand("ls", "Graph entries by function, inputs and guards (fxgraph and AOT, linked)");
+        add_root_option(cmd, args->root, "Inductor cache root or Mega-Cache blob");
+        cmd->add_option("--trace", args->trace,
+                        "TORCH_TRACE log or dir (default: trace/ beside the root, when there is one)");
+        cmd->add_flag("--json", args->json, "Print JSON");
+        cmd->callback([args, &outcome] { outcome.exit_code = run_ls(*args); });
+    }};
 
 }  // namespace
 }  // namespace kiln::cli

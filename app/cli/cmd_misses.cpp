@@ -137,7 +137,7 @@ int run_misses(const MissesArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration misses_command{
     "misses", 44, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<MissesArgs>();
         auto* cmd = app.add_subcommand(

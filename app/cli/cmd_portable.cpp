@@ -8,6 +8,7 @@
 #include "frontend/open_cache.hpp"
 #include "portability/target.hpp"
 #include "util/json_out.hpp"
+#include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -23,8 +24,6 @@ struct PortableArgs {
     std::size_t limit = 50;
 };
 
-std::string cut(const std::string& s, std::size_t n) { return s.size() > n ? s.substr(0, n) + "…" : s; }
-
 void print_report(const PortableReport& r, std::size_t limit) {
     for (const auto& l : r.summary.lines) std::printf("%s\n", l.c_str());
     std::printf("\ntarget: %s\n", r.target.origin.c_str());
@@ -36,10 +35,10 @@ void print_report(const PortableReport& r, std::size_t limit) {
         ++shown;
         std::printf("  %-7s %s\n", std::string(verdict_name(it.assessment.verdict)).c_str(), it.path.c_str());
         for (const auto& d : it.assessment.differs)
-            std::printf("            %s: %s -> %s\n", d.component.c_str(), cut(d.cached, 70).c_str(),
-                        cut(d.target, 70).c_str());
+            std::printf("            %s: %s -> %s\n", d.component.c_str(), shortened(d.cached, 70).c_str(),
+                        shortened(d.target, 70).c_str());
         for (const auto& u : it.assessment.unknown)
-            std::printf("            %s unknown: %s\n", u.name.c_str(), cut(u.why, 140).c_str());
+            std::printf("            %s unknown: %s\n", u.name.c_str(), shortened(u.why, 140).c_str());
     }
     if (graphs > shown) std::printf("  ... %zu more graph entries (--limit, or --json for all)\n", graphs - shown);
     for (const auto& n : r.target.notes) std::printf("note: %s\n", n.c_str());
@@ -67,7 +66,7 @@ int run_portable(const PortableArgs& args) {
     return all_hit ? 0 : 1;
 }
 
-Registration reg{
+Registration portable_command{
     "portable", 47, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<PortableArgs>();
         auto* cmd =

@@ -43,7 +43,7 @@ int run_rebench(const RebenchArgs& a) {
     return report->all_ok() ? 0 : 1;  // a device that failed: the work failed there (its reason is printed)
 }
 
-Registration reg("rebench", 72, [](CLI::App& app, Outcome& outcome) {
+Registration rebench_command("rebench", 72, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<RebenchArgs>();
     auto& o = args->options;
     auto* cmd = app.add_subcommand("rebench",

@@ -168,7 +168,7 @@ int run_retune_cmd(const RetuneArgs& a) {
     return 0;
 }
 
-Registration reg("retune", 73, [](CLI::App& app, Outcome& outcome) {
+Registration retune_command("retune", 73, [](CLI::App& app, Outcome& outcome) {
     auto args = std::make_shared<RetuneArgs>();
     auto* cmd = app.add_subcommand("retune",
                                    "Re-tune a cache's autotuned ops on this machine's GPUs: each Triton choice from "

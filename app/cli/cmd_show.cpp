@@ -126,7 +126,7 @@ int run_show(const ShowArgs& a) {
     return status;
 }
 
-Registration reg{
+Registration show_command{
     "show", 40, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<ShowArgs>();
         auto* cmd = app.add_subcommand(

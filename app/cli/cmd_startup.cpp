@@ -153,7 +153,7 @@ int run_startup(const StartupArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration startup_command{
     "startup", 47, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<StartupArgs>();
         auto* cmd = app.add_subcommand("startup",

@@ -95,7 +95,7 @@ int run_stats(const StatsArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration stats_command{
     "stats", 10, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<StatsArgs>();
         auto* cmd = app.add_subcommand("stats", "Files, entries and bytes per category of an Inductor or Triton cache");

@@ -91,7 +91,7 @@ int run_timeline(const TimelineArgs& args) {
     return 0;
 }
 
-Registration reg{
+Registration timeline_command{
     "timeline", 46, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<TimelineArgs>();
         auto* cmd = app.add_subcommand("timeline",

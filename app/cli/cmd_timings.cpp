@@ -315,7 +315,7 @@ int run_timings(const TimingsArgs& args) {
     return 0;
 }
 
-const Registration registration{
+const Registration timings_command{
     "timings", 60, [](CLI::App& app, Outcome& outcome) {
         auto args = std::make_shared<TimingsArgs>();
         auto* cmd = app.add_subcommand("timings",

@@ -30,6 +30,7 @@ void print_skipped(FILE* to, const std::vector<SkippedOp>& skipped, const char* 
         std::fprintf(to, "  not %s: %s on %s: %s\n", what, s.label.c_str(), s.device_name.c_str(), s.why.c_str());
 }
 
+#ifdef KILN_HAVE_REMOTE  // only --fetch asks
 // The GPU kinds of this machine: --device-name, else the driver's names.
 Result<std::vector<std::string>> this_machines_devices(const HandbackArgs& a) {
     if (!a.device_names.empty()) return a.device_names;
@@ -44,6 +45,7 @@ Result<std::vector<std::string>> this_machines_devices(const HandbackArgs& a) {
                           "pass --device-name NAME for the GPU kind torch will run on");
     return names;
 }
+#endif
 
 }  // namespace
 

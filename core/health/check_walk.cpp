@@ -14,10 +14,6 @@ namespace {
 constexpr std::size_t kQueueLimit = 256;  // batches waiting
 constexpr int kBatchCost = 64;
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 std::string_view base_name(std::string_view path) {
     auto slash = path.rfind('/');
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -64,12 +60,12 @@ void CheckWalk::add(const Artifact& a) {
             dir_group_ = a.group;
             std::string_view name = base_name(rel);
             dir_.names.emplace_back(name);
-            if (name.substr(0, 7) == "__grp__" && ends_with(name, ".json")) dir_.groups.emplace_back(a);
+            if (name.substr(0, 7) == "__grp__" && name.ends_with(".json")) dir_.groups.emplace_back(a);
             break;
         }
         default: break;
     }
-    if (a.category == Category::cpp_source && ends_with(rel, ".main.cpp"))
+    if (a.category == Category::cpp_source && rel.ends_with(".main.cpp"))
         submit({Task::main_cpp, inductor::OwnedArtifact(a), {}, {}});
     // An in-flight temporary (a compiler's ".<key>.<pid>.<tid>.tmp.so") is no binary yet.
     if (a.category != Category::temp && is_binary_name(rel)) submit({Task::binary, inductor::OwnedArtifact(a), {}, {}});

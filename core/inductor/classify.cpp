@@ -18,11 +18,6 @@ bool upper_b32(char c) { return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7')
 bool lower_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool ends_with(std::string_view s, std::string_view p) {
-    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
 // Splits `rel` into at most kMax segments; returns how many there are (more than kMax: kMax + 1).
 constexpr std::size_t kMax = 5;
 std::size_t split(std::string_view rel, std::array<std::string_view, kMax>& seg) {
@@ -42,20 +37,16 @@ std::string_view prefix_through(std::string_view rel, std::string_view last) {
     return rel.substr(0, static_cast<std::size_t>(last.data() + last.size() - rel.data()));
 }
 
-Classification single(Category c, std::string_view rel, std::string_view key = {}) {
-    return {c, GroupKind::single_file, key, rel, false};
-}
-
 // <xx>/<name> at the top of an Inductor root: modules, their sidecars and best configs.
 Classification classify_code_file(std::string_view rel, std::string_view dir, std::string_view name) {
-    if (ends_with(name, ".best_config") && is_hex64(name.substr(0, name.size() - 12))) {
+    if (name.ends_with(".best_config") && is_hex64(name.substr(0, name.size() - 12))) {
         // Named after a hash of the kernel and its configs, not the module key: the scanner joins it
         // to the kernel module of the same directory.
         return {Category::best_config, GroupKind::module, name.substr(0, 64), {}, false};
     }
-    if (name.size() < 53 || name[52] != '.') return single(Category::other, rel);
+    if (name.size() < 53 || name[52] != '.') return single_file(Category::other, rel);
     std::string_view key = name.substr(0, 52);
-    if (!is_code_key(key) || key.substr(1, 2) != dir) return single(Category::other, rel);
+    if (!is_code_key(key) || key.substr(1, 2) != dir) return single_file(Category::other, rel);
     std::string_view ext = name.substr(53);
     std::string_view group = rel.substr(0, rel.size() - name.size() + 52);  // "<xx>/c<51>"
     auto module = [&](Category c, bool sniff = false) {
@@ -68,12 +59,12 @@ Classification classify_code_file(std::string_view rel, std::string_view dir, st
     if (ext == "cu") return module(Category::cuda_source);
     if (ext == "picked_kernel") return module(Category::picked_kernel);
     if (ext == "o" || ext == "main.o") return module(Category::object_file);
-    if (ends_with(ext, ".error")) return module(Category::compile_error);
+    if (ext.ends_with(".error")) return module(Category::compile_error);
     // AOTInductor without an output path: c<51>.wrapper.cpp/.so, .kernel.cpp, .wrapper_metadata.json, ...
-    if (starts_with(ext, "wrapper.") || starts_with(ext, "wrapper_") || starts_with(ext, "kernel.") ||
-        starts_with(ext, "kernel_"))
+    if (ext.starts_with("wrapper.") || ext.starts_with("wrapper_") || ext.starts_with("kernel.") ||
+        ext.starts_with("kernel_"))
         return module(Category::aoti_artifact);
-    if (ends_with(ext, ".json") && ext.size() > 5) return module(Category::build_record);
+    if (ext.ends_with(".json") && ext.size() > 5) return module(Category::build_record);
     // Other outputs of the same compile (objects, fatbins) live and die with the module.
     return module(Category::other);
 }
@@ -84,11 +75,11 @@ Classification classify_inductor(std::string_view rel, const std::array<std::str
         // fxgraph/<key[1:3]>/<key>/<entry>
         if (n == 4 && s[2].size() > 3 && s[2].substr(1, 2) == s[1])
             return {Category::fxgraph, GroupKind::key_dir, s[2], prefix_through(rel, s[2]), false};
-        return single(Category::other, rel);
+        return single_file(Category::other, rel);
     }
     if (top == "aotautograd") {
         if (n == 3) return {Category::aotautograd, GroupKind::key_dir, s[1], prefix_through(rel, s[1]), false};
-        return single(Category::other, rel);
+        return single_file(Category::other, rel);
     }
     if (top == "triton") {
         // triton/<device index>/<HASH>/<file>; staging dirs and autotune results beside the kernels
@@ -99,17 +90,17 @@ Classification classify_inductor(std::string_view rel, const std::array<std::str
                 return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[2], prefix_through(rel, s[2]),
                         false};
         }
-        return single(Category::other, rel);
+        return single_file(Category::other, rel);
     }
-    if (top == "cache" && n == 2 && is_hex64(s[1])) return single(Category::autotune_local_cache, rel, s[1]);
+    if (top == "cache" && n == 2 && is_hex64(s[1])) return single_file(Category::autotune_local_cache, rel, s[1]);
     if (top == "cache" && n >= 3)  // cache/<name>/...: the caching module's on-disk caches
-        return single(s[n - 1] == "dir.lock" ? Category::lock : Category::caching_module, rel);
-    if (n == 3 && top.size() == 2 && ends_with(s[1], ".halide") && is_code_key(s[1].substr(0, 52)) && s[1].size() == 59)
+        return single_file(s[n - 1] == "dir.lock" ? Category::lock : Category::caching_module, rel);
+    if (n == 3 && top.size() == 2 && s[1].ends_with(".halide") && is_code_key(s[1].substr(0, 52)) && s[1].size() == 59)
         return {Category::halide, GroupKind::key_dir, s[1].substr(0, 52), prefix_through(rel, s[1]), false};
-    if (top == "locks" && n == 2 && ends_with(s[1], ".lock") && s[1].size() > 5)
-        return single(Category::lock, rel, s[1].substr(0, s[1].size() - 5));
+    if (top == "locks" && n == 2 && s[1].ends_with(".lock") && s[1].size() > 5)
+        return single_file(Category::lock, rel, s[1].substr(0, s[1].size() - 5));
     if (n == 2 && top.size() == 2) return classify_code_file(rel, top, s[1]);
-    return single(Category::other, rel);
+    return single_file(Category::other, rel);
 }
 
 }  // namespace
@@ -120,7 +111,7 @@ bool is_hex64(std::string_view s) { return s.size() == 64 && all_of(s, lower_hex
 
 bool is_atomic_temp_name(std::string_view name) {
     // write_atomic's ".<pid>.<thread id>.tmp"
-    if (!starts_with(name, ".") || !ends_with(name, ".tmp")) return false;
+    if (!name.starts_with(".") || !name.ends_with(".tmp")) return false;
     std::string_view mid = name.substr(1, name.size() - 5);
     auto dot = mid.find('.');
     if (dot == std::string_view::npos || dot == 0 || dot + 1 == mid.size()) return false;
@@ -130,7 +121,7 @@ bool is_atomic_temp_name(std::string_view name) {
 bool is_build_temp_name(std::string_view name) {
     // A compiler's output in flight: ".<key>.<pid>.<tid>.tmp.<ext>" (codecache::CodeCache), renamed
     // onto <key>.<ext> once the build is done.
-    if (!starts_with(name, ".")) return false;
+    if (!name.starts_with(".")) return false;
     auto tmp = name.find(".tmp.");
     if (tmp == std::string_view::npos || tmp + 5 >= name.size()) return false;
     std::string_view head = name.substr(1, tmp - 1);  // <key>.<pid>.<tid>
@@ -145,18 +136,18 @@ bool is_build_temp_name(std::string_view name) {
 Classification classify_path(std::string_view rel, RootKind kind) {
     std::array<std::string_view, kMax> s{};
     std::size_t n = split(rel, s);
-    if (n == 0) return single(Category::other, rel);
+    if (n == 0) return single_file(Category::other, rel);
     std::string_view name = n <= kMax ? s[n - 1] : rel.substr(rel.rfind('/') + 1);
-    if (is_atomic_temp_name(name) || is_build_temp_name(name)) return single(Category::temp, rel);
+    if (is_atomic_temp_name(name) || is_build_temp_name(name)) return single_file(Category::temp, rel);
     if (kind == RootKind::triton) {
         if (n >= 2 && n <= 3)
             if (auto c = classify_triton_extra(rel, s[0], n == 3 ? s[1] : std::string_view(), name, n == 2)) return *c;
         if (n == 2) return {Category::triton_compiled, GroupKind::triton_kernel_dir, s[0], s[0], false};
-        return single(Category::other, rel);
+        return single_file(Category::other, rel);
     }
     // Folders of their own (dynamo/, debug output, nested roots) may nest deeper than the cache proper.
     if (auto c = classify_torch_folder(rel, s[0], n == 1 ? std::string_view() : s[1], name, n)) return *c;
-    if (n > kMax) return single(Category::other, rel);
+    if (n > kMax) return single_file(Category::other, rel);
     return classify_inductor(rel, s, n);
 }
 

@@ -19,6 +19,11 @@ struct Classification {
     bool needs_python_sniff = false;  // c<51>.py: output_code or kernel_module, decided by content
 };
 
+// A file that lives and dies alone (the classifiers' most common answer).
+inline Classification single_file(Category c, std::string_view rel, std::string_view key = {}) {
+    return {c, GroupKind::single_file, key, rel, false};
+}
+
 // `rel` uses '/' separators and names a regular file.
 Classification classify_path(std::string_view rel, RootKind kind);
 

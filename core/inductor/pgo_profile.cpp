@@ -6,10 +6,6 @@ namespace {
 
 constexpr std::string_view kPgo = "torch._dynamo.pgo.";
 
-bool ends_with(std::string_view s, std::string_view tail) {
-    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 std::string text_of(pickle::Ref v, int depth = 0) {
     using pickle::Kind;
     if (!v) return {};
@@ -28,9 +24,9 @@ std::string text_of(pickle::Ref v, int depth = 0) {
         }
         case Kind::call: {
             const std::string type = v->call_type();
-            if (ends_with(type, ".AutoDynamic")) return "dynamic";
-            if (ends_with(type, ".AutoUnset")) return "unset";
-            if (ends_with(type, ".InferStride")) {
+            if (type.ends_with(".AutoDynamic")) return "dynamic";
+            if (type.ends_with(".AutoUnset")) return "unset";
+            if (type.ends_with(".InferStride")) {
                 pickle::Ref dim = v->get("dim");
                 return dim ? "infer(dim " + text_of(dim, depth + 1) + ")" : "infer";
             }

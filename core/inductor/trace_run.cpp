@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string str_of(const json& j, const char* k) {
+std::string string_field(const json& j, const char* k) {
     auto it = j.find(k);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -59,7 +59,7 @@ struct LogState {
         c.compile_id = record_compile_id(meta);
         if (auto st = v.find("stack"); st != v.end() && st->is_array() && !st->empty()) {
             const json& f = st->back();
-            c.function = str_of(f, "name");
+            c.function = string_field(f, "name");
             c.first_line = int_of(f, "line");
             c.file = file_of(f);
             bool from_torch = c.file.find("/site-packages/") != std::string::npos;
@@ -67,10 +67,10 @@ struct LogState {
                 const json& u = (*st)[i];
                 std::string file = file_of(u);
                 if (file.empty() || file.find("/site-packages/") != std::string::npos) continue;
-                c.user_function = str_of(u, "name");
+                c.user_function = string_field(u, "name");
                 c.user_file = file;
                 c.user_line = int_of(u, "line");
-                c.user_code = str_of(u, "loc");
+                c.user_code = string_field(u, "loc");
                 break;
             }
         }
@@ -81,7 +81,8 @@ struct LogState {
     void on_create_symbol(const json& meta, const json& v) {
         auto c = compile_of(record_compile_id(meta));
         if (!c || !v.is_object()) return;
-        TraceSymbol s{str_of(v, "symbol"), str_of(v, "val"), str_of(v, "source"), str_of(v, "vr")};
+        TraceSymbol s{string_field(v, "symbol"), string_field(v, "val"), string_field(v, "source"),
+                      string_field(v, "vr")};
         if (s.symbol.empty() || run.compiles[*c].symbols.size() >= 10000) return;
         run.compiles[*c].symbols.push_back(std::move(s));
     }

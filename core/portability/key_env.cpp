@@ -20,8 +20,6 @@ std::vector<KeyComponentView> views_of(const std::vector<KeyComponent>& comps) {
     return v;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // The key components that belong to the environment rather than to the program.
 constexpr std::string_view kEnvNames[] = {names::device,
                                           names::version,
@@ -171,8 +169,8 @@ KeyEnv key_env(const std::vector<KeyComponentView>& comps, const std::string& so
     std::set<std::string> devices;
     bool has_system_hash = false;
     for (const auto& c : comps) {
-        if (starts_with(c.name, "example_inputs[")) collect_devices(c.value, devices);
-        if (starts_with(c.name, "inductor_config[")) out.config.push_back(c);
+        if (std::string_view(c.name).starts_with("example_inputs[")) collect_devices(c.value, devices);
+        if (std::string_view(c.name).starts_with("inductor_config[")) out.config.push_back(c);
         if (c.name == names::system_hash) has_system_hash = true;
         bool env = false;
         for (auto n : kEnvNames) env = env || c.name == n;
@@ -188,7 +186,7 @@ KeyEnv key_env(const std::vector<KeyComponentView>& comps, const std::string& so
                            source};
             out.env.set(std::move(e));
         }
-        if (c.name != "gm" && !starts_with(c.name, "example_inputs[")) {
+        if (c.name != "gm" && !std::string_view(c.name).starts_with("example_inputs[")) {
             if (std::string p = absolute_path_in(c.value); !p.empty())
                 out.hazards.push_back({std::string(c.name), std::string(c.value),
                                        "an absolute path (" + p + ") in the key: a machine with another layout" +

@@ -26,7 +26,7 @@ Result<std::vector<inductor::KeyComponent>> probe_lines(const json& j, const std
     return comps;
 }
 
-void fact(Fingerprint& fp, std::string_view name, const std::string& value, const std::string& source) {
+void fact_if_known(Fingerprint& fp, std::string_view name, const std::string& value, const std::string& source) {
     if (!value.empty()) fp.set({std::string(name), value, "", scope_of(name), false, false, false, false, source});
 }
 
@@ -39,7 +39,7 @@ void device_facts(Fingerprint& fp, const json& probe) {
     std::string list;
     for (std::size_t i = 0; i < devs.size(); ++i)
         if (devs[i].is_object()) list += (i ? "; " : "") + std::to_string(i) + ": " + text(devs[i], "name");
-    fact(fp, names::devices, list, "python");
+    fact_if_known(fp, names::devices, list, "python");
     std::size_t cur = 0;
     if (probe.contains("current_device") && probe["current_device"].is_number_unsigned())
         cur = probe["current_device"].get<std::size_t>();
@@ -49,12 +49,13 @@ void device_facts(Fingerprint& fp, const json& probe) {
     std::string src = "python (device " + std::to_string(cur) + ")";
     std::string gcn = text(d, "gcnArchName");
     if (!text(probe, "torch_hip").empty() && !gcn.empty())
-        fact(fp, names::compute_capability, gcn.substr(0, gcn.find(':')), src);
+        fact_if_known(fp, names::compute_capability, gcn.substr(0, gcn.find(':')), src);
     else if (d.contains("major") && d.contains("minor") && d["major"].is_number_integer() &&
              d["minor"].is_number_integer())
-        fact(fp, names::compute_capability, std::to_string(d["major"].get<int>() * 10 + d["minor"].get<int>()), src);
-    fact(fp, names::sm_count, text(d, "multi_processor_count"), src);
-    fact(fp, names::warp_size, text(d, "warp_size"), src);
+        fact_if_known(fp, names::compute_capability, std::to_string(d["major"].get<int>() * 10 + d["minor"].get<int>()),
+                      src);
+    fact_if_known(fp, names::sm_count, text(d, "multi_processor_count"), src);
+    fact_if_known(fp, names::warp_size, text(d, "warp_size"), src);
     // A fresh process compiles for its current device: inputs on cuda:<current>.
     fp.set({std::string(names::input_device), "cuda:" + std::to_string(cur), "", Scope::process, true, false, false,
             true, "python (current device of a fresh process)"});
@@ -94,18 +95,18 @@ Result<Fingerprint> fingerprint_from_probe(const json& probe, const json* baseli
                     false, false, "python (set by environment variables)"});
         }
     }
-    fact(fp, names::torch, text(probe, "torch"), "python");
-    fact(fp, names::torch_cuda, text(probe, "torch_cuda"), "python");
-    fact(fp, names::triton, text(probe, "triton"), "python");
-    fact(fp, names::python, text(probe, "python"), "python");
-    fact(fp, names::torch_key, text(probe, "torch_key"), "python (torch_key())");
-    fact(fp, names::backend_hash, text(probe, "backend_hash"), "python (triton_hash_with_backend())");
+    fact_if_known(fp, names::torch, text(probe, "torch"), "python");
+    fact_if_known(fp, names::torch_cuda, text(probe, "torch_cuda"), "python");
+    fact_if_known(fp, names::triton, text(probe, "triton"), "python");
+    fact_if_known(fp, names::python, text(probe, "python"), "python");
+    fact_if_known(fp, names::torch_key, text(probe, "torch_key"), "python (torch_key())");
+    fact_if_known(fp, names::backend_hash, text(probe, "backend_hash"), "python (triton_hash_with_backend())");
     device_facts(fp, probe);
     if (probe.contains("environment") && probe["environment"].is_object()) {
         std::string vars;
         for (const auto& [key, v] : probe["environment"].items())
             vars += (vars.empty() ? "" : "; ") + key + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-        fact(fp, names::env_vars, vars, "python (os.environ)");
+        fact_if_known(fp, names::env_vars, vars, "python (os.environ)");
     }
     return fp;
 }

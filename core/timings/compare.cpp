@@ -48,12 +48,6 @@ std::string family_label(const Choice& c) {
     return n.config.empty() ? stem : stem + " (" + n.config + ")";
 }
 
-std::string ms_text(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f ms", v);
-    return buf;
-}
-
 void judge_noise(ComparedOp& row, const std::vector<std::string>& labels) {
     if (!row.winner_differs) return;
     bool any_known = false, any_beyond = false;

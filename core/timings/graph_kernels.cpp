@@ -210,11 +210,6 @@ std::optional<fs::path> entry_root(const fs::path& entry_file) {
 }
 
 namespace {
-std::string ms_text(double v) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.4f ms", v);
-    return buf;
-}
 std::string pct_text(double v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%+.1f%%", v);

@@ -1,6 +1,7 @@
 #include "timings/timing_model.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 namespace kiln::timings {
 
@@ -70,6 +71,12 @@ std::string describe_bad_time(const nlohmann::ordered_json& v) {
         if (std::isnan(d)) return "NaN";
     }
     return v.dump();
+}
+
+std::string ms_text(double ms) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.4f ms", ms);
+    return buf;
 }
 
 std::string params_text(const nlohmann::ordered_json& params) {

@@ -100,5 +100,7 @@ std::string describe_bad_time(const nlohmann::ordered_json& v);
 nlohmann::ordered_json to_json(const TimingSet& set);
 // "{BLOCK_M: 64, num_warps: 4}" -> "BLOCK_M=64, num_warps=4" (Python's literal spelling of values).
 std::string params_text(const nlohmann::ordered_json& params);
+// A time in milliseconds as reports print it: "0.0123 ms".
+std::string ms_text(double ms);
 
 }  // namespace kiln::timings

@@ -6,8 +6,6 @@ namespace kiln::tuning {
 
 using Clock = std::chrono::steady_clock;
 
-static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
 BenchRunner::BenchRunner(std::vector<worker::Device> devices, bool in_process, std::string worker_path,
                          worker::Timeouts timeouts, worker::BenchmarkRequest warmup)
     : devices_(std::move(devices)), warmup_(std::move(warmup)), timeouts_(timeouts) {

@@ -18,6 +18,10 @@
 
 namespace kiln::tuning {
 
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 class BenchRunner {
 public:
     // `warmup`: a request with warmup_only set, sent to every worker (or run here) at start.

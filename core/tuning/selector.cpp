@@ -21,9 +21,7 @@ namespace kiln::tuning {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 nlohmann::json ms_or_null(double ms) { return std::isfinite(ms) ? nlohmann::json(ms) : nlohmann::json(); }
 
 // One call of tune(), step by step: plan (devices, system, choices and their keys, the log),
@@ -197,7 +195,7 @@ void Session::precompile(const std::vector<std::size_t>& todo, BenchRunner& runn
                 libraries_[i] = out->output_path;
             } else {
                 c.from_cache = false;
-                c.ms = kInf;
+                c.ms = kFailedMs;
                 c.status = ChoiceStatus::compile_error;
                 c.reason = out.error().str();
             }
@@ -238,7 +236,7 @@ void Session::run_others(const std::vector<std::size_t>& todo, BenchRunner& runn
                 auto& c = rep_.choices[rest[k]];
                 c.status = ChoiceStatus::skipped;
                 c.reason = "time budget spent";
-                c.ms = kInf;
+                c.ms = kFailedMs;
             }
             return;
         }
@@ -271,7 +269,7 @@ void Session::record(std::size_t i, const worker::BenchmarkResult& r) {
     measured_.push_back(i);
     auto& c = rep_.choices[i];
     c.from_cache = false;
-    c.ms = r.ok() ? r.ms : kInf;
+    c.ms = r.ok() ? r.ms : kFailedMs;
     c.status = choice_status(r.status);
     c.reason = r.reason;
     c.device = r.device;
@@ -319,7 +317,7 @@ void Session::log_cache_hits() {
 }
 
 void Session::finish() {
-    double best = kInf;
+    double best = kFailedMs;
     for (const auto& c : rep_.choices)
         if (c.ms < best) {
             best = c.ms;

@@ -8,8 +8,6 @@
 namespace kiln::tuning {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 std::string fmt_ms(double ms) {
     if (!std::isfinite(ms)) return "inf";
     char b[32];
@@ -119,7 +117,7 @@ Result<TuneReport> tune_report_from_json(const nlohmann::json& j) {
             c.compile_seconds = info.value("compile_seconds", 0.0);
             c.library = info.value("library", "");
             const auto ms = timings.value(key, nlohmann::json());
-            c.ms = ms.is_number() ? ms.get<double>() : kInf;
+            c.ms = ms.is_number() ? ms.get<double>() : kFailedMs;
             if (auto f = failures.find(key); f != failures.end() && f->is_string()) c.reason = f->get<std::string>();
             if (auto s = info.find("stats"); s != info.end()) c.stats = worker::timing_stats_from_json(*s);
             r.choices.push_back(std::move(c));
@@ -143,7 +141,7 @@ std::string format_autotune_table(const TuneReport& rep, const TuningSpec& spec,
     std::vector<const ChoiceReport*> order;
     for (const auto& c : rep.choices) order.push_back(&c);
     std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
-    double best = order.empty() ? kInf : order.front()->ms;
+    double best = order.empty() ? kFailedMs : order.front()->ms;
     std::string out = "AUTOTUNE " + rep.op + "(" + sizes + ")\nstrides: " + strides + "\ndtypes: " + dtypes + "\n";
     for (size_t i = 0; i < order.size() && i < top; ++i) {
         const auto* c = order[i];

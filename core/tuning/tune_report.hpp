@@ -3,6 +3,7 @@
 // `kiln-cli autotune --json`, read back by the GUI's launcher) and Inductor's AUTOTUNE table.
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(ChoiceStatus, {{ChoiceStatus::error, "error"},
                                             {ChoiceStatus::skipped, "skipped"}})
 const char* choice_status_name(ChoiceStatus s);
 ChoiceStatus choice_status(worker::BenchStatus s);
+
+// A choice's time when it has none (failed, skipped): sorts after every measured one.
+inline constexpr double kFailedMs = std::numeric_limits<double>::infinity();
 
 struct ChoiceReport {
     std::string id;    // "<op>_<n>", n = position in the enumeration (0 = the reference)

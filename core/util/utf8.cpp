@@ -78,4 +78,16 @@ std::string printable_name(std::string_view s) {
     return out;
 }
 
+std::string shortened(std::string_view s, std::size_t max_bytes) {
+    if (s.size() <= max_bytes) return std::string(s);
+    std::size_t end = 0;
+    while (end < max_bytes) {
+        std::size_t n = utf8_sequence(s, end, Surrogates::allow);
+        if (n == 0) n = 1;  // a stray byte is one unit
+        if (end + n > max_bytes) break;
+        end += n;
+    }
+    return std::string(s.substr(0, end)) + "…";
+}
+
 }  // namespace kiln

@@ -25,4 +25,8 @@ std::size_t first_invalid_utf8(std::string_view s);
 // through it, never raw.
 std::string printable_name(std::string_view s);
 
+// `s` cut to at most `max_bytes` bytes at a character boundary, with "…" appended when it was cut
+// (one line of a report must not end in half a character).
+std::string shortened(std::string_view s, std::size_t max_bytes);
+
 }  // namespace kiln

@@ -310,6 +310,23 @@ private slots:
         auto* picker = d.findChild<QComboBox*>();
         QVERIFY(picker && picker->count() == t.events.size());
         QVERIFY2(picker->itemText(0).contains(t.events.front().function), qPrintable(picker->itemText(0)));
+        // Until one is picked the picker says how many events the log holds, not a generic hint.
+        QCOMPARE(picker->currentIndex(), -1);
+        QVERIFY2(
+            picker->placeholderText().startsWith(QString::number(t.events.size()) + QStringLiteral(" cache events")),
+            qPrintable(picker->placeholderText()));
+        // Picking an event by its key (a miss first) shows it in the picker and makes it side B.
+        int miss = -1;
+        for (int i = 0; i < t.events.size() && miss < 0; ++i)
+            if (t.events[i].miss) miss = i;
+        QVERIFY(miss >= 0);
+        QCOMPARE(d.traceEventOf(t.events[miss].key), miss);
+        QCOMPARE(d.traceEventOf(QStringLiteral("fno-such-key")), -1);
+        d.pickTraceEvent(miss);
+        QCOMPARE(picker->currentIndex(), miss);
+        const auto edits = d.findChildren<QLineEdit*>();
+        QVERIFY(std::any_of(edits.begin(), edits.end(),
+                            [&](const QLineEdit* e) { return e->text() == t.events[miss].spec; }));
     }
 
     // What a new user hit: `kiln --select PATH` with a relative path was silently ignored. Relative to the

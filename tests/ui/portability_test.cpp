@@ -1,7 +1,7 @@
 // The Portability view against `kiln-cli portable ROOT --target T --json` run as a real process,
 // offscreen on the h100h200 fixture (an H100 cache later used on an H200): counts and the verdict of
 // every entry, the selected entry's differing components, the browser's verdict colours and the
-// click that selects an entry there; a root judged against itself; a Mega-Cache blob as the cache.
+// click that selects an entry there; a root judged against itself; a Mega-Cache megacache_blob as the cache.
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,16 +29,16 @@ namespace {
 
 QString h200Trace() { return test::h100h200Dir() + "/h200/trace/warm"; }
 QString mixedRoot() { return test::h100h200Dir() + "/inductor"; }
-QString blob() { return test::h100h200Dir() + "/h200/megacache.bin"; }
+QString megacache_blob() { return test::h100h200Dir() + "/h200/megacache.bin"; }
 
-bool idle(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isBusy(); }
+bool wait_idle(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isBusy(); }
 
 // Opens `root` in a window, checks it against `target` in the view; returns the panel.
 PortabilityPanel* checkInWindow(MainWindow& w, const QString& root, const QString& target) {
     PortabilityPanel* panel = installPortabilityView(w);
     w.show();
     w.openRoot(root);
-    if (!test::waitFor([&] { return idle(w); })) return nullptr;
+    if (!test::waitFor([&] { return wait_idle(w); })) return nullptr;
     panel->setTarget({false, target});
     bool done = false;
     QObject::connect(panel, &PortabilityPanel::checked, panel, [&] { done = true; });
@@ -193,7 +193,7 @@ private slots:
         PortabilityPanel* panel = installPortabilityView(w);
         w.show();
         w.openRoot(test::h100Root());
-        QVERIFY(test::waitFor([&] { return idle(w); }));
+        QVERIFY(test::waitFor([&] { return wait_idle(w); }));
         panel->setTarget({true, QString()});
         bool done = false;
         connect(panel, &PortabilityPanel::checked, this, [&] { done = true; });
@@ -228,15 +228,15 @@ private slots:
 
     void aBlobIsJudgedLikeTheCacheItWouldWrite() {
         MainWindow w;
-        PortabilityPanel* panel = checkInWindow(w, blob(), h200Trace());
+        PortabilityPanel* panel = checkInWindow(w, megacache_blob(), h200Trace());
         QVERIFY(panel);
         QVERIFY2(panel->outcome().report, qPrintable(panel->outcome().error));
         int rc = -1;
-        const QJsonObject cli = cliReport(blob(), h200Trace(), &rc);
+        const QJsonObject cli = cliReport(megacache_blob(), h200Trace(), &rc);
         QCOMPARE(compareWithCli(panel, cli), 9);
         QCOMPARE(QString::fromStdString(panel->outcome().report->root), cli["root"].toString());
-        QVERIFY(panel->summaryText().contains(blob()));
-        QVERIFY(!panel->summaryText().contains("kiln-blob-"));  // never the temporary root
+        QVERIFY(panel->summaryText().contains(megacache_blob()));
+        QVERIFY(!panel->summaryText().contains("kiln-megacache_blob-"));  // never the temporary root
     }
 };
 

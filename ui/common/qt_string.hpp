@@ -9,4 +9,8 @@ namespace kiln::ui {
 
 inline QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
+// The same, escaped for the rich-text (HTML) views.
+inline QString htmlText(std::string_view s) { return qstr(s).toHtmlEscaped(); }
+inline QString htmlText(const QString& s) { return s.toHtmlEscaped(); }
+
 }  // namespace kiln::ui

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -76,9 +77,23 @@ DiffView::DiffView(JobRunner* jobs, QWidget* parent)
             QFileDialog::getOpenFileName(this, tr("TORCH_TRACE log"), root_, tr("Logs (*.log);;All files (*)"));
         if (!p.isEmpty()) loadTrace(p);
     });
-    connect(events_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
-        if (i >= 0 && i < trace_.events.size()) setSideB(trace_.events[i].spec);
-    });
+    connect(events_, qOverload<int>(&QComboBox::activated), this, &DiffView::pickTraceEvent);
+}
+
+int DiffView::traceEventOf(const QString& key) const {
+    int found = -1;
+    for (int i = 0; i < trace_.events.size(); ++i) {
+        if (key.isEmpty() || trace_.events[i].key != key) continue;
+        if (trace_.events[i].miss) return i;
+        if (found < 0) found = i;
+    }
+    return found;
+}
+
+void DiffView::pickTraceEvent(int i) {
+    if (i < 0 || i >= trace_.events.size()) return;
+    events_->setCurrentIndex(i);
+    setSideB(trace_.events[i].spec);
 }
 
 QWidget* DiffView::sideRow(const QString& label, QLineEdit* edit) {
@@ -129,12 +144,19 @@ void DiffView::loadTrace(const QString& path) {
     jobs_->start(
         QStringLiteral("trace"), tr("Reading TORCH_TRACE log"),
         [path](JobControl& ctl) { return loadTraceEvents(path, ctl); },
-        [this](TraceEvents t) {
+        [this, path](TraceEvents t) {
             trace_ = std::move(t);
             if (!trace_.error.isEmpty()) summary_->setText(trace_.error.toHtmlEscaped());
             else summary_->setText(tr("%1 cache events; pick one as B (misses are marked).").arg(trace_.events.size()));
             for (const auto& e : trace_.events)
                 events_->addItem((e.miss ? QStringLiteral("✗ ") : QStringLiteral("  ")) + e.label);
+            // Until one is picked, the picker says what it holds rather than a generic hint.
+            events_->setCurrentIndex(-1);
+            events_->setPlaceholderText(trace_.events.isEmpty()
+                                            ? tr("No FX graph cache events in %1").arg(QFileInfo(path).fileName())
+                                            : tr("%1 cache events of %2: pick one as B")
+                                                  .arg(trace_.events.size())
+                                                  .arg(QFileInfo(path).fileName()));
             events_->setEnabled(!trace_.events.isEmpty());
             emit traceLoaded();
         });

@@ -31,6 +31,10 @@ public:
     void compare();
     // Reads the cache events of a TORCH_TRACE log (file or directory) into the event picker.
     void loadTrace(const QString& path);
+    // The loaded log's cache events: the first that names `key` (a miss first), or -1.
+    int traceEventOf(const QString& key) const;
+    // Event `i` of the loaded log becomes side B, shown in the picker as if chosen there.
+    void pickTraceEvent(int i);
 
     const DiffOutcome& outcome() const { return outcome_; }
     QTableWidget* changesTable() const { return changes_; }

@@ -87,6 +87,7 @@ TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
                            qstr(e.artifact), qstr(e.key).left(12), QFileInfo(qstr(e.log)).fileName())
                       .arg(e.line);
         t.spec = QStringLiteral("%1#%2").arg(qstr(e.log)).arg(n);
+        t.key = qstr(e.key);
         out.events.push_back(std::move(t));
     }
     return out;

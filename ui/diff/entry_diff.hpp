@@ -31,6 +31,7 @@ struct TraceEvent {
     QString label;     // "[0/1] h (gen_inductor_cache.py:71)  fx_graph_cache_miss fswe3w… (LOG:LINE)"
     QString function;  // the compiled frame, "h (gen_inductor_cache.py:71)"; "" when the log does not say
     QString spec;      // its entry reference, LOG#N (frontend/entry_ref.hpp)
+    QString key;       // the FX graph key the event names
     bool miss = false;
 };
 

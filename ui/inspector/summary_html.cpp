@@ -12,6 +12,7 @@
 #include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
 #include "ui/browser/cache_tree_model.hpp"
+#include "ui/common/qt_string.hpp"
 #include "ui/inspector/inspection.hpp"
 #include "ui/theme/palette.hpp"
 #include "util/python_json.hpp"
@@ -20,16 +21,13 @@ namespace kiln::ui {
 
 namespace {
 
-QString esc(const QString& s) { return s.toHtmlEscaped(); }
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-
 QString pathLink(const QString& path, const QString& text) {
     return QStringLiteral("<a href=\"kiln-path:%1\">%2</a>")
-        .arg(QString::fromUtf8(QUrl::toPercentEncoding(path)), esc(text));
+        .arg(QString::fromUtf8(QUrl::toPercentEncoding(path)), htmlText(text));
 }
 QString filterLink(const QString& text, const QString& label) {
     return QStringLiteral("<a href=\"kiln-filter:%1\">%2</a>")
-        .arg(QString::fromUtf8(QUrl::toPercentEncoding(text)), esc(label));
+        .arg(QString::fromUtf8(QUrl::toPercentEncoding(text)), htmlText(label));
 }
 
 // A key becomes a link when the tree holds its artifact (module file or key dir).
@@ -37,7 +35,7 @@ QString keyLink(const InspectRequest& req, const QString& key, const QStringList
     if (req.tree)
         for (const QString& c : candidates)
             if (req.tree->findPath(c) >= 0) return pathLink(c, key);
-    return QStringLiteral("<code>%1</code>").arg(esc(key));
+    return QStringLiteral("<code>%1</code>").arg(htmlText(key));
 }
 
 QString moduleCandidates(const QString& root, const QString& key, QStringList& out) {
@@ -49,7 +47,7 @@ QString moduleCandidates(const QString& root, const QString& key, QStringList& o
 struct Table {
     QString html = QStringLiteral("<table cellspacing=\"2\" cellpadding=\"3\">");
     void row(const QString& k, const QString& v) {
-        html += QStringLiteral("<tr><td valign=\"top\"><b>%1</b></td><td>%2</td></tr>").arg(esc(k), v);
+        html += QStringLiteral("<tr><td valign=\"top\"><b>%1</b></td><td>%2</td></tr>").arg(htmlText(k), v);
     }
     QString done() { return html + QStringLiteral("</table>"); }
 };
@@ -61,16 +59,16 @@ QString joinInts(const std::vector<std::int64_t>& v) {
 }
 QString joinStrs(const std::vector<std::string>& v) {
     QStringList s;
-    for (const auto& x : v) s << esc(x);
+    for (const auto& x : v) s << htmlText(x);
     return s.join(QStringLiteral(", "));
 }
 
 void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t);
 
 void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
-    t.row(QObject::tr("Type"), esc(e.type()));
+    t.row(QObject::tr("Type"), htmlText(e.type()));
     if (auto k = e.fx_graph_cache_key())
-        t.row(QObject::tr("FX graph key"), QStringLiteral("<code>%1</code>").arg(esc(*k)));
+        t.row(QObject::tr("FX graph key"), QStringLiteral("<code>%1</code>").arg(htmlText(*k)));
     if (auto k = e.cache_key()) {
         QStringList c;
         const QString key = moduleCandidates(req.root, QString::fromStdString(*k), c);
@@ -90,7 +88,7 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
     if (e.is_fx_graph()) {
         const auto g = e.guards_expr();
         t.row(QObject::tr("Guards"),
-              g ? QStringLiteral("<code>%1</code>").arg(esc(*g)) : QObject::tr("none (always a hit)"));
+              g ? QStringLiteral("<code>%1</code>").arg(htmlText(*g)) : QObject::tr("none (always a hit)"));
         const auto mi = e.mutated_inputs();
         t.row(QObject::tr("Mutated inputs"),
               mi.empty() ? QObject::tr("none")
@@ -102,12 +100,13 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
                 continue;
             }
             QStringList parts;
-            for (const auto& x : *s) parts << esc(x);
+            for (const auto& x : *s) parts << htmlText(x);
             strides << QStringLiteral("(%1)").arg(parts.join(QStringLiteral(", ")));
         }
         if (!strides.isEmpty()) t.row(QObject::tr("Output strides"), strides.join(QStringLiteral("<br>")));
         QStringList counters;
-        for (const auto& [name, n] : e.counter_deltas()) counters << QStringLiteral("%1 = %2").arg(esc(name)).arg(n);
+        for (const auto& [name, n] : e.counter_deltas())
+            counters << QStringLiteral("%1 = %2").arg(htmlText(name)).arg(n);
         if (!counters.isEmpty()) t.row(QObject::tr("Counters"), counters.join(QStringLiteral("<br>")));
         const auto consts = e.constant_names();
         if (!consts.empty()) t.row(QObject::tr("Constants"), joinStrs(consts));
@@ -127,7 +126,7 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
         if (!req.root.isEmpty()) kernelsSummary(req, e, t);
     }
     QStringList fields;
-    for (const auto& f : e.field_names()) fields << esc(f);
+    for (const auto& f : e.field_names()) fields << htmlText(f);
     t.row(QObject::tr("Fields (%1)").arg(fields.size()),
           QStringLiteral("<small>%1</small>").arg(fields.join(QStringLiteral(", "))));
 }
@@ -142,14 +141,14 @@ void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Ta
         if (auto s = timings::collect_timings({root / "cache"}); s.ok()) set = std::move(s).value();
     auto ks = timings::graph_kernels(root, e, set ? &*set : nullptr);
     if (!ks.ok()) {
-        t.row(QObject::tr("Kernels launched"), esc(ks.error().str()));
+        t.row(QObject::tr("Kernels launched"), htmlText(ks.error().str()));
         return;
     }
     QStringList rows;
     for (const auto& k : ks->kernels) {
         const QString name = QString::fromStdString(k.ref.name);
         QString line = QStringLiteral("%1 <small>%2 ×%3</small>")
-                           .arg(filterLink(name, name), esc(std::string(inductor::kernel_kind_name(k.ref.kind))))
+                           .arg(filterLink(name, name), htmlText(std::string(inductor::kernel_kind_name(k.ref.kind))))
                            .arg(k.ref.launches);
         if (!k.module_path.empty()) {
             const QString m = QString::fromStdString(k.module_path);
@@ -162,18 +161,18 @@ void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Ta
                 c.erase(drop);
             line += QStringLiteral("<br>&nbsp;&nbsp;%1 %2 (%3)")
                         .arg(pathLink(QString::fromStdString(k.best_config_path), QStringLiteral(".best_config")),
-                             esc(timings::params_text(c)),
+                             htmlText(timings::params_text(c)),
                              coordesc ? QObject::tr("coordinate descent") : QObject::tr("autotuning"));
         }
         if (!k.fused_ops.empty()) {
             QStringList ops;
-            for (const auto& o : k.fused_ops) ops << esc(o);
+            for (const auto& o : k.fused_ops) ops << htmlText(o);
             line += QObject::tr("<br>&nbsp;&nbsp;epilogue fused into the template: %1").arg(ops.join(", "));
         }
         if (k.autotune)  // the sentence every front end says; the timing cache's name (its hash) as a detail
             line += QStringLiteral("<br>&nbsp;&nbsp;%1<br>&nbsp;&nbsp;<small>%2 <code>%3</code></small>")
-                        .arg(esc(timings::describe_autotune(k)), QObject::tr("its name in the timing cache:"),
-                             esc(k.autotune->choice));
+                        .arg(htmlText(timings::describe_autotune(k)), QObject::tr("its name in the timing cache:"),
+                             htmlText(k.autotune->choice));
         rows << line;
     }
     t.row(QObject::tr("Kernels launched (%1)").arg(rows.size()), rows.join(QStringLiteral("<br>")));
@@ -189,7 +188,7 @@ void jsonSummary(const QByteArray& bytes, Table& t) {
     for (const auto& [k, v] : j.items()) {
         std::string text = v.is_string() ? v.get<std::string>() : v.dump();
         if (text.size() > 300) text = text.substr(0, 300) + "…";
-        t.row(QString::fromStdString(k), QStringLiteral("<code>%1</code>").arg(esc(text)));
+        t.row(QString::fromStdString(k), QStringLiteral("<code>%1</code>").arg(htmlText(text)));
     }
 }
 
@@ -198,11 +197,11 @@ void jsonSummary(const QByteArray& bytes, Table& t) {
 QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     const CacheNode& n = req.node;
     QString html = QStringLiteral("<h3>%1</h3>")
-                       .arg(esc(n.kind == CacheNode::Kind::category ? n.name : QFileInfo(n.path).fileName()));
+                       .arg(htmlText(n.kind == CacheNode::Kind::category ? n.name : QFileInfo(n.path).fileName()));
     Table t;
-    t.row(QObject::tr("Category"), esc(categoryTitle(n.category)));
-    if (!n.path.isEmpty()) t.row(QObject::tr("Path"), QStringLiteral("<code>%1</code>").arg(esc(n.path)));
-    if (!n.key.isEmpty()) t.row(QObject::tr("Key"), QStringLiteral("<code>%1</code>").arg(esc(n.key)));
+    t.row(QObject::tr("Category"), htmlText(categoryTitle(n.category)));
+    if (!n.path.isEmpty()) t.row(QObject::tr("Path"), QStringLiteral("<code>%1</code>").arg(htmlText(n.path)));
+    if (!n.key.isEmpty()) t.row(QObject::tr("Key"), QStringLiteral("<code>%1</code>").arg(htmlText(n.key)));
     t.row(QObject::tr("Size"), QStringLiteral("%1 (%2 bytes)").arg(formatBytes(n.bytes)).arg(n.bytes));
     if (n.kind != CacheNode::Kind::file) t.row(QObject::tr("Files"), QString::number(n.files));
     if (n.lastUseNs)
@@ -212,7 +211,8 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
              (n.category == inductor::Category::best_config || ins.path.endsWith(QLatin1String(".json"))))
         jsonSummary(ins.rawBytes, t);
     else if (n.category == inductor::Category::kernel_perf && ins.rawIsText)
-        t.row(QObject::tr("Kernel time"), QObject::tr("%1 ms").arg(esc(QString::fromUtf8(ins.rawBytes).trimmed())));
+        t.row(QObject::tr("Kernel time"),
+              QObject::tr("%1 ms").arg(htmlText(QString::fromUtf8(ins.rawBytes).trimmed())));
     if (n.kind == CacheNode::Kind::group && req.tree) {
         const CacheTree& tree = *req.tree;
         const int gi = tree.findPath(n.path);
@@ -228,7 +228,7 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     html += t.done();
     if (!ins.error.isEmpty())
         html += QStringLiteral("<p style=\"color:%1\"><b>%2</b> %3</p>")
-                    .arg(themeColors().error.name(), QObject::tr("Error:"), esc(ins.error));
+                    .arg(themeColors().error.name(), QObject::tr("Error:"), htmlText(ins.error));
     return html;
 }
 

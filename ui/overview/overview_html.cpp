@@ -3,12 +3,12 @@
 #include <QFileInfo>
 
 #include "inductor/stats.hpp"
+#include "ui/common/qt_string.hpp"
 
 namespace kiln::ui {
 
 namespace {
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 QString bytes(std::uint64_t b) { return QString::fromStdString(inductor::format_bytes(b)); }
 QString link(const QString& href, const QString& text) {
     return QStringLiteral("<a href=\"%1\">%2</a>").arg(href.toHtmlEscaped(), text);
@@ -49,7 +49,7 @@ QString cacheSection(const overview::Overview& o) {
 }
 
 QString entryName(const overview::GraphEntryRow& e) {
-    return e.name.empty() ? QObject::tr("(unnamed) %1…").arg(esc(e.key.substr(0, 10))) : esc(e.name);
+    return e.name.empty() ? QObject::tr("(unnamed) %1…").arg(htmlText(e.key.substr(0, 10))) : htmlText(e.name);
 }
 
 QString entriesSection(const overview::Overview& o, const Colors& c) {
@@ -73,7 +73,7 @@ QString entriesSection(const overview::Overview& o, const Colors& c) {
         h += "<tr>" + td(pathLink(e.path, entryName(e))) +
              td(e.compile_ns ? formatSeconds(double(*e.compile_ns) / 1e9) : QStringLiteral("–"), true) +
              td(QStringLiteral("<span style=\"color:%1\"><code>%2…</code></span>")
-                    .arg(c.muted, esc(e.key.substr(0, 12)))) +
+                    .arg(c.muted, htmlText(e.key.substr(0, 12)))) +
              "</tr>";
     }
     h += "</table>";
@@ -84,12 +84,12 @@ QString entriesSection(const overview::Overview& o, const Colors& c) {
     if (!o.entry_errors.empty())
         h += QObject::tr("<p>%1 entries could not be decoded; the first: %2</p>")
                  .arg(o.entry_errors.size())
-                 .arg(esc(o.entry_errors.front()));
+                 .arg(htmlText(o.entry_errors.front()));
     return h;
 }
 
 // What commands name: the blob the user opened, never its temporary unpacked copy.
-QString opened(const overview::Overview& o) { return esc(o.blob.empty() ? o.root : o.blob); }
+QString opened(const overview::Overview& o) { return htmlText(o.blob.empty() ? o.root : o.blob); }
 
 QString opsSection(const overview::Overview& o) {
     constexpr std::size_t kShown = 20;  // a shared cache holds thousands: the rest are in the Autotune view
@@ -117,8 +117,9 @@ QString opsSection(const overview::Overview& o) {
         QString margin = QStringLiteral("–");
         if (op.best_ms && op.runner_up_ms && *op.best_ms > 0)
             margin = QObject::tr("%1× slower").arg(*op.runner_up_ms / *op.best_ms, 0, 'f', 2);
-        h += "<tr>" + td(link(QStringLiteral("kiln-op:%1").arg(op.op_index), esc(op.op))) + td(esc(op.inputs)) +
-             td(esc(op.device)) + td(QStringLiteral("<b>%1</b>").arg(esc(op.winner))) +
+        h += "<tr>" + td(link(QStringLiteral("kiln-op:%1").arg(op.op_index), htmlText(op.op))) +
+             td(htmlText(op.inputs)) + td(htmlText(op.device)) +
+             td(QStringLiteral("<b>%1</b>").arg(htmlText(op.winner))) +
              td(op.best_ms ? QStringLiteral("%1 ms").arg(*op.best_ms, 0, 'f', 4) : QStringLiteral("–"), true) +
              td(margin, true) + "</tr>";
     }
@@ -137,15 +138,15 @@ QString pendingSection(const QString& title, const QString& what, const Colors& 
 QString portabilitySection(const overview::Overview& o) {
     const auto& p = o.portability;
     QString h = QObject::tr("<h3>Will it hit here?</h3>");
-    if (!p.error.empty()) return h + QObject::tr("<p>Not assessed: %1</p>").arg(esc(p.error));
+    if (!p.error.empty()) return h + QObject::tr("<p>Not assessed: %1</p>").arg(htmlText(p.error));
     h += QObject::tr("<p><b>%1 of %2 graph entries can hit here</b> (%3).</p>")
              .arg(p.hit)
              .arg(p.graph_entries)
-             .arg(esc(p.target));
+             .arg(htmlText(p.target));
     if (p.miss) h += QObject::tr("<p>%1 would miss. ").arg(p.miss);
     else h += QStringLiteral("<p>");
     if (p.unknown) h += QObject::tr("%1 cannot be told without torch. ").arg(p.unknown);
-    if (!p.lines.empty()) h += esc(p.lines.front());
+    if (!p.lines.empty()) h += htmlText(p.lines.front());
     h += QObject::tr("</p><p>The whole answer: <code>kiln-cli portable %1 --target local</code></p>").arg(opened(o));
     return h;
 }
@@ -158,23 +159,23 @@ QString evictSection(const overview::Overview& o) {
                        "<p>A Mega-Cache blob: nothing to evict (<code>kiln-cli evict</code> trims a cache "
                        "root; the blob is %1).</p>")
                        .arg(bytes(static_cast<std::uint64_t>(QFileInfo(QString::fromStdString(o.blob)).size())));
-    if (!e.error.empty()) return h + QObject::tr("<p>Eviction not assessed: %1</p>").arg(esc(e.error));
+    if (!e.error.empty()) return h + QObject::tr("<p>Eviction not assessed: %1</p>").arg(htmlText(e.error));
     if (e.groups == 0)
         return h + QObject::tr(
                        "<p>Every group was used within 30 days: <code>kiln-cli evict %1</code> would free "
                        "nothing.</p>")
-                       .arg(esc(e.limit));
+                       .arg(htmlText(e.limit));
     return h + QObject::tr(
                    "<p><code>kiln-cli evict %1</code> would free <b>%2</b> of %3 (%4 groups unused for 30 "
                    "days).</p>")
-                   .arg(esc(e.limit), bytes(e.freed_bytes), bytes(e.bytes_before))
+                   .arg(htmlText(e.limit), bytes(e.freed_bytes), bytes(e.bytes_before))
                    .arg(e.groups);
 }
 
 QString healthSection(const overview::Overview& o) {
     const auto& hl = o.health;
     QString h = QObject::tr("<h3>Health</h3>");
-    if (!hl.error.empty()) return h + QObject::tr("<p>Not checked: %1</p>").arg(esc(hl.error));
+    if (!hl.error.empty()) return h + QObject::tr("<p>Not checked: %1</p>").arg(htmlText(hl.error));
     if (hl.problems == 0)
         return h + QObject::tr(
                        "<p>No problems: <code>kiln-cli check %1</code> finds every entry, kernel and library "
@@ -191,16 +192,18 @@ QString startupSection(const overview::Overview& o) {
     const auto& g = o.startup;
     if (!g.computed) return {};
     QString h = QObject::tr("<h3>Slow start</h3>");
-    if (!g.error.empty()) return h + QObject::tr("<p>The TORCH_TRACE logs could not be read: %1</p>").arg(esc(g.error));
+    if (!g.error.empty())
+        return h + QObject::tr("<p>The TORCH_TRACE logs could not be read: %1</p>").arg(htmlText(g.error));
     if (g.what.empty())
         return h + QObject::tr("<p><b>%1</b> spent %2 compiling; nothing the trace shows would remove it. %3</p>")
-                       .arg(esc(g.process), formatSeconds(g.compile_seconds),
+                       .arg(htmlText(g.process), formatSeconds(g.compile_seconds),
                             link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
     return h + QObject::tr(
                    "<p><b>Biggest avoidable cost: %1</b> of the %2 <b>%3</b> spent compiling: %4.<br>"
                    "<i>Fix:</i> %5<br>%6</p>")
-                   .arg(formatSeconds(g.seconds), formatSeconds(g.compile_seconds), esc(g.process), esc(g.what),
-                        esc(g.fix), link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
+                   .arg(formatSeconds(g.seconds), formatSeconds(g.compile_seconds), htmlText(g.process),
+                        htmlText(g.what), htmlText(g.fix),
+                        link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
 }
 
 QString traceSection(const overview::Overview& o) {
@@ -211,7 +214,7 @@ QString traceSection(const overview::Overview& o) {
                        "and keep DIR next to the cache root (as <code>trace/</code>) to see each compile, hit "
                        "or miss, and the time the cache saved.</p>");
     QStringList dirs;
-    for (const auto& d : o.trace_dirs) dirs << QStringLiteral("<code>%1</code>").arg(esc(d));
+    for (const auto& d : o.trace_dirs) dirs << QStringLiteral("<code>%1</code>").arg(htmlText(d));
     return h + QObject::tr("<p>TORCH_TRACE logs beside the cache: %1. %2</p>")
                    .arg(dirs.join(QStringLiteral(", ")),
                         link("kiln-view:Compile timeline", QObject::tr("Open the timeline")));

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QPixmap>
 #include <QTabWidget>
@@ -153,7 +154,14 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
             settle([&] { return loaded; });
         }
         w.diffView()->setSideA(entry);
-        w.diffView()->setSideB(opt.diffWith);
+        // B as a user picks it: the cache event of the run that compiled it (the miss), when a log
+        // beside the root has one; else the path given.
+        // --diff-with names the key's folder (fxgraph/<xx>/<key>) or an entry in it.
+        const QFileInfo with(opt.diffWith);
+        const QString keyB = with.isDir() ? with.fileName() : QFileInfo(with.absolutePath()).fileName();
+        const int event = w.diffView()->traceEventOf(keyB);
+        if (event >= 0) w.diffView()->pickTraceEvent(event);
+        else w.diffView()->setSideB(opt.diffWith);
         w.diffView()->compare();
         settle([&] { return done; });
         shoot(QStringLiteral("diff"));

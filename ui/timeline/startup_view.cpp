@@ -17,7 +17,6 @@
 namespace kiln::ui {
 
 namespace {
-QString esc(const std::string& s) { return qstr(s).toHtmlEscaped(); }
 
 double avoidableSeconds(const startup::ProcessStartup& p) {
     double s = 0;
@@ -118,7 +117,7 @@ void StartupView::selectProcess(int index) {
         processes_->setCurrentIndex(index);
     }
     const auto& p = report_->processes[static_cast<std::size_t>(index)];
-    headline_->setText(tr("<b>%1</b>: %2").arg(esc(p.label), esc(p.headline())));
+    headline_->setText(tr("<b>%1</b>: %2").arg(htmlText(p.label), htmlText(p.headline())));
     headline_->setToolTip(qstr(p.log));
     model_->setProcess(report_, index);
     chart_->setProcess(&p);
@@ -133,7 +132,8 @@ void StartupView::showAvoidable() {
     if (p->avoidable.empty())
         h += tr("<p>Nothing the trace shows: every second went to work a warm start still does.</p>");
     for (const auto& a : p->avoidable)
-        h += tr("<p><b>%1</b> %2<br><i>Fix:</i> %3</p>").arg(formatSeconds(a.seconds), esc(a.what), esc(a.fix));
+        h += tr("<p><b>%1</b> %2<br><i>Fix:</i> %3</p>")
+                 .arg(formatSeconds(a.seconds), htmlText(a.what), htmlText(a.fix));
     h += tr("<p style=\"color:gray\">Hover a bar for its cause; click one for its fix.</p>");
     side_->setHtml(h);
 }
@@ -143,15 +143,16 @@ void StartupView::showPhase(int compile, const QString& phase) {
     if (!p || compile < 0 || compile >= int(p->compiles.size())) return;
     const auto& c = p->compiles[static_cast<std::size_t>(compile)];
     QString h = tr("<h3>%1</h3><p>%2 compiling%3</p>")
-                    .arg(esc(c.label()), formatSeconds(c.seconds), c.miss.empty() ? QString() : tr("; ") + esc(c.miss));
+                    .arg(htmlText(c.label()), formatSeconds(c.seconds),
+                         c.miss.empty() ? QString() : tr("; ") + htmlText(c.miss));
     bool found = false;
     for (const auto& ph : c.phases) {
         if (!phase.isEmpty() && qstr(ph.name) != phase) continue;
         if (phase.isEmpty() && ph.fix.empty()) continue;
         found = true;
-        h += tr("<p><b>%1</b>: %2<br>%3</p>").arg(esc(ph.name), formatSeconds(ph.seconds), esc(ph.cause));
+        h += tr("<p><b>%1</b>: %2<br>%3</p>").arg(htmlText(ph.name), formatSeconds(ph.seconds), htmlText(ph.cause));
         h += ph.fix.empty() ? tr("<p><i>No fix: a warm start still does this.</i></p>")
-                            : tr("<p><i>Fix:</i> %1</p>").arg(esc(ph.fix));
+                            : tr("<p><i>Fix:</i> %1</p>").arg(htmlText(ph.fix));
     }
     if (phase == QLatin1String("unexplained"))
         h += tr("<p><b>unexplained</b>: %1 that no span of the trace covers.</p>")

@@ -21,7 +21,7 @@ using kiln::test::run_command;
 
 namespace {
 
-std::string example(const char* name) { return (kiln::test::source_dir() / "resources/examples" / name).string(); }
+std::string example_spec(const char* name) { return (kiln::test::source_dir() / "resources/examples" / name).string(); }
 
 bool process_gone(pid_t pid) {
     if (kill(pid, 0) != 0) return true;
@@ -36,8 +36,8 @@ bool process_gone(pid_t pid) {
 
 TEST(CliAutotune, CpuExampleTunesPersistsAndHitsTheCacheTheSecondTime) {
     kiln::test::ScratchDir dir("cli-autotune");
-    auto first = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--devices", "cpu",
-                              "--cache-dir", dir.path().string(), "--json"});
+    auto first = run_command({kiln::test::cli_path(), "autotune", example_spec("reduction_cpu.json"), "--devices",
+                              "cpu", "--cache-dir", dir.path().string(), "--json"});
     ASSERT_EQ(first.exit_code, 0) << first.err;
     auto j = nlohmann::json::parse(first.out);
     EXPECT_EQ(j["op"], "kiln_row_sum_cpu");
@@ -51,7 +51,7 @@ TEST(CliAutotune, CpuExampleTunesPersistsAndHitsTheCacheTheSecondTime) {
     EXPECT_TRUE(fs::exists(j["cache_file"].get<std::string>()));
     EXPECT_NE(first.err.find("AUTOTUNE kiln_row_sum_cpu(256x4096)"), std::string::npos) << first.err;
 
-    auto second = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+    auto second = run_command({kiln::test::cli_path(), "autotune", example_spec("reduction_cpu.json"), "--cache-dir",
                                dir.path().string(), "--json", "--quiet"});
     ASSERT_EQ(second.exit_code, 0) << second.err;
     auto k = nlohmann::json::parse(second.out);
@@ -65,8 +65,8 @@ TEST(CliAutotune, UsageErrorsExitWithTwo) {
     auto missing = run_command({kiln::test::cli_path(), "autotune", (dir.path() / "nope.json").string()});
     EXPECT_EQ(missing.exit_code, 2);
     EXPECT_NE(missing.err.find("cannot read the tuning spec"), std::string::npos) << missing.err;
-    auto wrong_device = run_command({kiln::test::cli_path(), "autotune", example("matmul_cpu.json"), "--devices", "0",
-                                     "--cache-dir", dir.path().string()});
+    auto wrong_device = run_command({kiln::test::cli_path(), "autotune", example_spec("matmul_cpu.json"), "--devices",
+                                     "0", "--cache-dir", dir.path().string()});
     EXPECT_EQ(wrong_device.exit_code, 2);
     EXPECT_NE(wrong_device.err.find("C++ kernels run on the CPU"), std::string::npos) << wrong_device.err;
 }
@@ -74,17 +74,17 @@ TEST(CliAutotune, UsageErrorsExitWithTwo) {
 TEST(CliAutotune, StrategyBudgetAndSecondsReplaceTheSpecs) {
     // reduction_cpu.json is exhaustive over 7 allowed choices; the options make it a sample of 3.
     kiln::test::ScratchDir dir("cli-autotune-strategy");
-    auto r = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+    auto r = run_command({kiln::test::cli_path(), "autotune", example_spec("reduction_cpu.json"), "--cache-dir",
                           (dir.path() / "a").string(), "--strategy", "random", "--budget", "3", "--json", "--quiet"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["choices"].size(), 3u) << r.out;
-    auto all = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+    auto all = run_command({kiln::test::cli_path(), "autotune", example_spec("reduction_cpu.json"), "--cache-dir",
                             (dir.path() / "b").string(), "--json", "--quiet"});
     ASSERT_EQ(all.exit_code, 0) << all.err;
     EXPECT_EQ(nlohmann::json::parse(all.out)["choices"].size(), 7u);
     // A time budget spent at once: the first round is measured, the rest skipped and saying why.
-    auto timed = run_command({kiln::test::cli_path(), "autotune", example("reduction_cpu.json"), "--cache-dir",
+    auto timed = run_command({kiln::test::cli_path(), "autotune", example_spec("reduction_cpu.json"), "--cache-dir",
                               (dir.path() / "c").string(), "--seconds", "0.001", "--json", "--quiet"});
     ASSERT_EQ(timed.exit_code, 0) << timed.err;
     int skipped = 0;
@@ -97,7 +97,7 @@ TEST(CliAutotune, StrategyBudgetAndSecondsReplaceTheSpecs) {
 TEST(CliAutotune, BadStrategyOptionsSayWhatIsWrong) {
     kiln::test::ScratchDir dir("cli-autotune-strategy-usage");
     auto run = [&](std::vector<std::string> extra) {
-        std::vector<std::string> argv{kiln::test::cli_path(), "autotune",          example("reduction_cpu.json"),
+        std::vector<std::string> argv{kiln::test::cli_path(), "autotune",          example_spec("reduction_cpu.json"),
                                       "--cache-dir",          dir.path().string(), "--quiet"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         return run_command(argv);
@@ -124,7 +124,7 @@ TEST(CliAutotune, BadStrategyOptionsSayWhatIsWrong) {
 TEST(CliAutotune, CudaExampleOnAMachineWithoutADriverSaysSo) {
     if (fs::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU machine: the CUDA examples run in the GPU job";
     kiln::test::ScratchDir dir("cli-autotune-nocuda");
-    auto r = run_command({kiln::test::cli_path(), "autotune", example("matmul_cuda.json"), "--devices", "0",
+    auto r = run_command({kiln::test::cli_path(), "autotune", example_spec("matmul_cuda.json"), "--devices", "0",
                           "--cache-dir", dir.path().string()});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("no CUDA driver"), std::string::npos) << r.err;

@@ -41,7 +41,7 @@ std::string random_key(std::mt19937_64& rng) {
     return key;
 }
 
-std::map<std::string, std::string> files_under(const fs::path& root) {
+std::map<std::string, std::string> contents_under(const fs::path& root) {
     std::map<std::string, std::string> out;
     for (auto& e : fs::recursive_directory_iterator(root)) {
         std::string rel = fs::relative(e.path(), root).string();
@@ -103,7 +103,7 @@ TEST(CliCacheRace, QuarantineRestoreEvictAndWritersLoseNothing) {
         set_times(old, now_ns() - 10 * kDayNs);
         old_modules.insert(old.string());
     }
-    const auto seeded = files_under(root);
+    const auto seeded = contents_under(root);
 
     std::mutex mu;
     std::vector<std::string> failures;
@@ -177,7 +177,7 @@ TEST(CliCacheRace, QuarantineRestoreEvictAndWritersLoseNothing) {
         EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.out << r.err;  // 2: an empty shell, now gone
     }
     EXPECT_FALSE(fs::exists(root / ".kiln-quarantine"));
-    const auto now = files_under(root);
+    const auto now = contents_under(root);
     for (const auto& path : evicted) EXPECT_TRUE(old_modules.count(path)) << "evict removed " << path;
     for (const auto& [rel, bytes] : seeded) {
         if (evicted.count((root / rel).string())) continue;

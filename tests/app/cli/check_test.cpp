@@ -36,7 +36,7 @@ nlohmann::json check_json(const fs::path& root, std::vector<std::string> extra =
 }
 
 // sha256 of every file under root (the quarantine folder left out), by relative path.
-std::map<std::string, std::string> digest_tree(const fs::path& root) {
+std::map<std::string, std::string> digests_outside_quarantine(const fs::path& root) {
     std::map<std::string, std::string> out;
     for (auto& e : fs::recursive_directory_iterator(root)) {
         std::string rel = fs::relative(e.path(), root).string();
@@ -46,7 +46,7 @@ std::map<std::string, std::string> digest_tree(const fs::path& root) {
     return out;
 }
 
-std::vector<fs::path> files_under(const fs::path& dir) {
+std::vector<fs::path> sorted_files_under(const fs::path& dir) {
     std::vector<fs::path> out;
     for (auto& e : fs::recursive_directory_iterator(dir))
         if (e.is_regular_file()) out.push_back(e.path());
@@ -75,7 +75,7 @@ TEST(CliCheck, TheGuisCheckOfAKeptScanIsTheCliJson) {
     fs::path root = dir.path() / "cache";
     fs::copy(h100_root(), root, fs::copy_options::recursive);
     int cut = 0;
-    for (const auto& f : files_under(root)) {
+    for (const auto& f : sorted_files_under(root)) {
         std::string ext = f.extension().string();
         if ((ext == ".cubin" || ext == ".so") && cut++ % 2 == 0) fs::resize_file(f, fs::file_size(f) / 2);
         if (f.filename().string().rfind("__grp__", 0) == 0 && cut % 5 == 0) fs::resize_file(f, 10);
@@ -114,7 +114,7 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
     std::multimap<std::string, std::string> expected;  // kind -> path (empty: any path, see below)
 
     // An AOT entry whose forward FX graph is gone: the key is written in the entry's pickle.
-    fs::path aot = files_under(root / "aotautograd").front();
+    fs::path aot = sorted_files_under(root / "aotautograd").front();
     std::string aot_bytes = read_file(aot);
     std::set<std::string> removed_keys;
     for (auto& shard : fs::directory_iterator(root / "fxgraph"))
@@ -125,12 +125,12 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
             }
     ASSERT_EQ(removed_keys.size(), 1u);
     // Other AOT entries may share that forward graph: each of them is reported.
-    for (const auto& f : files_under(root / "aotautograd"))
+    for (const auto& f : sorted_files_under(root / "aotautograd"))
         if (read_file(f).find(*removed_keys.begin()) != std::string::npos)
             expected.emplace("aot_fx_key_missing", rel(f, root));
 
     // A truncated pickle, and a sound pickle that is no graph entry (the int 1).
-    auto fx = files_under(root / "fxgraph");
+    auto fx = sorted_files_under(root / "fxgraph");
     ASSERT_GE(fx.size(), 2u);
     fs::resize_file(fx[0], fs::file_size(fx[0]) / 2);
     expected.emplace("entry_undecodable", rel(fx[0], root));
@@ -144,7 +144,7 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
     ASSERT_GE(kernel_dirs.size(), 2u);
     for (int i = 0; i < 2; ++i) {
         fs::path cubin, group;
-        for (const auto& f : files_under(kernel_dirs[i])) {
+        for (const auto& f : sorted_files_under(kernel_dirs[i])) {
             if (f.extension() == ".cubin") cubin = f;
             if (f.filename().string().rfind("__grp__", 0) == 0) group = f;
         }
@@ -160,7 +160,7 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
 
     // A truncated .so (not a .main.so: those are the C++ kernels' libraries, removed below).
     fs::path so, main_so;
-    for (const auto& f : files_under(root))
+    for (const auto& f : sorted_files_under(root))
         if (f.extension() == ".so") {
             bool is_main = f.filename().string().find(".main.so") != std::string::npos;
             (is_main ? main_so : so) = f;
@@ -186,7 +186,7 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
 
     // A Triton kernel module that output code imports (its `# kernel path:` comment names it).
     std::string module_rel;
-    for (const auto& f : files_under(root)) {
+    for (const auto& f : sorted_files_under(root)) {
         if (f.extension() != ".py" || !module_rel.empty()) continue;
         std::string text = read_file(f);
         for (auto pos = text.find("# kernel path: "); pos != std::string::npos && module_rel.empty();
@@ -199,11 +199,11 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
     }
     ASSERT_FALSE(module_rel.empty());
     fs::remove(root / module_rel);
-    for (const auto& f : files_under(root))
+    for (const auto& f : sorted_files_under(root))
         if (f.extension() == ".py" && read_file(f).find("/" + module_rel) != std::string::npos)
             expected.emplace("kernel_module_missing", rel(f, root));
 
-    auto before = digest_tree(root);
+    auto before = digests_outside_quarantine(root);
     auto j = check_json(root, {}, 1);
     std::multimap<std::string, std::string> found;
     for (const auto& p : j["problems"]) {
@@ -230,7 +230,7 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
 
     auto restore = run_command({cli_path(), "check", root.string(), "--restore", id});
     EXPECT_EQ(restore.exit_code, 0) << restore.out << restore.err;
-    EXPECT_EQ(digest_tree(root), before);
+    EXPECT_EQ(digests_outside_quarantine(root), before);
     EXPECT_FALSE(fs::exists(root / ".kiln-quarantine" / id));
     auto again = run_command({cli_path(), "check", root.string(), "--restore", id});
     EXPECT_EQ(again.exit_code, 2) << again.err;  // that quarantine is gone: bad input
@@ -242,7 +242,7 @@ TEST(CliCheck, ATritonKernelDirAnEntryBundlesIsReportedWhenGone) {
     ScratchDir dir{"cli-check-triton"};
     fs::path root = dir.path() / "cache";
     fs::copy(h100_root(), root, fs::copy_options::recursive);
-    auto entries = files_under(root / "fxgraph");
+    auto entries = sorted_files_under(root / "fxgraph");
     std::vector<fs::path> kernel_dirs;
     for (auto& e : fs::directory_iterator(root / "triton" / "0")) kernel_dirs.push_back(e.path());
     std::sort(kernel_dirs.begin(), kernel_dirs.end());
@@ -268,12 +268,12 @@ TEST(CliCheck, ATritonKernelDirAnEntryBundlesIsReportedWhenGone) {
     EXPECT_EQ(found, expected) << j["problems"].dump(1);
 
     // Quarantined (the entry, then what needed it): healthy; restored: the same bytes.
-    auto before = digest_tree(root);
+    auto before = digests_outside_quarantine(root);
     auto q = check_json(root, {"--quarantine"}, 1);
     std::string id = q["quarantine_moved"]["manifest"]["id"];
     EXPECT_TRUE(check_json(root, {}, 0)["problems"].empty());
     EXPECT_EQ(run_command({cli_path(), "check", root.string(), "--restore", id}).exit_code, 0);
-    EXPECT_EQ(digest_tree(root), before);
+    EXPECT_EQ(digests_outside_quarantine(root), before);
 }
 
 // A root without triton/<device>/ keeps its Triton cache elsewhere (TRITON_CACHE_DIR, a Mega-Cache

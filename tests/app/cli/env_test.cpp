@@ -12,7 +12,7 @@ using kiln::test::run_command;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-fs::path fx() { return kiln::test::fixture_dir() / "h100h200"; }
+fs::path h100h200_dir() { return kiln::test::fixture_dir() / "h100h200"; }
 
 const json* named(const json& list, const std::string& name) {
     for (const auto& c : list)
@@ -67,33 +67,35 @@ TEST(CliEnv, PythonWithoutTorchIsAUsageError) {
     r = run_command({kiln::test::cli_path(), "env", "--python", (dir.path() / "missing").string()});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("cannot run"), std::string::npos) << r.err;
-    r = run_command(
-        {kiln::test::cli_path(), "env", "--python", "python3", "--from", (fx() / "h200/trace/warm").string()});
+    r = run_command({kiln::test::cli_path(), "env", "--python", "python3", "--from",
+                     (h100h200_dir() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 2);
 }
 
 TEST(CliEnv, FromATraceACacheAndAnEntry) {
-    auto r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/trace/warm").string(), "--json"});
+    auto r =
+        run_command({kiln::test::cli_path(), "env", "--from", (h100h200_dir() / "h200/trace/warm").string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     json j = json::parse(r.out);
     std::string hash = j["hash"];
-    EXPECT_TRUE(fs::exists(fx() / "inductor/cache" / hash));  // the H200's own timing cache is named by it
+    EXPECT_TRUE(fs::exists(h100h200_dir() / "inductor/cache" / hash));  // the H200's own timing cache is named by it
     EXPECT_EQ((*named(j["components"], "system_info[device]"))["value"], "{'name': 'NVIDIA H200'}");
     EXPECT_EQ((*named(j["facts"], "compute_capability"))["value"], "90");
 
-    r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "inductor").string(), "--json"});
+    r = run_command({kiln::test::cli_path(), "env", "--from", (h100h200_dir() / "inductor").string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     j = json::parse(r.out);
     EXPECT_EQ(j["hash"], hash);  // the newest entries are the H200's
     EXPECT_NE(j["notes"].dump().find("another environment (NVIDIA H100 80GB HBM3"), std::string::npos) << j["notes"];
 
     // A Mega-Cache blob reads like the cache load_cache_artifacts would write from it: the H200's.
-    r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/megacache.bin").string(), "--json"});
+    r = run_command(
+        {kiln::test::cli_path(), "env", "--from", (h100h200_dir() / "h200/megacache.bin").string(), "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     j = json::parse(r.out);
     EXPECT_EQ(j["hash"], hash);
     EXPECT_EQ((*named(j["components"], "system_info[device]"))["value"], "{'name': 'NVIDIA H200'}");
-    r = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/megacache.bin").string()});
+    r = run_command({kiln::test::cli_path(), "env", "--from", (h100h200_dir() / "h200/megacache.bin").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("Mega-Cache blob"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("(binary digest"), std::string::npos) << r.out;  // torch_version is a digest

@@ -12,7 +12,7 @@ namespace {
 using kiln::test::run_command;
 using nlohmann::json;
 
-std::string key_dir() {
+std::string two_entries_key_dir() {
     return (kiln::test::two_entries_root() / "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh")
         .string();
 }
@@ -38,7 +38,7 @@ TEST(CliGuards, ExprPassAndFail) {
 }
 
 TEST(CliGuards, KeyDirServesBoundedEntryForSmallSizes) {
-    auto j = run_json({"guards", key_dir(), "--sizes", "1000", "--json"});
+    auto j = run_json({"guards", two_entries_key_dir(), "--sizes", "1000", "--json"});
     ASSERT_EQ(j["entries"].size(), 2u);
     EXPECT_EQ(j["entries"][0]["file"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
     EXPECT_EQ(j["entries"][0]["guards_expr"], "2 <= L['t0'] and L['t0'] <= 2147483647");
@@ -48,7 +48,7 @@ TEST(CliGuards, KeyDirServesBoundedEntryForSmallSizes) {
     EXPECT_EQ(j["served"], "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
     EXPECT_EQ(j["ambiguous"], true);
     // Key order as printed (nlohmann::json would sort the keys).
-    auto raw = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "1000", "--json"});
+    auto raw = run_command({kiln::test::cli_path(), "guards", two_entries_key_dir(), "--sizes", "1000", "--json"});
     std::vector<std::string> keys;
     auto ordered = nlohmann::ordered_json::parse(raw.out);
     for (auto& [k, v] : ordered.items()) keys.push_back(k);
@@ -56,14 +56,14 @@ TEST(CliGuards, KeyDirServesBoundedEntryForSmallSizes) {
 }
 
 TEST(CliGuards, KeyDirServesUnboundedEntryForHugeSizes) {
-    auto j = run_json({"guards", key_dir(), "--sizes", "2147483664", "--json"});
+    auto j = run_json({"guards", two_entries_key_dir(), "--sizes", "2147483664", "--json"});
     EXPECT_EQ(j["served"], "naiolsaiywonfvjqzuuystkn5qe7virsv3d3rgkz7xkb52e6pb5");
     EXPECT_EQ(j["ambiguous"], false);
     EXPECT_EQ(j["entries"][0]["failing"], "L['t0'] <= 2147483647 (L['t0'] = 2147483664)");
 }
 
 TEST(CliGuards, TextOutput) {
-    auto r = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "1000"});
+    auto r = run_command({kiln::test::cli_path(), "guards", two_entries_key_dir(), "--sizes", "1000"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("served: deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga  (several entries hold"),
               std::string::npos)
@@ -72,13 +72,13 @@ TEST(CliGuards, TextOutput) {
 
 // Without --sizes a key dir lists each entry's guards and what the symbols are (it used to be an error).
 TEST(CliGuards, KeyDirWithoutSizesListsGuards) {
-    auto r = run_command({kiln::test::cli_path(), "guards", key_dir()});
+    auto r = run_command({kiln::test::cli_path(), "guards", two_entries_key_dir()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga\n      guards: 2 <= L['t0'] and "
                          "L['t0'] <= 2147483647\n      t0 = s77"),
               std::string::npos)
         << r.out;
-    auto j = run_json({"guards", key_dir(), "--json"});
+    auto j = run_json({"guards", two_entries_key_dir(), "--json"});
     ASSERT_EQ(j["entries"].size(), 2u);
     EXPECT_EQ(j["entries"][1]["guards"], "2 <= L['t0']");
     EXPECT_EQ(j["entries"][1]["symbols"][0]["symbol"], "s77");
@@ -93,7 +93,7 @@ TEST(CliGuards, BadInputExitsTwoWithAMessage) {
     r = run_command({kiln::test::cli_path(), "guards", "--expr", "L['t0'] < L['t1']", "--sizes", "1"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("missing symbol L['t1']"), std::string::npos) << r.err;
-    r = run_command({kiln::test::cli_path(), "guards", key_dir(), "--sizes", "8,x"});
+    r = run_command({kiln::test::cli_path(), "guards", two_entries_key_dir(), "--sizes", "8,x"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("not an integer size: 'x'"), std::string::npos) << r.err;
     r = run_command({kiln::test::cli_path(), "guards", "/nonexistent/keydir", "--sizes", "8"});
@@ -108,7 +108,7 @@ TEST(CliGuards, BadEntriesInAKeyDirAreReportedAndSkipped) {
     namespace fs = std::filesystem;
     kiln::test::ScratchDir dir("cli-guards-bad");
     fs::path kd = dir.path() / "fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
-    fs::copy(key_dir(), kd);
+    fs::copy(two_entries_key_dir(), kd);
     std::string first = kiln::test::read_file(kd / "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga");
     std::ofstream(kd / "0truncated", std::ios::binary) << first.substr(0, first.size() / 2);
     // pickle.dumps of an object whose __reduce__ is (os.system, ("touch /tmp/x",)), protocol 2

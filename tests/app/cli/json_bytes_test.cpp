@@ -17,8 +17,8 @@ namespace {
 
 const std::string kOdd = "odd\xff\xfe";  // not UTF-8
 const std::string kEscaped = "odd\\udcff\\udcfe";
-const std::string kCold = "fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi";
-const std::string kChanged = "fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5";
+const std::string kColdKey = "fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi";
+const std::string kChangedKey = "fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5";
 
 class CliJsonBytes : public ::testing::Test {
 protected:
@@ -54,7 +54,7 @@ TEST_F(CliJsonBytes, EveryCommandWritesNonUtf8PathsAsSurrogateEscapes) {
     const std::string r = root.string();
     expect_json_with_odd_bytes({"stats", r, "--json"});
     expect_json_with_odd_bytes({"timings", r, "--json"});
-    expect_json_with_odd_bytes({"diff", r + "/" + kCold, r + "/" + kChanged, "--json"}, 0, false);  // no paths
+    expect_json_with_odd_bytes({"diff", r + "/" + kColdKey, r + "/" + kChangedKey, "--json"}, 0, false);  // no paths
     expect_json_with_odd_bytes({"misses", (odd / "trace/changed").string(), "--root", r, "--json"});
     expect_json_with_odd_bytes({"env", "--from", r, "--json"});
     // 1: the verdict found problems (the copy's own target); the report is still JSON.
@@ -62,7 +62,7 @@ TEST_F(CliJsonBytes, EveryCommandWritesNonUtf8PathsAsSurrogateEscapes) {
     // guards names entries by file name: one with the odd bytes in a copied key dir.
     fs::path kd = dir.path() / "kd";
     fs::create_directories(kd);
-    fs::copy_file(fs::directory_iterator(kiln::test::h100_root() / kCold)->path(), kd / kOdd);
+    fs::copy_file(fs::directory_iterator(kiln::test::h100_root() / kColdKey)->path(), kd / kOdd);
     expect_json_with_odd_bytes({"guards", kd.string(), "--sizes", "8", "--json"});
 }
 

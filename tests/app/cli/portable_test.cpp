@@ -19,7 +19,7 @@ using kiln::test::run_command;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-fs::path fx() { return kiln::test::fixture_dir() / "h100h200"; }
+fs::path mixed_dir() { return kiln::test::fixture_dir() / "h100h200"; }
 std::string h100_root() { return kiln::test::h100_root().string(); }
 
 json cli_json(const std::vector<std::string>& args, int expect_rc) {
@@ -45,8 +45,8 @@ std::map<std::string, json> by_path(const json& portable) {
 }
 
 TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
-    json p = cli_json({"portable", h100_root(), "--target", (fx() / "h200/trace/warm").string(), "--json"}, 1);
-    json m = cli_json({"misses", (fx() / "h200/trace/warm").string(), "--root", h100_root(), "--json"}, 0);
+    json p = cli_json({"portable", h100_root(), "--target", (mixed_dir() / "h200/trace/warm").string(), "--json"}, 1);
+    json m = cli_json({"misses", (mixed_dir() / "h200/trace/warm").string(), "--root", h100_root(), "--json"}, 0);
     auto entries = by_path(p);
     int misses = 0;
     std::set<std::string> explained;
@@ -66,19 +66,19 @@ TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
         EXPECT_EQ(closest["differing"].size(), actual.size());  // nothing only on one side
         explained.insert(closest["entry"].get<std::string>());
     }
-    EXPECT_EQ(misses, counter(fx() / "h200/run_warm.json", "inductor", "fxgraph_cache_miss"));
+    EXPECT_EQ(misses, counter(mixed_dir() / "h200/run_warm.json", "inductor", "fxgraph_cache_miss"));
     EXPECT_EQ(misses, 6);
     EXPECT_EQ(explained.size(), 6u);  // six different H100 graphs, one per miss
     // Every H100 graph entry would miss there (the other seven were not compiled by that run).
     EXPECT_EQ(p["summary"]["counts"]["fxgraph"]["miss"], 13);
     EXPECT_EQ(p["summary"]["counts"]["aotautograd"]["miss"], 12);
     // AOTAutograd: the H200 trace's misses match its counters, and no H100 entry was predicted to hit.
-    auto events = kiln::inductor::read_trace_logs(fx() / "h200/trace/warm");
+    auto events = kiln::inductor::read_trace_logs(mixed_dir() / "h200/trace/warm");
     ASSERT_TRUE(events.ok());
     int aot_misses = 0;
     for (const auto& e : *events)
         if (e.cache == "aotautograd" && e.state == "miss") ++aot_misses;
-    EXPECT_EQ(aot_misses, counter(fx() / "h200/run_warm.json", "aot_autograd", "autograd_cache_miss"));
+    EXPECT_EQ(aot_misses, counter(mixed_dir() / "h200/run_warm.json", "aot_autograd", "autograd_cache_miss"));
     EXPECT_EQ(p["summary"]["counts"]["aotautograd"]["hit"], 0);
     EXPECT_EQ(p["summary"]["text"][3],
               "autotune timing caches: 0 of 1 apply to NVIDIA H200; autotune results for "
@@ -86,11 +86,11 @@ TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
 }
 
 TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
-    json p = cli_json({"portable", h100_root(), "--target", (fx() / "h100/trace/warm").string(), "--json"}, 0);
+    json p = cli_json({"portable", h100_root(), "--target", (mixed_dir() / "h100/trace/warm").string(), "--json"}, 0);
     std::map<std::string, std::set<std::string>> verdicts_by_key;
     for (const auto& e : p["entries"])
         if (e.contains("key")) verdicts_by_key[e["key"].get<std::string>()].insert(e["verdict"].get<std::string>());
-    auto events = kiln::inductor::read_trace_logs(fx() / "h100/trace/warm");
+    auto events = kiln::inductor::read_trace_logs(mixed_dir() / "h100/trace/warm");
     ASSERT_TRUE(events.ok());
     int fx_hits = 0, aot_hits = 0;
     for (const auto& e : *events) {
@@ -98,8 +98,8 @@ TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
         (e.cache == "fx_graph" ? fx_hits : aot_hits)++;
         EXPECT_EQ(verdicts_by_key[e.key], std::set<std::string>{"hit"}) << e.key;
     }
-    EXPECT_EQ(fx_hits, counter(fx() / "h100/run_warm.json", "inductor", "fxgraph_cache_hit"));
-    EXPECT_EQ(aot_hits, counter(fx() / "h100/run_warm.json", "aot_autograd", "autograd_cache_hit"));
+    EXPECT_EQ(fx_hits, counter(mixed_dir() / "h100/run_warm.json", "inductor", "fxgraph_cache_hit"));
+    EXPECT_EQ(aot_hits, counter(mixed_dir() / "h100/run_warm.json", "aot_autograd", "autograd_cache_hit"));
     EXPECT_EQ(fx_hits, 6);
     EXPECT_EQ(aot_hits, 5);
 }
@@ -115,8 +115,8 @@ TEST(CliPortable, CacheRootsAndBlobsAsTargetsAndAsInput) {
             continue;
         EXPECT_EQ(e["verdict"], "hit") << e.dump();
     }
-    std::string blob = (fx() / "h200/megacache.bin").string();
-    json mixed = cli_json({"portable", (fx() / "inductor").string(), "--target", blob, "--json"}, 1);
+    std::string blob = (mixed_dir() / "h200/megacache.bin").string();
+    json mixed = cli_json({"portable", (mixed_dir() / "inductor").string(), "--target", blob, "--json"}, 1);
     int hit = 0, miss = 0, unknown = 0;
     for (const auto& e : mixed["entries"]) {
         std::string kind = e["kind"].get<std::string>();
@@ -133,7 +133,8 @@ TEST(CliPortable, CacheRootsAndBlobsAsTargetsAndAsInput) {
     EXPECT_EQ(miss, 13);
     EXPECT_EQ(unknown, 0);
     // A blob as the input: judged as the cache load_cache_artifacts would write.
-    auto r = run_command({kiln::test::cli_path(), "portable", blob, "--target", (fx() / "h100/trace/warm").string()});
+    auto r =
+        run_command({kiln::test::cli_path(), "portable", blob, "--target", (mixed_dir() / "h100/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.out.find("FX graph entries: 0 of 5 would hit on NVIDIA H100 80GB HBM3"), std::string::npos) << r.out;
     auto env = run_command({kiln::test::cli_path(), "env", "--from", blob, "--json"});
@@ -145,7 +146,7 @@ TEST(CliPortable, CacheRootsAndBlobsAsTargetsAndAsInput) {
 TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
     kiln::test::ScratchDir dir("cli-portable-compare");
     for (const char* machine : {"h100", "h200"}) {
-        std::string trace = (fx() / machine / "trace/warm").string();
+        std::string trace = (mixed_dir() / machine / "trace/warm").string();
         auto p = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", trace, "--json"});
         auto m = run_command({kiln::test::cli_path(), "misses", trace, "--root", h100_root(), "--json"});
         std::ofstream(dir.path() / "p.json") << p.out;
@@ -153,14 +154,14 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
         auto r =
             run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(),
                          "--portable", (dir.path() / "p.json").string(), "--misses", (dir.path() / "m.json").string(),
-                         "--trace", trace, "--runs", (fx() / machine / "run_warm.json").string(), "--json"});
+                         "--trace", trace, "--runs", (mixed_dir() / machine / "run_warm.json").string(), "--json"});
         ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
         json j = json::parse(r.out);
         EXPECT_EQ(j["disagreements"], 0);
         EXPECT_EQ(j["rows"].size(), 11u);
         EXPECT_TRUE(j["counters_match"].get<bool>());
         // A wrong prediction must be caught: swap the targets.
-        std::string other = (fx() / (std::string(machine) == "h100" ? "h200" : "h100") / "trace/warm").string();
+        std::string other = (mixed_dir() / (std::string(machine) == "h100" ? "h200" : "h100") / "trace/warm").string();
         auto wrong = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", other, "--json"});
         std::ofstream(dir.path() / "p.json") << wrong.out;
         auto bad = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(),
@@ -171,8 +172,8 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
 }
 
 TEST(CliPortable, TextAnswersFirst) {
-    auto r =
-        run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", (fx() / "h200/trace/warm").string()});
+    auto r = run_command(
+        {kiln::test::cli_path(), "portable", h100_root(), "--target", (mixed_dir() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.out.rfind("Will this cache hit on NVIDIA H200? no: none of the 25 graph entries would hit\n", 0), 0u)
         << r.out;
@@ -189,11 +190,13 @@ TEST(CliPortable, TextAnswersFirst) {
 
 TEST(CliPortable, FingerprintFileAndProbeOutputAsTarget) {
     kiln::test::ScratchDir dir("cli-portable-file");
-    auto env = run_command({kiln::test::cli_path(), "env", "--from", (fx() / "h200/trace/warm").string(), "--json"});
+    auto env =
+        run_command({kiln::test::cli_path(), "env", "--from", (mixed_dir() / "h200/trace/warm").string(), "--json"});
     ASSERT_EQ(env.exit_code, 0) << env.err;
     std::ofstream(dir.path() / "h200.json") << env.out;
     json from_file = cli_json({"portable", h100_root(), "--target", (dir.path() / "h200.json").string(), "--json"}, 1);
-    json from_trace = cli_json({"portable", h100_root(), "--target", (fx() / "h200/trace/warm").string(), "--json"}, 1);
+    json from_trace =
+        cli_json({"portable", h100_root(), "--target", (mixed_dir() / "h200/trace/warm").string(), "--json"}, 1);
     EXPECT_EQ(from_file["entries"], from_trace["entries"]);
     json probe = cli_json({"portable", h100_root(), "--target",
                            (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string(), "--json"},
@@ -236,8 +239,8 @@ TEST(CliPortable, BadInput) {
     EXPECT_EQ(r.exit_code, 1);  // a file that decodes as nothing Kiln knows, named with what to pass
     EXPECT_NE(r.err.find("--target " + junk), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("kiln-cli env --json"), std::string::npos) << r.err;
-    r = run_command(
-        {kiln::test::cli_path(), "portable", "/nonexistent-root", "--target", (fx() / "h200/trace/warm").string()});
+    r = run_command({kiln::test::cli_path(), "portable", "/nonexistent-root", "--target",
+                     (mixed_dir() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 2);
     r = run_command({kiln::test::cli_path(), "portable", h100_root()});
     EXPECT_EQ(r.exit_code, 2);  // --target is required

@@ -20,7 +20,7 @@ kiln::Result<Number> value_of(const Expr& e, const Bindings& b) {
     return e.value(values);
 }
 
-std::int64_t eval(const std::string& text, const Bindings& b = {}) {
+std::int64_t eval_restriction(const std::string& text, const Bindings& b = {}) {
     auto e = Expr::parse(text, Dialect::restriction);
     EXPECT_TRUE(e.ok()) << text << ": " << (e.ok() ? "" : e.error().str());
     if (!e.ok()) return -999;
@@ -39,16 +39,16 @@ std::string python(const std::string& text, const Bindings& b = {}) {
 
 TEST(Restriction, ArithmeticAndComparisonsFollowPython) {
     Bindings b{{"BLOCK_M", 64}, {"BLOCK_N", 256}};
-    EXPECT_EQ(eval("BLOCK_M * BLOCK_N <= 16384", b), 1);
-    EXPECT_EQ(eval("BLOCK_M * BLOCK_N < 16384", b), 0);
-    EXPECT_EQ(eval("-7 // 2"), -4);
-    EXPECT_EQ(eval("-7 % 3"), 2);
-    EXPECT_EQ(eval("2 ** 10 + 1"), 1025);
-    EXPECT_EQ(eval("1 < 2 < 3"), 1);
-    EXPECT_EQ(eval("3 > 2 > 2"), 0);
-    EXPECT_EQ(eval("not 0 and (1 or 0)"), 1);
-    EXPECT_EQ(eval("1 && !0 || 0"), 1);
-    EXPECT_EQ(eval("BLOCK_N != 256", b), 0);
+    EXPECT_EQ(eval_restriction("BLOCK_M * BLOCK_N <= 16384", b), 1);
+    EXPECT_EQ(eval_restriction("BLOCK_M * BLOCK_N < 16384", b), 0);
+    EXPECT_EQ(eval_restriction("-7 // 2"), -4);
+    EXPECT_EQ(eval_restriction("-7 % 3"), 2);
+    EXPECT_EQ(eval_restriction("2 ** 10 + 1"), 1025);
+    EXPECT_EQ(eval_restriction("1 < 2 < 3"), 1);
+    EXPECT_EQ(eval_restriction("3 > 2 > 2"), 0);
+    EXPECT_EQ(eval_restriction("not 0 and (1 or 0)"), 1);
+    EXPECT_EQ(eval_restriction("1 && !0 || 0"), 1);
+    EXPECT_EQ(eval_restriction("BLOCK_N != 256", b), 0);
 }
 
 TEST(Restriction, ErrorsNameTheProblem) {

@@ -17,7 +17,7 @@ using kiln::test::read_file;
 
 namespace {
 
-const std::string kH100 = "NVIDIA H100 80GB HBM3";
+const std::string kH100Hash = "NVIDIA H100 80GB HBM3";
 const std::string kH200 = "NVIDIA H200";
 
 RetuneRun run_for(const fs::path& cache_file, const std::string& device, double factor = 0.9) {
@@ -55,9 +55,9 @@ TEST(SystemHash, ReproducesTheFixturesFileNames) {
 TEST(WriteTimingCache, ReplacesOneOpAndKeepsTheOthersBytes) {
     kiln::test::ScratchDir d("hb-write-one");
     fs::path root = copy_root(d, kiln::test::h100_root());
-    fs::path file = kiln::test::cache_file_for(root, kH100);
+    fs::path file = kiln::test::cache_file_for(root, kH100Hash);
     const std::string before = read_file(file);
-    RetuneRun run = run_for(file, kH100);
+    RetuneRun run = run_for(file, kH100Hash);
     ASSERT_EQ(run.ops.size(), 2u);
     const std::string second_key = kiln::py_dumps(nlohmann::ordered_json(run.ops[1].inputs));
     run.ops.pop_back();  // only the 512x512 op was re-tuned
@@ -87,7 +87,7 @@ TEST(WriteTimingCache, ReplacesOneOpAndKeepsTheOthersBytes) {
 TEST(WriteTimingCache, AnotherGpuKindGetsItsOwnFile) {
     kiln::test::ScratchDir d("hb-write-h200");
     fs::path root = copy_root(d, kiln::test::h100_root());
-    fs::path h100_file = kiln::test::cache_file_for(root, kH100);
+    fs::path h100_file = kiln::test::cache_file_for(root, kH100Hash);
     const std::string h100_before = read_file(h100_file);
     auto sel = complete_ops(run_for(h100_file, kH200, 0.8), std::nullopt);
     ASSERT_EQ(sel.ops.size(), 2u);
@@ -108,8 +108,8 @@ TEST(WriteTimingCache, AnotherGpuKindGetsItsOwnFile) {
 // A choice that failed (or was not measured) on the device: torch would benchmark the op again, so
 // the op is skipped with why, and nothing is written for it.
 TEST(CompleteOps, AnOpWithAFailedChoiceIsSkippedWithWhy) {
-    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
-    auto j = kiln::test::run_json_from_cache_file(file, kH100);
+    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
+    auto j = kiln::test::run_json_from_cache_file(file, kH100Hash);
     auto& m = j["ops"][0]["choices"][3]["measured"][0];
     m["status"] = "failed";
     m["why"] = "out of shared memory";
@@ -124,9 +124,9 @@ TEST(CompleteOps, AnOpWithAFailedChoiceIsSkippedWithWhy) {
 
 // Two devices of one kind: the op comes from the first that measured it completely, never mixed.
 TEST(CompleteOps, OneDevicesTimesPerOp) {
-    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
-    auto j = kiln::test::run_json_from_cache_file(file, kH100);
-    j["devices"].push_back({{"index", 1}, {"name", kH100}, {"arch", "sm_90"}});
+    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
+    auto j = kiln::test::run_json_from_cache_file(file, kH100Hash);
+    j["devices"].push_back({{"index", 1}, {"name", kH100Hash}, {"arch", "sm_90"}});
     for (auto& op : j["ops"])
         for (auto& c : op["choices"]) {
             auto second = c["measured"][0];
@@ -146,9 +146,9 @@ TEST(CompleteOps, OneDevicesTimesPerOp) {
 // retune spreads an op's choices over the GPUs: each choice from the device of that kind that
 // measured it; a choice no device measured ok leaves the op out.
 TEST(CompleteOps, ChoicesSpreadOverDevicesOfOneKind) {
-    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
-    auto j = kiln::test::run_json_from_cache_file(file, kH100);
-    j["devices"].push_back({{"index", 1}, {"name", kH100}, {"arch", "sm_90"}});
+    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
+    auto j = kiln::test::run_json_from_cache_file(file, kH100Hash);
+    j["devices"].push_back({{"index", 1}, {"name", kH100Hash}, {"arch", "sm_90"}});
     for (auto& op : j["ops"])
         for (size_t i = 0; i < op["choices"].size(); i += 2) {
             auto& m = op["choices"][i]["measured"][0];
@@ -172,8 +172,8 @@ TEST(WriteTimingCache, AFileTorchCannotReadIsRefusedAndNothingIsWritten) {
           std::string("{\"system\": {}}"), std::string("{\"system\": {}, \"cache\": {\"mm\": 3}}")}) {
         kiln::test::ScratchDir d("hb-write-bad");
         fs::path root = copy_root(d, kiln::test::h100_root());
-        fs::path h100_file = kiln::test::cache_file_for(root, kH100);
-        auto sel = complete_ops(run_for(h100_file, kH100), std::nullopt);
+        fs::path h100_file = kiln::test::cache_file_for(root, kH100Hash);
+        auto sel = complete_ops(run_for(h100_file, kH100Hash), std::nullopt);
         auto h200 = complete_ops(run_for(h100_file, kH200), std::nullopt);
         const std::string h100_before = read_file(h100_file);
         // The H200's file is the broken one; the H100's would be fine.
@@ -194,8 +194,8 @@ TEST(WriteTimingCache, AFileTorchCannotReadIsRefusedAndNothingIsWritten) {
 // A root Kiln cannot write into (its cache/ is a file): an error, the file left as it was.
 TEST(WriteTimingCache, AnUnwritableRootIsAnErrorAndLosesNothing) {
     kiln::test::ScratchDir d("hb-write-unwritable");
-    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
-    auto sel = complete_ops(run_for(file, kH100), std::nullopt);
+    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
+    auto sel = complete_ops(run_for(file, kH100Hash), std::nullopt);
     { std::ofstream(d.path() / "cache") << "not a directory"; }
     auto report = write_timing_cache(d.path(), sel.ops);
     ASSERT_FALSE(report);
@@ -210,7 +210,7 @@ TEST(WriteTimingCache, AnUnwritableRootIsAnErrorAndLosesNothing) {
 TEST(WriteTimingCache, ConcurrentWritersLoseNothing) {
     kiln::test::ScratchDir d("hb-write-race");
     fs::path root = copy_root(d, kiln::test::h100_root());
-    fs::path file = kiln::test::cache_file_for(root, kH100);
+    fs::path file = kiln::test::cache_file_for(root, kH100Hash);
     auto sel = complete_ops(run_for(file, kH200), std::nullopt);
     ASSERT_EQ(sel.ops.size(), 2u);
     for (int round = 0; round < 20; ++round) {

@@ -14,7 +14,7 @@ namespace {
 using namespace kiln::portability;
 
 // The component, or an empty one (and a failure) when the fingerprint lacks it.
-EnvComponent comp(const Fingerprint& fp, std::string_view name) {
+EnvComponent component_of(const Fingerprint& fp, std::string_view name) {
     const EnvComponent* c = fp.find(name);
     EXPECT_NE(c, nullptr) << "no component " << name << " in " << fp.origin;
     return c ? *c : EnvComponent{};
@@ -49,11 +49,11 @@ const std::string kCpu = "ftim4jyspjjd3ig7ob7qahxylk4sp7j6pqee2dndefw5iuhp63lw";
 TEST(KeyEnv, EnvironmentComponentsOfAnEntry) {
     KeyEnv k = env_of(first_entry(kMm));
     EXPECT_EQ(k.env.device_name(), "NVIDIA H100 80GB HBM3");
-    EXPECT_EQ(comp(k.env, names::pickle_protocol).value, "4");
-    EXPECT_EQ(comp(k.env, names::input_device).value, "cuda:0");
-    EXPECT_TRUE(comp(k.env, names::torch_version).lossy);
-    EXPECT_EQ(comp(k.env, names::cxx).scope, Scope::environment);
-    EXPECT_EQ(comp(k.env, names::matmul).scope, Scope::process);
+    EXPECT_EQ(component_of(k.env, names::pickle_protocol).value, "4");
+    EXPECT_EQ(component_of(k.env, names::input_device).value, "cuda:0");
+    EXPECT_TRUE(component_of(k.env, names::torch_version).lossy);
+    EXPECT_EQ(component_of(k.env, names::cxx).scope, Scope::environment);
+    EXPECT_EQ(component_of(k.env, names::matmul).scope, Scope::process);
     EXPECT_GT(k.config.size(), 400u);
     ASSERT_EQ(k.hazards.size(), 1u);  // the absolute path of $CXX; device cuda:0 and an empty tag are no hazard
     EXPECT_EQ(k.hazards[0].component, "inductor_config[cpp.cxx]");
@@ -87,8 +87,8 @@ TEST(Verdict, UnknownOnTheTargetIsNeverAHit) {
     EXPECT_EQ(a.unknown[0].why, "needs torch");
 
     // torch_version printed without its hash: the printed bytes are lossy, so no comparison.
-    t.set({std::string(names::torch_version), comp(k.env, names::torch_version).value, "", Scope::install, true, false,
-           true, false, "test"});
+    t.set({std::string(names::torch_version), component_of(k.env, names::torch_version).value, "", Scope::install, true,
+           false, true, false, "test"});
     a = assess_key(k.env, k.config, t);
     EXPECT_EQ(a.verdict, Verdict::unknown);
     EXPECT_NE(a.unknown[0].why.find("lossy"), std::string::npos);

@@ -10,6 +10,7 @@ namespace {
 
 using kiln::first_invalid_utf8;
 using kiln::printable_name;
+using kiln::shortened;
 using kiln::Surrogates;
 using kiln::utf8_sequence;
 
@@ -62,6 +63,15 @@ TEST(Utf8, FirstInvalidByte) {
                                  "cd"),
               2u);
     EXPECT_EQ(first_invalid_utf8("\xED\xA0\x80"), 0u);  // a surrogate: JSON refuses it
+}
+
+TEST(Utf8, ShortenedCutsAtACharacterBoundary) {
+    EXPECT_EQ(shortened("short", 10), "short");
+    EXPECT_EQ(shortened("abcdef", 3), "abc…");
+    // "é" is two bytes: a cut after 2 bytes would leave half of it, so it stops before.
+    EXPECT_EQ(shortened("a\xC3\xA9z", 2), "a…");
+    EXPECT_EQ(shortened("a\xC3\xA9z", 3), "a\xC3\xA9…");
+    EXPECT_EQ(first_invalid_utf8(shortened("\xE6\xBC\xA2\xE5\xAD\x97", 4)), std::string_view::npos);
 }
 
 }  // namespace
