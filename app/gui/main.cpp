@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ui/jobs/release_memory.hpp"
 #include "ui/shell/install_views.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/shell/screenshot_tour.hpp"
@@ -65,6 +66,7 @@ void answerWithoutDisplay(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    kiln::ui::returnLargeBlocksWhenFreed();  // before any thread: a million-file scan's transients go back at once
     answerWithoutDisplay(argc, argv);
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Kiln"));

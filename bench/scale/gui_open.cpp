@@ -41,6 +41,7 @@
 #include "ui/browser/scan_job.hpp"
 #include "ui/health/health_panel.hpp"
 #include "ui/jobs/job_control.hpp"
+#include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_panel.hpp"
 #include "ui/shell/install_views.hpp"
 #include "ui/shell/main_window.hpp"
@@ -198,6 +199,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: gui_open [--browser-only] ROOT\n");
         return 2;
     }
+    kiln::ui::returnLargeBlocksWhenFreed();  // as app/gui's main() does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QElapsedTimer clock;
     clock.start();

@@ -86,12 +86,16 @@ EntriesSection entries_section(const inductor::ScanResult& scan, const inductor:
 }
 
 OpsSection ops_section(const std::filesystem::path& root) {
-    OpsSection out;
     auto set = timings::collect_timings({root});
-    if (!set.ok()) return out;
-    out.timing_sources = set->sources.size();
-    for (std::size_t i = 0; i < set->ops.size(); ++i) {
-        const auto& op = set->ops[i];
+    if (!set.ok()) return {};
+    return ops_section(*set);
+}
+
+OpsSection ops_section(const timings::TimingSet& set) {
+    OpsSection out;
+    out.timing_sources = set.sources.size();
+    for (std::size_t i = 0; i < set.ops.size(); ++i) {
+        const auto& op = set.ops[i];
         if (timings::is_per_kernel_config(op)) ++out.kernel_configs;
         if (op.choices.size() < 2) continue;  // a per-kernel record, not an autotuned choice
         AutotunedOp row{op.op, op.inputs, op.precision, op.device, op.choices.size(), op.best, {}, {}, op.source, i};

@@ -15,6 +15,7 @@
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
 #include "portability/fingerprint.hpp"
+#include "timings/timing_model.hpp"
 #include "util/result.hpp"
 
 namespace kiln::overview {
@@ -120,7 +121,8 @@ struct OpsSection {
     std::size_t timing_sources = 0;
     std::size_t kernel_configs = 0;
 };
-OpsSection ops_section(const std::filesystem::path& root);
+OpsSection ops_section(const std::filesystem::path& root);  // collect_timings over the root, then:
+OpsSection ops_section(const timings::TimingSet& set);      // the GUI's one read of the root (op_index: its ops)
 PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});
 EvictGlance evict_section(const inductor::ScanResult& scan);
 HealthGlance health_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);

@@ -9,11 +9,13 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -34,8 +36,11 @@
 #include "ui/timeline/timeline_panel.hpp"
 #include "ui/tuning/autotune_compare_model.hpp"
 #include "ui/tuning/autotune_compare_panel.hpp"
+#include "ui/tuning/autotune_table_model.hpp"
+#include "ui/tuning/root_timings.hpp"
 #include "ui/tuning/timings_compile_panel.hpp"
 #include "ui/tuning/timings_install.hpp"
+#include "ui/tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -322,6 +327,68 @@ private slots:
         auto* add = empty.findChild<QPushButton*>("addSecondSource");
         QVERIFY(add);
         QVERIFY(add->isVisibleTo(&empty));
+    }
+
+    // Issue 33: the Autotune view, Compare devices and the Overview's autotuned ops show one read of the
+    // root's timings: the root is read once per open and one set is kept (the views hold the same
+    // pointer; Compare views its ops), and what each shows is what it showed reading on its own.
+    void viewsShareOneTimingRead() {
+        const QString root = test::fixtureDir() + QStringLiteral("/h100h200/inductor");  // two devices
+        Window win;
+        QSignalSpy computed(win.w.overviewPanel(), &OverviewPanel::computed);
+        win.w.openRoot(root);
+        RootTimings* shared = win.w.rootTimings();
+        auto settled = [&] {
+            return computed.count() > 0 && !win.views.timings->isLoading() && !win.views.compare->isLoading() &&
+                   shared->result() != nullptr;
+        };
+        QVERIFY(test::waitFor(settled));
+        QCOMPARE(shared->readsStarted(), 1);
+        const auto set = shared->result()->set;
+        QVERIFY(set && !set->ops.empty());
+        QCOMPARE(win.views.timings->model()->timings(), set);
+        QCOMPARE(win.views.compare->deviceCount(), 2);
+        QCOMPARE(win.views.compare->deviceSet(0), set);
+        QCOMPARE(win.views.compare->deviceSet(1), set);
+        for (const auto& op : win.w.overviewPanel()->overview()->ops) {
+            QVERIFY(op.op_index < set->ops.size());
+            QCOMPARE(op.winner, set->ops[op.op_index].best);
+        }
+
+        // The same content as each view reading the root itself.
+        AutotuneComparePanel alone(nullptr);
+        alone.loadRoot(root);
+        QVERIFY(test::waitFor([&] { return !alone.isLoading(); }));
+        const auto& a = alone.model()->comparison();
+        const auto& b = win.views.compare->model()->comparison();
+        QCOMPARE(b.devices, a.devices);
+        QCOMPARE(b.ops.size(), a.ops.size());
+        QVERIFY(!b.ops.empty());
+        for (std::size_t i = 0; i < a.ops.size(); ++i) {
+            QCOMPARE(b.ops[i].best, a.ops[i].best);
+            QCOMPARE(b.ops[i].best_ms, a.ops[i].best_ms);
+            QCOMPARE(b.ops[i].choices.size(), a.ops[i].choices.size());
+        }
+        TimingsPanel own(nullptr);
+        QSignalSpy ownLoaded(&own, &TimingsPanel::loaded);
+        own.load({root});
+        QVERIFY(test::waitFor([&] { return ownLoaded.count() > 0; }));
+        QCOMPARE(own.model()->timings()->ops.size(), set->ops.size());
+        QCOMPARE(own.opList()->count(), win.views.timings->opList()->count());
+        for (int i = 0; i < own.opList()->count(); ++i)
+            QCOMPARE(win.views.timings->opList()->item(i)->text(), own.opList()->item(i)->text());
+
+        // A tuning session's end reads the root again: every view takes the new set, Compare
+        // replaces the root's devices instead of adding them twice.
+        QSignalSpy reloaded(shared, &RootTimings::loaded);
+        shared->reload();
+        QVERIFY(test::waitFor([&] { return reloaded.count() > 0 && !win.views.compare->isLoading(); }));
+        QCoreApplication::processEvents();
+        QCOMPARE(shared->readsStarted(), 2);
+        QVERIFY(shared->result()->set != set);
+        QCOMPARE(win.views.timings->model()->timings(), shared->result()->set);
+        QCOMPARE(win.views.compare->deviceCount(), 2);
+        QCOMPARE(win.views.compare->deviceSet(0), shared->result()->set);
     }
 
     void darkModeLinksAreLegible() {

@@ -23,6 +23,7 @@ class CacheBrowser;
 class CacheTree;
 class InspectorWidget;
 class JobRunner;
+class RootTimings;
 class ScanHealth;
 
 class ViewHost {
@@ -37,6 +38,7 @@ public:
     virtual CacheBrowser* browser() const = 0;
     virtual InspectorWidget* inspector() const = 0;
     virtual ScanHealth* scanHealth() const = 0;
+    virtual RootTimings* rootTimings() const = 0;  // the one read of the open root's timings
     virtual QString currentRoot() const = 0;
     virtual std::shared_ptr<const bundle::RootOrBlob> openedRoot() const = 0;
     virtual void showCacheTab() = 0;

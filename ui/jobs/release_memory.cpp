@@ -14,4 +14,11 @@ void releaseFreedMemory() {
 #endif
 }
 
+void returnLargeBlocksWhenFreed() {
+#if defined(__GLIBC__)
+    // Setting the threshold also turns glibc's dynamic raising of it off.
+    mallopt(M_MMAP_THRESHOLD, static_cast<int>(kLargeBlockBytes));
+#endif
+}
+
 }  // namespace kiln::ui

@@ -11,6 +11,7 @@
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_html.hpp"
+#include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
 
@@ -76,12 +77,13 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
     return v;
 }
 constexpr int kSections = 4;
+constexpr int kOpsSection = 1;
 constexpr int kHealthSection = 3;
 
 }  // namespace
 
-OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* health)
-    : QWidget(parent), jobs_(jobs), health_(health), view_(new QTextBrowser(this)) {
+OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* health, RootTimings* timings)
+    : QWidget(parent), jobs_(jobs), health_(health), timings_(timings), view_(new QTextBrowser(this)) {
     setObjectName(QStringLiteral("overviewPanel"));
     view_->setOpenLinks(false);
     view_->setFrameShape(QFrame::NoFrame);
@@ -103,6 +105,16 @@ OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* healt
                     pending_.health = false;
                 },
                 QStringLiteral("health"));
+        });
+    if (timings_)  // each read of the root's timings, a re-read after a tuning session too
+        connect(timings_, &RootTimings::opsRead, this, [this](const std::shared_ptr<const RootTimingsOps>& r) {
+            if (!tree_ || !current_ || r->root != root_) return;
+            update(
+                [&](overview::Overview& o) {
+                    overview::apply(o, r->ops);
+                    pending_.ops = false;
+                },
+                QStringLiteral("ops"));
         });
     progressTick_.setInterval(100);
     connect(&progressTick_, &QTimer::timeout, this, [this] {
@@ -155,6 +167,11 @@ void OverviewPanel::runSection(int index) {
     if (index >= kSections || !tree_) return;
     if (index == kHealthSection && health_) {  // the shared check: checked() fills the section
         if (pending_.health) health_->request();
+        return;
+    }
+    if (index == kOpsSection && timings_) {  // the shared read: loaded() fills the section
+        timings_->request();
+        runSection(index + 1);
         return;
     }
     jobs_->start(

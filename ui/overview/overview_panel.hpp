@@ -21,6 +21,7 @@ namespace kiln::ui {
 
 class JobRunner;
 class CacheTree;
+class RootTimings;
 class ScanHealth;
 struct ScanCounters;
 
@@ -29,7 +30,10 @@ class OverviewPanel : public QWidget {
 public:
     // `health`: the window's shared check of its scan (the health count is its report's); null: the
     // panel runs its own count (overview::health_section).
-    explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr, ScanHealth* health = nullptr);
+    // `timings`: the window's one read of the root's timings (the autotuned ops are its ops, as the
+    // Autotune view shows them); null: the panel reads them itself (overview::ops_section(root)).
+    explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr, ScanHealth* health = nullptr,
+                           RootTimings* timings = nullptr);
 
     // A root being scanned: shows the scan's progress from `counters` (sampled every 100 ms).
     // `blob`: the Mega-Cache blob `root` unpacks (its commands and TORCH_TRACE dirs are the blob's).
@@ -67,6 +71,7 @@ private:
 
     JobRunner* jobs_;
     ScanHealth* health_;
+    RootTimings* timings_;
     QTextBrowser* view_;
     QTimer progressTick_;
     QString root_;

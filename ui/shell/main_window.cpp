@@ -36,6 +36,7 @@
 #include "ui/shell/root_resolver.hpp"
 #include "ui/status/status_panel.hpp"
 #include "ui/theme/palette.hpp"
+#include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
 
@@ -43,12 +44,13 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       jobs_(new JobRunner(this)),
       scanHealth_(new ScanHealth(jobs_, this)),
+      rootTimings_(new RootTimings(jobs_, this)),
       watcher_(new CacheWatcher(this)),
       browser_(new CacheBrowser(this)),
       inspector_(new InspectorWidget(jobs_, this)),
       diff_(new DiffView(jobs_, this)),
       status_(new StatusPanel(this)),
-      overview_(new OverviewPanel(jobs_, this, scanHealth_)),
+      overview_(new OverviewPanel(jobs_, this, scanHealth_, rootTimings_)),
       workspace_(new QTabWidget(this)),
       banner_(new QLabel(this)) {
     setWindowTitle(QStringLiteral("Kiln"));
@@ -248,6 +250,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
     scanHealth_->clear();
+    rootTimings_->setRoot(root_);  // before the views that ask for its read
     overview_->load(root_, counters, blobPath_);
     startScan(counters);
     emit rootChanged(root_);

@@ -26,6 +26,7 @@ class DiffView;
 class InspectorWidget;
 class JobRunner;
 class OverviewPanel;
+class RootTimings;
 class ScanHealth;
 class StatusPanel;
 struct ScanCounters;
@@ -76,6 +77,7 @@ public:
     OverviewPanel* overviewPanel() const { return overview_; }
     // The one health check of the window's scan, shared by the Overview's count and the Health view.
     ScanHealth* scanHealth() const override { return scanHealth_; }
+    RootTimings* rootTimings() const override { return rootTimings_; }
     QTabWidget* workspace() const { return workspace_; }
 
     // ViewHost: what installers use, beside the overrides above.
@@ -116,6 +118,7 @@ private:
     Settings settings_;
     JobRunner* jobs_;
     ScanHealth* scanHealth_;
+    RootTimings* rootTimings_;
     CacheWatcher* watcher_;
     CacheBrowser* browser_;
     InspectorWidget* inspector_;

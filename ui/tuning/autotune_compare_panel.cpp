@@ -22,6 +22,7 @@
 #include "ui/charts/compare_chart.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/tuning/autotune_compare_model.hpp"
+#include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
 
@@ -86,13 +87,13 @@ AutotuneComparePanel::AutotuneComparePanel(JobRunner* jobs, QWidget* parent)
             [this, proxy](const QModelIndex& cur) { selectOp(proxy->mapToSource(cur).row()); });
 }
 
-bool AutotuneComparePanel::isLoading() const { return pending_ > 0; }
+bool AutotuneComparePanel::isLoading() const { return pending_ > 0 || (shared_ && shared_->isLoading()); }
 
 void AutotuneComparePanel::addSource(const QString& path) {
     ++pending_;
     status_->setText(tr("Reading %1…").arg(path));
     struct Outcome {
-        std::vector<timings::DeviceTimings> devices;
+        std::vector<Device> devices;
         QString error;
     };
     // Each source has its own channel: adding a second machine must not cancel the first.
@@ -101,18 +102,8 @@ void AutotuneComparePanel::addSource(const QString& path) {
         [path](JobControl&) {
             auto r = timings::collect_timings({std::filesystem::path(path.toStdString())});
             if (!r.ok()) return Outcome{{}, QString::fromStdString(r.error().str())};
-            auto devices = timings::split_by_device(*r);
-            // Files that name no device (mm logs, stderr tables, per-kernel files) belong
-            // to the source's one device, or stand for the machine themselves (labelled by
-            // path); beside several devices they are ambiguous and left out.
-            timings::TimingSet unnamed;
-            for (const auto& op : r->ops)
-                if (op.device.empty()) unnamed.ops.push_back(op);
-            if (devices.size() == 1)
-                for (auto& op : unnamed.ops) devices.front().set.ops.push_back(std::move(op));
-            else if (devices.empty() && !unnamed.ops.empty())
-                devices.push_back({QFileInfo(path).fileName().toStdString(), std::move(unnamed)});
-            return Outcome{std::move(devices), QString()};
+            auto set = std::make_shared<const timings::TimingSet>(std::move(r).value());
+            return Outcome{devicesOf(std::move(set), QFileInfo(path).fileName().toStdString()), QString()};
         },
         [this, path](Outcome out) {
             --pending_;
@@ -120,13 +111,50 @@ void AutotuneComparePanel::addSource(const QString& path) {
                 status_->setText(out.error);
                 return;
             }
-            for (auto& d : out.devices)
-                sources_->addItem(QStringLiteral("%1  —  %2").arg(QString::fromStdString(d.label), path));
-            addDevices(std::move(out.devices));
+            addShared(std::move(out.devices), path);
         });
 }
 
+std::vector<AutotuneComparePanel::Device> AutotuneComparePanel::devicesOf(std::shared_ptr<const timings::TimingSet> set,
+                                                                          const std::string& unnamedLabel) {
+    std::vector<Device> out;
+    std::vector<std::uint32_t> unnamed;
+    for (std::uint32_t i = 0; i < set->ops.size(); ++i) {
+        const std::string& device = set->ops[i].device;
+        if (device.empty()) {
+            unnamed.push_back(i);
+            continue;
+        }
+        auto it = std::find_if(out.begin(), out.end(), [&](const Device& d) { return d.label == device; });
+        if (it == out.end()) it = out.insert(out.end(), Device{device, set, {}});
+        it->ops.push_back(i);
+    }
+    // Files that name no device (mm logs, stderr tables, per-kernel files) belong to the source's one
+    // device, or stand for the machine themselves (labelled by path); beside several devices they are
+    // ambiguous and left out.
+    if (out.size() == 1) out.front().ops.insert(out.front().ops.end(), unnamed.begin(), unnamed.end());
+    else if (out.empty() && !unnamed.empty()) out.push_back({unnamedLabel, set, std::move(unnamed)});
+    return out;
+}
+
+void AutotuneComparePanel::addShared(std::vector<Device> devices, const QString& path) {
+    for (const auto& d : devices)
+        sources_->addItem(QStringLiteral("%1  —  %2").arg(QString::fromStdString(d.label), path));
+    appendDevices(std::move(devices));
+}
+
 void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> devices) {
+    std::vector<Device> own;
+    for (auto& d : devices) {
+        auto set = std::make_shared<timings::TimingSet>(std::move(d.set));
+        std::vector<std::uint32_t> all(set->ops.size());
+        for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+        own.push_back({std::move(d.label), std::move(set), std::move(all)});
+    }
+    appendDevices(std::move(own));
+}
+
+void AutotuneComparePanel::appendDevices(std::vector<Device> devices) {
     for (auto& d : devices) {
         // Two machines with the same GPU model: keep them apart by numbering the label.
         std::string label = d.label;
@@ -141,10 +169,40 @@ void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> device
     recompute();
 }
 
+std::vector<timings::DeviceTimings> AutotuneComparePanel::deviceTimings() const {
+    std::vector<timings::DeviceTimings> out;
+    out.reserve(devices_.size());
+    for (const auto& d : devices_) {
+        timings::DeviceTimings t{d.label, {}};
+        t.set.ops.reserve(d.ops.size());
+        for (auto i : d.ops) t.set.ops.push_back(d.set->ops[i]);
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
 void AutotuneComparePanel::loadRoot(const QString& root) {
     root_ = root;
     clearSources();
-    addSource(root);
+    if (shared_) shared_->request();  // its loaded() adds the root's devices
+    else addSource(root);
+}
+
+void AutotuneComparePanel::followRootTimings(RootTimings* shared) {
+    shared_ = shared;
+    connect(shared, &RootTimings::loaded, this, [this](const std::shared_ptr<const RootTimingsResult>& r) {
+        if (r->root != root_) return;
+        // The root's devices replace those of its last read; sources the user added stay.
+        const QString suffix = QStringLiteral("  —  ") + root_;
+        for (int i = sources_->count() - 1; i >= 0; --i)
+            if (sources_->item(i)->text().endsWith(suffix)) delete sources_->takeItem(i);
+        devices_.erase(
+            std::remove_if(devices_.begin(), devices_.end(), [&](const Device& d) { return d.set == rootSet_; }),
+            devices_.end());
+        rootSet_ = r->set;
+        if (!r->error.isEmpty()) status_->setText(r->error);
+        addShared(devicesOf(r->set, QFileInfo(root_).fileName().toStdString()), root_);
+    });
 }
 
 void AutotuneComparePanel::clearSources() {
@@ -154,7 +212,8 @@ void AutotuneComparePanel::clearSources() {
 }
 
 void AutotuneComparePanel::recompute() {
-    model_->setComparison(timings::compare_devices(devices_));
+    // One device compares with nothing: its ops are not copied.
+    model_->setComparison(devices_.size() < 2 ? timings::Comparison{} : timings::compare_devices(deviceTimings()));
     const int n = model_->rowCount();
     const auto& cmp = model_->comparison();
     int differs = 0;

@@ -4,6 +4,11 @@
 // Shows the comparison table (speed-ups, winner differs) and grouped bars of the selected op.
 #include <QWidget>
 
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "timings/compare.hpp"
 
 class QCheckBox;
@@ -17,6 +22,7 @@ namespace kiln::ui {
 class AutotuneCompareModel;
 class CompareChart;
 class JobRunner;
+class RootTimings;
 
 class AutotuneComparePanel : public QWidget {
     Q_OBJECT
@@ -31,6 +37,9 @@ public:
     // Follows the open cache: its timing sources, one device per system (an H100 cache used on an H200
     // holds both); sources the user added stay until Clear.
     void loadRoot(const QString& root);
+    // Takes the open root's timings from the window's one read (loadRoot asks it) instead of reading
+    // the root again: the root's devices view that set's ops, no copy of them is kept.
+    void followRootTimings(RootTimings* shared);
     void selectOp(int row);
 
     AutotuneCompareModel* model() const { return model_; }
@@ -48,11 +57,33 @@ public slots:
 signals:
     void compared(int ops);
 
+public:
+    // One device: the ops of a shared set that ran on it. The comparison copies them only while it is
+    // computed (two devices or more); a set read for this view alone is shared the same way.
+    struct Device {
+        std::string label;
+        std::shared_ptr<const timings::TimingSet> set;
+        std::vector<std::uint32_t> ops;  // indices into set->ops
+    };
+    // The devices of one read set: one per op.device; ops naming no device go to the only device, or
+    // (no device at all) stand for one labelled `unnamedLabel`; beside several devices they are left out.
+    static std::vector<Device> devicesOf(std::shared_ptr<const timings::TimingSet> set,
+                                         const std::string& unnamedLabel);
+    // The devices' own sets as compare_devices takes them (copies of their ops).
+    std::vector<timings::DeviceTimings> deviceTimings() const;
+    // The set device i views (the window's shared read for the open root's devices).
+    std::shared_ptr<const timings::TimingSet> deviceSet(int i) const {
+        return devices_.at(static_cast<std::size_t>(i)).set;
+    }
+
 private:
     void recompute();
+    void addShared(std::vector<Device> devices, const QString& path);  // with a line per device in the list
+    void appendDevices(std::vector<Device> devices);
 
     JobRunner* jobs_;
-    std::vector<timings::DeviceTimings> devices_;
+    RootTimings* shared_ = nullptr;
+    std::vector<Device> devices_;
     AutotuneCompareModel* model_;
     CompareChart* chart_;
     QListWidget* sources_;
@@ -62,6 +93,7 @@ private:
     QStackedWidget* pages_;  // the empty state ("add a second timing source") or the comparison
     QLabel* empty_;
     QString root_;
+    std::shared_ptr<const timings::TimingSet> rootSet_;  // the shared read of root_ its devices view
     int pending_ = 0;
 };
 

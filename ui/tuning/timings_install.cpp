@@ -16,6 +16,7 @@
 #include "ui/runs/retune_dialog.hpp"
 #include "ui/tuning/autotune_compare_panel.hpp"
 #include "ui/tuning/handback_bar.hpp"
+#include "ui/tuning/root_timings.hpp"
 #include "ui/tuning/timings_compile_panel.hpp"
 #include "ui/tuning/timings_panel.hpp"
 
@@ -34,9 +35,13 @@ AutotuneViews installAutotuneViews(ViewHost& w) {
     if (auto* lay = v.timings->layout()) lay->addWidget(handback);
     w.onRootChanged(handback, [handback](const QString& root) { handback->setRoot(root); });
     handback->setRoot(w.currentRoot());
-    auto follow = [v](const QString& root) {
-        v.timings->load({root});
+    // One read of the root's timings for the Autotune view, Compare devices and the Overview.
+    RootTimings* shared = w.rootTimings();
+    v.timings->followRootTimings(shared);
+    v.compare->followRootTimings(shared);
+    auto follow = [v, shared](const QString& root) {
         v.compare->loadRoot(root);
+        shared->request();
     };
     w.onRootChanged(v.timings, follow);
     // Compile times from the window's scan: the root is walked once.
@@ -60,19 +65,19 @@ AutotuneViews installAutotuneViews(ViewHost& w) {
     QObject::connect(v.compileTimes, &TimingsCompilePanel::entryActivated, w.hostWidget(), [&w](const QString& path) {
         if (w.browser()->selectPath(path)) w.showCacheTab();
     });
-    QObject::connect(v.timings, &TimingsPanel::launchRequested, w.hostWidget(), [&w, v] {
+    QObject::connect(v.timings, &TimingsPanel::launchRequested, w.hostWidget(), [&w, v, shared] {
         auto* dlg = new LauncherDialog(w.currentRoot(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         QObject::connect(dlg, &LauncherDialog::sessionFinished, v.timings,
-                         [&w, v](const QString&) { v.timings->load({w.currentRoot()}); });
+                         [shared](const QString&) { shared->reload(); });
         dlg->show();
     });
     // Re-tune: the cache's own choices on this machine's GPUs; the run's session logs then show
     // in this view and in Compare devices, one op per GPU.
-    QObject::connect(v.timings, &TimingsPanel::retuneRequested, w.hostWidget(), [&w, v] {
+    QObject::connect(v.timings, &TimingsPanel::retuneRequested, w.hostWidget(), [&w, v, shared] {
         auto* dlg = new RetuneDialog(w.currentRoot(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
-        QObject::connect(dlg, &RetuneDialog::finishedRun, v.timings, [&w, v] { v.timings->load({w.currentRoot()}); });
+        QObject::connect(dlg, &RetuneDialog::finishedRun, v.timings, [shared] { shared->reload(); });
         dlg->show();
     });
     // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python

@@ -23,6 +23,7 @@
 #include "ui/charts/choice_bars.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/tuning/autotune_table_model.hpp"
+#include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
 
@@ -112,7 +113,24 @@ TimingsPanel::TimingsPanel(JobRunner* jobs, QWidget* parent)
     connect(proxy_, &QAbstractItemModel::layoutChanged, this, &TimingsPanel::spanOpRows);
 }
 
-bool TimingsPanel::isLoading() const { return jobs_->isRunning(QStringLiteral("timings")); }
+bool TimingsPanel::isLoading() const {
+    return jobs_->isRunning(QStringLiteral("timings")) || (shared_ && shared_->isLoading());
+}
+
+void TimingsPanel::followRootTimings(RootTimings* shared) {
+    shared_ = shared;
+    connect(shared, &RootTimings::loaded, this, [this](const std::shared_ptr<const RootTimingsResult>& r) {
+        jobs_->cancel(QStringLiteral("timings"));  // the root's set replaces files opened before it came
+        paths_ = {r->root};
+        showLoaded(r->set, r->error);
+    });
+}
+
+void TimingsPanel::showLoaded(std::shared_ptr<const timings::TimingSet> set, const QString& error) {
+    setTimings(set);
+    if (!error.isEmpty()) status_->setText(error);
+    emit loaded(static_cast<int>(set->ops.size()));
+}
 
 void TimingsPanel::load(const QStringList& paths) {
     paths_ = paths;
@@ -133,11 +151,7 @@ void TimingsPanel::load(const QStringList& paths) {
             if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
             return Outcome{std::make_shared<const timings::TimingSet>(std::move(r).value()), QString()};
         },
-        [this](Outcome out) {
-            setTimings(out.set);
-            if (!out.error.isEmpty()) status_->setText(out.error);
-            emit loaded(static_cast<int>(out.set->ops.size()));
-        });
+        [this](Outcome out) { showLoaded(std::move(out.set), out.error); });
 }
 
 void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {

@@ -19,6 +19,8 @@ namespace kiln::ui {
 class AutotuneTableModel;
 class ChoiceBarChart;
 class JobRunner;
+class RootTimings;
+struct RootTimingsResult;
 
 class TimingsPanel : public QWidget {
     Q_OBJECT
@@ -29,6 +31,9 @@ public:
     // Reads every timing source under these files/folders in the background.
     void load(const QStringList& paths);
     void setTimings(std::shared_ptr<const timings::TimingSet> set);
+    // Shows the window's one read of its root (every view shares its set) each time it is loaded;
+    // isLoading() counts that read too.
+    void followRootTimings(RootTimings* shared);
     void selectOp(int index);
 
     AutotuneTableModel* model() const { return model_; }
@@ -54,8 +59,10 @@ signals:
 private:
     void onRowActivated(const QModelIndex& proxyIndex);
     void spanOpRows();
+    void showLoaded(std::shared_ptr<const timings::TimingSet> set, const QString& error);
 
     JobRunner* jobs_;
+    RootTimings* shared_ = nullptr;
     AutotuneTableModel* model_;
     QSortFilterProxyModel* proxy_;
     ChoiceBarChart* chart_;

@@ -166,6 +166,32 @@ TEST(Overview, FromOneScanEqualsFromTheRoot) {
     EXPECT_EQ(viaList.entry_errors, viaTimes.entry_errors);
 }
 
+// Issue 33: the GUI gives the Overview its one read of the root's timings (the Autotune view's set):
+// the rows are those of the Overview's own read, and each op_index names that set's op.
+TEST(Overview, OpsFromTheSharedSetEqualFromTheRoot) {
+    const auto fromRoot = overview::ops_section(test::h100_root());
+    auto set = timings::collect_timings({test::h100_root()});
+    ASSERT_TRUE(set.ok()) << set.error().str();
+    const auto fromSet = overview::ops_section(*set);
+    ASSERT_FALSE(fromRoot.ops.empty());
+    ASSERT_EQ(fromRoot.ops.size(), fromSet.ops.size());
+    EXPECT_EQ(fromRoot.timing_sources, fromSet.timing_sources);
+    EXPECT_EQ(fromRoot.kernel_configs, fromSet.kernel_configs);
+    for (std::size_t i = 0; i < fromSet.ops.size(); ++i) {
+        const auto& a = fromRoot.ops[i];
+        const auto& b = fromSet.ops[i];
+        EXPECT_EQ(a.op, b.op);
+        EXPECT_EQ(a.inputs, b.inputs);
+        EXPECT_EQ(a.winner, b.winner);
+        EXPECT_EQ(a.best_ms, b.best_ms);
+        EXPECT_EQ(a.runner_up_ms, b.runner_up_ms);
+        EXPECT_EQ(a.op_index, b.op_index);
+        ASSERT_LT(b.op_index, set->ops.size());
+        EXPECT_EQ(set->ops[b.op_index].best, b.winner);
+        EXPECT_EQ(set->ops[b.op_index].choices.size(), b.choices);
+    }
+}
+
 TEST(Overview, MissingRootIsNotFound) {
     auto o = overview::compute_overview("/nonexistent/kiln-overview");
     ASSERT_FALSE(o.ok());

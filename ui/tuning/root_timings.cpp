@@ -1,0 +1,95 @@
+#include "ui/tuning/root_timings.hpp"
+
+#include <QMetaObject>
+
+#include <filesystem>
+#include <utility>
+
+#include "timings/collect.hpp"
+#include "timings/used_by.hpp"
+#include "ui/jobs/job_runner.hpp"
+#include "ui/jobs/release_memory.hpp"
+
+namespace kiln::ui {
+
+RootTimings::RootTimings(JobRunner* jobs, QObject* parent) : QObject(parent), jobs_(jobs) {}
+
+void RootTimings::setRoot(const QString& root) {
+    jobs_->cancel(QLatin1String(kChannel));
+    ++generation_;
+    root_ = root;
+    result_.reset();
+    ops_.reset();
+    running_ = false;
+}
+
+void RootTimings::request() {
+    // What is known comes asynchronously, as when the read runs: an asker connects before or after.
+    if (ops_)
+        QMetaObject::invokeMethod(
+            this,
+            [this, o = ops_] {
+                if (o == ops_) emit opsRead(o);
+            },
+            Qt::QueuedConnection);
+    if (result_)
+        QMetaObject::invokeMethod(
+            this,
+            [this, r = result_] {
+                if (r == result_) emit loaded(r);
+            },
+            Qt::QueuedConnection);
+    else if (!running_) start();
+}
+
+void RootTimings::reload() {
+    jobs_->cancel(QLatin1String(kChannel));
+    ++generation_;
+    result_.reset();
+    ops_.reset();
+    start();
+}
+
+void RootTimings::start() {
+    if (root_.isEmpty()) return;
+    running_ = true;
+    ++reads_;
+    jobs_->start(
+        QLatin1String(kChannel), tr("Reading timings"),
+        [this, root = root_, generation = generation_](JobControl&) {
+            auto out = std::make_shared<RootTimingsResult>();
+            out->root = root;
+            auto r = timings::collect_timings({std::filesystem::path(root.toStdString())});
+            // The Overview's rows now: the marks below do not change them.
+            auto ops = std::make_shared<const RootTimingsOps>(
+                RootTimingsOps{root, r.ok() ? overview::ops_section(*r) : overview::OpsSection{}});
+            // `this` outlives the job (the window's runner waits for its jobs before the window's
+            // children go); a delivery for an older read is dropped.
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, ops] {
+                    if (generation != generation_) return;
+                    ops_ = ops;
+                    emit opsRead(ops);
+                },
+                Qt::QueuedConnection);
+            if (!r.ok()) {
+                out->set = std::make_shared<const timings::TimingSet>();
+                out->error = QString::fromStdString(r.error().str());
+            } else {
+                // "used by graph ...": the root's graph entries, read here, off the UI thread.
+                if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
+                out->set = std::make_shared<const timings::TimingSet>(std::move(r).value());
+            }
+            releaseFreedMemory();  // the walk's and the readers' temporaries
+            return std::make_pair(generation, std::shared_ptr<const RootTimingsResult>(std::move(out)));
+        },
+        [this](std::pair<quint64, std::shared_ptr<const RootTimingsResult>> done) {
+            if (done.first != generation_) return;
+            running_ = false;
+            result_ = std::move(done.second);
+            emit loaded(result_);
+        });
+}
+
+}  // namespace kiln::ui

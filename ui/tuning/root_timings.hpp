@@ -1,0 +1,66 @@
+#pragma once
+// One read of the open root's timings, shared: the Autotune view, Compare devices and the Overview's
+// autotuned ops all show the same set (collect_timings over the root, with mark_used_by), so the
+// root is walked for timings once per open and one TimingSet is kept, not one per view. Whichever
+// view asks first (request()) starts the read on the "root-timings" channel; every asker gets the
+// same set through loaded(). The Overview's autotuned ops (opsRead) come as soon as the files are
+// read, before the "used by graph" marks (every graph entry read: minutes at a million files), which
+// only the Autotune view shows. A new root (setRoot) forgets the last set; reload() reads again (a
+// tuning session or a re-tune wrote new timings).
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+#include "overview/overview.hpp"
+#include "timings/timing_model.hpp"
+
+namespace kiln::ui {
+
+class JobRunner;
+
+struct RootTimingsResult {
+    QString root;
+    std::shared_ptr<const timings::TimingSet> set;  // never null: empty when the read failed
+    QString error;                                  // why it failed
+};
+
+struct RootTimingsOps {
+    QString root;
+    overview::OpsSection ops;  // overview::ops_section of the set (op_index: its ops)
+};
+
+class RootTimings : public QObject {
+    Q_OBJECT
+public:
+    static constexpr const char* kChannel = "root-timings";
+    explicit RootTimings(JobRunner* jobs, QObject* parent = nullptr);
+
+    void setRoot(const QString& root);  // the window's new root; nothing is read until asked
+    QString root() const { return root_; }
+    // Reads the root once: starts the read unless it runs or ran; opsRead() and loaded() follow
+    // (queued when known already).
+    void request();
+    void reload();  // reads again, whatever is known
+    bool isLoading() const { return running_; }
+    std::shared_ptr<const RootTimingsResult> result() const { return result_; }
+    // Reads started since this object was made (tests: the views share one).
+    int readsStarted() const { return reads_; }
+
+signals:
+    void loaded(std::shared_ptr<const kiln::ui::RootTimingsResult> result);
+    void opsRead(std::shared_ptr<const kiln::ui::RootTimingsOps> ops);
+
+private:
+    void start();
+
+    JobRunner* jobs_;
+    QString root_;
+    std::shared_ptr<const RootTimingsResult> result_;
+    std::shared_ptr<const RootTimingsOps> ops_;
+    quint64 generation_ = 0;  // a result for an older root or read is dropped
+    bool running_ = false;
+    int reads_ = 0;
+};
+
+}  // namespace kiln::ui
