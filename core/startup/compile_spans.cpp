@@ -49,7 +49,7 @@ public:
     LogReader(ProcessSpans& out, const std::function<void(CompileSpans&&)>& hand_over)
         : out_(out), hand_over_(hand_over) {}
 
-    void on_record(const inductor::TraceRecord& r) {
+    void on_record(const trace::TraceRecord& r) {
         if (out_.first_time.empty()) out_.first_time = r.time;
         if (out_.pid == 0) out_.pid = r.pid;
         const std::string& h = r.header_json;
@@ -91,7 +91,7 @@ private:
 
     CompileSpans* current() { return open_compile_ ? &out_.compiles[*open_compile_] : nullptr; }
 
-    void on_chromium(const inductor::TraceRecord& r) {
+    void on_chromium(const trace::TraceRecord& r) {
         json e = json::parse(r.payload, nullptr, false);
         if (e.is_discarded() || !e.is_object()) {
             add_gap(out_.gaps, "line " + std::to_string(r.line) + ": a chromium_event without a complete payload");
@@ -120,7 +120,7 @@ private:
 
     CompileSpans* in_compile(std::int64_t tid) { return open_compile_ && tid == open_tid_ ? current() : nullptr; }
 
-    void begin(std::int64_t tid, const std::string& name, double ts, json args, const inductor::TraceRecord& r) {
+    void begin(std::int64_t tid, const std::string& name, double ts, json args, const trace::TraceRecord& r) {
         auto& stack = stacks_[tid];
         if (stack.size() >= kMaxDepth) {
             add_gap(out_.gaps, "line " + std::to_string(r.line) + ": spans nested deeper than " +
@@ -286,9 +286,9 @@ private:
         }
     }
 
-    void on_cache(const inductor::TraceRecord& r) {
-        std::vector<inductor::CacheEvent> events;
-        auto st = inductor::append_cache_event(r, out_.log, events);
+    void on_cache(const trace::TraceRecord& r) {
+        std::vector<trace::CacheEvent> events;
+        auto st = trace::append_cache_event(r, out_.log, events);
         if (!st) {
             add_gap(out_.gaps, st.error().str());
             return;
@@ -307,7 +307,7 @@ Result<ProcessSpans> read_process_spans(const std::filesystem::path& log,
     ProcessSpans out;
     out.log = log.string();
     LogReader reader(out, on_compile);
-    KILN_CHECK(inductor::for_each_trace_record(log, [&](const inductor::TraceRecord& r) {
+    KILN_CHECK(trace::for_each_trace_record(log, [&](const trace::TraceRecord& r) {
         reader.on_record(r);
         return true;
     }));

@@ -1,13 +1,10 @@
-#include "inductor/trace_run.hpp"
+#include "trace/trace_run.hpp"
 
 #include <map>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
-#include "inductor/debug_lines.hpp"
-
-namespace kiln::inductor {
+namespace kiln::trace {
 
 namespace {
 
@@ -141,23 +138,10 @@ Result<TraceRun> read_trace_run(const std::filesystem::path& log_or_dir) {
     return run;
 }
 
-std::vector<std::string> guard_symbols(const std::vector<std::string>& components) {
-    static const std::regex symint(R"(^\('(s\d+)',\)$)");
-    std::vector<std::string> out;
-    auto comps = parse_debug_lines(components);
-    if (!comps) return out;
-    for (const auto& c : *comps) {
-        if (c.name.rfind("example_inputs[", 0) != 0) continue;
-        std::smatch m;
-        if (std::regex_match(c.value, m, symint)) out.push_back(m[1].str());
-    }
-    return out;
-}
-
 std::string local_time_label(const std::string& glog_time) {
     // "MMDD HH:MM:SS.uuuuuu"
     if (glog_time.size() < 17 || glog_time[4] != ' ') return glog_time;
     return glog_time.substr(0, 2) + "-" + glog_time.substr(2, 2) + " " + glog_time.substr(5, 12);
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

@@ -1,14 +1,14 @@
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <unordered_map>
 
-#include "inductor/trace_log.hpp"
+#include "trace/trace_log.hpp"
 #include "util/regular_file.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 namespace {
 
@@ -437,4 +437,4 @@ nlohmann::ordered_json to_json(const CompileTimeline& t) {
     return {{"processes", std::move(procs)}, {"warnings", t.warnings}};
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace
