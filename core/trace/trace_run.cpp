@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/trace_strings.hpp"
+
 namespace kiln::trace {
 
 namespace {
@@ -24,27 +26,13 @@ std::optional<std::int64_t> int_of(const json& j, const char* k) {
 // The state of one log while its records stream by.
 struct LogState {
     std::string log;
-    std::map<std::int64_t, std::string> strings;  // the `str` table: index -> path
-    std::map<std::string, std::size_t> open;      // compile id -> latest compile (index into TraceRun)
+    TraceStrings strings;
+    std::map<std::string, std::size_t> open;  // compile id -> latest compile (index into TraceRun)
     TraceRun& run;
 
     std::optional<std::size_t> compile_of(const std::string& id) const {
         auto it = open.find(id);
         return it == open.end() ? std::nullopt : std::optional<std::size_t>(it->second);
-    }
-
-    void on_str(const json& v) {
-        if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number_integer()) return;
-        if (strings.size() < 100000) strings[v[1].get<std::int64_t>()] = v[0].get<std::string>();
-    }
-
-    std::string file_of(const json& frame) const {
-        auto fn = frame.find("filename");
-        if (fn == frame.end()) return {};
-        if (fn->is_string()) return fn->get<std::string>();
-        if (!fn->is_number_integer()) return {};
-        auto s = strings.find(fn->get<std::int64_t>());
-        return s == strings.end() ? std::string() : s->second;
     }
 
     void on_dynamo_start(const TraceRecord& r, const json& meta, const json& v) {
@@ -58,11 +46,11 @@ struct LogState {
             const json& f = st->back();
             c.function = str_of(f, "name");
             c.first_line = int_of(f, "line");
-            c.file = file_of(f);
+            c.file = strings.file_of(f);
             bool from_torch = c.file.find("/site-packages/") != std::string::npos;
             for (std::size_t i = st->size(); from_torch && i-- > 0;) {
                 const json& u = (*st)[i];
-                std::string file = file_of(u);
+                std::string file = strings.file_of(u);
                 if (file.empty() || file.find("/site-packages/") != std::string::npos) continue;
                 c.user_function = str_of(u, "name");
                 c.user_file = file;
@@ -102,7 +90,7 @@ Status read_one(const std::filesystem::path& path, TraceRun& run) {
                 json meta = json::parse(r.header_json, nullptr, false);
                 if (meta.is_discarded() || !meta.is_object()) return true;
                 const json& v = meta[std::string(name)];
-                if (name == "str") st.on_str(v);
+                if (name == "str") st.strings.add(v);
                 else if (name == "dynamo_start") st.on_dynamo_start(r, meta, v);
                 else st.on_create_symbol(meta, v);
                 return true;
