@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "inductor/compile_timeline.hpp"
-#include "inductor/trace_log.hpp"
-#include "inductor/trace_run.hpp"
+#include "trace/compile_timeline.hpp"
+#include "trace/trace_log.hpp"
+#include "trace/trace_run.hpp"
 
 namespace {
 
@@ -34,14 +34,14 @@ const std::string& log_path(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string& path = log_path(data, size);
-    std::vector<kiln::inductor::TraceGap> gaps;
-    auto events = kiln::inductor::read_trace_log(path, &gaps);
+    std::vector<kiln::trace::TraceGap> gaps;
+    auto events = kiln::trace::read_trace_log(path, &gaps);
     if (events.ok())
         for (const auto& e : *events)
             if (e.line == 0 || e.cache.empty()) std::abort();  // every event names its record and cache
-    auto timeline = kiln::inductor::read_compile_timeline(path);
-    if (timeline.ok()) (void)kiln::inductor::to_json(*timeline).dump();
-    auto run = kiln::inductor::read_trace_run(path);
+    auto timeline = kiln::trace::read_compile_timeline(path);
+    if (timeline.ok()) (void)kiln::trace::to_json(*timeline).dump();
+    auto run = kiln::trace::read_trace_run(path);
     if (run.ok())
         for (const auto& e : run->events)
             if (e.compile && *e.compile >= run->compiles.size()) std::abort();  // an event names a real compile

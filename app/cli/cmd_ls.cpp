@@ -8,6 +8,7 @@
 #include "frontend/open_cache.hpp"
 #include "inductor/graph_list.hpp"
 #include "inductor/stats.hpp"
+#include "trace/graph_names.hpp"
 #include "util/json_out.hpp"
 #include "util/utf8.hpp"
 
@@ -44,8 +45,8 @@ int run_ls(const LsArgs& args) {
     if (!cache) return fail(cache.error());
     std::optional<std::filesystem::path> trace;
     if (!args.trace.empty()) trace = args.trace;
-    else trace = trace_beside(cache->named);  // a blob's: beside the blob file
-    auto list = list_graphs(cache->root, trace);
+    else trace = kiln::trace::trace_beside(cache->named);  // a blob's: beside the blob file
+    auto list = kiln::trace::list_named_graphs(cache->root, trace);
     if (!list) return fail(frontend::in_given_terms(*cache, list.error()));
     if (args.json) {
         std::cout << dump_json(to_json(*list)) << "\n";

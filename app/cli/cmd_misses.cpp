@@ -10,15 +10,16 @@
 
 #include "command_registry.hpp"
 #include "frontend/open_cache.hpp"
-#include "inductor/misses.hpp"
-#include "inductor/trace_log.hpp"
-#include "inductor/trace_run.hpp"
+#include "trace/misses.hpp"
+#include "trace/trace_log.hpp"
+#include "trace/trace_run.hpp"
 #include "util/json_out.hpp"
 
 namespace kiln::cli {
 namespace {
 
 using namespace kiln::inductor;
+using namespace kiln::trace;
 using ojson = nlohmann::ordered_json;
 
 struct MissesArgs {

@@ -6,14 +6,14 @@
 
 #include "command_registry.hpp"
 #include "frontend/open_cache.hpp"
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 #include "util/json_out.hpp"
 #include "util/utf8.hpp"
 
 namespace kiln::cli {
 namespace {
 
-using namespace kiln::inductor;
+using namespace kiln::trace;
 
 struct TimelineArgs {
     std::vector<std::string> paths;

@@ -1,7 +1,7 @@
 #include "bundle/blob_traces.hpp"
 
 #include "bundle/temp_root.hpp"
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 
 namespace kiln::bundle {
 
@@ -12,7 +12,7 @@ int link_traces_beside(const std::filesystem::path& blob, const TempRoot& tmp) {
     const fs::path into = tmp.root().parent_path();
     if (ec || beside.empty() || into.empty()) return 0;
     int linked = 0;
-    for (const fs::path& dir : inductor::find_trace_dirs(blob)) {
+    for (const fs::path& dir : trace::find_trace_dirs(blob)) {
         const fs::path rel = dir.lexically_relative(beside);
         if (rel.empty() || *rel.begin() == ".." || rel == "inductor") continue;
         fs::create_directories((into / rel).parent_path(), ec);

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "inductor/trace_log.hpp"
 #include "pickle/buffer.hpp"
+#include "trace/trace_log.hpp"
 #include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace kiln::frontend {
 namespace {
 
-using inductor::CacheEvent;
+using trace::CacheEvent;
 
 bool is_remote(std::string_view text) { return text.starts_with("redis://") || text.starts_with("rediss://"); }
 
@@ -51,7 +51,7 @@ Result<KeySide> from_event(const CacheEvent& e) {
 }
 
 Result<KeySide> from_log(const fs::path& log, const std::string& selector) {
-    KILN_TRY(auto events, inductor::read_trace_logs(log));
+    KILN_TRY(auto events, trace::read_trace_logs(log));
     std::vector<const CacheEvent*> fx;
     for (const auto& e : events)
         if (e.cache == "fx_graph") fx.push_back(&e);

@@ -84,25 +84,6 @@ std::vector<fs::path> subdirs(const fs::path& dir) {
     return out;
 }
 
-// Names from the trace: the compile that logged a cache event for the row's key.
-void apply_trace(GraphList& list, const TraceRun& run) {
-    std::map<std::string, const CacheEvent*> by_key;  // the last event per key
-    for (const auto& e : run.events)
-        if (!e.key.empty() && e.compile) by_key[e.key] = &e;
-    for (auto& r : list.rows) {
-        auto it = by_key.find(r.key);
-        if (it == by_key.end()) continue;
-        const TraceCompile& c = run.compiles[*it->second->compile];
-        bool user = c.user_file.empty();
-        r.function = user ? c.function : c.user_function;
-        r.source_file = user ? c.file : c.user_file;
-        r.line = user ? c.first_line : c.user_line;
-        r.code = user ? std::string() : c.user_code;
-        for (auto& s : r.symbols)
-            if (const TraceSymbol* t = c.find_symbol(s.symbol)) s.source = t->source;
-    }
-}
-
 // Reads every row's entry (root / path), on the CPUs this process may use; false when cancelled.
 bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel) {
     // Entries are independent: read and decoded in parallel, each into its own row.
@@ -111,8 +92,8 @@ bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::ato
     return !(cancel && cancel->load());
 }
 
-// Links AOT entries and the FX graphs they hold, then names rows from the trace.
-Status finish_list(GraphList& list, const fs::path& root, const std::optional<fs::path>& trace) {
+// Links AOT entries and the FX graphs they hold.
+void link_aot_entries(GraphList& list) {
     std::map<std::string, std::vector<GraphRow*>> fx_by_key;
     for (auto& r : list.rows)
         if (r.kind == "fxgraph") fx_by_key[r.key].push_back(&r);
@@ -127,13 +108,6 @@ Status finish_list(GraphList& list, const fs::path& root, const std::optional<fs
             }
         }
     }
-    std::optional<fs::path> t = trace ? trace : trace_beside(root);
-    if (t) {
-        KILN_TRY(TraceRun run, read_trace_run(*t));
-        apply_trace(list, run);
-        list.trace = t->string();
-    }
-    return ok_status();
 }
 
 }  // namespace
@@ -204,17 +178,20 @@ std::vector<GuardSymbol> symbols_used(const GraphRow& row) {
     return out;
 }
 
-std::optional<fs::path> trace_beside(const fs::path& root) {
-    std::error_code ec;
-    fs::path parent = fs::absolute(root, ec).lexically_normal();
-    if (parent.filename().empty()) parent = parent.parent_path();
-    parent = parent.parent_path();
-    for (const fs::path& t : {parent / "trace", parent / "h100" / "trace"})
-        if (fs::is_directory(t, ec)) return t;
-    return std::nullopt;
+std::vector<std::string> guard_symbols(const std::vector<std::string>& components) {
+    static const std::regex symint(R"(^\('(s\d+)',\)$)");
+    std::vector<std::string> out;
+    auto comps = parse_debug_lines(components);
+    if (!comps) return out;
+    for (const auto& c : *comps) {
+        if (c.name.rfind("example_inputs[", 0) != 0) continue;
+        std::smatch m;
+        if (std::regex_match(c.value, m, symint)) out.push_back(m[1].str());
+    }
+    return out;
 }
 
-Result<GraphList> list_graphs(const fs::path& root, const std::optional<fs::path>& trace) {
+Result<GraphList> list_graphs(const fs::path& root) {
     std::error_code ec;
     if (!fs::is_directory(root / "fxgraph", ec) && !fs::is_directory(root / "aotautograd", ec))
         return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.string(),
@@ -224,12 +201,11 @@ Result<GraphList> list_graphs(const fs::path& root, const std::optional<fs::path
         for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list));
     for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir_rows(root, key, "aotautograd", list));
     fill_rows(root, list.rows, nullptr);
-    KILN_CHECK(finish_list(list, root, trace));
+    link_aot_entries(list);
     return list;
 }
 
-Result<GraphList> list_graphs(const ScanResult& scan, const std::optional<fs::path>& trace,
-                              const std::atomic<bool>* cancel) {
+Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* cancel) {
     GraphList list;
     for (const auto& a : scan.artifacts) {
         if (a.category != Category::fxgraph && a.category != Category::aotautograd) continue;
@@ -249,7 +225,7 @@ Result<GraphList> list_graphs(const ScanResult& scan, const std::optional<fs::pa
         return a.kind != b.kind ? a.kind == "fxgraph" : a.path < b.path;
     });
     if (!fill_rows(scan.root, list.rows, cancel)) return make_error(Errc::cancelled, "cancelled", scan.root);
-    KILN_CHECK(finish_list(list, scan.root, trace));
+    link_aot_entries(list);
     return list;
 }
 

@@ -2,8 +2,9 @@
 // `kiln-cli ls` and the GUI browser's readable names: one row per graph entry (fxgraph, AOT),
 // with what a performance engineer recognises a graph by: its inputs (shapes and dtypes as stored,
 // symbolic sizes named), its guards, its compile time, the AOT entry's forward and backward graphs
-// linked both ways, and, from a TORCH_TRACE run, the function and source line that compiled it and
-// what each guard symbol is (t0 = s77 = L['x'].size()[0]). Value types only.
+// linked both ways. The fields marked "from the trace" (the function and source line that compiled it,
+// what each guard symbol is: t0 = s77 = L['x'].size()[0]) are filled by trace/graph_names, which reads
+// the TORCH_TRACE run: this module reads the cache only. Value types only.
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -14,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "inductor/scanner.hpp"
-#include "inductor/trace_run.hpp"
 #include "util/result.hpp"
 
 namespace kiln::inductor {
@@ -54,24 +54,23 @@ struct GraphRow {
 
 struct GraphList {
     std::vector<GraphRow> rows;        // fxgraph rows then aotautograd rows, each sorted by path
-    std::optional<std::string> trace;  // the TORCH_TRACE dir used
+    std::optional<std::string> trace;  // the TORCH_TRACE dir used (set by trace::name_graphs)
 };
 
-// `trace`: a TORCH_TRACE log or dir; nullopt: trace_beside(root) when there is one.
-Result<GraphList> list_graphs(const std::filesystem::path& root, const std::optional<std::filesystem::path>& trace);
+// The rows of a root, without trace names (trace::list_named_graphs adds them).
+Result<GraphList> list_graphs(const std::filesystem::path& root);
 // The same rows from a scan already made (the GUI's browser scan): its fxgraph and aotautograd files,
 // read on the CPUs this process may use. Errc::cancelled when `cancel` is raised.
-Result<GraphList> list_graphs(const ScanResult& scan, const std::optional<std::filesystem::path>& trace,
-                              const std::atomic<bool>* cancel = nullptr);
+Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
 
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.
 Result<std::vector<GraphRow>> list_key_dir(const std::filesystem::path& key_dir_or_entry);
+// "t0" -> the symbol of the N-th backed SymInt graph input, from a key's debug lines
+// (`example_inputs[i]: ('s77',)`); the order of the result is t0, t1, ...
+std::vector<std::string> guard_symbols(const std::vector<std::string>& components);
 // The guard symbols an expression uses ("L['t0'] <= 8" -> t0), in the order of `row.symbols`.
 std::vector<GuardSymbol> symbols_used(const GraphRow& row);
-
-// The trace directory kept beside a root (`<root>/../trace`, or `<root>/../h100/trace`); nullopt if none.
-std::optional<std::filesystem::path> trace_beside(const std::filesystem::path& root);
 
 // "TensorMetadata(dtype=torch.float32, shape=torch.Size([s77, 8]), ..., device=device(type='cuda', index=0) ...)"
 // -> "float32[s77, 8] cuda:0"; "('s77',)" -> "s77"; anything else as is.

@@ -6,13 +6,13 @@
 #include <map>
 
 #include "health/check.hpp"
-#include "inductor/compile_timeline.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/scanner.hpp"
 #include "portability/portable.hpp"
 #include "portability/sources.hpp"
 #include "timings/collect.hpp"
 #include "timings/compile_times.hpp"
+#include "trace/compile_timeline.hpp"
 
 namespace kiln::overview {
 
@@ -35,7 +35,7 @@ void sort_slowest_first(std::vector<GraphEntryRow>& entries) {
 EntriesSection entries_of(const inductor::ScanResult& scan, const std::map<std::string, std::int64_t>& ns_of,
                           std::vector<std::string> errors) {
     EntriesSection out;
-    const auto frames = inductor::frames_beside_root(scan.root);
+    const auto frames = trace::frames_beside_root(scan.root);
     for (const auto& a : scan.artifacts) {
         if (a.category == inductor::Category::aotautograd) ++out.aot_entries;
         if (a.category != inductor::Category::fxgraph) continue;
@@ -57,7 +57,7 @@ Overview overview_head(const inductor::ScanResult& scan) {
     Overview o;
     o.root = scan.root;
     o.stats = inductor::compute_stats(scan);
-    for (const auto& d : inductor::find_trace_dirs(scan.root)) o.trace_dirs.push_back(d.string());
+    for (const auto& d : trace::find_trace_dirs(scan.root)) o.trace_dirs.push_back(d.string());
     return o;
 }
 

@@ -6,9 +6,9 @@
 #include <regex>
 #include <set>
 
-#include "inductor/trace_log.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
+#include "trace/trace_log.hpp"
 
 namespace kiln::portability {
 
@@ -119,7 +119,7 @@ void on_output_code(TraceScan& s, const std::string& code, const std::string& wh
 }
 
 Status scan_log(const std::filesystem::path& log, TraceScan& s) {
-    return inductor::for_each_trace_record(log, [&](const inductor::TraceRecord& r) {
+    return trace::for_each_trace_record(log, [&](const trace::TraceRecord& r) {
         const std::string& h = r.header_json;
         bool artifact = h.find("\"artifact\"") != std::string::npos;
         bool metrics = h.rfind("{\"compilation_metrics\"", 0) == 0;
@@ -154,7 +154,7 @@ Status scan_log(const std::filesystem::path& log, TraceScan& s) {
 }  // namespace
 
 Result<Fingerprint> fingerprint_from_trace(const std::filesystem::path& path) {
-    KILN_TRY(auto files, inductor::trace_log_files(path));
+    KILN_TRY(auto files, trace::trace_log_files(path));
     if (files.empty())
         return make_error(Errc::not_found, "no TORCH_TRACE logs in the directory", path.string(),
                           "pass the directory TORCH_TRACE pointed to on the target machine");

@@ -77,7 +77,7 @@ std::string joined(const std::vector<std::string>& v) {
 
 bool any_state(const CompileSpans& c, const char* cache, const char* state) {
     return std::any_of(c.events.begin(), c.events.end(),
-                       [&](const inductor::CacheEvent& e) { return e.cache == cache && e.state == state; });
+                       [&](const trace::CacheEvent& e) { return e.cache == cache && e.state == state; });
 }
 
 struct Assigner {

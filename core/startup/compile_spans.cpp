@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "startup/phase_names.hpp"
+#include "trace/trace_strings.hpp"
 
 namespace kiln::startup {
 
@@ -15,9 +16,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxStrings = 1u << 20;  // a hostile log may name string-table indices at will
-constexpr std::size_t kMaxDepth = 4096;        // open spans per thread
-constexpr std::size_t kMaxGaps = 64;           // per compile and per log: the first ones say enough
+constexpr std::size_t kMaxDepth = 4096;  // open spans per thread
+constexpr std::size_t kMaxGaps = 64;     // per compile and per log: the first ones say enough
 
 std::string str_of(const json& j, const char* k) {
     auto it = j.find(k);
@@ -49,7 +49,7 @@ public:
     LogReader(ProcessSpans& out, const std::function<void(CompileSpans&&)>& hand_over)
         : out_(out), hand_over_(hand_over) {}
 
-    void on_record(const inductor::TraceRecord& r) {
+    void on_record(const trace::TraceRecord& r) {
         if (out_.first_time.empty()) out_.first_time = r.time;
         if (out_.pid == 0) out_.pid = r.pid;
         const std::string& h = r.header_json;
@@ -83,7 +83,7 @@ private:
         out_.compiles.erase(out_.compiles.begin(), out_.compiles.begin() + static_cast<std::ptrdiff_t>(n));
     }
     std::unordered_map<std::int64_t, std::vector<Open>> stacks_;
-    std::unordered_map<std::int64_t, std::string> strings_;
+    trace::TraceStrings strings_;
     std::optional<std::size_t> open_compile_;  // index into out_.compiles
     std::int64_t open_tid_ = 0;
     double last_ts_ = 0;
@@ -91,7 +91,7 @@ private:
 
     CompileSpans* current() { return open_compile_ ? &out_.compiles[*open_compile_] : nullptr; }
 
-    void on_chromium(const inductor::TraceRecord& r) {
+    void on_chromium(const trace::TraceRecord& r) {
         json e = json::parse(r.payload, nullptr, false);
         if (e.is_discarded() || !e.is_object()) {
             add_gap(out_.gaps, "line " + std::to_string(r.line) + ": a chromium_event without a complete payload");
@@ -120,7 +120,7 @@ private:
 
     CompileSpans* in_compile(std::int64_t tid) { return open_compile_ && tid == open_tid_ ? current() : nullptr; }
 
-    void begin(std::int64_t tid, const std::string& name, double ts, json args, const inductor::TraceRecord& r) {
+    void begin(std::int64_t tid, const std::string& name, double ts, json args, const trace::TraceRecord& r) {
         auto& stack = stacks_[tid];
         if (stack.size() >= kMaxDepth) {
             add_gap(out_.gaps, "line " + std::to_string(r.line) + ": spans nested deeper than " +
@@ -218,8 +218,8 @@ private:
             a.dtypes = str_of(args, "autotune_dtypes");
             json stats = json::parse(str_of(args, "autotune_choices_stats"), nullptr, false);
             if (stats.is_object()) {
-                a.choices = static_cast<int>(number_of(stats, "num_choices").value_or(0));
-                a.triton_choices = static_cast<int>(number_of(stats, "num_triton_choices").value_or(0));
+                a.choices = trace::non_negative_int(number_of(stats, "num_choices").value_or(0));
+                a.triton_choices = trace::non_negative_int(number_of(stats, "num_triton_choices").value_or(0));
                 a.best = str_of(stats, "best_kernel");
             }
             a.autotune_seconds = dur_us / 1e6;
@@ -249,7 +249,7 @@ private:
             if (it->function.empty()) {
                 it->function = str_of(m, "co_name");
                 it->file = str_of(m, "co_filename");
-                it->line = static_cast<int>(number_of(m, "co_firstlineno").value_or(0));
+                it->line = trace::non_negative_int(number_of(m, "co_firstlineno").value_or(0));
             }
             if (it->compile_id.empty()) it->compile_id = id;
             return;
@@ -259,9 +259,7 @@ private:
     void on_string(const std::string& h) {
         json meta = json::parse(h, nullptr, false);
         if (meta.is_discarded()) return;
-        const json& s = meta["str"];
-        if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_number_integer()) return;
-        if (strings_.size() < kMaxStrings) strings_[s[1].get<std::int64_t>()] = s[0].get<std::string>();
+        strings_.add(meta["str"]);
     }
 
     void on_start(const std::string& h) {
@@ -275,20 +273,13 @@ private:
         const json& frame = start["stack"].back();
         if (!frame.is_object()) return;
         c->function = str_of(frame, "name");
-        c->line = static_cast<int>(number_of(frame, "line").value_or(0));
-        if (auto f = frame.find("filename"); f != frame.end()) {
-            if (f->is_number_integer()) {
-                auto it = strings_.find(f->get<std::int64_t>());
-                if (it != strings_.end()) c->file = it->second;
-            } else if (f->is_string()) {
-                c->file = f->get<std::string>();
-            }
-        }
+        c->line = trace::non_negative_int(number_of(frame, "line").value_or(0));
+        c->file = strings_.file_of(frame);
     }
 
-    void on_cache(const inductor::TraceRecord& r) {
-        std::vector<inductor::CacheEvent> events;
-        auto st = inductor::append_cache_event(r, out_.log, events);
+    void on_cache(const trace::TraceRecord& r) {
+        std::vector<trace::CacheEvent> events;
+        auto st = trace::append_cache_event(r, out_.log, events);
         if (!st) {
             add_gap(out_.gaps, st.error().str());
             return;
@@ -307,7 +298,7 @@ Result<ProcessSpans> read_process_spans(const std::filesystem::path& log,
     ProcessSpans out;
     out.log = log.string();
     LogReader reader(out, on_compile);
-    KILN_CHECK(inductor::for_each_trace_record(log, [&](const inductor::TraceRecord& r) {
+    KILN_CHECK(trace::for_each_trace_record(log, [&](const trace::TraceRecord& r) {
         reader.on_record(r);
         return true;
     }));

@@ -8,6 +8,7 @@
 // compile (a kernel's autotuning at its first call) are kept apart. A broken trace still reads:
 // an end without a begin, a begin never ended (closed at its parent's end or the log's last
 // timestamp) and a torn last record are named in `gaps`, never fatal.
+// Not trace/compile_timeline (compiles cut at dynamo_start, their cache events): spans nest here, for phase times.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -16,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "inductor/trace_log.hpp"
+#include "trace/trace_log.hpp"
 #include "util/result.hpp"
 
 namespace kiln::startup {
@@ -51,7 +52,7 @@ struct CompileSpans {
     std::map<std::string, int> span_counts;  // span name -> how many began
     std::vector<AutotuneRun> autotunes;
     std::vector<std::string> coordesc_kernels;  // kernel_name of coordinate descent spans
-    std::vector<inductor::CacheEvent> events;   // FX graph and AOTAutograd cache events inside it
+    std::vector<trace::CacheEvent> events;      // FX graph and AOTAutograd cache events inside it
     std::string recompile_reason;               // compilation_metrics recompile_reason (a dynamo guard failed)
     std::optional<std::int64_t> triton_compile_us;
     std::vector<std::string> gaps;  // what the trace lacked for this compile

@@ -6,16 +6,16 @@
 #include <regex>
 
 #include "inductor/debug_lines.hpp"
-#include "inductor/misses.hpp"
 #include "startup/causes.hpp"
+#include "trace/misses.hpp"
 
 namespace kiln::startup {
 
 namespace {
 
 namespace fs = std::filesystem;
-using inductor::CacheEvent;
-using inductor::KeyedEntries;
+using trace::CacheEvent;
+using trace::KeyedEntries;
 
 constexpr std::size_t kPoolPerFrame = 4;   // FX events kept per frame to explain later misses
 constexpr std::size_t kPoolFrames = 4096;  // frames kept: memory stays bounded on any input
@@ -61,12 +61,12 @@ std::string one_line(std::string s) {
 std::string brief_key(const std::string& key) { return key.size() > 12 ? key.substr(0, 12) + "…" : key; }
 
 // The closest entry among the root's and the earlier processes' events of the same frame.
-inductor::MissExplanation closest(const CacheEvent& e, const KeyedEntries* root, const KeyedEntries* pool) {
-    inductor::MissExplanation best;
+trace::MissExplanation closest(const CacheEvent& e, const KeyedEntries* root, const KeyedEntries* pool) {
+    trace::MissExplanation best;
     best.note = "nothing cached to compare with";
     for (const KeyedEntries* set : {root, pool}) {
         if (!set || set->entries.empty()) continue;
-        auto m = inductor::explain_miss(e, *set);
+        auto m = trace::explain_miss(e, *set);
         if (m.closest_path && (!best.closest_path || m.diff.distance() < best.diff.distance())) best = std::move(m);
     }
     return best;
@@ -82,7 +82,7 @@ MissInfo miss_info(const CacheEvent& e, const KeyedEntries* root, const KeyedEnt
         m.remedy = "the bypass removed";
         return m;
     }
-    const std::string cls = inductor::miss_class(e);
+    const std::string cls = trace::miss_class(e);
     if (cls == "guard miss") {
         m.what = "FX graph guard miss: entries under the key, none of whose guards held" +
                  (e.guard_expr.empty() ? std::string() : " (last tried: " + one_line(e.guard_expr) + ")");
@@ -292,7 +292,7 @@ Result<StartupReport> analyze_startup(const std::vector<fs::path>& paths, const 
             continue;
         }
         const bool is_dir = fs::is_directory(path, ec);
-        auto logs = inductor::trace_log_files(path);
+        auto logs = trace::trace_log_files(path);
         if (!logs) {
             report.warnings.push_back(logs.error().str());
             continue;
@@ -313,12 +313,12 @@ Result<StartupReport> analyze_startup(const std::vector<fs::path>& paths, const 
                      [](const LogFile& a, const LogFile& b) { return a.first_time < b.first_time; });
     std::optional<KeyedEntries> root;
     if (options.root) {
-        KILN_TRY(auto loaded, inductor::load_keyed_entries(*options.root));
+        KILN_TRY(auto loaded, trace::load_keyed_entries(*options.root));
         root = std::move(loaded);
         report.root = options.root->string();
     } else if (options.find_root) {
         if (auto beside = root_beside(paths)) {  // the layout torch's own tools keep: trace/ beside the root
-            if (auto loaded = inductor::load_keyed_entries(*beside)) {
+            if (auto loaded = trace::load_keyed_entries(*beside)) {
                 root = std::move(loaded).value();
                 report.root = beside->string();
             }

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "inductor/graph_entry.hpp"
-#include "inductor/graph_list.hpp"
 #include "timings/graph_kernels.hpp"
+#include "trace/graph_names.hpp"
 
 namespace fs = std::filesystem;
 
@@ -14,7 +14,7 @@ Result<int> mark_used_by(const fs::path& root, TimingSet& set, std::size_t max_e
     std::error_code ec;
     if (!fs::is_directory(root / "fxgraph", ec)) return 0;  // a folder of logs: no graphs to join
     // Names as `ls` gives them (with the trace beside the root when there is one).
-    KILN_TRY(inductor::GraphList list, inductor::list_graphs(root, std::nullopt));
+    KILN_TRY(inductor::GraphList list, trace::list_named_graphs(root, std::nullopt));
     int marks = 0;
     std::size_t read = 0;
     for (const auto& row : list.rows) {

@@ -2,7 +2,7 @@
 // The browser's readable names of graph entries (issue 18): each fxgraph/AOT entry row, and its key
 // dir's row, named the way `kiln-cli ls` labels it ("mm (gen_inductor_cache.py:94) float32[8, 8]"),
 // the hash moving to the Key column. Computed off the UI thread after the scan from ls's own rows
-// (inductor::list_graphs of the browser's scan) and kept by node index of the tree they were made for.
+// (trace::list_named_graphs of the browser's scan) and kept by node index of the tree they were made for.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -5,10 +5,10 @@
 #include <map>
 
 #include "frontend/entry_ref.hpp"
-#include "inductor/compile_timeline.hpp"
 #include "inductor/debug_lines.hpp"
 #include "inductor/key_diff.hpp"
-#include "inductor/trace_log.hpp"
+#include "trace/compile_timeline.hpp"
+#include "trace/trace_log.hpp"
 #include "ui/jobs/job_control.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "remote/entry_source.hpp"
@@ -58,7 +58,7 @@ DiffOutcome diffArtifacts(const QString& a, const QString& b, JobControl& ctl) {
 TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
     TraceEvents out;
     out.path = logFileOrDir;
-    auto events = inductor::read_trace_logs(logFileOrDir.toStdString());
+    auto events = trace::read_trace_logs(logFileOrDir.toStdString());
     if (!events) {
         out.error = qstr(events.error().str());
         return out;
@@ -66,10 +66,10 @@ TraceEvents loadTraceEvents(const QString& logFileOrDir, JobControl&) {
     // The frame each event's compile compiled (dynamo_start's co_name, file and line), by log and line:
     // a key alone does not say which function it is.
     std::map<std::pair<std::string, std::size_t>, std::string> frames;
-    if (auto timeline = inductor::read_compile_timeline(logFileOrDir.toStdString()); timeline.ok())
+    if (auto timeline = trace::read_compile_timeline(logFileOrDir.toStdString()); timeline.ok())
         for (const auto& p : timeline->processes)
             for (const auto& c : p.compiles) {
-                const std::string frame = inductor::FrameRef{c.function, c.file, c.line}.label();
+                const std::string frame = trace::FrameRef{c.function, c.file, c.line}.label();
                 if (frame.empty()) continue;
                 for (const auto& e : c.events) frames[{p.log, e.line}] = frame;
             }

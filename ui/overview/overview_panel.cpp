@@ -4,7 +4,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 #include "ui/browser/cache_tree.hpp"
 #include "ui/browser/scan_job.hpp"
 #include "ui/health/scan_health.hpp"
@@ -31,7 +31,7 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
         case 0: {
             auto g = overview::evict_section(scan);
             std::vector<std::string> traces;  // the TORCH_TRACE dirs beside the root or blob (a directory listing)
-            for (const auto& d : inductor::find_trace_dirs(blob.isEmpty() ? scan.root : blob.toStdString()))
+            for (const auto& d : trace::find_trace_dirs(blob.isEmpty() ? scan.root : blob.toStdString()))
                 traces.push_back(d.string());
             auto startup = overview::startup_section(traces);  // the biggest avoidable compile cost
             v.what = QStringLiteral("evict");

@@ -19,8 +19,8 @@
 #include <utility>
 
 #include "bundle/temp_root.hpp"
-#include "inductor/graph_list.hpp"
 #include "overview/overview.hpp"
+#include "trace/graph_names.hpp"
 #include "ui/browser/cache_browser.hpp"
 #include "ui/browser/cache_tree_model.hpp"
 #include "ui/browser/cache_watcher.hpp"
@@ -312,7 +312,7 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
         QStringLiteral("graphs"), tr("Reading graph entries"),
         [tree](JobControl& ctl) {
             Entries out{tree, {}, nullptr};
-            auto list = inductor::list_graphs(tree->scan(), std::nullopt, ctl.cancelFlag());
+            auto list = trace::list_named_graphs(tree->scan(), std::nullopt, ctl.cancelFlag());
             if (!list.ok()) {
                 out.section = overview::entries_section(tree->scan(), ctl.cancelFlag());
                 return out;

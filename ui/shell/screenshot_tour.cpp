@@ -13,7 +13,7 @@
 
 #include <cstdio>
 
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 #include "ui/browser/cache_browser.hpp"
 #include "ui/browser/cache_tree_model.hpp"
 #include "ui/diff/diff_view.hpp"
@@ -146,7 +146,7 @@ int runScreenshotTour(MainWindow& w, const TourOptions& opt) {
         QObject::connect(w.diffView(), &DiffView::compared, &w, [&] { done = true; });
         w.workspace()->setCurrentWidget(w.diffView());
         // The cache events of the runs beside the root in the picker, each named by its function.
-        const auto traces = inductor::find_trace_dirs(w.currentRoot().toStdString());
+        const auto traces = trace::find_trace_dirs(w.currentRoot().toStdString());
         if (!traces.empty()) {
             bool loaded = false;
             QObject::connect(w.diffView(), &DiffView::traceLoaded, &w, [&] { loaded = true; });

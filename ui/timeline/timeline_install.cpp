@@ -2,7 +2,7 @@
 
 #include <QStatusBar>
 
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 #include "ui/browser/cache_browser.hpp"
 #include "ui/common/view_host.hpp"
 #include "ui/jobs/job_runner.hpp"
@@ -16,7 +16,7 @@ TimelinePanel* installTimelineView(ViewHost& w) {
     w.onRootChanged(panel, [panel](const QString& root) { panel->loadRoot(root); });
     if (!w.currentRoot().isEmpty()) panel->loadRoot(w.currentRoot());
     QObject::connect(panel, &TimelinePanel::keyActivated, w.hostWidget(), [&w](const QString& key) {
-        const auto dir = inductor::key_dir_in_root(w.currentRoot().toStdString(), key.toStdString());
+        const auto dir = trace::key_dir_in_root(w.currentRoot().toStdString(), key.toStdString());
         if (!dir.empty() && w.browser()->selectPath(QString::fromStdString(dir.string()))) w.showCacheTab();
         else w.showStatusMessage(QObject::tr("%1 is not in this cache (evicted, or another machine's)").arg(key), 6000);
     });

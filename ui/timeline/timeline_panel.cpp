@@ -23,7 +23,7 @@ namespace {
 
 struct TimelineOutcome {
     QString token;
-    std::shared_ptr<const inductor::CompileTimeline> timeline;
+    std::shared_ptr<const trace::CompileTimeline> timeline;
     QString empty;
     std::shared_ptr<const startup::StartupReport> startup;
     QString startupEmpty;
@@ -31,7 +31,7 @@ struct TimelineOutcome {
 
 QString secs(std::int64_t ns) { return formatSeconds(double(ns) / 1e9); }
 
-QString frameText(const inductor::TimelineCompile& c) {
+QString frameText(const trace::TimelineCompile& c) {
     if (c.function.empty()) return QObject::tr("(before any frame)");
     QString s = qstr(c.function);
     const QString file = qstr(std::filesystem::path(c.file).filename().string());
@@ -40,7 +40,7 @@ QString frameText(const inductor::TimelineCompile& c) {
 }
 
 // "FX miss, AOT miss" — the compile's outcome at a glance.
-QString outcomeText(const inductor::TimelineCompile& c) {
+QString outcomeText(const trace::TimelineCompile& c) {
     QStringList parts;
     for (const char* cache : {"fx_graph", "aotautograd"})
         for (const char* state : {"hit", "miss", "bypass"})
@@ -52,7 +52,7 @@ QString outcomeText(const inductor::TimelineCompile& c) {
     return parts.isEmpty() ? QObject::tr("no cache event") : parts.join(QStringLiteral(", "));
 }
 
-QTreeWidgetItem* eventItem(const inductor::TimelineEvent& e) {
+QTreeWidgetItem* eventItem(const trace::TimelineEvent& e) {
     const QString cache = e.cache == "fx_graph" ? QObject::tr("FX graph") : QObject::tr("AOTAutograd");
     QString state = qstr(e.state);
     if (!e.detail.empty() && e.detail != e.state && e.detail != "hit")
@@ -121,7 +121,7 @@ bool TimelinePanel::isLoading() const {
 void TimelinePanel::loadRoot(const QString& root) {
     root_ = root;
     QStringList dirs;
-    for (const auto& d : inductor::find_trace_dirs(root.toStdString())) dirs << qstr(d.string());
+    for (const auto& d : trace::find_trace_dirs(root.toStdString())) dirs << qstr(d.string());
     if (dirs.isEmpty()) {
         const QString none = tr("<b>No TORCH_TRACE logs beside %1.</b> Run torch with <code>TORCH_TRACE=DIR</code> "
                                 "and keep DIR next to the cache root (<code>trace/</code>), or open the folder here.")
@@ -143,7 +143,7 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
         [dirs, token](JobControl&) {
             std::vector<std::filesystem::path> paths;
             for (const auto& d : dirs) paths.emplace_back(d.toStdString());
-            auto t = std::make_shared<inductor::CompileTimeline>(inductor::read_compile_timelines(paths));
+            auto t = std::make_shared<trace::CompileTimeline>(trace::read_compile_timelines(paths));
             QString empty;
             if (t->processes.empty())
                 empty = QObject::tr("<b>No TORCH_TRACE log could be read.</b> %1")
@@ -193,7 +193,7 @@ void TimelinePanel::clearColumns() {
     while (columns_->count()) delete columns_->widget(0);
 }
 
-void TimelinePanel::setTimeline(std::shared_ptr<const inductor::CompileTimeline> t, const QString& emptyText) {
+void TimelinePanel::setTimeline(std::shared_ptr<const trace::CompileTimeline> t, const QString& emptyText) {
     timeline_ = std::move(t);
     clearColumns();
     if (!timeline_ || timeline_->processes.empty()) {
@@ -224,7 +224,7 @@ void TimelinePanel::setTimeline(std::shared_ptr<const inductor::CompileTimeline>
     emit loaded(int(timeline_->processes.size()));
 }
 
-QWidget* TimelinePanel::processColumn(const inductor::TimelineProcess& p) {
+QWidget* TimelinePanel::processColumn(const trace::TimelineProcess& p) {
     auto* box = new QWidget;
     // Which process: its run's folder, rank and pid, and the GPU its cache keys name.
     QString who = QStringLiteral("<b>%1</b>").arg(qstr(p.label).toHtmlEscaped());

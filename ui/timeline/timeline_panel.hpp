@@ -5,13 +5,13 @@
 // bypass, the miss reason, the compile time a hit saved). Activating an event selects its entry.
 // Above them, "where the compile time went" (StartupView: each compile as a bar split into its phases,
 // causes and fixes; startup::analyze_startup, what `kiln-cli startup` prints), read in the same job.
-// Read off the UI thread (inductor::read_compile_timelines, "timeline" channel).
+// Read off the UI thread (trace::read_compile_timelines, "timeline" channel).
 #include <QWidget>
 
 #include <memory>
 
-#include "inductor/compile_timeline.hpp"
 #include "startup/startup_report.hpp"
+#include "trace/compile_timeline.hpp"
 
 class QLabel;
 class QPushButton;
@@ -36,8 +36,8 @@ public:
     // One more run beside those shown (Open TORCH_TRACE folder…): the timeline of all of them.
     void addDir(const QString& dir);
     QStringList dirs() const { return dirs_; }
-    void setTimeline(std::shared_ptr<const inductor::CompileTimeline> t, const QString& emptyText = {});
-    std::shared_ptr<const inductor::CompileTimeline> timeline() const { return timeline_; }
+    void setTimeline(std::shared_ptr<const trace::CompileTimeline> t, const QString& emptyText = {});
+    std::shared_ptr<const trace::CompileTimeline> timeline() const { return timeline_; }
     int processCount() const;
     QTreeWidget* processTree(int i) const;
     StartupView* startupView() const { return startup_; }
@@ -52,7 +52,7 @@ signals:
 
 private:
     void clearColumns();
-    QWidget* processColumn(const inductor::TimelineProcess& p);
+    QWidget* processColumn(const trace::TimelineProcess& p);
 
     JobRunner* jobs_;
     QLabel* summary_;
@@ -61,7 +61,7 @@ private:
     StartupView* startup_;
     QString root_;
     QStringList dirs_;  // the TORCH_TRACE dirs or logs shown
-    std::shared_ptr<const inductor::CompileTimeline> timeline_;
+    std::shared_ptr<const trace::CompileTimeline> timeline_;
 };
 
 }  // namespace kiln::ui

@@ -8,7 +8,7 @@
 namespace kiln::ui {
 
 std::vector<CompileEntryRow> compileEntryRows(const timings::CompileTimes& data,
-                                              const std::map<std::string, inductor::FrameRef>& frames) {
+                                              const std::map<std::string, trace::FrameRef>& frames) {
     std::vector<CompileEntryRow> rows;
     rows.reserve(data.graphs.size());
     for (const auto& g : data.graphs) {

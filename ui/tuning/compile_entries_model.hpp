@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "inductor/compile_timeline.hpp"
 #include "timings/compile_times.hpp"
+#include "trace/compile_timeline.hpp"
 
 namespace kiln::ui {
 
@@ -24,7 +24,7 @@ struct CompileEntryRow {
 
 // The rows of `data`, slowest first (off the UI thread: names come from the trace's frames).
 std::vector<CompileEntryRow> compileEntryRows(const timings::CompileTimes& data,
-                                              const std::map<std::string, inductor::FrameRef>& frames);
+                                              const std::map<std::string, trace::FrameRef>& frames);
 
 class CompileEntriesModel : public QAbstractTableModel {
     Q_OBJECT

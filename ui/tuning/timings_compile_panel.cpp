@@ -12,7 +12,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 #include "ui/charts/chart_export.hpp"
 #include "ui/charts/compile_time_chart.hpp"
 #include "ui/jobs/job_runner.hpp"
@@ -93,7 +93,7 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
         [root](JobControl& ctl) {
             auto r = timings::read_compile_times(root.toStdString(), ctl.cancelFlag());
             if (!r.ok()) return Outcome{{}, {}, QString::fromStdString(r.error().str())};
-            auto rows = compileEntryRows(*r, inductor::frames_beside_root(root.toStdString()));
+            auto rows = compileEntryRows(*r, trace::frames_beside_root(root.toStdString()));
             return Outcome{std::move(r).value(), std::move(rows), QString()};
         },
         [this](Outcome out) {
@@ -119,7 +119,7 @@ void TimingsCompilePanel::loadScan(std::shared_ptr<const CacheTree> tree) {
         QStringLiteral("compile-times"), tr("Reading compile times"),
         [tree](JobControl& ctl) {
             auto data = timings::compile_times_of(tree->scan(), ctl.cancelFlag());
-            auto rows = compileEntryRows(data, inductor::frames_beside_root(tree->scan().root));
+            auto rows = compileEntryRows(data, trace::frames_beside_root(tree->scan().root));
             return Outcome{std::move(data), std::move(rows)};
         },
         [this](Outcome out) {

@@ -10,8 +10,8 @@
 #include <map>
 #include <set>
 
-#include "inductor/trace_log.hpp"
 #include "test_support.hpp"
+#include "trace/trace_log.hpp"
 
 namespace {
 
@@ -73,7 +73,7 @@ TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
     EXPECT_EQ(p["summary"]["counts"]["fxgraph"]["miss"], 13);
     EXPECT_EQ(p["summary"]["counts"]["aotautograd"]["miss"], 12);
     // AOTAutograd: the H200 trace's misses match its counters, and no H100 entry was predicted to hit.
-    auto events = kiln::inductor::read_trace_logs(mixed_dir() / "h200/trace/warm");
+    auto events = kiln::trace::read_trace_logs(mixed_dir() / "h200/trace/warm");
     ASSERT_TRUE(events.ok());
     int aot_misses = 0;
     for (const auto& e : *events)
@@ -90,7 +90,7 @@ TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
     std::map<std::string, std::set<std::string>> verdicts_by_key;
     for (const auto& e : p["entries"])
         if (e.contains("key")) verdicts_by_key[e["key"].get<std::string>()].insert(e["verdict"].get<std::string>());
-    auto events = kiln::inductor::read_trace_logs(mixed_dir() / "h100/trace/warm");
+    auto events = kiln::trace::read_trace_logs(mixed_dir() / "h100/trace/warm");
     ASSERT_TRUE(events.ok());
     int fx_hits = 0, aot_hits = 0;
     for (const auto& e : *events) {

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "frontend/open_cache.hpp"
-#include "inductor/compile_timeline.hpp"
-#include "inductor/graph_list.hpp"
 #include "test_support.hpp"
+#include "trace/compile_timeline.hpp"
+#include "trace/graph_names.hpp"
 
 namespace kiln::frontend {
 namespace {
@@ -21,18 +21,18 @@ TEST(BlobTraces, ABlobsRootFindsTheRunsBesideTheBlob) {
         ASSERT_TRUE(opened.ok()) << opened.error().str();
         ASSERT_TRUE(opened->is_blob());
         temp = opened->root.parent_path();
-        const auto dirs = inductor::find_trace_dirs(opened->root);
+        const auto dirs = trace::find_trace_dirs(opened->root);
         ASSERT_EQ(dirs.size(), 1u);
         EXPECT_EQ(fs::canonical(dirs[0]), fs::canonical(h200 / "trace"));
         EXPECT_TRUE(fs::is_symlink(temp / "trace"));
         // `ls` names the blob's entries by the frames that compiled them.
-        auto list = inductor::list_graphs(opened->root, std::nullopt);
+        auto list = trace::list_named_graphs(opened->root, std::nullopt);
         ASSERT_TRUE(list.ok()) << list.error().str();
         int named = 0;
         for (const auto& r : list->rows) named += r.label().find("(gen_inductor_cache.py:") != std::string::npos;
         EXPECT_GE(named, 5) << "of " << list->rows.size();
         // The timeline of the runs that wrote it: warm, then mega.
-        auto t = inductor::read_compile_timelines(dirs);
+        auto t = trace::read_compile_timelines(dirs);
         ASSERT_EQ(t.processes.size(), 2u);
         EXPECT_EQ(t.processes[1].label, "mega");
     }

@@ -5,13 +5,14 @@
 #include <filesystem>
 
 #include "health/check.hpp"
-#include "inductor/compile_timeline.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/scanner.hpp"
 #include "overview/overview.hpp"
 #include "portability/sources.hpp"
 #include "test_support.hpp"
 #include "timings/collect.hpp"
+#include "trace/compile_timeline.hpp"
+#include "trace/graph_names.hpp"
 
 namespace {
 
@@ -42,9 +43,9 @@ TEST(Overview, H100CacheAtAGlance) {
     for (std::size_t i = 1; i < o->entries.size(); ++i)
         EXPECT_GE(o->entries[i - 1].compile_ns.value_or(-1), o->entries[i].compile_ns.value_or(-1));
     ASSERT_EQ(o->trace_dirs.size(), 1u);
-    auto timeline = inductor::read_compile_timeline(o->trace_dirs[0]);
+    auto timeline = trace::read_compile_timeline(o->trace_dirs[0]);
     ASSERT_TRUE(timeline.ok());
-    const auto frames = inductor::frames_by_key(*timeline);
+    const auto frames = trace::frames_by_key(*timeline);
     for (const auto& e : o->entries) {
         ASSERT_TRUE(frames.count(e.key)) << e.key;
         EXPECT_EQ(e.name, frames.at(e.key).label());
@@ -154,7 +155,7 @@ TEST(Overview, FromOneScanEqualsFromTheRoot) {
 
     // The entries section from ls's rows (what the GUI reads once for the Overview and the browser's
     // names) is the one from compile times.
-    auto list = inductor::list_graphs(*scan, std::nullopt);
+    auto list = trace::list_named_graphs(*scan, std::nullopt);
     ASSERT_TRUE(list.ok()) << list.error().str();
     const auto viaList = overview::entries_section(*scan, *list);
     const auto viaTimes = overview::entries_section(*scan);

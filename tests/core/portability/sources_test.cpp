@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "inductor/trace_log.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
 #include "test_support.hpp"
+#include "trace/trace_log.hpp"
 
 namespace {
 
@@ -86,7 +86,7 @@ TEST(Sources, ProbeOutputAgreesWithTheSameMachinesTrace) {
 TEST(Sources, ProbeBaselineNamesTheConfigTheEnvironmentSets) {
     // The baseline run's config lines: real ones from the `changed` process, where two configs differ.
     nlohmann::json probe = probe_json(), baseline = probe_json();
-    auto changed = kiln::inductor::read_trace_logs(fx() / "h100/trace/changed");
+    auto changed = kiln::trace::read_trace_logs(fx() / "h100/trace/changed");
     ASSERT_TRUE(changed.ok());
     baseline["debug_lines"] = nlohmann::json::array();
     for (const auto& l : changed->front().components)

@@ -154,6 +154,27 @@ TEST(StartupSpans, SpansOutsideCompilesAreKeptApart) {
     EXPECT_NEAR(sum(p->compiles.front()), 9.0, 1e-9);
 }
 
+// A hostile frame: its line (and the metrics' co_firstlineno) far beyond an int reads as 0 (converting it
+// was undefined behaviour), and the file named by string-table index still resolves.
+TEST(StartupSpans, AnOutOfRangeLineReadsAsZero) {
+    ScratchDir dir("startup_spans");
+    const std::string str =
+        "V1126 01:16:44.800000 1031 torch/_logging/structured.py:28] {\"str\": [\"/x/model.py\", 3]}\n";
+    const std::string start =
+        "V1126 01:16:44.838000 1031 torch/_dynamo/convert_frame.py:1000] {\"dynamo_start\": {\"stack\": [{\"line\": "
+        "1e30, \"name\": \"f\", \"filename\": 3}]}, \"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 0}\n";
+    std::string text = good_compile();
+    text.insert(text.find(span("bytecode_tracing", "B", 1e6)), start);
+    text.insert(0, str);
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->compiles.size(), 1u);
+    const auto& c = p->compiles.front();
+    EXPECT_EQ(c.function, "f");
+    EXPECT_EQ(c.file, "/x/model.py");
+    EXPECT_EQ(c.line, 0);
+}
+
 TEST(StartupSpans, PhaseTableNamesTorchsSpans) {
     EXPECT_EQ(phase_of_span("async_compile.precompile"), "Triton compile");
     EXPECT_EQ(phase_of_span("compile_file"), "C++ compile");

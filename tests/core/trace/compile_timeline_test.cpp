@@ -5,12 +5,12 @@
 #include <fstream>
 #include <regex>
 
-#include "inductor/compile_timeline.hpp"
 #include "test_support.hpp"
+#include "trace/compile_timeline.hpp"
 
 namespace {
 
-using namespace kiln::inductor;
+using namespace kiln::trace;
 
 std::filesystem::path trace(const char* run) { return kiln::test::fixture_dir() / "h100" / "trace" / run; }
 

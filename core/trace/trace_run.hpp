@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "inductor/trace_log.hpp"
+#include "trace/trace_log.hpp"
 #include "util/result.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 struct TraceSymbol {
     std::string symbol;  // "s77"
@@ -50,11 +50,7 @@ struct TraceRun {
 // Reads a log or a directory of logs (sorted path order).
 Result<TraceRun> read_trace_run(const std::filesystem::path& log_or_dir);
 
-// "t0" -> the symbol of the N-th backed SymInt graph input, from a key's debug lines
-// (`example_inputs[i]: ('s77',)`); the order of the result is t0, t1, ...
-std::vector<std::string> guard_symbols(const std::vector<std::string>& components);
-
 // "1126 01:28:00.047000" -> "11-26 01:28:00.047" (glog's month/day and local time, milliseconds).
 std::string local_time_label(const std::string& glog_time);
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

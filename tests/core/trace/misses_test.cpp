@@ -2,12 +2,12 @@
 // name the two inductor configs the run changed.
 #include <gtest/gtest.h>
 
-#include "inductor/misses.hpp"
 #include "test_support.hpp"
+#include "trace/misses.hpp"
 
 namespace {
 
-using namespace kiln::inductor;
+using namespace kiln::trace;
 
 TEST(Misses, ChangedRunPointsAtPointwiseEntry) {
     auto cached = load_keyed_entries(kiln::test::h100_root());

@@ -1,4 +1,4 @@
-#include "inductor/misses.hpp"
+#include "trace/misses.hpp"
 
 #include <sys/stat.h>
 
@@ -7,7 +7,7 @@
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path) {
     struct stat st {};
@@ -32,15 +32,15 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
     std::sort(key_dirs.begin(), key_dirs.end());
     KeyedEntries out;
     for (const auto& dir : key_dirs) {
-        KILN_TRY(auto files, key_dir_entries(dir));
+        KILN_TRY(auto files, inductor::key_dir_entries(dir));
         for (const auto& f : files) {
             std::string rel = fs::relative(f, root, ec).generic_string();
-            auto entry = load_graph_entry(f);
+            auto entry = inductor::load_graph_entry(f);
             if (!entry) {
                 out.skipped.push_back(rel + ": " + entry.error().str());
                 continue;
             }
-            auto comps = parse_debug_lines(entry->debug_lines());
+            auto comps = inductor::parse_debug_lines(entry->debug_lines());
             if (!comps || comps->empty()) {
                 out.skipped.push_back(rel + ": " +
                                       (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
@@ -58,7 +58,7 @@ MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached
         m.note = "the event records no key components";
         return m;
     }
-    auto comps = parse_debug_lines(event.components);
+    auto comps = inductor::parse_debug_lines(event.components);
     if (!comps) {
         m.note = "the event's components do not parse: " + comps.error().str();
         return m;
@@ -68,7 +68,7 @@ MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached
         const KeyedEntry& e = cached.entries[i];
         if (e.key == event.key) continue;
         if (e.mtime_ns && event.event_time_ns && *e.mtime_ns >= *event.event_time_ns) continue;
-        ComponentDiff d = diff_components(*comps, e.components);
+        inductor::ComponentDiff d = inductor::diff_components(*comps, e.components);
         if (!best || d.distance() < m.diff.distance()) {
             best = i;
             m.diff = std::move(d);
@@ -92,4 +92,4 @@ std::string miss_class(const CacheEvent& e) {
     return e.state.empty() ? std::string("unknown") : e.state;
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

@@ -3,12 +3,13 @@
 
 #include <set>
 
-#include "inductor/trace_run.hpp"
+#include "inductor/graph_list.hpp"
 #include "test_support.hpp"
+#include "trace/trace_run.hpp"
 
 namespace {
 
-using namespace kiln::inductor;
+using namespace kiln::trace;
 
 // The cold run calls torch._dynamo.reset() between scenarios: compile id 0/0 repeats, and each event
 // still belongs to the compile of its own scenario (its function differs).
@@ -51,7 +52,7 @@ TEST(TraceRun, HugeRunSymbolValue) {
     EXPECT_EQ(s->range, "[2, int_oo]");
     for (const auto& e : run->events) {
         if (e.cache == "fx_graph") {
-            EXPECT_EQ(guard_symbols(e.components), std::vector<std::string>{"s77"});
+            EXPECT_EQ(kiln::inductor::guard_symbols(e.components), std::vector<std::string>{"s77"});
         }
     }
     EXPECT_EQ(local_time_label("1126 01:28:00.047000"), "11-26 01:28:00.047");

@@ -6,6 +6,7 @@
 // for hits, the compile time saved (the entry's `_time_taken_ns`, which torch logs as time_saved_ns).
 // Compile ids repeat within one log (torch._dynamo.reset() between scenarios), so a compile is the
 // span from one `dynamo_start` record to the next, never an id.
+// Not startup/compile_spans (chromium_event spans nested into phase self times): no spans are read here.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -18,7 +19,7 @@
 
 #include "util/result.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 struct TimelineEvent {
     std::size_t line = 0;  // the record's line in the log
@@ -103,4 +104,4 @@ std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const s
 //   "time_taken_ns", "time_saved_ns"}]}]}], "warnings": [...]}
 nlohmann::ordered_json to_json(const CompileTimeline& t);
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

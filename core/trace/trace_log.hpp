@@ -15,7 +15,7 @@
 
 #include "util/result.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 struct CacheEvent {
     std::string log;                            // the log file
@@ -91,4 +91,4 @@ Result<std::vector<CacheEvent>> read_trace_log(const std::filesystem::path& path
 Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& path_or_dir,
                                                 std::vector<TraceGap>* gaps = nullptr);
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

@@ -3,12 +3,12 @@
 
 #include <fstream>
 
-#include "inductor/trace_log.hpp"
 #include "test_support.hpp"
+#include "trace/trace_log.hpp"
 
 namespace {
 
-using namespace kiln::inductor;
+using namespace kiln::trace;
 
 std::filesystem::path trace_dir(const char* run) { return kiln::test::fixture_dir() / "h100" / "trace" / run; }
 

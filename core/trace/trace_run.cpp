@@ -1,13 +1,12 @@
-#include "inductor/trace_run.hpp"
+#include "trace/trace_run.hpp"
 
 #include <map>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
-#include "inductor/debug_lines.hpp"
+#include "trace/trace_strings.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 namespace {
 
@@ -27,27 +26,13 @@ std::optional<std::int64_t> int_of(const json& j, const char* k) {
 // The state of one log while its records stream by.
 struct LogState {
     std::string log;
-    std::map<std::int64_t, std::string> strings;  // the `str` table: index -> path
-    std::map<std::string, std::size_t> open;      // compile id -> latest compile (index into TraceRun)
+    TraceStrings strings;
+    std::map<std::string, std::size_t> open;  // compile id -> latest compile (index into TraceRun)
     TraceRun& run;
 
     std::optional<std::size_t> compile_of(const std::string& id) const {
         auto it = open.find(id);
         return it == open.end() ? std::nullopt : std::optional<std::size_t>(it->second);
-    }
-
-    void on_str(const json& v) {
-        if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number_integer()) return;
-        if (strings.size() < 100000) strings[v[1].get<std::int64_t>()] = v[0].get<std::string>();
-    }
-
-    std::string file_of(const json& frame) const {
-        auto fn = frame.find("filename");
-        if (fn == frame.end()) return {};
-        if (fn->is_string()) return fn->get<std::string>();
-        if (!fn->is_number_integer()) return {};
-        auto s = strings.find(fn->get<std::int64_t>());
-        return s == strings.end() ? std::string() : s->second;
     }
 
     void on_dynamo_start(const TraceRecord& r, const json& meta, const json& v) {
@@ -61,11 +46,11 @@ struct LogState {
             const json& f = st->back();
             c.function = string_field(f, "name");
             c.first_line = int_of(f, "line");
-            c.file = file_of(f);
+            c.file = strings.file_of(f);
             bool from_torch = c.file.find("/site-packages/") != std::string::npos;
             for (std::size_t i = st->size(); from_torch && i-- > 0;) {
                 const json& u = (*st)[i];
-                std::string file = file_of(u);
+                std::string file = strings.file_of(u);
                 if (file.empty() || file.find("/site-packages/") != std::string::npos) continue;
                 c.user_function = string_field(u, "name");
                 c.user_file = file;
@@ -106,7 +91,7 @@ Status read_one(const std::filesystem::path& path, TraceRun& run) {
                 json meta = json::parse(r.header_json, nullptr, false);
                 if (meta.is_discarded() || !meta.is_object()) return true;
                 const json& v = meta[std::string(name)];
-                if (name == "str") st.on_str(v);
+                if (name == "str") st.strings.add(v);
                 else if (name == "dynamo_start") st.on_dynamo_start(r, meta, v);
                 else st.on_create_symbol(meta, v);
                 return true;
@@ -142,23 +127,10 @@ Result<TraceRun> read_trace_run(const std::filesystem::path& log_or_dir) {
     return run;
 }
 
-std::vector<std::string> guard_symbols(const std::vector<std::string>& components) {
-    static const std::regex symint(R"(^\('(s\d+)',\)$)");
-    std::vector<std::string> out;
-    auto comps = parse_debug_lines(components);
-    if (!comps) return out;
-    for (const auto& c : *comps) {
-        if (c.name.rfind("example_inputs[", 0) != 0) continue;
-        std::smatch m;
-        if (std::regex_match(c.value, m, symint)) out.push_back(m[1].str());
-    }
-    return out;
-}
-
 std::string local_time_label(const std::string& glog_time) {
     // "MMDD HH:MM:SS.uuuuuu"
     if (glog_time.size() < 17 || glog_time[4] != ' ') return glog_time;
     return glog_time.substr(0, 2) + "-" + glog_time.substr(2, 2) + " " + glog_time.substr(5, 12);
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

@@ -1,4 +1,4 @@
-#include "inductor/trace_log.hpp"
+#include "trace/trace_log.hpp"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "util/regular_file.hpp"
 #include "util/utf8.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 namespace {
 
@@ -336,4 +336,4 @@ Result<std::vector<CacheEvent>> read_trace_logs(const std::filesystem::path& pat
     return out;
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

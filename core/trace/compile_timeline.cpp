@@ -1,21 +1,18 @@
-#include "inductor/compile_timeline.hpp"
+#include "trace/compile_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <unordered_map>
 
-#include "inductor/trace_log.hpp"
+#include "trace/trace_log.hpp"
+#include "trace/trace_strings.hpp"
 #include "util/regular_file.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 namespace {
 
 using nlohmann::json;
-
-// A hostile log may name string-table indices at will: keep the table bounded.
-constexpr std::size_t kMaxStrings = 1u << 20;
 
 std::string str_of(const json& j, const char* k) {
     auto it = j.find(k);
@@ -30,9 +27,6 @@ std::optional<double> number_of(const json& j, const char* k) {
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-// A line number from a log: any double (1e30 would not fit an int, and converting it is undefined).
-int line_number(double v) { return v >= 0 && v <= 1e9 ? static_cast<int>(v) : 0; }
-
 // What read_trace_log does not keep of a cache event: the guards of a guard miss, an AOT hit's saving.
 struct EventExtra {
     std::string guard_expr;
@@ -41,7 +35,7 @@ struct EventExtra {
 
 struct LogReader {
     std::map<std::size_t, EventExtra> extras;  // by record line
-    std::unordered_map<std::int64_t, std::string> strings;
+    TraceStrings strings;
     TimelineProcess process;
 
     TimelineCompile& current() {
@@ -59,16 +53,10 @@ struct LogReader {
         if (!is_str && !is_start && !is_metrics && !is_cache) return;
         json meta = json::parse(h, nullptr, false);
         if (meta.is_discarded() || !meta.is_object()) return;
-        if (is_str) return on_string(meta);
+        if (is_str) return strings.add(meta["str"]);
         if (is_start) return on_start(r, meta);
         if (is_metrics) return on_metrics(meta);
         on_cache(r);
-    }
-
-    void on_string(const json& meta) {
-        const json& s = meta["str"];
-        if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_number_integer()) return;
-        if (strings.size() < kMaxStrings) strings[s[1].get<std::int64_t>()] = s[0].get<std::string>();
     }
 
     void on_start(const TraceRecord& r, const json& meta) {
@@ -82,15 +70,8 @@ struct LogReader {
             const json& frame = start["stack"].back();  // the compiled function (its def line)
             if (frame.is_object()) {
                 c.function = str_of(frame, "name");
-                if (auto line = number_of(frame, "line")) c.line = line_number(*line);
-                if (auto f = frame.find("filename"); f != frame.end()) {
-                    if (f->is_number_integer()) {
-                        auto it = strings.find(f->get<std::int64_t>());
-                        if (it != strings.end()) c.file = it->second;
-                    } else if (f->is_string()) {
-                        c.file = f->get<std::string>();
-                    }
-                }
+                if (auto line = number_of(frame, "line")) c.line = non_negative_int(*line);
+                c.file = strings.file_of(frame);
             }
         }
         process.compiles.push_back(std::move(c));
@@ -105,7 +86,7 @@ struct LogReader {
         if (c.function.empty()) {
             c.function = str_of(m, "co_name");
             c.file = str_of(m, "co_filename");
-            if (auto line = number_of(m, "co_firstlineno")) c.line = line_number(*line);
+            if (auto line = number_of(m, "co_firstlineno")) c.line = non_negative_int(*line);
         }
         if (std::string type = str_of(m, "fail_type"); !type.empty()) c.fail = type + ": " + str_of(m, "fail_reason");
     }
@@ -437,4 +418,4 @@ nlohmann::ordered_json to_json(const CompileTimeline& t) {
     return {{"processes", std::move(procs)}, {"warnings", t.warnings}};
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

@@ -1,9 +1,10 @@
 // The guard-miss explanation and the JSON report of `kiln-cli misses` (misses.hpp).
 #include <charconv>
 
-#include "inductor/misses.hpp"
+#include "inductor/graph_list.hpp"
+#include "trace/misses.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 namespace {
 
@@ -112,7 +113,7 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
                                     : std::filesystem::path("fxgraph") / event.key.substr(1, 2) / event.key;
     g.key_dir = rel.generic_string();
     std::vector<std::int64_t> sizes;
-    std::vector<std::string> syms = guard_symbols(event.components);
+    std::vector<std::string> syms = inductor::guard_symbols(event.components);
     for (std::size_t i = 0; i < syms.size(); ++i) {
         GuardSymbolValue v{"t" + std::to_string(i), syms[i], std::nullopt, {}};
         if (const TraceSymbol* s = compile ? compile->find_symbol(syms[i]) : nullptr) {
@@ -127,7 +128,7 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
                          : "the event is not inside a compile of the trace (no dynamo_start before it)";
         return g;
     }
-    auto lookup = lookup_guards(root / rel, sizes);
+    auto lookup = inductor::lookup_guards(root / rel, sizes);
     if (!lookup) {
         g.note = lookup.error().str();
         return g;
@@ -202,4 +203,4 @@ ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, con
     return out;
 }
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

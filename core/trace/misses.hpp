@@ -13,17 +13,17 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/guard_lookup.hpp"
 #include "inductor/key_diff.hpp"
-#include "inductor/trace_log.hpp"
-#include "inductor/trace_run.hpp"
+#include "trace/trace_log.hpp"
+#include "trace/trace_run.hpp"
 #include "util/result.hpp"
 
-namespace kiln::inductor {
+namespace kiln::trace {
 
 // A cached FX graph entry with the components of its key.
 struct KeyedEntry {
     std::string path;  // relative to the root: fxgraph/<xx>/<key>/<entry>
     std::string key;   // the key dir's name ("f...")
-    std::vector<KeyComponent> components;
+    std::vector<inductor::KeyComponent> components;
     std::optional<std::int64_t> mtime_ns;  // when the entry was written (file mtime)
 };
 
@@ -41,8 +41,8 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root);
 struct MissExplanation {
     std::optional<std::string> closest_path;  // nullopt: nothing to compare with
     std::optional<std::string> closest_key;
-    ComponentDiff diff;  // a = the event's components, b = the entry's
-    std::string note;    // why there is no comparison, when there is none
+    inductor::ComponentDiff diff;  // a = the event's components, b = the entry's
+    std::string note;              // why there is no comparison, when there is none
 };
 
 // Compares a key miss with the entries; an entry under the event's own key is left out (the miss
@@ -64,7 +64,7 @@ struct GuardSymbolValue {
     std::string source;  // "L['x'].size()[0]"
 };
 struct GuardMissEntry {
-    GuardCheck check;
+    inductor::GuardCheck check;
     std::optional<std::int64_t> mtime_ns;
     bool written_after = false;  // written at or after the miss (by this compile, usually)
 };
@@ -88,4 +88,4 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
 nlohmann::ordered_json misses_to_json(const TraceRun& run, const std::filesystem::path* root,
                                       const KeyedEntries* cached);
 
-}  // namespace kiln::inductor
+}  // namespace kiln::trace

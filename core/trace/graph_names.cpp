@@ -1,0 +1,60 @@
+#include "trace/graph_names.hpp"
+
+#include <map>
+#include <string>
+
+namespace kiln::trace {
+
+namespace fs = std::filesystem;
+
+void name_from_run(inductor::GraphList& list, const TraceRun& run) {
+    std::map<std::string, const CacheEvent*> by_key;  // the last event per key
+    for (const auto& e : run.events)
+        if (!e.key.empty() && e.compile) by_key[e.key] = &e;
+    for (auto& r : list.rows) {
+        auto it = by_key.find(r.key);
+        if (it == by_key.end()) continue;
+        const TraceCompile& c = run.compiles[*it->second->compile];
+        bool user = c.user_file.empty();
+        r.function = user ? c.function : c.user_function;
+        r.source_file = user ? c.file : c.user_file;
+        r.line = user ? c.first_line : c.user_line;
+        r.code = user ? std::string() : c.user_code;
+        for (auto& s : r.symbols)
+            if (const TraceSymbol* t = c.find_symbol(s.symbol)) s.source = t->source;
+    }
+}
+
+std::optional<fs::path> trace_beside(const fs::path& root) {
+    std::error_code ec;
+    fs::path parent = fs::absolute(root, ec).lexically_normal();
+    if (parent.filename().empty()) parent = parent.parent_path();
+    parent = parent.parent_path();
+    for (const fs::path& t : {parent / "trace", parent / "h100" / "trace"})
+        if (fs::is_directory(t, ec)) return t;
+    return std::nullopt;
+}
+
+Status name_graphs(inductor::GraphList& list, const fs::path& root, const std::optional<fs::path>& trace) {
+    std::optional<fs::path> t = trace ? trace : trace_beside(root);
+    if (!t) return ok_status();
+    KILN_TRY(TraceRun run, read_trace_run(*t));
+    name_from_run(list, run);
+    list.trace = t->string();
+    return ok_status();
+}
+
+Result<inductor::GraphList> list_named_graphs(const fs::path& root, const std::optional<fs::path>& trace) {
+    KILN_TRY(inductor::GraphList list, inductor::list_graphs(root));
+    KILN_CHECK(name_graphs(list, root, trace));
+    return list;
+}
+
+Result<inductor::GraphList> list_named_graphs(const inductor::ScanResult& scan, const std::optional<fs::path>& trace,
+                                              const std::atomic<bool>* cancel) {
+    KILN_TRY(inductor::GraphList list, inductor::list_graphs(scan, cancel));
+    KILN_CHECK(name_graphs(list, scan.root, trace));
+    return list;
+}
+
+}  // namespace kiln::trace
