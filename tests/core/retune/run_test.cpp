@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "retune/run.hpp"
+#include "worker/tuning_pool.hpp"
 #include "test_support.hpp"
 #include "timings/session_log_source.hpp"
 
@@ -188,4 +189,5 @@ TEST(RetuneRun, TheReportIsCompleteBeforeTheWorkersHaveExited) {
     while (fs::exists("/proc/" + std::to_string(pid)) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid))) << "the released worker was not reaped";
+    kiln::worker::TuningProcessPool::release(nullptr);  // joins the finished pool's threads
 }
