@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "retune/run.hpp"
-#include "worker/tuning_pool.hpp"
 #include "test_support.hpp"
 #include "timings/session_log_source.hpp"
+#include "worker/tuning_pool.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::retune;
