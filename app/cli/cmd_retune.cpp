@@ -142,6 +142,7 @@ int run_retune_cmd(const RetuneArgs& a) {
         };
     o.devices = a.devices;
     o.each_device = a.each_device;
+    o.wait_for_workers = false;  // the report is printed while the workers exit
     o.op_filter = a.op;
     o.timeout_s = a.timeout_s;
     o.timing.rep_ms = a.rep_ms;

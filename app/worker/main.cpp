@@ -13,11 +13,19 @@
 
 int main(int argc, char** argv) {
     int fd = -1;
+    kiln::worker::WorkerLoopOptions options;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0 && i + 1 < argc) fd = std::atoi(argv[++i]);
-        else if (std::strcmp(argv[i], "--help") == 0) {
+        else if (std::strcmp(argv[i], "--preload-cublas") == 0) {
+            // KILN_WORKER_CUBLAS_PRELOAD (off, early, after-init) picks the order for benchmarks.
+            const char* how = std::getenv("KILN_WORKER_CUBLAS_PRELOAD");
+            std::string h = how ? how : "early";
+            options.preload_cublas = h == "off"          ? kiln::worker::CublasPreload::off
+                                     : h == "after-init" ? kiln::worker::CublasPreload::after_init
+                                                         : kiln::worker::CublasPreload::early;
+        } else if (std::strcmp(argv[i], "--help") == 0) {
             std::printf(
-                "usage: kiln-worker --fd N\n"
+                "usage: kiln-worker --fd N [--preload-cublas]\n"
                 "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
             return 0;
         }
@@ -29,7 +37,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     ::dup2(2, 1);
     try {
-        return kiln::worker::run_worker_loop(fd);
+        return kiln::worker::run_worker_loop(fd, options);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "kiln-worker: internal error: %s\n", e.what());
         return 1;

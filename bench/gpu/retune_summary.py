@@ -123,6 +123,18 @@ for name, run in (("1 GPU", run1), ("4 GPUs", run4)):
         busy[m["device"]][1] += m["wall_seconds"]
     print(f"{name}: phases " + ", ".join(f"{k} {v:.2f} s" for k, v in ph.items()) + "; per device: " +
           ", ".join(f"cuda:{d} {n} choices {s:.1f} s busy" for d, (n, s) in sorted(busy.items())))
+for name, run in (("1 GPU", run1), ("4 GPUs", run4)):
+    tl = run.get("timeline") or {}
+    if not tl:
+        continue
+    steps = ", ".join(f"{k} {v:.2f}" for k, v in tl.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+    print(f"{name} timeline (s from the run's start): {steps}" + (" (pool restarted)" if tl.get("pool_restarted") else ""))
+    for w in tl.get("workers", []):
+        res = w.get("results", {})
+        warm = ", ".join(f"{k} {v:.0f}" for k, v in (w.get("warmup_ms") or {}).items())
+        print(f"  {w['device']}: spawned {w.get('spawned_s', 0):.2f}, up {w.get('up_s', 0):.2f} "
+              f"(cuInit {w.get('cuda_init_ms', 0):.0f} ms), ready {w.get('ready_s', 0):.2f} (warm-up ms: {warm}); "
+              f"results {res.get('first_s', 0):.2f} to {res.get('last_s', 0):.2f} ({res.get('count', 0)})")
 print(f"per-choice overhead beyond the kernel's own runs (1 GPU): "
       f"{1000 * (wall_choice - kernel1) / max(n1, 1):.2f} ms (request wall - kernel time, averaged)")
 phases = {}

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
@@ -137,12 +138,22 @@ std::string find_cublas() {
     return {};
 }
 
-Result<std::unique_ptr<Cublas>> Cublas::create() {
+static double load_milliseconds = 0;  // written once, inside load_cublas_once's initialization
+
+double Cublas::load_ms() { return load_cublas_once().error.empty() ? load_milliseconds : 0; }
+
+Status Cublas::load() {
     const CublasFns& f = load_cublas_once();
     if (!f.error.empty())
         return make_error(Errc::unavailable, f.error, {},
                           "extern (cuBLAS) choices need libcublas: set KILN_CUBLAS to its path, e.g. "
                           "<venv>/lib/python3.X/site-packages/nvidia/cublas/lib/libcublas.so.12");
+    return ok_status();
+}
+
+Result<std::unique_ptr<Cublas>> Cublas::create() {
+    KILN_CHECK(load());
+    const CublasFns& f = load_cublas_once();
     std::unique_ptr<Cublas> c(new Cublas());
     c->fns_ = &f;
     c->path_ = f.path;
@@ -170,6 +181,14 @@ Cublas::~Cublas() {
 
 static const CublasFns& load_cublas_once() {
     static const CublasFns once = [] {
+        auto t0 = std::chrono::steady_clock::now();
+        struct Timed {
+            std::chrono::steady_clock::time_point t0;
+            ~Timed() {
+                load_milliseconds =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            }
+        } timed{t0};
         CublasFns f;
         std::string tried;
         for (const auto& c : candidates()) {

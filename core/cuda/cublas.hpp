@@ -48,6 +48,10 @@ class Cublas {
 public:
     // Loads the library (once per process) and makes a handle on the current context.
     static Result<std::unique_ptr<Cublas>> create();
+    // Only the loading (dlopen and the symbols; no context needed): called early on a thread of
+    // its own, it overlaps the context's creation, and create() then waits for it, not again.
+    static Status load();
+    static double load_ms();  // how long that loading took (0 before it or when it failed)
     ~Cublas();
     Cublas(const Cublas&) = delete;
     Cublas& operator=(const Cublas&) = delete;

@@ -20,7 +20,8 @@ bool bind(void* lib, F& fn, const char* name, std::string& error) {
     return fn != nullptr;
 }
 
-Loaded load() {
+// The library and its symbols, without cuInit.
+Loaded open_library() {
     Loaded l;
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -65,6 +66,19 @@ Loaded load() {
     bind(lib, a.cuLaunchKernel, "cuLaunchKernel", e);
     if (!e.empty()) return l;
     l.library = true;
+    return l;
+}
+
+const Loaded& opened() {
+    static const Loaded once = open_library();
+    return once;
+}
+
+Loaded load() {
+    Loaded l = opened();
+    if (!l.library) return l;
+    Api& a = l.api;
+    std::string& e = l.error;
     int rc = a.cuInit(0);
     if (rc != 0) {
         const char* msg = nullptr;
@@ -80,6 +94,8 @@ const Loaded& loaded() {
 }
 
 }  // namespace
+
+void open_driver() { (void)opened(); }
 
 Result<const Api*> api() {
     const Loaded& l = loaded();

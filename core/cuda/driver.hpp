@@ -61,6 +61,9 @@ struct Api {
 // The process-wide driver table (loaded once, cuInit done). Error (Errc::unavailable): no driver,
 // or cuInit failed, with a hint.
 Result<const Api*> api();
+// Only opens libcuda and binds its symbols (no cuInit): a process about to load another large
+// library on a thread calls it first, since dlopen and dlsym wait for any other thread's dlopen.
+void open_driver();
 
 // What `--version` and the GUI show; never fails. `loaded`: libcuda.so.1 opened with every symbol.
 struct DriverInfo {

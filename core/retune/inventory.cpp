@@ -154,7 +154,9 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
     if (files.empty())
         return make_error(Errc::not_found, "no timing cache (cache/<system hash>) under this root", root.string(),
                           "run torch.compile with mode=\"max-autotune\" to fill it, or point at another root");
-    TritonIndex index = index_triton_cache(root);
+    TritonIndex own;
+    if (!o.index) own = index_triton_cache(root);
+    const TritonIndex& index = o.index ? *o.index : own;
     for (const auto& f : files) {
         auto data = inductor::read_cache_file(f);
         if (!data.ok()) {

@@ -14,9 +14,14 @@
 
 namespace kiln::retune {
 
+struct TritonIndex;
+
 struct InventoryOptions {
     std::optional<int> arch;  // the GPU's arch (e.g. 90); none: any binary the cache has
     std::string op_filter;    // keep ops whose name or inputs key contains this
+    // The root's Triton index, read ahead (it needs no arch: a run reads it while the GPUs are
+    // asked for theirs); null: read here.
+    const TritonIndex* index = nullptr;
 };
 
 // Error (not_found): the root has no timing cache. A timing cache that cannot be read is a warning.

@@ -105,6 +105,7 @@ J to_json(const RetuneReport& r) {
         j["devices"] = std::move(devs);
         j["wall_seconds"] = r.wall_seconds;
         j["phase_seconds"] = r.phase_seconds;
+        if (!r.timeline.is_null()) j["timeline"] = r.timeline;
         j["session_logs"] = r.session_logs;
     }
     j["ops"] = std::move(ops);
@@ -123,6 +124,7 @@ Result<RetuneReport> retune_report_from_json(const nlohmann::json& j) {
         if (auto it = j.find("phase_seconds"); it != j.end() && it->is_object())
             for (auto p = it->begin(); p != it->end(); ++p)
                 if (p->is_number()) r.phase_seconds[p.key()] = p->get<double>();
+        if (auto it = j.find("timeline"); it != j.end() && it->is_object()) r.timeline = *it;
         if (auto it = j.find("devices"); it != j.end() && it->is_array())
             for (const auto& d : *it) r.devices.push_back({d.value("index", 0), str(d, "name"), str(d, "arch")});
         if (auto it = j.find("session_logs"); it != j.end() && it->is_array())

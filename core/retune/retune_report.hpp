@@ -84,6 +84,9 @@ struct RetuneReport {
     double wall_seconds = 0;          // the run's wall time (0 for --list)
     // Where the run's wall time went: "inventory", "pool_start", "references", "choices" (seconds).
     std::map<std::string, double> phase_seconds;
+    // When each step ended, in seconds from the run's start (run.cpp says which), and each
+    // worker's start-up and busy span: where a multi-GPU run's fixed cost goes.
+    nlohmann::json timeline;
     std::vector<std::string> session_logs;
     std::vector<std::string> warnings;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "cuda/driver.hpp"
 #include "retune/inventory.hpp"
 #include "retune/problem.hpp"
+#include "retune/triton_index.hpp"
 #include "tuning/session_log.hpp"
 #include "util/utc_time.hpp"
 #include "worker/devices.hpp"
@@ -167,8 +169,46 @@ int arch_number(const std::string& arch) {  // "sm_90" -> 90
 
 Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     auto started = std::chrono::steady_clock::now();
+    auto since_start = [&](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(t - started).count();
+    };
+    nlohmann::json timeline = nlohmann::json::object();
+    auto mark = [&](const char* what) { timeline[what] = since_start(std::chrono::steady_clock::now()); };
+    worker::Timeouts timeouts;
+    timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    auto make_pool = [&](std::vector<worker::Device> devs) {
+        worker::PoolOptions po;
+        po.devices = std::move(devs);
+        po.worker_path = o.worker_path;
+        po.timeouts = timeouts;
+        if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); })) {
+            po.warmup = device_warmup();
+            po.preload_cublas = true;
+        }
+        return std::make_unique<worker::TuningProcessPool>(std::move(po));
+    };
+    // The workers start first (processes, CUDA contexts, cuBLAS, Kiln's device kernels: about a
+    // second each) and take choices as soon as they are up; meanwhile this process reads the
+    // Triton cache and asks the driver for the devices' facts (cuInit: most of a second on a
+    // 4-GPU host). With --devices all the workers are started for the GPUs the driver lists, and
+    // started again in the rare case that CUDA counts differently.
+    std::unique_ptr<worker::TuningProcessPool> pool;
+    std::vector<worker::Device> planned;
+    if (o.devices == "all") {
+        if (auto n = worker::driver_gpu_count())
+            for (int i = 0; i < *n; ++i) planned.push_back({i});
+    } else if (auto parsed = worker::parse_devices(o.devices); parsed.ok()) {
+        planned = *parsed;
+    }
+    if (!o.each_device && !planned.empty()) {
+        pool = make_pool(planned);
+        pool->start_async();
+        mark("pool_started");
+    }
+    auto index = std::async(std::launch::async, [&root] { return index_triton_cache(root); });
     std::vector<worker::Device> devices;
     KILN_TRY(auto descs, resolve_devices(o.devices, devices));
+    mark("devices");
     std::optional<int> arch = o.arch;
     if (!arch && !descs.empty() && descs.front().index >= 0) {
         arch = arch_number(descs.front().arch);
@@ -177,25 +217,20 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
                 return make_error(Errc::unsupported, "the chosen GPUs are of different architectures", o.devices,
                                   "re-tune each kind of GPU in its own run (--devices)");
     }
-    worker::Timeouts timeouts;
-    timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-    auto make_pool = [&](std::vector<worker::Device> devs) {
-        worker::PoolOptions po;
-        po.devices = std::move(devs);
-        po.worker_path = o.worker_path;
-        po.timeouts = timeouts;
-        if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); }))
-            po.warmup = device_warmup();
-        return std::make_unique<worker::TuningProcessPool>(std::move(po));
+    auto same_devices = [](const std::vector<worker::Device>& a, const std::vector<worker::Device>& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                          [](const worker::Device& x, const worker::Device& y) { return x.cuda == y.cuda; });
     };
-    // The workers start (processes, CUDA contexts, cuBLAS, Kiln's device kernels: about a second
-    // each) while the inventory reads the cache, and each takes choices as soon as it is up.
-    std::unique_ptr<worker::TuningProcessPool> pool;
-    if (!o.each_device) {
+    if (!o.each_device && (!pool || !same_devices(planned, devices))) {
+        if (pool) timeline["pool_restarted"] = true;  // the driver's list was not CUDA's count
         pool = make_pool(devices);
         pool->start_async();
+        mark("pool_started");
     }
-    KILN_TRY(auto report, inventory(root, {arch, o.op_filter}));
+    TritonIndex triton = index.get();
+    mark("triton_index");
+    KILN_TRY(auto report, inventory(root, {arch, o.op_filter, &triton}));
+    mark("inventory");
     if (o.keep_op) std::erase_if(report.ops, [&](const RetuneOp& op) { return !o.keep_op(op); });
     report.devices = descs;
     std::mutex phase_mutex;
@@ -267,8 +302,16 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     }
 
     std::mutex record_mutex;
+    struct Span {
+        double first = 0, last = 0;
+        int results = 0;
+    };
+    std::map<std::string, Span> busy;  // per device: its first and last result
     auto record = [&](const Job& job, const BenchmarkResult& r) {
         std::lock_guard lk(record_mutex);
+        auto& span = busy[r.device];
+        span.last = since_start(std::chrono::steady_clock::now());
+        if (span.results++ == 0) span.first = span.last;
         auto& op = report.ops[job.op];
         auto& c = op.choices[job.choice];
         Measurement m = measurement_of(r);
@@ -311,7 +354,26 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
             if (!any) failed = st;
             else report.warnings.push_back("a worker did not start: " + st.error().str());
         }
-        pool.reset();  // the workers stop
+        nlohmann::json workers = nlohmann::json::array();
+        for (const auto& w : pool->workers()) {
+            nlohmann::json j{{"device", w.device.label()}, {"pid", w.pid}, {"starts", w.starts}};
+            if (w.spawned.time_since_epoch().count() != 0) {
+                j["spawned_s"] = since_start(w.spawned);
+                j["up_s"] = since_start(w.up);
+                j["ready_s"] = since_start(w.ready);
+            }
+            if (w.pong.is_object() && w.pong.contains("cuda_init_ms")) j["cuda_init_ms"] = w.pong["cuda_init_ms"];
+            if (w.warmup_details.is_object() && w.warmup_details.contains("phases_ms"))
+                j["warmup_ms"] = w.warmup_details["phases_ms"];
+            if (!w.warmup_error.empty()) j["warmup_error"] = w.warmup_error;
+            if (auto b = busy.find(w.device.label()); b != busy.end())
+                j["results"] = {{"first_s", b->second.first}, {"last_s", b->second.last}, {"count", b->second.results}};
+            workers.push_back(std::move(j));
+        }
+        timeline["workers"] = std::move(workers);
+        // Every choice is answered: the workers exit while the report is finished and printed.
+        if (o.wait_for_workers) pool.reset();
+        else worker::TuningProcessPool::release(std::move(pool));
     } else if (!jobs.empty()) {
         std::vector<std::thread> threads;
         std::vector<Status> status(devices.size(), ok_status());
@@ -320,12 +382,14 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
                 auto one = make_pool({devices[d]});
                 status[d] = one->start();
                 if (status[d].ok()) run_on(*one);
+                if (!o.wait_for_workers) worker::TuningProcessPool::release(std::move(one));
             });
         for (auto& t : threads) t.join();
         phase("choices");
         for (auto& s : status)
             if (!s.ok() && failed.ok()) failed = s;
     }
+    mark("choices_done");
     if (!failed.ok()) return failed.error();
     phase("finish");
 
@@ -350,6 +414,8 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         }
     }
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    timeline["report"] = report.wall_seconds;
+    report.timeline = std::move(timeline);
     return report;
 }
 

@@ -34,6 +34,9 @@ struct RunOptions {
     // Tests: replaces each request before it is sent (the worker's fault paths on the CPU).
     std::function<void(const RetuneChoice&, worker::BenchmarkRequest&)> rewrite;
     std::optional<int> arch;  // override the devices' arch for the inventory (tests on the CPU)
+    // false: once every choice is answered the workers are told to exit and not waited for
+    // (TuningProcessPool::release), so that a command prints its report while they exit.
+    bool wait_for_workers = true;
     // Keep only the ops this returns true for (`--shard I/N`: a fleet host's slice), before measuring.
     std::function<bool(const RetuneOp&)> keep_op;
 };

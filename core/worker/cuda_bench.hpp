@@ -22,6 +22,8 @@ class CudaBench {
 public:
     static Result<std::unique_ptr<CudaBench>> create(int ordinal);
     ~CudaBench();
+    // Makes this device's context the calling thread's (another thread setting up cuBLAS on it).
+    Status set_current();
 
     // Runs the seed's convention: fn(inputs..., output, extra..., size_t* workspace_size,
     // void* workspace, stream) -> int (0 = success). `output` views the output after the first run
@@ -81,7 +83,6 @@ private:
     Result<std::byte*> host_pinned(std::size_t bytes);
     Result<cuda::CUdeviceptr> scratch(std::size_t bytes, cuda::CUdeviceptr& slot, std::size_t& have);
     Status ensure_events(std::size_t n);
-    Status set_current();
     const DeviceKernels* kernels();  // loaded on first use; null when the driver refused them
 
     const cuda::Api* api_ = nullptr;

@@ -1,6 +1,7 @@
 #include "worker/devices.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "cuda/driver.hpp"
@@ -44,6 +45,16 @@ std::vector<Device> default_devices() {
         return out;
     }
     return {Device{}};
+}
+
+std::optional<int> driver_gpu_count(const std::string& dir) {
+    if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"); vis) return std::nullopt;
+    std::error_code ec;
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        if (e.is_directory(ec)) ++n;
+    if (ec || n == 0) return std::nullopt;
+    return n;
 }
 
 std::string devices_label(const std::vector<Device>& devices) {

@@ -17,6 +17,11 @@ struct Device {
 
 Result<std::vector<Device>> parse_devices(const std::string& list);  // "cpu", "0,1", "cuda:0,cuda:1"
 std::vector<Device> default_devices();
+// How many GPUs the NVIDIA driver lists (one folder each under `dir`), read without cuInit (which
+// costs a process a good part of a second on a multi-GPU host): a guess of what cuDeviceGetCount
+// will say, to start workers early. None when CUDA_VISIBLE_DEVICES is set (then it is not the
+// count) or the folder is missing or empty.
+std::optional<int> driver_gpu_count(const std::string& dir = "/proc/driver/nvidia/gpus");
 std::string devices_label(const std::vector<Device>& devices);  // "cuda:0,cuda:1"
 
 }  // namespace kiln::worker

@@ -71,7 +71,9 @@ nlohmann::json Executor::describe_process() {
     const char* vis = std::getenv("CUDA_VISIBLE_DEVICES");
     j["cuda_visible_devices"] = vis ? nlohmann::json(vis) : nlohmann::json();
     if (vis) {
+        auto t0 = std::chrono::steady_clock::now();
         auto n = cuda::device_count();
+        j["cuda_init_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (!n.ok()) {
             j["cuda_error"] = n.error().str();
         } else {
@@ -124,6 +126,13 @@ BenchmarkResult Executor::run_test(const BenchmarkRequest& req) {
         r.ms = req.test_value;
         r.stats = summarize({req.test_value});
         r.kernel_seconds = req.test_sleep_ms / 1000.0;
+        return r;
+    }
+    if (m == "slow_exit") {
+        exit_delay_ms_ = req.test_sleep_ms;
+        BenchmarkResult r;
+        r.ms = req.test_value;
+        r.stats = summarize({req.test_value});
         return r;
     }
     if (m == "error") return BenchmarkResult::failure(BenchStatus::error, "Failed to run (test request)");

@@ -51,6 +51,10 @@ public:
     // PCI bus id (only when CUDA_VISIBLE_DEVICES is set, so CPU workers never touch the driver).
     static nlohmann::json describe_process();
 
+    // How long the worker lingers when told to exit: 0, except after a test request "slow_exit"
+    // (a fixed value, like "value", whose test_sleep_ms stands for a driver's slow teardown).
+    double exit_delay_ms() const { return exit_delay_ms_; }
+
 private:
     BenchmarkResult run_test(const BenchmarkRequest& req);
     BenchmarkResult run_cpp(const BenchmarkRequest& req);
@@ -76,6 +80,8 @@ private:
     Result<const std::vector<std::byte>*> reference(const std::string& path, std::size_t bytes);
 
     void loader_loop();
+
+    double exit_delay_ms_ = 0;
 
     std::mutex lib_mutex_;  // libraries_, the prefetch queue and the one being loaded
     std::condition_variable lib_cv_;

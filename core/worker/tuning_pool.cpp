@@ -22,6 +22,7 @@ struct TuningProcessPool::Slot {
     std::promise<Status> started;
     mutable std::mutex info_mutex;  // guards the fields copied by workers()
     WorkerInfo info;
+    std::atomic<bool> finished{false};  // the dispatcher thread has reaped its worker and returns
 };
 
 TuningProcessPool::TuningProcessPool(PoolOptions options) : options_(std::move(options)) {
@@ -54,7 +55,8 @@ void TuningProcessPool::spawn() {
         auto slot = std::make_unique<Slot>();
         slot->device = d;
         slot->info.device = d;
-        slot->process = std::make_unique<TuningProcess>(WorkerConfig{options_.worker_path, d.cuda, options_.timeouts});
+        slot->process = std::make_unique<TuningProcess>(
+            WorkerConfig{options_.worker_path, d.cuda, options_.timeouts, options_.preload_cublas && !d.is_cpu()});
         started_.push_back(slot->started.get_future());
         Slot* raw = slot.get();
         slots_.push_back(std::move(slot));
@@ -101,10 +103,13 @@ void TuningProcessPool::fail_queued(std::unique_lock<std::mutex>& lk, const std:
 
 void TuningProcessPool::dispatch(Slot& slot) {
     // Start (and warm up) the worker on this thread: PR_SET_PDEATHSIG follows the creating thread.
+    auto spawned = std::chrono::steady_clock::now();
     Status st = slot.process->start();
+    auto up = std::chrono::steady_clock::now();
     if (st.ok()) st = check_one_device(slot.device, slot.process->pong());
     double warmup_seconds = 0;
     std::string warmup_error;
+    nlohmann::json warmup_details;
     if (st.ok() && options_.warmup) {
         BenchmarkRequest w = *options_.warmup;
         w.warmup_only = true;
@@ -113,6 +118,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
         BenchmarkResult r = slot.process->benchmark(w);
         warmup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!r.ok()) warmup_error = std::string(bench_status_name(r.status)) + ": " + r.reason;
+        warmup_details = r.details;
     }
     {
         std::lock_guard lk(slot.info_mutex);
@@ -121,6 +127,10 @@ void TuningProcessPool::dispatch(Slot& slot) {
         slot.info.pong = slot.process->pong();
         slot.info.warmup_seconds = warmup_seconds;
         slot.info.warmup_error = warmup_error;
+        slot.info.warmup_details = std::move(warmup_details);
+        slot.info.spawned = spawned;
+        slot.info.up = up;
+        slot.info.ready = std::chrono::steady_clock::now();
     }
     slot.started.set_value(st);
     {
@@ -134,6 +144,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
     }
     if (!st.ok()) {
         slot.process->stop();
+        slot.finished = true;
         return;
     }
     // Up to `pipeline` requests sit in the worker's channel: the next one is there when the worker
@@ -195,6 +206,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
         complete(done.job, std::move(r));
     }
     slot.process->stop();
+    slot.finished = true;
 }
 
 std::vector<BenchmarkResult> TuningProcessPool::benchmark(const std::vector<BenchmarkRequest>& requests,
@@ -228,6 +240,25 @@ void TuningProcessPool::stop() {
     for (auto& s : slots_)
         if (s->thread.joinable()) s->thread.join();
     slots_.clear();
+}
+
+void TuningProcessPool::release(std::unique_ptr<TuningProcessPool> pool) {
+    // Pools whose workers are exiting. Left to the process's exit on purpose (never destroyed):
+    // destroying one joins its threads, which is the wait this function exists to avoid.
+    static auto* exiting = new std::vector<std::unique_ptr<TuningProcessPool>>();
+    static auto* exiting_mutex = new std::mutex();
+    if (pool) {
+        {
+            std::lock_guard lk(pool->mutex_);
+            pool->stopping_ = true;
+        }
+        pool->cv_.notify_all();
+    }
+    std::lock_guard lk(*exiting_mutex);
+    std::erase_if(*exiting, [](const std::unique_ptr<TuningProcessPool>& p) {
+        return std::all_of(p->slots_.begin(), p->slots_.end(), [](const auto& s) { return s->finished.load(); });
+    });  // their threads are done: the destructor's joins return at once
+    if (pool) exiting->push_back(std::move(pool));
 }
 
 std::vector<WorkerInfo> TuningProcessPool::workers() const {

@@ -5,6 +5,8 @@
 // PR_SET_PDEATHSIG is tied to that thread) and restarted there after a crash or a timeout.
 #include <sys/types.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -30,6 +32,8 @@ struct PoolOptions {
     // Requests queued in each worker's channel at once (1: one at a time). Two keep the device
     // busy while a result travels back and the next request travels out.
     std::size_t pipeline = 2;
+    // Workers load cuBLAS on a thread from their first instant (the extern choices of a re-tune).
+    bool preload_cublas = false;
 };
 
 struct WorkerInfo {
@@ -38,7 +42,10 @@ struct WorkerInfo {
     int starts = 0;
     nlohmann::json pong;
     double warmup_seconds = 0;
-    std::string warmup_error;  // a failed warm-up is not fatal: the choices report their own errors
+    std::string warmup_error;       // a failed warm-up is not fatal: the choices report their own errors
+    nlohmann::json warmup_details;  // the warm-up's answer: what the device's set-up cost (phases_ms)
+    // When the first start began (spawn), its Pong came, and its warm-up ended (ready for choices).
+    std::chrono::steady_clock::time_point spawned, up, ready;
 };
 
 class TuningProcessPool {
@@ -61,7 +68,14 @@ public:
     std::vector<BenchmarkResult> benchmark(const std::vector<BenchmarkRequest>& requests,
                                            const Callback& on_result = {});
 
+    // Waits for every queued request, tells every worker to exit and reaps them.
     void stop();
+    // Tells `pool`'s workers to exit once their requests are answered and returns at once: each
+    // dispatcher thread reaps its own worker (graceful, then SIGTERM, then SIGKILL, as stop()),
+    // and the pool is freed by a later call once they are done. A process that exits first leaves
+    // the exiting workers to the kernel (PR_SET_PDEATHSIG), so a tool prints its results without
+    // waiting for the drivers' teardown in the workers.
+    static void release(std::unique_ptr<TuningProcessPool> pool);
     std::vector<WorkerInfo> workers() const;
     std::size_t size() const { return options_.devices.size(); }
 

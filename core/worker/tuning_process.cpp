@@ -39,6 +39,7 @@ Status TuningProcess::start() {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return io_error("socketpair failed", "", errno);
     ProcessOptions o;
     o.argv = {config_.worker_path, "--fd", std::to_string(sv[1])};
+    if (config_.preload_cublas) o.argv.push_back("--preload-cublas");
     o.keep_fds = {sv[1]};
     if (config_.cuda_device) o.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*config_.cuda_device);
     else o.env["CUDA_VISIBLE_DEVICES"] = std::nullopt;

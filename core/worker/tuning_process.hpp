@@ -28,6 +28,7 @@ struct WorkerConfig {
     std::string worker_path;
     std::optional<int> cuda_device;  // CUDA_VISIBLE_DEVICES=<id>; none: the CPU (variable removed)
     Timeouts timeouts;
+    bool preload_cublas = false;  // kiln-worker --preload-cublas (worker_loop.hpp)
 };
 
 // $KILN_WORKER, else kiln-worker beside the running executable, else ../libexec/kiln/kiln-worker.

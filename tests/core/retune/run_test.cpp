@@ -5,10 +5,14 @@
 
 #include <cmath>
 #include <map>
+#include <thread>
+
+#include <unistd.h>
 
 #include "retune/run.hpp"
 #include "test_support.hpp"
 #include "timings/session_log_source.hpp"
+#include "worker/tuning_pool.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::retune;
@@ -145,4 +149,45 @@ TEST(RetuneRun, ToleranceFollowsTorchPerDtype) {
     EXPECT_LT(mm.atol + mm.rtol * 0.0195, 0.0012);  // without a bias one rounding each: kept tight
     EXPECT_STREQ(measured_status(kiln::worker::BenchStatus::mismatch), "wrong");
     EXPECT_STREQ(measured_status(kiln::worker::BenchStatus::crash), "crashed");
+}
+
+// kiln-cli's run (wait_for_workers false): the report and every session log are complete when
+// run_retune returns, while the workers may still be exiting; they are reaped on the pool's
+// threads. The timeline says when each worker came up and answered.
+TEST(RetuneRun, TheReportIsCompleteBeforeTheWorkersHaveExited) {
+    kiln::test::ScratchDir dir("retune-run-release");
+    fs::copy(kiln::test::h100_root(), dir.path() / "inductor", fs::copy_options::recursive);
+    RunOptions o;
+    o.devices = "cpu";
+    o.arch = 90;
+    o.op_filter = "512, 512";
+    o.worker_path = kiln::test::worker_path();
+    o.wait_for_workers = false;
+    o.rewrite = [&](const RetuneChoice& c, kiln::worker::BenchmarkRequest& r) {
+        r.kind = kiln::worker::RequestKind::test;
+        r.test_mode = "slow_exit";  // a fixed value; the worker then lingers 3 s when told to exit
+        r.test_value = c.recorded_ms.value_or(1);
+        r.test_sleep_ms = 3000;
+    };
+    auto rep = run_retune(dir.path() / "inductor", o);
+    ASSERT_TRUE(rep.ok()) << rep.error().str();
+    ASSERT_EQ(rep->session_logs.size(), 1u);
+    auto log = kiln::timings::read_session_log(rep->session_logs[0]);
+    ASSERT_TRUE(log.ok()) << log.error().str();
+    EXPECT_TRUE(log->ended);
+    EXPECT_EQ(log->measured, 20);
+    const auto& workers = rep->timeline.at("workers");
+    ASSERT_EQ(workers.size(), 1u);
+    const auto& w = workers[0];
+    pid_t pid = w.at("pid").get<int>();
+    EXPECT_TRUE(fs::exists("/proc/" + std::to_string(pid))) << "run_retune waited for the worker's exit";
+    EXPECT_EQ(w.at("results").at("count").get<int>(), 20);
+    EXPECT_LE(w.at("up_s").get<double>(), w.at("ready_s").get<double>());
+    EXPECT_LE(w.at("ready_s").get<double>(), w.at("results").at("first_s").get<double>());
+    EXPECT_LE(rep->timeline.at("inventory").get<double>(), rep->timeline.at("choices_done").get<double>());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    while (fs::exists("/proc/" + std::to_string(pid)) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid))) << "the released worker was not reaped";
+    kiln::worker::TuningProcessPool::release(nullptr);  // joins the finished pool's threads
 }

@@ -5,10 +5,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "cuda/cublas.hpp"
 #include "test_support.hpp"
 #include "worker/tuning_pool.hpp"
 
@@ -266,4 +270,95 @@ TEST(TuningProcessPool, StartedWithoutWaitingRunsQueuedRequestsOrSaysWhyNot) {
         EXPECT_NE(r.reason.find("/nonexistent/kiln-worker"), std::string::npos) << r.reason;
     }
     EXPECT_FALSE(broken.started().ok());
+}
+
+namespace {
+
+bool process_reaped(pid_t pid) { return !std::filesystem::exists("/proc/" + std::to_string(pid)); }
+
+// Sets (or, with nullopt, removes) an environment variable for one scope; the workers inherit it.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        if (value) setenv(name, value->c_str(), 1);
+        else unsetenv(name);
+    }
+    ~ScopedEnv() {
+        if (old_) setenv(name_, old_->c_str(), 1);
+        else unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+}  // namespace
+
+// release() tells the workers to exit and returns without waiting for them (a tool prints its
+// report meanwhile); the pool's own threads still reap them. stop() waits.
+TEST(TuningProcessPool, ReleasedWorkersExitAfterTheCallerMovesOnAndAreReaped) {
+    Timeouts t = quick();
+    t.graceful = 20s;  // the worker's slow exit below is waited for, never cut short
+    auto pool = std::make_unique<TuningProcessPool>(PoolOptions{{Device{}}, kiln::test::worker_path(), t});
+    ASSERT_TRUE(pool->start().ok());
+    auto res = pool->benchmark({test_request("slow_exit", 4.5, 3000)});  // lingers 3 s when told to exit
+    ASSERT_EQ(res[0].status, BenchStatus::ok) << res[0].reason;
+    EXPECT_EQ(res[0].ms, 4.5);
+    pid_t pid = pool->workers().at(0).pid;
+    TuningProcessPool::release(std::move(pool));
+    EXPECT_FALSE(process_gone(pid)) << "release() waited for the worker's exit";
+    auto deadline = std::chrono::steady_clock::now() + 15s;
+    while (!process_reaped(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+    EXPECT_TRUE(process_reaped(pid)) << "the released worker " << pid << " was not reaped";
+    TuningProcessPool::release(nullptr);  // frees the finished pool
+
+    TuningProcessPool waited({{Device{}}, kiln::test::worker_path(), t});
+    ASSERT_TRUE(waited.start().ok());
+    ASSERT_EQ(waited.benchmark({test_request("slow_exit", 1, 300)})[0].status, BenchStatus::ok);
+    pid_t waited_pid = waited.workers().at(0).pid;
+    waited.stop();
+    EXPECT_TRUE(process_reaped(waited_pid));
+}
+
+// A worker told to load cuBLAS ahead whose load fails is still a working worker: it answers, and
+// exits cleanly; the error belongs to the requests that need cuBLAS.
+TEST(TuningProcess, AFailedCublasPreloadLeavesAWorkingWorker) {
+    ScopedEnv lib("KILN_CUBLAS", "libm.so.6");  // loads, but is no cuBLAS
+    WorkerConfig c{kiln::test::worker_path(), std::nullopt, quick()};
+    c.preload_cublas = true;
+    TuningProcess p(c);
+    ASSERT_TRUE(p.start().ok());
+    auto r = p.benchmark(test_request("value", 2.5));
+    EXPECT_EQ(r.status, BenchStatus::ok) << r.reason;
+    EXPECT_EQ(r.ms, 2.5);
+    pid_t pid = p.pid();
+    p.stop();
+    EXPECT_TRUE(process_reaped(pid));
+}
+
+TEST(Devices, TheDriversGpuListGuessesTheCountWithoutCuda) {
+    ScopedEnv unset("CUDA_VISIBLE_DEVICES", std::nullopt);
+    kiln::test::ScratchDir dir("driver-gpus");
+    EXPECT_FALSE(driver_gpu_count(dir.path().string()).has_value());  // empty: unknown
+    EXPECT_FALSE(driver_gpu_count((dir.path() / "missing").string()).has_value());
+    for (const char* bus : {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0"})
+        std::filesystem::create_directories(dir.path() / bus);
+    EXPECT_EQ(driver_gpu_count(dir.path().string()), 3);
+    ScopedEnv vis("CUDA_VISIBLE_DEVICES", "1");
+    EXPECT_FALSE(driver_gpu_count(dir.path().string()).has_value());  // then CUDA sees fewer
+}
+
+// The library found first is kept; one that lacks cuBLAS's entry points is a clear error, for the
+// early load and for every handle asked for after it, with where to point KILN_CUBLAS.
+TEST(Cublas, ALoadThatFailsIsReportedWithWhereToFindTheLibrary) {
+    ScopedEnv lib("KILN_CUBLAS", "libm.so.6");
+    auto st = kiln::cuda::Cublas::load();
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().message.find("libm.so.6 lacks cublasCreate_v2"), std::string::npos) << st.error().str();
+    auto made = kiln::cuda::Cublas::create();
+    ASSERT_FALSE(made.ok());
+    EXPECT_EQ(made.error().message, st.error().message);
+    EXPECT_NE(made.error().hint.find("KILN_CUBLAS"), std::string::npos);
 }
