@@ -10,6 +10,7 @@
 #include "inductor/scanner.hpp"
 #include "portability/portable.hpp"
 #include "portability/sources.hpp"
+#include "timings/choice_name.hpp"
 #include "timings/collect.hpp"
 #include "timings/compile_times.hpp"
 #include "trace/compile_timeline.hpp"
@@ -111,6 +112,12 @@ OpsSection ops_section(const timings::TimingSet& set) {
         }
         if (std::isfinite(best)) row.best_ms = best;
         if (std::isfinite(second)) row.runner_up_ms = second;
+        row.winner_name = op.best;
+        for (const auto& c : op.choices)
+            if (c.name == op.best) {
+                row.winner_name = timings::choice_display_name(c);
+                break;
+            }
         out.ops.push_back(std::move(row));
     }
     return out;

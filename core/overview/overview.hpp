@@ -35,6 +35,7 @@ struct AutotunedOp {
     std::optional<double> runner_up_ms;  // the next fastest: the winner's margin
     std::string source;                  // the file it came from
     std::size_t op_index = 0;            // its index in collect_timings' ops (the Autotune view's op list)
+    std::string winner_name;  // the winner as every view names it: "triton_mm (BLOCK 64×32×128, 5 stages, 4 warps)"
 };
 
 struct PortabilityGlance {

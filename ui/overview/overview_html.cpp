@@ -119,7 +119,7 @@ QString opsSection(const overview::Overview& o) {
             margin = QObject::tr("%1× slower").arg(*op.runner_up_ms / *op.best_ms, 0, 'f', 2);
         h += "<tr>" + td(link(QStringLiteral("kiln-op:%1").arg(op.op_index), htmlText(op.op))) +
              td(htmlText(op.inputs)) + td(htmlText(op.device)) +
-             td(QStringLiteral("<b>%1</b>").arg(htmlText(op.winner))) +
+             td(QStringLiteral("<b>%1</b>").arg(htmlText(op.winner_name))) +
              td(op.best_ms ? QStringLiteral("%1 ms").arg(*op.best_ms, 0, 'f', 4) : QStringLiteral("–"), true) +
              td(margin, true) + "</tr>";
     }

@@ -2,6 +2,7 @@
 // prints (stats, compile times, timings, portable, evict), and a clear error for a missing root.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "health/check.hpp"
@@ -10,6 +11,7 @@
 #include "overview/overview.hpp"
 #include "portability/sources.hpp"
 #include "test_support.hpp"
+#include "timings/choice_name.hpp"
 #include "timings/collect.hpp"
 #include "trace/compile_timeline.hpp"
 #include "trace/graph_names.hpp"
@@ -178,6 +180,7 @@ TEST(Overview, OpsFromTheSharedSetEqualFromTheRoot) {
     ASSERT_EQ(fromRoot.ops.size(), fromSet.ops.size());
     EXPECT_EQ(fromRoot.timing_sources, fromSet.timing_sources);
     EXPECT_EQ(fromRoot.kernel_configs, fromSet.kernel_configs);
+    int triton_winners = 0;
     for (std::size_t i = 0; i < fromSet.ops.size(); ++i) {
         const auto& a = fromRoot.ops[i];
         const auto& b = fromSet.ops[i];
@@ -190,7 +193,18 @@ TEST(Overview, OpsFromTheSharedSetEqualFromTheRoot) {
         ASSERT_LT(b.op_index, set->ops.size());
         EXPECT_EQ(set->ops[b.op_index].best, b.winner);
         EXPECT_EQ(set->ops[b.op_index].choices.size(), b.choices);
+        // Shown by the name every other view gives that choice (one name per choice), not its cache key.
+        const auto& choices = set->ops[b.op_index].choices;
+        auto w = std::find_if(choices.begin(), choices.end(), [&](const auto& c) { return c.name == b.winner; });
+        ASSERT_NE(w, choices.end());
+        EXPECT_EQ(b.winner_name, timings::choice_display_name(*w));
+        if (b.winner.rfind("triton_mm-", 0) == 0) {
+            ++triton_winners;
+            EXPECT_NE(b.winner_name.find("BLOCK"), std::string::npos) << b.winner_name;
+            EXPECT_EQ(b.winner_name.find(b.winner), std::string::npos) << b.winner_name;
+        }
     }
+    EXPECT_GT(triton_winners, 0);  // the H100 fixture has a Triton winner
 }
 
 TEST(Overview, MissingRootIsNotFound) {
