@@ -19,18 +19,8 @@ using nlohmann::json;
 constexpr std::size_t kMaxDepth = 4096;  // open spans per thread
 constexpr std::size_t kMaxGaps = 64;     // per compile and per log: the first ones say enough
 
-std::string str_of(const json& j, const char* k) {
-    auto it = j.find(k);
-    if (it == j.end() || it->is_null()) return {};
-    return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
-std::optional<double> number_of(const json& j, const char* k) {
-    auto it = j.find(k);
-    if (it == j.end() || !it->is_number()) return std::nullopt;
-    double v = it->get<double>();
-    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
+using trace::number_of;
+using trace::str_of;
 
 void add_gap(std::vector<std::string>& gaps, std::string text) {
     if (gaps.size() < kMaxGaps) gaps.push_back(std::move(text));

@@ -14,19 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string str_of(const json& j, const char* k) {
-    auto it = j.find(k);
-    if (it == j.end() || it->is_null()) return {};
-    return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
-std::optional<double> number_of(const json& j, const char* k) {
-    auto it = j.find(k);
-    if (it == j.end() || !it->is_number()) return std::nullopt;
-    double v = it->get<double>();
-    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
 // What read_trace_log does not keep of a cache event: the guards of a guard miss, an AOT hit's saving.
 struct EventExtra {
     std::string guard_expr;

@@ -2,8 +2,10 @@
 // The string table of one TORCH_TRACE log: torch writes each source file's path once, as a `str` record
 // (`{"str": ["/path/to/file.py", 3]}`), and frames (dynamo_start's stack) name their file by that index.
 // Every reader of frames (trace_run, compile_timeline, startup's compile_spans) keeps one of these.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -40,5 +42,20 @@ private:
 // A line number or count from a log as an int: 0 unless it is in [0, 1e9] (1e30 would not fit an int, and
 // converting it is undefined).
 inline int non_negative_int(double v) { return v >= 0 && v <= 1e9 ? static_cast<int>(v) : 0; }
+
+// A record's field `k` as text: a string as is, any other value as its JSON; "" when absent or null.
+inline std::string str_of(const nlohmann::json& j, const char* k) {
+    auto it = j.find(k);
+    if (it == j.end() || it->is_null()) return {};
+    return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// A record's field `k` as a finite number, else nullopt.
+inline std::optional<double> number_of(const nlohmann::json& j, const char* k) {
+    auto it = j.find(k);
+    if (it == j.end() || !it->is_number()) return std::nullopt;
+    double v = it->get<double>();
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
 
 }  // namespace kiln::trace
