@@ -46,6 +46,8 @@ for r in $(seq 1 "${RETUNE_REPEATS:-1}"); do
   t0=$(date +%s.%N)
   "$cli" retune "$cache" --devices all --json > "$out/run4$sfx.json" 2> "$out/run4$sfx.err"
   walls4+=("$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')")
+  # Each pair as it ends, so a call cut short by its time limit still returns what it measured.
+  echo "pair $r: 1 GPU ${walls1[-1]} s, all GPUs ${walls4[-1]} s" | tee -a "$out/walls_progress.txt"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 wall1=$(median "${walls1[@]}"); wall4=$(median "${walls4[@]}")

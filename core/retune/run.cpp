@@ -149,6 +149,15 @@ Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::ve
     return out;
 }
 
+// A GPU worker's Pong names its one device (executor's describe_process).
+DeviceDesc describe_worker(const worker::WorkerInfo& w) {
+    const auto& p = w.pong;
+    std::string arch = p.contains("cc_major") && p.contains("cc_minor")
+                           ? "sm_" + std::to_string(p.value("cc_major", 0)) + std::to_string(p.value("cc_minor", 0))
+                           : "";
+    return {w.device.cuda.value_or(-1), p.value("device_name", std::string()), arch};
+}
+
 // What every worker does before the first choice: its CUDA context, stream, L2 flush buffer and
 // Kiln's device kernels; nothing op-specific, so it can run before the inventory is read.
 BenchmarkRequest device_warmup() {
@@ -206,8 +215,24 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         mark("pool_started");
     }
     auto index = std::async(std::launch::async, [&root] { return index_triton_cache(root); });
+    // The devices' names and architectures come from the workers' Pongs: a cuInit of this process
+    // would contend with the workers' own (five processes initialising the driver at once each
+    // took 1.0-1.4 s on a 4-GPU host where one alone takes 0.5 s). Without a running pool, or when
+    // a worker cannot see its GPU, this process asks the driver itself.
     std::vector<worker::Device> devices;
-    KILN_TRY(auto descs, resolve_devices(o.devices, devices));
+    std::vector<DeviceDesc> descs;
+    if (pool && std::none_of(planned.begin(), planned.end(), [](const worker::Device& d) { return d.is_cpu(); }) &&
+        pool->up().ok()) {
+        for (const auto& w : pool->workers()) descs.push_back(describe_worker(w));
+        if (std::any_of(descs.begin(), descs.end(), [](const DeviceDesc& d) { return d.arch.empty(); })) descs.clear();
+    }
+    if (!descs.empty()) {
+        devices = planned;
+        timeline["devices_from"] = "workers";
+    } else {
+        KILN_TRY(descs, resolve_devices(o.devices, devices));
+        timeline["devices_from"] = "driver";
+    }
     mark("devices");
     std::optional<int> arch = o.arch;
     if (!arch && !descs.empty() && descs.front().index >= 0) {

@@ -82,6 +82,8 @@ nlohmann::json Executor::describe_process() {
                 if (auto f = cuda::device_facts(0); f.ok()) {
                     j["device_name"] = f->name;
                     j["pci_bus_id"] = f->pci_bus_id;
+                    j["cc_major"] = f->cc_major;
+                    j["cc_minor"] = f->cc_minor;
                 }
         }
     }

@@ -47,8 +47,8 @@ public:
     void prefetch(const std::vector<std::string>& paths);
     bool loaded(const std::string& path);  // open already (preloaded, prefetched or used)
 
-    // Facts for Pong: pid, CUDA_VISIBLE_DEVICES, the visible device count and device 0's name and
-    // PCI bus id (only when CUDA_VISIBLE_DEVICES is set, so CPU workers never touch the driver).
+    // Facts for Pong: pid, CUDA_VISIBLE_DEVICES, the visible device count and device 0's name, PCI bus id
+    // and compute capability (only when CUDA_VISIBLE_DEVICES is set, so CPU workers never touch the driver).
     static nlohmann::json describe_process();
 
     // How long the worker lingers when told to exit: 0, except after a test request "slow_exit"

@@ -20,6 +20,7 @@ struct TuningProcessPool::Slot {
     std::unique_ptr<TuningProcess> process;
     std::thread thread;
     std::promise<Status> started;
+    std::promise<Status> up;  // set at the Pong, before the warm-up
     mutable std::mutex info_mutex;  // guards the fields copied by workers()
     WorkerInfo info;
     std::atomic<bool> finished{false};  // the dispatcher thread has reaped its worker and returns
@@ -51,6 +52,7 @@ void TuningProcessPool::spawn() {
     starting_ = options_.devices.size();
     running_ = 0;
     started_.clear();
+    up_.clear();
     for (const auto& d : options_.devices) {
         auto slot = std::make_unique<Slot>();
         slot->device = d;
@@ -58,6 +60,7 @@ void TuningProcessPool::spawn() {
         slot->process = std::make_unique<TuningProcess>(
             WorkerConfig{options_.worker_path, d.cuda, options_.timeouts, options_.preload_cublas && !d.is_cpu()});
         started_.push_back(slot->started.get_future());
+        up_.push_back(slot->up.get_future().share());
         Slot* raw = slot.get();
         slots_.push_back(std::move(slot));
         raw->thread = std::thread([this, raw] { dispatch(*raw); });
@@ -74,6 +77,15 @@ Status TuningProcessPool::start() {
 
 void TuningProcessPool::start_async() {
     if (slots_.empty()) spawn();
+}
+
+Status TuningProcessPool::up() {
+    Status first_error = ok_status();
+    for (auto& f : up_) {
+        Status st = f.get();
+        if (!st.ok() && first_error.ok()) first_error = st;
+    }
+    return first_error;
 }
 
 Status TuningProcessPool::started() {
@@ -107,6 +119,15 @@ void TuningProcessPool::dispatch(Slot& slot) {
     Status st = slot.process->start();
     auto up = std::chrono::steady_clock::now();
     if (st.ok()) st = check_one_device(slot.device, slot.process->pong());
+    {
+        std::lock_guard lk(slot.info_mutex);
+        slot.info.pid = slot.process->pid();
+        slot.info.starts = slot.process->starts();
+        slot.info.pong = slot.process->pong();
+        slot.info.spawned = spawned;
+        slot.info.up = up;
+    }
+    slot.up.set_value(st);
     double warmup_seconds = 0;
     std::string warmup_error;
     nlohmann::json warmup_details;

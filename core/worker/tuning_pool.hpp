@@ -62,6 +62,9 @@ public:
     // for every start and gives the first failure (those workers take no requests).
     void start_async();
     Status started();
+    // Waits for every worker's Pong only (not its warm-up): the device facts in workers()' `pong`
+    // are there once it returns ok, so a caller need not initialise CUDA itself.
+    Status up();
 
     using Callback = std::function<void(std::size_t index, const BenchmarkResult& result)>;
     // Benchmarks every request; results in request order. `on_result` runs on a dispatcher thread.
@@ -101,6 +104,7 @@ private:
     bool stopping_ = false;
     std::vector<std::unique_ptr<Slot>> slots_;
     std::vector<std::future<Status>> started_;
+    std::vector<std::shared_future<Status>> up_;
     std::size_t starting_ = 0, running_ = 0;  // workers still starting / up
     std::string none_up_;                     // why no worker is up, once all starts failed
 };

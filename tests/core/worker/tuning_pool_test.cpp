@@ -179,6 +179,31 @@ TEST(TuningProcessPool, EveryWorkerIsWarmedUpBeforeTheFirstRequest) {
     EXPECT_EQ(res[0].status, BenchStatus::ok);
 }
 
+// up() waits for the Pongs only: a re-tune takes the devices' facts from them while the workers
+// are still warming up, instead of initialising CUDA itself.
+TEST(TuningProcessPool, UpGivesEachWorkersPongBeforeItsWarmUpEnds) {
+    PoolOptions po{{Device{}, Device{}}, kiln::test::worker_path(), quick()};
+    po.timeouts.result = 10000ms;
+    po.warmup = test_request("value", 1, 3000);  // a warm-up of 3 s
+    TuningProcessPool pool(po);
+    pool.start_async();
+    auto st = pool.up();
+    ASSERT_TRUE(st.ok()) << st.error().str();
+    auto workers = pool.workers();
+    ASSERT_EQ(workers.size(), 2u);
+    for (const auto& w : workers) {
+        EXPECT_GT(w.pid, 0);
+        EXPECT_EQ(w.pong.value("pid", -1), w.pid) << w.pong.dump();
+        EXPECT_EQ(w.warmup_seconds, 0) << "up() waited for the warm-up";
+    }
+    EXPECT_TRUE(pool.started().ok());
+    for (const auto& w : pool.workers()) EXPECT_GE(w.warmup_seconds, 2.9);
+
+    TuningProcessPool broken({{Device{}}, "/nonexistent/kiln-worker", quick()});
+    broken.start_async();
+    EXPECT_FALSE(broken.up().ok());
+}
+
 TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
