@@ -96,7 +96,7 @@ std::string main_cpp_sha(const inductor::Artifact& a, const ReadBeneath& files);
 bool is_binary_name(std::string_view rel);
 void check_binary(const inductor::Artifact& a, const ReadBeneath& files, FoundList& out);
 // A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
-void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string>& names,
+void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string_view>& names,
                       const ReadBeneath& files, FoundList& out);
 // Temporaries older than `age_ns` (at `now_ns`).
 void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, FoundList& out);
