@@ -71,9 +71,9 @@ void stale_by_version(const std::vector<EntryFindings>& entries, const std::vect
         const EntryFindings& e = entries[i];
         StaleEntry s;
         if (!e.torch_version.empty() && e.torch_version != ref->torch_version)
-            s.differs.push_back({"torch_version", e.torch_version, ref->torch_version});
+            s.differs.push_back({"torch_version", e.torch_version.str(), ref->torch_version.str()});
         if (!e.system_version.empty() && !ref->system_version.empty() && e.system_version != ref->system_version)
-            s.differs.push_back({"system_info[version]", e.system_version, ref->system_version});
+            s.differs.push_back({"system_info[version]", e.system_version.str(), ref->system_version.str()});
         if (s.differs.empty()) continue;
         s.path = e.path;
         s.group = groups[i];
@@ -180,6 +180,7 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
     // The walking thread keeps a CPU of its own.
     const unsigned workers = o.threads ? o.threads : std::max(1u, usable_cpus() - 1);
     CheckWalk walk(workers, o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns, prepared, root_fd.get(), o.cancel);
+    times.mark("start");  // what the process held before the walk
     KILN_TRY(const inductor::ScanResult* scanned, feed(walk, root_fd.get()));
     const inductor::ScanResult& scan = *scanned;
     times.mark("walk");

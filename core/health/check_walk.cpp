@@ -162,7 +162,7 @@ void CheckWalk::run(Task& t, Local& local, const Target& target) {
     const Known& known = out_.known;  // sealed before the first task when the scan is kept; else unread here
     switch (t.kind) {
         case Task::entry: {
-            EntryFindings e = check_graph_entry(file, files);
+            EntryFindings e = check_graph_entry(file, files, versions_);
             if (known.sealed) {
                 keep_unresolved(e.keys, [&](const Ref& r) { return !known.has_key(r); });
                 keep_unresolved(e.kernel_dirs, [&](const Ref& r) { return !known.has_kernel_dir(r); });

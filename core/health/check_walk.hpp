@@ -111,7 +111,8 @@ private:
     int root_fd_;
     const std::atomic<bool>* cancel_;
     WalkFindings out_;
-    bool kept_ = false;  // know_all: the artifacts' bytes outlive the walk
+    bool kept_ = false;    // know_all: the artifacts' bytes outlive the walk
+    StringPool versions_;  // the entries' torch and Triton versions, once each
     // The Triton kernel dir being walked: its files arrive together.
     inductor::GroupId dir_group_ = inductor::kNoGroup;
     Task dir_;
