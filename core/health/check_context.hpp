@@ -2,7 +2,7 @@
 // Internal to core/health: the pieces of one check run. The scan streams (no file list is kept): each
 // file is checked on a worker thread while the walk goes on, and what a check needs of the rest of
 // the cache (a module, a key, a Triton kernel dir) is recorded as a reference and resolved against
-// the hashes of every path and key once the walk is over.
+// the hashes of every path and key once the walk is over (a kept scan's: as soon as it is found).
 #include <cstdint>
 #include <deque>
 #include <memory>

@@ -6,7 +6,9 @@
 // batches through a util::BoundedQueue, whose full state pauses the walk (memory stays bounded); the
 // walking thread keeps a CPU of its own; each worker keeps its own results, merged at the end. What a
 // file needs of the rest of the cache (a module, an FX key, a Triton kernel dir) is a Ref resolved
-// after the walk against 64-bit hashes of every relative path and key (8 bytes a file). Every read
+// after the walk against 64-bit hashes of every relative path and key (8 bytes a file); a kept scan
+// (the GUI's) has them all before the walk, so its workers keep only the Refs that do not resolve,
+// and its tasks view the scan's paths instead of copying them. Every read
 // goes through the root's descriptor (open_regular_file_beneath: no symlink followed, O_NOATIME).
 #include <atomic>
 #include <condition_variable>
