@@ -71,9 +71,9 @@ void stale_by_version(const std::vector<EntryFindings>& entries, const std::vect
         const EntryFindings& e = entries[i];
         StaleEntry s;
         if (!e.torch_version.empty() && e.torch_version != ref->torch_version)
-            s.differs.push_back({"torch_version", e.torch_version, ref->torch_version});
+            s.differs.push_back({"torch_version", e.torch_version.str(), ref->torch_version.str()});
         if (!e.system_version.empty() && !ref->system_version.empty() && e.system_version != ref->system_version)
-            s.differs.push_back({"system_info[version]", e.system_version, ref->system_version});
+            s.differs.push_back({"system_info[version]", e.system_version.str(), ref->system_version.str()});
         if (s.differs.empty()) continue;
         s.path = e.path;
         s.group = groups[i];
@@ -120,50 +120,41 @@ std::string fx_key_dir(const std::string& key) {
     return key.size() > 3 ? "fxgraph/" + key.substr(1, 2) + "/" + key : "fxgraph/" + key;
 }
 
-// The references the workers recorded, against every path and key the walk saw.
+// The references the workers recorded (those a kept scan's workers could not settle at once), against
+// every path and key the walk saw.
 void resolve(WalkFindings& w, const inductor::ScanResult& scan, const LockAge& age, FoundList& out) {
     Absence absent(age.root_fd);
-    HashSet kernel_dirs;
-    std::set<std::string> devices;  // triton/<device> dirs that hold kernels: where this root keeps its Triton cache
-    for (const auto& g : scan.groups) {
-        if (g.category != Category::lock && !g.key.empty()) w.keys.add(g.key);
-        if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
-        std::string_view rel = std::string_view(g.path).substr(std::min(g.path.size(), scan.root.size() + 1));
-        kernel_dirs.add(rel);
-        devices.emplace(rel.substr(0, rel.rfind('/')));
+    Known& known = w.known;
+    if (!known.sealed) {
+        known.add_groups(scan);
+        known.seal();
     }
-    w.keys.seal();
-    w.paths.seal();
-    kernel_dirs.seal();
     for (auto& e : w.entries) {
         const Found owner{ProblemKind::entry_undecodable, e.path, {}, e.group};
         for (auto& ref : e.keys)
-            if (!w.keys.contains(ref.target) && absent.missing(fx_key_dir(ref.target), out))
-                out.push_back(missing(ref, owner));
+            if (!known.has_key(ref) && absent.missing(fx_key_dir(ref.target), out)) out.push_back(missing(ref, owner));
         // No triton/<device>/ at all: the Triton cache lives elsewhere (TRITON_CACHE_DIR, a blob's root).
         for (auto& ref : e.kernel_dirs)
-            if (devices.count(ref.target.substr(0, ref.target.rfind('/'))) && !kernel_dirs.contains(ref.target) &&
-                absent.missing(ref.target, out))
-                out.push_back(missing(ref, owner));
+            if (!known.has_kernel_dir(ref) && absent.missing(ref.target, out)) out.push_back(missing(ref, owner));
         for (auto& p : e.problems) out.push_back(std::move(p));
     }
     for (auto& o : w.outputs) {
         for (auto& ref : o.modules)
-            if (!w.paths.contains(ref.target) && absent.missing(ref.target, out)) out.push_back(missing(ref, o.owner));
+            if (!known.has_path(ref) && absent.missing(ref.target, out)) out.push_back(missing(ref, o.owner));
         for (const auto& [sha, name] : o.cpp) {
             auto it = w.main_cpp.find(sha);
             if (it == w.main_cpp.end()) continue;  // never built here (another compile command): nothing lost
             std::vector<std::string>& built = it->second;
             std::sort(built.begin(), built.end());
             if (std::none_of(built.begin(), built.end(),
-                             [&](const auto& b) { return w.paths.contains(b + ".main.so"); })) {
+                             [&](const auto& b) { return known.paths.contains(b + ".main.so"); })) {
                 Found f = o.owner;
                 f.detail = "C++ kernel " + name + ": " + built.front() + ".main.so is missing";
                 out.push_back(std::move(f));
             }
         }
     }
-    for (const auto& lock : w.locks) check_lock(lock.get(), w.keys, w.paths, age, out);
+    for (const auto& lock : w.locks) check_lock(lock.get(), known.keys, known.paths, age, out);
 }
 
 // Hands the files to the walk: a streaming scan of the root (check_cache) or a kept scan (check_scan).
@@ -189,6 +180,7 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
     // The walking thread keeps a CPU of its own.
     const unsigned workers = o.threads ? o.threads : std::max(1u, usable_cpus() - 1);
     CheckWalk walk(workers, o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns, prepared, root_fd.get(), o.cancel);
+    times.mark("start");  // what the process held before the walk
     KILN_TRY(const inductor::ScanResult* scanned, feed(walk, root_fd.get()));
     const inductor::ScanResult& scan = *scanned;
     times.mark("walk");
@@ -269,7 +261,7 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
 
 Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& o) {
     return run_check(scan.root, o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
-        walk.reserve(scan.artifacts.size(), scan.groups.size());
+        walk.know_all(scan);
         for (const auto& a : scan.artifacts) {  // the walk's order, as the streaming scan passes them
             if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
             walk.add(a);

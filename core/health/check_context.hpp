@@ -2,12 +2,15 @@
 // Internal to core/health: the pieces of one check run. The scan streams (no file list is kept): each
 // file is checked on a worker thread while the walk goes on, and what a check needs of the rest of
 // the cache (a module, a key, a Triton kernel dir) is recorded as a reference and resolved against
-// the hashes of every path and key once the walk is over.
+// the hashes of every path and key once the walk is over (a kept scan's: as soon as it is found).
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -54,6 +57,33 @@ struct Ref {
 // The problem of an absent reference, owned by `owner` (its path and group).
 Found missing(const Ref& ref, const Found& owner);
 
+// A string that many entries hold alike (Triton's system_info[version] is ~2 KB, in every entry: 46 MB
+// at 23,000 entries), kept once by a StringPool; reads and compares as its text.
+class PooledString {
+public:
+    PooledString() = default;
+    explicit PooledString(std::shared_ptr<const std::string> s) : s_(std::move(s)) {}
+    const std::string& str() const {
+        static const std::string none;
+        return s_ ? *s_ : none;
+    }
+    bool empty() const { return str().empty(); }
+    friend bool operator==(const PooledString& a, const PooledString& b) { return a.s_ == b.s_ || a.str() == b.str(); }
+
+private:
+    std::shared_ptr<const std::string> s_;
+};
+
+// One copy of each distinct string, shared by the workers (thread-safe).
+class StringPool {
+public:
+    PooledString intern(std::string s);
+
+private:
+    std::mutex mu_;
+    std::unordered_map<std::string_view, std::shared_ptr<const std::string>> strings_;  // keys view the values
+};
+
 // What one graph entry needs and says.
 struct EntryFindings {
     std::string path;  // relative
@@ -64,7 +94,7 @@ struct EntryFindings {
     std::vector<Ref> kernel_dirs;  // FX: triton/<device>/<hash> of each bundled Triton kernel
     std::optional<UnusedCandidates> unused;
     // torch_version and system_info[version] (Triton's key) as "[hash] value", for the stale check.
-    std::string torch_version, system_version;
+    PooledString torch_version, system_version;
     bool decoded = false;  // a CompiledFxGraph / AOTAutogradResult of the expected kind
 };
 
@@ -87,7 +117,8 @@ struct ReadBeneath {
 };
 
 // Graph entries (fxgraph, aotautograd): decode, type, AOT FX keys, bundled kernels, unused candidates.
-EntryFindings check_graph_entry(const inductor::Artifact& a, const ReadBeneath& files);
+// `versions` keeps the torch and Triton versions once for all entries.
+EntryFindings check_graph_entry(const inductor::Artifact& a, const ReadBeneath& files, StringPool& versions);
 // Output code modules: the kernel modules and C++ libraries they load (`unreadable`: its problem).
 OutputFindings check_output_code(const inductor::Artifact& a, const ReadBeneath& files, FoundList& unreadable);
 // A .main.cpp's kernel-source sha256 (empty when unreadable).
@@ -96,7 +127,7 @@ std::string main_cpp_sha(const inductor::Artifact& a, const ReadBeneath& files);
 bool is_binary_name(std::string_view rel);
 void check_binary(const inductor::Artifact& a, const ReadBeneath& files, FoundList& out);
 // A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
-void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string>& names,
+void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string_view>& names,
                       const ReadBeneath& files, FoundList& out);
 // Temporaries older than `age_ns` (at `now_ns`).
 void check_temp(const inductor::Artifact& a, std::int64_t now_ns, std::int64_t age_ns, FoundList& out);

@@ -61,7 +61,18 @@ void bundled_kernel_dirs(const inductor::GraphEntry& e, std::vector<Ref>& out) {
 
 }  // namespace
 
-EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files) {
+PooledString StringPool::intern(std::string s) {
+    if (s.empty()) return {};
+    std::lock_guard lock(mu_);
+    auto it = strings_.find(s);
+    if (it == strings_.end()) {
+        auto kept = std::make_shared<const std::string>(std::move(s));
+        it = strings_.emplace(std::string_view(*kept), kept).first;
+    }
+    return PooledString(it->second);
+}
+
+EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files, StringPool& versions) {
     EntryFindings out;
     out.path = std::string(a.rel_path());
     out.group = a.group;
@@ -103,8 +114,8 @@ EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files) {
         bundled_kernel_dirs(*entry, out.kernel_dirs);
     }
     out.decoded = true;
-    out.torch_version = component(lines, "torch_version");
-    out.system_version = component(lines, "system_info[version]");
+    out.torch_version = versions.intern(component(lines, "torch_version"));
+    out.system_version = versions.intern(component(lines, "system_info[version]"));
     return out;
 }
 

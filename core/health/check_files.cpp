@@ -101,7 +101,7 @@ void check_binary(const Artifact& a, const ReadBeneath& files, FoundList& out) {
     out.push_back(found(why == "empty" ? ProblemKind::empty_binary : ProblemKind::truncated_binary, a, why));
 }
 
-void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string>& names,
+void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string_view>& names,
                       const ReadBeneath& files, FoundList& out) {
     for (const Artifact& a : groups) {
         auto file = files.open(a, out);

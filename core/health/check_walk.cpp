@@ -19,7 +19,42 @@ std::string_view base_name(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// Keeps the references `keep` says are not settled yet, in a vector of their size.
+template <class Keep>
+void keep_unresolved(std::vector<Ref>& refs, Keep keep) {
+    std::vector<Ref> left;
+    for (auto& r : refs)
+        if (keep(r)) left.push_back(std::move(r));
+    refs = std::move(left);
+}
+
 }  // namespace
+
+void Known::add_file(const Artifact& a) {
+    paths.add(a.rel_path());
+    if (a.category != Category::lock && !a.key().empty()) keys.add(a.key());
+}
+
+void Known::add_groups(const inductor::ScanResult& scan) {
+    for (const auto& g : scan.groups) {
+        if (g.category != Category::lock && !g.key.empty()) keys.add(g.key);
+        if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
+        std::string_view rel = g.path.substr(std::min(g.path.size(), scan.root.size() + 1));
+        kernel_dirs.add(rel);
+        devices.emplace(rel.substr(0, rel.rfind('/')));
+    }
+}
+
+void Known::seal() {
+    paths.seal();
+    keys.seal();
+    kernel_dirs.seal();
+    sealed = true;
+}
+
+bool Known::has_kernel_dir(const Ref& r) const {
+    return !devices.count(r.target.substr(0, r.target.rfind('/'))) || kernel_dirs.contains(r.target);
+}
 
 CheckWalk::CheckWalk(unsigned threads, std::int64_t now_ns, std::int64_t temp_age_ns, Target target, int root_fd,
                      const std::atomic<bool>* cancel)
@@ -39,19 +74,37 @@ CheckWalk::~CheckWalk() {
         if (t.joinable()) t.join();
 }
 
-void CheckWalk::reserve(std::size_t files, std::size_t groups) {
-    out_.paths.reserve(files);
-    out_.keys.reserve(files + groups);
+void CheckWalk::know_all(const inductor::ScanResult& scan) {
+    Known& known = out_.known;
+    known.paths.reserve(scan.artifacts.size());
+    known.keys.reserve(scan.artifacts.size() + scan.groups.size());
+    for (const auto& a : scan.artifacts) known.add_file(a);
+    known.add_groups(scan);
+    known.seal();
+    kept_ = true;
+}
+
+Artifact CheckWalk::Task::get() const {
+    Artifact a = file;
+    if (!path.empty()) a.path = path;
+    return a;
+}
+
+CheckWalk::Task CheckWalk::task(Task::Kind kind, const Artifact& a) const {
+    Task t;
+    t.kind = kind;
+    t.file = a;
+    if (!kept_) t.path = std::string(a.path), t.file.path = {};
+    return t;
 }
 
 void CheckWalk::add(const Artifact& a) {
     std::string_view rel = a.rel_path();
-    out_.paths.add(rel);
-    if (a.category != Category::lock && !a.key().empty()) out_.keys.add(a.key());
+    if (!kept_) out_.known.add_file(a);
     switch (a.category) {
         case Category::fxgraph:
-        case Category::aotautograd: submit({Task::entry, inductor::OwnedArtifact(a), {}, {}}); break;
-        case Category::output_code: submit({Task::output, inductor::OwnedArtifact(a), {}, {}}); break;
+        case Category::aotautograd: submit(task(Task::entry, a)); break;
+        case Category::output_code: submit(task(Task::output, a)); break;
         case Category::temp: check_temp(a, now_ns_, temp_age_ns_, out_.problems); break;
         case Category::lock: out_.locks.emplace_back(a); break;
         case Category::triton_compiled: {
@@ -59,16 +112,18 @@ void CheckWalk::add(const Artifact& a) {
             if (a.group != dir_group_) flush_dir();
             dir_group_ = a.group;
             std::string_view name = base_name(rel);
-            dir_.names.emplace_back(name);
-            if (name.substr(0, 7) == "__grp__" && name.ends_with(".json")) dir_.groups.emplace_back(a);
+            dir_.names.append(name).push_back('/');
+            if (name.substr(0, 7) == "__grp__" && name.ends_with(".json")) {
+                dir_.groups.push_back(a);
+                if (!kept_) dir_.group_paths.emplace_back(a.path), dir_.groups.back().path = {};
+            }
             break;
         }
         default: break;
     }
-    if (a.category == Category::cpp_source && rel.ends_with(".main.cpp"))
-        submit({Task::main_cpp, inductor::OwnedArtifact(a), {}, {}});
+    if (a.category == Category::cpp_source && rel.ends_with(".main.cpp")) submit(task(Task::main_cpp, a));
     // An in-flight temporary (a compiler's ".<key>.<pid>.<tid>.tmp.so") is no binary yet.
-    if (a.category != Category::temp && is_binary_name(rel)) submit({Task::binary, inductor::OwnedArtifact(a), {}, {}});
+    if (a.category != Category::temp && is_binary_name(rel)) submit(task(Task::binary, a));
 }
 
 void CheckWalk::flush_dir() {
@@ -102,15 +157,30 @@ void CheckWalk::work(Local& local) {
 }
 
 void CheckWalk::run(Task& t, Local& local, const Target& target) {
-    const Artifact file = t.file.get();  // views t.file's bytes
+    const Artifact file = t.get();  // views the kept scan's or t's bytes
     const ReadBeneath files{root_fd_};
+    const Known& known = out_.known;  // sealed before the first task when the scan is kept; else unread here
     switch (t.kind) {
-        case Task::entry:
-            local.entries.push_back(check_graph_entry(file, files));
+        case Task::entry: {
+            EntryFindings e = check_graph_entry(file, files, versions_);
+            if (known.sealed) {
+                keep_unresolved(e.keys, [&](const Ref& r) { return !known.has_key(r); });
+                keep_unresolved(e.kernel_dirs, [&](const Ref& r) { return !known.has_kernel_dir(r); });
+            }
+            local.entries.push_back(std::move(e));
             if (target.valid())
                 if (const auto& prepared = target.get()) stale_check(file, *prepared, local);
             break;
-        case Task::output: local.outputs.push_back(check_output_code(file, files, local.problems)); break;
+        }
+        case Task::output: {
+            OutputFindings o = check_output_code(file, files, local.problems);
+            if (known.sealed) {
+                keep_unresolved(o.modules, [&](const Ref& r) { return !known.has_path(r); });
+                if (o.modules.empty() && o.cpp.empty()) break;  // nothing left to resolve: nothing to keep
+            }
+            local.outputs.push_back(std::move(o));
+            break;
+        }
         case Task::binary: check_binary(file, files, local.problems); break;
         case Task::main_cpp:
             if (std::string sha = main_cpp_sha(file, files); !sha.empty()) {
@@ -119,9 +189,15 @@ void CheckWalk::run(Task& t, Local& local, const Target& target) {
             }
             break;
         case Task::triton_dir: {
-            std::vector<Artifact> groups;
-            for (const auto& g : t.groups) groups.push_back(g.get());
-            check_triton_dir(groups, t.names, files, local.problems);
+            std::vector<Artifact> groups = t.groups;
+            for (std::size_t i = 0; i < t.group_paths.size(); ++i) groups[i].path = t.group_paths[i];
+            std::vector<std::string_view> names;
+            for (std::string_view rest = t.names; !rest.empty();) {
+                auto end = rest.find('/');
+                names.push_back(rest.substr(0, end));
+                rest.remove_prefix(end + 1);
+            }
+            check_triton_dir(groups, names, files, local.problems);
             break;
         }
     }

@@ -6,7 +6,9 @@
 // batches through a util::BoundedQueue, whose full state pauses the walk (memory stays bounded); the
 // walking thread keeps a CPU of its own; each worker keeps its own results, merged at the end. What a
 // file needs of the rest of the cache (a module, an FX key, a Triton kernel dir) is a Ref resolved
-// after the walk against 64-bit hashes of every relative path and key (8 bytes a file). Every read
+// after the walk against 64-bit hashes of every relative path and key (8 bytes a file); a kept scan
+// (the GUI's) has them all before the walk, so its workers keep only the Refs that do not resolve,
+// and its tasks view the scan's paths instead of copying them. Every read
 // goes through the root's descriptor (open_regular_file_beneath: no symlink followed, O_NOATIME).
 #include <atomic>
 #include <condition_variable>
@@ -14,7 +16,9 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +29,27 @@
 
 namespace kiln::health::detail {
 
+// What the cache holds, to resolve references against: every relative path and key (locks' excepted,
+// the groups' keys included), the Triton kernel dirs and the triton/<device> dirs that hold them.
+// Filled by the walk (a streaming scan: sealed after it) or, for a kept scan, at once before it, so
+// the workers drop the references that resolve as soon as they find them.
+struct Known {
+    HashSet paths;
+    HashSet keys;
+    HashSet kernel_dirs;
+    std::set<std::string> devices;
+    bool sealed = false;
+
+    void add_file(const inductor::Artifact& a);
+    void add_groups(const inductor::ScanResult& scan);
+    void seal();
+    // After seal(): whether a reference certainly names a file the cache holds (else it is looked up).
+    bool has_key(const Ref& r) const { return keys.contains(r.target); }
+    bool has_path(const Ref& r) const { return paths.contains(r.target); }
+    // A kernel dir under a triton/<device> that holds none: the Triton cache lives elsewhere (not judged).
+    bool has_kernel_dir(const Ref& r) const;
+};
+
 // What the workers and the walk found, merged once every worker is done.
 struct WalkFindings {
     FoundList problems;  // final: decode errors, binaries, Triton dirs, temporaries
@@ -34,8 +59,7 @@ struct WalkFindings {
         main_cpp;                                // kernel source sha256 -> rel paths without .main.cpp
     std::vector<inductor::OwnedArtifact> locks;  // streamed artifacts: owned past the callback
     std::vector<StaleEntry> stale;               // with a target: entries that can never hit there
-    HashSet paths;                               // every file's relative path
-    HashSet keys;  // every file's key, locks excepted (group keys are added after the scan)
+    Known known;                                 // sealed by know_all (a kept scan), else by the caller after the walk
 };
 
 class CheckWalk {
@@ -50,17 +74,24 @@ public:
     CheckWalk& operator=(const CheckWalk&) = delete;
 
     void add(const inductor::Artifact& a);  // the scan's on_artifact (the walking thread)
-    // A kept scan's files and groups: the path and key hashes sized once (the groups' keys join after the walk).
-    void reserve(std::size_t files, std::size_t groups);
+    // A kept scan, before its first add(): what it holds, known at once (the workers keep only the
+    // references that do not resolve), and its artifacts' bytes outlive the walk (tasks view them).
+    void know_all(const inductor::ScanResult& scan);
     WalkFindings finish();  // after the scan: waits for the workers
 
 private:
+    // A file (or a Triton kernel dir) for a worker. A kept scan's artifacts are viewed; a streamed
+    // one's path is copied (it outlives its callback here).
     struct Task {
         enum Kind : std::uint8_t { entry, output, binary, main_cpp, triton_dir } kind = entry;
-        inductor::OwnedArtifact file;                 // a streamed artifact outlives its callback here
-        std::vector<inductor::OwnedArtifact> groups;  // triton_dir: its __grp__*.json files
-        std::vector<std::string> names;               // triton_dir: the names of its files
+        inductor::Artifact file;
+        std::string path;                        // a streamed file's path (file.path views nothing then)
+        std::vector<inductor::Artifact> groups;  // triton_dir: its __grp__*.json files
+        std::vector<std::string> group_paths;    // streamed: their paths
+        std::string names;                       // triton_dir: the names of its files, each ending in '/'
+        inductor::Artifact get() const;
     };
+    Task task(Task::Kind kind, const inductor::Artifact& a) const;
     struct Local {
         FoundList problems;
         std::vector<EntryFindings> entries;
@@ -82,6 +113,8 @@ private:
     int root_fd_;
     const std::atomic<bool>* cancel_;
     WalkFindings out_;
+    bool kept_ = false;    // know_all: the artifacts' bytes outlive the walk
+    StringPool versions_;  // the entries' torch and Triton versions, once each
     // The Triton kernel dir being walked: its files arrive together.
     inductor::GroupId dir_group_ = inductor::kNoGroup;
     Task dir_;

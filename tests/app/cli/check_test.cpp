@@ -217,6 +217,14 @@ TEST(CliCheck, ReportsExactlyEachCorruptionThenQuarantinesAndRestores) {
     }
     EXPECT_EQ(found, expected) << j["problems"].dump(1);
 
+    // The GUI's check of a kept scan settles each reference as its worker finds it (the scan already
+    // holds every path and key) instead of keeping them all for the end: the same files are missing.
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    auto kept = health::check_scan(*scan);
+    ASSERT_TRUE(kept.ok()) << kept.error().str();
+    EXPECT_EQ(nlohmann::json::parse(dump_json(health::to_json(*kept)))["problems"], j["problems"]);
+
     // Quarantine: healthy afterwards, the manifest says what moved; restore: the same bytes.
     auto q = check_json(root, {"--quarantine"}, 1);
     ASSERT_TRUE(q.contains("quarantine_moved")) << q.dump(1);

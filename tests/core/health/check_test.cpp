@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "health/check.hpp"
+#include "health/check_context.hpp"
 #include "inductor/scanner.hpp"
 #include "test_support.hpp"
 #include "util/json_out.hpp"
@@ -66,6 +67,22 @@ TEST(Check, AKeptScanGivesTheStreamingReport) {
     auto count = count_problems(*scan);
     ASSERT_TRUE(count.ok());
     EXPECT_EQ(*count, streamed->problems.size());
+}
+
+TEST(Check, EntriesVersionsAreKeptOnceEach) {
+    // Every graph entry carries Triton's system_info[version] (~2 KB): the check keeps one copy.
+    detail::StringPool pool;
+    std::string big(2000, 'v');
+    detail::PooledString a = pool.intern(big), b = pool.intern(big), other = pool.intern("[h] 2.11.0");
+    EXPECT_EQ(a.str(), big);
+    EXPECT_EQ(&a.str(), &b.str());  // the same bytes
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, other);
+    EXPECT_EQ(other.str(), "[h] 2.11.0");
+    detail::PooledString none = pool.intern("");
+    EXPECT_TRUE(none.empty());
+    EXPECT_EQ(none, detail::PooledString());
+    EXPECT_NE(none, other);
 }
 
 TEST(Check, WriteJsonIsDumpJsonOfTheReport) {
