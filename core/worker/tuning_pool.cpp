@@ -20,7 +20,7 @@ struct TuningProcessPool::Slot {
     std::unique_ptr<TuningProcess> process;
     std::thread thread;
     std::promise<Status> started;
-    std::promise<Status> up;  // set at the Pong, before the warm-up
+    std::promise<Status> up;        // set at the Pong, before the warm-up
     mutable std::mutex info_mutex;  // guards the fields copied by workers()
     WorkerInfo info;
     std::atomic<bool> finished{false};  // the dispatcher thread has reaped its worker and returns
