@@ -128,6 +128,8 @@ struct Job {
     BenchmarkRequest request;
 };
 
+std::string sm_arch(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
+
 Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::vector<worker::Device>& devices) {
     std::vector<DeviceDesc> out;
     if (spec == "all") {
@@ -144,7 +146,7 @@ Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::ve
             continue;
         }
         KILN_TRY(auto f, cuda::device_facts(*d.cuda));
-        out.push_back({*d.cuda, f.name, "sm_" + std::to_string(f.cc_major) + std::to_string(f.cc_minor)});
+        out.push_back({*d.cuda, f.name, sm_arch(f.cc_major, f.cc_minor)});
     }
     return out;
 }
@@ -152,9 +154,8 @@ Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::ve
 // A GPU worker's Pong names its one device (executor's describe_process).
 DeviceDesc describe_worker(const worker::WorkerInfo& w) {
     const auto& p = w.pong;
-    std::string arch = p.contains("cc_major") && p.contains("cc_minor")
-                           ? "sm_" + std::to_string(p.value("cc_major", 0)) + std::to_string(p.value("cc_minor", 0))
-                           : "";
+    std::string arch =
+        p.contains("cc_major") && p.contains("cc_minor") ? sm_arch(p.value("cc_major", 0), p.value("cc_minor", 0)) : "";
     return {w.device.cuda.value_or(-1), p.value("device_name", std::string()), arch};
 }
 

@@ -119,11 +119,14 @@ void TuningProcessPool::dispatch(Slot& slot) {
     Status st = slot.process->start();
     auto up = std::chrono::steady_clock::now();
     if (st.ok()) st = check_one_device(slot.device, slot.process->pong());
-    {
-        std::lock_guard lk(slot.info_mutex);
+    auto note_process = [&slot] {  // with info_mutex held
         slot.info.pid = slot.process->pid();
         slot.info.starts = slot.process->starts();
         slot.info.pong = slot.process->pong();
+    };
+    {
+        std::lock_guard lk(slot.info_mutex);
+        note_process();
         slot.info.spawned = spawned;
         slot.info.up = up;
     }
@@ -143,14 +146,10 @@ void TuningProcessPool::dispatch(Slot& slot) {
     }
     {
         std::lock_guard lk(slot.info_mutex);
-        slot.info.pid = slot.process->pid();
-        slot.info.starts = slot.process->starts();
-        slot.info.pong = slot.process->pong();
+        note_process();  // again: a worker that crashed in its warm-up was started anew
         slot.info.warmup_seconds = warmup_seconds;
         slot.info.warmup_error = warmup_error;
         slot.info.warmup_details = std::move(warmup_details);
-        slot.info.spawned = spawned;
-        slot.info.up = up;
         slot.info.ready = std::chrono::steady_clock::now();
     }
     slot.started.set_value(st);
