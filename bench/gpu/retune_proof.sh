@@ -9,7 +9,8 @@
 #      and margins, wall-time ratios against torch's own autotuning, per-choice overhead.
 # usage: bench/gpu/retune_proof.sh OUT_DIR   (KILN_CLI: a built kiln-cli beside its kiln-worker)
 # env: KILN_PYTHON, KILN_PROOF_WORK (default /tmp/kiln-retune-proof), RETUNE_BLOCK_ARGS (retune_block.py's),
-#      RETUNE_REPEATS (pairs of 1-GPU and all-GPU runs; median wall times; default 1), RETUNE_SKIP_FAULTS=1 (skip step 4), RETUNE_TORCH_TIMEOUT (seconds for torch's compile, default 300)
+#      RETUNE_REPEATS (pairs of 1-GPU and all-GPU runs; median wall times; default 1), RETUNE_SKIP_FAULTS=1 (skip step 4), RETUNE_TORCH_TIMEOUT (seconds for torch's compile, default 300),
+#      RETUNE_START_ORDERS (orders of the workers' starts to compare on all GPUs: together, pong, ready)
 set -uo pipefail
 out="${1:?usage: bench/gpu/retune_proof.sh OUT_DIR}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,21 +38,36 @@ grep -c "AUTOTUNE benchmarking takes" "$out/torch_stderr.log"
 "$cli" retune "$cache" --list > "$out/inventory.txt" 2>&1
 # RETUNE_REPEATS pairs (1 GPU, then all), alternating; the summary takes the median wall times and
 # the first pair's reports (run1.json, run4.json); the others are kept as runN_R.json.
-walls1=(); walls4=()
+# RETUNE_START_ORDERS (e.g. "pong together ready"): each pair runs all GPUs once per order of the
+# workers' starts (KILN_RETUNE_START); the first order is the one summarised, the others are kept
+# as run4[_R]_ORDER.json with their medians in walls.txt.
+orders=(${RETUNE_START_ORDERS:-default})
+walls1=(); walls4=(); declare -A worder
 for r in $(seq 1 "${RETUNE_REPEATS:-1}"); do
   sfx=$([ "$r" -eq 1 ] && echo "" || echo "_$r")
   t0=$(date +%s.%N)
   "$cli" retune "$cache" --devices 0 --json > "$out/run1$sfx.json" 2> "$out/run1$sfx.err"
   walls1+=("$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')")
-  t0=$(date +%s.%N)
-  "$cli" retune "$cache" --devices all --json > "$out/run4$sfx.json" 2> "$out/run4$sfx.err"
-  walls4+=("$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')")
+  line="pair $r: 1 GPU ${walls1[-1]} s"
+  for o in "${orders[@]}"; do
+    osfx=$([ "$o" = "${orders[0]}" ] && echo "" || echo "_$o")
+    t0=$(date +%s.%N)
+    if [ "$o" = default ]; then "$cli" retune "$cache" --devices all --json > "$out/run4$sfx$osfx.json" 2> "$out/run4$sfx$osfx.err"
+    else KILN_RETUNE_START="$o" "$cli" retune "$cache" --devices all --json > "$out/run4$sfx$osfx.json" 2> "$out/run4$sfx$osfx.err"; fi
+    w="$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')"
+    [ "$o" = "${orders[0]}" ] && walls4+=("$w")
+    worder[$o]="${worder[$o]:-} $w"
+    line="$line, all GPUs ($o) $w s"
+  done
   # Each pair as it ends, so a call cut short by its time limit still returns what it measured.
-  echo "pair $r: 1 GPU ${walls1[-1]} s, all GPUs ${walls4[-1]} s" | tee -a "$out/walls_progress.txt"
+  echo "$line" | tee -a "$out/walls_progress.txt"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 wall1=$(median "${walls1[@]}"); wall4=$(median "${walls4[@]}")
 echo "wall times, 1 GPU: ${walls1[*]} (median $wall1); all GPUs: ${walls4[*]} (median $wall4)" | tee "$out/walls.txt"
+for o in "${orders[@]}"; do
+  m=$(median ${worder[$o]}); echo "all GPUs, start order $o:${worder[$o]} (median $m; speed-up $(awk -v a="$wall1" -v b="$m" 'BEGIN{printf "%.2f", a/b}')x)" | tee -a "$out/walls.txt"
+done
 "$cli" retune "$cache" --devices 0 --op addmm > "$out/run1_addmm.txt" 2>&1
 frc=0
 [ -z "${RETUNE_SKIP_FAULTS:-}" ] && { echo "== faults"; bash "$here/retune_faults.sh" "$cli" "${FIXTURE_TAR:-$here/../../tests/data/inductor-h100-torch2.11.tar.xz}" "$out" \

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -171,6 +173,36 @@ BenchmarkRequest device_warmup() {
     return w;
 }
 
+// KILN_RETUNE_START (together, pong, ready) picks when each GPU worker starts, for benchmarks.
+worker::PoolOptions::Start start_order() {
+    const char* env = std::getenv("KILN_RETUNE_START");
+    std::string how = env ? env : "";
+    if (how == "together") return worker::PoolOptions::Start::together;
+    if (how == "ready") return worker::PoolOptions::Start::after_previous_ready;
+    return worker::PoolOptions::Start::after_previous_pong;
+}
+
+// The inventory picks each choice's binary for one architecture: the first worker's. A worker on
+// a GPU of another kind takes no choice (its cubins would not load there).
+std::function<Status(const nlohmann::json&)> same_architecture() {
+    struct First {
+        std::mutex mutex;
+        std::string arch;
+    };
+    auto first = std::make_shared<First>();
+    return [first](const nlohmann::json& pong) -> Status {
+        if (!pong.contains("cc_major") || !pong.contains("cc_minor")) return ok_status();
+        std::string arch = sm_arch(pong.value("cc_major", 0), pong.value("cc_minor", 0));
+        std::lock_guard lk(first->mutex);
+        if (first->arch.empty()) first->arch = arch;
+        if (arch == first->arch) return ok_status();
+        return make_error(Errc::unsupported,
+                          "GPU " + pong.value("device_name", std::string("?")) + " is " + arch +
+                              ", the run's first is " + first->arch,
+                          {}, "re-tune each kind of GPU in its own run (--devices)");
+    };
+}
+
 int arch_number(const std::string& arch) {  // "sm_90" -> 90
     return arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
 }
@@ -194,6 +226,8 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); })) {
             po.warmup = device_warmup();
             po.preload_cublas = true;
+            po.start = start_order();
+            po.accept = same_architecture();
         }
         return std::make_unique<worker::TuningProcessPool>(std::move(po));
     };
@@ -222,10 +256,14 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     // a worker cannot see its GPU, this process asks the driver itself.
     std::vector<worker::Device> devices;
     std::vector<DeviceDesc> descs;
-    if (pool && std::none_of(planned.begin(), planned.end(), [](const worker::Device& d) { return d.is_cpu(); }) &&
-        pool->up().ok()) {
-        for (const auto& w : pool->workers()) descs.push_back(describe_worker(w));
-        if (std::any_of(descs.begin(), descs.end(), [](const DeviceDesc& d) { return d.arch.empty(); })) descs.clear();
+    // The first worker's Pong is enough (the others may not have started yet, see start_order());
+    // the others' facts are read when the choices are done, and a GPU of another architecture is
+    // refused at its Pong (same_architecture()).
+    const bool from_workers =
+        pool && std::none_of(planned.begin(), planned.end(), [](const worker::Device& d) { return d.is_cpu(); });
+    if (from_workers && pool->up(0).ok()) {
+        descs.push_back(describe_worker(pool->workers().front()));
+        if (descs.front().arch.empty()) descs.clear();
     }
     if (!descs.empty()) {
         devices = planned;
@@ -397,6 +435,10 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
             workers.push_back(std::move(j));
         }
         timeline["workers"] = std::move(workers);
+        if (timeline.value("devices_from", "") == "workers") {
+            report.devices.clear();
+            for (const auto& w : pool->workers()) report.devices.push_back(describe_worker(w));
+        }
         // Every choice is answered: the workers exit while the report is finished and printed.
         if (o.wait_for_workers) pool.reset();
         else worker::TuningProcessPool::release(std::move(pool));

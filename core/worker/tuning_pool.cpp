@@ -20,8 +20,10 @@ struct TuningProcessPool::Slot {
     std::unique_ptr<TuningProcess> process;
     std::thread thread;
     std::promise<Status> started;
-    std::promise<Status> up;        // set at the Pong, before the warm-up
-    mutable std::mutex info_mutex;  // guards the fields copied by workers()
+    std::promise<Status> up;         // set at the Pong, before the warm-up
+    std::promise<void> gate;         // opened when the next worker may start (PoolOptions::start)
+    std::shared_future<void> after;  // the previous worker's gate; none: start at once
+    mutable std::mutex info_mutex;   // guards the fields copied by workers()
     WorkerInfo info;
     std::atomic<bool> finished{false};  // the dispatcher thread has reaped its worker and returns
 };
@@ -53,6 +55,7 @@ void TuningProcessPool::spawn() {
     running_ = 0;
     started_.clear();
     up_.clear();
+    std::shared_future<void> previous_gate;
     for (const auto& d : options_.devices) {
         auto slot = std::make_unique<Slot>();
         slot->device = d;
@@ -61,6 +64,8 @@ void TuningProcessPool::spawn() {
             WorkerConfig{options_.worker_path, d.cuda, options_.timeouts, options_.preload_cublas && !d.is_cpu()});
         started_.push_back(slot->started.get_future());
         up_.push_back(slot->up.get_future().share());
+        if (options_.start != PoolOptions::Start::together) slot->after = previous_gate;
+        previous_gate = slot->gate.get_future().share();
         Slot* raw = slot.get();
         slots_.push_back(std::move(slot));
         raw->thread = std::thread([this, raw] { dispatch(*raw); });
@@ -86,6 +91,11 @@ Status TuningProcessPool::up() {
         if (!st.ok() && first_error.ok()) first_error = st;
     }
     return first_error;
+}
+
+Status TuningProcessPool::up(std::size_t i) {
+    if (i >= up_.size()) return make_error(Errc::invalid_argument, "no worker " + std::to_string(i));
+    return up_[i].get();
 }
 
 Status TuningProcessPool::started() {
@@ -115,10 +125,12 @@ void TuningProcessPool::fail_queued(std::unique_lock<std::mutex>& lk, const std:
 
 void TuningProcessPool::dispatch(Slot& slot) {
     // Start (and warm up) the worker on this thread: PR_SET_PDEATHSIG follows the creating thread.
+    if (slot.after.valid()) slot.after.wait();
     auto spawned = std::chrono::steady_clock::now();
     Status st = slot.process->start();
     auto up = std::chrono::steady_clock::now();
     if (st.ok()) st = check_one_device(slot.device, slot.process->pong());
+    if (st.ok() && options_.accept) st = options_.accept(slot.process->pong());
     auto note_process = [&slot] {  // with info_mutex held
         slot.info.pid = slot.process->pid();
         slot.info.starts = slot.process->starts();
@@ -131,6 +143,8 @@ void TuningProcessPool::dispatch(Slot& slot) {
         slot.info.up = up;
     }
     slot.up.set_value(st);
+    // A worker that failed opens the gate too: the next one starts in its stead.
+    if (!st.ok() || options_.start == PoolOptions::Start::after_previous_pong) slot.gate.set_value();
     double warmup_seconds = 0;
     std::string warmup_error;
     nlohmann::json warmup_details;
@@ -153,6 +167,7 @@ void TuningProcessPool::dispatch(Slot& slot) {
         slot.info.ready = std::chrono::steady_clock::now();
     }
     slot.started.set_value(st);
+    if (st.ok() && options_.start != PoolOptions::Start::after_previous_pong) slot.gate.set_value();
     {
         std::unique_lock lk(mutex_);
         --starting_;

@@ -34,6 +34,15 @@ struct PoolOptions {
     std::size_t pipeline = 2;
     // Workers load cuBLAS on a thread from their first instant (the extern choices of a re-tune).
     bool preload_cublas = false;
+    // When each worker starts. The driver attaches GPUs one process at a time: four H100 workers
+    // started together were all ready only after 1.1-1.7 s, where one alone is ready after 0.3-0.5 s.
+    // Starting each when the one before it is up (its Pong) or ready (warm-up done) lets the first
+    // take requests that much sooner; the shared queue gives the later ones what is left.
+    enum class Start { together, after_previous_pong, after_previous_ready };
+    Start start = Start::together;
+    // Checked at each worker's Pong (after the one-device check): a worker it refuses is stopped
+    // and takes no requests, and started() reports why. Called on the workers' threads.
+    std::function<Status(const nlohmann::json& pong)> accept;
 };
 
 struct WorkerInfo {
@@ -62,6 +71,9 @@ public:
     // for every start and gives the first failure (those workers take no requests).
     void start_async();
     Status started();
+    // Waits for worker i's Pong only: with staggered starts, the first device's facts come before
+    // the other workers have started.
+    Status up(std::size_t i);
     // Waits for every worker's Pong only (not its warm-up): the device facts in workers()' `pong`
     // are there once it returns ok, so a caller need not initialise CUDA itself.
     Status up();

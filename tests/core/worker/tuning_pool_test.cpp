@@ -204,6 +204,58 @@ TEST(TuningProcessPool, UpGivesEachWorkersPongBeforeItsWarmUpEnds) {
     EXPECT_FALSE(broken.up().ok());
 }
 
+// The driver attaches GPUs one process at a time, so a re-tune starts each worker when the one
+// before it has answered its Ping (or finished its warm-up): the first takes choices sooner.
+TEST(TuningProcessPool, StaggeredWorkersStartEachAfterThePreviousIsUpOrReady) {
+    for (auto order : {PoolOptions::Start::after_previous_pong, PoolOptions::Start::after_previous_ready}) {
+        PoolOptions po{{Device{}, Device{}, Device{}}, kiln::test::worker_path(), quick()};
+        po.timeouts.result = 10000ms;
+        po.warmup = test_request("value", 1, 300);
+        po.start = order;
+        TuningProcessPool pool(po);
+        pool.start_async();
+        ASSERT_TRUE(pool.up(0).ok());
+        ASSERT_TRUE(pool.started().ok());
+        auto w = pool.workers();
+        ASSERT_EQ(w.size(), 3u);
+        for (std::size_t k = 1; k < w.size(); ++k) {
+            auto gate = order == PoolOptions::Start::after_previous_pong ? w[k - 1].up : w[k - 1].ready;
+            EXPECT_GE(w[k].spawned, gate) << "worker " << k << " started before worker " << k - 1 << " was "
+                                          << (order == PoolOptions::Start::after_previous_pong ? "up" : "ready");
+        }
+        auto res = pool.benchmark({test_request("value", 2.5), test_request("value", 3.5)});
+        EXPECT_EQ(res[0].status, BenchStatus::ok);
+        EXPECT_EQ(res[1].status, BenchStatus::ok);
+    }
+    EXPECT_FALSE(TuningProcessPool({{Device{}}, kiln::test::worker_path(), quick()}).up(1).ok());
+}
+
+// A worker refused at its Pong (a re-tune's GPU of another architecture) takes no request; the
+// next worker starts in its stead and started() says why.
+TEST(TuningProcessPool, AWorkerRefusedAtItsPongTakesNoRequests) {
+    PoolOptions po{{Device{}, Device{}, Device{}}, kiln::test::worker_path(), quick()};
+    po.start = PoolOptions::Start::after_previous_pong;
+    auto seen = std::make_shared<std::atomic<int>>(0);
+    po.accept = [seen](const nlohmann::json&) -> kiln::Status {
+        if ((*seen)++ == 1) return kiln::make_error(kiln::Errc::unsupported, "refused for the test");
+        return kiln::ok_status();
+    };
+    TuningProcessPool pool(po);
+    pool.start_async();
+    std::vector<BenchmarkRequest> reqs(6, test_request("value", 1, 50));
+    auto res = pool.benchmark(reqs);
+    auto w = pool.workers();
+    ASSERT_EQ(w.size(), 3u);
+    for (const auto& r : res) {
+        EXPECT_EQ(r.status, BenchStatus::ok);
+        EXPECT_NE(r.worker_pid, w[1].pid) << "the refused worker took a request";
+    }
+    auto st = pool.started();
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().str().find("refused for the test"), std::string::npos) << st.error().str();
+    EXPECT_GE(w[2].spawned, w[1].up);
+}
+
 TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
