@@ -38,9 +38,9 @@ grep -c "AUTOTUNE benchmarking takes" "$out/torch_stderr.log"
 "$cli" retune "$cache" --list > "$out/inventory.txt" 2>&1
 # RETUNE_REPEATS pairs (1 GPU, then all), alternating; the summary takes the median wall times and
 # the first pair's reports (run1.json, run4.json); the others are kept as runN_R.json.
-# RETUNE_START_ORDERS (e.g. "pong together ready"): each pair runs all GPUs once per order of the
-# workers' starts (KILN_RETUNE_START); the first order is the one summarised, the others are kept
-# as run4[_R]_ORDER.json with their medians in walls.txt.
+# RETUNE_START_ORDERS (e.g. "pong together ready pong/after-init"): each pair runs all GPUs once per
+# order of the workers' starts (KILN_RETUNE_START, and /PRELOAD for KILN_WORKER_CUBLAS_PRELOAD); the
+# first order is the one summarised, the others are kept as run4[_R]_ORDER.json, medians in walls.txt.
 orders=(${RETUNE_START_ORDERS:-default})
 walls1=(); walls4=(); declare -A worder
 for r in $(seq 1 "${RETUNE_REPEATS:-1}"); do
@@ -52,8 +52,11 @@ for r in $(seq 1 "${RETUNE_REPEATS:-1}"); do
   for o in "${orders[@]}"; do
     osfx=$([ "$o" = "${orders[0]}" ] && echo "" || echo "_$o")
     t0=$(date +%s.%N)
-    if [ "$o" = default ]; then "$cli" retune "$cache" --devices all --json > "$out/run4$sfx$osfx.json" 2> "$out/run4$sfx$osfx.err"
-    else KILN_RETUNE_START="$o" "$cli" retune "$cache" --devices all --json > "$out/run4$sfx$osfx.json" 2> "$out/run4$sfx$osfx.err"; fi
+    osfx=${osfx//\//-}
+    # ORDER/PRELOAD also sets the workers' cuBLAS preload (KILN_WORKER_CUBLAS_PRELOAD: early, after-init, off).
+    start=${o%%/*}; preload=$([[ "$o" == */* ]] && echo "${o#*/}" || echo "")
+    env ${start:+$([ "$start" = default ] || echo KILN_RETUNE_START="$start")} ${preload:+KILN_WORKER_CUBLAS_PRELOAD="$preload"} \
+      "$cli" retune "$cache" --devices all --json > "$out/run4$sfx$osfx.json" 2> "$out/run4$sfx$osfx.err"
     w="$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN{print a-b}')"
     [ "$o" = "${orders[0]}" ] && walls4+=("$w")
     worder[$o]="${worder[$o]:-} $w"
