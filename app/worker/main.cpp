@@ -18,11 +18,13 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--fd") == 0 && i + 1 < argc) fd = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--preload-cublas") == 0) {
             // KILN_WORKER_CUBLAS_PRELOAD (off, early, after-init) picks the order for benchmarks.
+            // after-init by default: a load beside cuInit slowed the driver's start (two H200
+            // workers ready at 0.66 s, 0.47 s with the load after it; bench/RESULTS.md).
             const char* how = std::getenv("KILN_WORKER_CUBLAS_PRELOAD");
-            std::string h = how ? how : "early";
-            options.preload_cublas = h == "off"          ? kiln::worker::CublasPreload::off
-                                     : h == "after-init" ? kiln::worker::CublasPreload::after_init
-                                                         : kiln::worker::CublasPreload::early;
+            std::string h = how ? how : "after-init";
+            options.preload_cublas = h == "off"     ? kiln::worker::CublasPreload::off
+                                     : h == "early" ? kiln::worker::CublasPreload::early
+                                                    : kiln::worker::CublasPreload::after_init;
         } else if (std::strcmp(argv[i], "--help") == 0) {
             std::printf(
                 "usage: kiln-worker --fd N [--preload-cublas]\n"
