@@ -66,6 +66,7 @@ Result<BenchmarkRequest> request_for(const RetuneOp& op, const RetuneChoice& c, 
     KILN_TRY(auto p, make_problem(op.op, op.inputs));
     BenchmarkRequest r;
     r.choice = c.name;
+    r.group = op.op + " " + op.inputs;  // a worker stays on one op: its inputs and reference once
     r.inputs = p.inputs;
     r.output = p.output;
     r.seed = o.seed;
@@ -173,13 +174,15 @@ BenchmarkRequest device_warmup() {
     return w;
 }
 
-// KILN_RETUNE_START (together, pong, ready) picks when each GPU worker starts, for benchmarks.
+// Each GPU worker starts when the one before it is ready: alone, a worker is ready in ~0.4 s, so
+// the first takes choices from then on instead of all four at ~1.3-1.7 s (bench/RESULTS.md, fifth
+// round). KILN_RETUNE_START (together, pong, ready) picks another order for benchmarks.
 worker::PoolOptions::Start start_order() {
     const char* env = std::getenv("KILN_RETUNE_START");
     std::string how = env ? env : "";
     if (how == "together") return worker::PoolOptions::Start::together;
-    if (how == "ready") return worker::PoolOptions::Start::after_previous_ready;
-    return worker::PoolOptions::Start::after_previous_pong;
+    if (how == "pong") return worker::PoolOptions::Start::after_previous_pong;
+    return worker::PoolOptions::Start::after_previous_ready;
 }
 
 // The inventory picks each choice's binary for one architecture: the first worker's. A worker on

@@ -33,6 +33,10 @@ struct TimingOptions {
 struct BenchmarkRequest {
     RequestKind kind = RequestKind::ping;
     std::string choice;  // the caller's name for it, echoed in logs
+    // Not sent: the pool keeps a worker on one group (a re-tune's op) while it has requests, and
+    // starts each worker on a group no other is on, so an op's inputs, reference and first cuBLAS
+    // call are made on one device instead of on every device.
+    std::string group;
 
     // Test: "value" | "error" | "segfault" | "abort" | "hang" | "sleep" (sleep test_sleep_ms, then value).
     std::string test_mode;

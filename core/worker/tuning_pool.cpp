@@ -26,6 +26,7 @@ struct TuningProcessPool::Slot {
     mutable std::mutex info_mutex;   // guards the fields copied by workers()
     WorkerInfo info;
     std::atomic<bool> finished{false};  // the dispatcher thread has reaped its worker and returns
+    std::string group;                  // of the request it took last (guarded by the pool's mutex_)
 };
 
 TuningProcessPool::TuningProcessPool(PoolOptions options) : options_(std::move(options)) {
@@ -67,7 +68,10 @@ void TuningProcessPool::spawn() {
         if (options_.start != PoolOptions::Start::together) slot->after = previous_gate;
         previous_gate = slot->gate.get_future().share();
         Slot* raw = slot.get();
-        slots_.push_back(std::move(slot));
+        {
+            std::lock_guard lk(mutex_);  // the running dispatchers read slots_ (next_for)
+            slots_.push_back(std::move(slot));
+        }
         raw->thread = std::thread([this, raw] { dispatch(*raw); });
     }
 }
@@ -121,6 +125,18 @@ void TuningProcessPool::fail_queued(std::unique_lock<std::mutex>& lk, const std:
     lk.unlock();
     for (const auto& j : jobs) complete(j, BenchmarkResult::failure(BenchStatus::crash, "no worker started: " + why));
     lk.lock();
+}
+
+std::size_t TuningProcessPool::next_for(const Slot& slot) const {
+    for (std::size_t k = 0; k < queue_.size(); ++k)  // more of its own group
+        if (queue_[k].request->group == slot.group) return k;
+    auto taken = [&](const std::string& g) {
+        return !g.empty() && std::any_of(slots_.begin(), slots_.end(),
+                                         [&](const auto& s) { return s.get() != &slot && s->group == g; });
+    };
+    for (std::size_t k = 0; k < queue_.size(); ++k)  // a group no other worker is on
+        if (!taken(queue_[k].request->group)) return k;
+    return 0;  // every group is being worked on: help the first
 }
 
 void TuningProcessPool::dispatch(Slot& slot) {
@@ -198,14 +214,20 @@ void TuningProcessPool::dispatch(Slot& slot) {
             std::unique_lock lk(mutex_);
             if (flight.empty()) cv_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
             while (flight.size() < depth && !queue_.empty()) {
-                InFlight f{std::move(queue_.front()), {}, false, {}};
-                queue_.pop_front();
+                auto at = queue_.begin() + static_cast<std::ptrdiff_t>(next_for(slot));
+                InFlight f{std::move(*at), {}, false, {}};
+                at = queue_.erase(at);
                 f.req = *f.job.request;
-                // What this worker may run next: the next few queued choices (as many as workers).
-                for (std::size_t k = 0; k < queue_.size() && k < slots_.size(); ++k)
-                    if (const BenchmarkRequest& next = *queue_[k].request; !next.library_path.empty())
-                        f.req.prefetch_libraries.push_back(next.library_path);
+                slot.group = f.req.group;
+                // What this worker may run next: the next few queued choices of its group (as many as workers).
+                std::size_t hints = 0;
+                for (auto it = at; it != queue_.end() && hints < slots_.size(); ++it) {
+                    const BenchmarkRequest& next = *it->request;
+                    if (next.group != slot.group) continue;
+                    ++hints;
+                    if (!next.library_path.empty()) f.req.prefetch_libraries.push_back(next.library_path);
                     else if (next.kind == RequestKind::triton) f.req.prefetch_kernels.push_back(next.triton.binary);
+                }
                 flight.push_back(std::move(f));
             }
         }

@@ -103,6 +103,8 @@ private:
     };
     struct Slot;
     void dispatch(Slot& slot);
+    // Which queued job `slot` takes next (BenchmarkRequest::group). Called with mutex_ held.
+    std::size_t next_for(const Slot& slot) const;
     void spawn();
     // Fails every queued job with `why` (no worker is up). Called with mutex_ held; completes the
     // jobs after releasing it.

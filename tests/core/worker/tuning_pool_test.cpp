@@ -256,6 +256,33 @@ TEST(TuningProcessPool, AWorkerRefusedAtItsPongTakesNoRequests) {
     EXPECT_GE(w[2].spawned, w[1].up);
 }
 
+// A re-tune groups its requests by op: each worker starts on a group no other worker is on and
+// stays on it while it lasts, so an op's inputs and reference are made on one device, not on all.
+TEST(TuningProcessPool, EachWorkerKeepsToOneGroupWhileItLasts) {
+    PoolOptions po{{Device{}, Device{}}, kiln::test::worker_path(), quick()};
+    TuningProcessPool pool(po);
+    ASSERT_TRUE(pool.start().ok());
+    std::vector<BenchmarkRequest> reqs;
+    for (const char* g : {"A", "B"})
+        for (int i = 0; i < 6; ++i) {
+            reqs.push_back(test_request("value", 1, 40));
+            reqs.back().group = g;
+        }
+    auto res = pool.benchmark(reqs);
+    std::set<std::pair<std::string, int>> pairs;  // (group, worker) that ran it
+    std::set<int> workers;
+    for (std::size_t i = 0; i < res.size(); ++i) {
+        ASSERT_EQ(res[i].status, BenchStatus::ok) << res[i].reason;
+        pairs.insert({reqs[i].group, res[i].worker_pid});
+        workers.insert(res[i].worker_pid);
+    }
+    EXPECT_EQ(workers.size(), 2u);
+    // In queue order both workers would run both groups (4 pairs); kept to groups, at most one
+    // worker helps the other at the end.
+    EXPECT_LE(pairs.size(), 3u);
+    EXPECT_NE(res[0].worker_pid, res[6].worker_pid) << "both groups started on one worker";
+}
+
 TEST(TuningProcessPool, NoWorkerOutlivesAKilledParent) {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
