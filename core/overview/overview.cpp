@@ -41,7 +41,7 @@ EntriesSection entries_of(const inductor::ScanResult& scan, const std::map<std::
         if (a.category == inductor::Category::aotautograd) ++out.aot_entries;
         if (a.category != inductor::Category::fxgraph) continue;
         GraphEntryRow row;
-        row.path = a.path;
+        row.path = a.path();
         row.key = key_of(row.path);
         if (auto it = frames.find(row.key); it != frames.end()) row.name = it->second.label();
         if (auto it = ns_of.find(row.path); it != ns_of.end()) row.compile_ns = it->second;
@@ -78,7 +78,7 @@ EntriesSection entries_section(const inductor::ScanResult& scan, const inductor:
     std::vector<std::string> errors;
     for (const auto& a : scan.artifacts) {
         if (a.category != inductor::Category::fxgraph) continue;
-        auto it = fx.find(std::string(a.path));
+        auto it = fx.find(a.path());
         if (it == fx.end()) continue;
         if (!it->second->error.empty()) errors.push_back(it->second->error);
         else if (it->second->compile_ns) ns_of[it->first] = *it->second->compile_ns;

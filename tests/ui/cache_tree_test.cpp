@@ -42,10 +42,10 @@ QString expectedHay(const Fixture& f, int i) {
     }
     if (n.kind != Kind::group) return {};
     const auto& g = f.scan->groups[n.ref];
-    QString hay = qs(g.path).mid(f.tree->root.size() + 1) + QLatin1Char(' ') + qs(g.key);
+    QString hay = qs(g.path()).mid(f.tree->root.size() + 1) + QLatin1Char(' ') + qs(g.key);
     for (auto ai : g.artifacts)
         if (f.scan->artifacts[ai].category == g.category)
-            hay += QLatin1Char(' ') + baseName(f.scan->artifacts[ai].path);
+            hay += QLatin1Char(' ') + baseName(f.scan->artifacts[ai].path());
     return hay.toLower();
 }
 
@@ -70,9 +70,9 @@ private slots:
             }
             if (n.kind == Kind::group) {
                 const auto& g = f.scan->groups[n.ref];
-                QCOMPARE(t.path(i), qs(g.path));
+                QCOMPARE(t.path(i), qs(g.path()));
                 QCOMPARE(t.key(i), qs(g.key));
-                QCOMPARE(t.name(i), qs(g.path).mid(t.root.size() + 1));
+                QCOMPARE(t.name(i), qs(g.path()).mid(t.root.size() + 1));
                 QCOMPARE(n.category, g.category);
                 std::uint64_t bytes = 0;
                 int members = 0;
@@ -86,9 +86,9 @@ private slots:
             } else {
                 const auto& a = f.scan->artifacts[n.ref];
                 files.insert(n.ref);
-                QCOMPARE(t.path(i), qs(a.path));
+                QCOMPARE(t.path(i), qs(a.path()));
                 QCOMPARE(t.key(i), qs(a.key()));
-                QCOMPARE(t.name(i), t.node(n.parent).kind == Kind::group ? baseName(a.path) : qs(a.rel_path()));
+                QCOMPARE(t.name(i), t.node(n.parent).kind == Kind::group ? baseName(a.path()) : qs(a.rel_path()));
                 QCOMPARE(n.category, a.category);
                 QCOMPARE(n.bytes, a.size);
                 QCOMPARE(n.lastUseNs, a.last_use_ns());

@@ -61,27 +61,23 @@ bool containsNoCase(std::string_view hay, std::string_view needle) {
     return false;
 }
 
-std::string_view CacheTree::pathView(int i) const {
+std::string_view CacheTree::relView(int i) const {
     const TreeNode& n = node(i);
     switch (n.kind) {
-        case Kind::root: return scan_->root;
+        case Kind::root:
         case Kind::category: return {};
-        case Kind::group: return scan_->groups[n.ref].path;
-        case Kind::file: return scan_->artifacts[n.ref].path;
+        case Kind::group: return scan_->groups[n.ref].rel_path();
+        case Kind::file: return scan_->artifacts[n.ref].rel_path();
     }
     return {};
 }
 
 std::string_view CacheTree::nameView(int i) const {
     const TreeNode& n = node(i);
-    if (n.kind == Kind::group) {
-        const std::string_view p = scan_->groups[n.ref].path;
-        const std::string_view r = scan_->root;
-        return p.size() > r.size() && p.substr(0, r.size()) == r && p[r.size()] == '/' ? p.substr(r.size() + 1) : p;
-    }
+    if (n.kind == Kind::group) return scan_->groups[n.ref].rel_path();
     if (n.kind != Kind::file) return {};
     const auto& a = scan_->artifacts[n.ref];
-    return node(n.parent).kind == Kind::group ? baseName(a.path) : a.rel_path();
+    return node(n.parent).kind == Kind::group ? baseName(a.rel_path()) : a.rel_path();
 }
 
 std::string_view CacheTree::keyView(int i) const {
@@ -97,7 +93,16 @@ QString CacheTree::name(int i) const {
     if (n.kind == Kind::category) return categoryTitle(n.category);
     return qstr(nameView(i));
 }
-QString CacheTree::path(int i) const { return qstr(pathView(i)); }
+QString CacheTree::path(int i) const {
+    const TreeNode& n = node(i);
+    switch (n.kind) {
+        case Kind::root: return qstr(scan_->root);
+        case Kind::category: return {};
+        case Kind::group: return qstr(scan_->groups[n.ref].path());
+        case Kind::file: return qstr(scan_->artifacts[n.ref].path());
+    }
+    return {};
+}
 QString CacheTree::key(int i) const { return qstr(keyView(i)); }
 
 CacheNode CacheTree::item(int i) const {
@@ -152,7 +157,7 @@ QString CacheTree::searchText(int i) const {
             const auto& g = scan_->groups[n.ref];
             for (auto ai : g.artifacts)  // walk order, as the scan lists them
                 if (scan_->artifacts[ai].category == g.category)
-                    hay += QLatin1Char(' ') + qstr(baseName(scan_->artifacts[ai].path));
+                    hay += QLatin1Char(' ') + qstr(baseName(scan_->artifacts[ai].rel_path()));
             return hay.toLower();
         }
     }
@@ -160,11 +165,15 @@ QString CacheTree::searchText(int i) const {
 }
 
 int CacheTree::findPath(std::string_view path) const {
-    auto less = [this](std::int32_t n, std::string_view p) { return pathView(n) < p; };
-    auto it = std::lower_bound(byPath_.begin(), byPath_.end(), path, less);
-    if (it == byPath_.end() || pathView(*it) != path) return path == scan_->root ? 0 : -1;
+    const std::string_view root = scan_->root;
+    if (path == root) return 0;
+    if (path.size() <= root.size() + 1 || path.substr(0, root.size()) != root || path[root.size()] != '/') return -1;
+    const std::string_view rel = path.substr(root.size() + 1);
+    auto less = [this](std::int32_t n, std::string_view p) { return relView(n) < p; };
+    auto it = std::lower_bound(byPath_.begin(), byPath_.end(), rel, less);
+    if (it == byPath_.end() || relView(*it) != rel) return -1;
     // Equal paths (a module group and its one main file): the file, as the old per-path map kept it.
-    while (it + 1 != byPath_.end() && pathView(*(it + 1)) == path) ++it;
+    while (it + 1 != byPath_.end() && relView(*(it + 1)) == rel) ++it;
     return *it;
 }
 
@@ -176,8 +185,7 @@ struct Builder {
 
     std::string_view itemName(const Item& it) const {
         if (it.kind == Kind::file) return scan.artifacts[it.ref].rel_path();
-        const std::string_view p = scan.groups[it.ref].path, r = scan.root;
-        return p.size() > r.size() && p.substr(0, r.size()) == r && p[r.size()] == '/' ? p.substr(r.size() + 1) : p;
+        return scan.groups[it.ref].rel_path();
     }
 
     void addFile(int parent, std::uint32_t ai, GroupKind gk) {
@@ -229,28 +237,29 @@ std::array<std::vector<Item>, inductor::kCategoryCount> itemsByCategory(const in
 }
 
 void collectWatchDirs(CacheTree& t, const std::vector<TreeNode>& nodes, const std::string& root) {
-    std::unordered_set<std::string_view> seen;
-    auto add = [&](std::string_view d) {
-        if (!d.empty() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs && seen.insert(d).second)
-            t.watchDirs.push_back(qstr(d));
+    std::unordered_set<std::string_view> seen;  // relative to the root: "" is the root itself
+    const QString rootDir = qstr(root);
+    auto add = [&](std::string_view rel) {
+        if (t.watchDirs.size() < CacheTree::kMaxWatchedDirs && seen.insert(rel).second)
+            t.watchDirs.push_back(rel.empty() ? rootDir : rootDir + QLatin1Char('/') + qstr(rel));
     };
-    add(root);
+    add({});
     for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs; ++i) {
         const TreeNode& n = nodes[static_cast<std::size_t>(i)];  // fxgraph/, triton/0/: where new two-level dirs appear
-        if (n.kind == Kind::group && n.groupKind != GroupKind::module && parentDir(t.pathView(i)) != root)
-            add(parentDir(parentDir(t.pathView(i))));
+        if (n.kind == Kind::group && n.groupKind != GroupKind::module && !parentDir(t.relView(i)).empty())
+            add(parentDir(parentDir(t.relView(i))));
     }
     for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs; ++i) {
         const TreeNode& n = nodes[static_cast<std::size_t>(i)];
         if (n.kind == Kind::group ||
             (n.kind == Kind::file && nodes[static_cast<std::size_t>(n.parent)].kind == Kind::category))
-            add(parentDir(t.pathView(i)));
+            add(parentDir(t.relView(i)));
     }
     for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs;
          ++i)  // a new entry of an existing key
         if (nodes[static_cast<std::size_t>(i)].kind == Kind::group &&
             nodes[static_cast<std::size_t>(i)].groupKind == GroupKind::key_dir)
-            add(t.pathView(i));
+            add(t.relView(i));
 }
 
 }  // namespace
@@ -323,7 +332,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
         for (auto ai : g.artifacts)
             if (scan.artifacts[ai].category == g.category) members.push_back(ai);
         std::stable_sort(members.begin(), members.end(), [&](std::uint32_t x, std::uint32_t y) {
-            return compareNoCase(baseName(scan.artifacts[x].path), baseName(scan.artifacts[y].path)) < 0;
+            return compareNoCase(baseName(scan.artifacts[x].rel_path()), baseName(scan.artifacts[y].rel_path())) < 0;
         });
         b.adopt(gi);
         nodes[static_cast<std::size_t>(gi)].childCount = static_cast<std::uint32_t>(members.size());
@@ -343,7 +352,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
         if (nodes[i].kind == Kind::group || nodes[i].kind == Kind::file)
             t.byPath_.push_back(static_cast<std::int32_t>(i));
     std::sort(t.byPath_.begin(), t.byPath_.end(), [&t](std::int32_t x, std::int32_t y) {
-        const auto px = t.pathView(x), py = t.pathView(y);
+        const auto px = t.relView(x), py = t.relView(y);  // one root: the order of the absolute paths
         return px != py ? px < py : x < y;
     });
     return tree;

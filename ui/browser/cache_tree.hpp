@@ -70,9 +70,10 @@ public:
     int child(int i, int row) const { return node(i).firstChild + row; }
     int row(int i) const { return i <= 0 ? 0 : i - node(node(i).parent).firstChild; }
 
-    // Views into the scan's strings (valid while the tree lives). nameView is empty for categories
-    // and the root, whose names are categoryTitle() and the root path.
-    std::string_view pathView(int i) const;
+    // Views into the scan's strings (valid while the tree lives). relView is the path relative to the
+    // root (empty for the root and categories); nameView is empty for categories and the root, whose
+    // names are categoryTitle() and the root path. path() is absolute.
+    std::string_view relView(int i) const;
     std::string_view nameView(int i) const;
     std::string_view keyView(int i) const;
     QString name(int i) const;
@@ -96,7 +97,7 @@ private:
     friend std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::ScanResult> scan);
     std::shared_ptr<const inductor::ScanResult> scan_;
     std::vector<TreeNode> nodes_;       // nodes_[0] is the root
-    std::vector<std::int32_t> byPath_;  // groups and files, sorted by pathView
+    std::vector<std::int32_t> byPath_;  // groups and files, sorted by relView
 };
 
 // Groups under their main category, sidecars of other categories under theirs; a group with one
