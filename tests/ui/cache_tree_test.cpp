@@ -8,7 +8,9 @@
 #include <set>
 
 #include "inductor/scanner.hpp"
+#include "trace/graph_names.hpp"
 #include "ui/browser/cache_tree_model.hpp"
+#include "ui/browser/entry_labels.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -106,6 +108,28 @@ private slots:
         QCOMPARE(std::set<std::uint32_t>(files.begin(), files.end()).size(), f.scan->artifacts.size());
         QCOMPARE(t.findPath(QStringLiteral("/no/such/file")), -1);
         QCOMPARE(t.findPath(t.root), 0);
+    }
+
+    // The readable names from ls's rows a few at a time (the GUI's read since issue 33, AOT rows
+    // first) are the names from the whole list, node for node.
+    void entryLabelsFromBatchesEqualTheWholeList() {
+        const Fixture f = load();
+        QVERIFY(f.tree);
+        auto list = kiln::trace::list_named_graphs(*f.scan, std::nullopt);
+        QVERIFY(list.ok());
+        const auto whole = makeEntryLabels(*f.tree, *list);
+        EntryLabels batched;
+        auto read = kiln::trace::for_each_named_graph_batch(*f.scan, std::nullopt, 3,
+                                                            [&](std::vector<kiln::inductor::GraphRow>& rows) {
+                                                                for (const auto& r : rows) batched.add(*f.tree, r);
+                                                            });
+        QVERIFY(read.ok());
+        batched.finish();
+        QVERIFY(whole->size() > list->rows.size());  // every entry and its key dir
+        QCOMPARE(batched.size(), whole->size());
+        for (int i = 0; i < f.tree->size(); ++i)
+            QCOMPARE(QString::fromStdString(std::string(batched.find(i))),
+                     QString::fromStdString(std::string(whole->find(i))));
     }
 
     void filterMatchesTheHaystack() {
