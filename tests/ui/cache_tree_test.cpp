@@ -84,7 +84,7 @@ private slots:
                         ++members;
                     }
                 QCOMPARE(t.childCount(i), members);
-                QCOMPARE(n.bytes, bytes);
+                QCOMPARE(t.bytes(i), bytes);
             } else {
                 const auto& a = f.scan->artifacts[n.ref];
                 files.insert(n.ref);
@@ -92,8 +92,8 @@ private slots:
                 QCOMPARE(t.key(i), qs(a.key()));
                 QCOMPARE(t.name(i), t.node(n.parent).kind == Kind::group ? baseName(a.path()) : qs(a.rel_path()));
                 QCOMPARE(n.category, a.category);
-                QCOMPARE(n.bytes, a.size);
-                QCOMPARE(n.lastUseNs, a.last_use_ns());
+                QCOMPARE(t.bytes(i), a.size);
+                QCOMPARE(t.lastUseNs(i), a.last_use_ns());
             }
             QCOMPARE(t.searchText(i), expectedHay(f, i));
             // By path: this node, or (a module group and its one main file share a path) that file.

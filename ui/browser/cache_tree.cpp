@@ -13,6 +13,9 @@ using inductor::Category;
 using inductor::GroupKind;
 using Kind = CacheNode::Kind;
 
+// A million of them are held while the window is open (issue 33: every byte here is a MB there).
+static_assert(sizeof(TreeNode) == 24, "TreeNode grew: a file's numbers are its artifact's, others' in rollups_");
+
 QString categoryTitle(Category c) {
     return QString::fromUtf8(inductor::category_name(c).data(), static_cast<int>(inductor::category_name(c).size()));
 }
@@ -105,6 +108,19 @@ QString CacheTree::path(int i) const {
 }
 QString CacheTree::key(int i) const { return qstr(keyView(i)); }
 
+std::uint64_t CacheTree::bytes(int i) const {
+    const TreeNode& n = node(i);
+    return n.kind == Kind::file ? scan_->artifacts[n.ref].size : rollups_[n.rollup].bytes;
+}
+std::uint64_t CacheTree::files(int i) const {
+    const TreeNode& n = node(i);
+    return n.kind == Kind::file ? 1 : rollups_[n.rollup].files;
+}
+std::int64_t CacheTree::lastUseNs(int i) const {
+    const TreeNode& n = node(i);
+    return n.kind == Kind::file ? scan_->artifacts[n.ref].last_use_ns() : rollups_[n.rollup].lastUseNs;
+}
+
 CacheNode CacheTree::item(int i) const {
     const TreeNode& n = node(i);
     CacheNode c;
@@ -114,9 +130,9 @@ CacheNode CacheTree::item(int i) const {
     c.name = name(i);
     c.path = path(i);
     c.key = key(i);
-    c.bytes = n.bytes;
-    c.files = n.files;
-    c.lastUseNs = n.lastUseNs;
+    c.bytes = bytes(i);
+    c.files = files(i);
+    c.lastUseNs = lastUseNs(i);
     return c;
 }
 
@@ -196,9 +212,6 @@ struct Builder {
         n.groupKind = gk;
         n.ref = ai;
         n.parent = parent;
-        n.bytes = a.size;
-        n.files = 1;
-        n.lastUseNs = a.last_use_ns();
         nodes.push_back(n);
     }
 
@@ -276,8 +289,14 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
     nodes.reserve(scan.artifacts.size() + scan.groups.size() + inductor::kCategoryCount + 1);
     Builder b{scan, nodes};
 
+    // The nodes that are no file get their totals' slot as they are made.
+    auto newRollup = [&t] {
+        t.rollups_.emplace_back();
+        return static_cast<std::uint32_t>(t.rollups_.size() - 1);
+    };
     TreeNode root;
     root.kind = Kind::root;
+    root.rollup = newRollup();
     nodes.push_back(root);
     // Category nodes by name, for every category that has files.
     auto items = itemsByCategory(scan);
@@ -292,6 +311,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
     for (std::size_t ci : cats) {
         TreeNode c;
         c.kind = Kind::category;
+        c.rollup = newRollup();
         c.category = static_cast<Category>(ci);
         c.ref = static_cast<std::uint32_t>(ci);
         c.parent = 0;
@@ -315,6 +335,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
             const auto& g = scan.groups[it.ref];
             TreeNode gn;
             gn.kind = Kind::group;
+            gn.rollup = newRollup();
             gn.category = g.category;
             gn.groupKind = g.kind;
             gn.ref = it.ref;
@@ -340,11 +361,11 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
     }
     // Roll sizes, counts and times up: children always come after their parent.
     for (std::size_t i = nodes.size() - 1; i > 0; --i) {
-        const TreeNode& n = nodes[i];
-        TreeNode& p = nodes[static_cast<std::size_t>(n.parent)];
-        p.bytes += n.bytes;
-        p.files += n.files;
-        p.lastUseNs = std::max(p.lastUseNs, n.lastUseNs);
+        const int child = static_cast<int>(i);
+        CacheTree::Rollup& p = t.rollups_[nodes[static_cast<std::size_t>(nodes[i].parent)].rollup];
+        p.bytes += t.bytes(child);
+        p.files += t.files(child);
+        p.lastUseNs = std::max(p.lastUseNs, t.lastUseNs(child));
     }
     collectWatchDirs(t, nodes, scan.root);
     t.byPath_.reserve(nodes.size());
