@@ -85,7 +85,7 @@ Result<RootArtifacts> collect_root_artifacts(const std::string& root_arg, int ro
             continue;
         }
         out.artifacts.push_back(
-            {*type, std::move(key), std::string(a.path), std::string(a.rel_path()), a.size, a.mtime_ns, a.ino});
+            {*type, std::move(key), a.path(), std::string(a.rel_path()), a.size, a.mtime_ns, a.ino});
     }
     std::sort(out.artifacts.begin(), out.artifacts.end(), [](const RootArtifact& x, const RootArtifact& y) {
         if (blob_type_rank(x.type) != blob_type_rank(y.type)) return blob_type_rank(x.type) < blob_type_rank(y.type);

@@ -86,8 +86,10 @@ struct GroupNames {
     const inductor::ScanResult& scan;
     std::string operator()(const Found& f) const {
         if (f.group == inductor::kNoGroup || f.group >= scan.groups.size()) return f.path;
-        std::string_view p = scan.groups[f.group].path;
-        return std::string(p.size() > scan.root.size() + 1 ? p.substr(scan.root.size() + 1) : p);
+        const inductor::Group& g = scan.groups[f.group];
+        std::string_view p = g.rel;  // relative, unless built by hand without a root
+        if (!g.root && p.size() > scan.root.size() + 1) p = p.substr(scan.root.size() + 1);
+        return std::string(p);
     }
 };
 

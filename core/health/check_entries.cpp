@@ -81,7 +81,7 @@ EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files, Str
     // bundled Triton binaries (most of an entry's bytes) are skipped: only their sizes count here.
     auto file = files.open(a, out.problems);
     if (!file) return out;  // unreadable (reported) or gone since the scan
-    auto buffer = pickle::skim_opened_file(*file, std::string(a.path));
+    auto buffer = pickle::skim_opened_file(*file, a.path());
     auto doc =
         buffer ? pickle::decode(std::move(*buffer)) : Result<std::shared_ptr<const pickle::Document>>(buffer.error());
     if (!doc) {
@@ -90,7 +90,7 @@ EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files, Str
     }
     std::optional<inductor::GraphEntry> entry;
     if (pickle::Ref root = (*doc)->root(); root && root->kind() == pickle::Kind::call)
-        entry = inductor::GraphEntry(*doc, std::string(a.path));
+        entry = inductor::GraphEntry(*doc, a.path());
     if (!entry) {
         out.problems.push_back(found(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
         return out;

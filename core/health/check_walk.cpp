@@ -39,7 +39,7 @@ void Known::add_groups(const inductor::ScanResult& scan) {
     for (const auto& g : scan.groups) {
         if (g.category != Category::lock && !g.key.empty()) keys.add(g.key);
         if (g.kind != inductor::GroupKind::triton_kernel_dir || scan.kind != inductor::RootKind::inductor) continue;
-        std::string_view rel = g.path.substr(std::min(g.path.size(), scan.root.size() + 1));
+        std::string_view rel = g.rel;
         kernel_dirs.add(rel);
         devices.emplace(rel.substr(0, rel.rfind('/')));
     }
@@ -86,15 +86,22 @@ void CheckWalk::know_all(const inductor::ScanResult& scan) {
 
 Artifact CheckWalk::Task::get() const {
     Artifact a = file;
-    if (!path.empty()) a.path = path;
+    if (!path.empty()) a.set_path(file.root, path);
     return a;
 }
 
-CheckWalk::Task CheckWalk::task(Task::Kind kind, const Artifact& a) const {
+Artifact CheckWalk::detached(const Artifact& a) {
+    if (a.root && root_.empty()) root_ = *a.root;  // one root for the whole walk
+    Artifact out = a;
+    out.set_path(a.root ? &root_ : nullptr, {});
+    return out;
+}
+
+CheckWalk::Task CheckWalk::task(Task::Kind kind, const Artifact& a) {
     Task t;
     t.kind = kind;
-    t.file = a;
-    if (!kept_) t.path = std::string(a.path), t.file.path = {};
+    t.file = kept_ ? a : detached(a);
+    if (!kept_) t.path = std::string(a.rel_path());
     return t;
 }
 
@@ -114,8 +121,8 @@ void CheckWalk::add(const Artifact& a) {
             std::string_view name = base_name(rel);
             dir_.names.append(name).push_back('/');
             if (name.substr(0, 7) == "__grp__" && name.ends_with(".json")) {
-                dir_.groups.push_back(a);
-                if (!kept_) dir_.group_paths.emplace_back(a.path), dir_.groups.back().path = {};
+                dir_.groups.push_back(kept_ ? a : detached(a));
+                if (!kept_) dir_.group_paths.emplace_back(a.rel_path());
             }
             break;
         }
@@ -190,7 +197,7 @@ void CheckWalk::run(Task& t, Local& local, const Target& target) {
             break;
         case Task::triton_dir: {
             std::vector<Artifact> groups = t.groups;
-            for (std::size_t i = 0; i < t.group_paths.size(); ++i) groups[i].path = t.group_paths[i];
+            for (std::size_t i = 0; i < t.group_paths.size(); ++i) groups[i].set_path(groups[i].root, t.group_paths[i]);
             std::vector<std::string_view> names;
             for (std::string_view rest = t.names; !rest.empty();) {
                 auto end = rest.find('/');

@@ -85,13 +85,15 @@ private:
     struct Task {
         enum Kind : std::uint8_t { entry, output, binary, main_cpp, triton_dir } kind = entry;
         inductor::Artifact file;
-        std::string path;                        // a streamed file's path (file.path views nothing then)
+        std::string path;                        // a streamed file's relative path (file views root_ then)
         std::vector<inductor::Artifact> groups;  // triton_dir: its __grp__*.json files
-        std::vector<std::string> group_paths;    // streamed: their paths
+        std::vector<std::string> group_paths;    // streamed: their relative paths
         std::string names;                       // triton_dir: the names of its files, each ending in '/'
         inductor::Artifact get() const;
     };
-    Task task(Task::Kind kind, const inductor::Artifact& a) const;
+    Task task(Task::Kind kind, const inductor::Artifact& a);
+    // A streamed artifact's copy viewing nothing (its relative path goes beside it), its root root_.
+    inductor::Artifact detached(const inductor::Artifact& a);
     struct Local {
         FoundList problems;
         std::vector<EntryFindings> entries;
@@ -114,6 +116,7 @@ private:
     const std::atomic<bool>* cancel_;
     WalkFindings out_;
     bool kept_ = false;    // know_all: the artifacts' bytes outlive the walk
+    std::string root_;     // streamed: the root the tasks' paths are under (set by the first file)
     StringPool versions_;  // the entries' torch and Triton versions, once each
     // The Triton kernel dir being walked: its files arrive together.
     inductor::GroupId dir_group_ = inductor::kNoGroup;

@@ -247,7 +247,7 @@ Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
     std::map<std::string, const inductor::Group*> by_rel;
     for (const auto& g : scan.groups)
-        if (g.path.size() > scan.root.size() + 1) by_rel[std::string(g.path.substr(scan.root.size() + 1))] = &g;
+        if (!g.rel.empty()) by_rel[std::string(g.rel)] = &g;
 
     QuarantineOutcome out;
     std::vector<Planned> plan;
@@ -297,7 +297,7 @@ Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
     for (const auto& p : plan) {
         const inductor::Group& g = *p.group;
         auto lock =
-            inductor::evict_fs::try_lock_key(root_fd, scan.kind == inductor::RootKind::inductor ? g.key : "", g.path);
+            inductor::evict_fs::try_lock_key(root_fd, scan.kind == inductor::RootKind::inductor ? g.key : "", g.path());
         if (!lock) {
             out.skipped.push_back(p.request->group + ": " + lock.error().str());
             continue;

@@ -100,7 +100,7 @@ std::vector<const Group*> lru_candidates(const ScanResult& scan, const EvictPoli
         if (eligible(g, p)) out.push_back(&g);
     std::sort(out.begin(), out.end(), [&units](const Group* a, const Group* b) {
         std::int64_t ra = units.recency(*a), rb = units.recency(*b);
-        return ra != rb ? ra < rb : a->path < b->path;
+        return ra != rb ? ra < rb : a->rel < b->rel;
     });
     return out;
 }
@@ -114,11 +114,20 @@ bool selected(std::int64_t last_use_ns, const EvictPolicy& p, std::int64_t now, 
     return p.max_bytes && remaining > *p.max_bytes;
 }
 
-// The group's path relative to the root, checked to stay beneath it.
-Result<std::string_view> relative_to_root(const ScanResult& scan, std::string_view p) {
-    if (p.size() <= scan.root.size() + 1 || p.substr(0, scan.root.size()) != scan.root || p[scan.root.size()] != '/')
-        return make_error(Errc::invalid_argument, "outside the cache root; refused", std::string(p));
-    return p.substr(scan.root.size() + 1);
+// A group's or file's path relative to the root, checked to stay beneath it (one built by hand
+// without a root names its whole path).
+template <class Item>
+Result<std::string_view> relative_to_root(const ScanResult& scan, const Item& item) {
+    const std::string_view rel = item.rel_path();
+    if (item.root) {
+        if (*item.root != scan.root || rel.empty())
+            return make_error(Errc::invalid_argument, "outside the cache root; refused", item.path());
+        return rel;
+    }
+    if (rel.size() <= scan.root.size() + 1 || rel.substr(0, scan.root.size()) != scan.root ||
+        rel[scan.root.size()] != '/')
+        return make_error(Errc::invalid_argument, "outside the cache root; refused", std::string(rel));
+    return rel.substr(scan.root.size() + 1);
 }
 
 std::pair<std::string_view, std::string> split_parent(std::string_view rel) {
@@ -176,13 +185,13 @@ Scaled scale_decimal(std::string_view text,
 
 GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& group) {
     GroupRemoval out;
-    auto rel = relative_to_root(scan, group.path);
+    auto rel = relative_to_root(scan, group);
     if (!rel.ok()) {
         out.status = std::move(rel.error());
         return out;
     }
     // Held until the group is gone, so Inductor cannot start using it half-way.
-    auto lock = evict_fs::try_lock_key(root_fd, lock_key(scan, group), group.path);
+    auto lock = evict_fs::try_lock_key(root_fd, lock_key(scan, group), group.path());
     if (!lock.ok()) {
         out.status = std::move(lock.error());
         return out;
@@ -193,28 +202,28 @@ GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& grou
     };
     if (group.kind == GroupKind::key_dir || group.kind == GroupKind::triton_kernel_dir) {
         auto [parent, name] = split_parent(*rel);
-        auto dir = evict_fs::open_dir_beneath(root_fd, parent, group.path);
+        auto dir = evict_fs::open_dir_beneath(root_fd, parent, group.path());
         if (!dir.ok()) {
             out.status = std::move(dir.error());
             return out;
         }
-        collect(evict_fs::remove_tree_at(dir->get(), name.c_str(), {scan.root_dev, group.ino}, group.path));
+        collect(evict_fs::remove_tree_at(dir->get(), name.c_str(), {scan.root_dev, group.ino}, group.path()));
         return out;
     }
     for (auto index : group.artifacts) {
         const Artifact& a = scan.artifacts[index];
-        auto file_rel = relative_to_root(scan, a.path);
+        auto file_rel = relative_to_root(scan, a);
         if (!file_rel.ok()) {
             collect({0, std::move(file_rel.error())});
             continue;
         }
         auto [parent, name] = split_parent(*file_rel);
-        auto dir = evict_fs::open_dir_beneath(root_fd, parent, a.path);
+        auto dir = evict_fs::open_dir_beneath(root_fd, parent, a.path());
         if (!dir.ok()) {
             collect({0, std::move(dir.error())});
             continue;
         }
-        collect(evict_fs::remove_file_at(dir->get(), name.c_str(), {scan.root_dev, a.ino}, a.path));
+        collect(evict_fs::remove_file_at(dir->get(), name.c_str(), {scan.root_dev, a.ino}, a.path()));
     }
     return out;
 }
@@ -241,7 +250,7 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
         GroupRemoval removal;
         if (policy.dry_run) {
             removal.freed = g->bytes;
-            auto lock = evict_fs::try_lock_key(root_fd, lock_key(scan, *g), g->path);
+            auto lock = evict_fs::try_lock_key(root_fd, lock_key(scan, *g), g->path());
             if (!lock.ok()) {
                 removal.freed = 0;
                 removal.status = std::move(lock.error());
@@ -256,14 +265,14 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
             report.freed_files += g->artifacts.size();
         }
         if (removal.status.ok())
-            report.removed.push_back({std::string(g->path), removal.freed, g->kind, g->category, units.recency(*g)});
-        else if (removal.freed == 0) report.skipped.push_back({std::string(g->path), removal.status.error().str()});
-        else report.partial.push_back({std::string(g->path), removal.freed, removal.status.error().str()});
+            report.removed.push_back({g->path(), removal.freed, g->kind, g->category, units.recency(*g)});
+        else if (removal.freed == 0) report.skipped.push_back({g->path(), removal.status.error().str()});
+        else report.partial.push_back({g->path(), removal.freed, removal.status.error().str()});
         return removal.status.ok();
     };
     for (const Group* g : lru_candidates(scan, policy, units)) {
         if (done.count(g)) continue;
-        auto rel = relative_to_root(scan, g->path);
+        auto rel = relative_to_root(scan, *g);
         bool is_named = rel.ok() && named.count(*rel);
         if (!selected(units.recency(*g), policy, now, remaining, remaining_files, is_named)) continue;
         // The AOT entries naming this FX graph go first; if one of them stays, so does the graph.
@@ -272,11 +281,11 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
             for (const Group* aot : it->second)
                 if (!done.count(aot) ? !remove(aot)
                                      : std::none_of(report.removed.begin(), report.removed.end(),
-                                                    [&](const EvictedGroup& e) { return e.path == aot->path; }))
+                                                    [&](const EvictedGroup& e) { return e.path == aot->path(); }))
                     dependents_gone = false;
         if (!dependents_gone) {
             done.insert(g);
-            report.skipped.push_back({std::string(g->path),
+            report.skipped.push_back({g->path(),
                                       "an AOTAutograd entry that needs this graph could not be "
                                       "removed; kept so that entry still hits"});
             continue;

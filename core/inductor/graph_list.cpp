@@ -92,22 +92,70 @@ bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::ato
     return !(cancel && cancel->load());
 }
 
-// Links AOT entries and the FX graphs they hold.
-void link_aot_entries(GraphList& list) {
-    std::map<std::string, std::vector<GraphRow*>> fx_by_key;
-    for (auto& r : list.rows)
-        if (r.kind == "fxgraph") fx_by_key[r.key].push_back(&r);
-    for (const auto& r : list.rows) {
-        if (r.kind != "aotautograd") continue;
-        for (auto [k, role] : {std::pair{r.forward_key, "forward"}, std::pair{r.backward_key, "backward"}}) {
+// What the AOT entries say of the FX graphs they hold, by FX key: the role of the last one naming it
+// (forward or backward) and every AOT key naming it, in the AOT rows' order.
+struct AotLinks {
+    struct Link {
+        std::string role;
+        std::vector<std::string> used_by;
+    };
+    std::map<std::string, Link> by_fx_key;
+
+    void add(const GraphRow& aot) {
+        for (auto [k, role] : {std::pair{aot.forward_key, "forward"}, std::pair{aot.backward_key, "backward"}}) {
             if (!k) continue;
-            for (GraphRow* fx : fx_by_key[*k]) {
-                fx->role = role;
-                if (std::find(fx->used_by.begin(), fx->used_by.end(), r.key) == fx->used_by.end())
-                    fx->used_by.push_back(r.key);
-            }
+            Link& l = by_fx_key[*k];
+            l.role = role;
+            if (std::find(l.used_by.begin(), l.used_by.end(), aot.key) == l.used_by.end()) l.used_by.push_back(aot.key);
         }
     }
+    void apply(GraphRow& fx) const {
+        auto it = by_fx_key.find(fx.key);
+        if (it == by_fx_key.end()) return;
+        fx.role = it->second.role;
+        fx.used_by = it->second.used_by;
+    }
+};
+
+// Links AOT entries and the FX graphs they hold.
+void link_aot_entries(GraphList& list) {
+    AotLinks links;
+    for (const auto& r : list.rows)
+        if (r.kind == "aotautograd") links.add(r);
+    for (auto& r : list.rows)
+        if (r.kind == "fxgraph") links.apply(r);
+}
+
+// A scan's graph entry files (indices into its artifacts) in list_graphs' order: fxgraph entries then
+// aotautograd entries, each by path.
+std::vector<std::uint32_t> entry_files(const ScanResult& scan) {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i) {
+        const Artifact& a = scan.artifacts[i];
+        if (a.category != Category::fxgraph && a.category != Category::aotautograd) continue;
+        const std::string_view rel = a.rel_path();
+        const auto slash = rel.rfind('/');
+        if (slash == std::string_view::npos || slash + 1 >= rel.size() || rel[slash + 1] == '.') continue;
+        out.push_back(i);
+    }
+    std::sort(out.begin(), out.end(), [&scan](std::uint32_t x, std::uint32_t y) {
+        const Artifact &a = scan.artifacts[x], &b = scan.artifacts[y];
+        return a.category != b.category ? a.category == Category::fxgraph : a.rel_path() < b.rel_path();
+    });
+    return out;
+}
+
+// An entry file's row before it is read: kind, key, file, path.
+GraphRow unread_row(const Artifact& a) {
+    const std::string_view rel = a.rel_path();
+    const auto slash = rel.rfind('/');
+    const std::string_view dir = rel.substr(0, slash);
+    GraphRow r;
+    r.kind = a.category == Category::fxgraph ? "fxgraph" : "aotautograd";
+    r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
+    r.file = std::string(rel.substr(slash + 1));
+    r.path = std::string(rel);
+    return r;
 }
 
 }  // namespace
@@ -207,26 +255,42 @@ Result<GraphList> list_graphs(const fs::path& root) {
 
 Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* cancel) {
     GraphList list;
-    for (const auto& a : scan.artifacts) {
-        if (a.category != Category::fxgraph && a.category != Category::aotautograd) continue;
-        const std::string_view rel = a.rel_path();
-        const auto slash = rel.rfind('/');
-        if (slash == std::string_view::npos || slash + 1 >= rel.size() || rel[slash + 1] == '.') continue;
-        const std::string_view dir = rel.substr(0, slash);
-        GraphRow r;
-        r.kind = a.category == Category::fxgraph ? "fxgraph" : "aotautograd";
-        r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
-        r.file = std::string(rel.substr(slash + 1));
-        r.path = std::string(rel);
-        list.rows.push_back(std::move(r));
-    }
-    // list_graphs' order: fxgraph rows then aotautograd rows, each by path.
-    std::sort(list.rows.begin(), list.rows.end(), [](const GraphRow& a, const GraphRow& b) {
-        return a.kind != b.kind ? a.kind == "fxgraph" : a.path < b.path;
-    });
+    for (auto i : entry_files(scan)) list.rows.push_back(unread_row(scan.artifacts[i]));
     if (!fill_rows(scan.root, list.rows, cancel)) return make_error(Errc::cancelled, "cancelled", scan.root);
     link_aot_entries(list);
     return list;
+}
+
+Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel) {
+    // Only the files' indices wait (4 bytes an entry); a batch of rows is made, read, handed over, dropped.
+    const std::vector<std::uint32_t> files = entry_files(scan);
+    const auto first_aot = std::find_if(files.begin(), files.end(), [&scan](std::uint32_t i) {
+        return scan.artifacts[i].category != Category::fxgraph;
+    });
+    const std::size_t fx_count = static_cast<std::size_t>(first_aot - files.begin());
+    batch = std::max<std::size_t>(batch, 1);
+    AotLinks links;
+    std::vector<GraphRow> rows;
+    auto hand_over = [&](std::size_t from, std::size_t to, bool fx) {
+        for (std::size_t at = from; at < to; at += batch) {
+            rows.clear();
+            for (std::size_t k = at; k < std::min(to, at + batch); ++k)
+                rows.push_back(unread_row(scan.artifacts[files[k]]));
+            if (!fill_rows(scan.root, rows, cancel)) return false;
+            for (auto& r : rows) {
+                if (fx) links.apply(r);
+                else links.add(r);
+            }
+            take(rows);
+        }
+        rows.clear();
+        return true;
+    };
+    if (!hand_over(fx_count, files.size(), false) || !hand_over(0, fx_count, true))
+        return make_error(Errc::cancelled, "cancelled", scan.root);
+    return ok_status();
 }
 
 nlohmann::ordered_json to_json(const GraphList& list) {

@@ -6,8 +6,10 @@
 // what each guard symbol is: t0 = s77 = L['x'].size()[0]) are filled by trace/graph_names, which reads
 // the TORCH_TRACE run: this module reads the cache only. Value types only.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +64,14 @@ Result<GraphList> list_graphs(const std::filesystem::path& root);
 // The same rows from a scan already made (the GUI's browser scan): its fxgraph and aotautograd files,
 // read on the CPUs this process may use. Errc::cancelled when `cancel` is raised.
 Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
+// The same rows handed over a batch at a time and dropped after `take` (the GUI reads a million-file
+// cache's entries without holding every row): each row as list_graphs(scan) has it (AOT links
+// included: every AOT entry is read before the first FX row goes out), the aotautograd rows first,
+// then the fxgraph rows, each kind in path order, in batches of at most `batch` rows.
+// Errc::cancelled when `cancel` is raised.
+Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel = nullptr);
 
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <string>
 
 #include "inductor/scanner.hpp"
 
@@ -28,6 +29,24 @@ std::string_view PathStore::add(std::string_view a, std::string_view b, std::str
     next_ += n;
     left_ -= n;
     return {out, n};
+}
+
+std::string join_root(const std::string* root, std::string_view rel) {
+    if (!root) return std::string(rel);
+    std::string out;
+    out.reserve(root->size() + 1 + rel.size());
+    out.append(*root).append(1, '/').append(rel);
+    return out;
+}
+
+std::string Artifact::path() const { return join_root(root, rel_path()); }
+
+std::string Group::path() const { return join_root(root, rel); }
+
+void Artifact::set_path(const std::string* r, std::string_view rel) {
+    root = r;
+    rel_data = rel.data();
+    rel_size = static_cast<std::uint32_t>(rel.size());
 }
 
 void Artifact::set_key(std::string_view key) {

@@ -35,6 +35,12 @@ bool within(std::string_view part, std::string_view whole) {
     return !part.empty() && le(whole.data(), part.data()) && le(part.data() + part.size(), whole.data() + whole.size());
 }
 
+// The directory part of a relative path ("" at the top).
+std::string_view dir_of(std::string_view rel) {
+    const auto slash = rel.rfind('/');
+    return slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
+}
+
 class Walker {
 public:
     Walker(ScanResult& out, ScanStorage& storage, const ScanOptions& opt) : out_(out), st_(storage), opt_(opt) {}
@@ -43,6 +49,7 @@ public:
         path_ = out_.root;
         while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
         out_.root = path_;
+        st_.root = path_;
         rel_offset_ = static_cast<std::uint32_t>(path_.size() + 1);
         // openat(fd, ".") opens the same directory with an offset of its own (a dup would share it).
         KILN_TRY(UniqueFd opened, open_root_dir(path_, opt_.root_fd));
@@ -210,13 +217,12 @@ private:
         const bool waits = sniff || c.category == Category::best_config;
         Artifact a;
         // Kept files, and streamed ones that wait for the end of the walk, need bytes of their own.
-        a.path = opt_.keep_artifacts ? st_.paths.add(path_) : waits ? held_paths_.add(path_) : std::string_view(path_);
-        a.rel_offset = rel_offset_;
+        a.set_path(&st_.root, opt_.keep_artifacts ? st_.paths.add(rel()) : waits ? held_paths_.add(rel()) : rel());
         a.category = c.category;
         a.size = static_cast<std::uint64_t>(st.st_size);
         a.mtime_ns = to_ns(st.st_mtim);
         a.atime_ns = to_ns(st.st_atim);
-        if (within(c.key, rel())) {  // classify_path's key views rel(): the same place in a.path
+        if (within(c.key, rel())) {  // classify_path's key views rel(): the same place in a.rel_path()
             a.key_offset = static_cast<std::uint16_t>(c.key.data() - rel().data());
             a.key_size = static_cast<std::uint16_t>(c.key.size());
         }
@@ -226,8 +232,8 @@ private:
         if (c.needs_python_sniff) a.category = Category::kernel_module;  // until its head is read
         if (c.category != Category::best_config) {
             std::string_view group_rel = c.group_kind == GroupKind::single_file ? rel() : c.group_rel;
-            a.group = group_for(group_rel, c.key, c.group_kind, path_,
-                                opt_.keep_artifacts ? a.path : std::string_view(), dfd);
+            a.group = group_for(group_rel, c.key, c.group_kind, rel(),
+                                opt_.keep_artifacts ? a.rel_path() : std::string_view(), dfd);
         }
         if (sniff) {
             pending_py_.push_back(hold(std::move(a)));
@@ -273,10 +279,10 @@ private:
         if (a.category == Category::kernel_module || a.category == Category::output_code) has_py_[id] = 1;
     }
 
-    // group_rel and key view `file` (the path of the file being added); `kept` is its copy in the
-    // scan's store, or empty. dfd: the file's directory; a key/kernel dir group made from it records
+    // group_rel and key view `file_rel` (the relative path of the file being added); `kept` is its copy
+    // in the scan's store, or empty. dfd: the file's directory; a key/kernel dir group made from it records
     // its inode.
-    GroupId group_for(std::string_view group_rel, std::string_view key, GroupKind kind, std::string_view file,
+    GroupId group_for(std::string_view group_rel, std::string_view key, GroupKind kind, std::string_view file_rel,
                       std::string_view kept, int dfd = -1) {
         // Files of one group arrive together (one directory, or one module's files in a shard
         // dir): reuse the last group without a lookup.
@@ -290,11 +296,10 @@ private:
         g.id = static_cast<GroupId>(out_.groups.size());
         g.kind = kind;
         // The group's path is a prefix of its first file's when that file is kept: no bytes of its own.
-        const std::string_view file_rel = file.substr(rel_offset_);
-        if (!kept.empty() && group_rel.data() == file_rel.data())
-            g.path = kept.substr(0, rel_offset_ + group_rel.size());
-        else g.path = st_.paths.add(out_.root, "/", group_rel);
-        const std::string_view stored_rel = g.path.substr(rel_offset_);
+        g.root = &st_.root;
+        if (!kept.empty() && group_rel.data() == file_rel.data()) g.rel = kept.substr(0, group_rel.size());
+        else g.rel = st_.paths.add(group_rel);
+        const std::string_view stored_rel = g.rel;
         if (within(key, group_rel))
             g.key = stored_rel.substr(static_cast<std::size_t>(key.data() - group_rel.data()), key.size());
         else if (!key.empty()) g.key = st_.paths.add(key);
@@ -333,7 +338,7 @@ private:
         for (std::size_t k = 0; k < pending_py_.size(); ++k) {
             Artifact& a = held(pending_py_[k]);
             if (outcomes[k].err) {
-                path_.assign(a.path);
+                path_.assign(a.path());
                 note_unreadable("cannot read module", outcomes[k].err);
             }
             a.category = outcomes[k].output_code ? Category::output_code : Category::kernel_module;
@@ -349,18 +354,18 @@ private:
         std::unordered_map<std::string_view, std::pair<GroupId, int>> modules_by_dir;
         for (const Group& g : out_.groups) {
             if (g.kind != GroupKind::module || !has_py_[g.id]) continue;
-            auto& slot = modules_by_dir.try_emplace(g.path.substr(0, g.path.rfind('/')), g.id, 0).first->second;
+            auto& slot = modules_by_dir.try_emplace(dir_of(g.rel), g.id, 0).first->second;
             ++slot.second;
         }
         last_group_ = kNoGroup;
         for (auto index : pending_best_configs_) {
             Artifact& a = held(index);
-            auto it = modules_by_dir.find(a.path.substr(0, a.path.rfind('/')));
+            auto it = modules_by_dir.find(dir_of(a.rel_path()));
             if (it != modules_by_dir.end() && it->second.second == 1) {
                 a.group = it->second.first;
             } else {
-                std::string_view kept = opt_.keep_artifacts ? a.path : std::string_view();
-                a.group = group_for(a.rel_path(), a.key(), GroupKind::single_file, a.path, kept);
+                std::string_view kept = opt_.keep_artifacts ? a.rel_path() : std::string_view();
+                a.group = group_for(a.rel_path(), a.key(), GroupKind::single_file, a.rel_path(), kept);
             }
             join(a, a.group, index);
             if (opt_.on_artifact) opt_.on_artifact(a);

@@ -86,27 +86,34 @@ enum class RootKind : std::uint8_t {
 };
 std::string_view root_kind_name(RootKind k);
 
-// Lifetimes. A kept scan (ScanOptions::keep_artifacts) stores every path once, in the ScanStorage
-// its ScanResult shares: Artifact::path and Group::path/key view those bytes, Group::artifacts views
-// its member list there. They stay valid while any copy of the ScanResult lives (copies share the
-// storage; moving a ScanResult moves no bytes). A streamed Artifact (ScanOptions::on_artifact) views
-// the walker's buffer and is valid only during the callback: keep an OwnedArtifact past it. An
-// Artifact or Group built or edited by hand views bytes its builder must keep alive (never assign
-// a temporary std::string to `path` or `key`).
+// Lifetimes. A kept scan (ScanOptions::keep_artifacts) stores every path once, relative to the root,
+// in the ScanStorage its ScanResult shares (with the root itself, once): Artifact::rel_path() and
+// Group::rel_path()/key view those bytes, Group::artifacts views its member list there, and path()
+// joins the root and the relative path into a new string (the root is not stored on each of a
+// million paths). They stay valid while any copy of the ScanResult lives (copies share the storage;
+// moving a ScanResult moves no bytes). A streamed Artifact (ScanOptions::on_artifact) views the
+// walker's buffer and is valid only during the callback: keep an OwnedArtifact past it. An Artifact
+// or Group built or edited by hand views bytes (and a root string) its builder must keep alive
+// (never pass a temporary std::string to set_path or assign one to `key`).
 struct Artifact {
-    std::string_view path;      // absolute (root joined with the relative path)
-    std::uint64_t size = 0;     // bytes (st_size)
-    std::int64_t mtime_ns = 0;  // nanoseconds since the Unix epoch
+    const std::string* root = nullptr;  // the root the path is under; null: rel_path() is the whole path
+    const char* rel_data = nullptr;     // rel_size bytes: the path relative to the root
+    std::uint64_t size = 0;             // bytes (st_size)
+    std::int64_t mtime_ns = 0;          // nanoseconds since the Unix epoch
     std::int64_t atime_ns = 0;
     std::uint64_t ino = 0;  // st_ino: eviction removes only the file the scan saw
     GroupId group = kNoGroup;
-    std::uint32_t rel_offset = 0;  // path.substr(rel_offset) is the path relative to the root
+    std::uint32_t rel_size = 0;
     // The key is a part of the relative path (classify.hpp): stored as its place there, no bytes.
     std::uint16_t key_offset = 0;
     std::uint16_t key_size = 0;
     Category category = Category::other;
 
-    std::string_view rel_path() const { return path.substr(rel_offset); }
+    std::string_view rel_path() const { return {rel_data, rel_size}; }
+    // Absolute: the root, '/', the relative path (a new string each call).
+    std::string path() const;
+    // Views `*root` and `rel` (both kept alive by the caller); `root` null: `rel` is the whole path.
+    void set_path(const std::string* root, std::string_view rel);
     // fxgraph/aotautograd key, module key "c…", Triton HASH, hex name; may be empty.
     std::string_view key() const { return rel_path().substr(key_offset, key_size); }
     // `key` views rel_path() (as classify_path's keys do) or equals a part of it; else the key is empty.
@@ -119,31 +126,42 @@ struct Artifact {
 class OwnedArtifact {
 public:
     OwnedArtifact() = default;
-    explicit OwnedArtifact(const Artifact& a) : path_(a.path), fields_(a) { fields_.path = {}; }
+    explicit OwnedArtifact(const Artifact& a)
+        : root_(a.root ? *a.root : std::string()), rel_(a.rel_path()), has_root_(a.root != nullptr), fields_(a) {
+        fields_.set_path(nullptr, {});
+    }
     // Views this object's bytes: valid while it lives unchanged.
     Artifact get() const {
         Artifact a = fields_;
-        a.path = path_;
+        a.set_path(has_root_ ? &root_ : nullptr, rel_);
         return a;
     }
 
 private:
-    std::string path_;
+    std::string root_, rel_;
+    bool has_root_ = false;
     Artifact fields_;
 };
 
 struct Group {
     GroupId id = kNoGroup;
     GroupKind kind = GroupKind::single_file;
-    Category category = Category::other;       // the main category (fxgraph, triton_compiled, kernel_module, …)
-    std::uint32_t files = 0;                   // members, also when their list is not kept
-    std::string_view path;                     // absolute: the dir for key/kernel dirs, the main file otherwise
-    std::string_view key;                      // the key the group's lock would be named after (locks/<key>.lock)
+    Category category = Category::other;  // the main category (fxgraph, triton_compiled, kernel_module, …)
+    std::uint32_t files = 0;              // members, also when their list is not kept
+    const std::string* root = nullptr;    // as Artifact::root
+    std::string_view rel;                 // relative to the root: the dir for key/kernel dirs, the main file otherwise
+    std::string_view key;                 // the key the group's lock would be named after (locks/<key>.lock)
     std::span<const std::uint32_t> artifacts;  // indices into ScanResult::artifacts (empty when not kept)
     std::uint64_t bytes = 0;
     std::int64_t last_use_ns = 0;  // max of the members' last_use_ns()
     std::uint64_t ino = 0;         // key/kernel dirs: the directory's st_ino at scan time (0: unknown)
+
+    std::string_view rel_path() const { return rel; }
+    std::string path() const;  // absolute, as Artifact::path
 };
+
+// `root` + '/' + `rel` (`root` null: `rel`), the absolute path of an artifact or group.
+std::string join_root(const std::string* root, std::string_view rel);
 
 // Bytes appended once and never moved: chunks of 1 MiB (a longer string gets a chunk of its own),
 // so views into them survive the store's growth. Nothing is ever removed.
@@ -161,7 +179,8 @@ private:
 
 // What a ScanResult's artifacts and groups view (see "Lifetimes" above).
 struct ScanStorage {
-    PathStore paths;
+    std::string root;                    // what the artifacts' and groups' `root` point at (ScanResult::root)
+    PathStore paths;                     // the relative paths
     std::vector<std::uint32_t> members;  // the groups' member lists, one run per group
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "health/check.hpp"
 #include "inductor/evict.hpp"
@@ -31,8 +32,8 @@ void sort_slowest_first(std::vector<GraphEntryRow>& entries) {
     });
 }
 
-// Graph entries in scan order with their compile times (`ns_of`), named by the frame that compiled
-// them when a TORCH_TRACE directory beside the root says; then slowest first.
+// Graph entries in scan order with their compile times (`ns_of`, by path relative to the root), named
+// by the frame that compiled them when a TORCH_TRACE directory beside the root says; then slowest first.
 EntriesSection entries_of(const inductor::ScanResult& scan, const std::map<std::string, std::int64_t>& ns_of,
                           std::vector<std::string> errors) {
     EntriesSection out;
@@ -41,10 +42,10 @@ EntriesSection entries_of(const inductor::ScanResult& scan, const std::map<std::
         if (a.category == inductor::Category::aotautograd) ++out.aot_entries;
         if (a.category != inductor::Category::fxgraph) continue;
         GraphEntryRow row;
-        row.path = a.path;
+        row.path = a.path();
         row.key = key_of(row.path);
         if (auto it = frames.find(row.key); it != frames.end()) row.name = it->second.label();
-        if (auto it = ns_of.find(row.path); it != ns_of.end()) row.compile_ns = it->second;
+        if (auto it = ns_of.find(std::string(a.rel_path())); it != ns_of.end()) row.compile_ns = it->second;
         out.entries.push_back(std::move(row));
     }
     out.entry_errors = std::move(errors);
@@ -65,25 +66,34 @@ Overview overview_head(const inductor::ScanResult& scan) {
 EntriesSection entries_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
     auto times = timings::compile_times_of(scan, cancel);
     std::map<std::string, std::int64_t> ns_of;
-    for (const auto& g : times.graphs) ns_of[g.path] = g.ns;
+    const std::size_t root_prefix = scan.root.size() + 1;  // compile_times_of's paths are absolute
+    for (const auto& g : times.graphs) ns_of[g.path.size() > root_prefix ? g.path.substr(root_prefix) : g.path] = g.ns;
     return entries_of(scan, ns_of, std::move(times.errors));
 }
 
 EntriesSection entries_section(const inductor::ScanResult& scan, const inductor::GraphList& list) {
-    // compile_times_of's answers from ls's rows: the fxgraph entries' times, and their decode errors in scan order.
-    std::map<std::string, const inductor::GraphRow*> fx;
-    for (const auto& r : list.rows)
-        if (r.kind == "fxgraph") fx[scan.root + "/" + r.path] = &r;
-    std::map<std::string, std::int64_t> ns_of;
-    std::vector<std::string> errors;
-    for (const auto& a : scan.artifacts) {
-        if (a.category != inductor::Category::fxgraph) continue;
-        auto it = fx.find(std::string(a.path));
-        if (it == fx.end()) continue;
-        if (!it->second->error.empty()) errors.push_back(it->second->error);
-        else if (it->second->compile_ns) ns_of[it->first] = *it->second->compile_ns;
-    }
-    return entries_of(scan, ns_of, std::move(errors));
+    EntriesFromRows from;
+    for (const auto& r : list.rows) from.add(r);
+    return from.finish(scan);
+}
+
+void EntriesFromRows::add(const inductor::GraphRow& r) {
+    // compile_times_of's answers from ls's rows: the fxgraph entries' times, and their decode errors.
+    if (r.kind != "fxgraph") return;
+    if (!r.error.empty()) error_of_[r.path] = r.error;
+    else if (r.compile_ns) ns_of_[r.path] = *r.compile_ns;
+}
+
+EntriesSection EntriesFromRows::finish(const inductor::ScanResult& scan) {
+    std::vector<std::string> errors;  // in scan order, as compile_times_of reports them
+    if (!error_of_.empty())
+        for (const auto& a : scan.artifacts) {
+            if (a.category != inductor::Category::fxgraph) continue;
+            if (auto it = error_of_.find(std::string(a.rel_path())); it != error_of_.end())
+                errors.push_back(std::move(it->second));
+        }
+    error_of_.clear();
+    return entries_of(scan, std::exchange(ns_of_, {}), std::move(errors));
 }
 
 OpsSection ops_section(const std::filesystem::path& root) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -116,6 +117,17 @@ EntriesSection entries_section(const inductor::ScanResult& scan, const std::atom
 // The same from `ls`'s rows of this scan (inductor::list_graphs(scan)): one read of the entries serves the
 // Overview and the browser's readable names.
 EntriesSection entries_section(const inductor::ScanResult& scan, const inductor::GraphList& list);
+// The same from ls's rows as they come (trace::for_each_named_graph_batch): keeps the FX entries' times
+// and decode errors only, never the rows; finish gives what entries_section(scan, list) gives.
+class EntriesFromRows {
+public:
+    void add(const inductor::GraphRow& row);
+    EntriesSection finish(const inductor::ScanResult& scan);
+
+private:
+    std::map<std::string, std::int64_t> ns_of_;    // FX entries' compile times, by path relative to the root
+    std::map<std::string, std::string> error_of_;  // FX entries that did not decode: the reason
+};
 
 struct OpsSection {
     std::vector<AutotunedOp> ops;

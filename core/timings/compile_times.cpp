@@ -31,12 +31,12 @@ CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomi
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
         // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
         if (a.category != inductor::Category::fxgraph) continue;
-        auto entry = inductor::skim_graph_entry(a.path);  // the bundled binaries are not needed
+        auto entry = inductor::skim_graph_entry(a.path());  // the bundled binaries are not needed
         if (!entry.ok()) {
             out.errors.push_back(entry.error().str());
             continue;
         }
-        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({std::string(a.path), *ns});
+        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({a.path(), *ns});
     }
     return out;
 }

@@ -7,11 +7,13 @@ namespace kiln::trace {
 
 namespace fs = std::filesystem;
 
-void name_from_run(inductor::GraphList& list, const TraceRun& run) {
+void name_from_run(inductor::GraphList& list, const TraceRun& run) { name_from_run(list.rows, run); }
+
+void name_from_run(std::vector<inductor::GraphRow>& rows, const TraceRun& run) {
     std::map<std::string, const CacheEvent*> by_key;  // the last event per key
     for (const auto& e : run.events)
         if (!e.key.empty() && e.compile) by_key[e.key] = &e;
-    for (auto& r : list.rows) {
+    for (auto& r : rows) {
         auto it = by_key.find(r.key);
         if (it == by_key.end()) continue;
         const TraceCompile& c = run.compiles[*it->second->compile];
@@ -55,6 +57,24 @@ Result<inductor::GraphList> list_named_graphs(const inductor::ScanResult& scan, 
     KILN_TRY(inductor::GraphList list, inductor::list_graphs(scan, cancel));
     KILN_CHECK(name_graphs(list, scan.root, trace));
     return list;
+}
+
+Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::optional<fs::path>& trace,
+                                  std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel) {
+    std::optional<TraceRun> run;
+    if (std::optional<fs::path> t = trace ? trace : trace_beside(scan.root)) {
+        KILN_TRY(TraceRun read, read_trace_run(*t));
+        run = std::move(read);
+    }
+    return inductor::for_each_graph_batch(
+        scan, batch,
+        [&](std::vector<inductor::GraphRow>& rows) {
+            if (run) name_from_run(rows, *run);
+            take(rows);
+        },
+        cancel);
 }
 
 }  // namespace kiln::trace

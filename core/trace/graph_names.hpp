@@ -3,8 +3,11 @@
 // the trace knows (the compile that logged a cache event for the row's key: its function and source
 // line, or the user's frame when the compiled one is torch's, and each guard symbol's source).
 #include <atomic>
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "inductor/graph_list.hpp"
 #include "trace/trace_run.hpp"
@@ -14,6 +17,7 @@ namespace kiln::trace {
 
 // Names the rows whose key a compile of `run` logged a cache event for (the last event per key wins).
 void name_from_run(inductor::GraphList& list, const TraceRun& run);
+void name_from_run(std::vector<inductor::GraphRow>& rows, const TraceRun& run);
 
 // The trace directory kept beside a root (`<root>/../trace`, or `<root>/../h100/trace`); nullopt if none.
 std::optional<std::filesystem::path> trace_beside(const std::filesystem::path& root);
@@ -29,5 +33,11 @@ Result<inductor::GraphList> list_named_graphs(const std::filesystem::path& root,
 Result<inductor::GraphList> list_named_graphs(const inductor::ScanResult& scan,
                                               const std::optional<std::filesystem::path>& trace,
                                               const std::atomic<bool>* cancel = nullptr);
+// The same rows a batch at a time (inductor::for_each_graph_batch, each batch named before `take`):
+// the trace is read first, so an unreadable explicit trace fails before any row goes out.
+Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::optional<std::filesystem::path>& trace,
+                                  std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace kiln::trace

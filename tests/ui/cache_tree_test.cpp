@@ -8,7 +8,9 @@
 #include <set>
 
 #include "inductor/scanner.hpp"
+#include "trace/graph_names.hpp"
 #include "ui/browser/cache_tree_model.hpp"
+#include "ui/browser/entry_labels.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -42,10 +44,10 @@ QString expectedHay(const Fixture& f, int i) {
     }
     if (n.kind != Kind::group) return {};
     const auto& g = f.scan->groups[n.ref];
-    QString hay = qs(g.path).mid(f.tree->root.size() + 1) + QLatin1Char(' ') + qs(g.key);
+    QString hay = qs(g.path()).mid(f.tree->root.size() + 1) + QLatin1Char(' ') + qs(g.key);
     for (auto ai : g.artifacts)
         if (f.scan->artifacts[ai].category == g.category)
-            hay += QLatin1Char(' ') + baseName(f.scan->artifacts[ai].path);
+            hay += QLatin1Char(' ') + baseName(f.scan->artifacts[ai].path());
     return hay.toLower();
 }
 
@@ -70,9 +72,9 @@ private slots:
             }
             if (n.kind == Kind::group) {
                 const auto& g = f.scan->groups[n.ref];
-                QCOMPARE(t.path(i), qs(g.path));
+                QCOMPARE(t.path(i), qs(g.path()));
                 QCOMPARE(t.key(i), qs(g.key));
-                QCOMPARE(t.name(i), qs(g.path).mid(t.root.size() + 1));
+                QCOMPARE(t.name(i), qs(g.path()).mid(t.root.size() + 1));
                 QCOMPARE(n.category, g.category);
                 std::uint64_t bytes = 0;
                 int members = 0;
@@ -82,16 +84,16 @@ private slots:
                         ++members;
                     }
                 QCOMPARE(t.childCount(i), members);
-                QCOMPARE(n.bytes, bytes);
+                QCOMPARE(t.bytes(i), bytes);
             } else {
                 const auto& a = f.scan->artifacts[n.ref];
                 files.insert(n.ref);
-                QCOMPARE(t.path(i), qs(a.path));
+                QCOMPARE(t.path(i), qs(a.path()));
                 QCOMPARE(t.key(i), qs(a.key()));
-                QCOMPARE(t.name(i), t.node(n.parent).kind == Kind::group ? baseName(a.path) : qs(a.rel_path()));
+                QCOMPARE(t.name(i), t.node(n.parent).kind == Kind::group ? baseName(a.path()) : qs(a.rel_path()));
                 QCOMPARE(n.category, a.category);
-                QCOMPARE(n.bytes, a.size);
-                QCOMPARE(n.lastUseNs, a.last_use_ns());
+                QCOMPARE(t.bytes(i), a.size);
+                QCOMPARE(t.lastUseNs(i), a.last_use_ns());
             }
             QCOMPARE(t.searchText(i), expectedHay(f, i));
             // By path: this node, or (a module group and its one main file share a path) that file.
@@ -106,6 +108,28 @@ private slots:
         QCOMPARE(std::set<std::uint32_t>(files.begin(), files.end()).size(), f.scan->artifacts.size());
         QCOMPARE(t.findPath(QStringLiteral("/no/such/file")), -1);
         QCOMPARE(t.findPath(t.root), 0);
+    }
+
+    // The readable names from ls's rows a few at a time (the GUI's read since issue 33, AOT rows
+    // first) are the names from the whole list, node for node.
+    void entryLabelsFromBatchesEqualTheWholeList() {
+        const Fixture f = load();
+        QVERIFY(f.tree);
+        auto list = kiln::trace::list_named_graphs(*f.scan, std::nullopt);
+        QVERIFY(list.ok());
+        const auto whole = makeEntryLabels(*f.tree, *list);
+        EntryLabels batched;
+        auto read = kiln::trace::for_each_named_graph_batch(*f.scan, std::nullopt, 3,
+                                                            [&](std::vector<kiln::inductor::GraphRow>& rows) {
+                                                                for (const auto& r : rows) batched.add(*f.tree, r);
+                                                            });
+        QVERIFY(read.ok());
+        batched.finish();
+        QVERIFY(whole->size() > list->rows.size());  // every entry and its key dir
+        QCOMPARE(batched.size(), whole->size());
+        for (int i = 0; i < f.tree->size(); ++i)
+            QCOMPARE(QString::fromStdString(std::string(batched.find(i))),
+                     QString::fromStdString(std::string(whole->find(i))));
     }
 
     void filterMatchesTheHaystack() {

@@ -133,8 +133,8 @@ private slots:
             QCOMPARE(qint64(node.files), it.value().toObject()["files"].toInteger());
             QCOMPARE(qint64(node.bytes), it.value().toObject()["bytes"].toInteger());
         }
-        QCOMPARE(qint64(tree->node(0).files), stats["total"].toObject()["files"].toInteger());
-        QCOMPARE(qint64(tree->node(0).bytes), stats["total"].toObject()["bytes"].toInteger());
+        QCOMPARE(qint64(tree->files(0)), stats["total"].toObject()["files"].toInteger());
+        QCOMPARE(qint64(tree->bytes(0)), stats["total"].toObject()["bytes"].toInteger());
         // The same byte formatting as `kiln-cli stats` (decimal units): its total line's size.
         const QString human = test::runCli({"stats", test::h100Root()});
         const QString total = formatBytes(tree->stats.total_bytes);
@@ -423,8 +423,8 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("import triton\n");
         f.close();
-        QVERIFY(test::waitFor(
-            [&] { return scanned(w) && w.browser()->tree()->node(0).files == before->node(0).files + 1; }, 20000));
+        QVERIFY(
+            test::waitFor([&] { return scanned(w) && w.browser()->tree()->files(0) == before->files(0) + 1; }, 20000));
         QCOMPARE(w.browser()->currentPath(), keyDir);
         QDir(scratch).removeRecursively();
     }

@@ -59,8 +59,8 @@ private slots:
         QVERIFY(tree);
         // The numbers of shared/fixtures/README.md (whose byte total is 207 short: the archive's
         // files add up to 63,905,377, as `find -printf %s` and the scanner's own tests agree).
-        QCOMPARE(std::uint64_t(tree->node(0).files), std::uint64_t(1067));
-        QCOMPARE(tree->node(0).bytes, std::uint64_t(63905377));
+        QCOMPARE(std::uint64_t(tree->files(0)), std::uint64_t(1067));
+        QCOMPARE(tree->bytes(0), std::uint64_t(63905377));
         QCOMPARE(tree->stats[Category::fxgraph].files, std::uint64_t(13));
         QCOMPARE(tree->stats[Category::aotautograd].files, std::uint64_t(12));
         QCOMPARE(tree->stats[Category::triton_compiled].files, std::uint64_t(905));

@@ -13,6 +13,9 @@ using inductor::Category;
 using inductor::GroupKind;
 using Kind = CacheNode::Kind;
 
+// A million of them are held while the window is open (issue 33: every byte here is a MB there).
+static_assert(sizeof(TreeNode) == 24, "TreeNode grew: a file's numbers are its artifact's, others' in rollups_");
+
 QString categoryTitle(Category c) {
     return QString::fromUtf8(inductor::category_name(c).data(), static_cast<int>(inductor::category_name(c).size()));
 }
@@ -61,27 +64,23 @@ bool containsNoCase(std::string_view hay, std::string_view needle) {
     return false;
 }
 
-std::string_view CacheTree::pathView(int i) const {
+std::string_view CacheTree::relView(int i) const {
     const TreeNode& n = node(i);
     switch (n.kind) {
-        case Kind::root: return scan_->root;
+        case Kind::root:
         case Kind::category: return {};
-        case Kind::group: return scan_->groups[n.ref].path;
-        case Kind::file: return scan_->artifacts[n.ref].path;
+        case Kind::group: return scan_->groups[n.ref].rel_path();
+        case Kind::file: return scan_->artifacts[n.ref].rel_path();
     }
     return {};
 }
 
 std::string_view CacheTree::nameView(int i) const {
     const TreeNode& n = node(i);
-    if (n.kind == Kind::group) {
-        const std::string_view p = scan_->groups[n.ref].path;
-        const std::string_view r = scan_->root;
-        return p.size() > r.size() && p.substr(0, r.size()) == r && p[r.size()] == '/' ? p.substr(r.size() + 1) : p;
-    }
+    if (n.kind == Kind::group) return scan_->groups[n.ref].rel_path();
     if (n.kind != Kind::file) return {};
     const auto& a = scan_->artifacts[n.ref];
-    return node(n.parent).kind == Kind::group ? baseName(a.path) : a.rel_path();
+    return node(n.parent).kind == Kind::group ? baseName(a.rel_path()) : a.rel_path();
 }
 
 std::string_view CacheTree::keyView(int i) const {
@@ -97,8 +96,30 @@ QString CacheTree::name(int i) const {
     if (n.kind == Kind::category) return categoryTitle(n.category);
     return qstr(nameView(i));
 }
-QString CacheTree::path(int i) const { return qstr(pathView(i)); }
+QString CacheTree::path(int i) const {
+    const TreeNode& n = node(i);
+    switch (n.kind) {
+        case Kind::root: return qstr(scan_->root);
+        case Kind::category: return {};
+        case Kind::group: return qstr(scan_->groups[n.ref].path());
+        case Kind::file: return qstr(scan_->artifacts[n.ref].path());
+    }
+    return {};
+}
 QString CacheTree::key(int i) const { return qstr(keyView(i)); }
+
+std::uint64_t CacheTree::bytes(int i) const {
+    const TreeNode& n = node(i);
+    return n.kind == Kind::file ? scan_->artifacts[n.ref].size : rollups_[n.rollup].bytes;
+}
+std::uint64_t CacheTree::files(int i) const {
+    const TreeNode& n = node(i);
+    return n.kind == Kind::file ? 1 : rollups_[n.rollup].files;
+}
+std::int64_t CacheTree::lastUseNs(int i) const {
+    const TreeNode& n = node(i);
+    return n.kind == Kind::file ? scan_->artifacts[n.ref].last_use_ns() : rollups_[n.rollup].lastUseNs;
+}
 
 CacheNode CacheTree::item(int i) const {
     const TreeNode& n = node(i);
@@ -109,9 +130,9 @@ CacheNode CacheTree::item(int i) const {
     c.name = name(i);
     c.path = path(i);
     c.key = key(i);
-    c.bytes = n.bytes;
-    c.files = n.files;
-    c.lastUseNs = n.lastUseNs;
+    c.bytes = bytes(i);
+    c.files = files(i);
+    c.lastUseNs = lastUseNs(i);
     return c;
 }
 
@@ -152,7 +173,7 @@ QString CacheTree::searchText(int i) const {
             const auto& g = scan_->groups[n.ref];
             for (auto ai : g.artifacts)  // walk order, as the scan lists them
                 if (scan_->artifacts[ai].category == g.category)
-                    hay += QLatin1Char(' ') + qstr(baseName(scan_->artifacts[ai].path));
+                    hay += QLatin1Char(' ') + qstr(baseName(scan_->artifacts[ai].rel_path()));
             return hay.toLower();
         }
     }
@@ -160,11 +181,15 @@ QString CacheTree::searchText(int i) const {
 }
 
 int CacheTree::findPath(std::string_view path) const {
-    auto less = [this](std::int32_t n, std::string_view p) { return pathView(n) < p; };
-    auto it = std::lower_bound(byPath_.begin(), byPath_.end(), path, less);
-    if (it == byPath_.end() || pathView(*it) != path) return path == scan_->root ? 0 : -1;
+    const std::string_view root = scan_->root;
+    if (path == root) return 0;
+    if (path.size() <= root.size() + 1 || path.substr(0, root.size()) != root || path[root.size()] != '/') return -1;
+    const std::string_view rel = path.substr(root.size() + 1);
+    auto less = [this](std::int32_t n, std::string_view p) { return relView(n) < p; };
+    auto it = std::lower_bound(byPath_.begin(), byPath_.end(), rel, less);
+    if (it == byPath_.end() || relView(*it) != rel) return -1;
     // Equal paths (a module group and its one main file): the file, as the old per-path map kept it.
-    while (it + 1 != byPath_.end() && pathView(*(it + 1)) == path) ++it;
+    while (it + 1 != byPath_.end() && relView(*(it + 1)) == rel) ++it;
     return *it;
 }
 
@@ -176,8 +201,7 @@ struct Builder {
 
     std::string_view itemName(const Item& it) const {
         if (it.kind == Kind::file) return scan.artifacts[it.ref].rel_path();
-        const std::string_view p = scan.groups[it.ref].path, r = scan.root;
-        return p.size() > r.size() && p.substr(0, r.size()) == r && p[r.size()] == '/' ? p.substr(r.size() + 1) : p;
+        return scan.groups[it.ref].rel_path();
     }
 
     void addFile(int parent, std::uint32_t ai, GroupKind gk) {
@@ -188,9 +212,6 @@ struct Builder {
         n.groupKind = gk;
         n.ref = ai;
         n.parent = parent;
-        n.bytes = a.size;
-        n.files = 1;
-        n.lastUseNs = a.last_use_ns();
         nodes.push_back(n);
     }
 
@@ -229,28 +250,29 @@ std::array<std::vector<Item>, inductor::kCategoryCount> itemsByCategory(const in
 }
 
 void collectWatchDirs(CacheTree& t, const std::vector<TreeNode>& nodes, const std::string& root) {
-    std::unordered_set<std::string_view> seen;
-    auto add = [&](std::string_view d) {
-        if (!d.empty() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs && seen.insert(d).second)
-            t.watchDirs.push_back(qstr(d));
+    std::unordered_set<std::string_view> seen;  // relative to the root: "" is the root itself
+    const QString rootDir = qstr(root);
+    auto add = [&](std::string_view rel) {
+        if (t.watchDirs.size() < CacheTree::kMaxWatchedDirs && seen.insert(rel).second)
+            t.watchDirs.push_back(rel.empty() ? rootDir : rootDir + QLatin1Char('/') + qstr(rel));
     };
-    add(root);
+    add({});
     for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs; ++i) {
         const TreeNode& n = nodes[static_cast<std::size_t>(i)];  // fxgraph/, triton/0/: where new two-level dirs appear
-        if (n.kind == Kind::group && n.groupKind != GroupKind::module && parentDir(t.pathView(i)) != root)
-            add(parentDir(parentDir(t.pathView(i))));
+        if (n.kind == Kind::group && n.groupKind != GroupKind::module && !parentDir(t.relView(i)).empty())
+            add(parentDir(parentDir(t.relView(i))));
     }
     for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs; ++i) {
         const TreeNode& n = nodes[static_cast<std::size_t>(i)];
         if (n.kind == Kind::group ||
             (n.kind == Kind::file && nodes[static_cast<std::size_t>(n.parent)].kind == Kind::category))
-            add(parentDir(t.pathView(i)));
+            add(parentDir(t.relView(i)));
     }
     for (int i = 0; i < t.size() && t.watchDirs.size() < CacheTree::kMaxWatchedDirs;
          ++i)  // a new entry of an existing key
         if (nodes[static_cast<std::size_t>(i)].kind == Kind::group &&
             nodes[static_cast<std::size_t>(i)].groupKind == GroupKind::key_dir)
-            add(t.pathView(i));
+            add(t.relView(i));
 }
 
 }  // namespace
@@ -267,8 +289,14 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
     nodes.reserve(scan.artifacts.size() + scan.groups.size() + inductor::kCategoryCount + 1);
     Builder b{scan, nodes};
 
+    // The nodes that are no file get their totals' slot as they are made.
+    auto newRollup = [&t] {
+        t.rollups_.emplace_back();
+        return static_cast<std::uint32_t>(t.rollups_.size() - 1);
+    };
     TreeNode root;
     root.kind = Kind::root;
+    root.rollup = newRollup();
     nodes.push_back(root);
     // Category nodes by name, for every category that has files.
     auto items = itemsByCategory(scan);
@@ -283,6 +311,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
     for (std::size_t ci : cats) {
         TreeNode c;
         c.kind = Kind::category;
+        c.rollup = newRollup();
         c.category = static_cast<Category>(ci);
         c.ref = static_cast<std::uint32_t>(ci);
         c.parent = 0;
@@ -306,6 +335,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
             const auto& g = scan.groups[it.ref];
             TreeNode gn;
             gn.kind = Kind::group;
+            gn.rollup = newRollup();
             gn.category = g.category;
             gn.groupKind = g.kind;
             gn.ref = it.ref;
@@ -323,7 +353,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
         for (auto ai : g.artifacts)
             if (scan.artifacts[ai].category == g.category) members.push_back(ai);
         std::stable_sort(members.begin(), members.end(), [&](std::uint32_t x, std::uint32_t y) {
-            return compareNoCase(baseName(scan.artifacts[x].path), baseName(scan.artifacts[y].path)) < 0;
+            return compareNoCase(baseName(scan.artifacts[x].rel_path()), baseName(scan.artifacts[y].rel_path())) < 0;
         });
         b.adopt(gi);
         nodes[static_cast<std::size_t>(gi)].childCount = static_cast<std::uint32_t>(members.size());
@@ -331,11 +361,11 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
     }
     // Roll sizes, counts and times up: children always come after their parent.
     for (std::size_t i = nodes.size() - 1; i > 0; --i) {
-        const TreeNode& n = nodes[i];
-        TreeNode& p = nodes[static_cast<std::size_t>(n.parent)];
-        p.bytes += n.bytes;
-        p.files += n.files;
-        p.lastUseNs = std::max(p.lastUseNs, n.lastUseNs);
+        const int child = static_cast<int>(i);
+        CacheTree::Rollup& p = t.rollups_[nodes[static_cast<std::size_t>(nodes[i].parent)].rollup];
+        p.bytes += t.bytes(child);
+        p.files += t.files(child);
+        p.lastUseNs = std::max(p.lastUseNs, t.lastUseNs(child));
     }
     collectWatchDirs(t, nodes, scan.root);
     t.byPath_.reserve(nodes.size());
@@ -343,7 +373,7 @@ std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::
         if (nodes[i].kind == Kind::group || nodes[i].kind == Kind::file)
             t.byPath_.push_back(static_cast<std::int32_t>(i));
     std::sort(t.byPath_.begin(), t.byPath_.end(), [&t](std::int32_t x, std::int32_t y) {
-        const auto px = t.pathView(x), py = t.pathView(y);
+        const auto px = t.relView(x), py = t.relView(y);  // one root: the order of the absolute paths
         return px != py ? px < py : x < y;
     });
     return tree;

@@ -2,8 +2,9 @@
 // The cache as the browser shows it: root › category › group › file, flattened into one vector of
 // compact nodes (an index is a node's identity) over the scan they came from. A node holds a few
 // integers (kind, category, its artifact or group, parent, children, rolled-up sizes); names, paths,
-// keys and the filter's haystack are read on demand from the scan's strings, so a million-file cache
-// costs about 40 bytes a node on top of its ScanResult. Built on a worker thread, then handed to the
+// keys and the filter's haystack are read on demand from the scan's strings, and a file's size and
+// last use from its artifact, so a million-file cache costs about 28 bytes a node (24 and its place
+// in the by-path index) on top of its ScanResult. Built on a worker thread, then handed to the
 // model whole, so the UI thread never walks a large cache. Every file sits under its own category
 // (the scanner's, as in `kiln-cli stats`): a module's .best_config is under best_config, not under
 // its kernel module, so category rows and totals equal the CLI's.
@@ -36,15 +37,14 @@ struct CacheNode {
 };
 
 // The tree's own node: children are contiguous (firstChild .. firstChild + childCount), stored in
-// name order (ASCII case-insensitive), which is the browser's default sort.
+// name order (ASCII case-insensitive), which is the browser's default sort. 24 bytes: a file's size
+// and last use are its artifact's, the other nodes' totals are kept beside (CacheTree::bytes etc.).
 struct TreeNode {
-    std::uint64_t bytes = 0;
-    std::int64_t lastUseNs = 0;
     std::uint32_t ref = 0;  // file: artifact index; group: group index; category: the Category
     std::int32_t parent = -1;
     std::int32_t firstChild = 0;
     std::uint32_t childCount = 0;
-    std::uint32_t files = 0;  // files in the subtree
+    std::uint32_t rollup = 0;  // root, category, group: its totals' index in the tree (files: none)
     CacheNode::Kind kind = CacheNode::Kind::file;
     inductor::Category category = inductor::Category::other;
     inductor::GroupKind groupKind = inductor::GroupKind::single_file;
@@ -69,10 +69,15 @@ public:
     int childCount(int i) const { return static_cast<int>(node(i).childCount); }
     int child(int i, int row) const { return node(i).firstChild + row; }
     int row(int i) const { return i <= 0 ? 0 : i - node(node(i).parent).firstChild; }
+    // The subtree's bytes, files and newest use (a file: its own).
+    std::uint64_t bytes(int i) const;
+    std::uint64_t files(int i) const;
+    std::int64_t lastUseNs(int i) const;
 
-    // Views into the scan's strings (valid while the tree lives). nameView is empty for categories
-    // and the root, whose names are categoryTitle() and the root path.
-    std::string_view pathView(int i) const;
+    // Views into the scan's strings (valid while the tree lives). relView is the path relative to the
+    // root (empty for the root and categories); nameView is empty for categories and the root, whose
+    // names are categoryTitle() and the root path. path() is absolute.
+    std::string_view relView(int i) const;
     std::string_view nameView(int i) const;
     std::string_view keyView(int i) const;
     QString name(int i) const;
@@ -95,8 +100,14 @@ public:
 private:
     friend std::shared_ptr<const CacheTree> buildCacheTree(std::shared_ptr<const inductor::ScanResult> scan);
     std::shared_ptr<const inductor::ScanResult> scan_;
-    std::vector<TreeNode> nodes_;       // nodes_[0] is the root
-    std::vector<std::int32_t> byPath_;  // groups and files, sorted by pathView
+    std::vector<TreeNode> nodes_;  // nodes_[0] is the root
+    struct Rollup {
+        std::uint64_t bytes = 0;
+        std::int64_t lastUseNs = 0;
+        std::uint64_t files = 0;
+    };
+    std::vector<Rollup> rollups_;       // by TreeNode::rollup, for the nodes that are no file
+    std::vector<std::int32_t> byPath_;  // groups and files, sorted by relView
 };
 
 // Groups under their main category, sidecars of other categories under theirs; a group with one

@@ -155,12 +155,14 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
                             return QString::fromUtf8(l.data(), static_cast<qsizetype>(l.size()));
                     return tree_->name(i);
                 case KeyColumn: return tree_->key(i);
-                case FilesColumn: return n.kind == Kind::file ? QVariant() : QVariant::fromValue<qulonglong>(n.files);
-                case SizeColumn: return formatBytes(n.bytes);
-                case LastUsedColumn:
-                    return n.lastUseNs
-                               ? QDateTime::fromMSecsSinceEpoch(n.lastUseNs / 1'000'000).toString("yyyy-MM-dd hh:mm:ss")
-                               : QVariant();
+                case FilesColumn:
+                    return n.kind == Kind::file ? QVariant() : QVariant::fromValue<qulonglong>(tree_->files(i));
+                case SizeColumn: return formatBytes(tree_->bytes(i));
+                case LastUsedColumn: {
+                    const std::int64_t ns = tree_->lastUseNs(i);
+                    return ns ? QDateTime::fromMSecsSinceEpoch(ns / 1'000'000).toString("yyyy-MM-dd hh:mm:ss")
+                              : QVariant();
+                }
             }
             return {};
         case Qt::ToolTipRole: {
@@ -184,9 +186,9 @@ QVariant CacheTreeModel::data(const QModelIndex& index, int role) const {
                        : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
         case SortRole:
             switch (index.column()) {
-                case FilesColumn: return QVariant::fromValue<qulonglong>(n.files);
-                case SizeColumn: return QVariant::fromValue<qulonglong>(n.bytes);
-                case LastUsedColumn: return QVariant::fromValue<qlonglong>(n.lastUseNs);
+                case FilesColumn: return QVariant::fromValue<qulonglong>(tree_->files(i));
+                case SizeColumn: return QVariant::fromValue<qulonglong>(tree_->bytes(i));
+                case LastUsedColumn: return QVariant::fromValue<qlonglong>(tree_->lastUseNs(i));
                 case KeyColumn: return tree_->key(i).toLower();
                 default: return data(index, Qt::DisplayRole).toString().toLower();
             }

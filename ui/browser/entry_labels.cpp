@@ -11,25 +11,29 @@ std::string_view EntryLabels::find(int node) const {
     return it != labels_.end() && it->first == node ? std::string_view(it->second) : std::string_view();
 }
 
+void EntryLabels::add(const CacheTree& tree, const inductor::GraphRow& r) {
+    const std::string path = tree.scan().root + "/" + r.path;
+    const int node = tree.findPath(std::string_view(path));
+    if (node <= 0 || tree.node(node).kind != CacheNode::Kind::file) return;
+    std::string label = r.label();
+    const int parent = tree.parent(node);
+    if (tree.node(parent).kind == CacheNode::Kind::group) labels_.emplace_back(parent, label);
+    labels_.emplace_back(node, std::move(label));
+}
+
+void EntryLabels::finish() {
+    // One label per node (a key dir keeps its first entry's), sorted for find().
+    std::stable_sort(labels_.begin(), labels_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    labels_.erase(
+        std::unique(labels_.begin(), labels_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+        labels_.end());
+    labels_.shrink_to_fit();
+}
+
 std::shared_ptr<const EntryLabels> makeEntryLabels(const CacheTree& tree, const inductor::GraphList& list) {
     auto out = std::make_shared<EntryLabels>();
-    const std::string root = tree.root.toStdString();
-    std::string path;
-    for (const auto& r : list.rows) {  // by path: a key dir's first entry comes first
-        path.assign(root).append("/").append(r.path);
-        const int node = tree.findPath(std::string_view(path));
-        if (node <= 0 || tree.node(node).kind != CacheNode::Kind::file) continue;
-        std::string label = r.label();
-        const int parent = tree.parent(node);
-        if (tree.node(parent).kind == CacheNode::Kind::group) out->labels_.emplace_back(parent, label);
-        out->labels_.emplace_back(node, std::move(label));
-    }
-    // One label per node (a key dir keeps its first entry's), sorted for find().
-    std::stable_sort(out->labels_.begin(), out->labels_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    out->labels_.erase(std::unique(out->labels_.begin(), out->labels_.end(),
-                                   [](const auto& a, const auto& b) { return a.first == b.first; }),
-                       out->labels_.end());
+    for (const auto& r : list.rows) out->add(tree, r);  // by path: a key dir's first entry comes first
+    out->finish();
     return out;
 }
 

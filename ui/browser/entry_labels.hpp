@@ -22,12 +22,17 @@ public:
     std::string_view find(int node) const;
     std::size_t size() const { return labels_.size(); }
 
+    // Building, from ls's rows as they come (each row once, a key dir's rows in path order), then
+    // finish() once before find(): every row's label on its entry's node; a key dir's node gets its
+    // first entry's label.
+    void add(const CacheTree& tree, const inductor::GraphRow& row);
+    void finish();
+
 private:
-    friend std::shared_ptr<const EntryLabels> makeEntryLabels(const CacheTree& tree, const inductor::GraphList& list);
-    std::vector<std::pair<std::int32_t, std::string>> labels_;  // by node index
+    std::vector<std::pair<std::int32_t, std::string>> labels_;  // by node index once finished
 };
 
-// Every row's label on its entry's node; a key dir's node gets its first entry's label.
+// add() of every row of `list`, then finish().
 std::shared_ptr<const EntryLabels> makeEntryLabels(const CacheTree& tree, const inductor::GraphList& list);
 
 }  // namespace kiln::ui

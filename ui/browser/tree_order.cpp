@@ -25,12 +25,11 @@ std::string_view sortName(const CacheTree& t, int i, const EntryLabels* labels) 
 
 // -1, 0, 1 by the column's value (the numbers the Files, Size and Last used columns show).
 int compareBy(const CacheTree& t, int column, int a, int b, const EntryLabels* labels) {
-    const TreeNode &x = t.node(a), &y = t.node(b);
     auto cmp = [](auto u, auto v) { return u < v ? -1 : (v < u ? 1 : 0); };
     switch (column) {
-        case 1: return cmp(x.files, y.files);
-        case 2: return cmp(x.bytes, y.bytes);
-        case 3: return cmp(x.lastUseNs, y.lastUseNs);
+        case 1: return cmp(t.files(a), t.files(b));
+        case 2: return cmp(t.bytes(a), t.bytes(b));
+        case 3: return cmp(t.lastUseNs(a), t.lastUseNs(b));
         case 4: return compareNoCase(t.keyView(a), t.keyView(b));
         default: return compareNoCase(sortName(t, a, labels), sortName(t, b, labels));
     }

@@ -221,7 +221,7 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
             for (int r = 0; r < tree.childCount(gi); ++r) {
                 const int c = tree.child(gi, r);
                 files << QStringLiteral("%1 (%2)").arg(pathLink(tree.path(c), tree.name(c)),
-                                                       formatBytes(tree.node(c).bytes));
+                                                       formatBytes(tree.bytes(c)));
             }
         if (!files.isEmpty()) t.row(QObject::tr("Contents"), files.join(QStringLiteral("<br>")));
     }

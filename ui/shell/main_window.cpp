@@ -40,6 +40,11 @@
 
 namespace kiln::ui {
 
+namespace {
+// Graph entries read per batch by the Overview's and browser's one read (a few hundred KB of rows).
+constexpr std::size_t kGraphBatch = 512;
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       jobs_(new JobRunner(this)),
@@ -302,7 +307,8 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
 
 void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
     // One read of the graph entries (ls's rows of this scan) for the Overview's entries section and the
-    // browser's readable names, off the UI thread.
+    // browser's readable names, off the UI thread: a batch of rows at a time, each kept only as the
+    // section's times and the labels (a million-file cache's rows are never all held at once).
     struct Entries {
         std::shared_ptr<const CacheTree> tree;
         overview::EntriesSection section;
@@ -312,14 +318,24 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
         QStringLiteral("graphs"), tr("Reading graph entries"),
         [tree](JobControl& ctl) {
             Entries out{tree, {}, nullptr};
-            auto list = trace::list_named_graphs(tree->scan(), std::nullopt, ctl.cancelFlag());
-            if (!list.ok()) {
+            overview::EntriesFromRows section;
+            auto labels = std::make_shared<EntryLabels>();
+            const Status read = trace::for_each_named_graph_batch(
+                tree->scan(), std::nullopt, kGraphBatch,
+                [&](std::vector<inductor::GraphRow>& rows) {
+                    for (const auto& r : rows) {
+                        section.add(r);
+                        labels->add(*tree, r);
+                    }
+                },
+                ctl.cancelFlag());
+            if (!read.ok()) {
                 out.section = overview::entries_section(tree->scan(), ctl.cancelFlag());
                 return out;
             }
-            out.section = overview::entries_section(tree->scan(), *list);
-            out.labels = makeEntryLabels(*tree, *list);
-            *list = inductor::GraphList{};  // ls's rows are no longer needed
+            out.section = section.finish(tree->scan());
+            labels->finish();
+            out.labels = std::move(labels);
             releaseFreedMemory();
             return out;
         },

@@ -77,7 +77,7 @@ TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
     ASSERT_NE(entry, nullptr);
     const std::string key(scan->groups[entry->group].key);
     ASSERT_FALSE(key.empty());
-    fs::resize_file(entry->path, fs::file_size(entry->path) / 2);
+    fs::resize_file(entry->path(), fs::file_size(entry->path()) / 2);
     fs::create_directories(root / "locks");
     fs::path lock = root / "locks" / (key + ".lock");
     std::ofstream(lock).close();
@@ -95,7 +95,7 @@ TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
     EXPECT_NE(run->moved.skipped[0].find("locked"), std::string::npos) << run->moved.skipped[0];
     EXPECT_FALSE(fs::exists(root / ".kiln-quarantine"));
     EXPECT_TRUE(list_quarantines(root).empty());
-    EXPECT_TRUE(fs::exists(entry->path));  // left where it was
+    EXPECT_TRUE(fs::exists(entry->path()));  // left where it was
 
     // Once the lock is released, the same run moves the group into a quarantine of its own.
     held.reset();

@@ -90,7 +90,7 @@ TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     const Group* newest = nullptr;
     for (const Group* g : order) {
         t += 1000000000LL;
-        for (auto i : g->artifacts) test::set_times(scan->artifacts[i].path, t);
+        for (auto i : g->artifacts) test::set_times(scan->artifacts[i].path(), t);
         newest = g;
     }
     EvictPolicy p;
@@ -105,7 +105,7 @@ TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     ASSERT_TRUE(after.ok());
     EXPECT_LE(after->total_bytes(), newest->bytes);
     ASSERT_EQ(after->groups.size(), 1u);
-    EXPECT_EQ(after->groups[0].path, newest->path);
+    EXPECT_EQ(after->groups[0].path(), newest->path());
 }
 
 TEST_F(EvictTest, HeldLockSkipsTheGroup) {
@@ -142,9 +142,9 @@ TEST_F(EvictTest, HeldLockSkipsTheGroup) {
     auto r = evict_cache(root.string(), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     ASSERT_EQ(r->skipped.size(), 1u);
-    EXPECT_EQ(r->skipped[0].path, module->path);
+    EXPECT_EQ(r->skipped[0].path, module->path());
     EXPECT_NE(r->skipped[0].reason.find("locked"), std::string::npos);
-    for (auto i : module->artifacts) EXPECT_TRUE(fs::exists(scan->artifacts[i].path));
+    for (auto i : module->artifacts) EXPECT_TRUE(fs::exists(scan->artifacts[i].path()));
     EXPECT_TRUE(fs::exists(lock));  // locks are never evicted by default
 
     (void)!write(done[1], &c, 1);
@@ -153,7 +153,7 @@ TEST_F(EvictTest, HeldLockSkipsTheGroup) {
     auto again = evict_cache(root.string(), p);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(again->skipped.empty());
-    for (auto i : module->artifacts) EXPECT_FALSE(fs::exists(scan->artifacts[i].path));
+    for (auto i : module->artifacts) EXPECT_FALSE(fs::exists(scan->artifacts[i].path()));
 }
 
 TEST_F(EvictTest, SymlinksPointingOutsideAreNeverFollowed) {
@@ -194,12 +194,19 @@ TEST_F(EvictTest, GroupOutsideTheRootIsRefused) {
     auto scan = scan_cache(root);
     ASSERT_TRUE(scan.ok());
     Group g = scan->groups[0];
-    const std::string parent = dir.path().string(), escape = scan->root + "/../escape";  // g views them
-    g.path = parent;                                                                     // the root's parent
+    const std::string parent = dir.path().string(), other_root = parent;  // g views them
+    g.root = nullptr;  // built by hand: its whole path, the root's parent
+    g.rel = parent;
     auto r = remove_group(fd.get(), *scan, g);
     ASSERT_FALSE(r.status.ok());
     EXPECT_EQ(r.status.error().code, Errc::invalid_argument);
-    g.path = escape;
+    g.root = &other_root;  // under another root
+    g.rel = "torchinductor_test";
+    r = remove_group(fd.get(), *scan, g);
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_EQ(r.status.error().code, Errc::invalid_argument);
+    g = scan->groups[0];
+    g.rel = "../escape";
     g.kind = GroupKind::key_dir;
     EXPECT_FALSE(remove_group(fd.get(), *scan, g).status.ok());
     EXPECT_TRUE(fs::exists(root));
@@ -218,14 +225,14 @@ TEST_F(EvictTest, GroupReplacedSinceTheScanIsSkipped) {
         if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) key_dir = &g;
     ASSERT_NE(key_dir, nullptr);
     EXPECT_NE(key_dir->ino, 0u);
-    fs::rename(key_dir->path, dir.path() / "moved");
-    fs::create_directory(key_dir->path);
-    std::ofstream(fs::path(key_dir->path) / "newer") << "written after the scan";
+    fs::rename(key_dir->path(), dir.path() / "moved");
+    fs::create_directory(key_dir->path());
+    std::ofstream(fs::path(key_dir->path()) / "newer") << "written after the scan";
     auto r = remove_group(fd.get(), *scan, *key_dir);
     ASSERT_FALSE(r.status.ok());
     EXPECT_EQ(r.freed, 0u);
     EXPECT_NE(r.status.error().message.find("changed since the scan"), std::string::npos);
-    EXPECT_TRUE(fs::exists(fs::path(key_dir->path) / "newer"));
+    EXPECT_TRUE(fs::exists(fs::path(key_dir->path()) / "newer"));
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path() / "moved"), fs::directory_iterator()), 2);
 }
 
@@ -242,17 +249,17 @@ TEST_F(EvictTest, PartlyRemovedGroupCountsTheBytesFreed) {
         if (g.kind == GroupKind::module && g.artifacts.size() >= 2) module = &g;
     ASSERT_NE(module, nullptr) << "the fixture has a kernel module with its .best_config";
     const Artifact& replaced = scan->artifacts[module->artifacts.back()];
-    fs::path tmp = std::string(replaced.path) + ".new";
-    fs::copy_file(replaced.path, tmp);
-    fs::rename(tmp, replaced.path);  // the way Inductor rewrites a file: same name, new inode
+    fs::path tmp = replaced.path() + ".new";
+    fs::copy_file(replaced.path(), tmp);
+    fs::rename(tmp, replaced.path());  // the way Inductor rewrites a file: same name, new inode
     auto r = remove_group(fd.get(), *scan, *module);
     ASSERT_FALSE(r.status.ok());
     EXPECT_EQ(r.freed, module->bytes - replaced.size);
     EXPECT_NE(r.status.error().message.find("changed since the scan"), std::string::npos);
-    EXPECT_TRUE(fs::exists(replaced.path));
+    EXPECT_TRUE(fs::exists(replaced.path()));
     for (auto i : module->artifacts) {
         if (i != module->artifacts.back()) {
-            EXPECT_FALSE(fs::exists(scan->artifacts[i].path));
+            EXPECT_FALSE(fs::exists(scan->artifacts[i].path()));
         }
     }
 }

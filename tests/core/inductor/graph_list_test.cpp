@@ -1,6 +1,8 @@
 // Graph entries as the cache holds them (kiln-cli ls's rows before trace names: trace/graph_names).
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "test_support.hpp"
@@ -48,6 +50,61 @@ TEST(GraphList, FromAScanEqualsFromTheRoot) {
         EXPECT_EQ(to_json(*fromRoot).dump(), to_json(*fromScan).dump()) << root;
         EXPECT_GT(fromScan->rows.size(), 3u);
     }
+}
+
+// The GUI's read: the rows a batch at a time are list_graphs(scan)'s rows (AOT links included), the
+// aotautograd rows first, each kind in path order, no batch larger than asked.
+TEST(GraphList, BatchesHoldTheRowsOfTheWholeList) {
+    for (const auto& root : {kiln::test::two_entries_root(), kiln::test::h100_root()}) {
+        auto scan = scan_cache(root);
+        ASSERT_TRUE(scan.ok());
+        auto whole = list_graphs(*scan);
+        ASSERT_TRUE(whole.ok()) << whole.error().str();
+        for (std::size_t batch : {1u, 3u, 1000u}) {
+            GraphList aot, fx;
+            std::size_t batches = 0;
+            auto s = for_each_graph_batch(
+                *scan, batch,
+                [&](std::vector<GraphRow>& rows) {
+                    ++batches;
+                    EXPECT_LE(rows.size(), batch);
+                    EXPECT_FALSE(rows.empty());
+                    for (auto& r : rows) {
+                        if (r.kind == "fxgraph") fx.rows.push_back(std::move(r));
+                        else {
+                            EXPECT_TRUE(fx.rows.empty()) << "an AOT row after an FX row: " << r.path;
+                            aot.rows.push_back(std::move(r));
+                        }
+                    }
+                },
+                nullptr);
+            ASSERT_TRUE(s.ok()) << s.error().str();
+            std::size_t fx_rows = 0;
+            for (const auto& r : whole->rows) fx_rows += r.kind == "fxgraph";
+            const std::size_t aot_rows = whole->rows.size() - fx_rows;
+            EXPECT_EQ(batches, (fx_rows + batch - 1) / batch + (aot_rows + batch - 1) / batch) << batch;
+            GraphList joined = std::move(fx);  // list_graphs' order: fxgraph rows, then aotautograd rows
+            for (auto& r : aot.rows) joined.rows.push_back(std::move(r));
+            EXPECT_EQ(to_json(joined).dump(), to_json(*whole).dump()) << root << ", batches of " << batch;
+        }
+    }
+}
+
+TEST(GraphList, BatchesStopWhenCancelled) {
+    auto scan = scan_cache(kiln::test::h100_root());
+    ASSERT_TRUE(scan.ok());
+    std::atomic<bool> cancel{false};
+    std::size_t taken = 0;
+    auto s = for_each_graph_batch(
+        *scan, 2,
+        [&](std::vector<GraphRow>& rows) {
+            taken += rows.size();
+            cancel = true;
+        },
+        &cancel);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code, kiln::Errc::cancelled);
+    EXPECT_EQ(taken, 2u);
 }
 
 // The rows still say what the graph takes; the MLP's forward and backward are linked to their AOT entry.

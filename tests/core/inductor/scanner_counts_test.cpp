@@ -111,7 +111,7 @@ TEST(ScannerGroups, ModuleKeepsItsSidecars) {
         if (g.key == key) found = &g;
     ASSERT_NE(found, nullptr);
     EXPECT_EQ(found->kind, GroupKind::module);
-    EXPECT_EQ(found->path, scan->root + "/tv/" + key);
+    EXPECT_EQ(found->path(), scan->root + "/tv/" + key);
     std::multiset<Category> cats;
     for (auto i : found->artifacts) cats.insert(scan->artifacts[i].category);
     EXPECT_EQ(cats, (std::multiset<Category>{Category::output_code, Category::kernel_perf, Category::best_config}));
@@ -130,13 +130,13 @@ TEST(ScannerArtifacts, PathsKeysAndTimes) {
     auto scan = scan_cache(test::two_entries_root());
     ASSERT_TRUE(scan.ok());
     for (auto& a : scan->artifacts) {
-        EXPECT_EQ(std::string(a.path.substr(0, scan->root.size() + 1)), scan->root + "/");
-        EXPECT_EQ(scan->root + "/" + std::string(a.rel_path()), a.path);
-        EXPECT_EQ(a.size, std::filesystem::file_size(a.path));
+        EXPECT_EQ(a.path().substr(0, scan->root.size() + 1), scan->root + "/");
+        EXPECT_EQ(scan->root + "/" + std::string(a.rel_path()), a.path());
+        EXPECT_EQ(a.size, std::filesystem::file_size(a.path()));
         EXPECT_GT(a.mtime_ns, 0);
         if (a.category == Category::fxgraph) {
             EXPECT_EQ(a.key().substr(0, 1), "f");
-            EXPECT_NE(a.path.find("/" + std::string(a.key()) + "/"), std::string::npos);
+            EXPECT_NE(a.path().find("/" + std::string(a.key()) + "/"), std::string::npos);
         }
         if (a.category == Category::triton_compiled) {
             EXPECT_EQ(a.key().size(), 52u);

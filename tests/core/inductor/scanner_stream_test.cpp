@@ -51,11 +51,11 @@ TEST(ScannerStream, StatsWithoutTheFileListEqualTheFullScanOnEveryFixture) {
         for (std::size_t i = 0; i < full->groups.size(); ++i) {
             const Group& f = full->groups[i];
             const Group& s = streamed->scan.groups[i];
-            EXPECT_EQ(s.path, f.path);
-            EXPECT_EQ(s.category, f.category) << f.path;
-            EXPECT_EQ(s.bytes, f.bytes) << f.path;
-            EXPECT_EQ(s.files, f.artifacts.size()) << f.path;
-            EXPECT_EQ(s.last_use_ns, f.last_use_ns) << f.path;
+            EXPECT_EQ(s.path(), f.path());
+            EXPECT_EQ(s.category, f.category) << f.path();
+            EXPECT_EQ(s.bytes, f.bytes) << f.path();
+            EXPECT_EQ(s.files, f.artifacts.size()) << f.path();
+            EXPECT_EQ(s.last_use_ns, f.last_use_ns) << f.path();
             EXPECT_TRUE(s.artifacts.empty());
         }
     }
@@ -67,8 +67,8 @@ TEST(ScannerStream, EveryFileIsStreamedOnceWithItsFinalCategory) {
     std::map<std::string, Category> seen;
     ScanOptions opt;
     opt.on_artifact = [&](const Artifact& a) {
-        EXPECT_TRUE(seen.emplace(std::string(a.rel_path()), a.category).second) << a.path;
-        EXPECT_NE(a.group, kNoGroup) << a.path;
+        EXPECT_TRUE(seen.emplace(std::string(a.rel_path()), a.category).second) << a.path();
+        EXPECT_NE(a.group, kNoGroup) << a.path();
     };
     auto kept = scan_cache(test::h100_root(), opt);  // streaming and keeping at once
     ASSERT_TRUE(kept.ok());

@@ -167,6 +167,34 @@ TEST(Overview, FromOneScanEqualsFromTheRoot) {
         EXPECT_EQ(viaList.entries[i].compile_ns, viaTimes.entries[i].compile_ns);
     }
     EXPECT_EQ(viaList.entry_errors, viaTimes.entry_errors);
+
+    // The GUI's way since issue 33: the same rows a few at a time, none kept: the same section.
+    overview::EntriesFromRows gathered;
+    std::size_t rows = 0;
+    auto read = trace::for_each_named_graph_batch(
+        *scan, std::nullopt, 4,
+        [&](std::vector<inductor::GraphRow>& batch) {
+            for (const auto& r : batch) gathered.add(r), ++rows;
+        },
+        nullptr);
+    ASSERT_TRUE(read.ok()) << read.error().str();
+    EXPECT_EQ(rows, list->rows.size());
+    const auto viaBatches = gathered.finish(*scan);
+    ASSERT_EQ(viaBatches.entries.size(), viaList.entries.size());
+    for (std::size_t i = 0; i < viaList.entries.size(); ++i) {
+        EXPECT_EQ(viaBatches.entries[i].path, viaList.entries[i].path);
+        EXPECT_EQ(viaBatches.entries[i].key, viaList.entries[i].key);
+        EXPECT_EQ(viaBatches.entries[i].name, viaList.entries[i].name);
+        EXPECT_EQ(viaBatches.entries[i].compile_ns, viaList.entries[i].compile_ns);
+    }
+    EXPECT_EQ(viaBatches.aot_entries, viaList.aot_entries);
+    EXPECT_EQ(viaBatches.entry_errors, viaList.entry_errors);
+    EXPECT_EQ(viaBatches.entry_errors.size(), 1u);
+    EXPECT_EQ(viaBatches.entries.size(), a.entries.size());  // what compute_overview shows, row for row
+    for (std::size_t i = 0; i < a.entries.size(); ++i) {
+        EXPECT_EQ(viaBatches.entries[i].path, a.entries[i].path);
+        EXPECT_EQ(viaBatches.entries[i].compile_ns, a.entries[i].compile_ns);
+    }
 }
 
 // Issue 33: the GUI gives the Overview its one read of the root's timings (the Autotune view's set):
