@@ -10,6 +10,7 @@
 
 #include "inductor/classify.hpp"
 #include "util/regular_file.hpp"
+#include "util/rel_path.hpp"
 #include "util/unique_fd.hpp"
 
 namespace kiln::inductor {
@@ -19,11 +20,6 @@ namespace {
 struct Run {
     std::size_t begin = 0, end = 0;  // indices into rels: files of one directory
 };
-
-std::string_view dir_of(std::string_view rel) {
-    auto slash = rel.rfind('/');
-    return slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
-}
 
 // Opens `dir` beneath `root_fd` one component at a time, never following a symlink.
 UniqueFd open_beneath(int root_fd, std::string_view dir, int& err) {
@@ -41,7 +37,7 @@ UniqueFd open_beneath(int root_fd, std::string_view dir, int& err) {
 
 void sniff_run(int root_fd, const std::vector<std::string_view>& rels, Run run, std::vector<SniffOutcome>& out) {
     int err = 0;
-    UniqueFd dir = open_beneath(root_fd, dir_of(rels[run.begin]), err);
+    UniqueFd dir = open_beneath(root_fd, rel_dir(rels[run.begin]), err);
     char buf[kPythonSniffBytes];
     std::string name;
     for (std::size_t i = run.begin; i < run.end; ++i) {
@@ -65,7 +61,7 @@ std::vector<SniffOutcome> sniff_python_heads(int root_fd, const std::vector<std:
     std::vector<SniffOutcome> out(rels.size());
     std::vector<Run> runs;
     for (std::size_t i = 0; i < rels.size(); ++i) {
-        if (runs.empty() || dir_of(rels[i]) != dir_of(rels[runs.back().begin])) runs.push_back({i, i});
+        if (runs.empty() || rel_dir(rels[i]) != rel_dir(rels[runs.back().begin])) runs.push_back({i, i});
         runs.back().end = i + 1;
     }
     if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);

@@ -16,6 +16,7 @@
 #include "inductor/classify.hpp"
 #include "inductor/python_sniff.hpp"
 #include "inductor/roots.hpp"
+#include "util/rel_path.hpp"
 #include "util/unique_fd.hpp"
 
 namespace kiln::inductor {
@@ -33,12 +34,6 @@ std::int64_t to_ns(const struct timespec& ts) {
 bool within(std::string_view part, std::string_view whole) {
     std::less_equal<const char*> le;
     return !part.empty() && le(whole.data(), part.data()) && le(part.data() + part.size(), whole.data() + whole.size());
-}
-
-// The directory part of a relative path ("" at the top).
-std::string_view dir_of(std::string_view rel) {
-    const auto slash = rel.rfind('/');
-    return slash == std::string_view::npos ? std::string_view() : rel.substr(0, slash);
 }
 
 class Walker {
@@ -354,13 +349,13 @@ private:
         std::unordered_map<std::string_view, std::pair<GroupId, int>> modules_by_dir;
         for (const Group& g : out_.groups) {
             if (g.kind != GroupKind::module || !has_py_[g.id]) continue;
-            auto& slot = modules_by_dir.try_emplace(dir_of(g.rel), g.id, 0).first->second;
+            auto& slot = modules_by_dir.try_emplace(rel_dir(g.rel), g.id, 0).first->second;
             ++slot.second;
         }
         last_group_ = kNoGroup;
         for (auto index : pending_best_configs_) {
             Artifact& a = held(index);
-            auto it = modules_by_dir.find(dir_of(a.rel_path()));
+            auto it = modules_by_dir.find(rel_dir(a.rel_path()));
             if (it != modules_by_dir.end() && it->second.second == 1) {
                 a.group = it->second.first;
             } else {
