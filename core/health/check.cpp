@@ -58,29 +58,6 @@ struct PhaseTimes {
     }
 };
 
-// Without a target: entries whose torch (or Triton, in system_info[version]) differs from the newest entry's
-// (entries sorted by path: the first of equally new ones).
-void stale_by_version(const std::vector<EntryFindings>& entries, const std::vector<std::string>& groups,
-                      HealthReport& r) {
-    const EntryFindings* ref = nullptr;
-    for (const auto& e : entries)
-        if (!e.torch_version.empty() && (!ref || e.mtime_ns > ref->mtime_ns)) ref = &e;
-    if (!ref) return;
-    r.stale_against = "the newest entry's torch and Triton (" + ref->path + ")";
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const EntryFindings& e = entries[i];
-        StaleEntry s;
-        if (!e.torch_version.empty() && e.torch_version != ref->torch_version)
-            s.differs.push_back({"torch_version", e.torch_version.str(), ref->torch_version.str()});
-        if (!e.system_version.empty() && !ref->system_version.empty() && e.system_version != ref->system_version)
-            s.differs.push_back({"system_info[version]", e.system_version.str(), ref->system_version.str()});
-        if (s.differs.empty()) continue;
-        s.path = e.path;
-        s.group = groups[i];
-        r.stale.push_back(std::move(s));
-    }
-}
-
 // Relative path of a group (the file itself when it has none).
 struct GroupNames {
     const inductor::ScanResult& scan;
@@ -92,6 +69,27 @@ struct GroupNames {
         return std::string(p);
     }
 };
+
+// Without a target: entries whose torch (or Triton, in system_info[version]) differs from the newest entry's
+// (entries sorted by path: the first of equally new ones).
+void stale_by_version(const std::vector<EntryFindings>& entries, const GroupNames& group_of, HealthReport& r) {
+    const EntryFindings* ref = nullptr;
+    for (const auto& e : entries)
+        if (!e.torch_version.empty() && (!ref || e.mtime_ns > ref->mtime_ns)) ref = &e;
+    if (!ref) return;
+    r.stale_against = "the newest entry's torch and Triton (" + ref->path + ")";
+    for (const EntryFindings& e : entries) {
+        StaleEntry s;
+        if (!e.torch_version.empty() && e.torch_version != ref->torch_version)
+            s.differs.push_back({"torch_version", e.torch_version.str(), ref->torch_version.str()});
+        if (!e.system_version.empty() && !ref->system_version.empty() && e.system_version != ref->system_version)
+            s.differs.push_back({"system_info[version]", e.system_version.str(), ref->system_version.str()});
+        if (s.differs.empty()) continue;
+        s.path = e.path;
+        s.group = group_of(Found{ProblemKind::entry_undecodable, e.path, {}, e.group});
+        r.stale.push_back(std::move(s));
+    }
+}
 
 // A reference the walk did not see: missing only when the path really is absent. A folder this user
 // may not read hides what is in it (the scan could not list it): that is `unreadable` (reported once
@@ -201,11 +199,6 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
     std::sort(w.entries.begin(), w.entries.end(),
               [](const EntryFindings& a, const EntryFindings& b) { return a.path < b.path; });
     GroupNames group_of{scan};
-    std::vector<std::string> entry_groups;
-    for (auto& e : w.entries) {
-        entry_groups.push_back(group_of(Found{ProblemKind::entry_undecodable, e.path, {}, e.group}));
-        if (e.unused) r.unused.push_back(std::move(*e.unused));
-    }
     FoundList found_all = std::move(w.problems);
     resolve(w, scan, LockAge{root_fd.get(), o.now_ns ? o.now_ns : now_ns(), o.temp_age_ns}, found_all);
     times.mark("resolve");
@@ -235,7 +228,13 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
     }
     times.mark("problems");
     if (given.valid() && given.get()) r.stale_against = given.get()->label(), r.stale = std::move(w.stale);
-    else stale_by_version(w.entries, entry_groups, r);
+    else stale_by_version(w.entries, group_of, r);
+    // Last: each entry's path moves into its unused candidates (not copied while the check holds its peak).
+    for (auto& e : w.entries)
+        if (e.unused) {
+            e.unused->path = std::move(e.path);
+            r.unused.push_back(std::move(*e.unused));
+        }
     std::sort(r.stale.begin(), r.stale.end(), [](const StaleEntry& a, const StaleEntry& b) { return a.path < b.path; });
     times.mark("stale");
     return r;

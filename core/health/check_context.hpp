@@ -25,6 +25,7 @@ namespace kiln::health::detail {
 class HashSet {
 public:
     void add(std::string_view s) { hashes_.push_back(hash(s)); }
+    std::size_t size() const { return hashes_.size(); }
     void reserve(std::size_t n) { hashes_.reserve(n); }  // when the number of files is known (a kept scan)
     void seal();
     bool contains(std::string_view s) const;
@@ -90,9 +91,9 @@ struct EntryFindings {
     inductor::GroupId group = inductor::kNoGroup;
     std::int64_t mtime_ns = 0;
     std::vector<Found> problems;
-    std::vector<Ref> keys;         // AOT: forward/backward FX keys that must be in fxgraph/
-    std::vector<Ref> kernel_dirs;  // FX: triton/<device>/<hash> of each bundled Triton kernel
-    std::optional<UnusedCandidates> unused;
+    std::vector<Ref> keys;                   // AOT: forward/backward FX keys that must be in fxgraph/
+    std::vector<Ref> kernel_dirs;            // FX: triton/<device>/<hash> of each bundled Triton kernel
+    std::optional<UnusedCandidates> unused;  // its path empty until the report (then `path`, moved)
     // torch_version and system_info[version] (Triton's key) as "[hash] value", for the stale check.
     PooledString torch_version, system_version;
     bool decoded = false;  // a CompiledFxGraph / AOTAutogradResult of the expected kind

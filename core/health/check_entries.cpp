@@ -27,7 +27,8 @@ std::string component(const std::vector<std::string>& lines, std::string_view na
 }
 
 // Bundled Triton kernels the output code never launches: autotune candidates kept in the entry.
-std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e, const Artifact& a) {
+// Its path is left empty: the entry's own (EntryFindings::path) is moved into it when the report is made.
+std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e) {
     auto bundle = e.triton_bundle();
     if (bundle.empty()) return std::nullopt;
     std::unordered_set<std::string> launched;
@@ -36,7 +37,6 @@ std::optional<UnusedCandidates> unused_candidates(const inductor::GraphEntry& e,
             for (const auto& k : code->kernels)
                 if (k.kind == inductor::KernelKind::triton) launched.insert(k.name);
     UnusedCandidates u;
-    u.path = std::string(a.rel_path());
     u.bundled = bundle.size();
     for (const auto& k : bundle)
         if (!launched.count(k.name)) {
@@ -110,7 +110,7 @@ EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files, Str
         lines = entry->forward_debug_lines();
     } else {
         lines = entry->debug_lines();
-        out.unused = unused_candidates(*entry, a);
+        out.unused = unused_candidates(*entry);
         bundled_kernel_dirs(*entry, out.kernel_dirs);
     }
     out.decoded = true;

@@ -30,8 +30,14 @@ void keep_unresolved(std::vector<Ref>& refs, Keep keep) {
 
 }  // namespace
 
+bool Known::may_be_named(std::string_view rel) {
+    if (rel.ends_with(".main.so")) return true;
+    std::string_view top = rel.substr(0, rel.find('/'));
+    return top != "triton" && top != "fxgraph" && top != "aotautograd" && top != "locks";
+}
+
 void Known::add_file(const Artifact& a) {
-    paths.add(a.rel_path());
+    if (may_be_named(a.rel_path())) paths.add(a.rel_path());
     if (a.category != Category::lock && !a.key().empty()) keys.add(a.key());
 }
 
@@ -76,7 +82,6 @@ CheckWalk::~CheckWalk() {
 
 void CheckWalk::know_all(const inductor::ScanResult& scan) {
     Known& known = out_.known;
-    known.paths.reserve(scan.artifacts.size());
     known.keys.reserve(scan.artifacts.size() + scan.groups.size());
     for (const auto& a : scan.artifacts) known.add_file(a);
     known.add_groups(scan);
@@ -231,8 +236,10 @@ WalkFindings CheckWalk::finish() {
     queue_.close();  // the workers drain what is queued, then stop
     for (auto& t : pool_) t.join();
     pool_.clear();
+    // The first non-empty list is taken whole (with one worker, the only one): no second copy of it at the peak.
     auto move_all = [](auto& from, auto& to) {
-        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+        if (to.empty()) to.swap(from);
+        else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
     };
     for (auto& l : locals_) {
         move_all(l.problems, out_.problems);

@@ -34,13 +34,18 @@ namespace kiln::health::detail {
 // Filled by the walk (a streaming scan: sealed after it) or, for a kept scan, at once before it, so
 // the workers drop the references that resolve as soon as they find them.
 struct Known {
-    HashSet paths;
+    HashSet paths;  // only those may_be_named
     HashSet keys;
     HashSet kernel_dirs;
     std::set<std::string> devices;
     bool sealed = false;
 
     void add_file(const inductor::Artifact& a);
+    // Whether a reference can name this relative path: a kernel module (<key[1:3]>/<key>.py), a C++
+    // library (*.main.so), a lock's guarded file (cache/<hash>, dynamo/...). Never a file in triton/
+    // (85% of a large cache: Triton kernel dirs are known as dirs), fxgraph/, aotautograd/ (keys) or
+    // locks/: leaving those out keeps `paths` at a fifth of the files, lookups unchanged.
+    static bool may_be_named(std::string_view rel);
     void add_groups(const inductor::ScanResult& scan);
     void seal();
     // After seal(): whether a reference certainly names a file the cache holds (else it is looked up).

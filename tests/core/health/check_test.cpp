@@ -8,6 +8,7 @@
 
 #include "health/check.hpp"
 #include "health/check_context.hpp"
+#include "health/check_walk.hpp"
 #include "inductor/scanner.hpp"
 #include "test_support.hpp"
 #include "util/json_out.hpp"
@@ -67,6 +68,41 @@ TEST(Check, AKeptScanGivesTheStreamingReport) {
     auto count = count_problems(*scan);
     ASSERT_TRUE(count.ok());
     EXPECT_EQ(*count, streamed->problems.size());
+}
+
+TEST(Check, OnlyFilesAReferenceCanNameAreHashedAsPaths) {
+    // References name kernel modules, C++ libraries and lock-guarded files, never a Triton kernel dir's
+    // files (known as dirs), graph entries (known by key) or locks: those take no room in `paths`.
+    using detail::Known;
+    EXPECT_TRUE(Known::may_be_named("ab/cabcdef.py"));
+    EXPECT_TRUE(Known::may_be_named("ab/cabcdef.main.so"));
+    EXPECT_TRUE(Known::may_be_named("triton/0/x/odd.main.so"));
+    EXPECT_TRUE(Known::may_be_named("cache/0123abcd"));
+    EXPECT_TRUE(Known::may_be_named("dynamo/code_state_f.pkl"));
+    EXPECT_TRUE(Known::may_be_named("tritonish/a.py"));
+    EXPECT_FALSE(Known::may_be_named("triton/0/HASH/k.cubin"));
+    EXPECT_FALSE(Known::may_be_named("fxgraph/ab/fabc/entry"));
+    EXPECT_FALSE(Known::may_be_named("aotautograd/ab/entry"));
+    EXPECT_FALSE(Known::may_be_named("locks/fabc.lock"));
+
+    auto scan = inductor::scan_cache(test::h100_root());
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    Known known;
+    std::size_t nameable = 0, triton = 0;
+    for (const auto& a : scan->artifacts) {
+        known.add_file(a);
+        nameable += Known::may_be_named(a.rel_path());
+        triton += a.rel_path().starts_with("triton/");
+    }
+    known.seal();
+    EXPECT_GT(triton, 0u);
+    EXPECT_GT(nameable, 0u);
+    EXPECT_LE(known.paths.size(), nameable);
+    for (const auto& a : scan->artifacts) {
+        if (Known::may_be_named(a.rel_path())) {
+            EXPECT_TRUE(known.paths.contains(a.rel_path())) << a.rel_path();
+        }
+    }
 }
 
 TEST(Check, EntriesVersionsAreKeptOnceEach) {
