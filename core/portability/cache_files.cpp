@@ -197,12 +197,12 @@ std::optional<std::pair<std::string, std::string>> common_triton_arch(const fs::
     return found;
 }
 
-std::string best_config_name(const std::string& module_basename, const std::string& tag,
+std::string best_config_name(std::string_view module_basename, const std::string& tag,
                              const std::string& torch_key_hex) {
     if (torch_key_hex.size() != 64 || !std::all_of(torch_key_hex.begin(), torch_key_hex.end(),
                                                    [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
         return {};
-    std::string inner = hash::sha256_hex(module_basename + ":" + tag);
+    std::string inner = hash::sha256_hex(std::string(module_basename) + ":" + tag);
     std::string key;
     for (std::size_t i = 0; i + 1 < torch_key_hex.size(); i += 2)
         key += static_cast<char>(std::stoi(torch_key_hex.substr(i, 2), nullptr, 16));

@@ -56,7 +56,7 @@ std::optional<std::pair<std::string, std::string>> common_triton_arch(const std:
 
 // `.best_config` file name (without the extension) torch derives for a kernel module:
 // sha256(sha256(f"{basename}:{cache_key_tag}").hexdigest().encode() + torch_key).hexdigest().
-std::string best_config_name(const std::string& module_basename, const std::string& cache_key_tag,
+std::string best_config_name(std::string_view module_basename, const std::string& cache_key_tag,
                              const std::string& torch_key_hex);
 
 // The `DeviceProperties(...)` and `backend_hash` a Triton kernel module was generated for

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <map>
 
 #include "inductor/roots.hpp"
@@ -59,9 +60,25 @@ Fingerprint with_derived(const Fingerprint& target) {
     return t;
 }
 
+// The kernel modules (.py) by the dir they are in: where a .best_config's owner is looked for.
+// A kept scan's names are views of its paths (83k modules in a 1M-file cache: no copy each);
+// a streamed scan's are copied into `owned`, whose elements never move.
+struct ModuleIndex {
+    std::map<std::string, std::vector<std::string_view>, std::less<>> by_dir;
+    std::deque<std::string> owned;
+    bool copy_names = true;
+
+    void add(std::string_view dir, std::string_view name) {
+        if (copy_names) name = owned.emplace_back(name);
+        auto it = by_dir.find(dir);
+        if (it == by_dir.end()) it = by_dir.emplace(std::string(dir), std::vector<std::string_view>{}).first;
+        it->second.push_back(name);
+    }
+};
+
 struct Context {
     const Fingerprint& target;
-    const std::map<std::string, std::vector<std::string>>& modules_by_dir;  // rel dir -> .py basenames
+    const ModuleIndex& modules;
     int root_fd;  // files are opened relative to the root: short path lookups
 };
 
@@ -124,7 +141,7 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
     fs::path rel(t.rel);
     std::string dir = rel.parent_path().generic_string();
     std::string stem = rel.stem().string();
-    auto mods = ctx.modules_by_dir.find(dir);
+    auto mods = ctx.modules.by_dir.find(dir);
     if (!key) {
         const UnknownComponent* u = ctx.target.find_unknown(names::torch_key);
         std::string why =
@@ -133,11 +150,11 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
         a.not_known(std::string(names::torch_key), "the .best_config name is derived from torch_key(), which " + why);
     } else if (!tag) {
         a.not_known(std::string(names::cache_key_tag), "the .best_config name is derived from the cache key tag");
-    } else if (mods == ctx.modules_by_dir.end()) {
+    } else if (mods == ctx.modules.by_dir.end()) {
         a.not_known("kernel module", "no kernel module (.py) beside it to derive the name from");
     } else {
-        std::string owner;
-        for (const auto& m : mods->second)
+        std::string_view owner;
+        for (std::string_view m : mods->second)
             if (best_config_name(m, tag->value, key->value) == stem) owner = m;
         if (owner.empty())
             a.differ("torch_key/cache_key_tag", "file name " + stem.substr(0, 16) + "…",
@@ -197,9 +214,10 @@ Result<PortableItem> assess_task(const Task& t, const Context& ctx, std::string&
 // The items of a scan, each file as the walk passes it: `item(kind, rel, key)` for each item,
 // `file(name)` for each file of the Triton kernel dir item before it.
 struct ItemFinder {
-    std::map<std::string, std::vector<std::string>>& modules;
+    ModuleIndex& modules;
     std::vector<std::string>& pgo;
     bool triton_dirs = true;  // an Inductor root: its kernel dirs are triton/<device>/<HASH>/
+    bool side_lists = true;   // false: items only (the modules and PGO profiles are not collected)
     inductor::GroupId dir_group = inductor::kNoGroup;
 
     template <class Item, class File>
@@ -209,7 +227,7 @@ struct ItemFinder {
         auto ends = [&](std::string_view suffix) {
             return rel.size() > suffix.size() && rel.substr(rel.size() - suffix.size()) == suffix;
         };
-        if (rel.substr(0, 18) == "dynamo/code_state_" && ends(".pkl")) pgo.emplace_back(rel);
+        if (side_lists && rel.substr(0, 18) == "dynamo/code_state_" && ends(".pkl")) pgo.emplace_back(rel);
         std::optional<ItemKind> kind;
         switch (a.category) {
             case Category::fxgraph: kind = ItemKind::fx_graph; break;
@@ -219,8 +237,9 @@ struct ItemFinder {
             default: break;
         }
         auto slash = rel.find('/');
-        if (ends(".py") && slash != std::string_view::npos && rel.find('/', slash + 1) == std::string_view::npos)
-            modules[std::string(rel.substr(0, slash))].emplace_back(rel.substr(slash + 1));
+        if (side_lists && ends(".py") && slash != std::string_view::npos &&
+            rel.find('/', slash + 1) == std::string_view::npos)
+            modules.add(rel.substr(0, slash), rel.substr(slash + 1));
         if (kind) item(*kind, rel, a.key());
         // A kernel dir's files are its direct children, walked one after the other.
         if (a.category == Category::triton_compiled && triton_dirs) {
@@ -237,8 +256,7 @@ struct TaskCollector {
     std::vector<Task>& tasks;
     ItemFinder finder;
 
-    TaskCollector(std::vector<Task>& t, std::map<std::string, std::vector<std::string>>& modules,
-                  std::vector<std::string>& pgo)
+    TaskCollector(std::vector<Task>& t, ModuleIndex& modules, std::vector<std::string>& pgo)
         : tasks(t), finder{modules, pgo} {}
     void add(const inductor::Artifact& a) {
         finder.add(
@@ -256,15 +274,14 @@ Fingerprint prepare_target(const Fingerprint& target) { return with_derived(targ
 
 Result<PortableItem> assess_graph_entry(const std::string& rel, ItemKind kind, const std::string& key,
                                         const Fingerprint& prepared, int root_fd, std::string& scratch) {
-    static const std::map<std::string, std::vector<std::string>> no_modules;
+    static const ModuleIndex no_modules;
     return assess_graph(Task{kind, rel, key, {}}, Context{prepared, no_modules, root_fd}, scratch);
 }
 
 namespace {
 
 // Assesses the collected tasks of one root on worker threads.
-Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>& tasks,
-                                    const std::map<std::string, std::vector<std::string>>& modules,
+Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>& tasks, const ModuleIndex& modules,
                                     PortableReport report, const Fingerprint& target_in,
                                     const PortableOptions& options) {
     std::sort(tasks.begin(), tasks.end(),
@@ -305,7 +322,7 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     so.cancel = options.cancel;
     so.sniff_python = false;    // output code or kernel module: the same here (reading 4 KB of every .py is not)
     so.keep_artifacts = false;  // streamed: only the tasks are kept, not a million files
-    std::map<std::string, std::vector<std::string>> modules;
+    ModuleIndex modules;
     PortableReport report;
     std::vector<Task> tasks;
     TaskCollector collect{tasks, modules, report.pgo_profiles};
@@ -318,7 +335,7 @@ Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Finge
                                    const PortableOptions& options) {
     if (scan.kind != inductor::RootKind::inductor)  // assess_root reads every root by Inductor's rules
         return assess_root(scan.root, target_in, options);
-    std::map<std::string, std::vector<std::string>> modules;
+    ModuleIndex modules;
     PortableReport report;
     std::vector<Task> tasks;
     TaskCollector collect{tasks, modules, report.pgo_profiles};
@@ -331,14 +348,8 @@ namespace {
 // An item of a kept scan by index (summarize_scan): its Task is made only when its chunk is assessed.
 struct TaskRef {
     ItemKind kind;
-    std::uint32_t artifact;         // the file (a Triton kernel dir: its first file)
-    std::uint32_t files_begin = 0;  // Triton kernel dirs: their files' indices in `ItemRefs::files`
-    std::uint32_t files = 0;
-};
-
-struct ItemRefs {
-    std::vector<TaskRef> refs;
-    std::vector<std::uint32_t> files;  // artifact indices of the Triton kernel dirs' files
+    std::uint32_t artifact;   // the file (a Triton kernel dir: its first file)
+    std::uint32_t files = 0;  // Triton kernel dirs: how many files (make_task finds them again)
 };
 
 std::string_view ref_rel(const TaskRef& r, const inductor::ScanResult& scan) {
@@ -346,16 +357,23 @@ std::string_view ref_rel(const TaskRef& r, const inductor::ScanResult& scan) {
     return r.kind == ItemKind::triton_kernel ? rel.substr(0, rel.rfind('/')) : rel;
 }
 
-Task make_task(const TaskRef& r, const ItemRefs& items, const inductor::ScanResult& scan) {
-    Task t{r.kind, std::string(ref_rel(r, scan)), std::string(scan.artifacts[r.artifact].key()), {}};
-    for (std::uint32_t i = r.files_begin; i < r.files_begin + r.files; ++i) {
-        std::string_view rel = scan.artifacts[items.files[i]].rel_path();
+// A kernel dir's files are the Triton files of its group from its first one on, as ItemFinder met
+// them: other files may lie between them, another group's Triton file ends the dir.
+Task make_task(const TaskRef& r, const inductor::ScanResult& scan) {
+    const inductor::Artifact& first = scan.artifacts[r.artifact];
+    Task t{r.kind, std::string(ref_rel(r, scan)), std::string(first.key()), {}};
+    t.files.reserve(r.files);
+    for (std::size_t i = r.artifact; t.files.size() < r.files && i < scan.artifacts.size(); ++i) {
+        const inductor::Artifact& a = scan.artifacts[i];
+        if (a.category != inductor::Category::triton_compiled) continue;
+        if (a.group != first.group) break;
+        std::string_view rel = a.rel_path();
         t.files.emplace_back(rel.substr(rel.rfind('/') + 1));
     }
     return t;
 }
 
-constexpr std::size_t kSummaryChunk = 4096;  // items assessed at once: their results are all that is kept
+constexpr std::size_t kSummaryChunk = 1024;  // items assessed at once: their results are all that is kept
 
 }  // namespace
 
@@ -366,21 +384,30 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
         return std::move(report.summary);
     }
     // assess_scan's items by index; the modules beside .best_config files and the PGO profiles as it keeps them.
-    ItemRefs items;
-    std::map<std::string, std::vector<std::string>> modules;
+    // Counted first: a 1M-file cache has 135k items, and a vector grown by doubling would hold up to twice that.
+    std::size_t count = 0;
+    {
+        ModuleIndex none;
+        std::vector<std::string> no_pgo;
+        ItemFinder counter{none, no_pgo};
+        counter.side_lists = false;
+        for (const auto& a : scan.artifacts)
+            counter.add(
+                a, [&](ItemKind, std::string_view, std::string_view) { ++count; }, [](std::string_view) {});
+    }
+    std::vector<TaskRef> refs;
+    refs.reserve(count);
+    ModuleIndex modules;
+    modules.copy_names = false;  // views of the kept scan's paths
     std::vector<std::string> pgo;
     ItemFinder finder{modules, pgo};
     for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i)
         finder.add(
             scan.artifacts[i],
             [&](ItemKind kind, std::string_view, std::string_view) {
-                items.refs.push_back({kind, i, static_cast<std::uint32_t>(items.files.size()), 0});
+                refs.push_back({kind, i, 0});
             },
-            [&](std::string_view) {
-                items.files.push_back(i);
-                ++items.refs.back().files;
-            });
-    std::vector<TaskRef>& refs = items.refs;
+            [&](std::string_view) { ++refs.back().files; });
     std::sort(refs.begin(), refs.end(), [&](const TaskRef& a, const TaskRef& b) {
         return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
     });
@@ -398,11 +425,11 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
     std::vector<Task> tasks;
     std::vector<std::optional<Result<PortableItem>>> results;
     for (std::size_t begin = 0; begin < refs.size(); begin += kSummaryChunk) {
-        const std::size_t count = std::min(kSummaryChunk, refs.size() - begin);
+        const std::size_t chunk = std::min(kSummaryChunk, refs.size() - begin);
         tasks.clear();
-        for (std::size_t i = 0; i < count; ++i) tasks.push_back(make_task(refs[begin + i], items, scan));
-        results.assign(count, std::nullopt);
-        parallel_for(count, n, options.cancel, [&](std::size_t i) {
+        for (std::size_t i = 0; i < chunk; ++i) tasks.push_back(make_task(refs[begin + i], scan));
+        results.assign(chunk, std::nullopt);
+        parallel_for(chunk, n, options.cancel, [&](std::size_t i) {
             thread_local std::string scratch;
             results[i] = assess_task(tasks[i], ctx, scratch);
         });
