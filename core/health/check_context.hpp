@@ -25,8 +25,8 @@ namespace kiln::health::detail {
 class HashSet {
 public:
     void add(std::string_view s) { hashes_.push_back(hash(s)); }
+    void add_hash(std::uint64_t h) { hashes_.push_back(h); }
     std::size_t size() const { return hashes_.size(); }
-    void reserve(std::size_t n) { hashes_.reserve(n); }  // when the number of files is known (a kept scan)
     void seal();
     bool contains(std::string_view s) const;
     static std::uint64_t hash(std::string_view s);
