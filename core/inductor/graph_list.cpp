@@ -62,16 +62,29 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
     }
 }
 
-Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const std::string& kind, GraphList& out) {
+// An entry file's row before it is read, from its path relative to the root (<...>/<key>/<file>).
+GraphRow row_of_rel(const char* kind, std::string_view rel) {
+    const auto slash = rel.rfind('/');
+    const std::string_view dir = rel.substr(0, slash == std::string_view::npos ? 0 : slash);
+    GraphRow r;
+    r.kind = kind;
+    r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
+    r.file = std::string(rel.substr(slash == std::string_view::npos ? 0 : slash + 1));
+    r.path = std::string(rel);
+    return r;
+}
+
+Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const char* kind, GraphList& out) {
     KILN_TRY(auto files, key_dir_entries(key_dir));
-    for (const auto& f : files) {
-        GraphRow r;
-        r.kind = kind;
-        r.key = key_dir.filename().string();
-        r.file = f.filename().string();
-        r.path = fs::relative(f, root).generic_string();
-        out.rows.push_back(std::move(r));
-    }
+    for (const auto& f : files) out.rows.push_back(row_of_rel(kind, fs::relative(f, root).generic_string()));
+    return ok_status();
+}
+
+Status has_graph_dirs(const fs::path& root) {
+    std::error_code ec;
+    if (!fs::is_directory(root / "fxgraph", ec) && !fs::is_directory(root / "aotautograd", ec))
+        return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.string(),
+                          "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
     return ok_status();
 }
 
@@ -147,15 +160,7 @@ std::vector<std::uint32_t> entry_files(const ScanResult& scan) {
 
 // An entry file's row before it is read: kind, key, file, path.
 GraphRow unread_row(const Artifact& a) {
-    const std::string_view rel = a.rel_path();
-    const auto slash = rel.rfind('/');
-    const std::string_view dir = rel.substr(0, slash);
-    GraphRow r;
-    r.kind = a.category == Category::fxgraph ? "fxgraph" : "aotautograd";
-    r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
-    r.file = std::string(rel.substr(slash + 1));
-    r.path = std::string(rel);
-    return r;
+    return row_of_rel(a.category == Category::fxgraph ? "fxgraph" : "aotautograd", a.rel_path());
 }
 
 }  // namespace
@@ -240,10 +245,7 @@ std::vector<std::string> guard_symbols(const std::vector<std::string>& component
 }
 
 Result<GraphList> list_graphs(const fs::path& root) {
-    std::error_code ec;
-    if (!fs::is_directory(root / "fxgraph", ec) && !fs::is_directory(root / "aotautograd", ec))
-        return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.string(),
-                          "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
+    KILN_CHECK(has_graph_dirs(root));
     GraphList list;
     for (const auto& shard : subdirs(root / "fxgraph"))
         for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list));
@@ -261,24 +263,21 @@ Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* c
     return list;
 }
 
-Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
-                            const std::function<void(std::vector<GraphRow>& rows)>& take,
-                            const std::atomic<bool>* cancel) {
-    // Only the files' indices wait (4 bytes an entry); a batch of rows is made, read, handed over, dropped.
-    const std::vector<std::uint32_t> files = entry_files(scan);
-    const auto first_aot = std::find_if(files.begin(), files.end(), [&scan](std::uint32_t i) {
-        return scan.artifacts[i].category != Category::fxgraph;
-    });
-    const std::size_t fx_count = static_cast<std::size_t>(first_aot - files.begin());
+namespace {
+
+// The engine of both for_each_graph_batch: `count` entry files, the first `fx_count` of them FX entries,
+// `row_at(k)` making the k-th one's unread row; AOT rows go out first, so every FX row has its links.
+Status rows_in_batches(const fs::path& root, std::size_t fx_count, std::size_t count,
+                       const std::function<GraphRow(std::size_t)>& row_at, std::size_t batch,
+                       const std::function<void(std::vector<GraphRow>& rows)>& take, const std::atomic<bool>* cancel) {
     batch = std::max<std::size_t>(batch, 1);
     AotLinks links;
     std::vector<GraphRow> rows;
     auto hand_over = [&](std::size_t from, std::size_t to, bool fx) {
         for (std::size_t at = from; at < to; at += batch) {
             rows.clear();
-            for (std::size_t k = at; k < std::min(to, at + batch); ++k)
-                rows.push_back(unread_row(scan.artifacts[files[k]]));
-            if (!fill_rows(scan.root, rows, cancel)) return false;
+            for (std::size_t k = at; k < std::min(to, at + batch); ++k) rows.push_back(row_at(k));
+            if (!fill_rows(root, rows, cancel)) return false;
             for (auto& r : rows) {
                 if (fx) links.apply(r);
                 else links.add(r);
@@ -288,9 +287,46 @@ Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
         rows.clear();
         return true;
     };
-    if (!hand_over(fx_count, files.size(), false) || !hand_over(0, fx_count, true))
-        return make_error(Errc::cancelled, "cancelled", scan.root);
+    if (!hand_over(fx_count, count, false) || !hand_over(0, fx_count, true))
+        return make_error(Errc::cancelled, "cancelled", root.string());
     return ok_status();
+}
+
+}  // namespace
+
+Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel) {
+    // Only the files' indices wait (4 bytes an entry); a batch of rows is made, read, handed over, dropped.
+    const std::vector<std::uint32_t> files = entry_files(scan);
+    const auto first_aot = std::find_if(files.begin(), files.end(), [&scan](std::uint32_t i) {
+        return scan.artifacts[i].category != Category::fxgraph;
+    });
+    const std::size_t fx_count = static_cast<std::size_t>(first_aot - files.begin());
+    return rows_in_batches(
+        scan.root, fx_count, files.size(), [&](std::size_t k) { return unread_row(scan.artifacts[files[k]]); }, batch,
+        take, cancel);
+}
+
+Status for_each_graph_batch(const fs::path& root, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel) {
+    KILN_CHECK(has_graph_dirs(root));
+    // Only the files' relative paths wait (a row is ~800 bytes before it is read, its path ~100).
+    std::vector<std::string> rels;
+    auto add_dir = [&](const fs::path& key_dir) -> Status {
+        KILN_TRY(auto files, key_dir_entries(key_dir));
+        for (const auto& f : files) rels.push_back(fs::relative(f, root).generic_string());
+        return ok_status();
+    };
+    for (const auto& shard : subdirs(root / "fxgraph"))
+        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir(key));
+    const std::size_t fx_count = rels.size();
+    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir(key));
+    return rows_in_batches(
+        root, fx_count, rels.size(),
+        [&](std::size_t k) { return row_of_rel(k < fx_count ? "fxgraph" : "aotautograd", rels[k]); }, batch, take,
+        cancel);
 }
 
 nlohmann::ordered_json to_json(const GraphList& list) {

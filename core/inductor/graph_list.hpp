@@ -72,6 +72,11 @@ Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* c
 Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel = nullptr);
+// The same from a root without a scan: list_graphs(root)'s rows, batched as above (only the entry
+// files' relative paths are held meanwhile).
+Status for_each_graph_batch(const std::filesystem::path& root, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel = nullptr);
 
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.

@@ -1,6 +1,7 @@
 #include "timings/used_by.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "inductor/graph_entry.hpp"
 #include "timings/graph_kernels.hpp"
@@ -13,28 +14,39 @@ namespace kiln::timings {
 Result<int> mark_used_by(const fs::path& root, TimingSet& set, std::size_t max_entries) {
     std::error_code ec;
     if (!fs::is_directory(root / "fxgraph", ec)) return 0;  // a folder of logs: no graphs to join
-    // Names as `ls` gives them (with the trace beside the root when there is one).
-    KILN_TRY(inductor::GraphList list, trace::list_named_graphs(root, std::nullopt));
+    // Names as `ls` gives them (with the trace beside the root when there is one), a batch of rows at a
+    // time: the GUI runs this beside a million-file cache's other jobs, where all 23k rows were 19 MB.
     int marks = 0;
     std::size_t read = 0;
-    for (const auto& row : list.rows) {
-        if (row.kind != "fxgraph" || !row.error.empty()) continue;
-        if (++read > max_entries) break;
-        auto entry = inductor::load_graph_entry(root / row.path);
-        if (!entry.ok()) continue;
-        auto kernels = graph_kernels(root, *entry, &set);
-        if (!kernels.ok()) continue;
-        for (const auto& k : kernels->kernels) {
-            if (!k.autotune) continue;
-            Choice& c = set.ops[k.autotune->op_index].choices[k.autotune->choice_index];
-            GraphUse use{row.key, row.label(), k.ref.name};
-            bool dup = std::any_of(c.used_by.begin(), c.used_by.end(),
-                                   [&](const GraphUse& u) { return u.key == use.key && u.kernel == use.kernel; });
-            if (dup) continue;
-            c.used_by.push_back(std::move(use));
-            ++marks;
-        }
-    }
+    std::atomic<bool> enough{false};  // max_entries read: no further batch is read
+    Status listed = trace::for_each_named_graph_batch(
+        root, std::nullopt, 256,
+        [&](std::vector<inductor::GraphRow>& rows) {
+            for (const auto& row : rows) {
+                if (row.kind != "fxgraph" || !row.error.empty()) continue;
+                if (++read > max_entries) {
+                    enough = true;
+                    return;
+                }
+                auto entry = inductor::load_graph_entry(root / row.path);
+                if (!entry.ok()) continue;
+                auto kernels = graph_kernels(root, *entry, &set);
+                if (!kernels.ok()) continue;
+                for (const auto& k : kernels->kernels) {
+                    if (!k.autotune) continue;
+                    Choice& c = set.ops[k.autotune->op_index].choices[k.autotune->choice_index];
+                    GraphUse use{row.key, row.label(), k.ref.name};
+                    bool dup = std::any_of(c.used_by.begin(), c.used_by.end(), [&](const GraphUse& u) {
+                        return u.key == use.key && u.kernel == use.kernel;
+                    });
+                    if (dup) continue;
+                    c.used_by.push_back(std::move(use));
+                    ++marks;
+                }
+            }
+        },
+        &enough);
+    if (!listed.ok() && !enough) return listed.error();
     return marks;
 }
 

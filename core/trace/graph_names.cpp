@@ -59,22 +59,41 @@ Result<inductor::GraphList> list_named_graphs(const inductor::ScanResult& scan, 
     return list;
 }
 
-Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::optional<fs::path>& trace,
-                                  std::size_t batch,
-                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                                  const std::atomic<bool>* cancel) {
+namespace {
+
+// The trace read first (an unreadable explicit trace fails before any row goes out), then each batch
+// named before `take`.
+template <class Source>
+Status named_batches(const Source& source, const fs::path& root, const std::optional<fs::path>& trace,
+                     std::size_t batch, const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                     const std::atomic<bool>* cancel) {
     std::optional<TraceRun> run;
-    if (std::optional<fs::path> t = trace ? trace : trace_beside(scan.root)) {
+    if (std::optional<fs::path> t = trace ? trace : trace_beside(root)) {
         KILN_TRY(TraceRun read, read_trace_run(*t));
         run = std::move(read);
     }
     return inductor::for_each_graph_batch(
-        scan, batch,
+        source, batch,
         [&](std::vector<inductor::GraphRow>& rows) {
             if (run) name_from_run(rows, *run);
             take(rows);
         },
         cancel);
+}
+
+}  // namespace
+
+Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::optional<fs::path>& trace,
+                                  std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel) {
+    return named_batches(scan, scan.root, trace, batch, take, cancel);
+}
+
+Status for_each_named_graph_batch(const fs::path& root, const std::optional<fs::path>& trace, std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel) {
+    return named_batches(root, root, trace, batch, take, cancel);
 }
 
 }  // namespace kiln::trace

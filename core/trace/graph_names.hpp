@@ -39,5 +39,10 @@ Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::o
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel = nullptr);
+// The same from a root without a scan (inductor::for_each_graph_batch(root, ...)).
+Status for_each_named_graph_batch(const std::filesystem::path& root, const std::optional<std::filesystem::path>& trace,
+                                  std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace kiln::trace

@@ -60,12 +60,14 @@ TEST(GraphList, BatchesHoldTheRowsOfTheWholeList) {
         ASSERT_TRUE(scan.ok());
         auto whole = list_graphs(*scan);
         ASSERT_TRUE(whole.ok()) << whole.error().str();
-        for (std::size_t batch : {1u, 3u, 1000u}) {
-            GraphList aot, fx;
-            std::size_t batches = 0;
-            auto s = for_each_graph_batch(
-                *scan, batch,
-                [&](std::vector<GraphRow>& rows) {
+        auto from_root = list_graphs(root);  // the same rows without a scan
+        ASSERT_TRUE(from_root.ok()) << from_root.error().str();
+        EXPECT_EQ(to_json(*from_root).dump(), to_json(*whole).dump()) << root;
+        for (std::size_t batch : {1u, 3u, 1000u})
+            for (bool kept : {true, false}) {
+                GraphList aot, fx;
+                std::size_t batches = 0;
+                const std::function<void(std::vector<GraphRow>&)> take = [&](std::vector<GraphRow>& rows) {
                     ++batches;
                     EXPECT_LE(rows.size(), batch);
                     EXPECT_FALSE(rows.empty());
@@ -76,17 +78,18 @@ TEST(GraphList, BatchesHoldTheRowsOfTheWholeList) {
                             aot.rows.push_back(std::move(r));
                         }
                     }
-                },
-                nullptr);
-            ASSERT_TRUE(s.ok()) << s.error().str();
-            std::size_t fx_rows = 0;
-            for (const auto& r : whole->rows) fx_rows += r.kind == "fxgraph";
-            const std::size_t aot_rows = whole->rows.size() - fx_rows;
-            EXPECT_EQ(batches, (fx_rows + batch - 1) / batch + (aot_rows + batch - 1) / batch) << batch;
-            GraphList joined = std::move(fx);  // list_graphs' order: fxgraph rows, then aotautograd rows
-            for (auto& r : aot.rows) joined.rows.push_back(std::move(r));
-            EXPECT_EQ(to_json(joined).dump(), to_json(*whole).dump()) << root << ", batches of " << batch;
-        }
+                };
+                auto s = kept ? for_each_graph_batch(*scan, batch, take) : for_each_graph_batch(root, batch, take);
+                ASSERT_TRUE(s.ok()) << s.error().str();
+                std::size_t fx_rows = 0;
+                for (const auto& r : whole->rows) fx_rows += r.kind == "fxgraph";
+                const std::size_t aot_rows = whole->rows.size() - fx_rows;
+                EXPECT_EQ(batches, (fx_rows + batch - 1) / batch + (aot_rows + batch - 1) / batch) << batch;
+                GraphList joined = std::move(fx);  // list_graphs' order: fxgraph rows, then aotautograd rows
+                for (auto& r : aot.rows) joined.rows.push_back(std::move(r));
+                EXPECT_EQ(to_json(joined).dump(), to_json(*whole).dump())
+                    << root << ", batches of " << batch << (kept ? " from a scan" : " from the root");
+            }
     }
 }
 
