@@ -25,8 +25,11 @@ namespace kiln::health::detail {
 class HashSet {
 public:
     void add(std::string_view s) { hashes_.push_back(hash(s)); }
-    void add_hash(std::uint64_t h) { hashes_.push_back(h); }
     std::size_t size() const { return hashes_.size(); }
+    // Not when it repeats the string added last (a run of files sharing a key: one hash for the run).
+    void add_unless_last(std::string_view s) {
+        if (const std::uint64_t h = hash(s); hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
+    }
     void seal();
     bool contains(std::string_view s) const;
     static std::uint64_t hash(std::string_view s);

@@ -1,7 +1,6 @@
 #include "health/check_walk.hpp"
 
 #include <algorithm>
-#include <utility>
 
 #include "portability/portable.hpp"
 
@@ -39,11 +38,9 @@ bool Known::may_be_named(std::string_view rel) {
 
 void Known::add_file(const Artifact& a) {
     if (may_be_named(a.rel_path())) paths.add(a.rel_path());
-    if (a.category == Category::lock || a.key().empty()) return;
     // A kernel dir's files share its key and come one after the other: each run of a key is added once
     // (a million files hold ~230k keys; one a file was 8 MB until seal() sorted the repeats out).
-    const std::uint64_t h = HashSet::hash(a.key());
-    if (std::exchange(last_key, h) != h || keys.size() == 0) keys.add_hash(h);
+    if (a.category != Category::lock && !a.key().empty()) keys.add_unless_last(a.key());
 }
 
 void Known::add_groups(const inductor::ScanResult& scan) {

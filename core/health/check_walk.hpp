@@ -39,7 +39,6 @@ struct Known {
     HashSet kernel_dirs;
     std::set<std::string> devices;
     bool sealed = false;
-    std::uint64_t last_key = 0;  // the previous file's key hash (add_file)
 
     void add_file(const inductor::Artifact& a);
     // Whether a reference can name this relative path: a kernel module (<key[1:3]>/<key>.py), a C++

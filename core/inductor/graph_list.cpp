@@ -11,6 +11,7 @@
 #include "inductor/guard_lookup.hpp"
 #include "util/cpus.hpp"
 #include "util/parallel.hpp"
+#include "util/rel_path.hpp"
 
 namespace kiln::inductor {
 
@@ -64,20 +65,13 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
 
 // An entry file's row before it is read, from its path relative to the root (<...>/<key>/<file>).
 GraphRow row_of_rel(const char* kind, std::string_view rel) {
-    const auto slash = rel.rfind('/');
-    const std::string_view dir = rel.substr(0, slash == std::string_view::npos ? 0 : slash);
+    const std::string_view dir = rel_dir(rel);
     GraphRow r;
     r.kind = kind;
     r.key = std::string(dir.substr(dir.rfind('/') == std::string_view::npos ? 0 : dir.rfind('/') + 1));
-    r.file = std::string(rel.substr(slash == std::string_view::npos ? 0 : slash + 1));
+    r.file = std::string(rel.substr(dir.empty() ? 0 : dir.size() + 1));
     r.path = std::string(rel);
     return r;
-}
-
-Status add_dir_rows(const fs::path& root, const fs::path& key_dir, const char* kind, GraphList& out) {
-    KILN_TRY(auto files, key_dir_entries(key_dir));
-    for (const auto& f : files) out.rows.push_back(row_of_rel(kind, fs::relative(f, root).generic_string()));
-    return ok_status();
 }
 
 Status has_graph_dirs(const fs::path& root) {
@@ -94,6 +88,29 @@ std::vector<fs::path> subdirs(const fs::path& dir) {
     for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
         if (it->is_directory(ec) && it->path().filename().string().front() != '.') out.push_back(it->path());
     std::sort(out.begin(), out.end());
+    return out;
+}
+
+// A root's entry files in list_graphs' order, relative to the root: fxgraph/<xx>/<key>/* by path, then
+// aotautograd/<key>/*.
+struct EntryRels {
+    std::vector<std::string> rels;
+    std::size_t fx_count = 0;
+    GraphRow row(std::size_t k) const { return row_of_rel(k < fx_count ? "fxgraph" : "aotautograd", rels[k]); }
+};
+
+Result<EntryRels> entry_rels(const fs::path& root) {
+    KILN_CHECK(has_graph_dirs(root));
+    EntryRels out;
+    auto add_dir = [&](const fs::path& key_dir) -> Status {
+        KILN_TRY(auto files, key_dir_entries(key_dir));
+        for (const auto& f : files) out.rels.push_back(fs::relative(f, root).generic_string());
+        return ok_status();
+    };
+    for (const auto& shard : subdirs(root / "fxgraph"))
+        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir(key));
+    out.fx_count = out.rels.size();
+    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir(key));
     return out;
 }
 
@@ -245,11 +262,9 @@ std::vector<std::string> guard_symbols(const std::vector<std::string>& component
 }
 
 Result<GraphList> list_graphs(const fs::path& root) {
-    KILN_CHECK(has_graph_dirs(root));
+    KILN_TRY(EntryRels files, entry_rels(root));
     GraphList list;
-    for (const auto& shard : subdirs(root / "fxgraph"))
-        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir_rows(root, key, "fxgraph", list));
-    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir_rows(root, key, "aotautograd", list));
+    for (std::size_t k = 0; k < files.rels.size(); ++k) list.rows.push_back(files.row(k));
     fill_rows(root, list.rows, nullptr);
     link_aot_entries(list);
     return list;
@@ -311,22 +326,10 @@ Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
 Status for_each_graph_batch(const fs::path& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel) {
-    KILN_CHECK(has_graph_dirs(root));
     // Only the files' relative paths wait (a row is ~800 bytes before it is read, its path ~100).
-    std::vector<std::string> rels;
-    auto add_dir = [&](const fs::path& key_dir) -> Status {
-        KILN_TRY(auto files, key_dir_entries(key_dir));
-        for (const auto& f : files) rels.push_back(fs::relative(f, root).generic_string());
-        return ok_status();
-    };
-    for (const auto& shard : subdirs(root / "fxgraph"))
-        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir(key));
-    const std::size_t fx_count = rels.size();
-    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir(key));
+    KILN_TRY(EntryRels files, entry_rels(root));
     return rows_in_batches(
-        root, fx_count, rels.size(),
-        [&](std::size_t k) { return row_of_rel(k < fx_count ? "fxgraph" : "aotautograd", rels[k]); }, batch, take,
-        cancel);
+        root, files.fx_count, files.rels.size(), [&](std::size_t k) { return files.row(k); }, batch, take, cancel);
 }
 
 nlohmann::ordered_json to_json(const GraphList& list) {

@@ -217,7 +217,6 @@ struct ItemFinder {
     ModuleIndex& modules;
     std::vector<std::string>& pgo;
     bool triton_dirs = true;  // an Inductor root: its kernel dirs are triton/<device>/<HASH>/
-    bool side_lists = true;   // false: items only (the modules and PGO profiles are not collected)
     inductor::GroupId dir_group = inductor::kNoGroup;
 
     template <class Item, class File>
@@ -227,7 +226,7 @@ struct ItemFinder {
         auto ends = [&](std::string_view suffix) {
             return rel.size() > suffix.size() && rel.substr(rel.size() - suffix.size()) == suffix;
         };
-        if (side_lists && rel.substr(0, 18) == "dynamo/code_state_" && ends(".pkl")) pgo.emplace_back(rel);
+        if (rel.substr(0, 18) == "dynamo/code_state_" && ends(".pkl")) pgo.emplace_back(rel);
         std::optional<ItemKind> kind;
         switch (a.category) {
             case Category::fxgraph: kind = ItemKind::fx_graph; break;
@@ -237,8 +236,7 @@ struct ItemFinder {
             default: break;
         }
         auto slash = rel.find('/');
-        if (side_lists && ends(".py") && slash != std::string_view::npos &&
-            rel.find('/', slash + 1) == std::string_view::npos)
+        if (ends(".py") && slash != std::string_view::npos && rel.find('/', slash + 1) == std::string_view::npos)
             modules.add(rel.substr(0, slash), rel.substr(slash + 1));
         if (kind) item(*kind, rel, a.key());
         // A kernel dir's files are its direct children, walked one after the other.
@@ -384,19 +382,7 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
         return std::move(report.summary);
     }
     // assess_scan's items by index; the modules beside .best_config files and the PGO profiles as it keeps them.
-    // Counted first: a 1M-file cache has 135k items, and a vector grown by doubling would hold up to twice that.
-    std::size_t count = 0;
-    {
-        ModuleIndex none;
-        std::vector<std::string> no_pgo;
-        ItemFinder counter{none, no_pgo};
-        counter.side_lists = false;
-        for (const auto& a : scan.artifacts)
-            counter.add(
-                a, [&](ItemKind, std::string_view, std::string_view) { ++count; }, [](std::string_view) {});
-    }
     std::vector<TaskRef> refs;
-    refs.reserve(count);
     ModuleIndex modules;
     modules.copy_names = false;  // views of the kept scan's paths
     std::vector<std::string> pgo;
