@@ -1,0 +1,116 @@
+"""A real max-autotune cache with many distinct GEMM autotunings, to check Kiln's answers against
+(issues 40 and 41): a GPT-style block, forward and backward, in bf16 under
+mode="max-autotune-no-cudagraphs", then standalone fp16 ops that torch keys apart only by layout or
+by alpha/beta: bmm of the same sizes with two stride orders, mm of one shape in two layouts, addmm
+and baddbmm with alpha and beta. Torch's AUTOTUNE tables go to stderr; the caller keeps them, with
+TORCH_TRACE and TORCHINDUCTOR_MM_LOGGING_FILE, beside the cache.
+
+usage: python model_cache.py [--dim 384] [--heads 6] [--seq 256] [--batch 4]
+"""
+import argparse
+import json
+import time
+
+import torch
+import torch._inductor.config as cfg
+
+p = argparse.ArgumentParser()
+p.add_argument("--dim", type=int, default=384)
+p.add_argument("--heads", type=int, default=6)
+p.add_argument("--seq", type=int, default=256)
+p.add_argument("--batch", type=int, default=4)
+p.add_argument("--out", default="model_run.json")
+a = p.parse_args()
+
+cfg.max_autotune_gemm_backends = "ATEN,TRITON"
+MODE = "max-autotune-no-cudagraphs"
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.h = h
+        self.ln1 = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.proj = torch.nn.Linear(d, d)
+        self.ln2 = torch.nn.LayerNorm(d)
+        self.fc1 = torch.nn.Linear(d, 4 * d)
+        self.fc2 = torch.nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        hd = d // self.h
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q = q.view(b, t, self.h, hd).transpose(1, 2).reshape(b * self.h, t, hd)
+        k = k.view(b, t, self.h, hd).transpose(1, 2).reshape(b * self.h, t, hd)
+        v = v.view(b, t, self.h, hd).transpose(1, 2).reshape(b * self.h, t, hd)
+        att = torch.bmm(q, k.transpose(1, 2)) * hd**-0.5
+        att = att.softmax(-1)
+        y = torch.bmm(att, v).view(b, self.h, t, hd).transpose(1, 2).reshape(b, t, d)
+        x = x + self.proj(y)
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+def standalone(name, fn, *args):
+    torch._dynamo.reset()
+    t0 = time.time()
+    out = torch.compile(fn, mode=MODE)(*args)
+    torch.cuda.synchronize()
+    return {"name": name, "seconds": round(time.time() - t0, 2), "shape": list(out.shape), "dtype": str(out.dtype)}
+
+
+def bmm_nn(x, y):
+    return torch.bmm(x, y)
+
+
+def bmm_nt(x, yt):  # the same sizes, the second operand transposed: other strides, another autotuning
+    return torch.bmm(x, yt.transpose(1, 2))
+
+
+def mm_plain(x, w):
+    return x @ w
+
+
+def mm_t(x, wt):
+    return x @ wt.t()
+
+
+def addmm_ab(b, x, w):
+    return torch.addmm(b, x, w, beta=0.5, alpha=2.0)
+
+
+def baddbmm_ab(b, x, y):
+    return torch.baddbmm(b, x, y, beta=0.25, alpha=1.5)
+
+
+torch.manual_seed(0)
+results = []
+t0 = time.time()
+m = Block(a.dim, a.heads).cuda().to(torch.bfloat16)
+x = torch.randn(a.batch, a.seq, a.dim, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+f = torch.compile(m, mode=MODE)
+y = f(x)
+y.float().pow(2).mean().backward()
+torch.cuda.synchronize()
+results.append({"name": "block_bf16_fwd_bwd", "seconds": round(time.time() - t0, 2)})
+
+h = torch.float16
+dev = "cuda"
+results.append(standalone("bmm_nn_f16", bmm_nn, torch.randn(32, 128, 128, device=dev, dtype=h),
+                          torch.randn(32, 128, 64, device=dev, dtype=h)))
+results.append(standalone("bmm_nt_f16", bmm_nt, torch.randn(32, 128, 128, device=dev, dtype=h),
+                          torch.randn(32, 64, 128, device=dev, dtype=h)))
+results.append(standalone("mm_plain_f16", mm_plain, torch.randn(1024, 1024, device=dev, dtype=h),
+                          torch.randn(1024, 256, device=dev, dtype=h)))
+results.append(standalone("mm_t_f16", mm_t, torch.randn(1024, 1024, device=dev, dtype=h),
+                          torch.randn(256, 1024, device=dev, dtype=h)))
+results.append(standalone("addmm_ab_f16", addmm_ab, torch.randn(1024, 512, device=dev, dtype=h),
+                          torch.randn(1024, 768, device=dev, dtype=h), torch.randn(768, 512, device=dev, dtype=h)))
+results.append(standalone("baddbmm_ab_f16", baddbmm_ab, torch.randn(16, 256, 128, device=dev, dtype=h),
+                          torch.randn(16, 256, 64, device=dev, dtype=h), torch.randn(16, 64, 128, device=dev, dtype=h)))
+
+info = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "args": vars(a),
+        "total_seconds": round(time.time() - t0, 2), "results": results}
+with open(a.out, "w") as fh:
+    json.dump(info, fh, indent=1)
+print(json.dumps(info), flush=True)
