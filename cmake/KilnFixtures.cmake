@@ -9,7 +9,12 @@ set(KILN_FIXTURE_ARCHIVES
   "two:inductor-two-entries-torch2.11.tar.xz"
   "h100h200:inductor-h100-then-h200-torch2.11.tar.xz"
   "pgo:inductor-pgo-torch2.11.tar.xz")
-foreach(pair IN LISTS KILN_FIXTURE_ARCHIVES)
+# Caches Kiln's own sessions made on the GPU machine (bench/gpu/model_cache.sh), trimmed to what the
+# tests read; not in ../shared, so not compared with it. tests/data/README.md says what each holds.
+set(KILN_OWN_FIXTURE_ARCHIVES
+  "model:model-h100-torch2.11.tar.xz"
+  "ranks:ranks-h100x4-torch2.11.tar.xz")
+foreach(pair IN LISTS KILN_FIXTURE_ARCHIVES KILN_OWN_FIXTURE_ARCHIVES)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 name)
   list(GET pair 1 archive)
