@@ -30,6 +30,9 @@ std::string problem_key(const Op& op) {
     std::string k = op.op + "|" + op.precision + "|";
     for (const auto& s : op.sizes) k += s + ",";
     if (op.sizes.empty()) k += op.inputs;
+    // The same sizes in another layout are another autotuning; row-major strides need not be known.
+    if (!contiguous_inputs(op))
+        for (const auto& s : op.strides) k += "@" + s;
     return k;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <regex>
 
 #include "timings/choice_name.hpp"
@@ -45,20 +46,114 @@ std::vector<std::string> name_ops(const std::string& name) {
     return out;
 }
 
-// "M = 512", "N = 512", "K = 512" in a template's body -> {"512x512", "512x512"} (A is MxK, B is KxN).
-std::vector<std::string> template_problem(const std::string& text) {
-    std::smatch m;
-    std::string M, N, K;
-    static const std::regex dim(R"(\n\s+([MNK]) = (\d+)\n)");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), dim); it != std::sregex_iterator(); ++it) {
-        std::string d = (*it)[1], v = (*it)[2];
-        if (d == "M" && M.empty()) M = v;
-        if (d == "N" && N.empty()) N = v;
-        if (d == "K" && K.empty()) K = v;
-    }
-    if (M.empty() || N.empty() || K.empty()) return {};
-    return {M + "x" + K, K + "x" + N};
+// The dtype a Triton signature names ("*bf16") as the timing cache writes it ("bfloat16"); "" when unknown.
+std::string torch_dtype_of_triton(std::string_view t) {
+    if (!t.empty() && t.front() == '*') t.remove_prefix(1);
+    static const std::pair<std::string_view, std::string_view> names[] = {
+        {"bf16", "bfloat16"},    {"fp16", "float16"}, {"fp32", "float32"},
+        {"fp64", "float64"},     {"i8", "int8"},      {"u8", "uint8"},
+        {"i32", "int32"},        {"i64", "int64"},    {"fp8e4nv", "float8_e4m3fn"},
+        {"fp8e5", "float8_e5m2"}};
+    for (const auto& [k, v] : names)
+        if (t == k) return std::string(v);
+    return {};
 }
+
+// The value of `'NAME': '` ... `'` in a module's signature dict, e.g. arg_A's "*bf16".
+std::string signature_type(const std::string& text, const std::string& name) {
+    const std::string needle = "'" + name + "': '";
+    std::size_t at = text.find(needle);
+    if (at == std::string::npos) return {};
+    at += needle.size();
+    std::size_t end = text.find('\'', at);
+    if (end == std::string::npos || end - at > 32) return {};
+    return text.substr(at, end - at);
+}
+
+}  // namespace
+
+TemplateProblem template_problem(const std::string& text) {
+    TemplateProblem p;
+    std::map<std::string, std::string> v;
+    // Lines "    M = 512", "    stride_am = 512" in the template's body; scanned by hand (a module is
+    // input-sized text) and only the first of each name counts.
+    std::size_t pos = 0, lines = 0;
+    while (pos < text.size() && ++lines < 200000) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        std::string_view line(text.data() + pos, end - pos);
+        pos = end + 1;
+        std::size_t i = line.find_first_not_of(" \t");
+        if (i == std::string_view::npos || i == 0) continue;
+        line.remove_prefix(i);
+        std::size_t eq = line.find(" = ");
+        if (eq == std::string_view::npos || eq > 16) continue;
+        std::string_view name = line.substr(0, eq), value = line.substr(eq + 3);
+        bool known = name == "M" || name == "N" || name == "K" || name.rfind("stride_", 0) == 0;
+        if (!known || value.empty() || value.size() > 20 ||
+            value.find_first_not_of("0123456789") != std::string_view::npos)
+            continue;
+        v.emplace(std::string(name), std::string(value));
+    }
+    auto get = [&](const char* n) {
+        auto it = v.find(n);
+        return it == v.end() ? std::string() : it->second;
+    };
+    const std::string M = get("M"), N = get("N"), K = get("K");
+    if (!M.empty() && !N.empty() && !K.empty()) {
+        p.a_size = M + "x" + K;
+        p.b_size = K + "x" + N;
+    }
+    const std::string am = get("stride_am"), ak = get("stride_ak"), bk = get("stride_bk"), bn = get("stride_bn");
+    if (!am.empty() && !ak.empty() && !bk.empty() && !bn.empty()) {
+        const std::string aq = get("stride_aq"), bq = get("stride_bq");
+        p.a_stride = (aq.empty() ? "" : aq + "x") + am + "x" + ak;
+        p.b_stride = (bq.empty() ? "" : bq + "x") + bk + "x" + bn;
+    }
+    p.a_dtype = torch_dtype_of_triton(signature_type(text, "arg_A"));
+    p.b_dtype = torch_dtype_of_triton(signature_type(text, "arg_B"));
+    return p;
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+    return tail.size() <= s.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0 &&
+           (tail.size() == s.size() || s[s.size() - tail.size() - 1] == 'x');
+}
+
+// "1024x384 bfloat16, 384x384 bfloat16" -> the dtype of input i ("" when not said).
+std::string input_dtype(const std::string& inputs, std::size_t i) {
+    std::size_t start = 0;
+    for (std::size_t n = 0; n < i; ++n) {
+        start = inputs.find(", ", start);
+        if (start == std::string::npos) return {};
+        start += 2;
+    }
+    std::size_t end = inputs.find(',', start);
+    std::string part = inputs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::size_t sp = part.find(' ');
+    if (sp == std::string::npos) return {};
+    std::size_t word = part.find(' ', sp + 1);  // "8x8 float16 strides 1x8": the dtype alone
+    return part.substr(sp + 1, word == std::string::npos ? std::string::npos : word - sp - 1);
+}
+
+}  // namespace
+
+bool problem_fits(const TemplateProblem& p, const Op& op) {
+    const std::size_t n = op.sizes.size();
+    if (n < 2) return p.a_size.empty();
+    if (!p.a_size.empty() && !(ends_with(op.sizes[n - 2], p.a_size) && ends_with(op.sizes[n - 1], p.b_size)))
+        return false;
+    if (!p.a_stride.empty() && op.strides.size() == n) {
+        // The template writes the batch stride only for bmm; compare what it writes, from the end.
+        if (!ends_with(op.strides[n - 2], p.a_stride) || !ends_with(op.strides[n - 1], p.b_stride)) return false;
+    }
+    auto differ = [](const std::string& a, const std::string& b) { return !a.empty() && !b.empty() && a != b; };
+    return !differ(p.a_dtype, input_dtype(op.inputs, n - 2)) && !differ(p.b_dtype, input_dtype(op.inputs, n - 1));
+}
+
+namespace {
 
 // The .best_config beside a kernel module that belongs to it: the only module of its folder owns
 // every config there; otherwise the config's triton_cache_hash names the Triton dir of this kernel.
@@ -104,15 +199,12 @@ std::string entry_device(const inductor::GraphEntry& entry) {
 }  // namespace
 
 std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const std::string& op_name, const ojson& params,
-                                                  const std::vector<std::string>& problem, const std::string& device) {
+                                                  const TemplateProblem& problem, const std::string& device) {
     std::optional<AutotuneMatch> best;
     const nlohmann::json want = without_hints(params);
     for (std::size_t oi = 0; oi < set.ops.size(); ++oi) {
         const Op& op = set.ops[oi];
-        if (op.op != op_name) continue;
-        if (problem.size() == 2 && op.sizes.size() >= 2 &&
-            !std::equal(problem.begin(), problem.end(), op.sizes.end() - 2))
-            continue;
+        if (op.op != op_name || !problem_fits(problem, op)) continue;
         for (std::size_t ci = 0; ci < op.choices.size(); ++ci) {
             const Choice& c = op.choices[ci];
             if (c.name.rfind("triton_", 0) != 0 || without_hints(c.params) != want) continue;
@@ -183,13 +275,13 @@ Result<GraphKernels> graph_kernels(const fs::path& root, const inductor::GraphEn
         if (ref.triton_category() == "template" && !k.module_path.empty()) {
             std::vector<std::string> ops = name_ops(ref.name);
             for (const auto& o : ops) {
-                if (o != "mm" && o != "addmm" && o != "bmm" && o != "convolution") continue;
+                if (o != "mm" && o != "addmm" && o != "bmm" && o != "baddbmm" && o != "convolution") continue;
                 for (const auto& f : ops)
                     if (f != o) k.fused_ops.push_back(f);
                 if (!set) break;
                 auto text = read_text_file(k.module_path);
-                k.autotune = find_template_choice(*set, o, k.params,
-                                                  text ? template_problem(*text) : std::vector<std::string>{}, device);
+                k.autotune =
+                    find_template_choice(*set, o, k.params, text ? template_problem(*text) : TemplateProblem{}, device);
                 if (!k.autotune) k.note = "no autotune row with this config (timing cache missing or rewritten)";
                 break;
             }

@@ -57,11 +57,23 @@ struct GraphKernels {
 Result<GraphKernels> graph_kernels(const std::filesystem::path& root, const inductor::GraphEntry& entry,
                                    const TimingSet* set);
 
-// The choice of `set` that a template kernel module's config came from (same params, same M/N/K);
-// prefers ops on `device` when given.
+// What a GEMM template kernel's module says of the problem it was generated for: "M = 1024",
+// "stride_am = 384", ... in its body and arg_A's "*bf16" in its signature. Empty fields where the
+// module does not say (symbolic sizes).
+struct TemplateProblem {
+    std::string a_size, b_size;      // "MxK", "KxN"
+    std::string a_stride, b_stride;  // "am x ak" ("aq x am x ak" for bmm), "bk x bn"
+    std::string a_dtype, b_dtype;    // "bfloat16"
+};
+TemplateProblem template_problem(const std::string& module_text);
+// Whether `op` (its last two inputs: A and B) is the problem the module was generated for.
+bool problem_fits(const TemplateProblem& p, const Op& op);
+
+// The choice of `set` that a template kernel module's config came from: same params, and the op the
+// module's sizes, strides and dtypes describe (never another op of the same kind that happens to have
+// a choice of that config); prefers ops on `device` when given.
 std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const std::string& op_name,
-                                                  const nlohmann::ordered_json& params,
-                                                  const std::vector<std::string>& problem_sizes,
+                                                  const nlohmann::ordered_json& params, const TemplateProblem& problem,
                                                   const std::string& device);
 
 // What autotuning decided and why this kernel runs, in one sentence for every front end: "autotune of

@@ -32,7 +32,8 @@ std::vector<std::string> dtypes_of(const std::string& inputs) {
         while (!part.empty() && part.front() == ' ') part.erase(part.begin());
         std::size_t sp = part.find(' ');
         if (sp == std::string::npos) return {};
-        out.push_back(part.substr(sp + 1));
+        std::size_t end = part.find(' ', sp + 1);  // "8x8 float16 strides 1x8": the dtype alone
+        out.push_back(part.substr(sp + 1, end == std::string::npos ? std::string::npos : end - sp - 1));
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
@@ -86,9 +87,38 @@ std::vector<int> match_choices(const Op& a, const Op& b) {
     return out;
 }
 
+bool from_mm_log(const Op& op) { return !op.mm_log_key.empty(); }
+bool mm_family(const std::string& op) { return op.find("mm") != std::string::npos; }
+
+// Same name, or an mm log's unnamed record and an op of the mm family whose (M, K, N) it is.
+bool same_op_name(const Op& a, const Op& b) {
+    if (from_mm_log(a) && from_mm_log(b)) return a.mm_log_key == b.mm_log_key;
+    if (from_mm_log(a) || from_mm_log(b)) {
+        const Op& log = from_mm_log(a) ? a : b;
+        const Op& named = from_mm_log(a) ? b : a;
+        if (!mm_family(named.op)) return false;
+        // A dynamic graph's record is symbolic ("s97"): only its numbers must agree, the times decide.
+        const auto key = mm_log_key_of(named);
+        if (key.size() != log.mm_log_key.size()) return false;
+        for (std::size_t i = 0; i < key.size(); ++i)
+            if (all_digits(log.mm_log_key[i]) && log.mm_log_key[i] != key[i]) return false;
+        return true;
+    }
+    return a.op == b.op;
+}
+
+// One file's two ops are two autotunings (a stderr log of one process prints a table per key, and the
+// same sizes come twice when the layouts differ): an op never absorbs a second op of a source it has.
+bool has_source(const Op& a, const std::string& source) {
+    return a.source == source || std::find(a.also_from.begin(), a.also_from.end(), source) != a.also_from.end();
+}
+
 // Whether `b` is the op `a` describes (see the header), and if so which choices are whose.
 std::optional<std::vector<int>> joins(const Op& a, const Op& b) {
-    if (a.op != b.op || conflict(a.precision, b.precision) || conflict(a.device, b.device)) return std::nullopt;
+    if (!same_op_name(a, b) || conflict(a.precision, b.precision) || conflict(a.device, b.device)) return std::nullopt;
+    if (has_source(a, b.source)) return std::nullopt;
+    // Torch keys an autotuning by layout too: the same sizes with other strides are another op.
+    if (!a.strides.empty() && !b.strides.empty() && a.strides != b.strides) return std::nullopt;
     const bool sized = concrete(a.sizes) && concrete(b.sizes);
     if (sized && a.sizes != b.sizes) return std::nullopt;
     auto da = dtypes_of(a.inputs), db = dtypes_of(b.inputs);
@@ -140,6 +170,14 @@ void merge_choice(Choice& a, Choice b) {
 void merge_op(Op& a, Op b, const std::vector<int>& match) {
     if (b.source != a.source && std::find(a.also_from.begin(), a.also_from.end(), b.source) == a.also_from.end())
         a.also_from.push_back(b.source);
+    if (from_mm_log(a) && !from_mm_log(b)) {  // the named op says what the mm log's record was
+        a.op = b.op;
+        a.inputs = b.inputs;
+        a.sizes = b.sizes;
+        a.strides = b.strides;
+    }
+    a.mm_log_key.clear();
+    if (a.strides.empty()) a.strides = b.strides;
     if (a.device.empty()) a.device = b.device;
     if (a.precision.empty()) a.precision = b.precision;
     if (dtypes_of(a.inputs).empty() && !dtypes_of(b.inputs).empty()) a.inputs = b.inputs;
@@ -213,17 +251,31 @@ void join_sources(TimingSet& set) {
             out.push_back(std::move(op));
             continue;
         }
-        auto& same_name = by_name[op.op];
+        // Candidates: ops of the same name; for an mm log's record, every op of the mm family (and for a
+        // named op of that family, the mm log's records not yet joined).
+        std::vector<std::size_t> candidates;
+        for (const auto& [name, idx] : by_name) {
+            bool fits =
+                name == op.op || (from_mm_log(op) && mm_family(name)) || (name == "mm_family" && mm_family(op.op));
+            if (fits) candidates.insert(candidates.end(), idx.begin(), idx.end());
+        }
+        std::sort(candidates.begin(), candidates.end());
         bool merged = false;
-        for (std::size_t i : same_name) {
+        for (std::size_t i : candidates) {
             if (auto match = joins(out[i], op)) {
+                const std::string before = out[i].op;
                 merge_op(out[i], std::move(op), *match);
+                if (out[i].op != before) {  // an mm log's record now has its op's name
+                    auto& old_list = by_name[before];
+                    old_list.erase(std::remove(old_list.begin(), old_list.end(), i), old_list.end());
+                    by_name[out[i].op].push_back(i);
+                }
                 merged = true;
                 break;
             }
         }
         if (merged) continue;
-        same_name.push_back(out.size());
+        by_name[op.op].push_back(out.size());
         out.push_back(std::move(op));
     }
     set.ops = std::move(out);

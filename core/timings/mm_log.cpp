@@ -44,18 +44,15 @@ Result<MmLog> parse_mm_log(const std::string& text, const std::string& origin) {
             continue;
         }
         if (!it->is_array()) continue;
-        // "(M, K, N)": A is MxK, B is KxN, written as the stderr log and the timing cache do.
+        // torch writes (M, K, N) as the second-to-last input's first two sizes and the last input's last
+        // size, and not the op's name: (B, M, N) for bmm. join_sources finds the op it describes.
         std::string shape = trim(it.key());
         auto dims = split_top_level(shape.size() >= 2 ? std::string_view(shape).substr(1, shape.size() - 2) : "", ',');
         Op op;
-        op.op = "mm";
+        op.op = "mm_family";
         op.source = origin;
-        if (dims.size() == 3) {
-            op.sizes = {dims[0] + "x" + dims[1], dims[1] + "x" + dims[2]};
-            op.inputs = op.sizes[0] + ", " + op.sizes[1];
-        } else {
-            op.inputs = shape;
-        }
+        op.inputs = shape;
+        if (dims.size() == 3) op.mm_log_key = dims;
         int triton_index = 0;
         for (const auto& c : *it)
             if (c.is_object()) op.choices.push_back(mm_choice(c, triton_index));

@@ -21,7 +21,7 @@ std::string text_of(const J& rec, const char* key) {
 
 struct Header {
     std::string op, inputs, precision;
-    std::vector<std::string> sizes;
+    std::vector<std::string> sizes, strides;
 };
 
 Header header_of(const J& rec) {
@@ -29,7 +29,7 @@ Header header_of(const J& rec) {
     h.op = text_of(rec, "op");
     h.precision = text_of(rec, "precision");
     h.inputs = text_of(rec, "inputs_key");
-    if (auto keys = parse_inputs_key(h.inputs); keys.ok()) h.inputs = describe_inputs(*keys, &h.sizes);
+    if (auto keys = parse_inputs_key(h.inputs); keys.ok()) h.inputs = describe_inputs(*keys, &h.sizes, &h.strides);
     return h;
 }
 
@@ -94,6 +94,7 @@ SessionTimings parse_session_log(const std::string& text, const std::string& ori
             op.op = h.op;
             op.inputs = h.inputs;
             op.sizes = h.sizes;
+            op.strides = h.strides;
             op.precision = h.precision;
             op.device = device;
             op.source = origin;

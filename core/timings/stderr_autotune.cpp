@@ -53,8 +53,12 @@ struct Parser {
         pending_failures.clear();
         if (!dtypes.empty()) {
             std::string inputs;
-            for (size_t i = 0; i < current->sizes.size(); ++i)
+            for (size_t i = 0; i < current->sizes.size(); ++i) {
                 inputs += (i ? ", " : "") + current->sizes[i] + (i < dtypes.size() ? " " + dtypes[i] : "");
+                // As the timing cache's op says it (describe_inputs): a transposed operand is another op.
+                if (i < current->strides.size() && !row_major(current->sizes[i], current->strides[i]))
+                    inputs += " strides " + current->strides[i];
+            }
             current->inputs = inputs;
         }
         dtypes.clear();
@@ -94,7 +98,19 @@ struct Parser {
             op.source = origin;
             current = std::move(op);
         } else if (current && l.rfind("strides: ", 0) == 0) {
-            // kept for the human form only through dtypes; strides can be symbolic here
+            // "[65536, 256, 1], [16384, 64, 1]": torch keys an autotuning by layout, so two tables of the
+            // same sizes are told apart here. Symbolic strides (dynamic shapes) are left out.
+            std::vector<std::string> strides;
+            for (const auto& part : split_top_level(l.substr(9), ',')) {
+                std::string t = trim(part);
+                if (t.size() < 2 || t.front() != '[' || t.back() != ']') break;
+                std::string dims;
+                for (const auto& d : split_top_level(std::string_view(t).substr(1, t.size() - 2), ','))
+                    dims += (dims.empty() ? "" : "x") + trim(d);
+                if (dims.find_first_not_of("0123456789x") != std::string::npos) break;
+                strides.push_back(dims);
+            }
+            if (strides.size() == current->sizes.size()) current->strides = std::move(strides);
         } else if (current && l.rfind("dtypes: ", 0) == 0) {
             for (auto d : split_list(l.substr(8))) dtypes.push_back(d.rfind("torch.", 0) == 0 ? d.substr(6) : d);
         } else if (current && std::regex_match(l, m, choice)) {

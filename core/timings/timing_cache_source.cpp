@@ -20,14 +20,19 @@ bool looks_like_timing_cache_path(const fs::path& path) {
            std::all_of(name.begin(), name.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
 
-std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std::string>* sizes) {
+std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std::string>* sizes,
+                            std::vector<std::string>* strides) {
     std::string s;
     for (const auto& k : keys) {
-        std::string dims;
+        std::string dims, st;
         for (const auto& d : k.sizes) dims += (dims.empty() ? "" : "x") + d;
+        for (const auto& d : k.strides) st += (st.empty() ? "" : "x") + d;
         if (sizes) sizes->push_back(dims);
+        if (strides) strides->push_back(st);
         if (!s.empty()) s += ", ";
         s += dims + " " + k.dtype;
+        // Torch keys an autotuning by layout too: a transposed operand is another op, and says so.
+        if (!st.empty() && !row_major(dims, st)) s += " strides " + st;
     }
     return s;
 }
@@ -56,15 +61,16 @@ static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const 
         if (!op_it->is_object()) continue;  // e.g. "base mm time: ..." floats beside the ops
         for (auto in_it = op_it->begin(); in_it != op_it->end(); ++in_it) {
             if (!in_it->is_object()) continue;
-            std::vector<std::string> sizes;
+            std::vector<std::string> sizes, strides;
             std::string inputs = in_it.key();
-            if (auto keys = parse_inputs_key(in_it.key()); keys.ok()) inputs = describe_inputs(*keys, &sizes);
+            if (auto keys = parse_inputs_key(in_it.key()); keys.ok()) inputs = describe_inputs(*keys, &sizes, &strides);
             for (auto pr_it = in_it->begin(); pr_it != in_it->end(); ++pr_it) {
                 if (!pr_it->is_object()) continue;
                 Op op;
                 op.op = op_it.key();
                 op.inputs = inputs;
                 op.sizes = sizes;
+                op.strides = strides;
                 op.precision = pr_it.key();
                 op.device = out.device;
                 op.source = origin;

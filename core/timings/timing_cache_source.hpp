@@ -27,6 +27,7 @@ Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::s
 // "<64 hex>" inside a folder named "cache".
 bool looks_like_timing_cache_path(const std::filesystem::path& path);
 // Human form of an inputs key: "512x512 float16, 512x512 float16"; fills `sizes`.
-std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std::string>* sizes);
+std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std::string>* sizes,
+                            std::vector<std::string>* strides = nullptr);
 
 }  // namespace kiln::timings

@@ -61,7 +61,54 @@ std::optional<double> percent_of_best(const Op& op, const Choice& c) {
     return 100.0 * *best->ms / *c.ms;
 }
 
-bool same_problem(const Op& a, const Op& b) { return a.op == b.op && !a.sizes.empty() && a.sizes == b.sizes; }
+bool same_problem(const Op& a, const Op& b) {
+    if (a.op != b.op || a.sizes.empty() || a.sizes != b.sizes) return false;
+    return a.strides.empty() || b.strides.empty() || a.strides == b.strides;
+}
+
+namespace {
+std::vector<std::string> split_dims(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= s.size() && out.size() < 64) {
+        std::size_t x = s.find('x', start);
+        out.push_back(s.substr(start, x == std::string::npos ? std::string::npos : x - start));
+        if (x == std::string::npos) break;
+        start = x + 1;
+    }
+    return out;
+}
+}  // namespace
+
+std::vector<std::string> mm_log_key_of(const Op& op) {
+    if (op.sizes.size() < 2) return {};
+    auto a = split_dims(op.sizes[op.sizes.size() - 2]), b = split_dims(op.sizes.back());
+    if (a.size() < 2 || b.empty()) return {};
+    return {a[0], a[1], b.back()};
+}
+
+bool row_major(const std::string& sizes, const std::string& strides) {
+    auto sz = split_dims(sizes), st = split_dims(strides);
+    if (sz.size() != st.size()) return false;
+    long long expect = 1;
+    for (std::size_t d = sz.size(); d-- > 0;) {
+        long long n = 0, stride = 0;
+        for (char ch : sz[d]) n = (ch >= '0' && ch <= '9' && n >= 0 && n < (1ll << 40)) ? n * 10 + (ch - '0') : -1;
+        for (char ch : st[d])
+            stride = (ch >= '0' && ch <= '9' && stride >= 0 && stride < (1ll << 40)) ? stride * 10 + (ch - '0') : -1;
+        if (n < 0 || stride < 0) return false;
+        if (n != 1 && stride != expect) return false;  // a size-1 dim's stride is free
+        expect *= n;
+    }
+    return true;
+}
+
+bool contiguous_inputs(const Op& op) {
+    if (op.strides.size() != op.sizes.size()) return true;  // unknown: nothing to say
+    for (std::size_t i = 0; i < op.sizes.size(); ++i)
+        if (!row_major(op.sizes[i], op.strides[i])) return false;
+    return true;
+}
 
 std::string describe_bad_time(const nlohmann::ordered_json& v) {
     if (v.is_null()) return "NaN";
@@ -139,6 +186,7 @@ nlohmann::ordered_json to_json(const TimingSet& set) {
         }
         ops.push_back(J{{"op", op.op},
                         {"inputs", op.inputs},
+                        {"strides", op.strides},
                         {"precision", op.precision},
                         {"device", op.device},
                         {"choices", std::move(choices)},

@@ -64,7 +64,22 @@ struct Op {
     std::vector<std::string> also_from{};  // other files describing the same op (join_sources)
     // Sizes of each input ("512x512"), for matching the same op across sources and devices.
     std::vector<std::string> sizes;
+    // Strides of each input ("512x1"), where the source says (the timing cache's key does; a stderr
+    // table does not): torch keys one autotuning per layout, so two ops of the same sizes and other
+    // strides stay two ops.
+    std::vector<std::string> strides{};
+    // An mm log's record names no op: only torch's (M, K, N) of it, taken as the second-to-last
+    // input's first two sizes and the last input's last size (so (B, M, N) for bmm). Set on such ops,
+    // whose `op` is then "mm_family" until join_sources finds the op it describes.
+    std::vector<std::string> mm_log_key{};
 };
+
+// The (M, K, N) torch's mm log would write for `op` (see Op::mm_log_key); {} when its sizes do not say.
+std::vector<std::string> mm_log_key_of(const Op& op);
+// Whether sizes "32x128x64" with strides "8192x64x1" are row-major (a size-1 dim's stride is free).
+bool row_major(const std::string& sizes, const std::string& strides);
+// Whether every input of `op` is laid out row-major (so its strides need no mention).
+bool contiguous_inputs(const Op& op);
 
 struct TimingSet {
     std::vector<Source> sources;

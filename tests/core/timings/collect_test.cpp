@@ -93,7 +93,8 @@ TEST(Collect, JsonSchemaIsExactlyTheDocumentedOne) {
     for (auto& [k, v] : j["ops"][0].items()) op_keys.push_back(k);
     for (auto& [k, v] : j["ops"][0]["choices"][0].items()) choice_keys.push_back(k);
     EXPECT_EQ(top, (std::vector<std::string>{"sources", "ops"}));
-    EXPECT_EQ(op_keys, (std::vector<std::string>{"op", "inputs", "precision", "device", "choices", "best", "sources"}));
+    EXPECT_EQ(op_keys, (std::vector<std::string>{"op", "inputs", "strides", "precision", "device", "choices", "best",
+                                                 "sources"}));
     EXPECT_EQ(choice_keys, (std::vector<std::string>{"choice", "ms", "params", "percent_of_best", "aliases", "sources",
                                                      "used_by", "used_by_graphs"}));
     EXPECT_TRUE(j["ops"][0]["choices"][1]["params"].is_object());

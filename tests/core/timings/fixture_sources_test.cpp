@@ -56,11 +56,14 @@ TEST(MmLog, ReadsRecordsAndInvokes) {
     ASSERT_TRUE(log.ok()) << log.error().str();
     EXPECT_EQ(log->invokes.size(), 8u);
     ASSERT_EQ(log->ops.size(), 2u);
-    EXPECT_EQ(log->ops[0].inputs, "512x512, 512x512");
+    // The record names no op, only torch's (M, K, N): join_sources finds the op it describes.
+    EXPECT_EQ(log->ops[0].op, "mm_family");
+    EXPECT_EQ(log->ops[0].inputs, "(512, 512, 512)");
+    EXPECT_EQ(log->ops[0].mm_log_key, (std::vector<std::string>{"512", "512", "512"}));
     EXPECT_EQ(log->ops[0].choices.size(), 20u);
     EXPECT_EQ(log->ops[0].choices[0].name, "cublas");
     EXPECT_EQ(log->ops[0].choices[1].name, "triton#0");
-    EXPECT_EQ(log->ops[1].sizes, (std::vector<std::string>{"s97xs52", "s52xs20"}));
+    EXPECT_EQ(log->ops[1].mm_log_key, (std::vector<std::string>{"s97", "s52", "s20"}));
     EXPECT_EQ(log->ops[1].choices.size(), 21u);
 }
 
