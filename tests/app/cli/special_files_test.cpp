@@ -6,6 +6,8 @@
 
 #include <sys/stat.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -57,6 +59,29 @@ TEST_F(CliSpecialFiles, EveryCommandRefusesAFifoAtOnce) {
              {"autotune", f},
          })
         expect_clear_error(args);
+}
+
+// Issue 42, item 2: a FIFO in place of a kernel dir's `.ptx` (or `.source`) hung `retune --list` in open.
+// The FIFO counts as no file: each kernel still has its cubin, so the listing is whole.
+TEST_F(CliSpecialFiles, RetuneListDoesNotBlockOnAFifoInAKernelDir) {
+    const fs::path root = dir.path() / "root";
+    fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
+    int fifos = 0;
+    for (const auto& key : fs::directory_iterator(root / "triton" / "0")) {
+        const fs::path file = key.path() / (fifos % 2 ? "triton_mm.source" : "triton_mm.ptx");
+        fs::remove(file);
+        ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0) << file;
+        if (++fifos == 4) break;
+    }
+    auto r = run_command({"timeout", "-s", "KILL", "20", kiln::test::cli_path(), "retune", root.string(), "--list",
+                          "--arch", "90", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << "(137: hung)\n" << r.err;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << r.out.substr(0, 2000);
+    int runnable = 0;
+    for (const auto& op : j["ops"])
+        for (const auto& c : op["choices"]) runnable += c["runnable"].get<bool>() ? 1 : 0;
+    EXPECT_EQ(runnable, 41) << r.out.substr(0, 2000);  // as without the FIFOs
 }
 
 // A FIFO where the timing cache file belongs (cache/<hash>): `timings` of the root and `env --from`
