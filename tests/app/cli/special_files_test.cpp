@@ -57,8 +57,34 @@ TEST_F(CliSpecialFiles, EveryCommandRefusesAFifoAtOnce) {
              {"env", "--from", f},
              {"portable", root, "--target", f},
              {"autotune", f},
+             {"startup", f},  // issue 42, item 3: it hung in std::ifstream's open
          })
         expect_clear_error(args);
+}
+
+// /proc/self/io's rchar: the bytes read so far by this process and the children it has reaped (the
+// kernel adds a reaped child's I/O to its parent's).
+long long bytes_read_with_children() {
+    std::ifstream io("/proc/self/io");
+    std::string key;
+    long long value = 0;
+    while (io >> key >> value)
+        if (key == "rchar:") return value;
+    return -1;
+}
+
+// Issue 42, item 3: `startup /dev/zero` read a 1 GB first line (8 GB without a memory limit) before the
+// log reader refused it, as `timeline` and `misses` refuse it at once. Now nothing is read from it: the
+// bytes kiln-cli read, counted by the kernel, stay far below that (a kill at 20 s fails on the exit status).
+TEST_F(CliSpecialFiles, StartupRefusesDevZeroWithoutReadingIt) {
+    const long long before = bytes_read_with_children();
+    ASSERT_GE(before, 0) << "no /proc/self/io";
+    auto r = run_command({"timeout", "-s", "KILL", "20", kiln::test::cli_path(), "startup", "/dev/zero"});
+    const long long read = bytes_read_with_children() - before;
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("character device"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("/dev/zero"), std::string::npos) << r.err;
+    EXPECT_LT(read, 64ll << 20) << "bytes read by kiln-cli startup /dev/zero";
 }
 
 // Issue 42, item 2: a FIFO in place of a kernel dir's `.ptx` (or `.source`) hung `retune --list` in open.
