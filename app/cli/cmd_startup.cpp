@@ -132,6 +132,8 @@ int run_startup(const StartupArgs& args) {
         }
         if (args.ranks) out["ranks"] = to_json(ranks);
         std::cout << dump_json(out) << "\n";
+        // On stderr too: a span or metric dropped as impossible must not pass unseen by a script.
+        for (const auto& w : report->warnings) warn(w);
         return 0;
     }
     if (!report->root.empty())

@@ -1,9 +1,12 @@
 #include "retune/triton_index.hpp"
 
-#include <fstream>
+#include <fcntl.h>
+
+#include <optional>
 #include <regex>
 
 #include "timings/text_file.hpp"
+#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -11,17 +14,26 @@ namespace kiln::retune {
 
 namespace {
 
-std::string head_of(const fs::path& p, std::size_t bytes) {
-    std::ifstream in(p, std::ios::binary);
-    std::string s(bytes, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(bytes));
-    s.resize(static_cast<std::size_t>(in.gcount()));
-    return s;
+// A key dir's file, as util/regular_file opens it (issue 42, items 2 and 6): a FIFO or device in place
+// of a `.ptx` or `.source` never blocks the open, a symlink is not followed, and the read leaves the
+// atime alone, so listing never changes what `evict --older-than` picks. Absent or not a regular file:
+// nullopt, and the file counts as missing.
+std::optional<std::string> key_dir_file_head(const fs::path& p, std::size_t bytes) {
+    auto f = open_regular_file_at(AT_FDCWD, p.c_str(), p.string());
+    if (!f) return std::nullopt;
+    auto head = read_prefix(*f, bytes, p.string());
+    if (!head) return std::nullopt;
+    return std::move(head).value();
+}
+
+// Whether `p` is a regular file, not through a symlink (what the worker will open).
+bool is_key_dir_file(const fs::path& p) {
+    std::error_code ec;
+    return fs::symlink_status(p, ec).type() == fs::file_type::regular;
 }
 
 // "sm_90a" from a PTX's ".target sm_90a" line.
-std::string ptx_target(const fs::path& ptx) {
-    std::string head = head_of(ptx, 4096);
+std::string ptx_target(const std::string& head) {
     static const std::regex target(R"(\.target\s+(sm_\w+))");
     std::smatch m;
     return std::regex_search(head, m, target) ? m[1].str() : std::string();
@@ -67,16 +79,16 @@ Result<KeyDir> read_key_dir(const fs::path& dir) {
     if (auto t = j.find("tensordesc_meta"); t != j.end() && t->is_array() && !t->empty())
         b.has_tensor_descriptors = true;
     std::string stem = meta.stem().string();
-    if (fs::exists(dir / (stem + ".cubin"), ec)) b.cubin = (dir / (stem + ".cubin")).string();
-    if (fs::exists(dir / (stem + ".ptx"), ec)) {
+    if (is_key_dir_file(dir / (stem + ".cubin"))) b.cubin = (dir / (stem + ".cubin")).string();
+    if (auto head = key_dir_file_head(dir / (stem + ".ptx"), 4096)) {
         b.ptx = (dir / (stem + ".ptx")).string();
-        k.binary.ptx_target = ptx_target(b.ptx);
+        k.binary.ptx_target = ptx_target(*head);
     }
     k.binary.dir = dir.string();
     for (const char* ext : {".source", ".ttir"}) {
-        fs::path src = dir / (stem + ext);
-        if (!fs::exists(src, ec)) continue;
-        std::string head = head_of(src, 4096);
+        auto read = key_dir_file_head(dir / (stem + ext), 4096);
+        if (!read) continue;
+        const std::string& head = *read;
         static const std::regex loc(R"(loc\("[^"]*/(c[a-z0-9]{51})\.py")");
         std::smatch m;
         if (std::regex_search(head, m, loc)) {

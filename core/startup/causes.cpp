@@ -120,7 +120,7 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
     cost.seconds = c.seconds();
     cost.recompile_reason = c.recompile_reason;
     cost.gaps = c.gaps;
-    if (!c.metrics_seconds && c.kind == "frame")
+    if (!c.metrics_seconds && !c.metrics_dropped && c.kind == "frame")
         cost.gaps.push_back("no compilation_metrics record: seconds from the entire_frame_compile span");
     double named = 0;
     for (const auto& [name, s] : c.phases) {
@@ -130,6 +130,11 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
     std::stable_sort(cost.phases.begin(), cost.phases.end(),
                      [](const PhaseCost& a, const PhaseCost& b) { return a.seconds > b.seconds; });
     cost.unexplained_seconds = cost.seconds - named;
+    if (cost.unexplained_seconds < -1e-6) {  // torch's metrics say less than its own spans hold
+        cost.gaps.push_back("its phases add up to " + seconds_text(named) + ", more than the " +
+                            seconds_text(cost.seconds) + " it took (the trace's times disagree): unexplained 0");
+        cost.unexplained_seconds = 0;
+    }
 
     const bool fx_hit = any_state(c, "fx_graph", "hit"), fx_miss = any_state(c, "fx_graph", "miss"),
                fx_bypass = any_state(c, "fx_graph", "bypass");

@@ -1,6 +1,7 @@
 #include "startup/compile_spans.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <tuple>
 #include <unordered_map>
@@ -18,6 +19,21 @@ using nlohmann::json;
 
 constexpr std::size_t kMaxDepth = 4096;  // open spans per thread
 constexpr std::size_t kMaxGaps = 64;     // per compile and per log: the first ones say enough
+// Torch's chromium_event times are microseconds since the epoch (1.7e15 in 2024), and a compile lasts
+// minutes. Past these bounds a number is corrupt or hostile: summed, it printed negative or infinite
+// seconds and `"seconds": null` (issue 42, item 13), so the span or metric is dropped and named instead.
+constexpr double kMaxTimestampUs = 1e17;  // the year 5138
+constexpr double kMaxSpanSeconds = 1e7;   // 116 days: a span, a compile's metrics
+constexpr double kSelfTimeSlackUs = 1;    // children longer than their parent by rounding only
+
+// "1e+308", "-5": a number of a dropped item as the trace wrote it.
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+bool plausible_seconds(double s) { return s >= 0 && s <= kMaxSpanSeconds; }
 
 using trace::number_of;
 using trace::str_of;
@@ -90,15 +106,25 @@ private:
         const std::string name = str_of(e, "name"), ph = str_of(e, "ph");
         auto ts = number_of(e, "ts");
         if (name.empty() || !ts) return;
-        last_ts_ = std::max(last_ts_, *ts);
         std::int64_t tid = 0;
         if (auto t = e.find("tid"); t != e.end() && t->is_number_integer()) tid = t->get<std::int64_t>();
+        if (*ts < 0 || *ts > kMaxTimestampUs) {
+            add_gap(gaps_of(tid), "line " + std::to_string(r.line) + ": " + name + " at timestamp " + number_text(*ts) +
+                                      " us, no time a trace was written; ignored");
+            return;
+        }
+        last_ts_ = std::max(last_ts_, *ts);
         json args = e.contains("args") && e["args"].is_object() ? e["args"] : json::object();
         if (ph == "B") return begin(tid, name, *ts, std::move(args), r);
         if (ph == "E") return end(tid, name, *ts, args, r.line);
         if (ph == "X") {  // a complete event: its whole duration is its own
             auto dur = number_of(e, "dur");
             if (!dur) return;
+            if (!plausible_seconds(*dur / 1e6)) {
+                add_gap(gaps_of(tid), "line " + std::to_string(r.line) + ": span " + name + " lasting " +
+                                          number_text(*dur) + " us (negative or over 116 days); dropped");
+                return;
+            }
             auto& stack = stacks_[tid];
             if (!stack.empty()) stack.back().child_us += *dur;
             if (CompileSpans* c = in_compile(tid)) {
@@ -109,6 +135,12 @@ private:
     }
 
     CompileSpans* in_compile(std::int64_t tid) { return open_compile_ && tid == open_tid_ ? current() : nullptr; }
+
+    // Where a problem with a span of `tid` is named: its compile's gaps, else the log's.
+    std::vector<std::string>& gaps_of(std::int64_t tid) {
+        CompileSpans* c = in_compile(tid);
+        return c ? c->gaps : out_.gaps;
+    }
 
     void begin(std::int64_t tid, const std::string& name, double ts, json args, const trace::TraceRecord& r) {
         auto& stack = stacks_[tid];
@@ -165,6 +197,19 @@ private:
         Open o = std::move(stack.back());
         stack.pop_back();
         const double dur = ts - o.ts;
+        if (!plausible_seconds(dur / 1e6)) {
+            // Out of order (an end before its begin) or absurdly long: no phase, parent or compile gets
+            // its time; the parent keeps the time as its own.
+            const std::string why = "span " + o.name +
+                                    (dur < 0 ? " ends " + number_text(-dur) + " us before it begins"
+                                             : " lasts " + number_text(dur / 1e6) + " s (over 116 days)") +
+                                    "; its time dropped";
+            std::vector<std::string>& gaps = gaps_of(tid);
+            if (!gap.empty()) add_gap(gaps, gap);
+            add_gap(gaps, why);
+            if (o.root && open_compile_ && tid == open_tid_) open_compile_.reset();  // end_us stays its begin
+            return;
+        }
         if (!stack.empty()) stack.back().child_us += dur;
         if (o.root && open_compile_ && tid == open_tid_) {
             CompileSpans& c = *current();
@@ -180,7 +225,13 @@ private:
             if (!gap.empty() && o.name != "dynamo") add_gap(out_.gaps, gap);
             return;
         }
-        c->phases[phase_of_span(o.name)] += (dur - o.child_us) / 1e6;
+        double self_us = dur - o.child_us;
+        if (self_us < -kSelfTimeSlackUs) {  // children out of order: longer than the span holding them
+            add_gap(c->gaps, "span " + o.name + "'s children last " + number_text(-self_us) +
+                                 " us longer than it (out of order); its own time counted as 0");
+            self_us = 0;
+        }
+        c->phases[phase_of_span(o.name)] += self_us / 1e6;
         if (!gap.empty()) add_gap(c->gaps, gap);
         note_span(*c, o, dur, end_args ? *end_args : json::object());
     }
@@ -231,11 +282,24 @@ private:
         const std::string id = str_of(m, "compile_id");
         // The frame compile it closes: the latest one with this id (or none named) and no metrics yet.
         for (auto it = out_.compiles.rbegin(); it != out_.compiles.rend(); ++it) {
-            if (it->kind != "frame" || it->metrics_seconds) continue;
+            if (it->kind != "frame" || it->metrics_seconds || it->metrics_dropped) continue;
             if (!id.empty() && !it->compile_id.empty() && it->compile_id != id) continue;
             it->metrics_seconds = number_of(m, "entire_frame_compile_time_s");
+            if (it->metrics_seconds && !plausible_seconds(*it->metrics_seconds)) {
+                add_gap(it->gaps, "compilation_metrics entire_frame_compile_time_s of " +
+                                      number_text(*it->metrics_seconds) +
+                                      " s (negative or over 116 days) dropped: seconds from the "
+                                      "entire_frame_compile span");
+                it->metrics_seconds.reset();
+                it->metrics_dropped = true;
+            }
             it->recompile_reason = str_of(m, "recompile_reason");
-            if (auto t = number_of(m, "triton_compile_time_us")) it->triton_compile_us = static_cast<std::int64_t>(*t);
+            if (auto t = number_of(m, "triton_compile_time_us")) {
+                if (plausible_seconds(*t / 1e6)) it->triton_compile_us = static_cast<std::int64_t>(*t);
+                else
+                    add_gap(it->gaps, "compilation_metrics triton_compile_time_us of " + number_text(*t) +
+                                          " (negative or over 116 days) dropped");
+            }
             if (it->function.empty()) {
                 it->function = str_of(m, "co_name");
                 it->file = str_of(m, "co_filename");

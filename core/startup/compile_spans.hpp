@@ -7,7 +7,10 @@
 // the compile's cache events, autotuning runs, C++ compiles, recompile reason. Spans outside any
 // compile (a kernel's autotuning at its first call) are kept apart. A broken trace still reads:
 // an end without a begin, a begin never ended (closed at its parent's end or the log's last
-// timestamp) and a torn last record are named in `gaps`, never fatal.
+// timestamp) and a torn last record are named in `gaps`, never fatal. So are numbers no trace
+// holds, dropped so that every time read is finite and not negative: a timestamp outside 0 to 1e17 us
+// (the event ignored), a span that ends before it begins or lasts over 116 days (its time dropped), a
+// span whose children outlast it (its own time 0), a negative or absurd compilation_metrics time.
 // Not trace/compile_timeline (compiles cut at dynamo_start, their cache events): spans nest here, for phase times.
 #include <cstdint>
 #include <filesystem>
@@ -48,6 +51,7 @@ struct CompileSpans {
     std::string start_time;  // glog time of the first record
     double begin_us = 0, end_us = 0;
     std::optional<double> metrics_seconds;   // compilation_metrics entire_frame_compile_time_s
+    bool metrics_dropped = false;            // it was negative or absurd: named in `gaps`
     std::map<std::string, double> phases;    // phase -> self seconds
     std::map<std::string, int> span_counts;  // span name -> how many began
     std::vector<AutotuneRun> autotunes;

@@ -1,13 +1,13 @@
 #include "startup/startup_report.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <regex>
 
 #include "inductor/debug_lines.hpp"
 #include "startup/causes.hpp"
 #include "trace/misses.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::startup {
 
@@ -27,11 +27,17 @@ struct LogFile {
     std::string first_time;  // the first record's glog time: logs are analyzed in the order they ran
 };
 
-// "V1126 01:16:45.677000 1031 ...": the time of a log's first line ("" when it has none).
+// "V1126 01:16:45.677000 1031 ...": the time of a log's first line ("" when it has none). Opened as
+// every log is (util/regular_file, as trace/ does): a FIFO or /dev/zero named as the log is refused at
+// once when the log is read (never a blocked open or a 1 GB line here), and the atime stays (issue 42).
 std::string first_glog_time(const fs::path& log) {
-    std::ifstream in(log, std::ios::binary);
-    std::string line;
-    if (!in || !std::getline(in, line) || line.size() < 22) return {};
+    constexpr std::size_t kHeadBytes = 256;  // the time ends well before: "V" + "mmdd hh:mm:ss.us"
+    auto file = open_regular_file(log);
+    if (!file) return {};
+    auto head = read_prefix(*file, kHeadBytes, log.string());
+    if (!head) return {};
+    std::string line = head->substr(0, head->find('\n'));
+    if (line.size() < 22) return {};
     std::size_t a = line.find(' ');
     std::size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
     return b == std::string::npos ? std::string() : line.substr(1, b - 1);

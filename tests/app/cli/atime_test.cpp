@@ -100,6 +100,37 @@ TEST(CliAtime, ReadsLeaveAtimesAlone) {
     }
 }
 
+// Issue 42, item 6: `retune --list` read every kernel dir's `.ptx` and `.source` and `startup` its logs
+// through std::ifstream, refreshing their atimes (`evict --older-than 30d` then picked 21 groups of 41).
+TEST(CliAtime, RetuneListAndStartupLeaveAtimesAlone) {
+    kiln::test::ScratchDir dir("atime-retune");
+    const fs::path copy = dir.path() / "h100";
+    fs::copy(kiln::test::h100_root().parent_path(), copy, fs::copy_options::recursive);
+    const fs::path root = copy / "inductor";
+    set_all_atimes(copy);
+    const fs::path control = fs::directory_iterator(root / "triton" / "0")->path() / "triton_mm.ptx";
+    { std::ifstream(control).get(); }
+    ASSERT_EQ(changed_atimes(copy).count(fs::relative(control, copy).string()), 1u)
+        << "this file system does not update atimes on read";
+    set_all_atimes(copy);
+    for (const std::vector<std::string>& args : {
+             std::vector<std::string>{"retune", root.string(), "--list", "--arch", "90"},
+             {"retune", root.string(), "--list", "--arch", "90", "--json"},
+             {"startup", (copy / "trace" / "cold").string(), "--no-root"},
+             {"startup", (copy / "trace" / "warm").string(), "--root", root.string(), "--json"},
+             {"startup", (copy / "trace").string()},  // the root found beside the logs
+         }) {
+        std::vector<std::string> argv{kiln::test::cli_path()};
+        argv.insert(argv.end(), args.begin(), args.end());
+        auto r = run_command(argv);
+        EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
+        auto changed = changed_atimes(copy);
+        EXPECT_TRUE(changed.empty()) << "kiln-cli " << args[0] << " " << args.back() << " changed " << changed.size()
+                                     << " atimes, " << changed.begin()->first;
+        set_all_atimes(copy);
+    }
+}
+
 TEST(CliAtime, EvictSaysWhenItCannotKeepAtimes) {
     ASSERT_EQ(geteuid(), 0u) << "needs root to make a cache owned by another user";
     kiln::test::ScratchDir dir("atime-other");

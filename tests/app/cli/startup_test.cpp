@@ -284,5 +284,59 @@ TEST(CliStartup, TruncatedLogsAnswerWithTheGapNamed) {
     EXPECT_NE(r.err.find("no such file or directory"), std::string::npos) << r.err;
 }
 
+// Issue 42, item 13: spans backwards, timestamps of 1e308 and a metric of -5 s printed "spent -5000 ms
+// compiling", `"seconds": null` and exit 0 without a word. Each impossible item is dropped and named in a
+// warning (in the JSON's warnings and on stderr, with --json too); no number printed is negative or null.
+std::string chromium(const std::string& name, const char* ph, const std::string& ts) {
+    return "V1126 01:16:44.838000 1031 torch/_dynamo/utils.py:2126] {\"chromium_event\": {}, \"frame_id\": 0, "
+           "\"frame_compile_id\": 0, \"attempt\": 0, \"has_payload\": \"x\"}\n\t{\"name\": \"" +
+           name + "\", \"ts\": " + ts + ", \"args\": {\"compile_id\": \"0/0\"}, \"ph\": \"" + ph +
+           "\", \"cat\": \"dynamo_timed\", \"tid\": 0, \"pid\": 0}\n";
+}
+
+void expect_no_negative_or_null(const json& j, const std::string& where) {
+    EXPECT_FALSE(j.is_null()) << where;
+    if (j.is_number()) {
+        EXPECT_GE(j.get<double>(), 0.0) << where;
+    }
+    if (j.is_object())
+        for (auto it = j.begin(); it != j.end(); ++it) expect_no_negative_or_null(it.value(), where + "." + it.key());
+    if (j.is_array())
+        for (std::size_t i = 0; i < j.size(); ++i)
+            expect_no_negative_or_null(j[i], where + "[" + std::to_string(i) + "]");
+}
+
+TEST(CliStartup, ImpossibleTimesAreDroppedWithAWarningEach) {
+    ScratchDir dir("startup_hostile");
+    const fs::path log = dir.path() / "dedicated_log_torch_trace_hostile.log";
+    std::ofstream(log, std::ios::binary)
+        << chromium("entire_frame_compile", "B", "1000") << chromium("backend_compile", "B", "-1e308")
+        << chromium("backend_compile", "E", "1e308") << chromium("compile_file", "B", "5000000")
+        << chromium("compile_file", "E", "2000000") << chromium("entire_frame_compile", "E", "3000000")
+        << "V1126 01:16:45.733000 1031 torch/_dynamo/utils.py:1796] {\"compilation_metrics\": {\"compile_id\": "
+           "\"0/0\", \"co_name\": \"f\", \"co_filename\": \"/x/model.py\", \"co_firstlineno\": 7, "
+           "\"entire_frame_compile_time_s\": -5}}\n";
+    auto r = run_command({cli_path(), "startup", log.string(), "--no-root", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    expect_no_negative_or_null(j, "startup --json");
+    ASSERT_EQ(j["processes"].size(), 1u);
+    EXPECT_NEAR(j["processes"][0]["compile_seconds"].get<double>(), 2.999, 1e-9);  // the span, not -5
+    bool metric = false, backwards = false, timestamp = false;
+    for (const auto& w : j["warnings"]) {
+        metric |= contains(w, "entire_frame_compile_time_s of -5 s");
+        backwards |= contains(w, "compile_file ends");
+        timestamp |= contains(w, "at timestamp -1e+308 us");
+    }
+    EXPECT_TRUE(metric && backwards && timestamp) << j["warnings"].dump(1);
+    EXPECT_NE(r.err.find("warning: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("entire_frame_compile_time_s of -5 s"), std::string::npos) << r.err;
+    auto text = run_command({cli_path(), "startup", log.string(), "--no-root"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("this process spent 3.00 s compiling"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find("-5000 ms"), std::string::npos) << text.out;
+    EXPECT_NE(text.err.find("compile_file ends"), std::string::npos) << text.err;
+}
+
 }  // namespace
 }  // namespace kiln::test

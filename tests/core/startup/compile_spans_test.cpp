@@ -3,6 +3,7 @@
 // events, torn payloads) still read, with the gap named.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -173,6 +174,123 @@ TEST(StartupSpans, AnOutOfRangeLineReadsAsZero) {
     EXPECT_EQ(c.function, "f");
     EXPECT_EQ(c.file, "/x/model.py");
     EXPECT_EQ(c.line, 0);
+}
+
+// A complete event (`ph` X): its duration given, no end record.
+std::string complete_span(const std::string& name, double ts_us, double dur_us) {
+    return "V1126 01:16:44.838000 1031 torch/_dynamo/utils.py:2126] {\"chromium_event\": {}, \"frame_id\": 0, "
+           "\"frame_compile_id\": 0, \"attempt\": 0, \"has_payload\": \"x\"}\n\t{\"name\": \"" +
+           name + "\", \"ts\": " + std::to_string(ts_us) + ", \"dur\": " + std::to_string(dur_us) +
+           ", \"args\": {}, \"ph\": \"X\", \"cat\": \"dynamo_timed\", \"tid\": 0, \"pid\": 0}\n";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+}
+
+bool any_gap(const std::vector<std::string>& gaps, const std::string& what) {
+    for (const auto& g : gaps)
+        if (g.find(what) != std::string::npos) return true;
+    return false;
+}
+
+// Every time read is a number a report can print: finite, not negative, below the bounds.
+void expect_sane_times(const CompileSpans& c) {
+    EXPECT_TRUE(std::isfinite(c.seconds()) && c.seconds() >= 0 && c.seconds() < 1e7) << c.seconds();
+    for (const auto& [name, v] : c.phases) EXPECT_TRUE(std::isfinite(v) && v >= 0 && v < 1e7) << name << " " << v;
+    for (const auto& a : c.autotunes) EXPECT_TRUE(a.autotune_seconds >= 0 && a.autotune_seconds < 1e7);
+}
+
+// Issue 42, item 13: a span that ends before it begins no longer subtracts from its parent (a phase of
+// -7 s): it is dropped, its parent keeps the time as its own, and the gap names it.
+TEST(StartupSpans, ASpanEndingBeforeItBeginsIsDroppedAndNamed) {
+    ScratchDir dir("startup_spans");
+    std::string text =
+        replaced(good_compile(), span("GraphLowering.run", "E", 9e6), span("GraphLowering.run", "E", 1e6));
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->compiles.size(), 1u);
+    const auto& c = p->compiles.front();
+    expect_sane_times(c);
+    EXPECT_DOUBLE_EQ(phase(c, "Inductor lowering and codegen"), 0.0);
+    EXPECT_DOUBLE_EQ(phase(c, "AOTAutograd"), 4.0);  // backend_compile's 7 s less compile_file's 3 s
+    EXPECT_NEAR(sum(c), 9.0, 1e-9);
+    EXPECT_TRUE(any_gap(c.gaps, "GraphLowering.run ends 7e+06 us before it begins"))
+        << ::testing::PrintToString(c.gaps);
+    // The compile's own span backwards: its time is dropped (the metrics still give the seconds).
+    text = replaced(good_compile(), span("entire_frame_compile", "E", 10.001e6), span("entire_frame_compile", "E", 0));
+    p = read_process_spans(write_log(dir, replaced(text, metrics(10.0), "")));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->compiles.size(), 1u);
+    expect_sane_times(p->compiles.front());
+    EXPECT_DOUBLE_EQ(p->compiles.front().seconds(), 0.0);
+    EXPECT_TRUE(any_gap(p->compiles.front().gaps, "entire_frame_compile ends"))
+        << ::testing::PrintToString(p->compiles.front().gaps);
+}
+
+// Timestamps of 1e308 (and below zero) are no time a trace was written: the event is ignored and named,
+// never summed into 1e302 s or an infinite phase.
+TEST(StartupSpans, AbsurdTimestampsAreIgnoredAndNamed) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile();
+    text.insert(text.find(span("compile_file", "E", 7e6)),
+                span("compile_file", "E", 1e308) + span("GraphLowering.run", "B", -1e308));
+    text = replaced(text, span("entire_frame_compile", "E", 10.001e6), span("entire_frame_compile", "E", 1e308));
+    text = replaced(text, metrics(10.0), "");
+    auto p = read_process_spans(write_log(dir, text + span("dynamo", "B", -1e308) + span("dynamo", "E", 1e308)));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    ASSERT_EQ(p->compiles.size(), 1u);
+    const auto& c = p->compiles.front();
+    expect_sane_times(c);
+    EXPECT_DOUBLE_EQ(phase(c, "C++ compile"), 3.0);  // closed by its real end
+    EXPECT_TRUE(any_gap(c.gaps, "compile_file at timestamp 1e+308 us")) << ::testing::PrintToString(c.gaps);
+    EXPECT_TRUE(any_gap(c.gaps, "GraphLowering.run at timestamp -1e+308 us")) << ::testing::PrintToString(c.gaps);
+    EXPECT_TRUE(any_gap(p->gaps, "dynamo at timestamp")) << ::testing::PrintToString(p->gaps);
+}
+
+// compilation_metrics of -5 s (or 1e308 s) printed "spent -5000 ms compiling": the metric is dropped
+// and named, the compile's span gives its seconds.
+TEST(StartupSpans, ANegativeOrAbsurdMetricIsDroppedForTheSpan) {
+    ScratchDir dir("startup_spans");
+    for (double bad : {-5.0, 1e308}) {
+        auto p = read_process_spans(write_log(dir, replaced(good_compile(), metrics(10.0), metrics(bad))));
+        ASSERT_TRUE(p.ok()) << p.error().str();
+        ASSERT_EQ(p->compiles.size(), 1u);
+        const auto& c = p->compiles.front();
+        expect_sane_times(c);
+        EXPECT_FALSE(c.metrics_seconds);
+        EXPECT_TRUE(c.metrics_dropped);
+        EXPECT_NEAR(c.seconds(), 10.0, 1e-9);  // the span: 1e3 to 10.001e6 us
+        EXPECT_TRUE(any_gap(c.gaps, "entire_frame_compile_time_s of " + std::string(bad < 0 ? "-5" : "1e+308")))
+            << ::testing::PrintToString(c.gaps);
+    }
+}
+
+// A complete event of negative (or absurd) duration is dropped; one longer than the span around it
+// (out of order) leaves that span a self time of 0, not a negative phase.
+TEST(StartupSpans, CompleteEventsOfImpossibleLengthLeaveNoNegativePhase) {
+    ScratchDir dir("startup_spans");
+    std::string text = good_compile();
+    text.insert(text.find(span("GraphLowering.run", "B", 8e6)),
+                complete_span("async_compile.wait", 7.5e6, -5e6) + complete_span("CUDAGraphNode.record", 7.5e6, 1e300));
+    auto p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    expect_sane_times(p->compiles.front());
+    EXPECT_NEAR(sum(p->compiles.front()), 9.0, 1e-9);
+    EXPECT_TRUE(any_gap(p->compiles.front().gaps, "async_compile.wait lasting -5e+06 us"))
+        << ::testing::PrintToString(p->compiles.front().gaps);
+
+    text = good_compile();
+    text.insert(text.find(span("GraphLowering.run", "B", 8e6)), complete_span("async_compile.wait", 7.5e6, 20e6));
+    p = read_process_spans(write_log(dir, text));
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    const auto& c = p->compiles.front();
+    expect_sane_times(c);
+    EXPECT_DOUBLE_EQ(phase(c, "AOTAutograd"), 0.0);
+    EXPECT_TRUE(any_gap(c.gaps, "backend_compile's children last")) << ::testing::PrintToString(c.gaps);
 }
 
 TEST(StartupSpans, PhaseTableNamesTorchsSpans) {
