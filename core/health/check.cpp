@@ -18,6 +18,8 @@
 
 #include "cuda/driver.hpp"
 #include "health/check_walk.hpp"
+#include "inductor/classify.hpp"
+#include "inductor/python_sniff.hpp"
 #include "inductor/roots.hpp"
 #include "portability/portable.hpp"
 #include "portability/sources.hpp"
@@ -267,6 +269,33 @@ Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOpt
             if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
             walk.add(a);
         }
+        return &scan;
+    });
+}
+
+Result<HealthReport> check_groups(const inductor::ScanResult& scan, const std::vector<inductor::GroupId>& groups,
+                                  const CheckOptions& o_in) {
+    CheckOptions o = o_in;
+    o.target.reset();  // stale needs every entry (the newest one's versions): not judged here
+    o.default_target = false;
+    return run_check(scan.root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
+        walk.know_all(scan);
+        std::vector<Artifact> files;
+        for (inductor::GroupId g : groups)
+            if (g < scan.groups.size())
+                for (auto i : scan.groups[g].artifacts) files.push_back(scan.artifacts[i]);
+        // A scan that read no .py heads (quarantine's) took output code for kernel modules: read these.
+        std::vector<std::size_t> modules;
+        std::vector<std::string_view> rels;
+        for (std::size_t k = 0; k < files.size(); ++k)
+            if (inductor::classify_path(files[k].rel_path(), scan.kind).needs_python_sniff) {
+                modules.push_back(k);
+                rels.push_back(files[k].rel_path());
+            }
+        auto heads = inductor::sniff_python_heads(root_fd, rels, 1, o.cancel);
+        for (std::size_t n = 0; n < modules.size() && n < heads.size(); ++n)
+            files[modules[n]].category = heads[n].output_code ? Category::output_code : Category::kernel_module;
+        for (const auto& a : files) walk.add(a);
         return &scan;
     });
 }

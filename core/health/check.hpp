@@ -39,6 +39,14 @@ Result<HealthReport> check_cache(const std::filesystem::path& root, const CheckO
 // The same checks over a scan already made (the GUI's browser scan; kept artifacts needed).
 Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& options = {});
 
+// The checks of the files of `groups` only (indices into `scan.groups`), read now; what the rest of the
+// cache holds is taken from `scan` (kept, of the same root) and a reference it does not know is looked
+// up on disk. What quarantine re-verifies once it holds a group's lock: a verdict taken while a compile
+// held that lock (a .so half written) must not be acted on after the compile finished. Stale entries
+// are not judged.
+Result<HealthReport> check_groups(const inductor::ScanResult& scan, const std::vector<inductor::GroupId>& groups,
+                                  const CheckOptions& options = {});
+
 // What stale is judged against unless the user names a target: this machine when the CUDA driver
 // shows a GPU (a laptop without one browsing a server's cache must not call every entry stale), else
 // nothing (entries whose torch/Triton differs from the newest in the cache).

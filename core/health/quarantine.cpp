@@ -239,8 +239,41 @@ struct Planned {
     std::vector<std::pair<std::string, std::uint64_t>> items;  // relative path, inode at scan time
 };
 
+// Groups locked and re-checked at a time: each held lock is a descriptor.
+constexpr std::size_t kLockedAtOnce = 256;
+
+struct Locked {
+    const Planned* plan = nullptr;
+    FileLock lock;
+};
+
+// The groups of `locked` whose problems are gone now that their locks are held (a compile that held one
+// while the check read a half-written .so has finished it since), named by their relative paths. A group
+// sent for being stale stays: stale is about its versions, which no lock guards. So does a lock file (an
+// orphan lock): this run holds it now, so checked again it would look in use. A group with a file this
+// user may not read is never moved (as quarantine_requests decides).
+Result<std::set<std::string>> healed_groups(const inductor::ScanResult& scan, const std::vector<Locked>& locked,
+                                            const CheckOptions& options) {
+    std::vector<inductor::GroupId> ids;
+    for (const auto& l : locked)
+        if (l.plan->group->category != inductor::Category::lock) ids.push_back(l.plan->group->id);
+    if (ids.empty()) return std::set<std::string>{};
+    KILN_TRY(HealthReport now, check_groups(scan, ids, options));
+    std::set<std::string> bad, unreadable;
+    for (const auto& p : now.problems) (p.kind == ProblemKind::unreadable ? unreadable : bad).emplace(p.group());
+    std::set<std::string> healed;
+    for (const auto& l : locked) {
+        const auto& req = *l.plan->request;
+        if (l.plan->group->category == inductor::Category::lock) continue;
+        bool stale = std::find(req.problems.begin(), req.problems.end(), "stale") != req.problems.end();
+        if (unreadable.count(req.group) || (!stale && !bad.count(req.group))) healed.insert(req.group);
+    }
+    return healed;
+}
+
 Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
-                                        const std::vector<QuarantineRequest>& requests, const std::string& into_id) {
+                                        const std::vector<QuarantineRequest>& requests, const std::string& into_id,
+                                        const CheckOptions& check) {
     inductor::ScanOptions so;
     so.root_fd = root_fd;
     so.sniff_python = false;  // categories do not matter here, only groups and identities
@@ -294,21 +327,41 @@ Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
         if (q.made) remove_bookkeeping(root_fd, q, {});
         return std::move(s.error());
     }
-    for (const auto& p : plan) {
-        const inductor::Group& g = *p.group;
-        auto lock =
-            inductor::evict_fs::try_lock_key(root_fd, scan.kind == inductor::RootKind::inductor ? g.key : "", g.path());
-        if (!lock) {
-            out.skipped.push_back(p.request->group + ": " + lock.error().str());
-            continue;
+    // The verdict was taken before this run held any lock: each group is checked again under the lock a
+    // compile takes for it (torch's locks/<key>.lock), and moved only if still broken, before the lock goes.
+    CheckOptions recheck = check;
+    recheck.root_fd = root_fd;
+    for (std::size_t from = 0; from < plan.size(); from += kLockedAtOnce) {
+        std::vector<Locked> locked;
+        for (std::size_t i = from; i < std::min(plan.size(), from + kLockedAtOnce); ++i) {
+            const inductor::Group& g = *plan[i].group;
+            auto lock = inductor::evict_fs::try_lock_key(
+                root_fd, scan.kind == inductor::RootKind::inductor ? g.key : "", g.path());
+            if (lock) locked.push_back({&plan[i], std::move(*lock)});
+            else out.skipped.push_back(plan[i].request->group + ": " + lock.error().str());
         }
-        QuarantinedGroup moved{p.request->group, p.request->problems, {}};
-        for (const auto& [rel, ino] : p.items) {
-            Status s = move_item(root_fd, q.dir.get(), rel, p.is_dir, ino, "", kFiles);
-            if (s.ok()) moved.items.push_back({rel, p.is_dir});
-            else out.skipped.push_back(rel + ": " + s.error().str());
+        if (locked.empty()) continue;
+        auto healed = healed_groups(scan, locked, recheck);
+        if (!healed) {  // nothing more is moved; what was is on record
+            if (q.made && out.manifest.groups.empty()) remove_bookkeeping(root_fd, q, item_paths(planned));
+            else KILN_CHECK(write_manifest(q.dir.get(), out.manifest));
+            return std::move(healed.error());
         }
-        if (!moved.items.empty()) out.manifest.groups.push_back(std::move(moved));
+        for (const auto& l : locked) {
+            const Planned& p = *l.plan;
+            if (healed->count(p.request->group)) {
+                out.skipped.push_back(p.request->group +
+                                      ": no problem when checked again under its lock (written meanwhile); left alone");
+                continue;
+            }
+            QuarantinedGroup moved{p.request->group, p.request->problems, {}};
+            for (const auto& [rel, ino] : p.items) {
+                Status s = move_item(root_fd, q.dir.get(), rel, p.is_dir, ino, "", kFiles);
+                if (s.ok()) moved.items.push_back({rel, p.is_dir});
+                else out.skipped.push_back(rel + ": " + s.error().str());
+            }
+            if (!moved.items.empty()) out.manifest.groups.push_back(std::move(moved));
+        }
     }
     if (q.made && out.manifest.groups.empty()) {  // nothing could be moved: no quarantine is left behind
         remove_bookkeeping(root_fd, q, item_paths(planned));
@@ -325,7 +378,7 @@ Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std:
                                             const std::string& into_id) {
     fs::path root;
     KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
-    return quarantine_at(root_fd.get(), root, requests, into_id);
+    return quarantine_at(root_fd.get(), root, requests, into_id, CheckOptions{});
 }
 
 Result<RestoreOutcome> restore_quarantine(const fs::path& root_arg, const std::string& id) {
@@ -403,13 +456,18 @@ Result<QuarantineRun> quarantine_problems(const fs::path& root_arg, const CheckO
     for (int round = 0; round < 8 && !run.after.healthy(strict); ++round) {
         auto requests = quarantine_requests(run.after, strict);
         if (requests.empty()) break;  // only problems no quarantine can help (unreadable files)
-        KILN_TRY(QuarantineOutcome step, quarantine_at(root_fd.get(), root, requests, run.moved.manifest.id));
+        KILN_TRY(QuarantineOutcome step, quarantine_at(root_fd.get(), root, requests, run.moved.manifest.id, options));
         // The same quarantine grows; a new one when it was restored meanwhile.
         std::size_t moved_before = step.manifest.id == run.moved.manifest.id ? run.moved.manifest.groups.size() : 0;
         bool moved_more = step.manifest.groups.size() > moved_before;
         if (!step.manifest.id.empty()) run.moved.manifest = std::move(step.manifest);
         for (auto& s : step.skipped) run.moved.skipped.push_back(std::move(s));
-        if (!moved_more) break;  // nothing more could be moved
+        if (!moved_more) {  // nothing more could be moved: what is left, as it is now (some healed under a lock)
+            if (!step.skipped.empty()) {
+                KILN_TRY(run.after, check_cache(root, options));
+            }
+            break;
+        }
         KILN_TRY(run.after, check_cache(root, options));
     }
     return run;

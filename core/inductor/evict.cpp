@@ -12,9 +12,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "inductor/evict_fs.hpp"
 #include "inductor/graph_entry.hpp"
+#include "inductor/output_code.hpp"
 #include "inductor/roots.hpp"
 #include "pickle/decoder.hpp"
 #include "pickle/skim.hpp"
@@ -34,67 +36,122 @@ bool eligible(const Group& g, const EvictPolicy& p) {
     return std::find(p.categories.begin(), p.categories.end(), g.category) != p.categories.end();
 }
 
-// An AOTAutograd entry and the FX graphs it names (forward, backward) are one unit: a hit on the AOT
-// entry loads those graphs from fxgraph/, so without them it can never hit (torch misses it and
-// compiles both again). Eviction keeps the unit whole:
-//  - an FX group's recency is the newest of its own and of every AOT group naming it: it is used
-//    whenever they are (and atime may not show it: relatime, noatime), so it never goes before them;
-//  - removing an FX group removes the AOT groups naming it first (if one of those is in use, the FX
-//    group stays), so no AOT entry is ever left pointing at a graph that is gone.
-// This keeps torch hitting on every AOT entry left in the cache; the other choice (evicting an AOT
-// entry drags its FX graphs along) would remove graphs other AOT entries or plain lookups still use.
-struct AotUnits {
-    std::map<const Group*, std::vector<const Group*>> aot_naming;  // FX group -> AOT groups that name it
-    std::map<const Group*, std::int64_t> last_use;                 // FX groups' unit recency
+// A cache entry and what it loads on a hit are one unit:
+//  - an AOTAutograd entry needs the FX graphs it names (forward, backward): without them it can never
+//    hit (torch misses it and compiles both again);
+//  - an FX entry needs the Triton kernel dirs it bundles (triton/<device>/<hash>): `check` calls an
+//    entry without them broken and quarantines it, and with it the AOT entries naming it;
+//  - output code needs the kernel modules it imports (<xx>/<code hash>.py).
+// Eviction keeps each unit whole:
+//  - a needed group's recency is the newest of its own and of every group needing it (transitively):
+//    it is used whenever they are (and atime may not show it: relatime, noatime), so it never goes
+//    before them;
+//  - removing a needed group removes the groups needing it first (if one of those stays, so does the
+//    group), so no entry is ever left pointing at a graph or kernel that is gone.
+// This keeps torch hitting on every entry left in the cache; the other choice (evicting an entry drags
+// what it needs along) would remove graphs and kernels other entries still use.
+struct Units {
+    std::map<const Group*, std::vector<const Group*>> needed_by;  // group -> groups that need it
+    std::map<const Group*, std::int64_t> last_use;                // needed groups' unit recency
     std::int64_t recency(const Group& g) const {
         auto it = last_use.find(&g);
         return it == last_use.end() ? g.last_use_ns : it->second;
     }
+    void add(const Group* needed, const Group* by) {
+        if (needed == by) return;
+        auto& by_list = needed_by[needed];
+        if (std::find(by_list.begin(), by_list.end(), by) == by_list.end()) by_list.push_back(by);
+    }
 };
 
-// The FX keys an AOT entry names, read beneath the root (no symlink followed, O_NOATIME); none when
-// it cannot be read or decoded (then it names nothing evict could break further).
-std::vector<std::string> named_fx_keys(int root_fd, const Artifact& a) {
+// A graph entry read beneath the root (no symlink followed, O_NOATIME); none when it cannot be read
+// or decoded (then it needs nothing evict could break further).
+std::optional<GraphEntry> read_graph_entry(int root_fd, const Artifact& a) {
+    std::string rel(a.rel_path());
+    auto file = open_regular_file_beneath(root_fd, rel, rel);
+    if (!file) return std::nullopt;
+    auto buffer = pickle::skim_opened_file(*file, rel);  // bundled binaries skipped: only names matter here
+    if (!buffer) return std::nullopt;
+    auto doc = pickle::decode(std::move(*buffer));
+    if (!doc) return std::nullopt;
+    return GraphEntry(std::move(*doc), rel);
+}
+
+// The kernel modules output code imports (their relative paths); none when it cannot be read or parsed.
+std::vector<std::string> imported_modules(int root_fd, const Artifact& a) {
+    constexpr std::uint64_t kMaxOutputCode = 256ull << 20;  // as check reads it
     std::string rel(a.rel_path());
     auto file = open_regular_file_beneath(root_fd, rel, rel);
     if (!file) return {};
-    auto buffer = pickle::skim_opened_file(*file, rel);
-    if (!buffer) return {};
-    auto doc = pickle::decode(std::move(*buffer));
-    if (!doc) return {};
-    GraphEntry entry(std::move(*doc), rel);
+    auto text = read_opened_file(*file, rel, kMaxOutputCode);
+    if (!text) return {};
+    auto code = parse_output_code(*text);
+    if (!code) return {};
     std::vector<std::string> out;
-    if (!entry.is_aot_autograd()) return out;
-    for (auto key : {entry.forward_fx_key(), entry.backward_fx_key()})
-        if (key) out.push_back(std::move(*key));
+    for (const auto& k : code->kernels)
+        if (k.kind == KernelKind::triton && !k.module_key.empty()) out.push_back(k.module_rel_path());
     return out;
 }
 
-AotUnits aot_units(const ScanResult& scan, int root_fd) {
-    AotUnits u;
-    std::map<std::string_view, const Group*> fx_by_key;
-    for (const Group& g : scan.groups)
-        if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) fx_by_key[g.key] = &g;
+// The newest use of `g` and of every group needing it; `seen` breaks cycles (a hostile cache).
+std::int64_t unit_recency(const Units& u, const Group* g, std::map<const Group*, std::int64_t>& memo,
+                          std::set<const Group*>& seen) {
+    if (auto it = memo.find(g); it != memo.end()) return it->second;
+    std::int64_t last = g->last_use_ns;
+    if (!seen.insert(g).second) return last;
+    if (auto it = u.needed_by.find(g); it != u.needed_by.end())
+        for (const Group* by : it->second) last = std::max(last, unit_recency(u, by, memo, seen));
+    memo[g] = last;
+    return last;
+}
+
+Units units_of(const ScanResult& scan, int root_fd) {
+    Units u;
+    std::map<std::string_view, const Group*> fx_by_key, kernel_dirs;
+    std::unordered_map<std::string_view, const Group*> module_groups;
     for (const Group& g : scan.groups) {
-        if (g.kind != GroupKind::key_dir || g.category != Category::aotautograd) continue;
+        if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph) fx_by_key[g.key] = &g;
+        // Bundled kernels are looked for beneath this root only in an Inductor cache (a Triton root holds no entries).
+        if (g.kind == GroupKind::triton_kernel_dir && scan.kind == RootKind::inductor) kernel_dirs[g.rel] = &g;
+    }
+    for (const Artifact& a : scan.artifacts)
+        if (a.category == Category::kernel_module && a.group < scan.groups.size())
+            module_groups[a.rel_path()] = &scan.groups[a.group];
+    for (const Group& g : scan.groups) {
         for (auto index : g.artifacts) {
             const Artifact& a = scan.artifacts[index];
-            if (a.category != Category::aotautograd) continue;
-            for (const auto& key : named_fx_keys(root_fd, a)) {
-                auto fx = fx_by_key.find(key);
-                if (fx == fx_by_key.end()) continue;
-                auto& naming = u.aot_naming[fx->second];
-                if (std::find(naming.begin(), naming.end(), &g) == naming.end()) naming.push_back(&g);
-                auto& last = u.last_use.try_emplace(fx->second, fx->second->last_use_ns).first->second;
-                last = std::max(last, g.last_use_ns);
+            if (g.kind == GroupKind::key_dir && g.category == Category::aotautograd &&
+                a.category == Category::aotautograd) {
+                auto entry = read_graph_entry(root_fd, a);
+                if (!entry || !entry->is_aot_autograd()) continue;
+                for (auto key : {entry->forward_fx_key(), entry->backward_fx_key()})
+                    if (auto fx = key ? fx_by_key.find(*key) : fx_by_key.end(); fx != fx_by_key.end())
+                        u.add(fx->second, &g);
+            } else if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph &&
+                       a.category == Category::fxgraph && !kernel_dirs.empty()) {
+                auto entry = read_graph_entry(root_fd, a);
+                if (!entry || !entry->is_fx_graph()) continue;
+                for (const auto& k : entry->triton_bundle()) {
+                    if (!k.device || *k.device < 0 || k.kernel_hash.find('/') != std::string::npos) continue;
+                    auto dir = kernel_dirs.find("triton/" + std::to_string(*k.device) + "/" + k.kernel_hash);
+                    if (dir != kernel_dirs.end()) u.add(dir->second, &g);
+                }
+            } else if (a.category == Category::output_code) {
+                for (const auto& module : imported_modules(root_fd, a))
+                    if (auto m = module_groups.find(module); m != module_groups.end()) u.add(m->second, &g);
             }
         }
+    }
+    std::map<const Group*, std::int64_t> memo;
+    for (const auto& [needed, by] : u.needed_by) {
+        std::set<const Group*> seen;
+        u.last_use[needed] = unit_recency(u, needed, memo, seen);
     }
     return u;
 }
 
 // Candidates, least recently used first (ties: path, so runs are reproducible).
-std::vector<const Group*> lru_candidates(const ScanResult& scan, const EvictPolicy& p, const AotUnits& units) {
+std::vector<const Group*> lru_candidates(const ScanResult& scan, const EvictPolicy& p, const Units& units) {
     std::vector<const Group*> out;
     for (const Group& g : scan.groups)
         if (eligible(g, p)) out.push_back(&g);
@@ -242,11 +299,11 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
     report.files_before = scan.artifacts.size();
     std::uint64_t remaining_files = report.files_before;
     std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
-    const AotUnits units = aot_units(scan, root_fd);
-    std::set<const Group*> done;  // removed (or tried) already: an AOT group goes with its FX graph
+    const Units units = units_of(scan, root_fd);
+    std::set<const Group*> done;  // removed (or tried) already: a needing group goes before what it needs
+    std::set<const Group*> gone;  // removed whole
     // Removes one group (or, in a dry run, checks its lock) and records the outcome; true when it is gone.
     auto remove = [&](const Group* g) {
-        done.insert(g);
         GroupRemoval removal;
         if (policy.dry_run) {
             removal.freed = g->bytes;
@@ -263,6 +320,7 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
         if (removal.status.ok()) {
             remaining_files -= std::min<std::uint64_t>(remaining_files, g->artifacts.size());
             report.freed_files += g->artifacts.size();
+            gone.insert(g);
         }
         if (removal.status.ok())
             report.removed.push_back({g->path(), removal.freed, g->kind, g->category, units.recency(*g)});
@@ -270,27 +328,27 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
         else report.partial.push_back({g->path(), removal.freed, removal.status.error().str()});
         return removal.status.ok();
     };
+    // A group with every group that needs it, those first; true when all of them are gone. If one of
+    // them stays, so does `g`. A group tried before (or on the current path: a cycle) is not tried again.
+    std::function<bool(const Group*)> remove_unit = [&](const Group* g) {
+        if (!done.insert(g).second) return gone.count(g) > 0;
+        bool dependents_gone = true;
+        if (auto it = units.needed_by.find(g); it != units.needed_by.end())
+            for (const Group* by : it->second) dependents_gone = remove_unit(by) && dependents_gone;
+        if (!dependents_gone) {
+            report.skipped.push_back({g->path(),
+                                      "a cache entry that needs it (its graph or kernels) could not be "
+                                      "removed; kept so that entry still hits"});
+            return false;
+        }
+        return remove(g);
+    };
     for (const Group* g : lru_candidates(scan, policy, units)) {
         if (done.count(g)) continue;
         auto rel = relative_to_root(scan, *g);
         bool is_named = rel.ok() && named.count(*rel);
         if (!selected(units.recency(*g), policy, now, remaining, remaining_files, is_named)) continue;
-        // The AOT entries naming this FX graph go first; if one of them stays, so does the graph.
-        bool dependents_gone = true;
-        if (auto it = units.aot_naming.find(g); it != units.aot_naming.end())
-            for (const Group* aot : it->second)
-                if (!done.count(aot) ? !remove(aot)
-                                     : std::none_of(report.removed.begin(), report.removed.end(),
-                                                    [&](const EvictedGroup& e) { return e.path == aot->path(); }))
-                    dependents_gone = false;
-        if (!dependents_gone) {
-            done.insert(g);
-            report.skipped.push_back({g->path(),
-                                      "an AOTAutograd entry that needs this graph could not be "
-                                      "removed; kept so that entry still hits"});
-            continue;
-        }
-        remove(g);
+        remove_unit(g);
     }
     return report;
 }

@@ -67,9 +67,13 @@ TEST_F(EvictTest, OlderThanRemovesOnlyOldGroupsAsAWhole) {
     auto r = evict_cache(root.string(), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_TRUE(fs::exists(fresh));
-    EXPECT_EQ(files_left(), 2u);  // the fresh key dir's two entries
+    // The fresh key dir's two entries and the three Triton kernel dirs they bundle (8 files each), as
+    // recently used as the entries: an entry without them is broken (issue 42 #12).
+    EXPECT_EQ(files_left(), 2u + 24u);
     std::uint64_t fresh_bytes = 0;
     for (auto& e : fs::directory_iterator(fresh)) fresh_bytes += e.file_size();
+    for (auto& e : fs::recursive_directory_iterator(root / "triton"))
+        if (e.is_regular_file()) fresh_bytes += e.file_size();
     EXPECT_EQ(r->freed_bytes + fresh_bytes, 645561u);
     for (auto& g : r->removed) EXPECT_FALSE(fs::exists(g.path)) << g.path;
     EXPECT_TRUE(fs::is_empty(root / "aotautograd"));
@@ -78,7 +82,9 @@ TEST_F(EvictTest, OlderThanRemovesOnlyOldGroupsAsAWhole) {
 
 TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     // Give each group a distinct last use; the newest must survive a tight size limit. The AOT entry and
-    // the FX graph it names are one unit (as recent as its newest member): they are the oldest here.
+    // the FX graph it names are one unit (as recent as its newest member): they are the oldest here. A
+    // kernel module is the newest: the output code importing it goes first (a group others need is as
+    // recent as they are, and goes after them).
     auto scan = scan_cache(root);
     ASSERT_TRUE(scan.ok());
     std::vector<const Group*> order;
@@ -86,6 +92,8 @@ TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     std::stable_partition(order.begin(), order.end(), [](const Group* g) {
         return g->category == Category::aotautograd || g->category == Category::fxgraph;
     });
+    std::stable_partition(order.begin(), order.end(),
+                          [](const Group* g) { return g->category != Category::kernel_module; });
     std::int64_t t = now - 20 * test::kDayNs;
     const Group* newest = nullptr;
     for (const Group* g : order) {
@@ -141,9 +149,18 @@ TEST_F(EvictTest, HeldLockSkipsTheGroup) {
     p.dry_run = false;
     auto r = evict_cache(root.string(), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
-    ASSERT_EQ(r->skipped.size(), 1u);
-    EXPECT_EQ(r->skipped[0].path, module->path());
-    EXPECT_NE(r->skipped[0].reason.find("locked"), std::string::npos);
+    // The locked module is output code; the kernel module it imports stays with it (issue 42 #12: output
+    // code left without its kernel module is broken).
+    ASSERT_EQ(r->skipped.size(), 2u);
+    auto locked = std::find_if(r->skipped.begin(), r->skipped.end(),
+                               [&](const SkippedGroup& s) { return s.path == module->path(); });
+    ASSERT_NE(locked, r->skipped.end());
+    EXPECT_NE(locked->reason.find("locked"), std::string::npos);
+    for (const auto& s : r->skipped) {
+        if (s.path != module->path()) {
+            EXPECT_NE(s.reason.find("needs it"), std::string::npos) << s.path;
+        }
+    }
     for (auto i : module->artifacts) EXPECT_TRUE(fs::exists(scan->artifacts[i].path()));
     EXPECT_TRUE(fs::exists(lock));  // locks are never evicted by default
 
@@ -324,9 +341,13 @@ TEST_F(EvictTest, CategoryFilterAndMissingRoot) {
     p.dry_run = false;
     auto r = evict_cache(root.string(), p);
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r->removed.size(), 3u);
-    for (auto& g : r->removed) EXPECT_EQ(g.kind, GroupKind::triton_kernel_dir);
-    EXPECT_EQ(files_left(), 33u - 24u);
+    // The three Triton kernel dirs, and the entries that need them (issue 42 #12): the FX entry bundling
+    // them goes first, and the AOT entry naming that FX graph before it. Both are key dirs of 2 files.
+    EXPECT_EQ(r->removed.size(), 5u);
+    std::size_t kernel_dirs = 0;
+    for (auto& g : r->removed) kernel_dirs += g.kind == GroupKind::triton_kernel_dir;
+    EXPECT_EQ(kernel_dirs, 3u);
+    EXPECT_EQ(files_left(), 33u - 24u - 2u - 2u);
     auto missing = evict_cache((dir.path() / "nope").string(), p);
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().code, Errc::not_found);
