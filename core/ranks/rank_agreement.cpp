@@ -110,6 +110,7 @@ Agreement agree(const std::vector<const LoadedRank*>& group, AgreeRule rule, con
         ag.precision = first.precision;
         ag.identity = best.first->identity;
         ag.label = choice_label(*best.first);
+        ag.params = best.first->params;
         ag.median_ms = best.median;
         ag.votes = best.votes;
         double lowest = std::numeric_limits<double>::infinity();
@@ -149,7 +150,7 @@ Result<std::vector<WrittenRankCache>> write_agreed_caches(const std::vector<cons
             m.precision = ag.precision;
             m.device_name = rank.device;
             m.versions = {rank.triton_key, rank.cuda_version, "the rank's timing cache " + rank.timing_cache};
-            m.choices.push_back({ag.names[r], "", *ag.write_ms[r], std::nullopt});
+            m.choices.push_back({ag.names[r], "", *ag.write_ms[r], std::nullopt, {}});
             per_rank[r].push_back(std::move(m));
         }
         if (!per_rank[r].empty() && per_rank[r].front().system_hash() != rank.system_hash)
@@ -179,13 +180,14 @@ handback::LookupTable agreed_lookup_table(const std::vector<const LoadedRank*>& 
         m.inputs = ag.inputs_key;
         m.precision = ag.precision;
         m.device_name = first.device;
-        m.choices.push_back({ag.names.front(), "", ag.median_ms, std::nullopt});
+        m.choices.push_back({ag.names.front(), "", ag.median_ms, std::nullopt, ag.params});
         // The extern choices name an addmm's scalars (alpha, beta), which its lookup key needs.
         for (const auto& op : first.ops)
             if (op.op == ag.op && op.inputs_key == ag.inputs_key && op.precision == ag.precision)
                 for (const auto& c : op.choices)
                     if (c.name != ag.names.front() && c.family.rfind("triton_", 0) != 0)
-                        m.choices.push_back({c.name, "extern", std::numeric_limits<double>::infinity(), std::nullopt});
+                        m.choices.push_back(
+                            {c.name, "extern", std::numeric_limits<double>::infinity(), std::nullopt, {}});
         ops.push_back(std::move(m));
     }
     return handback::build_lookup_table(ops, first.root);

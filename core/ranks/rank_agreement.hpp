@@ -34,10 +34,11 @@ std::string agree_rule_text(AgreeRule r);  // the rule as the report states it
 
 struct AgreedOp {
     std::string op, inputs_key, inputs, precision;
-    std::string identity, label;       // the agreed choice
-    std::vector<std::string> names;    // per rank: its name for it
-    std::vector<double> ms;            // per rank: the time it measured
-    std::vector<std::string> winners;  // per rank: the label of the rank's own winner
+    std::string identity, label;                                       // the agreed choice
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();  // its config
+    std::vector<std::string> names;                                    // per rank: its name for it
+    std::vector<double> ms;                                            // per rank: the time it measured
+    std::vector<std::string> winners;                                  // per rank: the label of the rank's own winner
     double median_ms = 0;
     int votes = 0;                                // ranks whose winner it was
     bool ranks_differed = false;                  // the ranks' winners were not all this
