@@ -52,13 +52,21 @@ std::string list_of(const std::vector<std::string>& v) {
     return s + "]";
 }
 
-// The template kwargs torch records for a Triton choice (recorder.py: ktc.params), from its module.
-Result<Json> triton_config(const std::string& template_name, const std::string& module_key, const fs::path& root) {
+// The template kwargs torch records for a Triton choice (recorder.py: ktc.params), from its module,
+// else from the config the caller read elsewhere (`known`).
+Result<Json> triton_config(const std::string& template_name, const std::string& module_key, const fs::path& root,
+                           const Json& known) {
     std::string module = timings::kernel_module_for_key(root, module_key);
-    if (module.empty())
+    timings::KernelModuleInfo info;
+    if (!module.empty()) {
+        KILN_TRY(info, timings::read_kernel_module_info(module));
+    } else if (known.is_object() && !known.empty()) {
+        info.params = known;
+        module = "the config given for " + module_key;
+    } else {
         return make_error(Errc::not_found, "the winner's benchmark module is not in the cache",
                           (root / module_key.substr(1, 2) / (module_key + ".py")).string());
-    KILN_TRY(auto info, timings::read_kernel_module_info(module));
+    }
     // The keys torch's recorder writes for a Triton mm config (README's example): the template
     // derives the rest itself. ALLOW_TF32 must not be given: torch 2.11 passes it to the template
     // on its own ("choice_or_none() got multiple values for keyword argument 'ALLOW_TF32'", seen
@@ -124,7 +132,7 @@ LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const fs::pat
         std::string base = w->name.substr(0, dash);
         Json config;
         if (base.rfind("triton_", 0) == 0 && dash != std::string::npos) {
-            auto c = triton_config(base.substr(7), w->name.substr(dash + 1), root);
+            auto c = triton_config(base.substr(7), w->name.substr(dash + 1), root, w->params);
             if (!c) {
                 skip("winner " + w->name + ": " + c.error().str());
                 continue;

@@ -25,6 +25,9 @@ struct MeasuredChoice {
     std::string name, kind;
     double ms = 0;
     std::optional<double> spread_ms;
+    // A Triton choice's config where it is known without its benchmark module (an AUTOTUNE table's
+    // row, as `kiln-cli ranks` reads them); the lookup table falls back to it.
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
 };
 
 struct MeasuredOp {
