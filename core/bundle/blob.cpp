@@ -1,17 +1,13 @@
 #include "bundle/blob.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <unordered_map>
 
 #include "hash/base64.hpp"
 #include "hash/crc32.hpp"
 #include "util/json_out.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -240,23 +236,11 @@ bool looks_like_blob(std::string_view head) {
 }
 
 bool is_blob_file(const std::filesystem::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return false;
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return false;
-    }
-    char head[12];
-    std::size_t got = 0;
-    while (got < sizeof head) {
-        ssize_t n = ::read(fd, head + got, sizeof head - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    return looks_like_blob(std::string_view(head, got));
+    // util/regular_file: a FIFO never blocks, and sniffing a blob leaves its atime alone.
+    auto file = open_regular_file(path);
+    if (!file) return false;
+    auto head = read_prefix(*file, 12, path.string());
+    return head && looks_like_blob(*head);
 }
 
 namespace {

@@ -6,12 +6,13 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <span>
 #include <thread>
 
 #include "codecache/library.hpp"
 #include "util/atomic_file.hpp"
+#include "util/regular_file.hpp"
 #include "worker/cuda_bench.hpp"
 #include "worker/inductor_module.hpp"
 
@@ -184,13 +185,18 @@ const std::vector<std::byte>& Executor::host_input(const TensorMeta& t, std::uin
 
 Result<const std::vector<std::byte>*> Executor::reference(const std::string& path, std::size_t bytes) {
     if (auto it = references_.find(path); it != references_.end() && it->second.size() == bytes) return &it->second;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return make_error(Errc::not_found, "reference output missing", path, "the reference choice must run first");
+    // Kiln's own file (the reference choice saved it), read as every input is (util/regular_file):
+    // a FIFO or device put in its place never blocks the worker.
+    auto file = open_regular_file(path);
+    if (!file) {
+        if (file.error().code == Errc::not_found)
+            return make_error(Errc::not_found, "reference output missing", path, "the reference choice must run first");
+        return file.error();
+    }
+    KILN_TRY(std::string text, read_prefix(*file, bytes, path));
+    if (text.size() != bytes) return make_error(Errc::parse, "reference output has the wrong size", path);
     std::vector<std::byte> data(bytes);
-    in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(bytes));
-    if (static_cast<std::size_t>(in.gcount()) != bytes)
-        return make_error(Errc::parse, "reference output has the wrong size", path);
+    if (bytes) std::memcpy(data.data(), text.data(), bytes);
     auto& kept = references_[path];
     kept = std::move(data);
     return &kept;

@@ -1,15 +1,17 @@
 // Executor's kernels that come compiled: a Triton cubin launched through the driver API, as
 // Triton's NVIDIA launcher does, and a cuBLAS call standing for an extern (ATen) choice. Both are
 // timed by CudaBench::run_launch and checked against the reference output like the seed's kernels.
+#include <fcntl.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <future>
 #include <memory>
 #include <span>
 
 #include "cuda/cublas.hpp"
+#include "util/regular_file.hpp"
 #include "worker/cuda_bench.hpp"
 #include "worker/device_kernels.hpp"
 #include "worker/executor.hpp"
@@ -18,13 +20,18 @@ namespace kiln::worker {
 
 using cuda::check;
 
+// A cubin or PTX of one kernel is a few MB at most; a larger "binary" is not one.
+constexpr std::uint64_t kMaxKernelBinaryBytes = 256u << 20;
+
 Result<cuda::CUfunction> Executor::triton_function(const TritonBinary& b) {
     std::string key = b.cubin + "#" + b.function;
     if (auto it = functions_.find(key); it != functions_.end()) return it->second;
     KILN_TRY(const cuda::Api* a, cuda::api());
-    std::ifstream in(b.cubin, std::ios::binary);
-    if (!in) return make_error(Errc::not_found, "cannot read the kernel binary", b.cubin);
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // A cache file: util/regular_file's rules (a FIFO never blocks, no symlink followed, atime kept), bounded.
+    auto opened = open_regular_file_at(AT_FDCWD, b.cubin.c_str(), b.cubin);
+    if (!opened)
+        return make_error(opened.error().code, "cannot read the kernel binary: " + opened.error().message, b.cubin);
+    KILN_TRY(std::string data, read_opened_file(*opened, b.cubin, kMaxKernelBinaryBytes));
     data.push_back('\0');  // PTX text must end in NUL; a cubin ignores it
     cuda::CUmodule mod = nullptr;
     KILN_CHECK(check(a->cuModuleLoadData(&mod, data.data()), "cuModuleLoadData"));

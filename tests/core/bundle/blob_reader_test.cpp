@@ -1,6 +1,7 @@
 // The blob reader on torch's own blobs (the fixtures) and on broken and hostile ones.
 #include <gtest/gtest.h>
 
+#include "atime_check.hpp"
 #include "blob_craft.hpp"
 #include "bundle/blob.hpp"
 #include "bundle_fixtures.hpp"
@@ -197,6 +198,18 @@ TEST(BlobReader, DuplicateGroupsUnknownTypesAndHostileKeysAreFlagged) {
         }
     EXPECT_EQ(blob->artifacts.back().target, "dynamo/code_state_j_k_0_.pkl");  // torch's sanitized name
     EXPECT_TRUE(blob->artifacts.back().effective());
+}
+
+// Issue 42: sniffing whether a file is a blob (every `open_cache` of a file, `show`, `timings`) opened it
+// without O_NOATIME; it now reads the head as every input is read, leaving the atime alone.
+TEST(BlobReader, SniffingABlobLeavesItsAtimeAlone) {
+    test::ScratchDir dir("blob-sniff-atime");
+    const std::filesystem::path copy = dir.path() / "blob.bin";
+    std::filesystem::copy_file(test::h200_blob(), copy);
+    ASSERT_TRUE(test::set_old_atimes(copy));
+    ASSERT_TRUE(test::plain_read_moves_atime(copy)) << "this file system does not update atimes on read";
+    EXPECT_TRUE(is_blob_file(copy));
+    EXPECT_TRUE(test::moved_atimes(copy).empty());
 }
 
 }  // namespace

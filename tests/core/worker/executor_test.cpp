@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -122,4 +124,24 @@ TEST(Executor, AWarmUpPreparesInputsAndTimesNothing) {
     EXPECT_EQ(r.stats.count, 0);
     EXPECT_TRUE(r.details.value("warmup", false));
     EXPECT_FALSE(ex.loaded("/nonexistent/not-loaded.so"));
+}
+
+// Issue 42: the reference output (a file the reference choice saved) was read with std::ifstream, whose
+// open of a FIFO put in its place waits for a writer forever. Run in a child under a 20 s alarm, so a
+// hang fails the test; the request fails at once, naming what the path is.
+TEST(Executor, AFifoInPlaceOfTheReferenceOutputIsRefusedAtOnce) {
+    kiln::test::ScratchDir dir("exec-reference-fifo");
+    const fs::path lib = compile_scale(dir.path(), 1);
+    const fs::path fifo = dir.path() / "reference.bin";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    BenchmarkRequest req = scale_request(lib);
+    req.reference_output_path = fifo.string();
+    EXPECT_EXIT(
+        {
+            ::alarm(20);
+            Executor ex;
+            auto r = ex.run(req);
+            std::_Exit(r.status == BenchStatus::error && r.reason.find("FIFO") != std::string::npos ? 0 : 2);
+        },
+        ::testing::ExitedWithCode(0), "");
 }
