@@ -123,7 +123,7 @@ Pending plan_step(int root_fd, UnpackStep step, std::string_view content, bool f
     return {std::move(step), content};
 }
 
-Status apply_step(int root_fd, const std::string& root, const Pending& p) {
+Status apply_step(int root_fd, const std::string& root, const Pending& p, Durability durability) {
     if (p.step.action != UnpackAction::write && p.step.action != UnpackAction::replace) return ok_status();
     auto [dir, name] = split_target(p.step.target);
     const std::string context = root + "/" + p.step.target;
@@ -143,7 +143,7 @@ Status apply_step(int root_fd, const std::string& root, const Pending& p) {
         return ok_status();
     }
     // A file that appeared since the plan is not replaced unless --force asked for replacing.
-    return write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace);
+    return write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace, durability);
 }
 
 }  // namespace
@@ -202,7 +202,7 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
         report.refused |= p.step.action == UnpackAction::conflict;
     }
     if (!options.dry_run && !report.refused)
-        for (const auto& p : plan) KILN_CHECK(apply_step(root_fd.get(), root, p));
+        for (const auto& p : plan) KILN_CHECK(apply_step(root_fd.get(), root, p, options.durability));
     for (auto& p : plan) report.steps.push_back(std::move(p.step));
     return report;
 }

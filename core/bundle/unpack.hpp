@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bundle/blob.hpp"
+#include "util/atomic_file.hpp"
 #include "util/result.hpp"
 
 namespace kiln::bundle {
@@ -16,6 +17,9 @@ struct UnpackOptions {
     bool dry_run = false;
     bool force = false;           // replace existing files whose bytes differ
     bool ignore_unknown = false;  // unpack the known types of a blob torch 2.11 would reject as a whole
+    // A private temporary root that is removed after use (materialize_blob): no fsync per file. A user's
+    // cache (`bundle unpack`) keeps Durability::durable.
+    Durability durability = Durability::durable;
 };
 
 enum class UnpackAction : std::uint8_t {

@@ -238,6 +238,34 @@ Result<RedisReply> RedisClient::command(const std::vector<std::string>& argv) {
     return reply;
 }
 
+Result<RedisReply> RedisClient::exec(std::size_t queued) {
+    KILN_TRY(auto reply, command({"EXEC"}));
+    if (reply.type == RedisReply::Type::nil) return reply;
+    if (reply.type != RedisReply::Type::array)
+        return make_error(Errc::external, "EXEC answered no list of replies", endpoint_.display() + " EXEC",
+                          "the transaction may not have been applied; try again");
+    std::size_t failed = 0;
+    const RedisReply* first = nullptr;
+    for (const auto& r : reply.elements)
+        if (r.is_error()) {
+            ++failed;
+            if (!first) first = &r;
+        }
+    if (first) {
+        Error e = reply_error(first->str, endpoint_, "EXEC");
+        e.message += " (" + std::to_string(failed) + " of " + std::to_string(reply.elements.size()) +
+                     " queued command(s) failed)";
+        if (e.hint.empty()) e.hint = "the commands that failed were not applied; the others were";
+        return e;
+    }
+    if (reply.elements.size() != queued)
+        return make_error(Errc::external,
+                          "EXEC answered " + std::to_string(reply.elements.size()) + " replies for " +
+                              std::to_string(queued) + " queued command(s)",
+                          endpoint_.display() + " EXEC", "the server is no Redis this client understands; try again");
+    return reply;
+}
+
 Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view match, int count) {
     KILN_TRY(auto r,
              command({"SCAN", std::string(cursor), "MATCH", std::string(match), "COUNT", std::to_string(count)}));

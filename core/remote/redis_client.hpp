@@ -107,6 +107,11 @@ public:
 
     // One command; an error reply (-ERR ...) becomes an Error.
     Result<RedisReply> command(const std::vector<std::string>& argv);
+    // EXEC of a MULTI that queued `queued` commands. Nil (a WATCHed key changed: nothing applied) comes
+    // back as it is. Inside the array each command has its own reply, and a command that failed there
+    // (-ERR, -OOM, -READONLY...) is no error of EXEC itself: any such reply, or an array of another
+    // length, is an error here (the server's message, how many failed), never a transaction taken as done.
+    Result<RedisReply> exec(std::size_t queued);
     // One SCAN step: SCAN cursor MATCH pattern COUNT count.
     Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
     // SCAN from cursor 0 until it comes back to 0, handing each page's keys to `page` (which returns

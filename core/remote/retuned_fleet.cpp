@@ -85,9 +85,11 @@ Result<FleetPublish> publish_retuned(RedisClient& client, const std::vector<Meas
         }
         out.keys.push_back(std::move(key));
     }
-    auto exec = client.command({"EXEC"});
-    if (!exec) return std::move(exec.error()).with_hint("nothing was published unless EXEC reached the server");
-    if (exec->type != RedisReply::Type::array)
+    auto exec = client.exec(ops.size());
+    if (!exec && exec.error().hint.empty())
+        return std::move(exec.error()).with_hint("nothing was published unless EXEC reached the server");
+    if (!exec) return std::move(exec.error());  // a SET refused inside EXEC: its message, not "published"
+    if (exec->type != RedisReply::Type::array)  // nil: the server discarded the transaction
         return make_error(Errc::external, "the server did not apply the publish (EXEC answered no list)", out.server,
                           "nothing was published; try again");
     return out;

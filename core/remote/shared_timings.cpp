@@ -126,7 +126,7 @@ Result<PublishReport> publish_timings(RedisClient& client, const nlohmann::order
         (void)m;
         KILN_TRY(auto q, client.command({"SET", redis_key, py_dumps(to_value(s))}));
         (void)q;
-        KILN_TRY(auto exec, client.command({"EXEC"}));
+        KILN_TRY(auto exec, client.exec(1));
         if (exec.type == RedisReply::Type::array) return report;
     }
     return make_error(Errc::busy, "the shared timings kept changing under concurrent publishers", redis_key, "retry");

@@ -57,7 +57,7 @@ std::string unpredictable_temp_name() {
 // Writes everything to `fd` (the temporary `tmp` in `dir_fd`), fsyncs and closes it (always, whatever
 // fails); unlinks the temporary on failure.
 Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_view content,
-                        const std::string& context) {
+                        const std::string& context, Durability durability) {
     const char* failed = nullptr;
     int err = 0;
     std::size_t off = 0;
@@ -72,7 +72,8 @@ Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_
         off += static_cast<std::size_t>(n);
     }
     // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
-    if (!failed && ::fsync(fd) != 0) failed = "fsync temporary file for", err = errno;
+    if (!failed && durability == Durability::durable && ::fsync(fd) != 0)
+        failed = "fsync temporary file for", err = errno;
     if (::close(fd) != 0 && !failed) failed = "close temporary file for", err = errno;
     if (!failed) return ok_status();
     ::unlinkat(dir_fd, tmp.c_str(), 0);
@@ -96,7 +97,7 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
 }
 
 Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
-                       bool replace) {
+                       bool replace, Durability durability) {
     // A fresh file under a name nobody can guess, never one that exists: with O_TRUNC at a
     // predictable name, a hard link planted there would have Kiln overwrite the file it points to.
     std::string tmp;
@@ -107,7 +108,7 @@ Status write_atomic_at(int dir_fd, const std::string& name, std::string_view con
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
-    KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context));
+    KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context, durability));
     int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())
                      : ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
     if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fake_resp_server.hpp"
 #include "redis_server.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
@@ -145,6 +146,29 @@ TEST(HandbackCli, FleetThroughRedis) {
     auto listed = run_command({cli_path(), "timings", server.url(1)});
     ASSERT_EQ(listed.exit_code, 0) << listed.err;
     EXPECT_NE(listed.out.find("on NVIDIA H200 @ "), std::string::npos) << listed.out;
+}
+
+// A server whose EXEC answers an error for each queued SET (-READONLY: a replica since a failover): the
+// publish failed, whatever EXEC's own reply type; the user reads the server's message and exit 1.
+TEST(HandbackCli, PublishFailsWhenExecAnswersErrors) {
+    ScratchDir d("cli-hb-exec-errors");
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    int queued = 0;
+    FakeRespServer server([&queued](const std::vector<std::string>& argv, int fd) {
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "MULTI") return FakeRespServer::send_text(fd, "+OK\r\n");
+        if (argv[0] == "SET") return ++queued, FakeRespServer::send_text(fd, "+QUEUED\r\n");
+        if (argv[0] == "EXEC") {
+            std::string reply = "*" + std::to_string(queued) + "\r\n";
+            for (int i = 0; i < queued; ++i) reply += "-READONLY You can't write against a read only replica.\r\n";
+            return FakeRespServer::send_text(fd, reply);
+        }
+        return FakeRespServer::send_text(fd, "-ERR unexpected\r\n");
+    });
+    auto pub = run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url()});
+    EXPECT_EQ(pub.exit_code, 1) << pub.err << pub.out;
+    EXPECT_EQ(pub.out.find("published"), std::string::npos) << pub.out;
+    EXPECT_NE(pub.err.find("READONLY You can't write against a read only replica"), std::string::npos) << pub.err;
 }
 
 // --compare: the H100 fixture's cache against a re-tune on "another" GPU where the extern mm wins

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -117,4 +118,42 @@ TEST(RetunedFleet, ARefusingOrTricklingServerIsAnErrorAndAppliesNothing) {
     auto slow = publish_retuned(trickling.url(), ops_on(kH100), "node-a", limits);
     ASSERT_FALSE(slow);
     EXPECT_EQ(slow.error().code, kiln::Errc::timeout) << slow.error().str();
+}
+
+// A server that queues every SET and then answers EXEC with an error for each (what Redis does for a
+// command that fails when the transaction runs: -OOM, -READONLY after a failover, -ERR): EXEC itself is
+// no error reply, so a publish that took any array as success said "published" with nothing stored.
+TEST(RetunedFleet, ErrorsInsideExecAreAFailureWithTheServersMessage) {
+    std::atomic<int> sets{0};
+    kiln::test::FakeRespServer failing([&sets](const std::vector<std::string>& argv, int fd) {
+        using kiln::test::FakeRespServer;
+        if (FakeRespServer::answer_ping(argv, fd)) return true;
+        if (argv[0] == "MULTI") return FakeRespServer::send_text(fd, "+OK\r\n");
+        if (argv[0] == "SET") return ++sets, FakeRespServer::send_text(fd, "+QUEUED\r\n");
+        if (argv[0] == "EXEC") {
+            std::string reply = "*" + std::to_string(sets.load()) + "\r\n";
+            for (int i = 0; i < sets; ++i) reply += "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
+            return FakeRespServer::send_text(fd, reply);
+        }
+        return FakeRespServer::send_text(fd, "-ERR unexpected\r\n");
+    });
+    auto ops = ops_on(kH100);
+    auto pub = publish_retuned(failing.url(), ops, "node-a");
+    ASSERT_FALSE(pub) << "published " << pub->keys.size() << " op(s)";
+    EXPECT_EQ(sets.load(), static_cast<int>(ops.size()));
+    EXPECT_NE(pub.error().str().find("OOM command not allowed"), std::string::npos) << pub.error().str();
+    EXPECT_NE(pub.error().str().find("2 of 2"), std::string::npos) << pub.error().str();
+
+    // One error among OK replies fails the publish too; a count that does not match the SETs as well.
+    for (std::string exec : {std::string("*2\r\n+OK\r\n-ERR no\r\n"), std::string("*1\r\n+OK\r\n")}) {
+        kiln::test::FakeRespServer partial([&exec](const std::vector<std::string>& argv, int fd) {
+            using kiln::test::FakeRespServer;
+            if (FakeRespServer::answer_ping(argv, fd)) return true;
+            if (argv[0] == "MULTI") return FakeRespServer::send_text(fd, "+OK\r\n");
+            if (argv[0] == "SET") return FakeRespServer::send_text(fd, "+QUEUED\r\n");
+            return FakeRespServer::send_text(fd, exec);
+        });
+        auto r = publish_retuned(partial.url(), ops, "node-a");
+        EXPECT_FALSE(r) << exec;
+    }
 }
