@@ -32,7 +32,29 @@ std::string ms_cell(const std::optional<double>& ms, bool winner) {
     return buf;
 }
 
-std::string cut(const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(0, n - 1) + "…"; }
+// Characters as a terminal shows them (UTF-8 code points: "64×32" is 5 wide, 6 bytes).
+std::size_t width_of(const std::string& s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+}
+
+std::string cut(const std::string& s, std::size_t n) {
+    if (width_of(s) <= n) return s;
+    std::size_t bytes = 0, w = 0;
+    while (bytes < s.size() && w + 1 < n) {
+        ++bytes;
+        while (bytes < s.size() && (static_cast<unsigned char>(s[bytes]) & 0xC0) == 0x80) ++bytes;
+        ++w;
+    }
+    return s.substr(0, bytes) + "…";
+}
+
+// `s` cut to `n` columns and padded with spaces to them.
+std::string column(const std::string& s, std::size_t n) {
+    std::string c = cut(s, n);
+    return c + std::string(n - std::min(n, width_of(c)), ' ');
+}
 
 void print_ops(const ranks::RankGroup& g) {
     std::printf("\nautotuned ops: %zu of %zu differ", g.ops.differ.size(), g.ops.compared);
@@ -45,7 +67,7 @@ void print_ops(const ranks::RankGroup& g) {
         std::printf("\n");
         for (size_t c = 0; c < d.competing.size(); ++c) {
             const auto& ch = d.competing[c];
-            std::printf("  %-52s", cut(ch.label, 52).c_str());
+            std::printf("  %s", column(ch.label, 52).c_str());
             for (size_t r = 0; r < ch.ms.size(); ++r)
                 std::printf(" %10s", ms_cell(ch.ms[r], d.winner[r] == static_cast<int>(c)).c_str());
             std::printf("\n");

@@ -83,7 +83,10 @@ Agreement agree(const std::vector<const LoadedRank*>& group, AgreeRule rule, con
         };
         std::vector<Candidate> cands;
         for (const auto& c : first.choices) {
-            if (!c.config_known || !c.ms) continue;
+            // A choice whose config no table gave is still one choice on every rank when the ranks'
+            // lists align (its identity is its position, align_choices); one that matches no other
+            // rank's choice never gets every rank's time.
+            if (!c.ms) continue;
             std::vector<double> times;
             int votes = 0;
             for (const auto* op : ops) {
@@ -95,7 +98,7 @@ Agreement agree(const std::vector<const LoadedRank*>& group, AgreeRule rule, con
             if (times.size() == ops.size()) cands.push_back({&c, median_of(times), votes});
         }
         if (cands.empty()) {
-            a.skipped.push_back({op_label(first), "no choice with a known config was measured by every rank"});
+            a.skipped.push_back({op_label(first), "no choice was measured by every rank (or matched across them)"});
             continue;
         }
         auto better = [&](const Candidate& x, const Candidate& y) {

@@ -59,8 +59,8 @@ struct Agreement {
     std::size_t to_write() const;  // ops some rank's file must change for
 };
 
-// `group`: ranks of one kind (group_ranks). Ops every rank autotuned; a choice is eligible when every
-// rank measured it (a valid time).
+// `group`: ranks of one kind (group_ranks), aligned (align_choices). Ops every rank autotuned; a choice
+// is eligible when every rank measured it (a valid time).
 Agreement agree(const std::vector<const LoadedRank*>& group, AgreeRule rule, const std::string& group_label);
 
 struct WrittenRankCache {
