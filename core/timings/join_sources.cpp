@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace kiln::timings {
@@ -198,12 +199,21 @@ bool same_choice(const Choice& a, const Choice& b) {
     return common > 0 || !tmpl;
 }
 
+// The ops of one name already in the output, indexed so that a sized op is only tried against the ops
+// of its sizes and those with none: `joins` refuses two different concrete sizes at once, and a
+// timing cache holds one op per inputs key (150,000 under "mm" made this loop quadratic: issue 42 #15).
+struct JoinCandidates {
+    std::vector<std::size_t> all, unsized;                                  // indices in `out`, in order
+    std::map<std::vector<std::string>, std::vector<std::size_t>> by_sizes;  // concrete when added: stay so
+};
+
 void join_sources(TimingSet& set) {
     std::map<std::string, SourceKind> kind_of;
     for (const auto& s : set.sources) kind_of.emplace(s.path, s.kind);
     std::vector<Op> out;
-    std::map<std::string, std::vector<std::size_t>> by_name;  // op name -> indices in out
+    std::map<std::string, JoinCandidates> by_name;  // op name -> its ops in out
     out.reserve(set.ops.size());
+    std::vector<std::size_t> merged_order;
     for (auto& op : set.ops) {
         auto k = kind_of.find(op.source);
         const SourceKind kind = k == kind_of.end() ? SourceKind::timing_cache : k->second;
@@ -213,9 +223,20 @@ void join_sources(TimingSet& set) {
             out.push_back(std::move(op));
             continue;
         }
-        auto& same_name = by_name[op.op];
+        auto& cands = by_name[op.op];
+        // The same candidates, in the same order, as trying every op of the name: the first that joins wins.
+        const std::vector<std::size_t>* order = &cands.all;
+        if (concrete(op.sizes)) {
+            static const std::vector<std::size_t> none;
+            auto sized = cands.by_sizes.find(op.sizes);
+            const auto& same = sized == cands.by_sizes.end() ? none : sized->second;
+            merged_order.clear();
+            std::merge(same.begin(), same.end(), cands.unsized.begin(), cands.unsized.end(),
+                       std::back_inserter(merged_order));
+            order = &merged_order;
+        }
         bool merged = false;
-        for (std::size_t i : same_name) {
+        for (std::size_t i : *order) {
             if (auto match = joins(out[i], op)) {
                 merge_op(out[i], std::move(op), *match);
                 merged = true;
@@ -223,7 +244,9 @@ void join_sources(TimingSet& set) {
             }
         }
         if (merged) continue;
-        same_name.push_back(out.size());
+        cands.all.push_back(out.size());
+        if (concrete(op.sizes)) cands.by_sizes[op.sizes].push_back(out.size());
+        else cands.unsized.push_back(out.size());
         out.push_back(std::move(op));
     }
     set.ops = std::move(out);
