@@ -69,12 +69,47 @@ TEST(HandbackCli, BadInputIsAClearErrorAndWritesNothing) {
     std::ofstream(broken) << "{\"devices\": [], \"ops\": [{\"op\": 1}]}";
     auto b = run_command({cli_path(), "handback", root.string(), "--from", broken.string(), "--write"});
     EXPECT_EQ(b.exit_code, 2) << b.err;
-    EXPECT_NE(b.err.find("ops[0]"), std::string::npos) << b.err;
+    EXPECT_NE(b.out.find("not handed back: ops[0] on any device: ops[0].op is 1, not a string"), std::string::npos)
+        << b.out;
+    EXPECT_NE(b.err.find("no complete op"), std::string::npos) << b.err;
 
     auto shard =
         run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write", "--shard", "2/2"});
     EXPECT_EQ(shard.exit_code, 2) << shard.err;
     EXPECT_NE(shard.err.find("--shard wants I/N"), std::string::npos) << shard.err;
+}
+
+// Issue 42 #7: one wrong-typed field of a saved run (`runnable: "yes"`, `name: 123`, a 23-digit
+// number) was an "internal error" and nothing was handed back. Now that op is skipped with the
+// field's path and the other op is written.
+TEST(HandbackCli, AWrongTypedFieldCostsItsOpOnly) {
+    for (const std::string poison :
+         {R"("runnable": "yes")", R"("name": 123)", R"("device": 12345678901234567890123)"}) {
+        ScratchDir d("cli-hb-poison");
+        fs::path root = copy_h100(d);
+        auto j = run_json_from_cache_file(cache_file_for(h100_root(), kH100), kH200, 0.8);
+        auto& choice = j["ops"][1]["choices"][2];
+        std::string field = poison.substr(1, poison.find('"', 1) - 1);
+        if (field == "device") choice["measured"][0]["device"] = 424242;
+        else choice[field] = 424242;
+        std::string text = kiln::py_dumps(j);
+        auto at = text.find("\"" + field + "\": 424242");
+        ASSERT_NE(at, std::string::npos);
+        text.replace(at, field.size() + 10, poison);
+        fs::path run = d.path() / "run.json";
+        std::ofstream(run) << text;
+        auto r = run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write"});
+        ASSERT_EQ(r.exit_code, 0) << poison << r.err << r.out;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_NE(r.out.find("1 complete op(s)"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("not handed back: mm "), std::string::npos) << r.out;
+        std::string path = field == "device" ? "ops[1].choices[2].measured[0].device is 1.2345678901234568e+22"
+                                             : "ops[1].choices[2]." + field + " is ";
+        EXPECT_NE(r.out.find(path), std::string::npos) << poison << "\n" << r.out;
+        EXPECT_NE(r.out.find("wrote 1 op(s) (1 new, 0 replaced)"), std::string::npos) << r.out;
+        auto written = load(root / "cache" / kH200File);
+        EXPECT_EQ(written["cache"]["mm"].size(), 1u);
+    }
 }
 
 TEST(HandbackCli, PinWritesATableAndRefusesAnExistingPath) {
