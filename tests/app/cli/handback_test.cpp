@@ -182,6 +182,61 @@ TEST(HandbackCli, FleetThroughRedis) {
     EXPECT_NE(listed.out.find("on NVIDIA H200 @ "), std::string::npos) << listed.out;
 }
 
+// Issue 42 #7, #8: fleet values with `kind: 7`, `ms: -1000` or `ms: NaN` under valid keys. Before,
+// -1000 and NaN went into torch's timing cache unchecked and `kind: 7` made --fetch an internal
+// error for every host; now each such key is a warning naming the field and the rest is written.
+TEST(HandbackCli, FetchLeavesPoisonedFleetValuesOut) {
+    RedisServer server;
+    ScratchDir d("cli-hb-fleet-poison");
+    // Two GPU kinds' re-tunes of the fixture: four keys, two per kind.
+    for (const auto& [device, factor] : {std::pair{kH200, 0.8}, std::pair{std::string("NVIDIA B200"), 0.5}}) {
+        fs::path run = saved_run(d, device, factor, "run-" + std::to_string(factor) + ".json");
+        ASSERT_EQ(run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url()}).exit_code,
+                  0);
+    }
+    auto keys = server.cli({"--raw", "KEYS", "kiln:retuned:*"});
+    std::vector<std::string> h200, b200;
+    std::istringstream in(keys.out);
+    for (std::string k; std::getline(in, k);)
+        if (!k.empty()) (k.find(":NVIDIA H200:") != std::string::npos ? h200 : b200).push_back(k);
+    ASSERT_EQ(h200.size(), 2u);
+    ASSERT_EQ(b200.size(), 2u);
+    // Rewrites the first choice's `field` of the value under `key` with JSON text.
+    auto poison = [&](const std::string& key, const std::string& field, const std::string& value) {
+        std::string text = server.cli({"--raw", "GET", key}).out;
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        auto at = text.find("\"" + field + "\": ");
+        ASSERT_NE(at, std::string::npos) << text;
+        auto end = text.find_first_of(",}", at);
+        text.replace(at, end - at, "\"" + field + "\": " + value);
+        ASSERT_EQ(server.cli({"-x", "SET", key}, text).exit_code, 0);
+    };
+    poison(h200[0], "ms", "-1000");
+    poison(b200[0], "ms", "NaN");
+    poison(b200[1], "kind", "7");
+
+    for (const auto& [device, bad] : {std::pair{kH200, 1}, std::pair{std::string("NVIDIA B200"), 2}}) {
+        fs::path root = d.path() / ("fresh-" + std::to_string(bad));
+        fs::create_directories(root);
+        auto fetch = run_command(
+            {cli_path(), "handback", "--fetch", server.url(), "--write", "--device-name", device, root.string()});
+        EXPECT_EQ(fetch.err.find("internal error"), std::string::npos) << fetch.err;
+        EXPECT_NE(fetch.err.find(".ms is -1000 ms: a time is never negative"), std::string::npos) << fetch.err;
+        EXPECT_NE(fetch.err.find(".ms is NaN, not a time"), std::string::npos) << fetch.err;
+        EXPECT_NE(fetch.err.find(".kind is 7, not a string"), std::string::npos) << fetch.err;
+        if (device == kH200) {
+            ASSERT_EQ(fetch.exit_code, 0) << fetch.err << fetch.out;
+            EXPECT_NE(fetch.out.find("fetched 1 of 1 re-tuned ops"), std::string::npos) << fetch.out;
+            std::string written = read_file(root / "cache" / kH200File);
+            EXPECT_EQ(written.find("-1000"), std::string::npos);
+            EXPECT_EQ(load(root / "cache" / kH200File)["cache"]["mm"].size(), 1u);
+        } else {
+            EXPECT_NE(fetch.exit_code, 0);  // both of its keys are poisoned: nothing to write
+            EXPECT_FALSE(fs::exists(root / "cache"));
+        }
+    }
+}
+
 // --compare: the H100 fixture's cache against a re-tune on "another" GPU where the extern mm wins
 // the second op by far: per op, whether the winners differ and whether beyond the measured noise.
 TEST(HandbackCli, CompareSaysWhereWinnersDifferAndTheNoise) {
