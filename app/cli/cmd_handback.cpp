@@ -19,6 +19,7 @@ int run(const HandbackCommand& c) {
         auto r = handback::read_run_file(c.from);
         if (!r) return fail(frontend::as_bad_input(r.error()));
         run = std::move(r).value();
+        for (const auto& p : run->problems) warn(c.from + ": " + p + " (device left out)");
     } else if (c.args.fetch.empty()) {
         return fail(make_error(Errc::invalid_argument, "give --from RUN.json (a saved `retune --json`) or --fetch URL",
                                "handback"));

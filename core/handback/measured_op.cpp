@@ -25,7 +25,8 @@ std::string incomplete_on(const RunOp& op, int device) {
         const Measurement* m = c.on(device);
         if (m && m->ok()) continue;
         if (++bad > 1) continue;
-        if (!m) first = short_name(c.name) + " was not measured there" + (c.why.empty() ? "" : " (" + c.why + ")");
+        if (!c.unreadable.empty()) first = c.unreadable;
+        else if (!m) first = short_name(c.name) + " was not measured there" + (c.why.empty() ? "" : " (" + c.why + ")");
         else first = short_name(c.name) + " " + m->status + (m->why.empty() ? "" : ": " + m->why);
     }
     if (!bad) return "";
@@ -91,8 +92,13 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
         if (!by_kind.count(d.name)) kinds.push_back(d.name);
         by_kind[d.name].push_back(d.index);
     }
-    for (const auto& op : run.ops) {
-        std::string label = op.op + " " + op.inputs + " " + op.precision;
+    for (size_t op_index = 0; op_index < run.ops.size(); ++op_index) {
+        const RunOp& op = run.ops[op_index];
+        std::string label = op.op.empty() ? "ops[" + std::to_string(op_index) + "]" : op.label();
+        if (!op.unreadable.empty()) {  // one op's bad field costs that op only, on every device
+            sel.skipped.push_back({label, "any device", op.unreadable});
+            continue;
+        }
         for (const auto& kind : kinds) {
             // One device that measured every choice; else (`retune` spreads an op's choices over the
             // GPUs) every choice from the first device of this kind that measured it ok: torch's own
@@ -120,7 +126,9 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
                         }
                     }
                     all = all && from[i] >= 0;
-                    if (from[i] < 0 && !uncovered++) first = short_name(op.choices[i].name);
+                    if (from[i] < 0 && !uncovered++)
+                        first = op.choices[i].unreadable.empty() ? short_name(op.choices[i].name)
+                                                                 : op.choices[i].unreadable;
                 }
                 if (!all) {
                     if (by_kind[kind].size() > 1)

@@ -1,7 +1,9 @@
 #include "handback/retune_run.hpp"
 
 #include <cmath>
+#include <limits>
 
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 #include "util/regular_file.hpp"
 
@@ -10,82 +12,91 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+using json_get::JsonAt;
+namespace jg = json_get;
+
 Error bad(const std::string& origin, const std::string& where, const std::string& what) {
     return make_error(Errc::parse, "retune result: " + where + ": " + what, origin,
                       "give the output of `kiln-cli retune ROOT --json`, unchanged");
 }
 
-Result<std::string> string_field(const Json& j, const char* key, const std::string& origin, const std::string& where,
-                                 bool required = true) {
-    if (!j.contains(key) || j[key].is_null()) {
-        if (!required) return std::string();
-        return bad(origin, where, std::string("no \"") + key + "\"");
-    }
-    if (!j[key].is_string()) return bad(origin, where, std::string("\"") + key + "\" is not a string");
-    return j[key].get<std::string>();
+// A device index or count: an int (the run's JSON says `0`, never 1e22).
+constexpr std::int64_t kMaxIndex = std::numeric_limits<int>::max();
+
+Result<RunDevice> device_from(const Json& j, const JsonAt& at) {
+    RunDevice d;
+    KILN_TRY(auto index, jg::integer_field(j, "index", at, 0, kMaxIndex));
+    d.index = static_cast<int>(index);
+    KILN_TRY(d.name, jg::string_field(j, "name", at));
+    KILN_TRY(d.arch, jg::string_field_or(j, "arch", at, ""));
+    return d;
 }
 
-Result<std::optional<double>> number_field(const Json& j, const char* key, const std::string& origin,
-                                           const std::string& where) {
-    if (!j.contains(key) || j[key].is_null()) return std::optional<double>();
-    if (!j[key].is_number()) return bad(origin, where, std::string("\"") + key + "\" is not a number");
-    return std::optional<double>(j[key].get<double>());
-}
-
-Result<int> int_field(const Json& j, const char* key, const std::string& origin, const std::string& where) {
-    if (!j.contains(key) || !j[key].is_number_integer())
-        return bad(origin, where, std::string("no integer \"") + key + "\"");
-    return j[key].get<int>();
-}
-
-Result<Measurement> measurement_from(const Json& j, const std::string& origin, const std::string& where) {
-    if (!j.is_object()) return bad(origin, where, "not an object");
+Result<Measurement> measurement_from(const Json& j, const JsonAt& at) {
     Measurement m;
-    KILN_TRY(m.device, int_field(j, "device", origin, where));
-    KILN_TRY(m.status, string_field(j, "status", origin, where));
-    KILN_TRY(m.ms, number_field(j, "ms", origin, where));
-    KILN_TRY(m.spread_ms, number_field(j, "spread_ms", origin, where));
-    KILN_TRY(m.why, string_field(j, "why", origin, where, false));
+    KILN_TRY(auto device, jg::integer_field(j, "device", at, 0, kMaxIndex));
+    m.device = static_cast<int>(device);
+    KILN_TRY(m.status, jg::string_field(j, "status", at));
+    // A time that is not one is no measurement: "ok" with -1000 ms or NaN is refused here, not
+    // written into torch's cache (issue 42 #8). Infinity means failed only in torch's own file.
+    KILN_TRY(m.ms, jg::optional_time_field(j, "ms", at));
+    KILN_TRY(m.spread_ms, jg::optional_time_field(j, "spread_ms", at));
+    KILN_TRY(m.why, jg::string_field_or(j, "why", at, ""));
     return m;
 }
 
-Result<RunChoice> choice_from(const Json& j, const std::string& origin, const std::string& where) {
-    if (!j.is_object()) return bad(origin, where, "not an object");
+// The choice's fields; an error names the first that could not be read.
+Status read_choice(RunChoice& c, const Json& j, const JsonAt& at) {
+    KILN_TRY(c.name, jg::string_field(j, "name", at));
+    KILN_TRY(c.kind, jg::string_field_or(j, "kind", at, ""));
+    KILN_TRY(c.runnable, jg::boolean_field_or(j, "runnable", at, false));
+    KILN_TRY(c.why, jg::string_field_or(j, "why", at, ""));
+    KILN_TRY(c.recorded_ms, jg::optional_time_field(j, "recorded_ms", at, jg::Time::infinity_failed));
+    KILN_TRY(const Json* measured, jg::field(j, "measured", at));
+    if (!measured || measured->is_null()) return ok_status();
+    if (!measured->is_array())
+        return jg::error_at(at.key("measured"), "is " + jg::describe(*measured) + ", not a list");
+    for (size_t i = 0; i < measured->size(); ++i) {
+        KILN_TRY(auto m, measurement_from((*measured)[i], at.key("measured").index(i)));
+        c.measured.push_back(std::move(m));
+    }
+    return ok_status();
+}
+
+RunChoice choice_from(const Json& j, const JsonAt& at) {
     RunChoice c;
-    KILN_TRY(c.name, string_field(j, "name", origin, where));
-    KILN_TRY(c.kind, string_field(j, "kind", origin, where, false));
-    c.runnable = j.value("runnable", false);
-    KILN_TRY(c.why, string_field(j, "why", origin, where, false));
-    KILN_TRY(c.recorded_ms, number_field(j, "recorded_ms", origin, where));
-    if (j.contains("measured")) {
-        if (!j["measured"].is_array()) return bad(origin, where, "\"measured\" is not a list");
-        for (size_t i = 0; i < j["measured"].size(); ++i) {
-            KILN_TRY(auto m,
-                     measurement_from(j["measured"][i], origin, where + ".measured[" + std::to_string(i) + "]"));
-            c.measured.push_back(std::move(m));
-        }
+    if (Status s = read_choice(c, j, at); !s.ok()) {
+        c.unreadable = s.error().message;
+        c.runnable = false;
+        c.measured.clear();
     }
     return c;
 }
 
-Result<RunOp> op_from(const Json& j, const std::string& origin, const std::string& where) {
-    if (!j.is_object()) return bad(origin, where, "not an object");
-    RunOp op;
-    KILN_TRY(op.op, string_field(j, "op", origin, where));
-    KILN_TRY(op.inputs, string_field(j, "inputs", origin, where));
-    KILN_TRY(op.precision, string_field(j, "precision", origin, where));
-    if (j.contains("recorded_for") && j["recorded_for"].is_object()) {
-        const auto& r = j["recorded_for"];
-        std::string w = where + ".recorded_for";
-        KILN_TRY(op.recorded_for.system_hash, string_field(r, "system_hash", origin, w, false));
-        KILN_TRY(op.recorded_for.device, string_field(r, "device", origin, w, false));
-        KILN_TRY(op.recorded_for.triton, string_field(r, "triton", origin, w, false));
-        KILN_TRY(op.recorded_for.cuda, string_field(r, "cuda", origin, w, false));
+Status read_op(RunOp& op, const Json& j, const JsonAt& at) {
+    KILN_TRY(op.op, jg::string_field(j, "op", at));
+    KILN_TRY(op.inputs, jg::string_field(j, "inputs", at));
+    KILN_TRY(op.precision, jg::string_field(j, "precision", at));
+    KILN_TRY(const Json* r, jg::field(j, "recorded_for", at));
+    if (r && r->is_object()) {
+        JsonAt w = at.key("recorded_for");
+        KILN_TRY(op.recorded_for.system_hash, jg::string_field_or(*r, "system_hash", w, ""));
+        KILN_TRY(op.recorded_for.device, jg::string_field_or(*r, "device", w, ""));
+        KILN_TRY(op.recorded_for.triton, jg::string_field_or(*r, "triton", w, ""));
+        KILN_TRY(op.recorded_for.cuda, jg::string_field_or(*r, "cuda", w, ""));
     }
-    if (!j.contains("choices") || !j["choices"].is_array()) return bad(origin, where, "no \"choices\" list");
-    for (size_t i = 0; i < j["choices"].size(); ++i) {
-        KILN_TRY(auto c, choice_from(j["choices"][i], origin, where + ".choices[" + std::to_string(i) + "]"));
-        op.choices.push_back(std::move(c));
+    KILN_TRY(const Json* choices, jg::field(j, "choices", at));
+    if (!choices || !choices->is_array()) return jg::error_at(at, "has no \"choices\" list");
+    for (size_t i = 0; i < choices->size(); ++i)
+        op.choices.push_back(choice_from((*choices)[i], at.key("choices").index(i)));
+    return ok_status();
+}
+
+RunOp op_from(const Json& j, const JsonAt& at) {
+    RunOp op;
+    if (Status s = read_op(op, j, at); !s.ok()) {
+        op.unreadable = s.error().message;
+        op.choices.clear();
     }
     return op;
 }
@@ -93,6 +104,8 @@ Result<RunOp> op_from(const Json& j, const std::string& origin, const std::strin
 Json opt(const std::optional<double>& v) { return v ? Json(*v) : Json(); }
 
 }  // namespace
+
+std::string RunOp::label() const { return op + " " + inputs + " " + precision; }
 
 bool Measurement::ok() const { return status == "ok" && ms && std::isfinite(*ms) && *ms >= 0; }
 
@@ -113,21 +126,20 @@ Result<RetuneRun> run_from_json(const Json& j, const std::string& origin) {
     if (!j.contains("devices") || !j["devices"].is_array()) return bad(origin, "top level", "no \"devices\" list");
     if (!j.contains("ops") || !j["ops"].is_array()) return bad(origin, "top level", "no \"ops\" list");
     RetuneRun run;
+    const JsonAt top{origin, ""};
     for (size_t i = 0; i < j["devices"].size(); ++i) {
         const auto& d = j["devices"][i];
-        std::string where = "devices[" + std::to_string(i) + "]";
-        if (!d.is_object()) return bad(origin, where, "not an object");
-        RunDevice dev;
-        KILN_TRY(dev.index, int_field(d, "index", origin, where));
-        KILN_TRY(dev.name, string_field(d, "name", origin, where));
-        KILN_TRY(dev.arch, string_field(d, "arch", origin, where, false));
-        if (run.device(dev.index)) return bad(origin, where, "device " + std::to_string(dev.index) + " listed twice");
-        run.devices.push_back(std::move(dev));
+        JsonAt at = top.key("devices").index(i);
+        auto dev = device_from(d, at);
+        if (!dev) {
+            run.problems.push_back(dev.error().message);
+            continue;
+        }
+        if (run.device(dev->index))
+            return bad(origin, at.path, "device " + std::to_string(dev->index) + " listed twice");
+        run.devices.push_back(std::move(*dev));
     }
-    for (size_t i = 0; i < j["ops"].size(); ++i) {
-        KILN_TRY(auto op, op_from(j["ops"][i], origin, "ops[" + std::to_string(i) + "]"));
-        run.ops.push_back(std::move(op));
-    }
+    for (size_t i = 0; i < j["ops"].size(); ++i) run.ops.push_back(op_from(j["ops"][i], top.key("ops").index(i)));
     return run;
 }
 

@@ -1,6 +1,7 @@
 #include "handback/timing_cache_write.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "util/atomic_file.hpp"
@@ -60,6 +61,16 @@ Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<M
     if (!fs::is_directory(root, ec))
         return make_error(Errc::not_found, "no such cache root (a directory)", root.string(),
                           "give the TORCHINDUCTOR_CACHE_DIR that torch compiles with");
+    // torch reads these as the choices' times: -1000 or NaN would make a choice win or break its
+    // min(), and Infinity would mark a measured choice failed (issue 42 #8). Callers check; this is
+    // the last line.
+    for (const auto& op : ops)
+        for (const auto& c : op.choices)
+            if (!std::isfinite(c.ms) || c.ms < 0)
+                return make_error(
+                    Errc::invalid_argument,
+                    "refusing to write " + py_float_repr(c.ms) + " ms for " + c.name + " of " + op.label(),
+                    root.string(), "a measured time is finite and not negative; nothing was written");
     // One file per system, in hash order (so that two writers take the locks in the same order).
     std::map<std::string, Pending> files;
     for (const auto& op : ops) {

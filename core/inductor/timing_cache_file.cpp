@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "hash/sha256.hpp"
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 #include "util/regular_file.hpp"
 
@@ -36,7 +37,8 @@ SystemInfo cuda_system(const fs::path& cache_root, const std::string& device_nam
         if (!file.ok() || !file->contains("system")) continue;
         const auto& sys = (*file)["system"];
         if (!sys.is_object() || !sys.contains("device") || !sys.contains("version")) continue;
-        if (sys["device"].value("name", "") != device_name) continue;
+        auto name = json_get::string_field_or(sys["device"], "name", {}, "");  // any other file's types
+        if (!name || *name != device_name) continue;
         const auto& ver = sys["version"];
         if (!ver.is_object() || !ver.contains("cuda") || !ver["cuda"].is_string() ||
             ver["cuda"].get<std::string>() != cuda_version)

@@ -3,71 +3,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "hash/sha256.hpp"
 #include "timings/timing_cache_source.hpp"
 #include "util/python_json.hpp"
 
 namespace kiln::remote {
-namespace {
-
 using Json = nlohmann::ordered_json;
 using handback::MeasuredOp;
-
-Json value_of(const MeasuredOp& op, const std::string& host, std::int64_t now) {
-    Json j;
-    j["system"] = op.system();
-    j["op"] = op.op;
-    j["inputs_key"] = op.inputs;
-    j["precision"] = op.precision;
-    j["device"] = op.device_name;
-    j["host"] = host;
-    j["published"] = now;
-    auto& cs = j["choices"] = Json::object();
-    for (const auto& c : op.choices)
-        cs[c.name] = {{"kind", c.kind}, {"ms", c.ms}, {"spread_ms", c.spread_ms ? Json(*c.spread_ms) : Json()}};
-    return j;
-}
-
-Result<MeasuredOp> op_of(const std::string& key, std::string_view text, const std::string& server) {
-    KILN_TRY(auto j, py_loads(text, key));
-    auto bad = [&](const char* what) { return make_error(Errc::parse, std::string("re-tuned op: ") + what, key); };
-    if (!j.is_object()) return bad("not a JSON object");
-    for (const char* f : {"op", "inputs_key", "precision", "device"})
-        if (!j.contains(f) || !j[f].is_string()) return bad("a key field is missing");
-    if (!j.contains("system") || !j["system"].is_object() || !j["system"].contains("version") ||
-        !j["system"]["version"].is_object())
-        return bad("no \"system\" with a \"version\"");
-    const auto& ver = j["system"]["version"];
-    if (!ver.contains("triton") || !ver["triton"].is_string() || !ver.contains("cuda") || !ver["cuda"].is_string())
-        return bad("the system names no Triton key or CUDA version");
-    if (!j.contains("choices") || !j["choices"].is_object() || j["choices"].empty()) return bad("no choices");
-    MeasuredOp op;
-    op.op = j["op"].get<std::string>();
-    op.inputs = j["inputs_key"].get<std::string>();
-    op.precision = j["precision"].get<std::string>();
-    op.device_name = j["device"].get<std::string>();
-    op.host = j.value("host", std::string());
-    op.versions = {ver["triton"].get<std::string>(), ver["cuda"].get<std::string>(),
-                   server + " (measured on " + (op.host.empty() ? std::string("?") : op.host) + ")"};
-    for (auto it = j["choices"].begin(); it != j["choices"].end(); ++it) {
-        const auto& c = it.value();
-        if (!c.is_object() || !c.contains("ms") || !c["ms"].is_number()) return bad("a choice has no numeric \"ms\"");
-        std::optional<double> spread;
-        if (c.contains("spread_ms") && c["spread_ms"].is_number()) spread = c["spread_ms"].get<double>();
-        op.choices.push_back({it.key(), c.value("kind", std::string()), c["ms"].get<double>(), spread});
-    }
-    // The key must be this value's own: a value copied under another op's key would poison a cache.
-    if (retuned_key(op) != key) return bad("the value does not belong to this key");
-    return op;
-}
-
-}  // namespace
-
-std::string retuned_key(const MeasuredOp& op) {
-    return std::string(kRetunedPrefix) + op.device_name + ":" + op.versions.cuda + ":" +
-           hash::sha256_hex(op.versions.triton).substr(0, 16) + ":" + op.op + ":" +
-           hash::sha256_hex(op.inputs + "\n" + op.precision).substr(0, 16);
-}
 
 Result<FleetPublish> publish_retuned(RedisClient& client, const std::vector<MeasuredOp>& ops, const std::string& host) {
     FleetPublish out{client.endpoint().display(), {}};
@@ -78,7 +19,7 @@ Result<FleetPublish> publish_retuned(RedisClient& client, const std::vector<Meas
     (void)m;
     for (const auto& op : ops) {
         std::string key = retuned_key(op);
-        auto queued = client.command({"SET", key, py_dumps(value_of(op, host, now))});
+        auto queued = client.command({"SET", key, py_dumps(handback::fleet_value(op, host, now))});
         if (!queued) {
             (void)client.command({"DISCARD"});
             return std::move(queued.error()).with_hint("nothing was published (the transaction was discarded)");
@@ -110,7 +51,7 @@ Result<FleetEntries> read_retuned(RedisClient& client) {
         KILN_TRY(auto values, client.get_many(page.keys));
         for (size_t i = 0; i < page.keys.size(); ++i) {
             if (!values[i]) continue;
-            auto op = op_of(page.keys[i], *values[i], out.server);
+            auto op = handback::decode_fleet_value(page.keys[i], *values[i], out.server);
             if (op) found.emplace_back(page.keys[i], std::move(op).value());
             else out.warnings.push_back(op.error().str());
         }

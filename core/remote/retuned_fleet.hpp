@@ -2,25 +2,22 @@
 // A fleet of re-tuners sharing one Redis (issue 31): each host re-tunes a slice of a cache's ops
 // (`retune --shard I/N`) and publishes every complete op it measured; any host of the same GPU kind
 // fetches them into its own timing cache (`--fetch URL --write`). Kiln's keys, one per op and
-// system:
-//   kiln:retuned:v1:<device name>:<CUDA version>:<sha256(Triton key)[:16]>:<op>:<sha256(inputs \n precision)[:16]>
-// holding {"system" (torch's dict, "hash" included), "op", "inputs_key", "precision", "device",
-// "host", "published", "choices": {choice key: {"kind", "ms", "spread_ms"}}}. An op is only ever
-// published complete, so the newest publish of a key replaces it whole. One publish is one
-// MULTI/EXEC: a server that drops or stalls mid-way applies none of it.
+// system, and their values: handback/fleet_value.hpp. An op is only ever published complete, so the
+// newest publish of a key replaces it whole. One publish is one MULTI/EXEC: a server that drops or
+// stalls mid-way applies none of it.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "handback/fleet_value.hpp"
 #include "handback/measured_op.hpp"
 #include "remote/redis_client.hpp"
 #include "timings/timing_model.hpp"
 
 namespace kiln::remote {
 
-inline constexpr std::string_view kRetunedPrefix = "kiln:retuned:v1:";
-
-std::string retuned_key(const handback::MeasuredOp& op);
+using handback::kRetunedPrefix;
+using handback::retuned_key;
 
 struct FleetPublish {
     std::string server;
@@ -36,7 +33,7 @@ struct FleetEntries {
     std::string server;
     std::vector<handback::MeasuredOp> ops;  // sorted by key; versions.from names the server and host
     std::vector<std::string> keys;          // ops[i]'s key
-    std::vector<std::string> warnings;      // values that did not decode
+    std::vector<std::string> warnings;      // values that did not decode (handback::decode_fleet_value)
 };
 
 Result<FleetEntries> read_retuned(RedisClient& client);

@@ -9,6 +9,7 @@
 #include "hash/sha256.hpp"
 #include "timings/timing_cache_source.hpp"
 #include "util/atomic_file.hpp"
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 
 namespace kiln::remote {
@@ -41,30 +42,44 @@ nlohmann::ordered_json to_value(const SharedTimings& s) {
     return j;
 }
 
-Result<SharedTimings> from_value(const std::string& redis_key, std::string_view text) {
-    KILN_TRY(auto j, py_loads(text, redis_key));
-    auto bad = [&](const char* what) {
-        return make_error(Errc::parse, std::string("shared timings: ") + what, redis_key);
-    };
-    if (!j.is_object() || !j.contains("system") || !j["system"].is_object()) return bad("no \"system\" object");
-    for (const char* f : {"op", "inputs_key", "precision"})
-        if (!j.contains(f) || !j[f].is_string()) return bad("a key field is missing");
-    if (!j.contains("timings") || !j["timings"].is_object()) return bad("no \"timings\" object");
-    SharedTimings s;
-    s.redis_key = redis_key;
-    s.system = j["system"];
-    s.system_hash = s.system.value("hash", "");
-    s.key = {j["op"].get<std::string>(), j["inputs_key"].get<std::string>(), j["precision"].get<std::string>()};
-    for (auto it = j["timings"].begin(); it != j["timings"].end(); ++it) {
-        if (!it.value().is_array()) return bad("a choice's records are not a list");
+// Every field through util/json_get: a wrong type, or a time that is NaN or negative, is this key's
+// error, which the reader reports beside the other keys (issue 42 #7, #8). Infinity is a failed choice
+// here, as in the timing cache it came from.
+Status read_shared_value(SharedTimings& s, const nlohmann::ordered_json& j, const json_get::JsonAt& top) {
+    namespace jg = json_get;
+    KILN_TRY(const nlohmann::ordered_json* sys, jg::field(j, "system", top));
+    if (!sys || !sys->is_object()) return jg::error_at(top, "has no \"system\" object");
+    s.system = *sys;
+    KILN_TRY(s.system_hash, jg::string_field_or(*sys, "hash", top.key("system"), ""));
+    KILN_TRY(s.key.op, jg::string_field(j, "op", top));
+    KILN_TRY(s.key.inputs_key, jg::string_field(j, "inputs_key", top));
+    KILN_TRY(s.key.precision, jg::string_field(j, "precision", top));
+    KILN_TRY(const nlohmann::ordered_json* timings, jg::field(j, "timings", top));
+    if (!timings || !timings->is_object()) return jg::error_at(top, "has no \"timings\" object");
+    for (auto it = timings->begin(); it != timings->end(); ++it) {
+        const jg::JsonAt at = top.key("timings").key(it.key());
+        if (!it.value().is_array()) return jg::error_at(at, "is " + jg::describe(it.value()) + ", not a list");
         auto& records = s.choices[it.key()];
-        for (const auto& r : it.value()) {
-            if (!r.is_object() || !r.contains("ms") || !r["ms"].is_number())
-                return bad("a record has no numeric \"ms\"");
-            records.push_back({r["ms"].get<double>(), r.value("host", ""), r.value("device", ""),
-                               r.value("published", std::int64_t{0})});
+        for (std::size_t i = 0; i < it.value().size(); ++i) {
+            const auto& r = it.value()[i];
+            TimingRecord rec;
+            KILN_TRY(rec.ms, jg::time_field(r, "ms", at.index(i), jg::Time::infinity_failed));
+            KILN_TRY(rec.host, jg::string_field_or(r, "host", at.index(i), ""));
+            KILN_TRY(rec.device, jg::string_field_or(r, "device", at.index(i), ""));
+            KILN_TRY(rec.published, jg::integer_field_or(r, "published", at.index(i), 0));
+            records.push_back(std::move(rec));
         }
     }
+    return ok_status();
+}
+
+Result<SharedTimings> from_value(const std::string& redis_key, std::string_view text) {
+    KILN_TRY(auto j, py_loads(text, redis_key));
+    if (!j.is_object()) return make_error(Errc::parse, "shared timings: not a JSON object", redis_key);
+    SharedTimings s;
+    s.redis_key = redis_key;
+    if (Status st = read_shared_value(s, j, {redis_key, ""}); !st.ok())
+        return make_error(Errc::parse, "shared timings: " + st.error().message, redis_key);
     return s;
 }
 

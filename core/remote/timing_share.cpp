@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "util/atomic_file.hpp"
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
@@ -91,10 +92,13 @@ Result<PublishReport> TimingShare::publish(const tuning::TuneReport& report, con
     if (file.contains("cache")) {
         const auto& c = file["cache"];
         if (c.contains(key.op) && c[key.op].contains(key.inputs_key) &&
-            c[key.op][key.inputs_key].contains(key.precision))
-            for (auto it = c[key.op][key.inputs_key][key.precision].begin();
-                 it != c[key.op][key.inputs_key][key.precision].end(); ++it)
-                if (it.value().is_number()) timings[it.key()] = it.value().get<double>();
+            c[key.op][key.inputs_key].contains(key.precision)) {
+            const auto& slot = c[key.op][key.inputs_key][key.precision];
+            if (slot.is_object())  // each time checked: NaN or -1 is never shared (inf: a failed choice)
+                for (auto it = slot.begin(); it != slot.end(); ++it)
+                    if (auto ms = json_get::time_ms(it.value(), {}, json_get::Time::infinity_failed))
+                        timings[it.key()] = *ms;
+        }
     }
     if (timings.empty()) return PublishReport{};  // a full remote hit: nothing measured here
     return publish_timings(client_, file["system"], key, timings, host);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "inductor/timing_cache_file.hpp"
 #include "retune/gemm_plan.hpp"
@@ -10,6 +11,7 @@
 #include "retune/template_module.hpp"
 #include "retune/triton_index.hpp"
 #include "timings/kernel_files.hpp"
+#include "util/json_get.hpp"
 
 namespace fs = std::filesystem;
 
@@ -72,11 +74,10 @@ std::string str_at(const nlohmann::ordered_json& j, const char* a, const char* b
 }
 
 void resolve_triton(RetuneChoice& c, const std::string& stem, const std::string& module_path,
-                    const Result<Problem>& problem, const TritonIndex& index, const std::string& module_key,
-                    const InventoryOptions& o) {
+                    const Result<TemplateModule>& m, const Result<Problem>& problem, const TritonIndex& index,
+                    const std::string& module_key, const InventoryOptions& o) {
     c.kind = ChoiceKind::triton;
     c.module = module_path;
-    auto m = read_template_module(module_path);
     if (!m.ok()) {
         c.why = m.error().message;
         return;
@@ -156,6 +157,10 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
                           "run torch.compile with mode=\"max-autotune\" to fill it, or point at another root");
     TritonIndex own;
     if (!o.index) own = index_triton_cache(root);
+    // Each module key is looked up and its module read once: every op of a timing cache names the same
+    // few (150,000 ops in issue 42 #15 read them 150,000 times).
+    std::map<std::string, std::string> module_of;               // key -> path ("" when absent)
+    std::map<std::string, Result<TemplateModule>> template_of;  // path -> its reading
     const TritonIndex& index = o.index ? *o.index : own;
     for (const auto& f : files) {
         auto data = inductor::read_cache_file(f);
@@ -188,11 +193,21 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
                     for (auto ch = pr_it->begin(); ch != pr_it->end(); ++ch) {
                         RetuneChoice c;
                         c.name = ch.key();
-                        if (ch->is_number() && std::isfinite(ch->get<double>())) c.recorded_ms = ch->get<double>();
+                        // Infinity (failed), NaN or a negative time is no recorded time to compare against.
+                        if (auto ms = json_get::time_ms(*ch, {}); ms.ok()) c.recorded_ms = *ms;
                         auto [stem, key] = split_choice_key(c.name);
-                        std::string module = key.empty() ? "" : timings::kernel_module_for_key(root, key);
+                        std::string module;
+                        if (!key.empty()) {
+                            auto known = module_of.find(key);
+                            if (known == module_of.end())
+                                known = module_of.emplace(key, timings::kernel_module_for_key(root, key)).first;
+                            module = known->second;
+                        }
                         if (!module.empty() && stem.rfind("triton", 0) == 0) {
-                            resolve_triton(c, stem, module, problem, index, key, o);
+                            auto read = template_of.find(module);
+                            if (read == template_of.end())
+                                read = template_of.emplace(module, read_template_module(module)).first;
+                            resolve_triton(c, stem, module, read->second, problem, index, key, o);
                         } else if (auto ext = parse_extern_stem(stem); is_known_extern(ext.base)) {
                             resolve_extern(c, ext, problem, op.precision);
                         } else {

@@ -1,5 +1,6 @@
 #include "retune/problem.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "timings/py_literal.hpp"
@@ -15,6 +16,44 @@ Result<std::int64_t> integer(const std::string& text, const std::string& key) {
         return make_error(Errc::parse, "inputs key has a non-integer size or stride '" + text + "'", key,
                           "symbolic sizes cannot be allocated; re-tune a cache recorded with static shapes");
     return v;
+}
+
+Error overflows(const std::string& what, const std::string& key) {
+    return make_error(Errc::invalid_argument, what, key,
+                      "the inputs key is corrupt or hostile: no tensor of these sizes can exist");
+}
+
+// Every size, stride and offset from the key is checked before any arithmetic uses it (issue 42
+// #14: sizes of 2^63-1 or -256 overflowed into a negative grid that was still "runnable"): none is
+// negative, and the element count, the storage span (offset + 1 + sum((size-1)*stride) elements,
+// contiguous strides when none are given) and its bytes all fit in 64 bits. After this, products
+// of sizes (M*N, the grid's tiles) cannot overflow.
+Status check_tensor_extent(const worker::TensorMeta& t, const std::string& key) {
+    const std::string which = t.name + " ";
+    for (auto v : t.sizes)
+        if (v < 0) return overflows(which + "has a negative size " + std::to_string(v), key);
+    for (auto v : t.strides)
+        if (v < 0) return overflows(which + "has a negative stride " + std::to_string(v), key);
+    if (t.offset < 0) return overflows(which + "has a negative storage offset " + std::to_string(t.offset), key);
+    std::int64_t numel = 1, last = t.offset, stride = 1;
+    bool empty = false;
+    for (std::size_t i = t.sizes.size(); i-- > 0;) {
+        const std::int64_t size = t.sizes[i];
+        empty = empty || size == 0;
+        if (__builtin_mul_overflow(numel, size, &numel))
+            return overflows(which + "has more elements than 64 bits count", key);
+        const std::int64_t st = t.strides.empty() ? stride : t.strides[i];
+        std::int64_t span = 0;
+        if (size > 0 && (__builtin_mul_overflow(size - 1, st, &span) || __builtin_add_overflow(last, span, &last)))
+            return overflows(which + "spans more elements than 64 bits count", key);
+        if (t.strides.empty() && __builtin_mul_overflow(stride, std::max<std::int64_t>(size, 1), &stride))
+            return overflows(which + "has strides beyond 64 bits", key);
+    }
+    std::int64_t bytes = 0;
+    if (!empty && (__builtin_add_overflow(last, 1, &last) ||
+                   __builtin_mul_overflow(last, static_cast<std::int64_t>(worker::dtype_size(t.dtype)), &bytes)))
+        return overflows(which + "spans more bytes than 64 bits count", key);
+    return ok_status();
 }
 
 }  // namespace
@@ -36,6 +75,7 @@ Result<std::vector<worker::TensorMeta>> tensors_from_inputs_key(const std::strin
             t.strides.push_back(v);
         }
         KILN_TRY(t.offset, integer(k.offset, key));
+        KILN_CHECK(check_tensor_extent(t, key));
         out.push_back(std::move(t));
     }
     return out;
@@ -82,6 +122,7 @@ Result<Problem> make_problem(const std::string& op, const std::string& key) {
         if (bias != p.output.sizes)
             return make_error(Errc::invalid_argument, op + ": the bias is not the output's shape (expanded)", key);
     }
+    KILN_CHECK(check_tensor_extent(p.output, key));
     return p;
 }
 

@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace kiln::retune {
 
 namespace {
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// a >= 0, b > 0; no a + b - 1 to overflow when a is near 2^63.
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0); }
+
+// CUDA's grid limits: x up to 2^31 - 1, y and z up to 65535, none empty.
+constexpr std::int64_t kMaxGridX = 2147483647, kMaxGridYZ = 65535;
 
 std::int64_t int_of(const nlohmann::ordered_json& config, const char* key) {
     auto it = config.find(key);
@@ -38,17 +43,24 @@ Result<TemplateGrid> template_grid(const std::string& stem, const Problem& p, co
     std::int64_t bm = int_of(config, "BLOCK_M"), bn = int_of(config, "BLOCK_N");
     if (bm <= 0 || bn <= 0)
         return make_error(Errc::unsupported, "template config has no BLOCK_M/BLOCK_N: grid unknown");
-    std::int64_t tiles = cdiv(p.M, bm) * cdiv(p.N, bn);
+    if (p.M < 0 || p.N < 0 || p.B < 0)
+        return make_error(Errc::invalid_argument, "the problem has a negative size: grid unknown");
+    std::int64_t tiles = 0;
+    if (__builtin_mul_overflow(cdiv(p.M, bm), cdiv(p.N, bn), &tiles))
+        return make_error(Errc::invalid_argument, "cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N) overflows 64 bits: grid unknown");
     bool batched = p.family == OpFamily::bmm || p.family == OpFamily::baddbmm;
     TemplateGrid g;
     if (std::int64_t sms = int_of(config, "NUM_SMS"); sms > 0) {
         g.grid = {std::min(sms, tiles), 1, 1};
         g.rule = "min(NUM_SMS, cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N)), 1, 1";
         if (batched) return make_error(Errc::unsupported, "a persistent batched template: grid unknown");
-        return g;
+    } else {
+        g.grid = {tiles, batched ? p.B : 1, 1};
+        g.rule = batched ? "cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N), B, 1" : "cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N), 1, 1";
     }
-    g.grid = {tiles, batched ? p.B : 1, 1};
-    g.rule = batched ? "cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N), B, 1" : "cdiv(M,BLOCK_M)*cdiv(N,BLOCK_N), 1, 1";
+    if (g.grid[0] < 1 || g.grid[0] > kMaxGridX || g.grid[1] < 1 || g.grid[1] > kMaxGridYZ)
+        return make_error(Errc::unsupported, "grid (" + std::to_string(g.grid[0]) + ", " + std::to_string(g.grid[1]) +
+                                                 ", 1) is outside CUDA's limits (x 1 to 2^31-1, y 1 to 65535)");
     return g;
 }
 
@@ -83,6 +95,13 @@ Result<std::vector<worker::KernelArg>> bind_arguments(const TemplateModule& m, c
             if (!value)
                 return make_error(Errc::unsupported, "scalar argument " + name + " (" + type +
                                                          ") is not a size Kiln can read from the kernel body");
+            // A size that does not fit the parameter would be cut silently by the launch.
+            const bool fits32 = type == "i32"   ? *value <= std::numeric_limits<std::int32_t>::max()
+                                : type == "u32" ? *value <= std::numeric_limits<std::uint32_t>::max()
+                                                : true;
+            if (*value < 0 || !fits32)
+                return make_error(Errc::unsupported, "scalar argument " + name + " (" + type + ") would be " +
+                                                         std::to_string(*value) + ", which it cannot hold");
             a.value = *value;
         } else {
             return make_error(Errc::unsupported, "argument " + name + " has type " + type + ", not supported");

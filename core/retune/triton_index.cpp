@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <optional>
 #include <regex>
 
+#include "retune/kernel_metadata.hpp"
 #include "timings/text_file.hpp"
 #include "util/regular_file.hpp"
 
@@ -62,22 +64,9 @@ Result<KeyDir> read_key_dir(const fs::path& dir) {
         return make_error(Errc::parse, "kernel metadata is not a JSON object", meta.string());
     KeyDir k;
     auto& b = k.binary.binary;
-    b.function = j.value("name", meta.stem().string());
-    if (auto t = j.find("target"); t != j.end() && t->is_object() && (*t)["arch"].is_number_integer())
-        b.arch = (*t)["arch"].get<int>();
-    b.num_warps = j.value("num_warps", 0);
-    b.num_ctas = j.value("num_ctas", 1);
-    b.shared = j.value("shared", 0);
-    b.global_scratch_size = j.value("global_scratch_size", std::int64_t{0});
-    b.global_scratch_align = j.value("global_scratch_align", std::int64_t{1});
-    b.profile_scratch_size = j.value("profile_scratch_size", std::int64_t{0});
-    b.profile_scratch_align = j.value("profile_scratch_align", std::int64_t{1});
-    if (auto c = j.find("cluster_dims"); c != j.end() && c->is_array() && c->size() == 3)
-        b.cluster_dims = {(*c)[0].get<int>(), (*c)[1].get<int>(), (*c)[2].get<int>()};
-    b.cooperative = j.value("launch_cooperative_grid", false);
-    b.pdl = j.value("launch_pdl", false);
-    if (auto t = j.find("tensordesc_meta"); t != j.end() && t->is_array() && !t->empty())
-        b.has_tensor_descriptors = true;
+    // A field of the wrong type costs this kernel's choices only, which say why (issue 42 #7).
+    if (auto read = binary_from_metadata(j, meta.stem().string(), meta.string()); read.ok()) b = std::move(*read);
+    else k.binary.unreadable = read.error().str();
     std::string stem = meta.stem().string();
     if (is_key_dir_file(dir / (stem + ".cubin"))) b.cubin = (dir / (stem + ".cubin")).string();
     if (auto head = key_dir_file_head(dir / (stem + ".ptx"), 4096)) {
@@ -124,10 +113,15 @@ std::optional<IndexedBinary> pick_binary(const std::vector<IndexedBinary>& found
         why = "no compiled kernel in the Triton cache names this module";
         return std::nullopt;
     }
+    // A kernel whose metadata could not be read is never run; when it is the only one, it says why.
+    if (std::all_of(found.begin(), found.end(), [](const IndexedBinary& f) { return !f.unreadable.empty(); })) {
+        why = "its kernel metadata cannot be read: " + found.front().unreadable;
+        return std::nullopt;
+    }
     for (const auto& f : found)
-        if (!f.binary.cubin.empty() && (!arch || f.binary.arch == *arch)) return f;
+        if (f.unreadable.empty() && !f.binary.cubin.empty() && (!arch || f.binary.arch == *arch)) return f;
     for (const auto& f : found) {
-        if (f.binary.ptx.empty() || f.ptx_target.empty()) continue;
+        if (!f.unreadable.empty() || f.binary.ptx.empty() || f.ptx_target.empty()) continue;
         bool arch_specific = f.ptx_target.back() == 'a' || f.ptx_target.back() == 'f';
         if (arch && !arch_specific && target_number(f.ptx_target) <= *arch) {
             IndexedBinary jit = f;

@@ -18,6 +18,7 @@ struct IndexedBinary {
     worker::TritonBinary binary;
     std::string dir;         // the key dir
     std::string ptx_target;  // the PTX's ".target" (e.g. "sm_90a"), "" without PTX
+    std::string unreadable;  // why its metadata could not be read (then never picked)
 };
 
 struct TritonIndex {

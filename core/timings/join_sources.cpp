@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace kiln::timings {
@@ -236,12 +237,29 @@ bool same_choice(const Choice& a, const Choice& b) {
     return common > 0 || !tmpl;
 }
 
+// The ops of one name already in the output, indexed so that a sized op is only tried against the ops
+// of its sizes and those with none: `joins` refuses two different concrete sizes at once, and a
+// timing cache holds one op per inputs key (150,000 under "mm" made this loop quadratic: issue 42 #15).
+struct JoinCandidates {
+    std::vector<std::size_t> all, unsized;                                  // indices in `out`, in order
+    std::map<std::vector<std::string>, std::vector<std::size_t>> by_sizes;  // concrete when added: stay so
+};
+
+// Adds out[i] (`op`) to its name's candidates, keeping each list in index order.
+void index_op(JoinCandidates& c, const Op& op, std::size_t i) {
+    auto put = [i](std::vector<std::size_t>& v) { v.insert(std::lower_bound(v.begin(), v.end(), i), i); };
+    put(c.all);
+    if (concrete(op.sizes)) put(c.by_sizes[op.sizes]);
+    else put(c.unsized);
+}
+
 void join_sources(TimingSet& set) {
     std::map<std::string, SourceKind> kind_of;
     for (const auto& s : set.sources) kind_of.emplace(s.path, s.kind);
     std::vector<Op> out;
-    std::map<std::string, std::vector<std::size_t>> by_name;  // op name -> indices in out
+    std::map<std::string, JoinCandidates> by_name;  // op name -> its ops in out
     out.reserve(set.ops.size());
+    std::vector<std::size_t> merged_order;
     for (auto& op : set.ops) {
         auto k = kind_of.find(op.source);
         const SourceKind kind = k == kind_of.end() ? SourceKind::timing_cache : k->second;
@@ -251,31 +269,45 @@ void join_sources(TimingSet& set) {
             out.push_back(std::move(op));
             continue;
         }
-        // Candidates: ops of the same name; for an mm log's record, every op of the mm family (and for a
-        // named op of that family, the mm log's records not yet joined).
-        std::vector<std::size_t> candidates;
-        for (const auto& [name, idx] : by_name) {
-            bool fits =
-                name == op.op || (from_mm_log(op) && mm_family(name)) || (name == "mm_family" && mm_family(op.op));
-            if (fits) candidates.insert(candidates.end(), idx.begin(), idx.end());
+        // Candidates, in the order they came: the ops of the name that can be of these sizes (see
+        // JoinCandidates); an mm log's record (no name, no sizes) is tried against every op of the mm
+        // family, and a named op of that family against the records not yet joined.
+        merged_order.clear();
+        auto add = [&](const std::vector<std::size_t>& v) {
+            merged_order.insert(merged_order.end(), v.begin(), v.end());
+        };
+        if (from_mm_log(op)) {
+            for (const auto& [name, c] : by_name)
+                if (mm_family(name)) add(c.all);
+        } else {
+            auto& cands = by_name[op.op];
+            if (concrete(op.sizes)) {
+                if (auto sized = cands.by_sizes.find(op.sizes); sized != cands.by_sizes.end()) add(sized->second);
+                add(cands.unsized);
+            } else {
+                add(cands.all);
+            }
+            if (mm_family(op.op) && op.op != "mm_family")
+                if (auto logs = by_name.find("mm_family"); logs != by_name.end()) add(logs->second.all);
         }
-        std::sort(candidates.begin(), candidates.end());
+        std::sort(merged_order.begin(), merged_order.end());
+        merged_order.erase(std::unique(merged_order.begin(), merged_order.end()), merged_order.end());
         bool merged = false;
-        for (std::size_t i : candidates) {
+        for (std::size_t i : merged_order) {
             if (auto match = joins(out[i], op)) {
                 const std::string before = out[i].op;
                 merge_op(out[i], std::move(op), *match);
-                if (out[i].op != before) {  // an mm log's record now has its op's name
-                    auto& old_list = by_name[before];
-                    old_list.erase(std::remove(old_list.begin(), old_list.end(), i), old_list.end());
-                    by_name[out[i].op].push_back(i);
+                if (out[i].op != before) {  // an mm log's record now has its op's name (and sizes)
+                    auto& old = by_name[before];
+                    for (auto* v : {&old.all, &old.unsized}) v->erase(std::remove(v->begin(), v->end(), i), v->end());
+                    index_op(by_name[out[i].op], out[i], i);
                 }
                 merged = true;
                 break;
             }
         }
         if (merged) continue;
-        by_name[op.op].push_back(out.size());
+        index_op(by_name[op.op], op, out.size());
         out.push_back(std::move(op));
     }
     set.ops = std::move(out);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <regex>
 
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 
 #include "timings/py_literal.hpp"
@@ -17,12 +18,11 @@ bool looks_like_mm_log(const std::string& head) {
 
 static Choice mm_choice(const nlohmann::ordered_json& rec, int& triton_index) {
     Choice c;
-    std::string type = rec.value("type", std::string{"?"});
+    std::string type = json_get::string_field_or(rec, "type", {}, "?").value_or("?");  // a wrong type: unnamed
     c.name = type == "triton" ? "triton#" + std::to_string(triton_index++) : type;
     for (auto it = rec.begin(); it != rec.end(); ++it) {
         if (it.key() == "time") {
-            if (it->is_number() && std::isfinite(it->get<double>())) c.ms = it->get<double>();
-            else c.error = "failed to benchmark (time " + describe_bad_time(*it) + ")";
+            set_choice_time(c, *it);
         } else if (it.key() != "type") {
             c.params[it.key()] = *it;
         }

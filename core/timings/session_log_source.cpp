@@ -1,12 +1,14 @@
 #include "timings/session_log_source.hpp"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
 #include "timings/timing_cache_source.hpp"
+#include "util/json_get.hpp"
 
 namespace kiln::timings {
 namespace {
@@ -18,6 +20,9 @@ std::string text_of(const J& rec, const char* key) {
     if (it == rec.end() || it->is_null()) return {};
     return it->is_string() ? it->get<std::string>() : it->dump();
 }
+
+// The record's "event" ("" when absent or not a string: the line is then skipped).
+std::string event_of(const J& rec) { return json_get::string_field_or(rec, "event", {}, "").value_or(""); }
 
 struct Header {
     std::string op, inputs, precision;
@@ -36,14 +41,17 @@ Header header_of(const J& rec) {
 Choice choice_of(const J& rec) {
     Choice c;
     c.name = text_of(rec, "choice");
-    if (auto it = rec.find("ms"); it != rec.end() && it->is_number() && std::isfinite(it->get<double>()))
-        c.ms = it->get<double>();
+    // A time is finite and >= 0 (util/json_get); -1000 or NaN never wins, it is the choice's error.
+    auto ms = json_get::optional_time_field(rec, "ms", {});
+    if (ms) c.ms = *ms;
     std::string status = text_of(rec, "status");
-    if (status.empty() && rec.value("event", "") == "cache_hit") status = "cached";
-    if (!c.ms || (status != "ok" && status != "cached" && !status.empty())) {
+    if (status.empty() && event_of(rec) == "cache_hit") status = "cached";
+    const bool ok_status = status == "ok" || status == "cached" || status.empty();
+    if (!c.ms || !ok_status) {
         c.ms.reset();  // a failed choice's time is not a result
         std::string reason = text_of(rec, "reason");
         c.error = status.empty() ? reason : (reason.empty() ? status : status + ": " + reason);
+        if (!ms && ok_status) c.error = "not a time: " + ms.error().message;
         if (c.error.empty()) c.error = "no time recorded";
     }
     if (auto it = rec.find("params"); it != rec.end() && it->is_object()) c.params = *it;
@@ -54,7 +62,7 @@ Choice choice_of(const J& rec) {
 
 bool looks_like_session_log(const std::string& head) {
     auto j = J::parse(head.substr(0, head.find('\n')), nullptr, false);
-    return j.is_object() && j.value("event", "") == "session_start";
+    return j.is_object() && event_of(j) == "session_start";
 }
 
 SessionTimings parse_session_log(const std::string& text, const std::string& origin) {
@@ -69,12 +77,12 @@ SessionTimings parse_session_log(const std::string& text, const std::string& ori
             ++log.skipped_lines;
             continue;
         }
-        const std::string event = rec.value("event", "");
+        const std::string event = event_of(rec);
         if (event == "session_start") {
             h = header_of(rec);
             log.device = text_of(rec, "devices");
-            if (auto it = rec.find("choices"); it != rec.end() && it->is_number_integer())
-                log.planned_choices = it->get<int>();
+            if (auto n = json_get::integer_field(rec, "choices", {}, 0, std::numeric_limits<int>::max()))
+                log.planned_choices = static_cast<int>(*n);
             continue;
         }
         if (event == "session_end") {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 
 #include "inductor/timing_cache_file.hpp"
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 
 #include "timings/kernel_files.hpp"
@@ -37,13 +39,27 @@ std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std:
     return s;
 }
 
-// A choice "<name>-c<51 key>" names the kernel module it was generated into.
-static void join_module(Choice& c, const fs::path& root) {
+// A choice "<name>-c<51 key>" names the kernel module it was generated into. Each module is looked
+// up and read once per file (`memo`, by key): a timing cache names the same few modules in every one of
+// its ops (150,000 in issue 42 #15).
+struct ModuleJoin {
+    std::string path;
+    nlohmann::ordered_json params;
+};
+static void join_module(Choice& c, const fs::path& root, std::map<std::string, ModuleJoin>& memo) {
     auto dash = c.name.rfind('-');
     if (root.empty() || dash == std::string::npos) return;
-    c.module_path = kernel_module_for_key(root, c.name.substr(dash + 1));
-    if (c.module_path.empty()) return;
-    if (auto info = read_kernel_module_info(c.module_path); info.ok()) c.params = std::move(info->params);
+    const std::string key = c.name.substr(dash + 1);
+    auto it = memo.find(key);
+    if (it == memo.end()) {
+        ModuleJoin m;
+        m.path = kernel_module_for_key(root, key);
+        if (!m.path.empty())
+            if (auto info = read_kernel_module_info(m.path); info.ok()) m.params = std::move(info->params);
+        it = memo.emplace(key, std::move(m)).first;
+    }
+    c.module_path = it->second.path;
+    if (!it->second.params.is_null()) c.params = it->second.params;
 }
 
 static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const std::string& origin,
@@ -51,12 +67,18 @@ static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const 
     if (!j.is_object()) return make_error(Errc::parse, "not a JSON object", origin);
     TimingCacheFile out;
     if (auto sys = j.find("system"); sys != j.end() && sys->is_object()) {
-        out.device = sys->value("/device/name"_json_pointer, std::string{});
-        out.system_hash = sys->value("hash", std::string{});
+        // A system block of wrong types costs this file (a warning beside the other sources), not the run.
+        const json_get::JsonAt at{origin, "system"};
+        KILN_TRY(out.system_hash, json_get::string_field_or(*sys, "hash", at, ""));
+        KILN_TRY(auto device, json_get::field(*sys, "device", at));
+        if (device && device->is_object()) {
+            KILN_TRY(out.device, json_get::string_field_or(*device, "name", at.key("device"), ""));
+        }
     }
     auto cache = j.find("cache");
     if (cache == j.end() || !cache->is_object())
         return make_error(Errc::parse, "no \"cache\" object", origin, "expected {\"system\": ..., \"cache\": ...}");
+    std::map<std::string, ModuleJoin> modules;
     for (auto op_it = cache->begin(); op_it != cache->end(); ++op_it) {
         if (!op_it->is_object()) continue;  // e.g. "base mm time: ..." floats beside the ops
         for (auto in_it = op_it->begin(); in_it != op_it->end(); ++in_it) {
@@ -78,9 +100,8 @@ static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const 
                     Choice c;
                     c.name = c_it.key();
                     // Inductor stores inf for choices that failed to benchmark; JSON has no inf.
-                    if (c_it->is_number() && std::isfinite(c_it->get<double>())) c.ms = c_it->get<double>();
-                    else c.error = "failed to benchmark (time " + describe_bad_time(*c_it) + ")";
-                    join_module(c, root);
+                    set_choice_time(c, *c_it);
+                    join_module(c, root, modules);
                     op.choices.push_back(std::move(c));
                 }
                 pick_best(op);

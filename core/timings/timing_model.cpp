@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/json_get.hpp"
+
 namespace kiln::timings {
 
 const char* source_kind_name(SourceKind k) {
@@ -118,6 +120,14 @@ std::string describe_bad_time(const nlohmann::ordered_json& v) {
         if (std::isnan(d)) return "NaN";
     }
     return v.dump();
+}
+
+void set_choice_time(Choice& c, const nlohmann::ordered_json& v) {
+    auto ms = json_get::time_ms(v, {"", "time"}, json_get::Time::infinity_failed);
+    if (ms && std::isfinite(*ms)) c.ms = *ms;
+    else if (ms || v.is_null() || (v.is_number() && std::isnan(v.get<double>())))
+        c.error = "failed to benchmark (time " + describe_bad_time(v) + ")";
+    else c.error = "not a time: " + ms.error().message;
 }
 
 std::string ms_text(double ms) {

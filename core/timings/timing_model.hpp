@@ -110,6 +110,10 @@ bool same_problem(const Op& a, const Op& b);
 
 // "inf", "NaN", or the JSON of a value that should have been a time in ms.
 std::string describe_bad_time(const nlohmann::ordered_json& v);
+// A recorded time into `c` (util/json_get's check): a finite time >= 0 is c.ms; Infinity or NaN,
+// Inductor's mark of a choice that failed, is "failed to benchmark"; anything else (a negative time,
+// a string) is that choice's error, "not a time: ...", and never a time that could win (issue 42).
+void set_choice_time(Choice& c, const nlohmann::ordered_json& v);
 
 // {"sources": [...], "ops": [...]} exactly as documented for `kiln-cli timings --json`.
 nlohmann::ordered_json to_json(const TimingSet& set);

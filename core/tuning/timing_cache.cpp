@@ -5,6 +5,7 @@
 
 #include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
+#include "util/json_get.hpp"
 #include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
@@ -34,9 +35,8 @@ static const nlohmann::ordered_json* find_entry(const nlohmann::ordered_json& fi
 
 static void collect(const nlohmann::ordered_json& file, const TimingKey& key, ChoiceTimings& out) {
     if (const auto* e = find_entry(file, key))
-        for (auto it = e->begin(); it != e->end(); ++it)
-            if (it.value().is_number() && !std::isnan(it.value().get<double>()))
-                out[it.key()] = it.value().get<double>();
+        for (auto it = e->begin(); it != e->end(); ++it)  // a time, or +inf for a failed choice; NaN, -1 skipped
+            if (auto ms = json_get::time_ms(it.value(), {}, json_get::Time::infinity_failed)) out[it.key()] = *ms;
 }
 
 Result<ChoiceTimings> TimingCache::lookup(const TimingKey& key) const {

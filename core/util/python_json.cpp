@@ -161,16 +161,104 @@ constexpr const char* kPosInf = "\\u0001kiln:+inf";  // JSON text of the marker 
 constexpr const char* kNegInf = "\\u0001kiln:-inf";
 constexpr const char* kNaN = "\\u0001kiln:nan";
 
-void restore_specials(nlohmann::ordered_json& v) {
-    if (v.is_string()) {
-        const auto& s = v.get_ref<const std::string&>();
-        if (s == "\x01kiln:+inf") v = std::numeric_limits<double>::infinity();
-        else if (s == "\x01kiln:-inf") v = -std::numeric_limits<double>::infinity();
-        else if (s == "\x01kiln:nan") v = std::numeric_limits<double>::quiet_NaN();
-    } else if (v.is_structured()) {  // depth bounded by py_loads' check before parsing
-        for (auto& e : v) restore_specials(e);
+// Builds the value as nlohmann's DOM parser would, except that an object key is appended, not
+// looked up: ordered_json's operator[] is a linear search, so nlohmann's own parse is quadratic in
+// an object's keys (a timing cache with 150k inputs keys under one op took minutes). Duplicate keys
+// are resolved once per object at its end, as operator[] would (the first place, the last value;
+// Python's dict does the same). Marker strings become the special floats here, in the same pass.
+class PyJsonBuilder {
+public:
+    using J = nlohmann::ordered_json;
+    explicit PyJsonBuilder(J& root) : root_(root) {}
+
+    bool null() { return put(J(nullptr)) != nullptr; }
+    bool boolean(bool v) { return put(J(v)) != nullptr; }
+    bool number_integer(J::number_integer_t v) { return put(J(v)) != nullptr; }
+    bool number_unsigned(J::number_unsigned_t v) { return put(J(v)) != nullptr; }
+    bool number_float(J::number_float_t v, const std::string&) { return put(J(v)) != nullptr; }
+    bool string(std::string& v) {
+        if (v == "\x01kiln:+inf") return put(J(std::numeric_limits<double>::infinity())) != nullptr;
+        if (v == "\x01kiln:-inf") return put(J(-std::numeric_limits<double>::infinity())) != nullptr;
+        if (v == "\x01kiln:nan") return put(J(std::numeric_limits<double>::quiet_NaN())) != nullptr;
+        return put(J(std::move(v))) != nullptr;
     }
-}
+    bool binary(J::binary_t& v) { return put(J::binary(std::move(v))) != nullptr; }
+    bool start_object(std::size_t) {
+        stack_.push_back(put(J::object()));
+        return true;
+    }
+    bool key(std::string& k) {
+        auto& pairs = static_cast<J::object_t::Container&>(*stack_.back()->get_ptr<J::object_t*>());
+        pairs.emplace_back(std::move(k), J());
+        next_ = &pairs.back().second;
+        return true;
+    }
+    bool end_object() {
+        drop_duplicate_keys(*stack_.back()->get_ptr<J::object_t*>());
+        stack_.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) {
+        stack_.push_back(put(J::array()));
+        return true;
+    }
+    bool end_array() {
+        stack_.pop_back();
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+    const std::string& error() const { return error_; }
+
+private:
+    J* put(J&& v) {
+        if (stack_.empty()) {
+            root_ = std::move(v);
+            return &root_;
+        }
+        J& top = *stack_.back();
+        if (top.is_array()) {
+            auto& items = *top.get_ptr<J::array_t*>();
+            items.push_back(std::move(v));
+            return &items.back();
+        }
+        *next_ = std::move(v);
+        return next_;
+    }
+
+    static void drop_duplicate_keys(J::object_t& object) {
+        auto& pairs = static_cast<J::object_t::Container&>(object);
+        if (pairs.size() < 2) return;
+        std::vector<std::size_t> order(pairs.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return pairs[a].first < pairs[b].first; });
+        std::vector<bool> drop(pairs.size(), false);
+        bool any = false;
+        for (std::size_t i = 0; i + 1 < order.size();) {
+            std::size_t end = i + 1;
+            while (end < order.size() && pairs[order[end]].first == pairs[order[i]].first) drop[order[end++]] = true;
+            if (end > i + 1) {
+                pairs[order[i]].second = std::move(pairs[order[end - 1]].second);
+                any = true;
+            }
+            i = end;
+        }
+        if (!any) return;
+        J::object_t::Container kept;
+        kept.reserve(pairs.size());
+        for (std::size_t i = 0; i < pairs.size(); ++i)
+            if (!drop[i]) kept.emplace_back(pairs[i].first, std::move(pairs[i].second));
+        pairs = std::move(kept);
+    }
+
+    J& root_;
+    std::vector<J*> stack_;
+    J* next_ = nullptr;
+    std::string error_;
+};
 
 Error too_deep(const std::string& context) {
     return make_error(Errc::parse, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", context,
@@ -228,13 +316,11 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
         }
         fixed += c;
     }
-    try {
-        auto v = nlohmann::ordered_json::parse(fixed);
-        restore_specials(v);
-        return v;
-    } catch (const nlohmann::json::exception& e) {
-        return make_error(Errc::parse, std::string("invalid JSON: ") + e.what(), context);
-    }
+    nlohmann::ordered_json v;
+    PyJsonBuilder builder(v);
+    if (!nlohmann::ordered_json::sax_parse(fixed, &builder))
+        return make_error(Errc::parse, "invalid JSON: " + builder.error(), context);
+    return v;
 }
 
 int json_nesting_depth(std::string_view text) {

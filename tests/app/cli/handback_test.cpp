@@ -70,12 +70,47 @@ TEST(HandbackCli, BadInputIsAClearErrorAndWritesNothing) {
     std::ofstream(broken) << "{\"devices\": [], \"ops\": [{\"op\": 1}]}";
     auto b = run_command({cli_path(), "handback", root.string(), "--from", broken.string(), "--write"});
     EXPECT_EQ(b.exit_code, 2) << b.err;
-    EXPECT_NE(b.err.find("ops[0]"), std::string::npos) << b.err;
+    EXPECT_NE(b.out.find("not handed back: ops[0] on any device: ops[0].op is 1, not a string"), std::string::npos)
+        << b.out;
+    EXPECT_NE(b.err.find("no complete op"), std::string::npos) << b.err;
 
     auto shard =
         run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write", "--shard", "2/2"});
     EXPECT_EQ(shard.exit_code, 2) << shard.err;
     EXPECT_NE(shard.err.find("--shard wants I/N"), std::string::npos) << shard.err;
+}
+
+// Issue 42 #7: one wrong-typed field of a saved run (`runnable: "yes"`, `name: 123`, a 23-digit
+// number) was an "internal error" and nothing was handed back. Now that op is skipped with the
+// field's path and the other op is written.
+TEST(HandbackCli, AWrongTypedFieldCostsItsOpOnly) {
+    for (const std::string poison :
+         {R"("runnable": "yes")", R"("name": 123)", R"("device": 12345678901234567890123)"}) {
+        ScratchDir d("cli-hb-poison");
+        fs::path root = copy_h100(d);
+        auto j = run_json_from_cache_file(cache_file_for(h100_root(), kH100), kH200, 0.8);
+        auto& choice = j["ops"][1]["choices"][2];
+        std::string field = poison.substr(1, poison.find('"', 1) - 1);
+        if (field == "device") choice["measured"][0]["device"] = 424242;
+        else choice[field] = 424242;
+        std::string text = kiln::py_dumps(j);
+        auto at = text.find("\"" + field + "\": 424242");
+        ASSERT_NE(at, std::string::npos);
+        text.replace(at, field.size() + 10, poison);
+        fs::path run = d.path() / "run.json";
+        std::ofstream(run) << text;
+        auto r = run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write"});
+        ASSERT_EQ(r.exit_code, 0) << poison << r.err << r.out;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_NE(r.out.find("1 complete op(s)"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("not handed back: mm "), std::string::npos) << r.out;
+        std::string path = field == "device" ? "ops[1].choices[2].measured[0].device is 1.2345678901234568e+22"
+                                             : "ops[1].choices[2]." + field + " is ";
+        EXPECT_NE(r.out.find(path), std::string::npos) << poison << "\n" << r.out;
+        EXPECT_NE(r.out.find("wrote 1 op(s) (1 new, 0 replaced)"), std::string::npos) << r.out;
+        auto written = load(root / "cache" / kH200File);
+        EXPECT_EQ(written["cache"]["mm"].size(), 1u);
+    }
 }
 
 TEST(HandbackCli, PinWritesATableAndRefusesAnExistingPath) {
@@ -169,6 +204,61 @@ TEST(HandbackCli, PublishFailsWhenExecAnswersErrors) {
     EXPECT_EQ(pub.exit_code, 1) << pub.err << pub.out;
     EXPECT_EQ(pub.out.find("published"), std::string::npos) << pub.out;
     EXPECT_NE(pub.err.find("READONLY You can't write against a read only replica"), std::string::npos) << pub.err;
+}
+
+// Issue 42 #7, #8: fleet values with `kind: 7`, `ms: -1000` or `ms: NaN` under valid keys. Before,
+// -1000 and NaN went into torch's timing cache unchecked and `kind: 7` made --fetch an internal
+// error for every host; now each such key is a warning naming the field and the rest is written.
+TEST(HandbackCli, FetchLeavesPoisonedFleetValuesOut) {
+    RedisServer server;
+    ScratchDir d("cli-hb-fleet-poison");
+    // Two GPU kinds' re-tunes of the fixture: four keys, two per kind.
+    for (const auto& [device, factor] : {std::pair{kH200, 0.8}, std::pair{std::string("NVIDIA B200"), 0.5}}) {
+        fs::path run = saved_run(d, device, factor, "run-" + std::to_string(factor) + ".json");
+        ASSERT_EQ(run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url()}).exit_code,
+                  0);
+    }
+    auto keys = server.cli({"--raw", "KEYS", "kiln:retuned:*"});
+    std::vector<std::string> h200, b200;
+    std::istringstream in(keys.out);
+    for (std::string k; std::getline(in, k);)
+        if (!k.empty()) (k.find(":NVIDIA H200:") != std::string::npos ? h200 : b200).push_back(k);
+    ASSERT_EQ(h200.size(), 2u);
+    ASSERT_EQ(b200.size(), 2u);
+    // Rewrites the first choice's `field` of the value under `key` with JSON text.
+    auto poison = [&](const std::string& key, const std::string& field, const std::string& value) {
+        std::string text = server.cli({"--raw", "GET", key}).out;
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        auto at = text.find("\"" + field + "\": ");
+        ASSERT_NE(at, std::string::npos) << text;
+        auto end = text.find_first_of(",}", at);
+        text.replace(at, end - at, "\"" + field + "\": " + value);
+        ASSERT_EQ(server.cli({"-x", "SET", key}, text).exit_code, 0);
+    };
+    poison(h200[0], "ms", "-1000");
+    poison(b200[0], "ms", "NaN");
+    poison(b200[1], "kind", "7");
+
+    for (const auto& [device, bad] : {std::pair{kH200, 1}, std::pair{std::string("NVIDIA B200"), 2}}) {
+        fs::path root = d.path() / ("fresh-" + std::to_string(bad));
+        fs::create_directories(root);
+        auto fetch = run_command(
+            {cli_path(), "handback", "--fetch", server.url(), "--write", "--device-name", device, root.string()});
+        EXPECT_EQ(fetch.err.find("internal error"), std::string::npos) << fetch.err;
+        EXPECT_NE(fetch.err.find(".ms is -1000 ms: a time is never negative"), std::string::npos) << fetch.err;
+        EXPECT_NE(fetch.err.find(".ms is NaN, not a time"), std::string::npos) << fetch.err;
+        EXPECT_NE(fetch.err.find(".kind is 7, not a string"), std::string::npos) << fetch.err;
+        if (device == kH200) {
+            ASSERT_EQ(fetch.exit_code, 0) << fetch.err << fetch.out;
+            EXPECT_NE(fetch.out.find("fetched 1 of 1 re-tuned ops"), std::string::npos) << fetch.out;
+            std::string written = read_file(root / "cache" / kH200File);
+            EXPECT_EQ(written.find("-1000"), std::string::npos);
+            EXPECT_EQ(load(root / "cache" / kH200File)["cache"]["mm"].size(), 1u);
+        } else {
+            EXPECT_NE(fetch.exit_code, 0);  // both of its keys are poisoned: nothing to write
+            EXPECT_FALSE(fs::exists(root / "cache"));
+        }
+    }
 }
 
 // --compare: the H100 fixture's cache against a re-tune on "another" GPU where the extern mm wins

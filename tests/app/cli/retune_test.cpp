@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
 using kiln::test::run_command;
@@ -65,4 +68,123 @@ TEST(CliRetune, ARunWithoutAGpuSaysSo) {
     auto r = run_command({kiln::test::cli_path(), "retune", kiln::test::h100_root().string()});
     EXPECT_NE(r.exit_code, 0);
     EXPECT_TRUE(r.err.find("CUDA") != std::string::npos || r.err.find("cuInit") != std::string::npos) << r.err;
+}
+
+namespace {
+
+nlohmann::json list_json(const fs::path& root) {
+    auto r = run_command({kiln::test::cli_path(), "retune", root.string(), "--list", "--json", "--arch", "90"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+fs::path copy_h100(const kiln::test::ScratchDir& d) {
+    fs::copy(kiln::test::h100_root(), d.path() / "root", fs::copy_options::recursive);
+    return d.path() / "root";
+}
+
+// Replaces `"field": <old value>` in a Triton metadata file (json.dumps: ", " and ": ").
+void poison_metadata(const fs::path& cubin, const std::string& field, const std::string& value) {
+    fs::path meta = fs::path(cubin).replace_extension(".json");
+    auto j = nlohmann::ordered_json::parse(kiln::test::read_file(meta));
+    ASSERT_TRUE(j.contains(field)) << meta << " has no " << field;
+    std::string text = j.dump();
+    std::string before = "\"" + field + "\":" + j[field].dump();
+    auto at = text.find(before);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, before.size(), "\"" + field + "\":" + value);
+    std::ofstream(meta, std::ios::trunc) << text;
+}
+
+}  // namespace
+
+// Issue 42 #7: one wrong-typed field of a kernel's metadata (`num_warps: "8"`, `name: 123`, a 23-digit
+// `shared`) was an "internal error" and the whole listing was lost. Now that kernel's choice is not
+// runnable and says which field, and every other choice is listed as before.
+TEST(CliRetune, AWrongTypedKernelMetadataFieldCostsThatChoiceOnly) {
+    kiln::test::ScratchDir d("cli-retune-poison");
+    fs::path root = copy_h100(d);
+    auto before = list_json(root);
+    ASSERT_TRUE(before.is_object());
+    std::vector<std::pair<std::string, std::string>> poisons = {
+        {"num_warps", "\"8\""}, {"name", "123"}, {"shared", "12345678901234567890123"}};
+    std::map<std::string, std::string> poisoned;  // choice -> the field's name in the expected message
+    for (const auto& c : before["ops"][0]["choices"]) {
+        if (c["kind"] != "triton" || poisoned.size() == poisons.size()) continue;
+        const auto& [field, value] = poisons[poisoned.size()];
+        poison_metadata(c["binary"].get<std::string>(), field, value);
+        poisoned[c["name"].get<std::string>()] = field;
+    }
+    ASSERT_EQ(poisoned.size(), 3u);
+    auto after = list_json(root);
+    ASSERT_TRUE(after.is_object());
+    ASSERT_EQ(after["ops"].size(), 2u);
+    int runnable = 0, choices = 0;
+    for (const auto& op : after["ops"])
+        for (const auto& c : op["choices"]) {
+            ++choices;
+            auto it = poisoned.find(c["name"].get<std::string>());
+            if (it == poisoned.end()) {
+                EXPECT_TRUE(c["runnable"].get<bool>()) << c["name"] << ": " << c["why"];
+                runnable += c["runnable"].get<bool>();
+                continue;
+            }
+            EXPECT_FALSE(c["runnable"].get<bool>()) << c["name"];
+            std::string why = c["why"];
+            EXPECT_NE(why.find("kernel metadata cannot be read"), std::string::npos) << why;
+            EXPECT_NE(why.find(it->second + " is "), std::string::npos) << why;
+        }
+    EXPECT_EQ(runnable, choices - 3);
+}
+
+namespace {
+
+// The H100 fixture's timing cache with the first op's entry copied under an inputs key whose first
+// size is `size`.
+fs::path with_inputs_size(const kiln::test::ScratchDir& d, const std::string& size) {
+    fs::path root = copy_h100(d);
+    fs::path file = *fs::directory_iterator(root / "cache");
+    auto j = kiln::py_loads(kiln::test::read_file(file)).value();
+    auto& mm = j["cache"]["mm"];
+    const std::string first = mm.begin().key();
+    const std::string from = "('cuda', 'torch.float16', 512, ";
+    EXPECT_EQ(first.rfind("[" + from, 0), 0u) << first;
+    std::string hostile = "[('cuda', 'torch.float16', " + size + ", " + first.substr(from.size() + 1);
+    auto entry = mm.begin().value();
+    mm[hostile] = entry;
+    std::ofstream(file, std::ios::trunc) << kiln::py_dumps(j, {.indent = 4});
+    return root;
+}
+
+}  // namespace
+
+// Issue 42 #14: sizes of 2^63-1 or -256 in an inputs key overflowed the grid into negative blocks
+// and the choices still said `runnable: true`. Now the op's choices are not runnable and say why.
+TEST(CliRetune, OverflowingOrNegativeSizesAreNotRunnable) {
+    for (const std::string size : {"9223372036854775807", "-256"}) {
+        kiln::test::ScratchDir d("cli-retune-sizes");
+        fs::path root = with_inputs_size(d, size);
+        auto j = list_json(root);
+        ASSERT_TRUE(j.is_object());
+        ASSERT_EQ(j["ops"].size(), 3u);
+        int hostile = 0;
+        for (const auto& op : j["ops"]) {
+            bool bad = op["inputs"].get<std::string>().find(size) != std::string::npos;
+            hostile += bad;
+            for (const auto& c : op["choices"]) {
+                if (!bad) {
+                    EXPECT_TRUE(c["runnable"].get<bool>()) << c["name"] << ": " << c["why"];
+                    continue;
+                }
+                EXPECT_FALSE(c["runnable"].get<bool>()) << size << " " << c["name"] << " grid " << c["grid"];
+                std::string why = c["why"];
+                EXPECT_TRUE(why.find(size == "-256" ? "negative size -256" : "64 bits") != std::string::npos)
+                    << size << ": " << why;
+                if (c["grid"].is_array()) {
+                    for (const auto& g : c["grid"]) EXPECT_GT(g.get<std::int64_t>(), 0) << why;
+                }
+            }
+        }
+        EXPECT_EQ(hostile, 1) << size;
+    }
 }

@@ -21,17 +21,80 @@ TEST(RetuneRun, ReadsTheContractAndRoundTrips) {
     EXPECT_EQ(kiln::py_dumps(to_json(*run_from_json(to_json(*run), "again"))), kiln::py_dumps(to_json(*run)));
 }
 
+// Issue 42 #7: a wrong-typed field costs its choice (or op) only, with a message naming it; the rest
+// of the run is read and handed back. Only text that is no run at all is an error.
 TEST(RetuneRun, BadInputSaysWhere) {
     auto j = kiln::test::run_json_from_cache_file(
         kiln::test::cache_file_for(kiln::test::h100_root(), "NVIDIA H100 80GB HBM3"), "X");
     j["ops"][1]["choices"][4]["measured"][0]["ms"] = "fast";
     auto run = run_from_json(j, "saved.json");
-    ASSERT_FALSE(run);
-    EXPECT_EQ(run.error().code, kiln::Errc::parse);
-    EXPECT_EQ(run.error().context, "saved.json");
-    EXPECT_NE(run.error().message.find("ops[1].choices[4].measured[0]"), std::string::npos) << run.error().str();
+    ASSERT_TRUE(run) << run.error().str();
+    ASSERT_EQ(run->ops.size(), 2u);
+    EXPECT_TRUE(run->ops[0].choices[4].unreadable.empty());
+    EXPECT_EQ(run->ops[1].choices[4].unreadable,
+              R"(ops[1].choices[4].measured[0].ms is "fast" (a string), not a time in ms)");
     EXPECT_FALSE(run_from_json(nlohmann::ordered_json::array(), "x"));
     EXPECT_FALSE(run_from_json({{"devices", nlohmann::ordered_json::array()}}, "x"));
+}
+
+TEST(RetuneRun, EachWrongTypedFieldCostsItsItemOnly) {
+    const std::string h100 = "NVIDIA H100 80GB HBM3";
+    auto j = kiln::test::run_json_from_cache_file(kiln::test::cache_file_for(kiln::test::h100_root(), h100), h100);
+    auto two = j["ops"][1];
+    // Four copies of the second op, each with one poisoned field; the first op stays whole.
+    auto poisoned = [&](auto edit) {
+        auto op = two;
+        edit(op);
+        j["ops"].push_back(op);
+    };
+    poisoned([](auto& op) { op["choices"][3]["runnable"] = "yes"; });
+    poisoned([](auto& op) { op["choices"][0]["name"] = 123; });
+    poisoned([](auto& op) { op["choices"][2]["measured"][0]["device"] = nlohmann::ordered_json::parse("1e22"); });
+    poisoned([](auto& op) { op["precision"] = 7; });
+    j["devices"].push_back({{"index", "1"}, {"name", "B"}});
+    auto run = run_from_json(j, "saved.json");
+    ASSERT_TRUE(run) << run.error().str();
+    ASSERT_EQ(run->devices.size(), 1u);
+    ASSERT_EQ(run->problems.size(), 1u);
+    EXPECT_EQ(run->problems[0], R"(devices[1].index is "1" (a string), not an integer)");
+    ASSERT_EQ(run->ops.size(), 6u);
+    EXPECT_EQ(run->ops[2].choices[3].unreadable,
+              R"(ops[2].choices[3].runnable is "yes" (a string), not true or false)");
+    EXPECT_EQ(run->ops[3].choices[0].unreadable, "ops[3].choices[0].name is 123, not a string");
+    EXPECT_EQ(run->ops[4].choices[2].unreadable, "ops[4].choices[2].measured[0].device is 1e+22, not an integer");
+    EXPECT_EQ(run->ops[5].unreadable, "ops[5].precision is 7, not a string");
+
+    auto sel = complete_ops(*run, std::nullopt);
+    ASSERT_EQ(sel.ops.size(), 2u);  // the two whole ops
+    ASSERT_EQ(sel.skipped.size(), 4u);
+    EXPECT_NE(sel.skipped[0].why.find("ops[2].choices[3].runnable is \"yes\""), std::string::npos)
+        << sel.skipped[0].why;
+    EXPECT_NE(sel.skipped[1].why.find("ops[3].choices[0].name is 123"), std::string::npos) << sel.skipped[1].why;
+    EXPECT_NE(sel.skipped[2].why.find("measured[0].device is 1e+22"), std::string::npos) << sel.skipped[2].why;
+    EXPECT_EQ(sel.skipped[3].why, "ops[5].precision is 7, not a string");
+    EXPECT_EQ(sel.skipped[3].label.rfind("mm [('cuda'", 0), 0u) << sel.skipped[3].label;
+}
+
+// Issue 42 #8: a measurement "ok" at -1000 ms or NaN is no time; its op is not handed back.
+TEST(RetuneRun, NegativeOrNaNTimesAreNoMeasurement) {
+    const std::string h100 = "NVIDIA H100 80GB HBM3";
+    auto j = kiln::test::run_json_from_cache_file(kiln::test::cache_file_for(kiln::test::h100_root(), h100), h100);
+    j["ops"][0]["choices"][1]["measured"][0]["ms"] = -1000;
+    j["ops"][1]["choices"][0]["measured"][0]["ms"] = 123456.75;  // NaN below, as Python's json writes it
+    auto text = kiln::py_dumps(j);
+    auto at = text.find("123456.75");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, 9, "NaN");
+    auto parsed = kiln::py_loads(text, "saved.json");
+    ASSERT_TRUE(parsed) << parsed.error().str();
+    auto run = run_from_json(*parsed, "saved.json");
+    ASSERT_TRUE(run) << run.error().str();
+    EXPECT_EQ(run->ops[0].choices[1].unreadable,
+              "ops[0].choices[1].measured[0].ms is -1000 ms: a time is never negative");
+    EXPECT_EQ(run->ops[1].choices[0].unreadable, "ops[1].choices[0].measured[0].ms is NaN, not a time");
+    auto sel = complete_ops(*run, std::nullopt);
+    EXPECT_TRUE(sel.ops.empty());
+    EXPECT_EQ(sel.skipped.size(), 2u);
 }
 
 // Without --python and without a Triton key in the recorded file there is no system to write for.

@@ -157,3 +157,42 @@ TEST(RetunedFleet, ErrorsInsideExecAreAFailureWithTheServersMessage) {
         EXPECT_FALSE(r) << exec;
     }
 }
+
+namespace {
+
+// The value publish_retuned writes for `op`, with the first choice's `field` set to JSON text
+// (Python's NaN and Infinity too).
+std::string with_choice_field(const MeasuredOp& op, const std::string& field, const std::string& json_text) {
+    auto j = kiln::handback::fleet_value(op, "node-a", 1700000000);
+    j["choices"][op.choices.front().name][field] = 424242.5;
+    std::string text = kiln::py_dumps(j);
+    text.replace(text.find("424242.5"), 8, json_text);
+    return text;
+}
+
+}  // namespace
+
+// One poisoned key (a wrong type, a negative or NaN time) is a warning; every other key is read, so
+// --fetch still works for every host (before, one `kind: 7` threw out of read_retuned).
+TEST(RetunedFleet, APoisonedKeyCostsThatKeyOnly) {
+    kiln::test::RedisServer server;
+    auto h100 = ops_on(kH100), h200 = ops_on("NVIDIA H200", 0.7);
+    ASSERT_TRUE(publish_retuned(server.url(), h100, "node-a"));
+    ASSERT_TRUE(publish_retuned(server.url(), h200, "node-b"));
+    auto c = RedisClient::connect(*parse_redis_url(server.url()));
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->set(retuned_key(h100[0]), with_choice_field(h100[0], "kind", "7")));
+    ASSERT_TRUE(c->set(retuned_key(h200[0]), with_choice_field(h200[0], "ms", "-1000")));
+    ASSERT_TRUE(c->set(retuned_key(h200[1]), with_choice_field(h200[1], "ms", "NaN")));
+    auto all = read_retuned(server.url());
+    ASSERT_TRUE(all) << all.error().str();
+    ASSERT_EQ(all->ops.size(), 1u);
+    EXPECT_EQ(all->ops[0].inputs, h100[1].inputs);
+    ASSERT_EQ(all->warnings.size(), 3u);
+    std::string warnings;
+    for (const auto& w : all->warnings) warnings += w + "\n";
+    EXPECT_NE(warnings.find(".kind is 7, not a string"), std::string::npos) << warnings;
+    EXPECT_NE(warnings.find(".ms is -1000 ms: a time is never negative"), std::string::npos) << warnings;
+    EXPECT_NE(warnings.find(".ms is NaN, not a time"), std::string::npos) << warnings;
+    EXPECT_TRUE(for_devices(*all, {"NVIDIA H200"}).empty());
+}

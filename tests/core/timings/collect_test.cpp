@@ -84,6 +84,53 @@ TEST(Collect, InfinityMarksAFailedChoice) {
     EXPECT_TRUE(j["ops"][0]["choices"][0]["ms"].is_null());
 }
 
+// Issue 42: a negative time or a string is no time that could win; it is that choice's error. A
+// system block of wrong types is this file's error, not an exception out of the whole run.
+TEST(Collect, NegativeOrWrongTypedTimesAreChoiceErrors) {
+    std::string text = R"({"system": {"device": {"name": "Dev"}, "hash": "h"}, "cache": {
+      "mm": {"[('cuda', 'torch.float32', 8, 8, 8, 1, 0)]": {"high": {"a-c1": -1000, "b-c2": 0.25, "c-c3": "0.1"}}}}})";
+    auto f = parse_timing_cache(text, "mem", {});
+    ASSERT_TRUE(f.ok()) << f.error().str();
+    ASSERT_EQ(f->ops.size(), 1u);
+    const Op& op = f->ops[0];
+    EXPECT_EQ(op.best, "b-c2");
+    EXPECT_FALSE(op.choices[0].ms.has_value());
+    EXPECT_EQ(op.choices[0].error, "not a time: time is -1000 ms: a time is never negative");
+    EXPECT_EQ(op.choices[2].error, R"(not a time: time is "0.1" (a string), not a time in ms)");
+
+    for (const char* system : {R"({"device": {"name": 5}, "hash": "h"})", R"({"device": {"name": "D"}, "hash": 7})"}) {
+        auto bad = parse_timing_cache(std::string(R"({"system": )") + system + R"(, "cache": {}})", "mem", {});
+        ASSERT_FALSE(bad.ok()) << system;
+        EXPECT_EQ(bad.error().code, kiln::Errc::parse);
+        EXPECT_NE(bad.error().message.find("system."), std::string::npos) << bad.error().str();
+    }
+}
+
+// Issue 42 #15: a timing cache of many inputs keys under one op reads whole, each key its own op
+// (nlohmann's ordered parse and join_sources' search among the ops of one name were quadratic in
+// them; bench/big_timing_cache measures the time).
+TEST(Collect, ATimingCacheOfManyInputsKeysReadsWhole) {
+    kiln::test::ScratchDir dir("timings-many-keys");
+    const int n = 10000;
+    std::string text = R"({"system": {"device": {"name": "Dev"}, "hash": "h"}, "cache": {"mm": {)";
+    for (int i = 0; i < n; ++i)
+        text += (i ? ", " : "") + std::string("\"[('cuda', 'torch.float16', ") + std::to_string(i + 1) +
+                R"(, 64, 64, 1, 0), ('cuda', 'torch.float16', 64, 64, 64, 1, 0)]": {"highest": {"mm-c1": )" +
+                std::to_string(i + 1) + ".5, \"triton_mm-c2\": Infinity}}";
+    text += "}}}";
+    write(dir.path() / "cache" / kHash, text);
+    auto set = collect_timings({dir.path() / "cache" / kHash});
+    ASSERT_TRUE(set.ok()) << set.error().str();
+    ASSERT_EQ(set->ops.size(), static_cast<std::size_t>(n));
+    for (int i = 0; i < n; i += 997) {
+        const Op& op = set->ops[static_cast<std::size_t>(i)];
+        EXPECT_EQ(op.sizes.front(), std::to_string(i + 1) + "x64");
+        EXPECT_EQ(op.best, "mm-c1");
+        EXPECT_EQ(op.choices[0].ms, i + 1.5);
+        EXPECT_EQ(op.choices[1].error, "failed to benchmark (time inf)");
+    }
+}
+
 TEST(Collect, JsonSchemaIsExactlyTheDocumentedOne) {
     auto set = collect_timings({kiln::test::h100_root() / "cache"});
     ASSERT_TRUE(set.ok());
@@ -133,4 +180,25 @@ TEST(SessionTimings, GroupsChoicesPerDeviceAndKeepsFailureReasons) {
     EXPECT_EQ(op.choices[3].error, "timeout: over 5 s");
     EXPECT_EQ(log.skipped_lines, 2);
     EXPECT_TRUE(looks_like_session_log(text));
+}
+
+// Issue 42: a session log line of wrong types (`"event": 5`, a negative or string time) costs that line
+// or choice, never the whole log.
+TEST(SessionTimings, WrongTypedFieldsCostTheirLineOnly) {
+    std::string text =
+        "{\"event\": \"session_start\", \"op\": \"mm\", \"inputs_key\": \"[]\", \"precision\": \"highest\", "
+        "\"devices\": \"cpu\", \"choices\": 1e30}\n"
+        "{\"event\": 5, \"choice\": \"x\"}\n"
+        "{\"event\": \"measurement\", \"choice\": \"a\", \"ms\": -1000, \"status\": \"ok\"}\n"
+        "{\"event\": \"measurement\", \"choice\": \"b\", \"ms\": \"0.5\", \"status\": \"ok\"}\n"
+        "{\"event\": \"measurement\", \"choice\": \"c\", \"ms\": 0.5, \"status\": \"ok\"}\n";
+    auto log = parse_session_log(text, "mem");
+    EXPECT_EQ(log.planned_choices, 0);
+    EXPECT_EQ(log.skipped_lines, 1);
+    ASSERT_EQ(log.ops.size(), 1u);
+    const Op& op = log.ops[0];
+    ASSERT_EQ(op.choices.size(), 3u);
+    EXPECT_EQ(op.best, "c");
+    EXPECT_EQ(op.choices[0].error, "not a time: ms is -1000 ms: a time is never negative");
+    EXPECT_EQ(op.choices[1].error, R"(not a time: ms is "0.5" (a string), not a time in ms)");
 }

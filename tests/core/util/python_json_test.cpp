@@ -62,3 +62,44 @@ TEST(PythonJson, DeepNestingIsAnErrorNamingTheInput) {
     EXPECT_EQ(kiln::json_nesting_depth(R"({"a": [1, {"b": "]]]{{{"}]})"), 3);
     EXPECT_FALSE(kiln::check_json_depth(std::string(600, '{'), "x").ok());
 }
+
+// Issue 42 #15: an object of many keys (a timing cache with 150k inputs keys under one op) reads
+// whole, in file order, with the special floats restored at any depth; nlohmann's own ordered parse
+// looked every key up in the keys before it.
+TEST(PythonJson, LoadsAnObjectOfManyKeysInOrder) {
+    const int n = 20000;
+    std::string text = R"({"system": {"hash": "h"}, "cache": {"mm": {)";
+    for (int i = 0; i < n; ++i) {
+        if (i) text += ", ";
+        text += "\"k" + std::to_string(n - i) + "\": {\"highest\": {\"a\": " + std::to_string(i) +
+                ", \"b\": Infinity, \"c\": [NaN, \"NaN\"]}}";
+    }
+    text += "}}}";
+    auto j = py_loads(text, "big");
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    const auto& mm = (*j)["cache"]["mm"];
+    ASSERT_EQ(mm.size(), static_cast<std::size_t>(n));
+    int i = 0;
+    for (auto it = mm.begin(); it != mm.end(); ++it, ++i) {
+        ASSERT_EQ(it.key(), "k" + std::to_string(n - i));
+        ASSERT_EQ(it.value()["highest"]["a"].get<int>(), i);
+        ASSERT_TRUE(std::isinf(it.value()["highest"]["b"].get<double>()));
+        ASSERT_TRUE(std::isnan(it.value()["highest"]["c"][0].get<double>()));
+        ASSERT_EQ(it.value()["highest"]["c"][1], "NaN");
+    }
+    auto again = py_loads(py_dumps(*j), "again");
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(py_dumps(*again), py_dumps(*j));
+}
+
+// A key given twice keeps its first place and its last value, as Python's dict and nlohmann's
+// operator[] do; keys equal to the special-float markers stay keys.
+TEST(PythonJson, DuplicateKeysKeepTheFirstPlaceAndTheLastValue) {
+    auto j = py_loads(R"({"b": 1, "a": 2, "b": 3, "c": {"x": 1, "x": {"y": 2}}, "a": Infinity, "Infinity": NaN})");
+    ASSERT_TRUE(j.ok()) << j.error().str();
+    EXPECT_EQ(py_dumps(*j), R"({"b": 3, "a": Infinity, "c": {"x": {"y": 2}}, "Infinity": NaN})");
+    auto bad = py_loads(R"({"a": 1,})", "f");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("invalid JSON: "), std::string::npos) << bad.error().str();
+    EXPECT_EQ(bad.error().context, "f");
+}
