@@ -103,16 +103,19 @@ void print_rank_graphs(const ranks::RankGroup& g, int lines) {
         "\ngraph keys: %zu of %zu differ; output code: %zu of %zu modules differ (%zu only by the device "
         "index)\n",
         gr.keys_differ, gr.keys, gr.modules_differ, gr.modules, gr.modules_device_index_only);
+    bool device_index_shown = false;
     for (const auto& d : gr.differ) {
         std::printf("  %s: %s", d.what.c_str(), ranks::effect_text(d.verdict.effect));
         if (d.device_index_only)
             std::printf(" (%zu %s only by the device index)", d.device_index_only,
                         d.kind == "key" ? "key components differ" : "kernels or wrapper differ");
         std::printf("\n");
+        // A device-index component is shown once for the whole report (it reads the same in every key).
         int shown = 0;
         for (const auto& c : d.components) {
-            if (c.kind == "device_index" && shown >= 1) continue;
+            if (c.kind == "device_index" && device_index_shown) continue;
             if (++shown > lines) break;
+            if (c.kind == "device_index") device_index_shown = true;
             std::printf("    %s [%s]: %s\n", c.component.c_str(), c.kind.c_str(), c.verdict.why.c_str());
             for (size_t r = 0; r < c.values.size(); ++r)
                 if (!c.values[r].empty())
