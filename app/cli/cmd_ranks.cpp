@@ -25,7 +25,7 @@ struct RanksArgs {
     int lines = 3;
 };
 
-std::string ms_cell(const std::optional<double>& ms, bool winner) {
+std::string rank_ms_cell(const std::optional<double>& ms, bool winner) {
     char buf[32];
     if (!ms) return "    failed";
     std::snprintf(buf, sizeof buf, "%s%9.4f", winner ? "*" : " ", *ms);
@@ -33,14 +33,14 @@ std::string ms_cell(const std::optional<double>& ms, bool winner) {
 }
 
 // Characters as a terminal shows them (UTF-8 code points: "64×32" is 5 wide, 6 bytes).
-std::size_t width_of(const std::string& s) {
+std::size_t display_width(const std::string& s) {
     std::size_t n = 0;
     for (unsigned char c : s) n += (c & 0xC0) != 0x80;
     return n;
 }
 
-std::string cut(const std::string& s, std::size_t n) {
-    if (width_of(s) <= n) return s;
+std::string cut_to_width(const std::string& s, std::size_t n) {
+    if (display_width(s) <= n) return s;
     std::size_t bytes = 0, w = 0;
     while (bytes < s.size() && w + 1 < n) {
         ++bytes;
@@ -51,25 +51,25 @@ std::string cut(const std::string& s, std::size_t n) {
 }
 
 // `s` cut to `n` columns and padded with spaces to them.
-std::string column(const std::string& s, std::size_t n) {
-    std::string c = cut(s, n);
-    return c + std::string(n - std::min(n, width_of(c)), ' ');
+std::string padded_column(const std::string& s, std::size_t n) {
+    std::string c = cut_to_width(s, n);
+    return c + std::string(n - std::min(n, display_width(c)), ' ');
 }
 
-void print_ops(const ranks::RankGroup& g) {
+void print_rank_ops(const ranks::RankGroup& g) {
     std::printf("\nautotuned ops: %zu of %zu differ", g.ops.differ.size(), g.ops.compared);
     std::printf("  (choices matched by template family + config; * = that rank's winner; ms as each rank measured)\n");
     for (const auto& d : g.ops.differ) {
         std::printf("\n%s(%s)  strides %s  [%s]\n", d.op.c_str(), d.inputs.c_str(), d.strides.c_str(),
                     d.precision.c_str());
         std::printf("  %-52s", "");
-        for (const auto& r : g.ranks) std::printf(" %10s", cut(r, 10).c_str());
+        for (const auto& r : g.ranks) std::printf(" %10s", cut_to_width(r, 10).c_str());
         std::printf("\n");
         for (size_t c = 0; c < d.competing.size(); ++c) {
             const auto& ch = d.competing[c];
-            std::printf("  %s", column(ch.label, 52).c_str());
+            std::printf("  %s", padded_column(ch.label, 52).c_str());
             for (size_t r = 0; r < ch.ms.size(); ++r)
-                std::printf(" %10s", ms_cell(ch.ms[r], d.winner[r] == static_cast<int>(c)).c_str());
+                std::printf(" %10s", rank_ms_cell(ch.ms[r], d.winner[r] == static_cast<int>(c)).c_str());
             std::printf("\n");
         }
         std::printf("  spread %.1f%%; %s: %s\n", d.spread_pct, ranks::effect_text(d.verdict.effect),
@@ -78,7 +78,7 @@ void print_ops(const ranks::RankGroup& g) {
     for (const auto& n : g.ops.not_on_every_rank) std::printf("  not on every rank: %s\n", n.c_str());
 }
 
-void print_kernels(const ranks::RankGroup& g) {
+void print_rank_kernel_configs(const ranks::RankGroup& g) {
     const auto& k = g.kernels;
     std::printf("\n.best_config: %zu of %zu candidate sets differ (files per rank:", k.differ.size(), k.sets);
     for (auto n : k.kernels) std::printf(" %zu", n);
@@ -92,43 +92,46 @@ void print_kernels(const ranks::RankGroup& g) {
         for (size_t r = 0; r < s.configs.size(); ++r) {
             std::string cfgs;
             for (const auto& c : s.configs[r]) cfgs += (cfgs.empty() ? "" : " | ") + timings::params_text(c);
-            std::printf("    %-8s %s\n", g.ranks[r].c_str(), cut(cfgs, 200).c_str());
+            std::printf("    %-8s %s\n", g.ranks[r].c_str(), cut_to_width(cfgs, 200).c_str());
         }
     }
 }
 
-void print_graphs(const ranks::RankGroup& g, int lines) {
+void print_rank_graphs(const ranks::RankGroup& g, int lines) {
     const auto& gr = g.graphs;
     std::printf(
         "\ngraph keys: %zu of %zu differ; output code: %zu of %zu modules differ (%zu only by the device "
         "index)\n",
         gr.keys_differ, gr.keys, gr.modules_differ, gr.modules, gr.modules_device_index_only);
+    bool device_index_shown = false;
     for (const auto& d : gr.differ) {
         std::printf("  %s: %s", d.what.c_str(), ranks::effect_text(d.verdict.effect));
         if (d.device_index_only)
             std::printf(" (%zu %s only by the device index)", d.device_index_only,
                         d.kind == "key" ? "key components differ" : "kernels or wrapper differ");
         std::printf("\n");
+        // A device-index component is shown once for the whole report (it reads the same in every key).
         int shown = 0;
         for (const auto& c : d.components) {
-            if (c.kind == "device_index" && shown >= 1) continue;
+            if (c.kind == "device_index" && device_index_shown) continue;
             if (++shown > lines) break;
+            if (c.kind == "device_index") device_index_shown = true;
             std::printf("    %s [%s]: %s\n", c.component.c_str(), c.kind.c_str(), c.verdict.why.c_str());
             for (size_t r = 0; r < c.values.size(); ++r)
                 if (!c.values[r].empty())
-                    std::printf("      %-8s %s\n", g.ranks[r].c_str(), cut(c.values[r], 150).c_str());
+                    std::printf("      %-8s %s\n", g.ranks[r].c_str(), cut_to_width(c.values[r], 150).c_str());
         }
         for (const auto& c : d.code) {
             std::printf("    %s [%s]: %s: %s\n", c.section.c_str(), c.kind.c_str(),
                         ranks::effect_text(c.verdict.effect), c.verdict.why.c_str());
             for (size_t r = 0; r < c.values.size(); ++r)
                 if (!c.values[r].empty())
-                    std::printf("      %-8s %s\n", g.ranks[r].c_str(), cut(c.values[r], 150).c_str());
+                    std::printf("      %-8s %s\n", g.ranks[r].c_str(), cut_to_width(c.values[r], 150).c_str());
         }
     }
 }
 
-void print_agreement(const ranks::Agreement& a) {
+void print_rank_agreement(const ranks::Agreement& a) {
     std::printf("\nagreed choices for %s (%zu ops; rule: %s)\n", a.group.c_str(), a.ops.size(),
                 ranks::agree_rule_text(a.rule).c_str());
     for (const auto& o : a.ops) {
@@ -212,13 +215,13 @@ int run_ranks(const RanksArgs& args) {
         for (size_t i = 0; i < g.ranks.size(); ++i) std::printf("%s%s", i ? ", " : "", g.ranks[i].c_str());
         std::printf("\n");
         if (g.ranks.size() < 2) continue;
-        print_ops(g);
-        print_kernels(g);
-        print_graphs(g, args.lines);
+        print_rank_ops(g);
+        print_rank_kernel_configs(g);
+        print_rank_graphs(g, args.lines);
     }
     for (const auto& r : report.ranks)
         for (const auto& w : r.warnings) std::printf("warning: %s: %s\n", r.label.c_str(), w.c_str());
-    for (const auto& a : agreements) print_agreement(a);
+    for (const auto& a : agreements) print_rank_agreement(a);
     for (const auto& w : written)
         std::printf("wrote %s: %d op(s) (%s)\n", w["path"].get<std::string>().c_str(), w["ops"].get<int>(),
                     w["rank"].get<std::string>().c_str());

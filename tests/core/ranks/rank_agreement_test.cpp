@@ -17,7 +17,7 @@ using kiln::test::ScratchDir;
 
 namespace {
 
-const std::string kTimingCache = "2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e86e43158";
+const std::string kAgreedCache = "2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e86e43158";
 
 std::vector<fs::path> copy_ranks(const ScratchDir& d) {
     std::vector<fs::path> out;
@@ -50,7 +50,7 @@ Loaded load(const std::vector<fs::path>& dirs) {
 }
 
 nlohmann::ordered_json cache_json(const fs::path& rank) {
-    return kiln::py_loads(read_file(rank / "inductor" / "cache" / kTimingCache)).value();
+    return kiln::py_loads(read_file(rank / "inductor" / "cache" / kAgreedCache)).value();
 }
 
 }  // namespace
