@@ -44,7 +44,8 @@ TextDifference classify_text(const std::string& a, const std::string& b) {
     std::string na = normalize_device_index(a), nb = normalize_device_index(b);
     if (na == nb) {
         d.kind = "device_index";
-        d.verdict = {Effect::none, "the same once the device index is normalised"};
+        d.verdict.effect = Effect::none;
+        d.verdict.why = "the same once the device index is normalised";
         auto lines = inductor::line_diff(a, b);
         for (const auto& l : lines) {
             if (l.op == inductor::LineOp::removed && d.a_line.empty()) d.a_line = l.text;
@@ -58,13 +59,16 @@ TextDifference classify_text(const std::string& a, const std::string& b) {
         std::string both = d.a_line + "\n" + d.b_line;
         if (mentions(both, {"_c10d_functional", "group_name", "ProcessGroup", "process_group"})) {
             d.kind = "process_group";
-            d.verdict = {Effect::none, "a process-group name: another key for the same computation"};
+            d.verdict.effect = Effect::none;
+            d.verdict.why = "a process-group name: another key for the same computation";
         } else if (mentions(both, {"rank"})) {
             d.kind = "rank";
-            d.verdict = {Effect::maybe_numerics, "a rank number is part of this rank's graph"};
+            d.verdict.effect = Effect::maybe_numerics;
+            d.verdict.why = "a rank number is part of this rank's graph";
         } else {
             d.kind = "other";
-            d.verdict = {Effect::maybe_numerics, "the text differs beyond the device index"};
+            d.verdict.effect = Effect::maybe_numerics;
+            d.verdict.why = "the text differs beyond the device index";
         }
     }
     std::string a_ex = excerpt(d.a_line, d.b_line), b_ex = excerpt(d.b_line, d.a_line);
@@ -280,7 +284,8 @@ void compare_modules(const std::vector<const LoadedRank*>& group, GraphCompariso
                 if (only_mine.size() > 3) v += ", …";
                 v += "; lacks " + std::to_string(only_ref.size()) + " of " + group.front()->label + "'s";
                 kd.values[r] = v;
-                kd.verdict = {Effect::numerics, "other kernels: another fusion of the graph's operations"};
+                kd.verdict.effect = Effect::numerics;
+                kd.verdict.why = "other kernels: another fusion of the graph's operations";
             }
             if (!kd.verdict.why.empty()) {
                 kd.values[0] = std::to_string(ref.size()) + " kernels";
@@ -360,7 +365,8 @@ void compare_modules(const std::vector<const LoadedRank*>& group, GraphCompariso
         }
         if (g.code.empty()) {
             ++out.modules_device_index_only;
-            g.verdict = {Effect::none, "the same code once the device index is normalised"};
+            g.verdict.effect = Effect::none;
+            g.verdict.why = "the same code once the device index is normalised";
         }
         out.differ.push_back(std::move(g));
     }
