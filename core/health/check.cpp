@@ -293,9 +293,20 @@ Result<HealthReport> check_groups(const inductor::ScanResult& scan, const std::v
                 rels.push_back(files[k].rel_path());
             }
         auto heads = inductor::sniff_python_heads(root_fd, rels, 1, o.cancel);
-        for (std::size_t n = 0; n < modules.size() && n < heads.size(); ++n)
+        bool output_code = false;
+        for (std::size_t n = 0; n < modules.size() && n < heads.size(); ++n) {
             files[modules[n]].category = heads[n].output_code ? Category::output_code : Category::kernel_module;
+            output_code |= heads[n].output_code;
+        }
         for (const auto& a : files) walk.add(a);
+        // Output code's C++ kernels are looked up by their source's hash in every .main.cpp of the cache
+        // (a library is missing only where one was built here): those files are read too, as the full
+        // check reads them; they report nothing themselves.
+        if (output_code)
+            for (const auto& a : scan.artifacts)
+                if (a.category == Category::cpp_source && a.rel_path().ends_with(".main.cpp") &&
+                    std::find(groups.begin(), groups.end(), a.group) == groups.end())
+                    walk.add(a);
         return &scan;
     });
 }

@@ -1,6 +1,9 @@
 #pragma once
 // LRU eviction of whole groups, the way `ccache --evict-older-than` / `--max-size` trim ccache:
-// an fxgraph key dir, a Triton kernel dir, a module with its sidecars go together or not at all.
+// an fxgraph key dir, a Triton kernel dir, a module with its sidecars go together or not at all. A group
+// that others need (the FX graphs an AOT entry names, the Triton kernel dirs an FX entry bundles, the
+// kernel modules output code imports) is as recent as they are and goes only after them: an entry left
+// in the cache never misses a graph or a kernel (`kiln-cli check` finds nothing to quarantine).
 // Safety: nothing outside the root is touched, no symlink is followed (a link inside a group is
 // removed as a link), a group whose locks/<key>.lock is held (flock) by another process is skipped.
 // The root is opened once: the scan and every removal go through that descriptor (openat/unlinkat,
