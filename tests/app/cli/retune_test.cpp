@@ -139,3 +139,23 @@ TEST(CliRetune, DevicesCpuIsRefusedAndNothingWritten) {
     EXPECT_EQ(tree_bytes(dir.path()), before);
 }
 
+// Issue 41.5: one name per choice: `retune --list` names each choice as `timings` does
+// (timings::choice_name: family and tile config), never by its module hash.
+TEST(CliRetune, ListNamesEachChoiceAsTimingsDoes) {
+    auto list =
+        run_command({kiln::test::cli_path(), "retune", kiln::test::h100_root().string(), "--list", "--arch", "90"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    auto timings = run_command({kiln::test::cli_path(), "timings", kiln::test::h100_root().string(), "--top", "0"});
+    ASSERT_EQ(timings.exit_code, 0) << timings.err;
+    int named = 0;
+    std::istringstream lines(list.out);
+    for (std::string line; std::getline(lines, line);) {
+        auto open = line.find("triton_mm (");
+        if (open == std::string::npos) continue;
+        const std::string name = line.substr(open, line.find("):", open) + 1 - open);
+        EXPECT_NE(timings.out.find(" " + name + " "), std::string::npos) << name;
+        ++named;
+    }
+    EXPECT_EQ(named, 39);
+    EXPECT_EQ(list.out.find("triton_mm-c"), std::string::npos) << list.out;
+}
