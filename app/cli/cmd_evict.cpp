@@ -31,7 +31,30 @@ struct EvictArgs {
     bool force = false;
 };
 
+// A dry run opens with what would go per category, and what the .best_config files cost to redo.
+void print_dry_run_summary(const EvictReport& r) {
+    if (!r.dry_run || r.removed.empty()) return;
+    std::printf("Would remove %zu group(s), %s:\n", r.removed.size(), format_bytes(r.freed_bytes).c_str());
+    for (const auto& t : totals_by_category(r))
+        std::printf("  %-20s %6zu group(s) %10s\n", std::string(category_name(t.category)).c_str(), t.groups,
+                    format_bytes(t.bytes).c_str());
+    const BestConfigLoss loss = best_config_loss(r);
+    if (loss.files > 0) {
+        std::printf(
+            "Warning: %zu .best_config file(s) would go: the next run of their kernels benchmarks their "
+            "configs again",
+            loss.files);
+        if (loss.by_coordesc > 0) std::printf(" and re-runs coordinate descent for %zu of them", loss.by_coordesc);
+        if (loss.with_time > 0)
+            std::printf(" (%.1f s of tuning recorded in %zu of them, time_taken_ms)",
+                        static_cast<double>(loss.recorded_ms) / 1000, loss.with_time);
+        std::printf(".\n");
+    }
+    std::printf("\n");
+}
+
 void print_human(const EvictReport& r) {
+    print_dry_run_summary(r);
     const char* verb = r.dry_run ? "would remove" : "removed";
     for (const auto& g : r.removed)
         std::printf("%s  %10s  %-16s last used %s  %s\n", verb, format_bytes(g.bytes).c_str(),

@@ -4,7 +4,9 @@
 //                                              entry redis://…/KEY) torch would serve
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "command_registry.hpp"
 #include "guards/expr.hpp"
@@ -17,6 +19,7 @@ namespace {
 
 struct GuardsArgs {
     std::string path;
+    std::string root;  // where a key prefix is looked up
     std::string expr;
     std::string sizes;
     bool json = false;
@@ -53,10 +56,8 @@ int run_expr(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
     return 0;
 }
 
-int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
-    auto ref = frontend::parse_entry_ref(a.path);
-    if (!ref) return fail(ref.error());
-    auto r = frontend::lookup_entry_guards(*ref, sizes, remote_fetch());
+int run_lookup(const GuardsArgs& a, const frontend::EntryRef& ref, const std::vector<std::int64_t>& sizes) {
+    auto r = frontend::lookup_entry_guards(ref, sizes, remote_fetch());
     if (!r) return fail(r.error());
     if (a.json) {
         std::cout << dump_json(to_json(*r)) << "\n";
@@ -81,8 +82,8 @@ int run_lookup(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
 }
 
 // No sizes: each entry's guards and the symbols they use (the graph inputs t0, t1, ... stand for).
-int run_list(const GuardsArgs& a) {
-    auto rows = inductor::list_key_dir(a.path);
+int run_list(const GuardsArgs& a, const std::string& path) {
+    auto rows = inductor::list_key_dir(path);
     if (!rows) return fail(rows.error());
     if (a.json) {
         inductor::GraphList list;
@@ -107,10 +108,15 @@ int run_list(const GuardsArgs& a) {
 int run_guards(const GuardsArgs& a) {
     if (a.expr.empty() == a.path.empty())
         return fail(make_error(Errc::invalid_argument, "give either --expr EXPR or a KEYDIR_OR_ENTRY", "guards"));
-    if (a.sizes.empty() && !a.path.empty() && a.path.rfind("redis://", 0) != 0) return run_list(a);
     auto sizes = parse_sizes(a.sizes);
     if (!sizes) return fail(sizes.error());
-    return a.expr.empty() ? run_lookup(a, *sizes) : run_expr(a, *sizes);
+    if (!a.expr.empty()) return run_expr(a, *sizes);
+    // A key prefix as `ls` prints it names its key dir under --root (default: the default root).
+    auto r = frontend::resolve_entry_ref(a.path,
+                                         a.root.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.root));
+    if (!r) return fail(r.error());
+    if (a.sizes.empty() && r->ref.kind == frontend::EntryRef::Kind::path) return run_list(a, r->ref.path);
+    return run_lookup(a, r->ref, *sizes);
 }
 
 Registration guards_command{
@@ -119,8 +125,10 @@ Registration guards_command{
         auto* cmd =
             app.add_subcommand("guards", "Evaluate guards: which cached entry of a key dir would serve these sizes");
         cmd->add_option("KEYDIR_OR_ENTRY", args->path,
-                        "An fxgraph key dir (fxgraph/<xx>/<key>), one entry file, or a remote entry "
-                        "redis://host:port[/db]/KEY (would the remote entry serve these sizes?)");
+                        "An fxgraph key dir (fxgraph/<xx>/<key>), its key as `ls` prints it (a prefix), one entry "
+                        "file, or a remote entry redis://host:port[/db]/KEY (would it serve these sizes?)");
+        cmd->add_option("--root", args->root,
+                        "The cache root or blob a key prefix (as `ls` prints it) is looked up in (default: as `ls`)");
         cmd->add_option("--expr", args->expr, "Evaluate this guard expression instead, e.g. \"2 <= L['t0']\"");
         cmd->add_option("--sizes", args->sizes, "Values of t0,t1,... (the graph's SymInt inputs), e.g. 8,1024");
         cmd->add_flag("--json", args->json, "Print JSON");

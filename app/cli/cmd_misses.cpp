@@ -82,9 +82,11 @@ int run_misses(const MissesArgs& args) {
         auto opened = frontend::open_cache(std::filesystem::path(args.root));
         if (!opened) return fail(opened.error());
         cache = std::move(opened).value();
-        auto loaded = load_keyed_entries(cache->root);
+        // A blob's files were written when it was unpacked: their mtimes are no write times.
+        auto loaded = load_keyed_entries(cache->root, !cache->is_blob());
         if (!loaded) return fail(frontend::in_given_terms(*cache, loaded.error()));
         cached = std::move(loaded).value();
+        if (cache->is_blob()) date_entries_by_run(*cached, *run);
     }
     const ojson out = misses_to_json(*run, cache ? &cache->root : nullptr, cached ? &*cached : nullptr);
     std::size_t fx = 0, fx_misses = 0, aot = 0, aot_misses = 0;

@@ -39,17 +39,6 @@ std::string ms_text(const std::optional<double>& ms) {
     return buf;
 }
 
-std::string short_config(const RetuneChoice& c) {
-    if (c.kind == ChoiceKind::extern_op) return c.gemm ? c.gemm->api : "";
-    auto get = [&](const char* k) {
-        auto it = c.config.find(k);
-        return it == c.config.end() ? std::string("?") : it->dump();
-    };
-    if (c.kind != ChoiceKind::triton) return "";
-    return get("BLOCK_M") + "x" + get("BLOCK_N") + "x" + get("BLOCK_K") + " w" + get("num_warps") + " s" +
-           get("num_stages");
-}
-
 std::string grid_text(const RetuneChoice& c) {
     if (!c.grid) return "";
     return "(" + std::to_string((*c.grid)[0]) + "," + std::to_string((*c.grid)[1]) + "," +
@@ -69,8 +58,9 @@ void print_list(const RetuneReport& r) {
     for (const auto& op : r.ops) {
         print_op_head(op);
         for (const auto& c : op.choices) {
-            std::printf("    %-20s %-7s %-18s %-12s %12s  %s\n", display_name(c).c_str(), choice_kind_name(c.kind),
-                        short_config(c).c_str(), grid_text(c).c_str(), ms_text(c.recorded_ms).c_str(),
+            // The name as `timings` gives it (its tile config included), then what would run.
+            std::printf("    %-7s %12s %-12s %s: %s\n", choice_kind_name(c.kind), ms_text(c.recorded_ms).c_str(),
+                        grid_text(c).c_str(), display_name(c).c_str(),
                         c.runnable ? (c.gemm ? c.gemm->describe().c_str() : c.binary.c_str())
                                    : ("not runnable: " + c.why).c_str());
         }
@@ -91,16 +81,17 @@ void print_run(const RetuneReport& r) {
             std::printf("\n%s", autotune_table(op, cmp.device).c_str());
             std::printf("  vs recorded: %s winner (recorded %s, +%.1f%% over the runner-up; measured %s, +%.1f%%)%s\n",
                         cmp.same_winner ? "same" : "different",
-                        cmp.recorded_winner.empty() ? "-" : display_name(cmp.recorded_winner).c_str(),
+                        cmp.recorded_winner.empty() ? "-" : display_name(op, cmp.recorded_winner).c_str(),
                         100 * cmp.recorded_margin,
-                        cmp.measured_winner.empty() ? "-" : display_name(cmp.measured_winner).c_str(),
+                        cmp.measured_winner.empty() ? "-" : display_name(op, cmp.measured_winner).c_str(),
                         100 * cmp.measured_margin,
                         !cmp.same_winner && cmp.winner_within_noise ? " — the recorded winner is within noise" : "");
             std::printf("  %zu pair(s) changed order beyond noise", cmp.order_changes.size());
             for (std::size_t i = 0; i < cmp.order_changes.size() && i < 5; ++i) {
                 const auto& o = cmp.order_changes[i];
-                std::printf("%s%s now ahead of %s by %.4f ms", i ? "; " : ": ", display_name(o.faster_measured).c_str(),
-                            display_name(o.faster_recorded).c_str(), o.measured_gap_ms);
+                std::printf("%s%s now ahead of %s by %.4f ms", i ? "; " : ": ",
+                            display_name(op, o.faster_measured).c_str(), display_name(op, o.faster_recorded).c_str(),
+                            o.measured_gap_ms);
             }
             std::printf("\n");
         }

@@ -100,7 +100,22 @@ int run_show(const ShowArgs& a) {
     if (a.print.raw && a.print.field.empty())
         return fail(make_error(Errc::invalid_argument, "--raw needs --field NAME"));
     int status = 0;
-    const std::vector<std::string> files = expand_key_dirs(a.files);
+    // A key prefix as `ls` prints it names its key dir under --root (default: the default root).
+    std::vector<std::string> named;
+    std::vector<frontend::OpenedCache> caches;  // a blob's temporary root lives as long as these
+    for (const auto& f : a.files) {
+        auto r = frontend::resolve_entry_ref(
+            f, a.root.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.root));
+        if (!r) return fail(r.error());
+        named.push_back(r->cache ? r->ref.path : f);
+        if (r->cache) caches.push_back(std::move(*r->cache));
+    }
+    auto label_of = [&](const std::string& path) {  // a blob's entry named by the blob, not its unpacking
+        for (const auto& c : caches)
+            if (std::string l = frontend::in_given_terms(c, path); l != path) return l;
+        return path;
+    };
+    const std::vector<std::string> files = expand_key_dirs(named);
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& path = files[i];
         auto entry = load_any(path);
@@ -121,7 +136,7 @@ int run_show(const ShowArgs& a) {
             if (int rc = print_kernels(path, *entry, a)) status = rc;
             continue;
         }
-        if (int rc = print_entry(path, *entry, a.print)) status = rc;
+        if (int rc = print_entry(label_of(path), *entry, a.print)) status = rc;
     }
     return status;
 }
@@ -132,7 +147,8 @@ Registration show_command{
         auto* cmd = app.add_subcommand(
             "show", "What graph entries hold (fxgraph/..., aotautograd/...), decoded without running them");
         cmd->add_option("FILE", args->files,
-                        "Graph entry files, key dirs (their entries), or remote entries redis://host:port[/db]/KEY")
+                        "Graph entry files, key dirs (their entries), keys as `ls` prints them (a prefix), or remote "
+                        "entries redis://host:port[/db]/KEY")
             ->required();
         cmd->add_flag("--json", args->print.json,
                       R"(One JSON object a file: {"type": "module.Class", "fields": {...}})");
@@ -141,7 +157,9 @@ Registration show_command{
                       "With --field: print the string or bytes as they are (e.g. source_code)");
         cmd->add_flag("--kernels", args->kernels,
                       "The kernels the entry's output code launches: module, .best_config, autotune row");
-        cmd->add_option("--root", args->root, "With --kernels: the cache root (default: the one the entry is in)");
+        cmd->add_option("--root", args->root,
+                        "The cache root or blob a key prefix is looked up in (default: as `ls`); with --kernels: "
+                        "the cache root (default: the one the entry is in)");
         cmd->callback([args, &outcome] { outcome.exit_code = run_show(*args); });
     }};
 

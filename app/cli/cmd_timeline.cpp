@@ -38,10 +38,11 @@ std::string event_text(const TimelineEvent& e) {
 }
 
 void print_process(const TimelineProcess& p) {
-    // Which process: rank (under torch.distributed), pid, the GPU its keys name, its log.
-    std::string who = (p.rank.empty() ? "" : "rank " + p.rank + ", ") + "pid " + (p.pid.empty() ? "?" : p.pid) +
-                      (p.device.empty() ? "" : ", " + p.device) + ", " +
-                      std::filesystem::path(p.log).filename().string();
+    // Which process: rank (under torch.distributed), pid (each unless its label says it), the GPU its
+    // keys name, its log.
+    std::string who;
+    for (const auto& id : process_ids(p)) who += id + ", ";
+    who += (p.device.empty() ? "" : p.device + ", ") + std::filesystem::path(p.log).filename().string();
     std::printf(
         "%s (%s): %zu compiles in %s; FX graph %zu hits, %zu misses, %zu bypasses; "
         "AOTAutograd %zu hits, %zu misses; hits saved %s of compiling\n",

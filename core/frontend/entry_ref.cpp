@@ -1,5 +1,6 @@
 #include "frontend/entry_ref.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,57 @@ Result<EntryRef> parse_entry_ref(std::string_view text) {
     }
     ref.path = ref.text;
     return ref;
+}
+
+bool is_key_prefix(const EntryRef& ref) {
+    const std::string& t = ref.text;
+    if (ref.kind != EntryRef::Kind::path || t.size() < 4 || t.size() > 52 || (t[0] != 'f' && t[0] != 'a')) return false;
+    for (char c : t)
+        if (!((c >= 'a' && c <= 'z') || (c >= '2' && c <= '7'))) return false;
+    std::error_code ec;
+    return !fs::exists(fs::symlink_status(t, ec));
+}
+
+Result<fs::path> find_key_dir(const fs::path& root, std::string_view prefix) {
+    // FX key dirs are sharded by the key's 2nd and 3rd characters; AOT key dirs are not.
+    std::vector<fs::path> parents;
+    std::error_code ec;
+    if (prefix.starts_with('f') && prefix.size() >= 3) {
+        parents.push_back(root / "fxgraph" / std::string(prefix.substr(1, 2)));
+    } else if (prefix.starts_with('f')) {
+        for (fs::directory_iterator it(root / "fxgraph", ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_directory(ec)) parents.push_back(it->path());
+    } else {
+        parents.push_back(root / "aotautograd");
+    }
+    std::vector<fs::path> found;
+    for (const auto& parent : parents) {
+        ec.clear();
+        for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
+            if (it->path().filename().string().starts_with(prefix) && it->is_directory(ec)) found.push_back(it->path());
+    }
+    std::sort(found.begin(), found.end());
+    if (found.size() == 1) return found.front();
+    if (found.empty())
+        return make_error(Errc::not_found, "no graph entry key starts with '" + std::string(prefix) + "'",
+                          root.string(), "`kiln-cli ls` lists the keys of this root; --root names another");
+    std::string keys;
+    for (const auto& f : found) keys += (keys.empty() ? "" : ", ") + f.filename().string();
+    return make_error(Errc::invalid_argument,
+                      std::to_string(found.size()) + " keys start with '" + std::string(prefix) + "': " + keys,
+                      root.string(), "give more of the key");
+}
+
+Result<ResolvedEntryRef> resolve_entry_ref(std::string_view text, const std::optional<fs::path>& root) {
+    ResolvedEntryRef out;
+    KILN_TRY(out.ref, parse_entry_ref(text));
+    if (!is_key_prefix(out.ref)) return out;
+    KILN_TRY(auto cache, open_cache(root));
+    auto dir = find_key_dir(cache.root, out.ref.text);
+    if (!dir) return in_given_terms(cache, std::move(dir.error()));
+    out.ref.path = dir->string();
+    out.cache = std::move(cache);
+    return out;
 }
 
 Result<NamedEntry> load_entry(const EntryRef& ref, const RemoteFetch& fetch) {

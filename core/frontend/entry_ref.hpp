@@ -2,15 +2,19 @@
 // What the user names as "an entry", one syntax for `kiln-cli show/guards/diff` and the GUI's Diff
 // view: a graph entry file, a key dir (fxgraph/<xx>/<key>), a TORCH_TRACE log (LOG#N: its N-th
 // fx_graph cache event as `kiln-cli misses` numbers them; LOG#KEY: the first event of a key with
-// that prefix) or a remote entry redis://host:port[/db]/KEY. Parsing and loading both live here,
+// that prefix), a remote entry redis://host:port[/db]/KEY, or a key prefix as `ls` prints it (looked
+// up in a cache root: find_key_dir). Parsing and loading both live here,
 // so every front end accepts the same forms and reports the same errors.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "frontend/open_cache.hpp"
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
@@ -33,6 +37,22 @@ struct EntryRef {
 // Errc::invalid_argument for an empty reference. LOG#N is recognised when LOG exists and the
 // whole text does not (a file name may contain '#').
 Result<EntryRef> parse_entry_ref(std::string_view text);
+
+// A key as `kiln-cli ls` prints it (its first 13 characters) or longer: a reference that names no
+// existing path and is an FX ('f') or AOT ('a') key's start, lower-case base32, at least 4 characters.
+bool is_key_prefix(const EntryRef& ref);
+// The key dir (fxgraph/<xx>/<key> or aotautograd/<key>) under `root` of the one key starting with
+// `prefix`. Errc::not_found when none does; Errc::invalid_argument, naming them, when several do.
+Result<std::filesystem::path> find_key_dir(const std::filesystem::path& root, std::string_view prefix);
+
+// `text` as parse_entry_ref reads it, a key prefix replaced by its key dir under `root` (a cache root
+// or a blob, opened as open_cache does; empty: the default root), which is opened only then: `cache`
+// holds it (a blob's temporary root lives as long as it).
+struct ResolvedEntryRef {
+    EntryRef ref;
+    std::optional<OpenedCache> cache;  // set when a key prefix was looked up
+};
+Result<ResolvedEntryRef> resolve_entry_ref(std::string_view text, const std::optional<std::filesystem::path>& root);
 
 // A remote entry's bytes. The front ends pass remote::fetch_entry when Kiln is built with Redis
 // support; without a fetcher a remote reference is Errc::unsupported.

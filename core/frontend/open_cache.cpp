@@ -17,12 +17,16 @@ fs::path default_cache_root(inductor::RootKind kind) {
     return kind == inductor::RootKind::triton ? inductor::default_triton_root() : inductor::default_inductor_root();
 }
 
-Error in_given_terms(const OpenedCache& cache, Error error) {
-    if (!cache.is_blob()) return error;
+std::string in_given_terms(const OpenedCache& cache, const std::string& path) {
+    if (!cache.is_blob()) return path;
     const std::string root = cache.root.string();
-    std::string& c = error.context;
-    if (c == root) c = cache.named.string();
-    else if (c.rfind(root + "/", 0) == 0) c = cache.named.string() + "[" + c.substr(root.size() + 1) + "]";
+    if (path == root) return cache.named.string();
+    if (path.rfind(root + "/", 0) == 0) return cache.named.string() + "[" + path.substr(root.size() + 1) + "]";
+    return path;
+}
+
+Error in_given_terms(const OpenedCache& cache, Error error) {
+    error.context = in_given_terms(cache, error.context);
     return error;
 }
 

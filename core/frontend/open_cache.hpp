@@ -34,6 +34,8 @@ Result<OpenedCache> open_cache(const std::optional<std::filesystem::path>& path,
 // An error about a file of `cache` named as the user knows it: a blob's temporary root becomes the
 // blob (a file in it "<blob>[<path in the root>]"); anything else is returned as it is.
 Error in_given_terms(const OpenedCache& cache, Error error);
+// A path of `cache` as the user knows it: a file in a blob's temporary root is "<blob>[<path in the root>]".
+std::string in_given_terms(const OpenedCache& cache, const std::string& path);
 
 // The root open_cache opens when given no path.
 std::filesystem::path default_cache_root(inductor::RootKind kind = inductor::RootKind::inductor);

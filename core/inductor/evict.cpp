@@ -322,9 +322,12 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
             report.freed_files += g->artifacts.size();
             gone.insert(g);
         }
-        if (removal.status.ok())
-            report.removed.push_back({g->path(), removal.freed, g->kind, g->category, units.recency(*g)});
-        else if (removal.freed == 0) report.skipped.push_back({g->path(), removal.status.error().str()});
+        if (removal.status.ok()) {
+            report.removed.push_back({g->path(), removal.freed, g->kind, g->category, units.recency(*g), {}});
+            for (auto index : g->artifacts)
+                if (scan.artifacts[index].category == Category::best_config)
+                    report.removed.back().best_configs.push_back(scan.artifacts[index].path());
+        } else if (removal.freed == 0) report.skipped.push_back({g->path(), removal.status.error().str()});
         else report.partial.push_back({g->path(), removal.freed, removal.status.error().str()});
         return removal.status.ok();
     };

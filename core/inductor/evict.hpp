@@ -39,6 +39,7 @@ struct EvictedGroup {
     GroupKind kind = GroupKind::single_file;
     Category category = Category::other;
     std::int64_t last_use_ns = 0;
+    std::vector<std::string> best_configs;  // its .best_config files (absolute): kernels tuned again next run
 };
 
 struct SkippedGroup {
@@ -84,6 +85,25 @@ struct GroupRemoval {
     Status status;
 };
 GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& group);
+
+// The dry run's opening lines: what would go, per category (the groups' main category), biggest first.
+struct CategoryTotal {
+    Category category = Category::other;
+    std::size_t groups = 0;
+    std::uint64_t bytes = 0;
+};
+std::vector<CategoryTotal> totals_by_category(const EvictReport& report);
+
+// What removing the report's .best_config files costs beyond compiling again: the next run of each
+// kernel benchmarks its configs again (and re-runs coordinate descent where that found the config,
+// `found_by_coordesc`); torch recorded the time that took in `time_taken_ms`.
+struct BestConfigLoss {
+    std::size_t files = 0;
+    std::size_t by_coordesc = 0;
+    std::size_t with_time = 0;     // files whose time_taken_ms was read
+    std::int64_t recorded_ms = 0;  // their time_taken_ms, summed
+};
+BestConfigLoss best_config_loss(const EvictReport& report);
 
 // "30d", "12h", "90m", "45s", "2w", "1.5d"; a bare number is seconds. Exact (integer arithmetic);
 // negative, malformed or beyond ~292 years is an error, never a wrapped value.

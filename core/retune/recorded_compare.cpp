@@ -9,6 +9,7 @@
 
 #include "retune/inventory.hpp"
 #include "retune/problem.hpp"
+#include "timings/choice_name.hpp"
 
 namespace kiln::retune {
 
@@ -37,9 +38,17 @@ std::string config_text(const nlohmann::ordered_json& config) {
 
 }  // namespace
 
-std::string display_name(const std::string& choice_key) {
-    auto [stem, key] = split_choice_key(choice_key);
-    return key.empty() ? choice_key : stem + "-" + key.substr(0, 9);
+std::string display_name(const RetuneChoice& c) {
+    timings::Choice named;
+    named.name = c.name;
+    named.params = c.config;
+    return timings::choice_display_name(named);
+}
+
+std::string display_name(const RetuneOp& op, const std::string& choice_key) {
+    for (const auto& c : op.choices)
+        if (c.name == choice_key) return display_name(c);
+    return choice_key;
 }
 
 std::vector<RecordedComparison> compare_with_recorded(const RetuneOp& op) {

@@ -37,8 +37,10 @@ nlohmann::ordered_json to_json(const RecordedComparison& c);
 // dtypes and one line per choice ("  triton_mm 0.0128 ms 71.4% BLOCK_M=64, ..."), failures last.
 std::string autotune_table(const RetuneOp& op, int device);
 
-// The choice's name as torch prints it: the stem with the module hash's first 8 characters.
-std::string display_name(const std::string& choice_key);
-inline std::string display_name(const RetuneChoice& c) { return display_name(c.name); }
+// The choice's one name in Kiln (timings::choice_name, as `timings` and the Autotune view name it):
+// `triton_mm (BLOCK 64×128×64, 4 stages, 8 warps)`, `mm`; never the module hash.
+std::string display_name(const RetuneChoice& c);
+// The name of `op`'s choice `choice_key` (a winner, an order change); the key itself when there is none.
+std::string display_name(const RetuneOp& op, const std::string& choice_key);
 
 }  // namespace kiln::retune

@@ -133,15 +133,32 @@ struct Job {
 
 std::string sm_arch(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 
+// "cpu" is the tests' device (their requests are rewritten): the cache's cubins and cuBLAS calls
+// cannot run there, so a user's --devices cpu would only fail every choice.
+Status refuse_cpu(const std::string& spec, bool rewritten) {
+    auto parsed = worker::parse_devices(spec);
+    if (rewritten || !parsed.ok() ||
+        std::none_of(parsed->begin(), parsed->end(), [](const worker::Device& d) { return d.is_cpu(); }))
+        return ok_status();
+    Error e = no_gpu_error("");
+    e.code = Errc::unsupported;
+    e.message = "re-tuning runs the cache's own GPU kernels (cubins, cuBLAS): the CPU cannot run them";
+    e.context = "--devices " + spec;
+    return e;
+}
+
 Result<std::vector<DeviceDesc>> resolve_devices(const std::string& spec, std::vector<worker::Device>& devices) {
     std::vector<DeviceDesc> out;
-    if (spec == "all") {
-        KILN_TRY(int n, cuda::device_count());
-        if (n == 0)
-            return make_error(Errc::unavailable, "no CUDA device", {}, "re-tuning runs the cache's kernels on a GPU");
-        for (int i = 0; i < n; ++i) devices.push_back({i});
-    } else {
-        KILN_TRY(devices, worker::parse_devices(spec));
+    KILN_TRY(devices, spec == "all" ? Result<std::vector<worker::Device>>(std::vector<worker::Device>{})
+                                    : worker::parse_devices(spec));
+    if (std::any_of(devices.begin(), devices.end(), [](const worker::Device& d) { return !d.is_cpu(); }) ||
+        spec == "all") {
+        // The driver's own words say why there is no GPU (no libcuda, cuInit failed, none visible).
+        auto n = cuda::device_count();
+        if (!n) return no_gpu_error(n.error().message);
+        if (*n == 0) return no_gpu_error("the CUDA driver sees no GPU");
+        if (spec == "all")
+            for (int i = 0; i < *n; ++i) devices.push_back({i});
     }
     for (const auto& d : devices) {
         if (d.is_cpu()) {
@@ -212,7 +229,16 @@ int arch_number(const std::string& arch) {  // "sm_90" -> 90
 
 }  // namespace
 
+Error no_gpu_error(const std::string& why) {
+    return make_error(Errc::unavailable, "this machine has no CUDA GPU to re-tune on" + (why.empty() ? "" : ": " + why),
+                      {},
+                      "on a machine without a GPU: `kiln-cli retune ROOT --list` shows what would run; on a GPU "
+                      "machine run `kiln-cli retune ROOT --json > retune.json`, then here `kiln-cli handback ROOT "
+                      "--from retune.json --write` (or --pin FILE, --publish URL)");
+}
+
 Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
+    KILN_CHECK(refuse_cpu(o.devices, static_cast<bool>(o.rewrite)));
     auto started = std::chrono::steady_clock::now();
     auto since_start = [&](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(t - started).count();
@@ -340,33 +366,36 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     if (o.rewrite)
         for (auto& job : jobs) o.rewrite(report.ops[job.op].choices[job.choice], job.request);
 
+    // An op's session log is made when its first result comes: a run that measures nothing (no
+    // worker started, cancelled before the first choice) leaves the cache as it was.
     std::vector<std::unique_ptr<tuning::SessionLog>> logs(report.ops.size());
-    if (o.session_logs) {
-        std::string stamp = utc_now(UtcFormat::compact);
-        std::string label;
-        for (const auto& d : devices) label += (label.empty() ? "" : ",") + d.label();
-        for (std::size_t i = 0; i < report.ops.size(); ++i) {
-            const auto& op = report.ops[i];
-            fs::path p = root / "kiln" / "autotune" /
-                         ("retune-" + op.op + "-" + std::to_string(i) + "-" + stamp + "-" + std::to_string(::getpid()) +
-                          ".jsonl");
-            auto log = tuning::SessionLog::open(p);
-            if (!log.ok()) {
-                report.warnings.push_back("no session log: " + log.error().str());
-                break;
-            }
-            logs[i] = std::make_unique<tuning::SessionLog>(std::move(*log));
-            logs[i]->write("session_start", {{"op", op.op},
-                                             {"inputs_key", op.inputs},
-                                             {"precision", op.precision},
-                                             {"devices", label},
-                                             {"choices", op.choices.size()},
-                                             {"mode", "retune"},
-                                             {"recorded_system_hash", op.recorded_for.system_hash},
-                                             {"recorded_device", op.recorded_for.device}});
-            report.session_logs.push_back(p.string());
+    const std::string stamp = utc_now(UtcFormat::compact);
+    std::string label;
+    for (const auto& d : devices) label += (label.empty() ? "" : ",") + d.label();
+    bool log_failed = false;
+    auto log_of = [&](std::size_t i) -> tuning::SessionLog* {  // under record_mutex
+        if (logs[i] || !o.session_logs || log_failed) return logs[i].get();
+        const auto& op = report.ops[i];
+        fs::path p =
+            root / "kiln" / "autotune" /
+            ("retune-" + op.op + "-" + std::to_string(i) + "-" + stamp + "-" + std::to_string(::getpid()) + ".jsonl");
+        auto log = tuning::SessionLog::open(p);
+        if (!log.ok()) {
+            log_failed = true;
+            report.warnings.push_back("no session log: " + log.error().str());
+            return nullptr;
         }
-    }
+        logs[i] = std::make_unique<tuning::SessionLog>(std::move(*log));
+        logs[i]->write("session_start", {{"op", op.op},
+                                         {"inputs_key", op.inputs},
+                                         {"precision", op.precision},
+                                         {"devices", label},
+                                         {"choices", op.choices.size()},
+                                         {"mode", "retune"},
+                                         {"recorded_system_hash", op.recorded_for.system_hash},
+                                         {"recorded_device", op.recorded_for.device}});
+        return logs[i].get();
+    };
 
     std::mutex record_mutex;
     struct Span {
@@ -383,7 +412,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         auto& c = op.choices[job.choice];
         Measurement m = measurement_of(r);
         c.measured.push_back(m);
-        if (auto& log = logs[job.op])
+        if (auto* log = log_of(job.op))
             log->write("measurement", {{"device", r.device},
                                        {"choice", c.name},
                                        {"params", c.config},
@@ -466,6 +495,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
 
     for (std::size_t i = 0; i < report.ops.size(); ++i) {
         auto& op = report.ops[i];
+        if (logs[i]) report.session_logs.push_back(logs[i]->path().string());
         // Sort each choice's measurements by device for stable output.
         for (auto& c : op.choices)
             std::sort(c.measured.begin(), c.measured.end(),

@@ -20,8 +20,9 @@
 namespace kiln::retune {
 
 struct RunOptions {
-    std::string devices = "all";  // "all", "0,1", or "cpu" (tests: requests rewritten by `rewrite`)
-    bool each_device = false;     // every choice on every device (to compare GPUs); else spread over them
+    // "all" or "0,1"; "cpu" only with `rewrite` (tests): the cache's kernels run on a GPU alone.
+    std::string devices = "all";
+    bool each_device = false;  // every choice on every device (to compare GPUs); else spread over them
     std::string op_filter;
     double timeout_s = 30;  // per choice: a hang is stopped after this
     worker::TimingOptions timing;
@@ -56,6 +57,13 @@ Result<worker::BenchmarkRequest> request_for(const RetuneOp& op, const RetuneCho
 // Status names of the JSON contract from a worker result: ok, failed, wrong, timeout, crashed.
 const char* measured_status(worker::BenchStatus s);
 
+// Why this machine cannot re-tune, the same words for the CLI and the GUI (which shows kiln-cli's error):
+// Errc::unavailable, `why` (the driver's own words) and, as the hint, how to re-tune from a machine
+// without a GPU: `--list` here, `retune --json` on a GPU machine, `handback --from` here.
+Error no_gpu_error(const std::string& why);
+
+// Nothing is written when nothing is measured: no GPU, `--devices cpu` (refused: Errc::unsupported),
+// or no worker up leave the cache as it was; an op's session log is made at its first measurement.
 Result<RetuneReport> run_retune(const std::filesystem::path& root, const RunOptions& options);
 
 }  // namespace kiln::retune

@@ -299,6 +299,16 @@ CompileTimeline read_compile_timelines(const std::vector<std::filesystem::path>&
     return all;
 }
 
+std::vector<std::string> process_ids(const TimelineProcess& p) {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& id) {
+        if (p.label.find("(" + id + ")") == std::string::npos) out.push_back(id);
+    };
+    if (!p.rank.empty()) add("rank " + p.rank);
+    add("pid " + (p.pid.empty() ? std::string("?") : p.pid));
+    return out;
+}
+
 std::vector<std::filesystem::path> find_trace_dirs(const std::filesystem::path& root) {
     namespace fs = std::filesystem;
     std::vector<fs::path> out;

@@ -62,6 +62,11 @@ struct TimelineProcess {
     double compile_s() const;  // the compiles' total time
 };
 
+// What tells a process apart in a heading ("rank 1", "pid 123"; "pid ?" where the log names none),
+// less what its label already says (read_compile_timelines adds "(pid 123)" to labels that clash):
+// `kiln-cli timeline` and the Timeline view say each once.
+std::vector<std::string> process_ids(const TimelineProcess& p);
+
 struct CompileTimeline {
     std::vector<TimelineProcess> processes;  // in path order
     std::vector<std::string> warnings;       // logs that could not be read, parts skipped: "path[:lines]: reason"

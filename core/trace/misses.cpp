@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
@@ -15,7 +17,7 @@ std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path) {
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
+Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root, bool write_times_known) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path fx = root / "fxgraph";
@@ -31,6 +33,7 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
     if (ec) return io_error("list", fx.string(), ec.value());
     std::sort(key_dirs.begin(), key_dirs.end());
     KeyedEntries out;
+    out.write_times_known = write_times_known;
     for (const auto& dir : key_dirs) {
         KILN_TRY(auto files, inductor::key_dir_entries(dir));
         for (const auto& f : files) {
@@ -46,10 +49,23 @@ Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root) {
                                       (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
                 continue;
             }
-            out.entries.push_back({rel, dir.filename().string(), std::move(comps).value(), file_mtime_ns(f)});
+            out.entries.push_back({rel, dir.filename().string(), std::move(comps).value(),
+                                   write_times_known ? file_mtime_ns(f) : std::nullopt});
         }
     }
     return out;
+}
+
+void date_entries_by_run(KeyedEntries& cached, const TraceRun& run) {
+    std::map<std::string_view, std::int64_t> missed;  // key -> its first miss in the run
+    for (const auto& e : run.events) {
+        if (e.cache != "fx_graph" || e.state != "miss" || e.key.empty() || !e.event_time_ns) continue;
+        auto [it, added] = missed.try_emplace(e.key, *e.event_time_ns);
+        if (!added) it->second = std::min(it->second, *e.event_time_ns);
+    }
+    for (auto& entry : cached.entries)
+        if (!entry.mtime_ns)
+            if (auto it = missed.find(entry.key); it != missed.end()) entry.mtime_ns = it->second;
 }
 
 MissExplanation explain_miss(const CacheEvent& event, const KeyedEntries& cached) {

@@ -35,8 +35,16 @@ std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path);
 struct KeyedEntries {
     std::vector<KeyedEntry> entries;
     std::vector<std::string> skipped;  // "path: reason"
+    // false for a Mega-Cache blob's temporary root: its files were written when it was unpacked, so
+    // their mtimes say nothing of when torch wrote the entries (every mtime_ns is then nullopt).
+    bool write_times_known = true;
 };
-Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root);
+Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root, bool write_times_known = true);
+
+// A blob's entries have no write times, but an entry whose key this run missed was written by it,
+// right after that miss: the earliest such event's time stands in for its mtime, so later misses are
+// compared with it and earlier ones are not, as with a root's mtimes. Other entries stay undated.
+void date_entries_by_run(KeyedEntries& cached, const TraceRun& run);
 
 struct MissExplanation {
     std::optional<std::string> closest_path;  // nullopt: nothing to compare with
@@ -74,8 +82,9 @@ struct GuardMissExplanation {
     std::vector<GuardMissEntry> entries;  // torch's lookup order
     std::string note;                     // why the entries could not be evaluated, when they could not
 };
+// `write_times_known` false (a blob's root): no entry is said to be written after the miss.
 GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
-                                        const std::filesystem::path& root);
+                                        const std::filesystem::path& root, bool write_times_known = true);
 
 // kiln-cli misses --json: {"events": [{"index", "cache" ("fx_graph" | "aotautograd"), "label" ("FX" |
 // "AOT"), "fx_events"? (AOT: the indices of its compile's FX events), "aot_event"? (FX), "log", "line", "pid", "compile_id", "function", "file",

@@ -101,7 +101,7 @@ void link_compiles(const TraceRun& run, const std::vector<std::size_t>& fx_pos, 
 }  // namespace
 
 GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
-                                        const std::filesystem::path& root) {
+                                        const std::filesystem::path& root, bool write_times_known) {
     GuardMissExplanation g;
     if (event.key.size() < 3) {
         g.note = "the event names no key";
@@ -134,7 +134,7 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
         return g;
     }
     for (auto& c : lookup->entries) {
-        auto mtime = file_mtime_ns(root / rel / c.file);
+        auto mtime = write_times_known ? file_mtime_ns(root / rel / c.file) : std::nullopt;
         GuardMissEntry e{std::move(c), mtime, false};
         e.written_after = e.mtime_ns && event.event_time_ns && *e.mtime_ns >= *event.event_time_ns;
         g.entries.push_back(std::move(e));
@@ -181,7 +181,8 @@ ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, con
         if (!e.reason.empty()) j["reason"] = e.reason;
         const std::string cls = j["class"];
         if (cls == "guard miss" && root) {
-            j["guard_miss"] = guard_miss_json(explain_guard_miss(aot ? with_fx_time(run, e) : e, c, *root));
+            j["guard_miss"] = guard_miss_json(
+                explain_guard_miss(aot ? with_fx_time(run, e) : e, c, *root, !cached || cached->write_times_known));
         } else if (e.state == "miss" && aot) {
             // AOT key components hash the FX graph and its inputs; its FX event says what changed there.
             j["note"] = "no AOTAutograd entry under this key; the FX event of the same compile compares the graph";

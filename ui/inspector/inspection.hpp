@@ -33,6 +33,9 @@ struct InspectRequest {
     CacheNode node;                         // what the browser knows about it
     QString root;                           // the cache root, to resolve links
     std::shared_ptr<const CacheTree> tree;  // to turn keys into links to their artifacts
+    // `path` as the user knows it where it differs: a blob's file "<blob>[<path in it>]", never the
+    // temporary folder it is unpacked into (frontend::in_given_terms).
+    QString shownPath;
 };
 
 struct Inspection {

@@ -200,7 +200,9 @@ QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
                        .arg(htmlText(n.kind == CacheNode::Kind::category ? n.name : QFileInfo(n.path).fileName()));
     Table t;
     t.row(QObject::tr("Category"), htmlText(categoryTitle(n.category)));
-    if (!n.path.isEmpty()) t.row(QObject::tr("Path"), QStringLiteral("<code>%1</code>").arg(htmlText(n.path)));
+    if (!n.path.isEmpty())
+        t.row(QObject::tr("Path"),
+              QStringLiteral("<code>%1</code>").arg(htmlText(req.shownPath.isEmpty() ? n.path : req.shownPath)));
     if (!n.key.isEmpty()) t.row(QObject::tr("Key"), QStringLiteral("<code>%1</code>").arg(htmlText(n.key)));
     t.row(QObject::tr("Size"), QStringLiteral("%1 (%2 bytes)").arg(formatBytes(n.bytes)).arg(n.bytes));
     if (n.kind != CacheNode::Kind::file) t.row(QObject::tr("Files"), QString::number(n.files));

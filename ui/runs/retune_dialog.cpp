@@ -83,8 +83,10 @@ RetuneDialog::RetuneDialog(const QString& cacheRoot, QWidget* parent)
     connect(controller_, &RetuneController::finished, this, [this](bool ok, const QString& message) {
         start_->setEnabled(true);
         cancel_->setEnabled(false);
-        status_->setText(ok ? message : tr("Re-tune failed: %1").arg(message));
+        // The report's progress line first: "0 of 0 choices measured" must not hide why a run failed
+        // (kiln-cli's error, core's words: no GPU here and what to do instead).
         showReport();
+        if (!ok) status_->setText(tr("Re-tune failed: %1").arg(message));
         // The run's report, saved beside its session logs, is what the hand-back buttons read.
         if (!controller_->report().devices.empty()) {
             const QString dir = root_ + QStringLiteral("/kiln/retune");

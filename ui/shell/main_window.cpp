@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "bundle/temp_root.hpp"
+#include "frontend/open_cache.hpp"
 #include "overview/overview.hpp"
 #include "trace/graph_names.hpp"
 #include "ui/browser/cache_browser.hpp"
@@ -354,7 +355,10 @@ void MainWindow::inspect(const QString& path, const CacheNode& node) {
         return;
     }
     InspectRequest req{path, node, root_, browser_->tree()};
-    inspector_->showMessage(tr("<p>Reading %1 …</p>").arg(path.toHtmlEscaped()));
+    if (opened_ && opened_->is_blob())
+        req.shownPath = QString::fromStdString(frontend::in_given_terms(*opened_, path.toStdString()));
+    inspector_->showMessage(
+        tr("<p>Reading %1 …</p>").arg((req.shownPath.isEmpty() ? path : req.shownPath).toHtmlEscaped()));
     jobs_->start(
         QStringLiteral("inspect"), tr("Decoding %1").arg(QFileInfo(path).fileName()),
         [req](JobControl& ctl) { return inspectArtifact(req, ctl); },

@@ -228,8 +228,7 @@ QWidget* TimelinePanel::processColumn(const trace::TimelineProcess& p) {
     auto* box = new QWidget;
     // Which process: its run's folder, rank and pid, and the GPU its cache keys name.
     QString who = QStringLiteral("<b>%1</b>").arg(qstr(p.label).toHtmlEscaped());
-    if (!p.rank.empty()) who += tr(" · rank %1").arg(qstr(p.rank).toHtmlEscaped());
-    who += tr(" · pid %1").arg(p.pid.empty() ? QStringLiteral("?") : qstr(p.pid));
+    for (const auto& id : trace::process_ids(p)) who += QStringLiteral(" · ") + qstr(id).toHtmlEscaped();
     who += QStringLiteral("<br>") +
            (p.device.empty() ? tr("device not named in its keys") : qstr(p.device).toHtmlEscaped());
     auto* header = new QLabel(tr("%1<br>%2 compiles, %3<br>FX %4 hit / %5 miss · saved %6")

@@ -251,5 +251,41 @@ TEST_F(CliEvict, AnFxGraphGoesOnlyWithTheAotEntriesThatNeedIt) {
               fs::exists(root / "aotautograd" / "a4pxxvose2w4y3ecq3az3lst3awwzfpllzkollbqxqbiafz7ni2c"));
 }
 
+// Issue 41.5: a dry run opens with what would go per category, and warns what the .best_config files
+// cost: their kernels tuned again, coordinate descent for those it chose, and the tuning time torch
+// recorded in them (time_taken_ms).
+TEST(CliEvictSummary, DryRunOpensWithCategoriesAndTheBestConfigCost) {
+    ScratchDir dir("cli-evict-summary");
+    const fs::path root = dir.path() / "inductor";
+    fs::copy(h100_root(), root, fs::copy_options::recursive);
+    int files = 0, coordesc = 0;
+    std::int64_t ms = 0;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        if (e.path().extension() == ".best_config") {
+            auto j = nlohmann::json::parse(read_file(e.path()));
+            ++files;
+            coordesc += j["found_by_coordesc"].get<bool>();
+            ms += j["time_taken_ms"].get<std::int64_t>();
+        }
+    ASSERT_EQ(files, 5);
+    auto r = run_command({cli_path(), "evict", root.string(), "--max-size", "0"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("Would remove ", 0), 0u) << r.out;
+    const auto first_group = r.out.find("would remove ");
+    for (const char* category : {"\n  fxgraph ", "\n  triton_compiled ", "\n  kernel_module "}) {
+        auto at = r.out.find(category);
+        EXPECT_LT(at, first_group) << category << "\n" << r.out;
+    }
+    char cost[600];
+    std::snprintf(cost, sizeof cost,
+                  "Warning: 5 .best_config file(s) would go: the next run of their kernels benchmarks their configs "
+                  "again and re-runs coordinate descent for %d of them (%.1f s of tuning recorded in 5 of them",
+                  coordesc, static_cast<double>(ms) / 1000);
+    EXPECT_LT(r.out.find(cost), first_group) << cost << "\n" << r.out;
+    auto yes = run_command({cli_path(), "evict", root.string(), "--max-size", "0", "--yes"});
+    ASSERT_EQ(yes.exit_code, 0) << yes.err;
+    EXPECT_EQ(yes.out.find("Warning: "), std::string::npos) << yes.out;  // a summary of the dry run only
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "test_support.hpp"
 
@@ -184,4 +185,38 @@ TEST(CliGuards, SixtyThousandTermChainsAreEvaluated) {
     EXPECT_EQ(j["served"], "0chain") << j.dump().substr(0, 500);
     auto one = run_command({kiln::test::cli_path(), "guards", (kd / "0chain").string(), "--sizes", "8"});
     EXPECT_EQ(one.exit_code, 0) << one.err;
+}
+
+namespace {
+
+// The key column of `kiln-cli ls ROOT` for the first row of `kind` ("fxgraph", "aot").
+std::string ls_key(const std::string& root, const std::string& kind) {
+    auto r = run_command({kiln::test::cli_path(), "ls", root});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::string k, key;
+        if (words >> k >> key && k == kind) return key;
+    }
+    return {};
+}
+
+}  // namespace
+
+// Issue 41.5: the key `ls` prints (13 characters) names its key dir, under --root (a root or a blob).
+TEST(CliGuards, TheKeyLsPrintsNamesItsKeyDir) {
+    const std::string root = kiln::test::two_entries_root().string();
+    const std::string prefix = ls_key(root, "fxgraph");
+    ASSERT_EQ(prefix.size(), 13u);
+    ASSERT_EQ(two_entries_key_dir().find("/" + prefix), two_entries_key_dir().rfind('/'));
+    EXPECT_EQ(run_json({"guards", prefix, "--root", root, "--sizes", "8", "--json"}),
+              run_json({"guards", two_entries_key_dir(), "--sizes", "8", "--json"}));
+    auto listed = run_command({kiln::test::cli_path(), "guards", prefix, "--root", root});
+    auto by_dir = run_command({kiln::test::cli_path(), "guards", two_entries_key_dir()});
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    EXPECT_EQ(listed.out, by_dir.out);
+    auto none = run_command({kiln::test::cli_path(), "guards", "fzzzzzzzzzzzz", "--root", root});
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.err.find("no graph entry key starts with 'fzzzzzzzzzzzz'"), std::string::npos) << none.err;
 }

@@ -274,3 +274,23 @@ TEST(CliMisses, InvalidUtf8SaysSoWithLineAndByte) {
     EXPECT_NE(r.err.find("not valid UTF-8 (line 2, byte 14)"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("may be truncated"), std::string::npos) << r.err;
 }
+
+// Issue 41.5: a Mega-Cache blob as --root is compared as a root is. Its unpacked files were all written
+// just now, so their mtimes say nothing; an entry this run missed (and so wrote) dates from that miss:
+// the run's first miss has nothing older to compare with, the next one is compared with what the first
+// wrote, instead of "no entry written before this miss" for every event.
+TEST(CliMisses, ABlobRootIsComparedByWhenTheRunWroteItsEntries) {
+    const auto h200 = kiln::test::fixture_dir() / "h100h200/h200";
+    auto r = run_command({kiln::test::cli_path(), "misses", (h200 / "trace/warm").string(), "--root",
+                          (h200 / "megacache.bin").string(), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto fx = events_of(json::parse(r.out), "fx_graph");
+    std::vector<json> misses;
+    for (const auto& e : fx)
+        if (e["class"] == "key miss") misses.push_back(e);
+    ASSERT_GE(misses.size(), 2u) << r.out;
+    EXPECT_TRUE(misses[0]["closest"].is_null()) << misses[0].dump();
+    ASSERT_TRUE(misses[1]["closest"].is_object()) << misses[1].dump();
+    EXPECT_EQ(misses[1]["closest"]["key"], misses[0]["key"]);
+    EXPECT_EQ(r.out.find("kiln-blob"), std::string::npos);
+}

@@ -1,10 +1,13 @@
 // kiln-cli retune: the inventory (--list) on the fixtures, as text and as the JSON contract; a
-// run where there is no GPU says so.
+// run where there is no GPU (or on the CPU) is one clear error that writes nothing.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -63,11 +66,100 @@ TEST(CliRetune, ARootWithoutTimingCacheIsBadInput) {
     EXPECT_NE(r.err.find("no timing cache"), std::string::npos) << r.err;
 }
 
-TEST(CliRetune, ARunWithoutAGpuSaysSo) {
-    if (kiln::test::has_cuda_device()) GTEST_SKIP() << "this machine has a GPU: bench/gpu/retune_proof.sh runs it";
-    auto r = run_command({kiln::test::cli_path(), "retune", kiln::test::h100_root().string()});
-    EXPECT_NE(r.exit_code, 0);
-    EXPECT_TRUE(r.err.find("CUDA") != std::string::npos || r.err.find("cuInit") != std::string::npos) << r.err;
+namespace {
+
+// Every file, link and directory under `root` with its bytes: equal before and after means the command
+// wrote nothing (no session log, no folder).
+std::map<std::string, std::string> tree_bytes(const fs::path& root) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        std::string rel = fs::relative(e.path(), root).string();
+        if (e.is_symlink()) out[rel] = "link:" + fs::read_symlink(e.path()).string();
+        else if (e.is_directory()) out[rel] = "dir";
+        else out[rel] = kiln::test::read_file(e.path());
+    }
+    return out;
+}
+
+// CUDA_VISIBLE_DEVICES="" hides every GPU from kiln-cli (inherited), so "no GPU" holds on a GPU host too.
+struct NoVisibleGpu {
+    std::optional<std::string> saved;
+    NoVisibleGpu() {
+        if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) saved = v;
+        ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    }
+    ~NoVisibleGpu() {
+        if (saved) ::setenv("CUDA_VISIBLE_DEVICES", saved->c_str(), 1);
+        else ::unsetenv("CUDA_VISIBLE_DEVICES");
+    }
+};
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+// Issue 41.4: one error that says what to do instead (the no-GPU workflow), never `--devices cpu`,
+// exit 1 (the work could not be done: frontend::exit_code of Errc::unavailable), and the cache as it was.
+TEST(CliRetune, WithoutAGpuOneClearErrorAndNothingWritten) {
+    NoVisibleGpu hidden;
+    kiln::test::ScratchDir dir("cli-retune-nogpu");
+    fs::copy(kiln::test::h100_root(), dir.path() / "inductor", fs::copy_options::recursive);
+    const auto before = tree_bytes(dir.path());
+    auto r = run_command({kiln::test::cli_path(), "retune", (dir.path() / "inductor").string()});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+    EXPECT_NE(r.err.find("no CUDA GPU to re-tune on"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("retune ROOT --list"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("retune ROOT --json > retune.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("handback ROOT --from retune.json"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--devices cpu"), std::string::npos) << r.err;
+    EXPECT_EQ(tree_bytes(dir.path()), before);
+    EXPECT_FALSE(fs::exists(dir.path() / "inductor" / "kiln"));
+}
+
+// --devices cpu would fail every choice (the cache's cubins and cuBLAS calls run on a GPU only): it is
+// refused as bad input before any worker starts, and nothing is written.
+TEST(CliRetune, DevicesCpuIsRefusedAndNothingWritten) {
+    kiln::test::ScratchDir dir("cli-retune-cpu");
+    fs::copy(kiln::test::h100_root(), dir.path() / "inductor", fs::copy_options::recursive);
+    const auto before = tree_bytes(dir.path());
+    for (const char* devices : {"cpu", "0,cpu"}) {
+        auto r = run_command(
+            {kiln::test::cli_path(), "retune", (dir.path() / "inductor").string(), "--devices", devices, "--json"});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_EQ(count_of(r.err, "\n"), 1u) << r.err;
+        EXPECT_NE(r.err.find("the CPU cannot run them"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("retune ROOT --json > retune.json"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("failed"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(tree_bytes(dir.path()), before);
+}
+
+// Issue 41.5: one name per choice: `retune --list` names each choice as `timings` does
+// (timings::choice_name: family and tile config), never by its module hash.
+TEST(CliRetune, ListNamesEachChoiceAsTimingsDoes) {
+    auto list =
+        run_command({kiln::test::cli_path(), "retune", kiln::test::h100_root().string(), "--list", "--arch", "90"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    auto timings = run_command({kiln::test::cli_path(), "timings", kiln::test::h100_root().string(), "--top", "0"});
+    ASSERT_EQ(timings.exit_code, 0) << timings.err;
+    int named = 0;
+    std::istringstream lines(list.out);
+    for (std::string line; std::getline(lines, line);) {
+        auto open = line.find("triton_mm (");
+        if (open == std::string::npos) continue;
+        const std::string name = line.substr(open, line.find("):", open) + 1 - open);
+        EXPECT_NE(timings.out.find(" " + name + " "), std::string::npos) << name;
+        ++named;
+    }
+    EXPECT_EQ(named, 39);
+    EXPECT_EQ(list.out.find("triton_mm-c"), std::string::npos) << list.out;
 }
 
 namespace {

@@ -221,5 +221,31 @@ TEST(CliShow, ErrorsAndUsage) {
     EXPECT_EQ(r.exit_code, 1);  // an OrderedSet has no raw text
 }
 
+// Issue 41.5: the key `ls` prints (13 characters) shows that key's entries, under --root; a blob's
+// entry is named by the blob, never by the folder it is unpacked into.
+TEST(CliShow, TheKeyLsPrintsShowsItsEntries) {
+    const std::string prefix = "fsbnatbp6m2ke";  // `ls` of the two-entries fixture: kind, key (13), ...
+    auto ls = run_command({cli_path(), "ls", two_entries_root().string()});
+    ASSERT_EQ(ls.exit_code, 0) << ls.err;
+    EXPECT_NE(ls.out.find("fxgraph     " + prefix + " "), std::string::npos) << ls.out;
+    auto by_prefix = run_command({cli_path(), "show", prefix, "--root", two_entries_root().string(), "--json"});
+    auto by_dir = run_command({cli_path(), "show", (two_entries_root() / kFirst).parent_path().string(), "--json"});
+    ASSERT_EQ(by_prefix.exit_code, 0) << by_prefix.err;
+    EXPECT_EQ(by_prefix.out, by_dir.out);
+
+    const std::string blob = (fixture_dir() / "h100h200/h200/megacache.bin").string();
+    auto blob_ls = run_command({cli_path(), "ls", blob, "--json"});
+    ASSERT_EQ(blob_ls.exit_code, 0) << blob_ls.err;
+    std::string key;
+    const auto rows = nlohmann::json::parse(blob_ls.out);
+    for (const auto& row : rows["entries"])
+        if (row["kind"] == "fxgraph") key = row["key"].get<std::string>();
+    ASSERT_FALSE(key.empty()) << blob_ls.out;
+    auto shown = run_command({cli_path(), "show", key.substr(0, 13), "--root", blob});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_EQ(shown.out.rfind(blob + "[fxgraph/" + key.substr(1, 2) + "/" + key + "/", 0), 0u) << shown.out;
+    EXPECT_EQ(shown.out.find("kiln-blob"), std::string::npos) << shown.out;
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "test_support.hpp"
@@ -151,6 +152,29 @@ TEST(CliTimeline, HugePayloadIsSkippedWithBoundedMemory) {
     EXPECT_NE(j["warnings"][0].get<std::string>().find("huge.log:3-4: a record larger than 64 MB"), std::string::npos)
         << j["warnings"];
     EXPECT_LT(usage.ru_maxrss, 160L * 1024) << "KiB at most, for a 200 MB line";  // ru_maxrss is in KiB
+}
+
+// Issue 41.5: two processes whose labels read alike are told apart by their pid in the label; the
+// heading then says each pid once, not again beside the device and the log.
+TEST(CliTimeline, AHeadingSaysThePidOnce) {
+    ScratchDir dir("cli-timeline-pid");
+    fs::create_directories(dir.path() / "t/run");
+    for (const char* run : {"cold", "warm"})
+        for (const auto& log : fs::directory_iterator(trace_dir(run)))
+            fs::copy_file(log.path(), dir.path() / "t/run" / (std::string(run) + ".log"));
+    auto r = run_command({cli_path(), "timeline", (dir.path() / "t").string(), trace_dir("changed").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    int headings = 0;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] == ' ' || line.find(" compiles in ") == std::string::npos) continue;
+        ++headings;
+        auto first = line.find("pid ");
+        ASSERT_NE(first, std::string::npos) << line;
+        EXPECT_EQ(line.find("pid ", first + 1), std::string::npos) << line;
+    }
+    EXPECT_EQ(headings, 3) << r.out;
+    EXPECT_NE(r.out.find("t/run (pid 447) (NVIDIA H100 80GB HBM3, cold.log)"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -86,3 +86,32 @@ TEST(ExitCode, HackingsRule) {
 }
 
 }  // namespace
+
+// Issue 41.5: the key prefix `ls` prints (13 characters) names its key dir; a prefix that names
+// several keys is refused naming them, one that names none says where it looked.
+TEST(EntryRef, AKeyPrefixNamesTheOneKeyDirItStarts) {
+    kiln::test::ScratchDir dir("entry-ref-prefix");
+    const fs::path root = dir.path() / "inductor";
+    fs::create_directories(root / "fxgraph/ab/fabcdefghijklmnop");
+    fs::create_directories(root / "fxgraph/ab/fabcdefghijklmxyz");
+    fs::create_directories(root / "aotautograd/aqrstuvwxyz234567");
+    auto ref = kiln::frontend::parse_entry_ref("fabcdefghijklmn");
+    ASSERT_TRUE(ref);
+    EXPECT_TRUE(kiln::frontend::is_key_prefix(*ref));
+    EXPECT_FALSE(kiln::frontend::is_key_prefix(*kiln::frontend::parse_entry_ref("fab/c")));
+    EXPECT_FALSE(kiln::frontend::is_key_prefix(*kiln::frontend::parse_entry_ref("fab")));
+    auto one = kiln::frontend::find_key_dir(root, "fabcdefghijklmn");
+    ASSERT_TRUE(one) << one.error().str();
+    EXPECT_EQ(*one, root / "fxgraph/ab/fabcdefghijklmnop");
+    auto aot = kiln::frontend::find_key_dir(root, "aqrstuvwxyz23");
+    ASSERT_TRUE(aot) << aot.error().str();
+    EXPECT_EQ(*aot, root / "aotautograd/aqrstuvwxyz234567");
+    auto both = kiln::frontend::find_key_dir(root, "fabcdefghijklm");
+    ASSERT_FALSE(both);
+    EXPECT_EQ(kiln::frontend::exit_code(both.error()), 2);
+    EXPECT_NE(both.error().message.find("fabcdefghijklmnop"), std::string::npos) << both.error().str();
+    EXPECT_NE(both.error().message.find("fabcdefghijklmxyz"), std::string::npos) << both.error().str();
+    auto none = kiln::frontend::find_key_dir(root, "fzzzzzzz");
+    ASSERT_FALSE(none);
+    EXPECT_EQ(none.error().code, kiln::Errc::not_found);
+}
