@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <regex>
+#include <string_view>
 
 #include "timings/choice_name.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/text_file.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::timings {
 
@@ -46,15 +47,23 @@ std::vector<std::string> name_ops(const std::string& name) {
 }
 
 // "M = 512", "N = 512", "K = 512" in a template's body -> {"512x512", "512x512"} (A is MxK, B is KxN).
+// Each `\n\s+([MNK]) = (\d+)\n` in turn, as a regex iterator finds them: a match takes the newline
+// that ends it, so the next line's leading newline is gone (of three such lines in a row the middle
+// one is not seen, and a module whose dims are M, N, K in a row yields no problem).
 std::vector<std::string> template_problem(const std::string& text) {
-    std::smatch m;
+    using namespace scan;
     std::string M, N, K;
-    static const std::regex dim(R"(\n\s+([MNK]) = (\d+)\n)");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), dim); it != std::sregex_iterator(); ++it) {
-        std::string d = (*it)[1], v = (*it)[2];
-        if (d == "M" && M.empty()) M = v;
-        if (d == "N" && N.empty()) N = v;
-        if (d == "K" && K.empty()) K = v;
+    std::size_t pos = 0;
+    for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', pos)) {
+        const std::size_t d = skip_spaces(text, nl + 1);  // \s+ is taken whole: [MNK] is no space
+        pos = std::max(nl + 1, d);
+        if (d == nl + 1 || d >= text.size() || !has_at(text, d + 1, " = ")) continue;
+        const std::size_t v = d + 4, v_end = skip_digits(text, v);
+        if (v_end == v || !has_at(text, v_end, "\n")) continue;
+        std::string* dim = text[d] == 'M' ? &M : text[d] == 'N' ? &N : text[d] == 'K' ? &K : nullptr;
+        if (!dim) continue;
+        if (dim->empty()) *dim = text.substr(v, v_end - v);
+        pos = v_end + 1;
     }
     if (M.empty() || N.empty() || K.empty()) return {};
     return {M + "x" + K, K + "x" + N};
@@ -93,10 +102,14 @@ void join_best_config(const fs::path& root, GraphKernel& k) {
 }
 
 std::string entry_device(const inductor::GraphEntry& entry) {
-    static const std::regex dev(R"(system_info\[device\]: \{'name': '([^']*)'\})");
+    // `system_info\[device\]: \{'name': '([^']*)'\}`, the first line that has it.
+    constexpr std::string_view head = "system_info[device]: {'name': '";
     for (const auto& l : entry.debug_lines()) {
-        std::smatch m;
-        if (std::regex_search(l, m, dev)) return m[1];
+        for (std::size_t at = l.find(head); at != std::string::npos; at = l.find(head, at + 1)) {
+            const std::size_t name = at + head.size(), end = l.find('\'', name);
+            if (end == std::string::npos) break;
+            if (scan::has_at(l, end, "'}")) return l.substr(name, end - name);
+        }
     }
     return {};
 }
