@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
+#include <string_view>
 
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
@@ -12,6 +12,7 @@
 #include "util/cpus.hpp"
 #include "util/parallel.hpp"
 #include "util/rel_path.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::inductor {
 
@@ -182,15 +183,41 @@ GraphRow unread_row(const Artifact& a) {
 
 }  // namespace
 
+namespace {
+
+// `^\('(\w+)',\)$`: the name in a one-name tuple ("('s0',)" -> "s0"), "" for anything else.
+std::string_view one_name_tuple(std::string_view v) {
+    if (v.size() < 6 || !scan::has_at(v, 0, "('") || !scan::has_at(v, v.size() - 3, "',)")) return {};
+    const std::string_view name = v.substr(2, v.size() - 5);
+    return scan::skip_word(name, 0) == name.size() ? name : std::string_view();
+}
+
+}  // namespace
+
 std::string describe_input(const std::string& v) {
-    static const std::regex sym(R"(^\('([a-z]\w*)',\)$)");
-    static const std::regex meta(R"(^TensorMetadata\(dtype=torch\.(\w+), shape=torch\.Size\(\[([^\]]*)\]\))");
-    static const std::regex dev(R"(device=device\(type='(\w+)'(?:, index=(\d+))?\))");
-    std::smatch m;
-    if (std::regex_match(v, m, sym)) return m[1].str();
-    if (!std::regex_search(v, m, meta)) return v.size() > 80 ? v.substr(0, 80) + "..." : v;
-    std::string out = m[1].str() + "[" + m[2].str() + "]";
-    if (std::regex_search(v, m, dev)) out += " " + m[1].str() + (m[2].matched ? ":" + m[2].str() : std::string());
+    using namespace scan;
+    // `^\('([a-z]\w*)',\)$`: a symbol.
+    if (auto sym = one_name_tuple(v); !sym.empty() && sym[0] >= 'a' && sym[0] <= 'z') return std::string(sym);
+    // `^TensorMetadata\(dtype=torch\.(\w+), shape=torch\.Size\(\[([^\]]*)\]\)`
+    constexpr std::string_view meta = "TensorMetadata(dtype=torch.", shape = ", shape=torch.Size([";
+    const std::size_t dtype_end = skip_word(v, meta.size());
+    const std::size_t dims = dtype_end + shape.size();
+    const std::size_t dims_end = v.find(']', std::min(dims, v.size()));
+    if (!has_at(v, 0, meta) || dtype_end == meta.size() || !has_at(v, dtype_end, shape) ||
+        dims_end == std::string::npos || !has_at(v, dims_end, "])"))
+        return v.size() > 80 ? v.substr(0, 80) + "..." : v;
+    std::string out = v.substr(meta.size(), dtype_end - meta.size()) + "[" + v.substr(dims, dims_end - dims) + "]";
+    // `device=device\(type='(\w+)'(?:, index=(\d+))?\)`, the first match.
+    constexpr std::string_view dev = "device=device(type='";
+    for (std::size_t at = v.find(dev); at != std::string::npos; at = v.find(dev, at + 1)) {
+        const std::size_t type = at + dev.size(), type_end = skip_word(v, type);
+        if (type_end == type || !has_at(v, type_end, "'")) continue;
+        const std::size_t index = type_end + 9, index_end = skip_digits(v, index);  // "', index="
+        const bool indexed = has_at(v, type_end, "', index=") && index_end > index && has_at(v, index_end, ")");
+        if (!indexed && !has_at(v, type_end + 1, ")")) continue;
+        out += " " + v.substr(type, type_end - type) + (indexed ? ":" + v.substr(index, index_end - index) : "");
+        break;
+    }
     return out;
 }
 
@@ -249,14 +276,14 @@ std::vector<GuardSymbol> symbols_used(const GraphRow& row) {
 }
 
 std::vector<std::string> guard_symbols(const std::vector<std::string>& components) {
-    static const std::regex symint(R"(^\('(s\d+)',\)$)");
     std::vector<std::string> out;
     auto comps = parse_debug_lines(components);
     if (!comps) return out;
     for (const auto& c : *comps) {
         if (c.name.rfind("example_inputs[", 0) != 0) continue;
-        std::smatch m;
-        if (std::regex_match(c.value, m, symint)) out.push_back(m[1].str());
+        // `^\('(s\d+)',\)$`
+        std::string_view sym = one_name_tuple(c.value);
+        if (sym.size() > 1 && sym[0] == 's' && scan::skip_digits(sym, 1) == sym.size()) out.emplace_back(sym);
     }
     return out;
 }

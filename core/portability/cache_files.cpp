@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <regex>
+#include <string_view>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include "portability/py_value.hpp"
 #include "util/python_json.hpp"
 #include "util/regular_file.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::portability {
 
@@ -213,17 +215,64 @@ KernelModuleTarget read_kernel_module_target(const fs::path& module, int dirfd) 
     KernelModuleTarget out;
     auto text = read_prefix(module, 16 * 1024, dirfd);
     if (!text) return out;
-    static const std::regex props(
-        R"(DeviceProperties\(type='\w+', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
-    static const std::regex backend(R"('backend_hash': '([0-9A-Fa-f]+)')");
-    std::smatch m;
-    if (std::regex_search(*text, m, props)) {
-        out.multi_processor_count = m[1].str();
-        out.cc = m[2].str();
-        out.warp_size = m[3].str();
+    if (auto props = find_device_properties(*text)) {
+        out.multi_processor_count = props->multi_processor_count;
+        out.cc = props->cc;
+        out.warp_size = props->warp_size;
     }
-    if (std::regex_search(*text, m, backend)) out.backend_hash = m[1].str();
+    out.backend_hash = find_backend_hash(*text);
     return out;
+}
+
+std::optional<DevicePropertiesText> find_device_properties(std::string_view text) {
+    using namespace scan;
+    constexpr std::string_view head = "DeviceProperties(type='";
+    std::size_t paren = 0;  // the first ')' at or after the last place asked (npos: none)
+    for (std::size_t at = text.find(head); at != std::string_view::npos; at = text.find(head, at + 1)) {
+        DevicePropertiesText out;
+        std::size_t p = at + head.size();
+        // Each field: the literal before it, then its \w+ or \d+ run.
+        for (auto [literal, value, word] : {std::tuple<std::string_view, std::string*, bool>{"", &out.type, true},
+                                            {"', index=", nullptr, false},
+                                            {", multi_processor_count=", &out.multi_processor_count, false},
+                                            {", cc=", &out.cc, false}}) {
+            if (p == std::string_view::npos || !has_at(text, p, literal)) {
+                p = std::string_view::npos;
+                break;
+            }
+            const std::size_t start = p + literal.size(),
+                              end = word ? skip_word(text, start) : skip_digits(text, start);
+            if (end == start) {
+                p = std::string_view::npos;
+                break;
+            }
+            if (value) *value = std::string(text.substr(start, end - start));
+            p = end;
+        }
+        if (p == std::string_view::npos || !has_at(text, p, ",")) continue;
+        // `,[^)]*warp_size=(\d+)\)`: the text before the first ')' ends in warp_size=<digits>.
+        if (paren != std::string_view::npos && paren < p + 1) paren = text.find(')', p + 1);
+        if (paren == std::string_view::npos) return std::nullopt;  // no later match can close either
+        std::size_t digits = paren;
+        while (digits > p + 1 && is_digit(text[digits - 1])) --digits;
+        constexpr std::string_view warp = "warp_size=";
+        if (digits == paren || digits < p + 1 + warp.size() || !has_at(text, digits - warp.size(), warp)) continue;
+        out.warp_size = std::string(text.substr(digits, paren - digits));
+        return out;
+    }
+    return std::nullopt;
+}
+
+std::string find_backend_hash(std::string_view text, std::size_t digits) {
+    constexpr std::string_view head = "'backend_hash': '";
+    for (std::size_t at = text.find(head); at != std::string_view::npos; at = text.find(head, at + 1)) {
+        const std::size_t start = at + head.size();
+        const std::size_t end =
+            scan::skip_while(text, start, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+        if (end > start && (digits == 0 || end - start == digits) && scan::has_at(text, end, "'"))
+            return std::string(text.substr(start, end - start));
+    }
+    return {};
 }
 
 std::string python_abi_of(const std::string& v) {

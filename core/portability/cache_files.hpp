@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,15 @@ struct KernelModuleTarget {
     std::string cc, multi_processor_count, warp_size, backend_hash;
 };
 KernelModuleTarget read_kernel_module_target(const std::filesystem::path& module, int dirfd = AT_FDCWD);
+
+// The first `DeviceProperties(type='(\w+)', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\)`
+// in a kernel module's or output code's text, scanned by hand (the text is a cache's or a trace's).
+struct DevicePropertiesText {
+    std::string type, multi_processor_count, cc, warp_size;
+};
+std::optional<DevicePropertiesText> find_device_properties(std::string_view text);
+// The first `'backend_hash': '([0-9A-Fa-f]+)'` (of exactly `digits` hex digits when that is not 0), or "".
+std::string find_backend_hash(std::string_view text, std::size_t digits = 0);
 
 // "cpython-312" for Python "3.12.3", or empty.
 std::string python_abi_of(const std::string& python_version);

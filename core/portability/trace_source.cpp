@@ -3,12 +3,15 @@
 // compiles that missed (on a hit torch logs the stored code of the compiling machine), the GPU of
 // fx_graph_runnable and the DeviceProperties in the output code.
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
+#include <string_view>
 
+#include "portability/cache_files.hpp"
 #include "portability/key_env.hpp"
 #include "portability/sources.hpp"
 #include "trace/trace_log.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::portability {
 
@@ -76,9 +79,32 @@ void on_metrics(TraceScan& s, const json& m, const std::string& where) {
     s.fact(std::string(names::python), py.substr(0, py.find(' ')), "trace " + where);
 }
 
+// `^os\.environ\['([^']+)'\] = '([^']*)'$`: "KEY=value" of an environment line of fx_graph_runnable.
+std::optional<std::string> runnable_env_var(std::string_view line) {
+    constexpr std::string_view head = "os.environ['";
+    const std::size_t key_end = line.find('\'', head.size());
+    if (!scan::has_at(line, 0, head) || key_end == std::string_view::npos || key_end == head.size() ||
+        !scan::has_at(line, key_end, "'] = '"))
+        return std::nullopt;
+    const std::size_t value = key_end + 6;
+    if (line.find('\'', value) != line.size() - 1) return std::nullopt;
+    return std::string(line.substr(head.size(), key_end - head.size())) + "=" +
+           std::string(line.substr(value, line.size() - 1 - value));
+}
+
+// `^# (.+) : (\d+) ?$`: "NVIDIA H100 80GB HBM3 x1" of a GPU line of fx_graph_runnable.
+std::optional<std::string> runnable_gpu(std::string_view line) {
+    const std::size_t end = scan::has_at(line, line.size() - 1, " ") ? line.size() - 1 : line.size();
+    std::size_t digits = end;
+    while (digits > 0 && scan::is_digit(line[digits - 1])) --digits;
+    if (!scan::has_at(line, 0, "# ") || digits == end || digits < 6 || !scan::has_at(line, digits - 3, " : "))
+        return std::nullopt;
+    const std::string_view name = line.substr(2, digits - 5);
+    if (name.find_first_of("\r\n") != std::string_view::npos) return std::nullopt;  // '.' takes neither
+    return std::string(name) + " x" + std::string(line.substr(digits, end - digits));
+}
+
 void on_runnable(TraceScan& s, const std::string& text, const std::string& where) {
-    static const std::regex env_re(R"(^os\.environ\['([^']+)'\] = '([^']*)'$)");
-    static const std::regex gpu_re(R"(^# (.+) : (\d+) ?$)");
     bool gpu_section = false;
     std::string gpus;
     std::size_t pos = 0;
@@ -86,14 +112,13 @@ void on_runnable(TraceScan& s, const std::string& text, const std::string& where
         std::size_t nl = text.find('\n', pos);
         std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
         pos = nl == std::string::npos ? text.size() : nl + 1;
-        std::smatch m;
-        if (std::regex_match(line, m, env_re)) s.env_vars.insert(m[1].str() + "=" + m[2].str());
+        if (auto env = runnable_env_var(line)) s.env_vars.insert(*env);
         if (line.rfind("# GPU Hardware Info:", 0) == 0) {
             gpu_section = true;
             continue;
         }
         if (gpu_section) {
-            if (std::regex_match(line, m, gpu_re)) gpus += (gpus.empty() ? "" : "; ") + m[1].str() + " x" + m[2].str();
+            if (auto gpu = runnable_gpu(line)) gpus += (gpus.empty() ? "" : "; ") + *gpu;
             else gpu_section = false;
         }
     }
@@ -104,18 +129,18 @@ void on_runnable(TraceScan& s, const std::string& text, const std::string& where
 // miss that is this process's GPU; on a hit it is the stored code of a machine whose key had the
 // same system_info[device] name, so the same GPU model: its properties hold for this GPU too.
 void on_output_code(TraceScan& s, const std::string& code, const std::string& where, bool hit) {
-    static const std::regex props(
-        R"(DeviceProperties\(type='(\w+)', index=\d+, multi_processor_count=(\d+), cc=(\d+),[^)]*warp_size=(\d+)\))");
-    static const std::regex backend(R"('backend_hash': '([0-9A-Fa-f]{64})')");
-    std::smatch m;
     std::string src =
         "trace " + where +
         (hit ? " (output code of a hit: generated for the same device name)" : " (output code of a miss)");
-    if (!hit && std::regex_search(code, m, backend)) s.fact(std::string(names::backend_hash), m[1].str(), src);
-    if (!std::regex_search(code, m, props) || m[1] == "cpu") return;
-    s.fact(std::string(names::compute_capability), m[3].str(), src);
-    s.fact(std::string(names::sm_count), m[2].str(), src);
-    s.fact(std::string(names::warp_size), m[4].str(), src);
+    if (!hit) {
+        if (std::string hash = find_backend_hash(code, 64); !hash.empty())
+            s.fact(std::string(names::backend_hash), hash, src);
+    }
+    auto props = find_device_properties(code);
+    if (!props || props->type == "cpu") return;
+    s.fact(std::string(names::compute_capability), props->cc, src);
+    s.fact(std::string(names::sm_count), props->multi_processor_count, src);
+    s.fact(std::string(names::warp_size), props->warp_size, src);
 }
 
 Status scan_log(const std::filesystem::path& log, TraceScan& s) {

@@ -1,38 +1,42 @@
 #include "retune/template_module.hpp"
 
-#include <regex>
+#include <string_view>
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
+#include "timings/triton_module_text.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::retune {
 
 namespace {
-
-// The balanced {...} at text[open] (a '{'), quotes respected; "" if unbalanced.
-std::string braces_at(const std::string& text, std::size_t open) {
-    int depth = 0;
-    char quote = 0;
-    for (std::size_t i = open; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') quote = c;
-        else if (c == '{') ++depth;
-        else if (c == '}' && --depth == 0) return text.substr(open, i - open + 1);
-    }
-    return {};
-}
 
 Result<nlohmann::ordered_json> dict_after(const std::string& text, const std::string& marker, const std::string& path) {
     auto at = text.find(marker);
     if (at == std::string::npos) return nlohmann::ordered_json::object();
     auto open = text.find('{', at + marker.size());
     if (open == std::string::npos) return make_error(Errc::parse, "no dict after " + marker, path);
-    std::string body = braces_at(text, open);
+    std::string_view body = scan::balanced_braces(text, open);
     if (body.empty()) return make_error(Errc::parse, "unbalanced dict after " + marker, path);
     return timings::py_flat_dict(body);
+}
+
+// Each `\n[ \t]+(\w+)[ \t]*=[ \t]*(\w+)[ \t]*(?=\n)` of `body`, the first of a name kept. One line
+// at a time: no part of the pattern crosses a newline.
+void add_body_assignments(std::string_view body, std::map<std::string, std::string>& out) {
+    using namespace scan;
+    for (std::size_t nl = body.find('\n'); nl != std::string_view::npos; nl = body.find('\n', nl + 1)) {
+        const std::size_t name = skip_blanks(body, nl + 1);
+        const std::size_t name_end = skip_word(body, name);
+        if (name == nl + 1 || name_end == name) continue;
+        const std::size_t eq = skip_blanks(body, name_end);
+        if (!has_at(body, eq, "=")) continue;
+        const std::size_t value = skip_blanks(body, eq + 1);
+        const std::size_t value_end = skip_word(body, value);
+        if (value_end == value || !has_at(body, skip_blanks(body, value_end), "\n")) continue;
+        out.emplace(std::string(body.substr(name, name_end - name)),
+                    std::string(body.substr(value, value_end - value)));
+    }
 }
 
 }  // namespace
@@ -42,10 +46,9 @@ Result<TemplateModule> parse_template_module(const std::string& text, const std:
     m.path = path;
     if (text.find("@triton_heuristics.template") == std::string::npos)
         return make_error(Errc::unsupported, "not a Triton template module (no @triton_heuristics.template)", path);
-    std::smatch sm;
-    static const std::regex def(R"(@triton\.jit\s*\ndef\s+(\w+)\s*\()");
-    if (!std::regex_search(text, sm, def)) return make_error(Errc::parse, "no @triton.jit kernel", path);
-    m.kernel = sm[1];
+    auto jit = timings::find_jit_kernel(text);
+    if (!jit) return make_error(Errc::parse, "no @triton.jit kernel", path);
+    m.kernel = jit->name;
     KILN_TRY(auto sig, dict_after(text, "'signature':", path));
     for (auto it = sig.begin(); it != sig.end(); ++it) {
         std::string type = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
@@ -57,17 +60,12 @@ Result<TemplateModule> parse_template_module(const std::string& text, const std:
     for (auto it = constants.begin(); it != constants.end(); ++it) m.constants.push_back(it.key());
     KILN_TRY(m.config, dict_after(text, "'config_args':", path));
     // The decorator's own launch arguments (the text before @triton.jit).
-    const std::string head = text.substr(0, text.find("@triton.jit"));
-    static const std::regex launch(R"(\n\s*(num_stages|num_warps)\s*=\s*(\d+)\s*,)");
-    for (auto it = std::sregex_iterator(head.begin(), head.end(), launch); it != std::sregex_iterator(); ++it)
-        m.config[(*it)[1].str()] = std::stoll((*it)[2].str());
+    const std::string_view head = std::string_view(text).substr(0, text.find("@triton.jit"));
+    for (auto& [name, value] : timings::launch_arguments(head)) m.config[name] = value;
     if (text.find("make_tensor_descriptor") != std::string::npos || text.find("tensormap_create") != std::string::npos)
         m.tensor_descriptors = true;
     // The kernel body's simple assignments: `    M = ks0`, `    stride_am = 512`.
-    std::string body = text.substr(static_cast<std::size_t>(sm.position(0)));
-    static const std::regex assign(R"(\n[ \t]+(\w+)[ \t]*=[ \t]*(\w+)[ \t]*(?=\n))");
-    for (auto it = std::sregex_iterator(body.begin(), body.end(), assign); it != std::sregex_iterator(); ++it)
-        m.assignments.emplace((*it)[1].str(), (*it)[2].str());
+    add_body_assignments(std::string_view(text).substr(jit->at), m.assignments);
     return m;
 }
 

@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <optional>
-#include <regex>
+#include <string_view>
 
 #include "retune/kernel_metadata.hpp"
 #include "timings/text_file.hpp"
 #include "util/regular_file.hpp"
+#include "util/text_scan.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,11 +35,33 @@ bool is_key_dir_file(const fs::path& p) {
     return fs::symlink_status(p, ec).type() == fs::file_type::regular;
 }
 
+// `\.target\s+(sm_\w+)`: "sm_90a" of the first ".target sm_90a" in `head`, or "".
+std::string ptx_target_in(std::string_view head) {
+    for (std::size_t at = head.find(".target"); at != std::string_view::npos; at = head.find(".target", at + 1)) {
+        const std::size_t sm = scan::skip_spaces(head, at + 7);
+        const std::size_t end = scan::skip_word(head, sm + 3);
+        if (sm > at + 7 && scan::has_at(head, sm, "sm_") && end > sm + 3) return std::string(head.substr(sm, end - sm));
+    }
+    return {};
+}
+
+// `loc\("[^"]*/(c[a-z0-9]{51})\.py"`: the kernel module key of the first location in a .source or .ttir
+// that names a cache module, or "".
+std::string module_key_in(std::string_view head) {
+    auto key_char = [](char c) { return (c >= 'a' && c <= 'z') || scan::is_digit(c); };
+    for (std::size_t at = head.find("loc(\""); at != std::string_view::npos; at = head.find("loc(\"", at + 1)) {
+        const std::size_t path = at + 5, quote = head.find('"', path);  // [^"]* ends at the first quote
+        if (quote == std::string_view::npos) return {};                 // nor does any later one close
+        if (quote < path + 56 || !scan::has_at(head, quote - 56, "/c") || !scan::has_at(head, quote - 3, ".py"))
+            continue;
+        const std::size_t key = quote - 55;
+        if (scan::skip_while(head, key + 1, key_char) == quote - 3) return std::string(head.substr(key, 52));
+    }
+    return {};
+}
+
 // "sm_90a" from a PTX's ".target sm_90a" line.
-std::string ptx_target(const std::string& head) {
-    static const std::regex target(R"(\.target\s+(sm_\w+))");
-    std::smatch m;
-    return std::regex_search(head, m, target) ? m[1].str() : std::string();
+std::string ptx_target(const std::string& head) { return ptx_target_in(head); }
 }
 
 int target_number(const std::string& t) {  // "sm_90a" -> 90
@@ -77,11 +100,8 @@ Result<KeyDir> read_key_dir(const fs::path& dir) {
     for (const char* ext : {".source", ".ttir"}) {
         auto read = key_dir_file_head(dir / (stem + ext), 4096);
         if (!read) continue;
-        const std::string& head = *read;
-        static const std::regex loc(R"(loc\("[^"]*/(c[a-z0-9]{51})\.py")");
-        std::smatch m;
-        if (std::regex_search(head, m, loc)) {
-            k.module_key = m[1];
+        if (std::string key = module_key_in(*read); !key.empty()) {
+            k.module_key = key;
             break;
         }
     }

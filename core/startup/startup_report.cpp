@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "inductor/debug_lines.hpp"
 #include "startup/causes.hpp"
 #include "trace/misses.hpp"
 #include "util/regular_file.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::startup {
 
@@ -49,10 +49,14 @@ std::string dir_name(const fs::path& dir) {
 }
 
 int rank_of(const fs::path& log) {
-    static const std::regex rank(R"(rank[_-]?(\d{1,6}))");
+    // `rank[_-]?(\d{1,6})`, the first match in the file's name, then in its folder's.
     for (const auto& part : {log.filename().string(), log.parent_path().filename().string()}) {
-        std::smatch m;
-        if (std::regex_search(part, m, rank)) return std::stoi(m[1].str());
+        for (std::size_t at = part.find("rank"); at != std::string::npos; at = part.find("rank", at + 1)) {
+            std::size_t digits = at + 4;
+            if (digits < part.size() && (part[digits] == '_' || part[digits] == '-')) ++digits;
+            const std::size_t end = std::min(scan::skip_digits(part, digits), digits + 6);
+            if (end > digits) return std::stoi(part.substr(digits, end - digits));
+        }
     }
     return -1;
 }

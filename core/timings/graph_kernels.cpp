@@ -4,11 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <regex>
+#include <string_view>
 
 #include "timings/choice_name.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/text_file.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::timings {
 
@@ -188,10 +189,14 @@ void join_best_config(const fs::path& root, GraphKernel& k) {
 }
 
 std::string entry_device(const inductor::GraphEntry& entry) {
-    static const std::regex dev(R"(system_info\[device\]: \{'name': '([^']*)'\})");
+    // `system_info\[device\]: \{'name': '([^']*)'\}`, the first line that has it.
+    constexpr std::string_view head = "system_info[device]: {'name': '";
     for (const auto& l : entry.debug_lines()) {
-        std::smatch m;
-        if (std::regex_search(l, m, dev)) return m[1];
+        for (std::size_t at = l.find(head); at != std::string::npos; at = l.find(head, at + 1)) {
+            const std::size_t name = at + head.size(), end = l.find('\'', name);
+            if (end == std::string::npos) break;
+            if (scan::has_at(l, end, "'}")) return l.substr(name, end - name);
+        }
     }
     return {};
 }

@@ -2,70 +2,64 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <regex>
+#include <string_view>
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
+#include "timings/triton_module_text.hpp"
+#include "util/text_scan.hpp"
 
 namespace fs = std::filesystem;
 
 namespace kiln::timings {
 namespace {
 
-// The balanced {...} starting at text[open] (which must be '{'), quotes respected.
-std::string balanced_braces(const std::string& text, size_t open) {
-    int depth = 0;
-    char quote = 0;
-    for (size_t i = open; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') quote = c;
-        else if (c == '{') ++depth;
-        else if (c == '}' && --depth == 0) return text.substr(open, i - open + 1);
-    }
-    return {};
-}
-
 nlohmann::ordered_json dict_after(const std::string& text, const std::string& marker) {
     auto at = text.find(marker);
     if (at == std::string::npos) return nullptr;
     auto open = text.find('{', at + marker.size());
     if (open == std::string::npos) return nullptr;
-    auto dict = py_flat_dict(balanced_braces(text, open));
+    auto dict = py_flat_dict(scan::balanced_braces(text, open));
     return dict.ok() ? std::move(dict).value() : nlohmann::ordered_json(nullptr);
+}
+
+// `@triton_heuristics\.(\w+)\(`: the decorator's name ("template", "pointwise", ...), "" if none.
+std::string_view heuristics_decorator(std::string_view text) {
+    constexpr std::string_view marker = "@triton_heuristics.";
+    for (std::size_t at = text.find(marker); at != std::string_view::npos; at = text.find(marker, at + 1)) {
+        const std::size_t name = at + marker.size();
+        const std::size_t end = scan::skip_word(text, name);
+        if (end > name && scan::has_at(text, end, "(")) return text.substr(name, end - name);
+    }
+    return {};
 }
 
 }  // namespace
 
-Result<KernelModuleInfo> read_kernel_module_info(const fs::path& module) {
-    KILN_TRY(std::string text, read_text_file(module, 16u << 20));
+Result<KernelModuleInfo> parse_kernel_module_info(const std::string& text, const std::string& path) {
     KernelModuleInfo info;
-    info.path = module.string();
-    std::smatch m;
-    static const std::regex decorator(R"(@triton_heuristics\.(\w+)\()");
-    if (std::regex_search(text, m, decorator)) info.heuristic = m[1];
-    else
-        return make_error(Errc::parse, "no @triton_heuristics decorator", module.string(),
-                          "not a Triton kernel module");
-    static const std::regex def(R"(@triton\.jit\s*\ndef\s+(\w+)\s*\()");
-    if (std::regex_search(text, m, def)) info.kernel_name = m[1];
-    static const std::regex meta_name(R"('kernel_name':\s*'([^']+)')");
-    if (std::regex_search(text, m, meta_name) && std::string(m[1]).find("Placeholder") == std::string::npos)
-        info.kernel_name = m[1];
+    info.path = path;
+    info.heuristic = heuristics_decorator(text);
+    if (info.heuristic.empty())
+        return make_error(Errc::parse, "no @triton_heuristics decorator", path, "not a Triton kernel module");
+    if (auto jit = find_jit_kernel(text)) info.kernel_name = jit->name;
+    auto meta_name = scan::quoted_after(text, "'kernel_name':");
+    if (meta_name && meta_name->find("Placeholder") == std::string_view::npos) info.kernel_name = *meta_name;
 
     // Templates (mm, conv...) carry their tile in config_args and the launch in the decorator.
     auto args = dict_after(text, "'config_args':");
     if (args.is_object()) info.params = std::move(args);
     // Only the decorator's own arguments: the module's benchmark harness may mention warps too.
-    const std::string head = text.substr(0, text.find("@triton.jit"));
-    static const std::regex launch(R"(\n\s*(num_stages|num_warps)\s*=\s*(\d+)\s*,)");
-    for (auto it = std::sregex_iterator(head.begin(), head.end(), launch); it != std::sregex_iterator(); ++it)
-        info.params[(*it)[1].str()] = std::stoll((*it)[2].str());
+    const std::string_view head = std::string_view(text).substr(0, text.find("@triton.jit"));
+    for (auto& [name, value] : launch_arguments(head)) info.params[name] = value;
     auto hints = dict_after(text, "size_hints=");
     if (hints.is_object()) info.params["size_hints"] = std::move(hints);
     return info;
+}
+
+Result<KernelModuleInfo> read_kernel_module_info(const fs::path& module) {
+    KILN_TRY(std::string text, read_text_file(module, 16u << 20));
+    return parse_kernel_module_info(text, module.string());
 }
 
 std::string kernel_module_for_key(const fs::path& root, const std::string& key) {

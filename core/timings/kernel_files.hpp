@@ -20,6 +20,8 @@ struct KernelModuleInfo {
 
 // Reads the launch parameters of a Triton kernel module without executing it.
 Result<KernelModuleInfo> read_kernel_module_info(const std::filesystem::path& module);
+// The same from the module's text (the fuzzer, and files already read).
+Result<KernelModuleInfo> parse_kernel_module_info(const std::string& text, const std::string& path);
 
 // `<root>/<key[1:3]>/<key>.py` for a "c<51>" key, or "" if no such file.
 std::string kernel_module_for_key(const std::filesystem::path& root, const std::string& key);

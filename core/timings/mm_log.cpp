@@ -1,19 +1,32 @@
 #include "timings/mm_log.hpp"
 
 #include <cmath>
-#include <regex>
 
 #include "util/json_get.hpp"
 #include "util/python_json.hpp"
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
+#include "util/text_scan.hpp"
 
 namespace kiln::timings {
 
+// `^\s*\[\s*\{\s*"(invoke|\([^"]*\))"\s*:`: a list whose first object's first key is "invoke" or a
+// parenthesized shape key.
 bool looks_like_mm_log(const std::string& head) {
-    static const std::regex first(R"re(^\s*\[\s*\{\s*"(invoke|\([^"]*\))"\s*:)re");
-    return std::regex_search(head, first);
+    using namespace scan;
+    const std::size_t list = skip_spaces(head, 0);
+    const std::size_t object = skip_spaces(head, list + 1);
+    const std::size_t key = skip_spaces(head, object + 1);
+    if (!has_at(head, list, "[") || !has_at(head, object, "{") || !has_at(head, key, "\"")) return false;
+    std::size_t key_end = std::string::npos;  // the key's closing quote
+    if (has_at(head, key + 1, "invoke\"")) {
+        key_end = key + 7;
+    } else if (has_at(head, key + 1, "(")) {
+        const std::size_t quote = head.find('"', key + 2);
+        if (quote != std::string::npos && quote >= key + 3 && head[quote - 1] == ')') key_end = quote;
+    }
+    return key_end != std::string::npos && has_at(head, skip_spaces(head, key_end + 1), ":");
 }
 
 static Choice mm_choice(const nlohmann::ordered_json& rec, int& triton_index) {
