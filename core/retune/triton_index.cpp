@@ -62,7 +62,6 @@ std::string module_key_in(std::string_view head) {
 
 // "sm_90a" from a PTX's ".target sm_90a" line.
 std::string ptx_target(const std::string& head) { return ptx_target_in(head); }
-}
 
 int target_number(const std::string& t) {  // "sm_90a" -> 90
     int v = 0;
