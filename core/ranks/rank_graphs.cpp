@@ -341,11 +341,11 @@ void compare_modules(const std::vector<const LoadedRank*>& group, GraphCompariso
                     bool derived = std::any_of(config_differs.begin(), config_differs.end(), [&](const auto& k) {
                         return td.a_line.find(k) != std::string::npos || td.b_line.find(k) != std::string::npos;
                     });
-                    if (derived)
-                        td = {"config",
-                              {Effect::speed, "a launch grid of a kernel whose tile differs"},
-                              td.a_line,
-                              td.b_line};
+                    if (derived) {
+                        td.kind = "config";
+                        td.verdict.effect = Effect::speed;
+                        td.verdict.why = "a launch grid of a kernel whose tile differs";
+                    }
                 }
                 any = true;
                 if (td.kind == "device_index") continue;
