@@ -11,11 +11,11 @@ using namespace kiln::handback;
 
 namespace {
 
-const std::string kH100 = "NVIDIA H100 80GB HBM3";
+const std::string kFleetH100 = "NVIDIA H100 80GB HBM3";
 
 MeasuredOp first_op() {
-    auto file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100);
-    auto run = run_from_json(kiln::test::run_json_from_cache_file(file, kH100), "t").value();
+    auto file = kiln::test::cache_file_for(kiln::test::h100_root(), kFleetH100);
+    auto run = run_from_json(kiln::test::run_json_from_cache_file(file, kFleetH100), "t").value();
     return complete_ops(run, std::nullopt).ops.front();
 }
 
