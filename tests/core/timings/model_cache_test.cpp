@@ -22,34 +22,36 @@ using namespace kiln::timings;
 
 namespace {
 
-fs::path model_dir() { return kiln::test::fixture_dir() / "model"; }
-fs::path model_root() { return model_dir() / "inductor"; }
+fs::path model_fixture_dir() { return kiln::test::fixture_dir() / "model"; }
+fs::path model_fixture_root() { return model_fixture_dir() / "inductor"; }
 
-fs::path timing_cache_file() {
+fs::path model_timing_cache_file() {
     fs::path file;
-    for (const auto& e : fs::directory_iterator(model_root() / "cache")) file = e.path();
+    for (const auto& e : fs::directory_iterator(model_fixture_root() / "cache")) file = e.path();
     return file;
 }
 
-nlohmann::json golden() { return nlohmann::json::parse(kiln::test::read_file(model_dir() / "template_ops.json")); }
+nlohmann::json model_golden() {
+    return nlohmann::json::parse(kiln::test::read_file(model_fixture_dir() / "template_ops.json"));
+}
 
-std::vector<std::string> last_two(const std::vector<std::string>& v) {
+std::vector<std::string> model_last_two(const std::vector<std::string>& v) {
     return v.size() < 2 ? v : std::vector<std::string>(v.end() - 2, v.end());
 }
 
 }  // namespace
 
 TEST(ModelCache, EveryTemplateKernelIsTiedToTheOpItsModuleDescribes) {
-    auto cache = read_timing_cache(timing_cache_file(), model_root());
+    auto cache = read_timing_cache(model_timing_cache_file(), model_fixture_root());
     ASSERT_TRUE(cache.ok()) << cache.error().str();
     TimingSet set;
     set.ops = cache->ops;
-    const auto g = golden();
+    const auto g = model_golden();
     ASSERT_EQ(g.size(), 21u);
     int tied = 0;
     for (const auto& [rel, want] : g.items()) {
         SCOPED_TRACE(rel + " " + want["kernel"].get<std::string>());
-        const fs::path module = model_root() / rel;
+        const fs::path module = model_fixture_root() / rel;
         auto info = read_kernel_module_info(module.string());
         ASSERT_TRUE(info.ok()) << info.error().str();
         std::string text = kiln::test::read_file(module);
@@ -59,8 +61,8 @@ TEST(ModelCache, EveryTemplateKernelIsTiedToTheOpItsModuleDescribes) {
         EXPECT_EQ(op.op, want["op"].get<std::string>());
         std::vector<std::string> sizes{want["A"]["sizes"], want["B"]["sizes"]};
         std::vector<std::string> strides{want["A"]["strides"], want["B"]["strides"]};
-        EXPECT_EQ(last_two(op.sizes), sizes) << op.inputs;
-        EXPECT_EQ(last_two(op.strides), strides) << op.inputs;
+        EXPECT_EQ(model_last_two(op.sizes), sizes) << op.inputs;
+        EXPECT_EQ(model_last_two(op.strides), strides) << op.inputs;
         EXPECT_NE(op.inputs.find(want["A"]["dtype"].get<std::string>()), std::string::npos) << op.inputs;
         ++tied;
     }
@@ -68,10 +70,10 @@ TEST(ModelCache, EveryTemplateKernelIsTiedToTheOpItsModuleDescribes) {
 }
 
 TEST(ModelCache, TemplateProblemReadsSizesStridesAndDtypesOfAModule) {
-    const auto g = golden();
+    const auto g = model_golden();
     const std::string rel = "3j/c3jc246e7gah7fqadu4yuy2ium7je6cwl55fdj7jix5lq467cp3c.py";
     ASSERT_TRUE(g.contains(rel));
-    auto p = template_problem(kiln::test::read_file(model_root() / rel));
+    auto p = template_problem(kiln::test::read_file(model_fixture_root() / rel));
     EXPECT_EQ(p.a_size, "1024x384");
     EXPECT_EQ(p.b_size, "384x384");
     EXPECT_EQ(p.a_stride, "384x1");
@@ -83,8 +85,8 @@ TEST(ModelCache, TemplateProblemReadsSizesStridesAndDtypesOfAModule) {
 // Two bmm autotunings of the same sizes (strides [16384,128,1] and [16384,1,128] for the second
 // operand) and two mm of one shape in two layouts: four ops, as torch keys them, with every source.
 TEST(ModelCache, OpsOfTheSameSizesAndOtherStridesStayApartAcrossSources) {
-    auto set =
-        collect_timings({model_root(), model_dir() / "cold" / "stderr.log", model_dir() / "cold" / "mm_log.json"});
+    auto set = collect_timings({model_fixture_root(), model_fixture_dir() / "cold" / "stderr.log",
+                                model_fixture_dir() / "cold" / "mm_log.json"});
     ASSERT_TRUE(set.ok()) << set.error().str();
     std::map<std::string, int> per_op;
     int autotuned = 0;
@@ -110,7 +112,7 @@ TEST(ModelCache, OpsOfTheSameSizesAndOtherStridesStayApartAcrossSources) {
 }
 
 TEST(ModelCache, EachStderrTableJoinsTheOpWhoseTimesItPrinted) {
-    auto set = collect_timings({model_root(), model_dir() / "cold" / "stderr.log"});
+    auto set = collect_timings({model_fixture_root(), model_fixture_dir() / "cold" / "stderr.log"});
     ASSERT_TRUE(set.ok()) << set.error().str();
     int checked = 0;
     for (const auto& op : set->ops) {
