@@ -26,6 +26,12 @@
 namespace kiln::cli {
 namespace {
 
+// --op NAME: ops of that name, and an mm log's records no other source named (they may be any op of
+// the mm family: torch's mm log does not say which).
+bool op_matches(const timings::Op& op, const std::string& name) {
+    return op.op == name || (op.op == "mm_family" && name.find("mm") != std::string::npos);
+}
+
 struct TimingsArgs {
     std::vector<std::string> paths;
     bool json = false;
@@ -94,7 +100,8 @@ int run_compare(const TimingsArgs& args) {
         }
     }
     if (!args.op_filter.empty())
-        for (auto& s : sides) std::erase_if(s.set.ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
+        for (auto& s : sides)
+            std::erase_if(s.set.ops, [&](const timings::Op& op) { return !op_matches(op, args.op_filter); });
     timings::share_params_by_name(sides);
     auto cmp = timings::compare_devices(sides);
     if (args.json) {
@@ -292,7 +299,7 @@ int run_timings(const TimingsArgs& args) {
     }
     name_blob_files(*set, caches);
     if (!args.op_filter.empty()) {
-        std::erase_if(set->ops, [&](const timings::Op& op) { return op.op != args.op_filter; });
+        std::erase_if(set->ops, [&](const timings::Op& op) { return !op_matches(op, args.op_filter); });
     }
     if (args.json) {
         std::cout << dump_json(timings::to_json(*set)) << "\n";

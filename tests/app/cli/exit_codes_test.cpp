@@ -45,6 +45,7 @@ TEST(CliExitCodes, MissingFilesAndBadArgumentsExitTwoInEveryCommand) {
         {"startup", {{"startup", nope}, {"startup", root, "--no-such-option"}}},
         {"retune", {{"retune", nope}, {"retune", root, "--no-such-option"}}},
         {"handback", {{"handback", nope}, {"handback", "--no-such-option"}}},
+        {"ranks", {{"ranks", nope, nope}, {"ranks", root, root, "--rule", "nonsense"}}},
     };
     // Every subcommand `kiln-cli --help` lists is here (env, portable and bundle take their files
     // through options and subcommands: MoreCommandsAndDirectoriesGivenAsFiles covers them).
