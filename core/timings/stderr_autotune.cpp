@@ -8,6 +8,7 @@
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
+#include "util/json_get.hpp"
 
 namespace kiln::timings {
 namespace {
@@ -39,7 +40,9 @@ struct Parser {
                  {std::pair{"best_kernel", "best_time"}, {"best_triton_kernel", "best_triton_time"}}) {
                 auto k = pending_stats.find(kernel);
                 auto t = pending_stats.find(time);
-                if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() || !t->is_number())
+                // A time that is negative, NaN or no number keeps the table's (util/json_get).
+                if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() ||
+                    !json_get::time_ms(*t, {}).ok())
                     continue;
                 for (auto& c : current->choices)
                     if (c.name == k->get<std::string>()) {
