@@ -7,6 +7,9 @@
 #                 300 lines) and hostile logs (an event before any compile, a cut-off tail, bad UTF-8)
 #   fingerprint_reader: fuzz/seeds-fingerprint/ (a fingerprint `kiln-cli env --json` wrote for the
 #                 H100 fixture) and hostile variants (versions, duplicate names, wrong types)
+#   retune_run:   a small saved re-tune (`retune --json`) and issue 42's hostile variants (wrong types,
+#                 a 23-digit number, negative and NaN times, a device listed twice)
+#   fleet_value:  "<key>\n<value>" as `handback --fetch` reads them, and the same variants
 set -euo pipefail
 target="$1" dir="$2" data="$3"
 mkdir -p "$dir"
@@ -32,7 +35,48 @@ case "$target" in
     seed '{"cache": {"kiln_matmul_cpu": 7}}'
     seed '{"system": {"hash": "x"}, "cache": {"mm": {"k": {"highest": {"a": NaN, "b": Infinity, "c": -Infinity}}}}}'
     seed '{"cache": {"mm": {"k": {"highest": {"a": 1e308, "b": -0.0, "c": 18446744073709551616}}}}}'
-    seed "$(printf '%0.s[' $(seq 1 600))" ;;
+    seed "$(printf '%0.s[' $(seq 1 600))"
+    # Issue 42: wrong-typed system fields, sizes of 2^63-1 and -256, times of -1000, NaN and strings,
+    # a 23-digit number, and an op of many inputs keys (nlohmann's ordered parse was quadratic in them).
+    seed '{"system": {"device": {"name": 5}, "hash": 7}, "cache": {}}'
+    seed '{"system": {"device": "x", "version": {"cuda": 13.0}}, "cache": {"mm": {}}}'
+    k="('cuda', 'torch.float16', 512, 512, 512, 1, 0)"
+    for size in 9223372036854775807 -256; do
+      seed '{"cache": {"mm": {"[('"'cuda', 'torch.float16', $size, 512, 512, 1, 0), $k"']": {"highest":
+{"mm-c1": -1000, "triton_mm-c2": NaN, "triton_mm-c3": "8", "triton_mm-c4": 12345678901234567890123}}}}}'
+    done
+    many='{"cache": {"mm": {'
+    for i in $(seq 1 3000); do many+="\"[('cuda', 'torch.float16', $i, 8, 8, 1, 0)]\": {\"highest\": {\"mm-c1\": 0.$i}}, "; done
+    seed "${many%, }}}}"
+    seed '{"cache": {"mm": {"k": {"highest": {"a": 1}}, "k": {"highest": {"a": 2}}, "k": 3}}}' ;;
+  retune_run)
+    sys='"recorded_for": {"system_hash": "h", "device": "NVIDIA H100 80GB HBM3", "triton": "t", "cuda": "12.8"}'
+    m='{"device": 0, "status": "ok", "ms": 0.5, "spread_ms": 0.01, "why": ""}'
+    c1='{"name": "mm-c1", "kind": "extern", "runnable": true, "why": "", "recorded_ms": 0.6, "measured": ['"$m"']}'
+    c2='{"name": "triton_mm-c2", "kind": "triton", "runnable": true, "why": "", "recorded_ms": Infinity, "measured": ['"$m"']}'
+    op='{"op": "mm", "inputs": "[(\"cuda\", \"torch.float16\", 8, 8, 8, 1, 0)]", "precision": "highest", '"$sys"', "choices": ['
+    dev='"devices": [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "arch": "sm_90"}]'
+    seed '{'"$dev"', "ops": ['"$op$c1, $c2"']}]}'
+    for bad in '"runnable": "yes"' '"name": 123' '"device": 12345678901234567890123' '"ms": -1000' '"ms": NaN' \
+               '"ms": "0.5"' '"measured": 7' '"why": []'; do
+      # After the field it replaces: a key given twice keeps its last value.
+      seed '{'"$dev"', "ops": ['"$op$c1"', '"${c2%\}}, $bad"'}]}]}'
+      seed '{'"$dev"', "ops": ['"$op$c1"'], '"$bad"'}]}'
+      seed '{'"$dev"', "ops": ['"$op$c1"', '"${c2/\"why\": \"\"\}/$bad\}}"']}]}'
+    done
+    seed '{"devices": [{"index": 0, "name": "A"}, {"index": 0, "name": "B"}, {"index": "1", "name": 2}], "ops": []}'
+    seed '{"devices": [], "ops": [{"op": 1}, 7, {"op": "mm", "inputs": "", "precision": "", "choices": [1, {}]}]}' ;;
+  fleet_value)
+    key='kiln:retuned:v1:NVIDIA H100 80GB HBM3:12.8:0123456789abcdef:mm:fedcba9876543210'
+    sys='"system": {"device": {"name": "NVIDIA H100 80GB HBM3"}, "version": {"triton": "t", "cuda": "12.8"}, "hash": "h"}'
+    head='"op": "mm", "inputs_key": "[]", "precision": "highest", "device": "NVIDIA H100 80GB HBM3", "host": "a", "published": 1'
+    seed "$key"$'\n''{'"$sys, $head"', "choices": {"mm-c1": {"kind": "extern", "ms": 0.5, "spread_ms": 0.01}}}'
+    for bad in '"kind": 7, "ms": 0.5' '"ms": -1000' '"ms": NaN' '"ms": Infinity' '"ms": "0.5"' \
+               '"ms": 12345678901234567890123' '"ms": 0.5, "spread_ms": -1'; do
+      seed "$key"$'\n''{'"$sys, $head"', "choices": {"mm-c1": {'"$bad"'}}}'
+    done
+    seed "$key"$'\n''{"system": 7, "op": 1, "choices": []}'
+    seed "$key"$'\n''{'"$sys"', "op": "mm", "host": 5}' ;;
   trace_reader)
     tmp="$dir.tmp"
     rm -rf "$tmp" && mkdir -p "$tmp"

@@ -11,6 +11,7 @@
 
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
+#include "util/json_get.hpp"
 #include "util/text_scan.hpp"
 
 namespace kiln::timings {
@@ -149,7 +150,9 @@ struct Parser {
                  {std::pair{"best_kernel", "best_time"}, {"best_triton_kernel", "best_triton_time"}}) {
                 auto k = pending_stats.find(kernel);
                 auto t = pending_stats.find(time);
-                if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() || !t->is_number())
+                // A time that is negative, NaN or no number keeps the table's (util/json_get).
+                if (k == pending_stats.end() || t == pending_stats.end() || !k->is_string() ||
+                    !json_get::time_ms(*t, {}).ok())
                     continue;
                 for (auto& c : current->choices)
                     if (c.name == k->get<std::string>()) {

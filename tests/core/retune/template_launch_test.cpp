@@ -1,6 +1,8 @@
 // Template modules read without running them; their launch arguments and grids.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "retune/problem.hpp"
 #include "retune/template_launch.hpp"
 #include "retune/template_module.hpp"
@@ -140,4 +142,42 @@ TEST(RetuneTemplateLaunch, GridRulesOfTheMmFamily) {
     EXPECT_NE(unknown.error().message.find("grid rule"), std::string::npos);
     auto no_blocks = template_grid("triton_mm", mm_problem(), nlohmann::ordered_json::object());
     EXPECT_FALSE(no_blocks.ok());
+}
+
+// Issue 42 #14: sizes of 2^63-1 or -256 overflowed cdiv(M, BLOCK_M) into a negative grid that was
+// still runnable. Such shapes are now no problem at all, and a grid that does not fit CUDA's limits
+// (or the sizes a hand-made Problem holds) is an error, never a wrapped number.
+TEST(RetuneTemplateLaunch, HugeOrNegativeSizesNeverOverflowTheGrid) {
+    const std::string b = ", ('cuda', 'torch.float16', 48, 70, 70, 1, 0)]";
+    for (const auto& [size, why] : std::vector<std::pair<std::string, std::string>>{
+             {"9223372036854775807", "more elements than 64 bits count"},
+             {"-256", "negative size -256"},
+             {"4611686018427387904", "more elements than 64 bits count"}}) {
+        auto p = make_problem("mm", "[('cuda', 'torch.float16', " + size + ", 48, 48, 1, 0)" + b);
+        ASSERT_FALSE(p.ok()) << size;
+        EXPECT_NE(p.error().message.find(why), std::string::npos) << p.error().str();
+    }
+    auto stride = make_problem("mm", "[('cuda', 'torch.float16', 100, 48, -48, 1, 0)" + b);
+    ASSERT_FALSE(stride.ok());
+    EXPECT_NE(stride.error().message.find("negative stride -48"), std::string::npos) << stride.error().str();
+    auto span = make_problem("mm", "[('cuda', 'torch.float16', 100, 48, 4611686018427387904, 1, 0)" + b);
+    ASSERT_FALSE(span.ok());
+    EXPECT_NE(span.error().message.find("64 bits"), std::string::npos) << span.error().str();
+
+    nlohmann::ordered_json config{{"BLOCK_M", 64}, {"BLOCK_N", 32}};
+    Problem huge = mm_problem();
+    huge.M = std::numeric_limits<std::int64_t>::max();  // as before the checks: (M + 63) overflowed
+    auto g = template_grid("triton_mm", huge, config);
+    ASSERT_FALSE(g.ok());
+    EXPECT_NE(g.error().message.find("outside CUDA's limits"), std::string::npos) << g.error().str();
+    huge.N = huge.M;
+    auto both = template_grid("triton_mm", huge, config);
+    ASSERT_FALSE(both.ok());
+    EXPECT_NE(both.error().message.find("overflows 64 bits"), std::string::npos) << both.error().str();
+    Problem negative = mm_problem();
+    negative.M = -256;
+    EXPECT_FALSE(template_grid("triton_mm", negative, config).ok());
+    Problem empty = mm_problem();
+    empty.M = 0;
+    EXPECT_FALSE(template_grid("triton_mm", empty, config).ok());
 }

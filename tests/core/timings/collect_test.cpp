@@ -6,6 +6,7 @@
 #include "test_support.hpp"
 #include "timings/collect.hpp"
 #include "timings/session_log_source.hpp"
+#include "timings/stderr_autotune.hpp"
 #include "timings/timing_cache_source.hpp"
 
 namespace fs = std::filesystem;
@@ -103,6 +104,26 @@ TEST(Collect, NegativeOrWrongTypedTimesAreChoiceErrors) {
         ASSERT_FALSE(bad.ok()) << system;
         EXPECT_EQ(bad.error().code, kiln::Errc::parse);
         EXPECT_NE(bad.error().message.find("system."), std::string::npos) << bad.error().str();
+    }
+}
+
+// The stats line's unrounded best time replaces the table's only when it is a time: -1000 or NaN
+// there would make a choice win that the table shows otherwise (issue 42).
+TEST(Collect, AStderrStatsTimeThatIsNoTimeKeepsTheTables) {
+    for (const char* bad : {"-1000", "NaN", "\"0.001\""}) {
+        std::string text = std::string("Autotune Choices Stats:\n") +
+                           R"({"num_choices": 2, "best_kernel": "triton_mm_4", "best_time": )" + bad + "}\n" +
+                           "AUTOTUNE mm(512x512, 512x512)\n"
+                           "strides: [512, 1], [512, 1]\n"
+                           "dtypes: torch.float16, torch.float16\n"
+                           "  triton_mm_4 0.0058 ms 100.0% BLOCK_K=128, BLOCK_M=64, num_warps=4\n"
+                           "  mm 0.0061 ms 94.3% \n"
+                           "SingleProcess AUTOTUNE benchmarking takes 0.2615 seconds\n";
+        auto ops = parse_stderr_autotune(text, "mem");
+        ASSERT_EQ(ops.size(), 1u) << bad;
+        ASSERT_EQ(ops[0].choices.size(), 2u) << bad;
+        EXPECT_EQ(ops[0].choices[0].ms, 0.0058) << bad;
+        EXPECT_EQ(ops[0].best, ops[0].choices[0].name) << bad;
     }
 }
 
