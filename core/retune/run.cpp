@@ -17,6 +17,7 @@
 #include "retune/problem.hpp"
 #include "retune/triton_index.hpp"
 #include "tuning/session_log.hpp"
+#include "util/path_component.hpp"
 #include "util/utc_time.hpp"
 #include "worker/devices.hpp"
 #include "worker/tuning_pool.hpp"
@@ -347,9 +348,11 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         for (const auto& d : devices) label += (label.empty() ? "" : ",") + d.label();
         for (std::size_t i = 0; i < report.ops.size(); ++i) {
             const auto& op = report.ops[i];
+            // The op name comes from the timing cache: escaped here ("x/../../pwn" once put the log
+            // outside the cache), kept whole inside the log.
             fs::path p = root / "kiln" / "autotune" /
-                         ("retune-" + op.op + "-" + std::to_string(i) + "-" + stamp + "-" + std::to_string(::getpid()) +
-                          ".jsonl");
+                         ("retune-" + file_name_part(op.op) + "-" + std::to_string(i) + "-" + stamp + "-" +
+                          std::to_string(::getpid()) + ".jsonl");
             auto log = tuning::SessionLog::open(p);
             if (!log.ok()) {
                 report.warnings.push_back("no session log: " + log.error().str());
