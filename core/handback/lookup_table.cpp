@@ -56,8 +56,8 @@ std::string list_of(const std::vector<std::string>& v) {
 Result<Json> triton_config(const std::string& template_name, const std::string& module_key, const fs::path& root) {
     std::string module = timings::kernel_module_for_key(root, module_key);
     if (module.empty())
-        return make_error(Errc::not_found, "the winner's benchmark module is not in the cache",
-                          (root / module_key.substr(1, 2) / (module_key + ".py")).string());
+        return make_error(Errc::not_found, "the winner's benchmark module (" + module_key + ") is not in the cache",
+                          root.string());
     KILN_TRY(auto info, timings::read_kernel_module_info(module));
     // The keys torch's recorder writes for a Triton mm config (README's example): the template
     // derives the rest itself. ALLOW_TF32 must not be given: torch 2.11 passes it to the template

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "util/path_component.hpp"
 #include "util/process.hpp"
 #include "util/regular_file.hpp"
 
@@ -174,7 +175,7 @@ void name_kernels(nlohmann::json& parsed, const std::filesystem::path& cache_roo
     static const std::regex name_re(R"('kernel_name':\s*'([^']+)')");
     for (auto& k : parsed["kernels"]) {
         std::string key = k.value("key", "");
-        if (key.size() < 3) continue;
+        if (key.size() < 3 || !is_plain_file_name(key)) continue;  // a key from the output names a folder as it is
         // The kernel's module is <root>/<key[1:3]>/<key>.py (PyCodeCache); the line shows key[:10].
         std::error_code ec;
         for (const auto& e : std::filesystem::directory_iterator(cache_root / key.substr(1, 2), ec)) {
