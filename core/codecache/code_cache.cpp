@@ -1,5 +1,6 @@
 #include "codecache/code_cache.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,8 @@
 #include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/process.hpp"
+#include "util/temp_cleanup.hpp"
+#include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
 
 namespace kiln::codecache {
@@ -100,6 +103,10 @@ Result<CompileOutcome> CodeCache::compile(const CompileRequest& req) const {
     remove_stale_temporaries(dir, out.key);
     // Keep the real extension last: nvcc and g++ pick behaviour from output names in some modes.
     auto tmp = dir / ("." + out.key + temp_suffix() + ".tmp." + req.out_ext);
+    // Removed on SIGTERM/SIGINT/SIGHUP too (registered before the compiler creates it).
+    UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    TempFileCleanup tmp_cleanup =
+        dir_fd.valid() ? TempFileCleanup(dir_fd.get(), tmp.filename().string()) : TempFileCleanup();
     auto real = substitute(argv, out.source_path.string(), tmp.string());
     auto compile_start = Clock::now();
     auto ran = run_process({.argv = real}, {.merge_output = true});
@@ -125,11 +132,15 @@ Result<CompileOutcome> CodeCache::compile(const CompileRequest& req) const {
         return make_error(Errc::external, "the compiler exited 0 but its output is unusable: " + problem,
                           render_command(real));
     }
-    KILN_CHECK(fsync_file(tmp));
+    if (Status synced = fsync_file(tmp); !synced.ok()) {
+        std::filesystem::remove(tmp, ec);
+        return std::move(synced.error());
+    }
     if (std::filesystem::rename(tmp, out.output_path, ec); ec) {
         std::filesystem::remove(tmp, ec);
         return io_error("rename compiled output onto", out.output_path.string(), ec.value());
     }
+    tmp_cleanup.release();
     BuildRecord rec;
     rec.key = out.key;
     rec.source = out.source_path.string();

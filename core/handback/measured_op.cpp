@@ -6,6 +6,7 @@
 
 #include "hash/sha256.hpp"
 #include "inductor/timing_cache_file.hpp"
+#include "util/path_component.hpp"
 #include "util/process.hpp"
 #include "util/python_json.hpp"
 
@@ -48,7 +49,8 @@ bool reproduces(const RecordedFor& r) {
 void fill_recorded_versions(RetuneRun& run, const std::filesystem::path& root) {
     for (auto& op : run.ops) {
         auto& r = op.recorded_for;
-        if (r.system_hash.empty() || reproduces(r)) continue;
+        // The hash comes from the run's JSON: it names a file only when it is a plain name.
+        if (!is_plain_file_name(r.system_hash) || reproduces(r)) continue;
         auto file = inductor::read_cache_file(root / "cache" / r.system_hash);
         if (!file || !file->contains("system") || !(*file)["system"].is_object()) continue;
         const Json& sys = (*file)["system"];

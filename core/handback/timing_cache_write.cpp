@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
-#include "util/atomic_file.hpp"
+#include "inductor/timing_cache_file.hpp"
 #include "util/file_lock.hpp"
+#include "util/merged_write.hpp"
 #include "util/python_json.hpp"
-#include "util/regular_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -39,10 +40,45 @@ std::string blocked(const Json& file, const MeasuredOp& op) {
 
 struct Pending {
     fs::path path;
-    Json file;
+    std::optional<MergedWrite> target;
+    Json file;  // target->text() parsed (or a new file)
+    Json seen;  // the last version merged, for a merge that meets a newer one (null until then)
     WrittenFile report;
     std::vector<const MeasuredOp*> ops;
 };
+
+// The file's bytes with `p`'s ops merged into `current`: p.file when `current` is the version read
+// first, else a newer one another writer (torch) put there meanwhile, checked again and given every
+// timing of the versions met before that it lacks (a torch process that read an older version).
+Result<std::string> merged_into(Pending& p, const std::optional<std::string>& current) {
+    Json file;
+    const bool first = &current == &p.target->text();
+    if (first) {
+        file = std::move(p.file);  // parsed and checked already; asked for once
+    } else if (!current) {
+        file = Json{{"system", p.ops.front()->system()}, {"cache", Json::object()}};
+    } else {
+        KILN_CHECK(check_torch_readable(*current, p.path.string()));
+        file = *py_loads(*current, p.path.string());
+        for (const MeasuredOp* op : p.ops)
+            if (std::string b = blocked(file, *op); !b.empty()) return unreadable(p.path.string(), b);
+    }
+    if (!first) {
+        if (p.seen.is_null() && p.target->text()) p.seen = *py_loads(*p.target->text(), p.path.string());
+        inductor::add_missing_timings(file, p.seen);
+        p.seen = file;
+    }
+    p.report.created = !current;
+    p.report.added = p.report.replaced = 0;
+    for (const MeasuredOp* op : p.ops) {
+        Json& slot = file["cache"][op->op][op->inputs][op->precision];
+        bool had = slot.is_object() && !slot.empty();
+        if (!slot.is_object()) slot = Json::object();
+        for (const auto& c : op->choices) slot[c.name] = c.ms;
+        (had ? p.report.replaced : p.report.added)++;
+    }
+    return py_dumps(file, {.sort_keys = false, .indent = 4});
+}
 
 }  // namespace
 
@@ -86,10 +122,9 @@ Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<M
     for (auto& [hash, p] : files) {
         KILN_TRY(auto lock, FileLock::acquire(root / "locks" / ("autotune-" + hash + ".lock")));
         locks.push_back(std::move(lock));
-        auto text = read_regular_file(p.path, kMaxTimingCacheBytes);
-        if (!text && text.error().code != Errc::not_found) return std::move(text.error());
+        KILN_TRY(p.target, MergedWrite::open(p.path, kMaxTimingCacheBytes));
+        const auto& text = p.target->text();
         if (!text) {
-            p.report.created = true;
             p.file = Json{{"system", p.ops.front()->system()}, {"cache", Json::object()}};
         } else {
             KILN_CHECK(check_torch_readable(*text, p.path.string()));
@@ -98,17 +133,13 @@ Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<M
         for (const MeasuredOp* op : p.ops)
             if (std::string b = blocked(p.file, *op); !b.empty()) return unreadable(p.path.string(), b);
     }
-    // Every file reads and takes its ops: now merge and replace each.
+    // Every file reads and takes its ops: now merge and replace each. torch writes the file without
+    // a lock (read, add, rename): a version it renames in meanwhile is merged too (util/merged_write).
     WriteReport report;
     for (auto& [hash, p] : files) {
-        for (const MeasuredOp* op : p.ops) {
-            Json& slot = p.file["cache"][op->op][op->inputs][op->precision];
-            bool had = slot.is_object() && !slot.empty();
-            if (!slot.is_object()) slot = Json::object();
-            for (const auto& c : op->choices) slot[c.name] = c.ms;
-            (had ? p.report.replaced : p.report.added)++;
-        }
-        KILN_CHECK(write_atomic(p.path, py_dumps(p.file, {.sort_keys = false, .indent = 4})));
+        KILN_TRY(int again, p.target->replace(
+                                [&p](const std::optional<std::string>& current) { return merged_into(p, current); }));
+        p.report.merged_again = again;
         report.files.push_back(p.report);
     }
     return report;

@@ -4,8 +4,10 @@
 // [choice.hash_key()]; when every choice is there it benchmarks nothing). One file per system
 // (device name, Triton key, CUDA version), holding {"system": <that dict, "hash" included>,
 // "cache": ...} as json.dumps(indent=4) writes it. Each file is a read-merge-write under Kiln's
-// lock (locks/autotune-<hash>.lock, the tuner's) and replaced atomically: every other op keeps its
-// bytes. A file torch could not read is refused, and then nothing is written anywhere.
+// lock (locks/autotune-<hash>.lock, the tuner's; torch takes none for this file) and replaced
+// atomically: every other op keeps its bytes, and a version torch renamed in meanwhile is merged
+// too (util/merged_write). A file torch could not read is refused, and then nothing is written
+// anywhere; a lock folder, lock file or file that is a symlink is refused too.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@ struct WrittenFile {
     int added = 0;              // ops the file did not have
     int replaced = 0;           // ops whose times were overwritten
     bool created = false;       // the file did not exist
+    int merged_again = 0;       // newer versions (another writer's, torch's) merged before the rename
 };
 
 struct WriteReport {

@@ -5,6 +5,7 @@
 
 #include "hash/sha256.hpp"
 #include "pickle/text.hpp"
+#include "util/path_component.hpp"
 
 namespace kiln::inductor {
 
@@ -47,11 +48,15 @@ std::size_t literal_end(std::string_view text, std::size_t from, bool raw) {
 }
 
 // "<xx>/<file>" of an absolute path: the part that exists under any cache root.
+// "<xx>/<key>.py" of a `# kernel path:` comment, or "" when those two are not plain names (the comment
+// is the module's text: "../x" must not lead a reader out of the root).
 std::string last_two_components(std::string_view path) {
     auto last = path.rfind('/');
-    if (last == std::string_view::npos || last == 0) return std::string(path);
+    if (last == std::string_view::npos || last == 0) return {};
     auto prev = path.rfind('/', last - 1);
-    return std::string(path.substr(prev == std::string_view::npos ? 0 : prev + 1));
+    const std::size_t from = prev == std::string_view::npos ? 0 : prev + 1;
+    if (!is_plain_file_name(path.substr(from, last - from)) || !is_plain_file_name(path.substr(last + 1))) return {};
+    return std::string(path.substr(from));
 }
 
 struct Range {

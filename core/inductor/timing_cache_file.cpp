@@ -11,8 +11,6 @@ namespace fs = std::filesystem;
 
 namespace kiln::inductor {
 
-constexpr std::uint64_t kMaxCacheFileBytes = 1ull << 30;
-
 std::string system_hash(const nlohmann::ordered_json& system_without_hash) {
     return hash::sha256_hex(py_dumps(system_without_hash, {.sort_keys = true, .indent = -1}));
 }
@@ -59,12 +57,36 @@ Result<nlohmann::ordered_json> read_cache_file(const fs::path& path) {
         if (text.error().code == Errc::not_found) return nlohmann::ordered_json::object();
         return std::move(text.error());
     }
-    if (text->empty()) return nlohmann::ordered_json::object();
-    KILN_TRY(auto j, py_loads(*text, path.string()));
-    if (!j.is_object()) return make_error(Errc::parse, "timing cache is not a JSON object", path.string());
+    return parse_cache_file(*text, path.string());
+}
+
+Result<nlohmann::ordered_json> parse_cache_file(const std::string& text, const std::string& path) {
+    if (text.empty()) return nlohmann::ordered_json::object();
+    KILN_TRY(auto j, py_loads(text, path));
+    if (!j.is_object()) return make_error(Errc::parse, "timing cache is not a JSON object", path);
     if (j.contains("cache") && !j["cache"].is_object())
-        return make_error(Errc::parse, "\"cache\" is not an object", path.string());
+        return make_error(Errc::parse, "\"cache\" is not an object", path);
     return j;
+}
+
+namespace {
+
+// `into` gains what `from` has and it lacks, `depth` levels down (4: op, inputs, precision, choice).
+void add_missing_nodes(nlohmann::ordered_json& into, const nlohmann::ordered_json& from, int depth) {
+    if (!into.is_object() || !from.is_object()) return;
+    for (auto it = from.begin(); it != from.end(); ++it) {
+        auto found = into.find(it.key());
+        if (found == into.end()) into[it.key()] = it.value();
+        else if (depth > 1) add_missing_nodes(*found, it.value(), depth - 1);
+    }
+}
+
+}  // namespace
+
+void add_missing_timings(nlohmann::ordered_json& file, const nlohmann::ordered_json& older) {
+    if (!file.is_object() || !older.is_object() || !older.contains("cache")) return;
+    if (!file.contains("cache")) file["cache"] = nlohmann::ordered_json::object();
+    add_missing_nodes(file["cache"], older["cache"], 4);
 }
 
 }  // namespace kiln::inductor

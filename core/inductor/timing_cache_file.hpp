@@ -3,6 +3,7 @@
 // CacheBase): `<cache root>/cache/<system hash>` holding {"system": {..., "hash": h}, "cache": {op:
 // {inputs_key: {precision: {choice: ms}}}}}, written by Python's json (Infinity for failed choices).
 // The tuner writes it (tuning/timing_cache.hpp) and `timings` reads it (timings/timing_cache_source.hpp).
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -33,5 +34,14 @@ SystemInfo cuda_system(const std::filesystem::path& cache_root, const std::strin
 // Reads a cache file: {"system", "cache"}; a missing file is an empty object; Python's Infinity
 // is read as +inf.
 Result<nlohmann::ordered_json> read_cache_file(const std::filesystem::path& path);
+// The same for a file's bytes already read (`path` names it in errors); empty text is an empty object.
+Result<nlohmann::ordered_json> parse_cache_file(const std::string& text, const std::string& path);
+// Adds to file["cache"] every timing (cache/op/inputs/precision/choice) of older["cache"] that it
+// lacks: for a merge that met several versions of a file torch rewrites without a lock, so that a
+// version written from an older read cannot take away what a newer one held. A node that is not an
+// object on either side is left as it is.
+void add_missing_timings(nlohmann::ordered_json& file, const nlohmann::ordered_json& older);
+// The most read_cache_file reads of one file.
+inline constexpr std::uint64_t kMaxCacheFileBytes = 1ull << 30;
 
 }  // namespace kiln::inductor

@@ -10,6 +10,7 @@
 #include "timings/timing_cache_source.hpp"
 #include "util/atomic_file.hpp"
 #include "util/json_get.hpp"
+#include "util/path_component.hpp"
 #include "util/python_json.hpp"
 
 namespace kiln::remote {
@@ -155,6 +156,11 @@ Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std:
         for (size_t i = 0; i < page.keys.size(); ++i) {
             if (!values[i]) continue;
             auto s = from_value(page.keys[i], *values[i]);
+            if (s && !s->system_hash.empty() && !is_plain_file_name(s->system_hash))  // it names a file
+                s = make_error(Errc::parse,
+                               "shared timings: the system's \"hash\" is not a file name (torch's is a SHA-256 "
+                               "hex digest)",
+                               page.keys[i]);
             if (s) out.push_back(std::move(s).value());
             else if (warnings) warnings->push_back(s.error().str());
         }
@@ -171,7 +177,7 @@ Result<std::vector<SharedTimings>> read_shared_timings(RedisClient& client, std:
 Status write_as_global_cache(const std::vector<SharedTimings>& shared, const std::filesystem::path& dir) {
     std::map<std::string, nlohmann::ordered_json> files;
     for (const auto& s : shared) {
-        if (s.system_hash.empty()) continue;
+        if (!is_plain_file_name(s.system_hash)) continue;  // "" or a path: read_shared_timings warns of those
         auto& f = files[s.system_hash];
         if (f.is_null()) f = {{"system", s.system}, {"cache", nlohmann::ordered_json::object()}};
         auto& slot = f["cache"][s.key.op][s.key.inputs_key][s.key.precision];

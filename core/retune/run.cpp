@@ -17,6 +17,7 @@
 #include "retune/problem.hpp"
 #include "retune/triton_index.hpp"
 #include "tuning/session_log.hpp"
+#include "util/path_component.hpp"
 #include "util/utc_time.hpp"
 #include "worker/devices.hpp"
 #include "worker/tuning_pool.hpp"
@@ -376,9 +377,11 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     auto log_of = [&](std::size_t i) -> tuning::SessionLog* {  // under record_mutex
         if (logs[i] || !o.session_logs || log_failed) return logs[i].get();
         const auto& op = report.ops[i];
-        fs::path p =
-            root / "kiln" / "autotune" /
-            ("retune-" + op.op + "-" + std::to_string(i) + "-" + stamp + "-" + std::to_string(::getpid()) + ".jsonl");
+        // The op name comes from the timing cache: escaped here ("x/../../pwn" once put the log outside
+        // the cache), kept whole inside the log.
+        fs::path p = root / "kiln" / "autotune" /
+                     ("retune-" + file_name_part(op.op) + "-" + std::to_string(i) + "-" + stamp + "-" +
+                      std::to_string(::getpid()) + ".jsonl");
         auto log = tuning::SessionLog::open(p);
         if (!log.ok()) {
             log_failed = true;

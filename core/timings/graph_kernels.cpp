@@ -9,6 +9,7 @@
 #include "timings/choice_name.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/text_file.hpp"
+#include "util/path_component.hpp"
 #include "util/text_scan.hpp"
 
 namespace kiln::timings {
@@ -176,6 +177,7 @@ void join_best_config(const fs::path& root, GraphKernel& k) {
         bool owner = modules == 1;
         if (!owner && j.contains("triton_cache_hash") && j["triton_cache_hash"].is_string()) {
             std::string hash = j["triton_cache_hash"];
+            if (!is_plain_file_name(hash) || !is_plain_file_name(k.ref.name)) continue;  // names from files: no paths
             for (fs::directory_iterator dev(root / "triton", ec); !ec && dev != fs::directory_iterator();
                  dev.increment(ec))
                 owner = owner || fs::exists(dev->path() / hash / (k.ref.name + ".json"), ec);

@@ -7,6 +7,7 @@
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
 #include "timings/triton_module_text.hpp"
+#include "util/path_component.hpp"
 #include "util/text_scan.hpp"
 
 namespace fs = std::filesystem;
@@ -63,7 +64,7 @@ Result<KernelModuleInfo> read_kernel_module_info(const fs::path& module) {
 }
 
 std::string kernel_module_for_key(const fs::path& root, const std::string& key) {
-    if (key.size() != 52 || key[0] != 'c') return {};
+    if (key.size() != 52 || key[0] != 'c' || !is_plain_file_name(key)) return {};  // a key from a file: no path
     fs::path p = root / key.substr(1, 2) / (key + ".py");
     std::error_code ec;
     return fs::is_regular_file(p, ec) ? p.string() : std::string{};

@@ -6,6 +6,7 @@
 
 #include "trace/trace_log.hpp"
 #include "trace/trace_strings.hpp"
+#include "util/path_component.hpp"
 #include "util/regular_file.hpp"
 
 namespace kiln::trace {
@@ -365,6 +366,7 @@ std::map<std::string, FrameRef> frames_beside_root(const std::filesystem::path& 
 }
 
 std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const std::string& key) {
+    if (!is_plain_file_name(key)) return {};  // a key from the trace names a folder only as it is
     if (key.size() > 3 && key[0] == 'f') return root / "fxgraph" / key.substr(1, 2) / key;
     if (key.size() > 1 && key[0] == 'a') return root / "aotautograd" / key;
     return {};

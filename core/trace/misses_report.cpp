@@ -3,6 +3,7 @@
 
 #include "inductor/graph_list.hpp"
 #include "trace/misses.hpp"
+#include "util/path_component.hpp"
 
 namespace kiln::trace {
 
@@ -105,6 +106,10 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
     GuardMissExplanation g;
     if (event.key.size() < 3) {
         g.note = "the event names no key";
+        return g;
+    }
+    if (!is_plain_file_name(event.key)) {  // the trace's text: it names a key dir only as it is
+        g.note = "the event's key is not a file name";
         return g;
     }
     // FX key dirs are sharded by the key's 2nd and 3rd characters; AOT key dirs are not.

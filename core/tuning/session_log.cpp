@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 
+#include "util/path_component.hpp"
 #include "util/utc_time.hpp"
 
 namespace fs = std::filesystem;
@@ -43,9 +43,9 @@ void SessionLog::write(const std::string& event, nlohmann::ordered_json fields) 
 
 fs::path SessionLog::default_path(const fs::path& cache_root, const std::string& op) {
     const std::string stamp = utc_now(UtcFormat::compact);
-    std::string safe;
-    for (char c : op) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
-    return cache_root / "kiln" / "autotune" / (safe + "-" + stamp + "-" + std::to_string(::getpid()) + ".jsonl");
+    // The op name is the spec's: escaped and bounded (a long name must not fail the open), whole in the log.
+    return cache_root / "kiln" / "autotune" /
+           (file_name_part(op) + "-" + stamp + "-" + std::to_string(::getpid()) + ".jsonl");
 }
 
 }  // namespace kiln::tuning

@@ -24,7 +24,8 @@ public:
     void write(const std::string& event, nlohmann::ordered_json fields);
     const std::filesystem::path& path() const { return path_; }
 
-    // <cache root>/kiln/autotune/<op>-<UTC stamp>-<pid>.jsonl
+    // <cache root>/kiln/autotune/<op>-<UTC stamp>-<pid>.jsonl, <op> as file_name_part makes it
+    // (util/path_component): the name is data, never a path.
     static std::filesystem::path default_path(const std::filesystem::path& cache_root, const std::string& op);
 
 private:

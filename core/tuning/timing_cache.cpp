@@ -6,6 +6,7 @@
 #include "util/atomic_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/json_get.hpp"
+#include "util/merged_write.hpp"
 #include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
@@ -114,12 +115,32 @@ Status TimingCache::rescue(const TimingKey& key, const ChoiceTimings& timings, c
 
 Status TimingCache::update(const TimingKey& key, const ChoiceTimings& timings) const {
     KILN_TRY(FileLock lock, FileLock::acquire(lock_path()));
-    auto file = inductor::read_cache_file(local_path());
-    if (!file.ok()) return rescue(key, timings, file.error());
-    if (std::string blocked = blocked_node(*file, key); !blocked.empty())
-        return rescue(key, timings, make_error(Errc::parse, "timing cache: " + blocked, local_path().string()));
-    return write_atomic(local_path(), py_dumps(merged(std::move(*file), system_.system, key, timings),
-                                               {.sort_keys = false, .indent = 4}));
+    auto target = MergedWrite::open(local_path(), inductor::kMaxCacheFileBytes);
+    if (!target.ok()) return rescue(key, timings, target.error());
+    // Inductor rewrites the file without a lock: a version it renames in meanwhile is merged too.
+    std::optional<Error> refused;  // the file (or a newer version) cannot take the timings
+    nlohmann::ordered_json seen;   // the last version merged, once a newer one came (null until then)
+    auto done = target->replace([&](const std::optional<std::string>& current) -> Result<std::string> {
+        auto file = inductor::parse_cache_file(current.value_or(""), local_path().string());
+        if (!file.ok()) {
+            refused = file.error();
+            return std::move(file.error());
+        }
+        // A newer version torch wrote from an older read must not take away what an earlier one held.
+        if (&current != &target->text()) {
+            if (seen.is_null() && target->text())
+                seen = inductor::parse_cache_file(*target->text(), local_path().string()).value_or({});
+            inductor::add_missing_timings(*file, seen);
+            seen = *file;
+        }
+        if (std::string blocked = blocked_node(*file, key); !blocked.empty()) {
+            refused = make_error(Errc::parse, "timing cache: " + blocked, local_path().string());
+            return *refused;
+        }
+        return py_dumps(merged(std::move(*file), system_.system, key, timings), {.sort_keys = false, .indent = 4});
+    });
+    if (!done.ok()) return refused ? rescue(key, timings, *refused) : std::move(done.error());
+    return ok_status();
 }
 
 }  // namespace kiln::tuning

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <thread>
+#include <utility>
 
 namespace kiln {
 
@@ -54,10 +55,8 @@ std::string unpredictable_temp_name() {
     return s;
 }
 
-// Writes everything to `fd` (the temporary `tmp` in `dir_fd`), fsyncs and closes it (always, whatever
-// fails); unlinks the temporary on failure.
-Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_view content,
-                        const std::string& context, Durability durability) {
+// Writes everything to `fd`, fsyncs it (unless scratch) and closes it (always, whatever fails).
+Status finish_temporary(int fd, std::string_view content, const std::string& context, Durability durability) {
     const char* failed = nullptr;
     int err = 0;
     std::size_t off = 0;
@@ -76,7 +75,6 @@ Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_
         failed = "fsync temporary file for", err = errno;
     if (::close(fd) != 0 && !failed) failed = "close temporary file for", err = errno;
     if (!failed) return ok_status();
-    ::unlinkat(dir_fd, tmp.c_str(), 0);
     return io_error(failed, context, err);
 }
 
@@ -96,35 +94,59 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
     return s;
 }
 
-Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
-                       bool replace, Durability durability) {
+PendingFile::PendingFile(PendingFile&& o) noexcept
+    : dir_fd_(o.dir_fd_), name_(std::exchange(o.name_, {})), cleanup_(std::move(o.cleanup_)) {}
+
+PendingFile::~PendingFile() {
+    if (!name_.empty()) ::unlinkat(dir_fd_, name_.c_str(), 0);
+}
+
+void PendingFile::renamed() {
+    cleanup_.release();
+    name_.clear();
+}
+
+Result<PendingFile> PendingFile::write(int dir_fd, std::string_view content, const std::string& context,
+                                       Durability durability) {
     // A fresh file under a name nobody can guess, never one that exists: with O_TRUNC at a
     // predictable name, a hard link planted there would have Kiln overwrite the file it points to.
-    std::string tmp;
-    int fd = -1;
-    for (int attempt = 0; fd < 0 && attempt < 16; ++attempt) {
-        tmp = unpredictable_temp_name();
-        fd = ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST) break;
+    // Registered for the signal handler before it exists, so that it never exists unregistered.
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        PendingFile p(dir_fd, unpredictable_temp_name());
+        p.cleanup_ = TempFileCleanup(dir_fd, p.name_);
+        int fd = ::openat(dir_fd, p.name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            const int err = errno;
+            p.cleanup_.release();
+            const std::string name = std::exchange(p.name_, {});  // not ours: never unlinked
+            if (err == EEXIST) continue;
+            return io_error("create temporary file " + name + " for", context, err);
+        }
+        KILN_CHECK(finish_temporary(fd, content, context, durability));
+        return p;
     }
-    if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
-    KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context, durability));
-    int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())
-                     : ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    return io_error("create temporary file for", context, EEXIST);
+}
+
+Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
+                       bool replace, Durability durability) {
+    KILN_TRY(PendingFile tmp, PendingFile::write(dir_fd, content, context, durability));
+    int rc = replace ? ::renameat(dir_fd, tmp.name().c_str(), dir_fd, name.c_str())
+                     : ::renameat2(dir_fd, tmp.name().c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
     if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
         // A file system without RENAME_NOREPLACE: check, then rename (a narrow race instead of none).
         rc = ::faccessat(dir_fd, name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0
                  ? (errno = EEXIST, -1)
-                 : ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str());
+                 : ::renameat(dir_fd, tmp.name().c_str(), dir_fd, name.c_str());
     }
     if (rc != 0) {
-        int err = errno;
-        ::unlinkat(dir_fd, tmp.c_str(), 0);
+        int err = errno;  // the temporary is removed with `tmp`
         if (err == EEXIST)
             return make_error(Errc::busy, "a file appeared there meanwhile; left alone", context,
                               "run again to compare it");
         return io_error("rename temporary file onto", context, err);
     }
+    tmp.renamed();
     return ok_status();
 }
 

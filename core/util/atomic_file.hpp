@@ -3,13 +3,16 @@
 // `.<pid>.<random>.tmp` in the target's directory (O_EXCL: never one planted there, such as a hard
 // link to a file elsewhere), fsync it, rename it over the target. A reader sees the old content or
 // the new, never a partial file; a crash leaves only a hidden temporary (the scanner classifies it
-// as `temp`). Every file Kiln writes into a cache goes through here.
+// as `temp`), and a process ended by SIGTERM, SIGINT or SIGHUP removes it (util/temp_cleanup:
+// every temporary is registered before it is created). Every file Kiln writes into a cache goes
+// through here.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "util/result.hpp"
+#include "util/temp_cleanup.hpp"
 
 namespace kiln {
 
@@ -18,6 +21,29 @@ namespace kiln {
 // use (a blob unpacked for reading): nothing of it must survive a crash, and an fsync per file is all
 // its cost (200,000 small files: minutes instead of seconds).
 enum class Durability : std::uint8_t { durable, scratch };
+
+// A temporary in a folder, written in full and fsynced, not yet renamed into place: removed when
+// destroyed unless renamed() was called, and by the signal handler while it exists.
+class PendingFile {
+public:
+    // Creates `.<pid>.<random>.tmp` in `dir_fd` (O_EXCL | O_NOFOLLOW), writes `content`, fsyncs it
+    // unless `scratch`. `context` names the target in errors.
+    static Result<PendingFile> write(int dir_fd, std::string_view content, const std::string& context,
+                                     Durability durability = Durability::durable);
+    PendingFile(PendingFile&& o) noexcept;
+    PendingFile& operator=(PendingFile&&) = delete;
+    PendingFile(const PendingFile&) = delete;
+    ~PendingFile();
+    const std::string& name() const { return name_; }
+    // It was renamed away (or removed): nothing left to remove.
+    void renamed();
+
+private:
+    PendingFile(int dir_fd, std::string name) : dir_fd_(dir_fd), name_(std::move(name)) {}
+    int dir_fd_ = -1;  // the caller's, which outlives this
+    std::string name_;
+    TempFileCleanup cleanup_;
+};
 
 Status write_atomic(const std::filesystem::path& path, std::string_view content, bool make_dirs = true);
 // The same in the open directory `dir_fd` (file `name`, no '/'): for writers that reached the

@@ -43,6 +43,13 @@ struct Slot {
 };
 std::array<Slot, 64> slots;
 
+struct FileSlot {
+    std::atomic<int> state{free_slot};
+    int dir_fd = -1;  // owned while the slot is taken
+    char name[NAME_MAX + 1];
+};
+std::array<FileSlot, 256> file_slots;
+
 constexpr std::array<int, 3> kSignals = {SIGTERM, SIGINT, SIGHUP};
 std::array<struct sigaction, 3> previous{};
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
@@ -83,6 +90,10 @@ void on_signal(int sig, siginfo_t* info, void* context) {
     for (auto& s : slots) {
         int expected = armed;
         if (s.state.compare_exchange_strong(expected, removing)) remove_entry(AT_FDCWD, s.path, 0);
+    }
+    for (auto& f : file_slots) {
+        int expected = armed;
+        if (f.state.compare_exchange_strong(expected, removing)) ::unlinkat(f.dir_fd, f.name, 0);
     }
     std::size_t i = 0;
     while (i < kSignals.size() && kSignals[i] != sig) ++i;
@@ -148,6 +159,44 @@ void TempCleanup::release() {
     if (slot_ < 0) return;
     int expected = armed;  // a slot a handler is removing stays taken: the process is ending
     slots[static_cast<std::size_t>(slot_)].state.compare_exchange_strong(expected, free_slot);
+    slot_ = -1;
+}
+
+TempFileCleanup::TempFileCleanup(int dir_fd, const std::string& name) {
+    if (name.empty() || name.size() > NAME_MAX || name.find('/') != std::string::npos) return;
+    install_handlers();
+    for (std::size_t i = 0; i < file_slots.size(); ++i) {
+        int expected = free_slot;
+        if (!file_slots[i].state.compare_exchange_strong(expected, writing)) continue;
+        // A descriptor of its own: the caller's may be closed first, and a path could be swapped.
+        const int fd = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) {
+            file_slots[i].state.store(free_slot);
+            return;
+        }
+        file_slots[i].dir_fd = fd;
+        std::memcpy(file_slots[i].name, name.c_str(), name.size() + 1);
+        file_slots[i].state.store(armed);
+        slot_ = static_cast<int>(i);
+        return;
+    }
+}
+
+TempFileCleanup& TempFileCleanup::operator=(TempFileCleanup&& o) noexcept {
+    if (this != &o) {
+        release();
+        slot_ = o.slot_;
+        o.slot_ = -1;
+    }
+    return *this;
+}
+
+void TempFileCleanup::release() {
+    if (slot_ < 0) return;
+    auto& s = file_slots[static_cast<std::size_t>(slot_)];
+    const int fd = s.dir_fd;  // read before the slot can be taken again
+    int expected = armed;     // a slot a handler is removing stays taken: the process is ending
+    if (s.state.compare_exchange_strong(expected, free_slot)) ::close(fd);
     slot_ = -1;
 }
 

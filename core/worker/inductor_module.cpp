@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "util/path_component.hpp"
 #include "util/process.hpp"
 #include "util/regular_file.hpp"
 #include "util/text_scan.hpp"
@@ -356,7 +357,7 @@ void name_kernels(nlohmann::json& parsed, const std::filesystem::path& cache_roo
     if (!parsed.contains("kernels") || cache_root.empty()) return;
     for (auto& k : parsed["kernels"]) {
         std::string key = k.value("key", "");
-        if (key.size() < 3) continue;
+        if (key.size() < 3 || !is_plain_file_name(key)) continue;  // a key from the output names a folder as it is
         // The kernel's module is <root>/<key[1:3]>/<key>.py (PyCodeCache); the line shows key[:10].
         std::error_code ec;
         for (const auto& e : std::filesystem::directory_iterator(cache_root / key.substr(1, 2), ec)) {

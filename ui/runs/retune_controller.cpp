@@ -59,7 +59,8 @@ QString RetuneController::start(const RetuneRequest& request) {
 void RetuneController::cancel() { process_.cancel(); }
 
 void RetuneController::poll() {
-    // This run's logs: retune-<op>-<i>-<stamp>-<pid>.jsonl under <root>/kiln/autotune.
+    // This run's logs: retune-<op>-<i>-<stamp>-<pid>.jsonl under <root>/kiln/autotune (<op> escaped:
+    // util/path_component; the real name is inside each log).
     QDir dir(request_.cacheRoot + QStringLiteral("/kiln/autotune"));
     const QStringList names = dir.entryList({QStringLiteral("retune-*-%1.jsonl").arg(pid_)}, QDir::Files, QDir::Name);
     QStringList texts;

@@ -1,6 +1,8 @@
 // Commands on a Mega-Cache blob unpack it into $TMPDIR/kiln-blob-XXXXXX; a SIGTERM, SIGINT or SIGHUP
 // mid-run left that folder behind (125-937 MB per interrupted run). Each signal now removes it (the
-// handler of util/temp_cleanup) and still ends the process the way the signal does.
+// handler of util/temp_cleanup) and still ends the process the way the signal does. The same for the
+// temporary files of `bundle pack` and `bundle unpack` (issue 42 #11: a 13.9 MB .tmp left in the
+// output folder, an 8 MB one in a key dir).
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -11,11 +13,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "blob_craft.hpp"
+#include "bundle_fixtures.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -84,6 +88,93 @@ TEST(CliTempCleanup, EachSignalRemovesTheUnpackedBlob) {
         EXPECT_TRUE(left.empty()) << "signal " << sig << " left " << left.size() << " entries, first "
                                   << (left.empty() ? "" : left.front());
     }
+}
+
+// Every `.tmp` file under `dir`.
+std::vector<fs::path> temporaries_under(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        const std::string n = it->path().filename().string();
+        if (n.size() > 4 && n.compare(n.size() - 4, 4, ".tmp") == 0) out.push_back(it->path());
+    }
+    return out;
+}
+
+pid_t start_cli(const std::vector<std::string>& args) {
+    pid_t pid = ::fork();
+    if (pid != 0) return pid;
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    const std::string cli = cli_path();
+    std::vector<char*> argv{const_cast<char*>(cli.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    ::_exit(127);
+}
+
+// Runs `args` until one run is caught with a temporary under `watch` (stopped with SIGSTOP while
+// the temporary provably exists, so mid-write), then ends that run with SIGTERM. Returns the
+// temporaries left behind; `caught` says whether a run was caught at all.
+std::vector<fs::path> sigterm_mid_write(const std::vector<std::string>& args, const fs::path& watch, bool& caught,
+                                        const std::function<void()>& reset) {
+    caught = false;
+    for (int attempt = 0; attempt < 40 && !caught; ++attempt) {
+        reset();
+        pid_t pid = start_cli(args);
+        if (pid <= 0) return {};
+        int status = 0;
+        for (;;) {
+            if (::waitpid(pid, &status, WNOHANG) == pid) break;  // done before it was caught: again
+            if (temporaries_under(watch).empty()) continue;
+            ::kill(pid, SIGSTOP);
+            ::waitpid(pid, &status, WUNTRACED);
+            if (temporaries_under(watch).empty()) {
+                ::kill(pid, SIGCONT);
+                continue;
+            }
+            caught = true;
+            ::kill(pid, SIGTERM);
+            ::kill(pid, SIGCONT);
+            ::waitpid(pid, &status, 0);
+            EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+            break;
+        }
+    }
+    return temporaries_under(watch);
+}
+
+TEST(CliTempCleanup, SigtermDuringBundlePackLeavesNoTemporary) {
+    ScratchDir dir("cli-temp-pack");
+    const fs::path out = dir.path() / "out";
+    bool caught = false;
+    auto left = sigterm_mid_write({"bundle", "pack", h100_root().string(), "--out", (out / "h100.bin").string()}, out,
+                                  caught, [&] {
+                                      fs::remove_all(out);
+                                      fs::create_directories(out);
+                                  });
+    EXPECT_TRUE(caught) << "no run of bundle pack was caught writing its blob";
+    EXPECT_TRUE(left.empty()) << left.size() << " temporaries left, first " << (left.empty() ? "" : left[0].string());
+}
+
+TEST(CliTempCleanup, SigtermDuringBundleUnpackLeavesNoTemporary) {
+    ScratchDir dir("cli-temp-unpack");
+    const fs::path into = dir.path() / "root";
+    bool caught = false;
+    auto left =
+        sigterm_mid_write({"bundle", "unpack", h200_blob().string(), "--into", into.string()}, into, caught, [&] {
+            fs::remove_all(into);
+            fs::create_directories(into);
+        });
+    EXPECT_TRUE(caught) << "no run of bundle unpack was caught writing a file";
+    EXPECT_TRUE(left.empty()) << left.size() << " temporaries left, first " << (left.empty() ? "" : left[0].string());
 }
 
 }  // namespace

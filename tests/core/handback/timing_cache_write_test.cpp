@@ -223,3 +223,33 @@ TEST(WriteTimingCache, ConcurrentWritersLoseNothing) {
         EXPECT_EQ(j["cache"]["mm"].size(), 2u) << "round " << round;
     }
 }
+
+// issue 42 #5: the lock is never taken through a symlink. A dangling locks/autotune-<hash>.lock link,
+// or locks/ a link to a folder elsewhere, made --write create a file where the link pointed.
+TEST(WriteTimingCache, ASymlinkedLockOrLockFolderIsRefusedAndNothingIsCreatedThere) {
+    kiln::test::ScratchDir d("hb-write-lock-link");
+    fs::path root = copy_root(d, kiln::test::h100_root());
+    fs::path file = kiln::test::cache_file_for(root, kH100Hash);
+    const std::string before = read_file(file);
+    auto sel = complete_ops(run_for(file, kH100Hash), std::nullopt);
+    ASSERT_FALSE(sel.ops.empty());
+    const fs::path outside = d.path() / "outside";
+    fs::create_directories(outside);
+    fs::create_directories(root / "locks");
+    const fs::path lock = root / "locks" / ("autotune-" + sel.ops[0].system_hash() + ".lock");
+    fs::create_symlink(outside / "pwn", lock);
+    auto report = write_timing_cache(root, sel.ops);
+    ASSERT_FALSE(report);
+    EXPECT_EQ(report.error().code, kiln::Errc::invalid_argument) << report.error().str();
+    EXPECT_NE(report.error().str().find("symbolic link"), std::string::npos) << report.error().str();
+    EXPECT_FALSE(fs::exists(outside / "pwn"));
+    EXPECT_EQ(read_file(file), before);
+
+    fs::remove_all(root / "locks");
+    fs::create_directory_symlink(outside, root / "locks");
+    report = write_timing_cache(root, sel.ops);
+    ASSERT_FALSE(report);
+    EXPECT_NE(report.error().str().find("symbolic link"), std::string::npos) << report.error().str();
+    EXPECT_TRUE(fs::is_empty(outside));
+    EXPECT_EQ(read_file(file), before);
+}

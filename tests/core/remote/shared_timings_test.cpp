@@ -127,3 +127,39 @@ TEST(SharedTimings, UnreachableServerFailsToOpen) {
     ASSERT_FALSE(share);
     EXPECT_NE(share.error().message.find("cannot connect"), std::string::npos);
 }
+
+// issue 42: a value's system hash names the file of the pulled global cache, so it is data, never a
+// path: a value whose "hash" is "../../outside/pwn" is refused with a warning (the others still
+// load), and the writer never joins such a name to its folder.
+TEST(SharedTimings, AHashThatIsAPathIsRefusedAndNothingIsWrittenOutside) {
+    kiln::test::RedisServer server;
+    auto c = RedisClient::connect(*parse_redis_url(server.url()));
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(publish_timings(*c, h100_system(), kMm, {{"mm-ca", 0.0123}}, "node-a"));
+    auto hostile = h100_system();
+    hostile["hash"] = "../../outside/pwn";
+    nlohmann::ordered_json value{{"system", hostile},
+                                 {"op", "mm"},
+                                 {"inputs_key", kMm.inputs_key},
+                                 {"precision", "highest"},
+                                 {"timings", {{"mm-cb", {{{"ms", 0.5}, {"host", "evil"}}}}}}};
+    ASSERT_TRUE(c->set(std::string(kSharedTimingsPrefix) + "../../outside/pwn:mm:0", kiln::py_dumps(value)));
+    std::vector<std::string> warnings;
+    auto all = read_shared_timings(*c, &warnings);
+    ASSERT_TRUE(all) << all.error().str();
+    ASSERT_EQ(all->size(), 1u);  // the good one
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("not a file name"), std::string::npos) << warnings[0];
+
+    kiln::test::ScratchDir d("share-hostile-hash");
+    const auto dir = d.path() / "a" / "b" / "global";
+    SharedTimings s = all->front();
+    s.system_hash = "../../outside/pwn";
+    ASSERT_TRUE(write_as_global_cache({all->front(), s}, dir));
+    std::size_t files = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(d.path())) {
+        EXPECT_EQ(e.path().filename().string().find("pwn"), std::string::npos) << e.path();
+        files += e.is_regular_file();
+    }
+    EXPECT_EQ(files, 1u);  // the good system's file only
+}

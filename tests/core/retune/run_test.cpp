@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "retune/run.hpp"
 #include "test_support.hpp"
 #include "timings/session_log_source.hpp"
+#include "util/python_json.hpp"
 #include "worker/tuning_pool.hpp"
 
 namespace fs = std::filesystem;
@@ -190,4 +192,60 @@ TEST(RetuneRun, TheReportIsCompleteBeforeTheWorkersHaveExited) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid))) << "the released worker was not reaped";
     kiln::worker::TuningProcessPool::release(nullptr);  // joins the finished pool's threads
+}
+
+// issue 42 #4: the op name comes from the timing cache, and a session log's path was built from it:
+// `x/../../../../outside/pwn` put the log outside the cache. The file name is now an escaped form
+// (util/path_component); the real name is inside the log, where every reader takes it from.
+TEST(RetuneRun, AnOpKeyThatLooksLikeAPathNamesNoPath) {
+    for (const std::string& hostile :
+         {std::string("x/../../.../outside/pwn"), std::string("x/../../../../outside/pwn")}) {
+        kiln::test::ScratchDir dir("retune-run-op-path");
+        const fs::path root = dir.path() / "a" / "b" / "inductor";
+        fs::create_directories(root.parent_path());
+        fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
+        for (const auto& e : fs::directory_iterator(root / "cache")) {
+            auto j = kiln::py_loads(kiln::test::read_file(e.path())).value();
+            j["cache"][hostile] = j["cache"]["mm"];
+            j["cache"].erase("mm");
+            std::ofstream(e.path(), std::ios::trunc) << kiln::py_dumps(j, {.indent = 4});
+        }
+        RunOptions o;
+        o.devices = "cpu";
+        o.arch = 90;
+        o.op_filter = "512, 512";
+        o.worker_path = kiln::test::worker_path();
+        o.rewrite = [&](const RetuneChoice& c, kiln::worker::BenchmarkRequest& r) {
+            r.kind = kiln::worker::RequestKind::test;
+            r.test_mode = "value";
+            r.test_value = c.recorded_ms.value_or(1);
+        };
+        auto rep = run_retune(root, o);
+        ASSERT_TRUE(rep.ok()) << rep.error().str();
+        ASSERT_EQ(rep->ops.size(), 1u);
+        EXPECT_EQ(rep->ops[0].op, hostile);
+        ASSERT_EQ(rep->session_logs.size(), 1u);
+        const fs::path log = rep->session_logs[0];
+        EXPECT_EQ(log.parent_path(), root / "kiln" / "autotune") << log;
+        EXPECT_TRUE(fs::is_regular_file(log)) << log;
+        // Nothing anywhere else: no "outside" folder, no "retune-x" folder, one entry in kiln/autotune.
+        for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
+            const std::string name = e.path().filename().string();
+            EXPECT_TRUE(e.path() == log ||
+                        (name != "outside" && name.find("pwn") == std::string::npos && name.rfind("retune-x", 0) != 0))
+                << e.path();
+        }
+        EXPECT_EQ(std::distance(fs::directory_iterator(root / "kiln" / "autotune"), fs::directory_iterator()), 1);
+        // The log keeps the real name: readers (timings, the GUI) take it from there.
+        std::ifstream in(log);
+        std::string first;
+        std::getline(in, first);
+        auto start = nlohmann::json::parse(first, nullptr, false);
+        ASSERT_TRUE(start.is_object()) << first;
+        EXPECT_EQ(start.value("op", ""), hostile);
+        auto parsed = kiln::timings::read_session_log(log);
+        ASSERT_TRUE(parsed.ok()) << parsed.error().str();
+        EXPECT_TRUE(parsed->ended);
+        for (const auto& op : parsed->ops) EXPECT_EQ(op.op, hostile);  // measured ones, if any ran
+    }
 }

@@ -3,11 +3,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <thread>
 
 #include "test_support.hpp"
+#include "torch_style_writer.hpp"
 #include "tuning/timing_cache.hpp"
 #include "util/python_json.hpp"
 
@@ -156,4 +159,54 @@ TEST(TimingCache, CorruptFileIsAnErrorWithItsPath) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().context.find(sys.hash), std::string::npos);
     EXPECT_FALSE(cache.update({"op", "[]"}, {{"a", 1.0}}).ok());  // never overwrite what we cannot read
+}
+
+// issue 42 #9: Inductor rewrites the file without a lock (read, add, rename) while the tuner merges
+// into it: whatever Inductor renamed in after the tuner's read is merged too, never dropped.
+TEST(TimingCache, AnInductorStyleWriterAtTheSameTimeLosesNoEntry) {
+    constexpr int kRounds = 4, kTorchEntries = 200;
+    int lost = 0;
+    for (int round = 0; round < kRounds; ++round) {
+        kiln::test::ScratchDir dir("tc-torch-race");
+        const fs::path file = copy_fixture_cache(dir.path());
+        TimingCache cache(dir.path(), cuda_system(dir.path(), "NVIDIA H100 80GB HBM3", "13.0"));
+        ASSERT_EQ(cache.local_path(), file);
+        std::atomic<bool> done{false};
+        std::thread torch([&] {
+            for (int i = 0; i < kTorchEntries; ++i)
+                kiln::test::torch_style_set(file, "torch_op", "[" + std::to_string(i) + "]", "choice", i);
+            done = true;
+        });
+        for (int u = 0; !done; ++u)
+            if (!cache.update({"kiln_op", "[" + std::to_string(u) + "]"}, {{"c", 1.0}}).ok()) {
+                ADD_FAILURE() << "update " << u << " failed";
+                break;
+            }
+        torch.join();
+        auto all = cache.read_local();
+        ASSERT_TRUE(all.ok()) << all.error().str();
+        lost += kTorchEntries - static_cast<int>(all->contains("torch_op") ? (*all)["torch_op"].size() : 0);
+    }
+    EXPECT_EQ(lost, 0) << "of " << kRounds * kTorchEntries;
+}
+
+// issue 42 #5: a dangling lock link or a lock folder that is a link is refused; nothing is created
+// where it points, and the timings are not written.
+TEST(TimingCache, ASymlinkedLockIsRefused) {
+    kiln::test::ScratchDir dir("tc-lock-link");
+    const fs::path file = copy_fixture_cache(dir.path());
+    TimingCache cache(dir.path(), cuda_system(dir.path(), "NVIDIA H100 80GB HBM3", "13.0"));
+    const std::string before = kiln::test::read_file(file);
+    fs::create_directories(dir.path() / "locks");
+    fs::create_directories(dir.path() / "outside");
+    fs::create_symlink(dir.path() / "outside" / "pwn", cache.lock_path());
+    auto s = cache.update({"op", "[]"}, {{"a", 1.0}});
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().str().find("symbolic link"), std::string::npos) << s.error().str();
+    EXPECT_FALSE(fs::exists(dir.path() / "outside" / "pwn"));
+    fs::remove_all(dir.path() / "locks");
+    fs::create_directory_symlink(dir.path() / "outside", dir.path() / "locks");
+    EXPECT_FALSE(cache.update({"op", "[]"}, {{"a", 1.0}}).ok());
+    EXPECT_TRUE(fs::is_empty(dir.path() / "outside"));
+    EXPECT_EQ(kiln::test::read_file(file), before);
 }
