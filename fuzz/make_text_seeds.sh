@@ -10,6 +10,10 @@
 #   retune_run:   a small saved re-tune (`retune --json`) and issue 42's hostile variants (wrong types,
 #                 a 23-digit number, negative and NaN times, a device listed twice)
 #   fleet_value:  "<key>\n<value>" as `handback --fetch` reads them, and the same variants
+#   kernel_module_reader: the fixtures' Triton kernel modules (`<2>/c<51>.py` with a @triton_heuristics
+#                 decorator) and saved stderr logs, and hostile variants (a launch value beyond int64,
+#                 lines broken by '\r', an exception line whose tail never closes); issue 42's 50 KB and
+#                 30 KB inputs are in fuzz/regressions-kernel_module_reader/
 set -euo pipefail
 target="$1" dir="$2" data="$3"
 mkdir -p "$dir"
@@ -114,5 +118,21 @@ case "$target" in
     seed '{"kiln_fingerprint": 1.0, "components": {}}'
     seed '{"kiln_fingerprint": 1, "components": [{"name": "x", "scope": "galaxy"}], "notes": [1, "n"]}'
     seed '{"kiln_fingerprint": -1}' ;;
+  kernel_module_reader)
+    tmp="$dir.tmp"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    for a in "$data"/*.tar.xz; do
+      mkdir -p "$tmp/$(basename "$a")"
+      tar -xJf "$a" -C "$tmp/$(basename "$a")" --wildcards '*.py' '*stderr*.log' 2>/dev/null || true
+    done
+    find "$tmp" -type f -name '*.py' | sort | xargs -r grep -l '@triton_heuristics' | head -n 60 |
+      while read -r f; do cp "$f" "$dir/module-$(basename "$f")"; done
+    find "$tmp" -type f -name '*stderr*.log' -size +0 | sort | while read -r f; do
+      cp "$f" "$dir/log-$(basename "$(dirname "$f")")-$(basename "$f")"
+    done
+    rm -rf "$tmp"
+    seed $'@triton_heuristics.template(\nnum_stages=99999999999999999999999,\nnum_warps=4,\ntriton_meta={\'signature\': {\'a\': \'*fp16\'}, \'constants\': {}}, inductor_meta={\'kernel_name\': \'k\',\n\'config_args\': {\'BLOCK_M\': 64}},\n)\n@triton.jit\ndef triton_mm(a):\n    M = 512\n    N = 512\n'
+    seed $'AUTOTUNE mm(512x512,\r 512x512)\n  mm 0.0100 ms 100.0%\r x=1\n  t 1e9 ms <DIVIDED BY ZERO ERROR> \nSingleProcess AUTOTUNE benchmarking takes 1 s\n'
+    seed $'E] Exception a\r] Exception b for benchmark choice C(m, x) for benchmark choice D(n,\n] Exception ) for benchmark choice E(o, p)\r\n' ;;
   *) echo "make_text_seeds.sh: unknown target $target" >&2; exit 2 ;;
 esac

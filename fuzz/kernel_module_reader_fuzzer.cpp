@@ -1,0 +1,31 @@
+// libFuzzer target: any byte string as an Inductor Triton kernel module and as a saved stderr log,
+// through the readers Kiln has for them: timings' kernel module info (`timings`, the GUI's Autotune
+// view), retune's template module (`retune --list`) and the stderr AUTOTUNE tables (`timings`). Their
+// scanning is hand-written (no std::regex, whose recursion overflowed the stack on 50 KB of spaces,
+// issue 42): a crash, a sanitizer report, a timeout, an over-allocation or a result that is not made
+// of the input is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "retune/template_module.hpp"
+#include "timings/kernel_files.hpp"
+#include "timings/stderr_autotune.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    if (auto info = kiln::timings::parse_kernel_module_info(text, "fuzz.py"); info.ok()) {
+        if (info->heuristic.empty() || text.find(info->heuristic) == std::string::npos) std::abort();
+        if (!info->kernel_name.empty() && text.find(info->kernel_name) == std::string::npos) std::abort();
+    }
+    if (auto m = kiln::retune::parse_template_module(text, "fuzz.py"); m.ok()) {
+        if (m->kernel.empty() || text.find(m->kernel) == std::string::npos || m->signature.empty()) std::abort();
+    }
+    for (const auto& op : kiln::timings::parse_stderr_autotune(text, "fuzz.log")) {
+        if (op.op.empty() || text.find("AUTOTUNE " + op.op + "(") == std::string::npos) std::abort();
+        for (const auto& c : op.choices)
+            if (c.name.empty()) std::abort();
+    }
+    return 0;
+}
