@@ -5,6 +5,8 @@
 #   timing_cache: the fixtures' timing cache files (cache/<hash>) and hostile variants
 #   trace_reader: pieces of the fixtures' TORCH_TRACE logs (the first records of each, and slices of
 #                 300 lines) and hostile logs (an event before any compile, a cut-off tail, bad UTF-8)
+#   startup_spans: trace_reader's seeds (the spans are in the fixtures' logs); the hostile span logs
+#                 are fuzz/regressions-startup_spans/, replayed first on every run
 #   fingerprint_reader: fuzz/seeds-fingerprint/ (a fingerprint `kiln-cli env --json` wrote for the
 #                 H100 fixture) and hostile variants (versions, duplicate names, wrong types)
 #   retune_run:   a small saved re-tune (`retune --json`) and issue 42's hostile variants (wrong types,
@@ -90,7 +92,8 @@ case "$target" in
       i=$((i + 1))
       head -c 65536 "$f" >"$dir/head-$i"
       split -l 300 -d -a 3 "$f" "$tmp/slice-$i-"
-      find "$tmp" -maxdepth 1 -name "slice-$i-*" | sort | head -n 40 | while read -r s; do
+      # sed, not head: head exiting early can kill sort with SIGPIPE, which pipefail makes a failed run
+      find "$tmp" -maxdepth 1 -name "slice-$i-*" | sort | sed -n 1,40p | while read -r s; do
         head -c 262144 "$s" >"$dir/$(basename "$s")"
       done
     done
@@ -109,6 +112,8 @@ case "$target" in
 	{"key": "f'$'ÿþ''", "reason": "x"}
 '"$h"'{"compilation_metrics": {"entire_frame_compile_time_s": -1, "co_firstlineno": 1e30}}
 ' ;;
+  startup_spans)
+    bash "${BASH_SOURCE[0]}" trace_reader "$dir" "$data" ;;
   fingerprint_reader)
     here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
     for f in "$here"/seeds-fingerprint/*.json; do cp "$f" "$dir/fixture-$(basename "$f")"; done

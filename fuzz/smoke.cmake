@@ -38,3 +38,13 @@ foreach(target IN ITEMS retune_run fleet_value kernel_module_reader)
     FIXTURES_REQUIRED kiln_asan_tree
     ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/asan-smoke;KILN_FUZZ_PREBUILT=1;KILN_FUZZ_SEED=1;KILN_FUZZ_TIMEOUT=60;KILN_FUZZ_TARGETS=${target}")
 endforeach()
+# startup's span reader and report (issue 42): 10 s, seeded with the trace fuzzer's fixture pieces and
+# fuzz/regressions-startup_spans (spans backwards, timestamps of 1e308, metrics of -5 s).
+add_test(NAME fuzz.startup_spans_smoke COMMAND "${CMAKE_SOURCE_DIR}/scripts/fuzz" 10)
+set_tests_properties(fuzz.startup_spans_smoke PROPERTIES
+  LABELS "fuzz"
+  TIMEOUT 600
+  SKIP_RETURN_CODE 77
+  RESOURCE_LOCK kiln_fuzz_smoke_build
+  FIXTURES_REQUIRED kiln_asan_tree
+  ENVIRONMENT "KILN_FUZZ_BUILD_DIR=${CMAKE_BINARY_DIR}/asan-smoke;KILN_FUZZ_PREBUILT=1;KILN_FUZZ_SEED=1;KILN_FUZZ_TIMEOUT=60;KILN_FUZZ_TARGETS=startup_spans")

@@ -199,7 +199,7 @@ private:
         const double dur = ts - o.ts;
         if (!plausible_seconds(dur / 1e6)) {
             // Out of order (an end before its begin) or absurdly long: no phase, parent or compile gets
-            // its time; the parent keeps the time as its own.
+            // its time; the parent keeps the time as its own, less its children's (counted already).
             const std::string why = "span " + o.name +
                                     (dur < 0 ? " ends " + number_text(-dur) + " us before it begins"
                                              : " lasts " + number_text(dur / 1e6) + " s (over 116 days)") +
@@ -207,6 +207,7 @@ private:
             std::vector<std::string>& gaps = gaps_of(tid);
             if (!gap.empty()) add_gap(gaps, gap);
             add_gap(gaps, why);
+            if (!stack.empty()) stack.back().child_us += o.child_us;
             if (o.root && open_compile_ && tid == open_tid_) open_compile_.reset();  // end_us stays its begin
             return;
         }

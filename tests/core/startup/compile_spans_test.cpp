@@ -220,6 +220,19 @@ TEST(StartupSpans, ASpanEndingBeforeItBeginsIsDroppedAndNamed) {
     EXPECT_NEAR(sum(c), 9.0, 1e-9);
     EXPECT_TRUE(any_gap(c.gaps, "GraphLowering.run ends 7e+06 us before it begins"))
         << ::testing::PrintToString(c.gaps);
+    {  // A dropped span's children keep their time, which its parent's own time then excludes.
+        const std::string nested = span("entire_frame_compile", "B", 0) + span("backend_compile", "B", 1e6) +
+                                   span("compile_file", "B", 4e6) + span("GraphLowering.run", "B", 5e6) +
+                                   span("GraphLowering.run", "E", 6e6) + span("compile_file", "E", 3e6) +
+                                   span("backend_compile", "E", 9e6) + span("entire_frame_compile", "E", 10e6);
+        auto q = read_process_spans(write_log(dir, nested));
+        ASSERT_TRUE(q.ok()) << q.error().str();
+        expect_sane_times(q->compiles.front());
+        EXPECT_DOUBLE_EQ(phase(q->compiles.front(), "C++ compile"), 0.0);
+        EXPECT_DOUBLE_EQ(phase(q->compiles.front(), "Inductor lowering and codegen"), 1.0);
+        EXPECT_DOUBLE_EQ(phase(q->compiles.front(), "AOTAutograd"), 7.0);
+        EXPECT_NEAR(sum(q->compiles.front()), 8.0, 1e-9);  // backend_compile's 8 s, the lowering counted once
+    }
     // The compile's own span backwards: its time is dropped (the metrics still give the seconds).
     text = replaced(good_compile(), span("entire_frame_compile", "E", 10.001e6), span("entire_frame_compile", "E", 0));
     p = read_process_spans(write_log(dir, replaced(text, metrics(10.0), "")));
