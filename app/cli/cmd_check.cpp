@@ -65,6 +65,7 @@ void print_report(const HealthReport& r, std::size_t limit) {
     if (r.quarantine_files)
         std::printf("\nQuarantine: %llu files, %s (.kiln-quarantine/)\n", (unsigned long long)r.quarantine_files,
                     inductor::format_bytes(r.quarantine_bytes).c_str());
+    if (!r.unknown.empty()) std::printf("\n%s (not a problem)\n", describe_unknown(r.unknown).c_str());
 }
 
 int run_restore(const std::string& root, const CheckArgs& args) {
@@ -126,6 +127,7 @@ int run_check(const CheckArgs& args) {
         report = std::move(*checked);
     }
     if (cache->is_blob()) report->root = cache->label;
+    inductor::read_key_components(report->unknown, root);  // a newer torch's keys say so
     if (args.json) {
         nlohmann::ordered_json extra = nlohmann::ordered_json::object();
         if (moved) {

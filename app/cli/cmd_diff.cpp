@@ -8,6 +8,7 @@
 
 #include "command_registry.hpp"
 #include "inductor/key_diff.hpp"
+#include "inductor/newer_torch.hpp"
 #include "util/json_out.hpp"
 
 namespace kiln::cli {
@@ -54,8 +55,14 @@ int run_diff(const DiffArgs& args) {
     std::printf("%zu changed, %zu only in A, %zu only in B, %zu same\n", d.changed.size(), d.only_a.size(),
                 d.only_b.size(), d.same);
     for (const auto& c : d.changed) print_value_change(c);
-    for (const auto& n : d.only_a) std::printf("- %s (only in A)\n", n.c_str());
-    for (const auto& n : d.only_b) std::printf("+ %s (only in B)\n", n.c_str());
+    // A component torch 2.11 does not write is a newer torch's: said so, never read as a config change.
+    auto newer = [](const std::string& name) {
+        return known_key_component(name)
+                   ? std::string()
+                   : "; a key component torch " + std::string(kKnownTorch) + " does not write: keyed by a newer torch";
+    };
+    for (const auto& n : d.only_a) std::printf("- %s (only in A%s)\n", n.c_str(), newer(n).c_str());
+    for (const auto& n : d.only_b) std::printf("+ %s (only in B%s)\n", n.c_str(), newer(n).c_str());
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "command_registry.hpp"
 #include "frontend/open_cache.hpp"
 #include "inductor/graph_list.hpp"
+#include "inductor/newer_torch.hpp"
 #include "inductor/stats.hpp"
 #include "trace/graph_names.hpp"
 #include "util/json_out.hpp"
@@ -57,6 +58,10 @@ int run_ls(const LsArgs& args) {
                             : " (no TORCH_TRACE dir found beside it: --trace DIR adds function names)");
     std::printf("%-11s %-13s %9s %10s  %s\n", "kind", "key", "size", "compile", "graph");
     for (const auto& r : list->rows) print_row(r);
+    // Keys of a newer torch: named, never read into (ls's rows show what the entries hold).
+    UnknownToKiln unknown;
+    read_key_components(unknown, cache->root);
+    if (!unknown.components.empty()) std::printf("\n%s\n", describe_unknown(unknown).c_str());
     return 0;
 }
 

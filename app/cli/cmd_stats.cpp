@@ -37,6 +37,7 @@ void print_human(const CacheStats& s, const ScanResult& scan) {
     }
     std::printf("%-22s %9llu %9s %12s\n\n", "total", static_cast<unsigned long long>(s.total_files), "",
                 format_bytes(s.total_bytes).c_str());
+    if (!s.unknown.empty()) std::printf("%s\n\n", describe_unknown(s.unknown).c_str());
     if (s[Category::pgo_profile].files)
         std::printf("PGO profiles are kept by evict unless asked for: --category pgo_profile\n\n");
     std::printf("fxgraph keys  %llu\n", static_cast<unsigned long long>(s.fxgraph_keys));
@@ -86,6 +87,7 @@ int run_stats(const StatsArgs& args) {
     CacheStats& stats = scanned->stats;
     const ScanResult* scan = &scanned->scan;
     if (cache->is_blob()) stats.root = cache->label;
+    if (!args.triton) read_key_components(stats.unknown, cache->root);  // a newer torch's keys say so
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.

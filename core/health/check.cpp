@@ -250,27 +250,37 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
         KILN_TRY(root, inductor::resolve_root(root_arg.string()));
     }
     std::optional<inductor::ScanResult> scan;
-    return run_check(root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
+    inductor::UnknownToKiln unknown;
+    auto r = run_check(root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
         inductor::ScanOptions so;
         so.cancel = o.cancel;
         so.root_fd = root_fd;
         so.keep_artifacts = false;  // streamed: memory grows with the groups and the findings, not the files
-        so.on_artifact = [&walk](const Artifact& a) { walk.add(a); };
+        so.on_artifact = [&walk, &unknown](const Artifact& a) {
+            inductor::add_unknown_file(unknown, a);
+            walk.add(a);
+        };
         KILN_TRY(auto result, inductor::scan_cache(root, so));
         scan = std::move(result);
         return &*scan;
     });
+    if (r) r->unknown = std::move(unknown);
+    return r;
 }
 
 Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& o) {
-    return run_check(scan.root, o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
+    inductor::UnknownToKiln unknown;
+    auto r = run_check(scan.root, o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
         walk.know_all(scan);
         for (const auto& a : scan.artifacts) {  // the walk's order, as the streaming scan passes them
             if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
+            inductor::add_unknown_file(unknown, a);
             walk.add(a);
         }
         return &scan;
     });
+    if (r) r->unknown = std::move(unknown);
+    return r;
 }
 
 Result<HealthReport> check_groups(const inductor::ScanResult& scan, const std::vector<inductor::GroupId>& groups,

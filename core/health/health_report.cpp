@@ -119,6 +119,7 @@ nlohmann::ordered_json report_json(const HealthReport& r, bool with_problems) {
     j["graph_entries"] = r.graph_entries;
     j["unreadable"] = r.unreadable;
     j["quarantine"] = {{"files", r.quarantine_files}, {"bytes", r.quarantine_bytes}};
+    if (!r.unknown.empty()) j["unknown_to_kiln"] = inductor::to_json(r.unknown);
     return j;
 }
 

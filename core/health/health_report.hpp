@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/newer_torch.hpp"
 #include "util/result.hpp"
 
 namespace kiln::health {
@@ -85,6 +86,8 @@ struct HealthReport {
     std::uint64_t quarantine_bytes = 0;
     std::uint64_t quarantine_files = 0;
     std::uint64_t unreadable = 0;
+    // What torch 2.11 does not write (Kiln's facts are 2.11's): never a problem, named as such.
+    inductor::UnknownToKiln unknown;
 
     std::uint64_t unused_bytes() const;
     // Problems (and, with strict, stale entries) that make the check fail.

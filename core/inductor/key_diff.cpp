@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "inductor/newer_torch.hpp"
+
 namespace kiln::inductor {
 
 namespace {
@@ -129,6 +131,14 @@ nlohmann::ordered_json to_json(const ComponentDiff& d) {
     j["only_a"] = d.only_a;
     j["only_b"] = d.only_b;
     j["same"] = d.same;
+    // Components torch 2.11 does not write (a newer torch's key), of those that differ.
+    nlohmann::ordered_json unknown = nlohmann::ordered_json::array();
+    for (const auto* names : {&d.only_a, &d.only_b})
+        for (const auto& n : *names)
+            if (!known_key_component(n)) unknown.push_back(n);
+    for (const auto& c : d.changed)
+        if (!known_key_component(c.component)) unknown.push_back(c.component);
+    if (!unknown.empty()) j["unknown_to_kiln"] = std::move(unknown);
     return j;
 }
 

@@ -30,7 +30,8 @@ struct ComponentDiff {
 // Components are matched by name; a name that repeats is matched by occurrence. Equal hashes are
 // "same" even when the printed values differ (the hash is what the key is made of).
 ComponentDiff diff_components(const std::vector<KeyComponent>& a, const std::vector<KeyComponent>& b);
-// {"changed": [{"component", "a", "b"}], "only_a", "only_b", "same"} (kiln-cli diff --json).
+// {"changed": [{"component", "a", "b"}], "only_a", "only_b", "same"}, and "unknown_to_kiln":
+// [those that torch 2.11 does not write: a newer torch's] when there are any (kiln-cli diff --json).
 nlohmann::ordered_json to_json(const ComponentDiff& diff);
 
 enum class LineOp : char { same = ' ', removed = '-', added = '+' };

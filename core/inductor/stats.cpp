@@ -19,6 +19,7 @@ void add_file(CacheStats& s, const Artifact& a) {
     s.total_bytes += a.size;
     if (s.oldest_mtime_ns == 0 || a.mtime_ns < s.oldest_mtime_ns) s.oldest_mtime_ns = a.mtime_ns;
     if (a.mtime_ns > s.newest_mtime_ns) s.newest_mtime_ns = a.mtime_ns;
+    add_unknown_file(s.unknown, a);
 }
 
 void add_groups(CacheStats& s, const ScanResult& scan) {
@@ -69,6 +70,7 @@ nlohmann::ordered_json to_json(const CacheStats& stats) {
     j["unreadable"] = stats.unreadable;
     if (stats.quarantine_files)
         j["quarantine"] = {{"files", stats.quarantine_files}, {"bytes", stats.quarantine_bytes}};
+    if (!stats.unknown.empty()) j["unknown_to_kiln"] = to_json(stats.unknown);
     return j;
 }
 

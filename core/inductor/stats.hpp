@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/newer_torch.hpp"
 #include "inductor/scanner.hpp"
 
 namespace kiln::inductor {
@@ -29,6 +30,7 @@ struct CacheStats {
     std::uint64_t quarantine_bytes = 0;
     std::int64_t oldest_mtime_ns = 0;  // 0 when the cache is empty
     std::int64_t newest_mtime_ns = 0;
+    UnknownToKiln unknown;  // files torch 2.11 does not write; its key components are read by the caller
 
     const CategoryStats& operator[](Category c) const { return categories[static_cast<std::size_t>(c)]; }
 };
@@ -46,7 +48,7 @@ Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions opti
 
 // Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
 // "total": {"files", "bytes"}, "unreadable"}, plus "quarantine": {"files", "bytes"} when there is one;
-// categories without files are left out.
+// categories without files are left out; "unknown_to_kiln" (newer_torch.hpp) when there is any.
 nlohmann::ordered_json to_json(const CacheStats& stats);
 
 // "63.9 MB" (powers of 1000, like ccache -s); "0 B", "512 B".

@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 
+#include "inductor/newer_torch.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/scanner.hpp"
 #include "portability/cache_files.hpp"
@@ -80,7 +81,16 @@ struct Context {
     const Fingerprint& target;
     const ModuleIndex& modules;
     int root_fd;  // files are opened relative to the root: short path lookups
+    // The graph keys have components torch 2.11 does not write: a newer torch's cache, whose
+    // .best_config names are built otherwise (from the kernel's source, pytorch#181292).
+    bool newer_torch = false;
 };
+
+bool keyed_by_newer_torch(const fs::path& root) {
+    inductor::UnknownToKiln signs;
+    inductor::read_key_components(signs, root);
+    return !signs.components.empty();
+}
 
 // `scratch`: the worker thread's read buffer; the lines view it and are used before its next read.
 Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string& scratch) {
@@ -100,6 +110,17 @@ Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string
     KeyEnv env = key_env(comps, "cache");
     item.assessment = assess_key(env.env, env.config, ctx.target);
     item.hazards = std::move(env.hazards);
+    // A component torch 2.11 does not write is a newer torch's: what the target would put there is not
+    // known, so a hit cannot be promised (a miss found elsewhere stays a miss).
+    std::vector<std::string_view> newer;
+    for (const auto& c : comps)
+        if (!inductor::known_key_component(c.name) && std::find(newer.begin(), newer.end(), c.name) == newer.end())
+            newer.push_back(c.name);
+    for (auto name : newer)
+        item.assessment.not_known(std::string(name), "a key component torch " + std::string(inductor::kKnownTorch) +
+                                                         " does not write: the entry was keyed by a newer torch, "
+                                                         "whose value for it Kiln cannot compute for the target");
+    if (!newer.empty()) item.assessment.finish();
     return item;
 }
 
@@ -142,7 +163,12 @@ PortableItem assess_best_config(const Task& t, const Context& ctx) {
     std::string dir = rel.parent_path().generic_string();
     std::string stem = rel.stem().string();
     auto mods = ctx.modules.by_dir.find(dir);
-    if (!key) {
+    if (ctx.newer_torch) {
+        a.not_known(".best_config name", "the cache's graph keys are a torch newer than " +
+                                             std::string(inductor::kKnownTorch) +
+                                             "'s, which names .best_config files otherwise (from the kernel's "
+                                             "source, pytorch#181292): Kiln cannot tell the kernel this one is for");
+    } else if (!key) {
         const UnknownComponent* u = ctx.target.find_unknown(names::torch_key);
         std::string why =
             u ? "is unknown: " + u->why
@@ -294,6 +320,7 @@ Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>
         ~Closer() { ::close(fd); }
     } closer{root_fd};
     Context ctx{target, modules, root_fd};
+    ctx.newer_torch = keyed_by_newer_torch(root_path);
     std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
     unsigned n = options.threads ? options.threads : usable_cpus();
     n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, tasks.size() / 64)));
@@ -405,6 +432,7 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
         ~Closer() { ::close(fd); }
     } closer{root_fd};
     Context ctx{target, modules, root_fd};
+    ctx.newer_torch = keyed_by_newer_torch(scan.root);
     unsigned n = options.threads ? options.threads : usable_cpus();
     n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, refs.size() / 64)));
     SummaryFold fold;

@@ -15,6 +15,7 @@
 #include "hash/sha256.hpp"
 #include "health/check.hpp"
 #include "inductor/scanner.hpp"
+#include "newer_torch_cache.hpp"
 #include "test_support.hpp"
 #include "util/json_out.hpp"
 
@@ -324,6 +325,23 @@ TEST(CliCheck, BadRestoreIdIsBadInput) {
     ScratchDir dir{"cli-check-id"};
     auto r = run_command({cli_path(), "check", two_entries_root().string(), "--restore", "../../etc"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// A cache of a torch newer than 2.11 is healthy: what Kiln does not know is named, never a problem.
+TEST(CliCheck, ACacheOfANewerTorchIsHealthyAndSaysWhatKilnDoesNotKnow) {
+    ScratchDir dir("cli-check-newer-torch");
+    const auto cache = make_newer_torch_cache(dir.path());
+    auto r = run_command({cli_path(), "check", cache.root.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.rfind("Healthy: ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("unknown to Kiln: aot_compile/ (1 file, 2 B), cutedsl_compile_cache/ (2 files, "),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("; key components torch 2.11 does not write: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(not a problem)"), std::string::npos) << r.out;
+    auto j = nlohmann::json::parse(run_command({cli_path(), "check", cache.root.string(), "--json"}).out);
+    EXPECT_EQ(j["unknown_to_kiln"]["places"].size(), 2u);
+    EXPECT_TRUE(j["problems"].empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "newer_torch_cache.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -102,6 +103,27 @@ TEST(CliDiff, ABadDebugLineNamesItsLogAndLine) {
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find(log.string() + ":"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("debug lines do not start with '[<hash>] <name>: '"), std::string::npos) << r.err;
+}
+
+// A key of a torch newer than 2.11 against 2.11's: a new component is shown as such, never as a
+// config that changed.
+TEST(CliDiff, ANewKeyComponentIsShownAsANewerTorchs) {
+    kiln::test::ScratchDir dir("cli-diff-newer-torch");
+    const auto cache = kiln::test::make_newer_torch_cache(dir.path());
+    auto r = run_command({kiln::test::cli_path(), "diff", cache.old_entry.string(), cache.new_entry.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("+ pre_grad_pass_timing (only in B; a key component torch 2.11 does not write: keyed by a "
+                         "newer torch)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("+ provenance_tracking_level (only in B; a key component torch 2.11 does not write"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("- joint_custom_pre_pass (only in A)\n"), std::string::npos) << r.out;
+    auto j = json::parse(
+        run_command({kiln::test::cli_path(), "diff", cache.old_entry.string(), cache.new_entry.string(), "--json"})
+            .out);
+    EXPECT_EQ(j["unknown_to_kiln"], json::parse(R"(["pre_grad_pass_timing", "provenance_tracking_level"])"));
 }
 
 }  // namespace

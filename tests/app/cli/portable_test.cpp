@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "newer_torch_cache.hpp"
 #include "test_support.hpp"
 #include "trace/trace_log.hpp"
 
@@ -244,6 +245,37 @@ TEST(CliPortable, BadInput) {
     EXPECT_EQ(r.exit_code, 2);
     r = run_command({kiln::test::cli_path(), "portable", h100_root()});
     EXPECT_EQ(r.exit_code, 2);  // --target is required
+}
+
+// A cache of a torch newer than 2.11 is never promised a hit Kiln cannot compute: the entry whose key
+// has components 2.11 does not write, and the .best_config files (a newer torch names them from the
+// kernel's source, pytorch#181292), are unknown, saying why; the 2.11 entries are judged as ever.
+TEST(CliPortable, ANewerTorchsKeysAreUnknownNeverAHit) {
+    kiln::test::ScratchDir dir("cli-portable-newer-torch");
+    const auto cache = kiln::test::make_newer_torch_cache(dir.path());
+    const std::string probe = (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string();
+    auto r = run_command({kiln::test::cli_path(), "portable", cache.root.string(), "--target", probe, "--json"});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    const std::string new_rel = fs::relative(cache.new_entry, cache.root).string();
+    std::map<std::string, int> verdicts;
+    for (const auto& e : j["entries"]) {
+        const std::string kind = e["kind"], verdict = e["verdict"];
+        ++verdicts[kind + " " + verdict];
+        if (e["path"] == new_rel) {
+            EXPECT_EQ(verdict, "unknown");
+            std::set<std::string> names;
+            for (const auto& u : e["unknown"]) names.insert(u["component"].get<std::string>());
+            EXPECT_EQ(names, (std::set<std::string>{"pre_grad_pass_timing", "provenance_tracking_level"}));
+        }
+        if (kind == "best_config") {
+            ASSERT_EQ(e["unknown"].size(), 1u) << e.dump();
+            EXPECT_NE(e["unknown"][0]["why"].get<std::string>().find("pytorch#181292"), std::string::npos);
+        }
+    }
+    EXPECT_EQ(verdicts["fxgraph hit"], 12);
+    EXPECT_EQ(verdicts["fxgraph unknown"], 1);
+    EXPECT_EQ(verdicts["best_config unknown"], 5);
 }
 
 }  // namespace

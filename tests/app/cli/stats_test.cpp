@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 
+#include "newer_torch_cache.hpp"
 #include "test_support.hpp"
 
 namespace kiln::test {
@@ -97,6 +98,28 @@ TEST(CliStats, SampleCacheShippedWithKilnIsReal) {
     EXPECT_EQ(j["categories"]["autotune_local_cache"]["files"], 1);
     EXPECT_FALSE(j["categories"].contains("other"));
     EXPECT_LT(j["total"]["bytes"].get<long>(), 1000000);
+}
+
+// A cache of a torch newer than 2.11: what Kiln does not know is named (folders, key components) and
+// never counted as something it knows; every category it knows counts as in the fixture.
+TEST(CliStats, ACacheOfANewerTorchNamesWhatKilnDoesNotKnow) {
+    ScratchDir dir("cli-stats-newer-torch");
+    const auto cache = make_newer_torch_cache(dir.path());
+    auto r = run_command({cli_path(), "stats", cache.root.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* said :
+         {"unknown to Kiln: ", "aot_compile/ (1 file, 2 B)", "cutedsl_compile_cache/ (2 files, ",
+          "key components torch 2.11 does not write: ", "pre_grad_pass_timing", "provenance_tracking_level",
+          "(1 of 13 graph entries read)", "written by a torch newer than 2.11 (2.12?)"})
+        EXPECT_NE(r.out.find(said), std::string::npos) << said << "\n" << r.out;
+    auto j = nlohmann::json::parse(run_command({cli_path(), "stats", cache.root.string(), "--json"}).out);
+    auto fixture = nlohmann::json::parse(run_command({cli_path(), "stats", h100_root().string(), "--json"}).out);
+    for (const auto& [name, counts] : fixture["categories"].items()) EXPECT_EQ(j["categories"][name], counts) << name;
+    EXPECT_EQ(j["unknown_to_kiln"]["places"]["aot_compile/"]["files"], 1);
+    EXPECT_EQ(j["unknown_to_kiln"]["places"]["cutedsl_compile_cache/"]["files"], 2);
+    EXPECT_EQ(j["unknown_to_kiln"]["entries_with_unknown"], 1);
+    EXPECT_EQ(j["unknown_to_kiln"]["known_torch"], "2.11");
+    EXPECT_FALSE(fixture.contains("unknown_to_kiln"));  // a 2.11 cache holds nothing unknown
 }
 
 }  // namespace
