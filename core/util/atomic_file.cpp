@@ -57,7 +57,7 @@ std::string unpredictable_temp_name() {
 // Writes everything to `fd` (the temporary `tmp` in `dir_fd`), fsyncs and closes it (always, whatever
 // fails); unlinks the temporary on failure.
 Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_view content,
-                        const std::string& context, Durability durability) {
+                        const std::string& context) {
     const char* failed = nullptr;
     int err = 0;
     std::size_t off = 0;
@@ -72,8 +72,7 @@ Status finish_temporary(int fd, int dir_fd, const std::string& tmp, std::string_
         off += static_cast<std::size_t>(n);
     }
     // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
-    if (!failed && durability == Durability::durable && ::fsync(fd) != 0)
-        failed = "fsync temporary file for", err = errno;
+    if (!failed && ::fsync(fd) != 0) failed = "fsync temporary file for", err = errno;
     if (::close(fd) != 0 && !failed) failed = "close temporary file for", err = errno;
     if (!failed) return ok_status();
     ::unlinkat(dir_fd, tmp.c_str(), 0);
@@ -97,7 +96,7 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
 }
 
 Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
-                       bool replace, Durability durability) {
+                       bool replace) {
     // A fresh file under a name nobody can guess, never one that exists: with O_TRUNC at a
     // predictable name, a hard link planted there would have Kiln overwrite the file it points to.
     std::string tmp;
@@ -108,7 +107,7 @@ Status write_atomic_at(int dir_fd, const std::string& name, std::string_view con
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) return io_error("create temporary file " + tmp + " for", context, errno);
-    KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context, durability));
+    KILN_CHECK(finish_temporary(fd, dir_fd, tmp, content, context));
     int rc = replace ? ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str())
                      : ::renameat2(dir_fd, tmp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
     if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
@@ -126,6 +125,24 @@ Status write_atomic_at(int dir_fd, const std::string& name, std::string_view con
         return io_error("rename temporary file onto", context, err);
     }
     return ok_status();
+}
+
+Status write_new_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context) {
+    int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST)
+        return make_error(Errc::busy, "already exists; left alone", context, "a private tree is written once");
+    if (fd < 0) return io_error("create", context, errno);
+    int err = 0;
+    for (std::size_t off = 0; off < content.size() && !err;) {
+        ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) err = n < 0 ? errno : EIO;
+        else off += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0 && !err) err = errno;
+    if (!err) return ok_status();
+    ::unlinkat(dir_fd, name.c_str(), 0);
+    return io_error("write", context, err);
 }
 
 }  // namespace kiln
