@@ -32,7 +32,7 @@ Result<TempRoot> materialize_blob(const Blob& blob) {
     TempRoot tmp{std::filesystem::path(pattern)};
     UnpackOptions options;
     options.ignore_unknown = true;
-    options.durability = Durability::scratch;  // removed with `tmp`: nothing of it must outlive a crash
+    options.scratch_root = true;  // made just now, removed with `tmp`: nothing of it must outlive a crash
     KILN_TRY(UnpackReport report, unpack_blob(blob, tmp.root().string(), options));
     (void)report;
     return tmp;

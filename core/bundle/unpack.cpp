@@ -123,7 +123,7 @@ Pending plan_step(int root_fd, UnpackStep step, std::string_view content, bool f
     return {std::move(step), content};
 }
 
-Status apply_step(int root_fd, const std::string& root, const Pending& p, Durability durability) {
+Status apply_step(int root_fd, const std::string& root, const Pending& p) {
     if (p.step.action != UnpackAction::write && p.step.action != UnpackAction::replace) return ok_status();
     auto [dir, name] = split_target(p.step.target);
     const std::string context = root + "/" + p.step.target;
@@ -143,8 +143,33 @@ Status apply_step(int root_fd, const std::string& root, const Pending& p, Durabi
         return ok_status();
     }
     // A file that appeared since the plan is not replaced unless --force asked for replacing.
-    return write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace, durability);
+    return write_atomic_at(dfd.get(), name, p.content, context, p.step.action == UnpackAction::replace);
 }
+
+// Writes the files of a scratch root (UnpackOptions::scratch_root), each directory opened once for the
+// run of files that goes into it (a blob's artifacts of one type come together: 200,000 PGO profiles
+// all go to dynamo/).
+class ScratchWriter {
+public:
+    ScratchWriter(int root_fd, const std::string& root) : root_fd_(root_fd), root_(root) {}
+    Status write(const Pending& p) {
+        if (p.step.action != UnpackAction::write) return ok_status();
+        auto [dir, name] = split_target(p.step.target);
+        const std::string context = root_ + "/" + p.step.target;
+        if (!dir_fd_.valid() || dir != dir_) {
+            dir_fd_.reset();
+            KILN_TRY(dir_fd_, open_dir_beneath(root_fd_, dir, context, true));
+            dir_ = dir;
+        }
+        return write_new_at(dir_fd_.get(), name, p.step.lock_file ? std::string_view() : p.content, context);
+    }
+
+private:
+    int root_fd_;
+    const std::string& root_;
+    std::string dir_;
+    UniqueFd dir_fd_;
+};
 
 }  // namespace
 
@@ -185,13 +210,13 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
     UniqueFd root_fd(rfd);
 
     std::vector<Pending> plan;
+    const int compare_fd = options.scratch_root ? -1 : root_fd.get();  // a new root holds nothing yet
     for (const BlobArtifact* a : load_order(blob)) {
         if (!a->effective()) continue;
         const std::string& type = blob.groups[a->group].type;
-        plan.push_back(
-            plan_step(root_fd.get(), {a->target, type, a->key, a->content.size()}, a->content, options.force));
+        plan.push_back(plan_step(compare_fd, {a->target, type, a->key, a->content.size()}, a->content, options.force));
         if (a->kind == ArtifactType::pgo)
-            plan.push_back(plan_step(root_fd.get(),
+            plan.push_back(plan_step(compare_fd,
                                      {pgo_lock_target(a->key), type, a->key, 0, UnpackAction::write, {}, true}, {},
                                      options.force));
     }
@@ -201,8 +226,12 @@ Result<UnpackReport> unpack_blob(const Blob& blob, const std::string& root, cons
         report.bytes_written += writes ? p.step.bytes : 0;
         report.refused |= p.step.action == UnpackAction::conflict;
     }
-    if (!options.dry_run && !report.refused)
-        for (const auto& p : plan) KILN_CHECK(apply_step(root_fd.get(), root, p, options.durability));
+    if (!options.dry_run && !report.refused && options.scratch_root) {
+        ScratchWriter writer(root_fd.get(), root);
+        for (const auto& p : plan) KILN_CHECK(writer.write(p));
+    } else if (!options.dry_run && !report.refused) {
+        for (const auto& p : plan) KILN_CHECK(apply_step(root_fd.get(), root, p));
+    }
     for (auto& p : plan) report.steps.push_back(std::move(p.step));
     return report;
 }

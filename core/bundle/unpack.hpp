@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "bundle/blob.hpp"
-#include "util/atomic_file.hpp"
 #include "util/result.hpp"
 
 namespace kiln::bundle {
@@ -17,9 +16,10 @@ struct UnpackOptions {
     bool dry_run = false;
     bool force = false;           // replace existing files whose bytes differ
     bool ignore_unknown = false;  // unpack the known types of a blob torch 2.11 would reject as a whole
-    // A private temporary root that is removed after use (materialize_blob): no fsync per file. A user's
-    // cache (`bundle unpack`) keeps Durability::durable.
-    Durability durability = Durability::durable;
+    // `root` is a new, empty, private folder that is removed after use (materialize_blob): nothing is
+    // there to compare with, and each file is created at its name with no temporary, rename or fsync
+    // (util's write_new_at). A user's cache (`bundle unpack`) keeps atomic, fsynced writes.
+    bool scratch_root = false;
 };
 
 enum class UnpackAction : std::uint8_t {

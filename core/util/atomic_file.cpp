@@ -55,8 +55,8 @@ std::string unpredictable_temp_name() {
     return s;
 }
 
-// Writes everything to `fd`, fsyncs it (unless scratch) and closes it (always, whatever fails).
-Status finish_temporary(int fd, std::string_view content, const std::string& context, Durability durability) {
+// Writes everything to `fd`, fsyncs and closes it (always, whatever fails).
+Status finish_temporary(int fd, std::string_view content, const std::string& context) {
     const char* failed = nullptr;
     int err = 0;
     std::size_t off = 0;
@@ -71,8 +71,7 @@ Status finish_temporary(int fd, std::string_view content, const std::string& con
         off += static_cast<std::size_t>(n);
     }
     // fsync before rename: otherwise a power loss can leave the new name pointing at empty data.
-    if (!failed && durability == Durability::durable && ::fsync(fd) != 0)
-        failed = "fsync temporary file for", err = errno;
+    if (!failed && ::fsync(fd) != 0) failed = "fsync temporary file for", err = errno;
     if (::close(fd) != 0 && !failed) failed = "close temporary file for", err = errno;
     if (!failed) return ok_status();
     return io_error(failed, context, err);
@@ -106,8 +105,7 @@ void PendingFile::renamed() {
     name_.clear();
 }
 
-Result<PendingFile> PendingFile::write(int dir_fd, std::string_view content, const std::string& context,
-                                       Durability durability) {
+Result<PendingFile> PendingFile::write(int dir_fd, std::string_view content, const std::string& context) {
     // A fresh file under a name nobody can guess, never one that exists: with O_TRUNC at a
     // predictable name, a hard link planted there would have Kiln overwrite the file it points to.
     // Registered for the signal handler before it exists, so that it never exists unregistered.
@@ -122,15 +120,15 @@ Result<PendingFile> PendingFile::write(int dir_fd, std::string_view content, con
             if (err == EEXIST) continue;
             return io_error("create temporary file " + name + " for", context, err);
         }
-        KILN_CHECK(finish_temporary(fd, content, context, durability));
+        KILN_CHECK(finish_temporary(fd, content, context));
         return p;
     }
     return io_error("create temporary file for", context, EEXIST);
 }
 
 Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
-                       bool replace, Durability durability) {
-    KILN_TRY(PendingFile tmp, PendingFile::write(dir_fd, content, context, durability));
+                       bool replace) {
+    KILN_TRY(PendingFile tmp, PendingFile::write(dir_fd, content, context));
     int rc = replace ? ::renameat(dir_fd, tmp.name().c_str(), dir_fd, name.c_str())
                      : ::renameat2(dir_fd, tmp.name().c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
     if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
@@ -148,6 +146,24 @@ Status write_atomic_at(int dir_fd, const std::string& name, std::string_view con
     }
     tmp.renamed();
     return ok_status();
+}
+
+Status write_new_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context) {
+    int fd = ::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST)
+        return make_error(Errc::busy, "already exists; left alone", context, "a private tree is written once");
+    if (fd < 0) return io_error("create", context, errno);
+    int err = 0;
+    for (std::size_t off = 0; off < content.size() && !err;) {
+        ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) err = n < 0 ? errno : EIO;
+        else off += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0 && !err) err = errno;
+    if (!err) return ok_status();
+    ::unlinkat(dir_fd, name.c_str(), 0);
+    return io_error("write", context, err);
 }
 
 }  // namespace kiln

@@ -6,7 +6,6 @@
 // as `temp`), and a process ended by SIGTERM, SIGINT or SIGHUP removes it (util/temp_cleanup:
 // every temporary is registered before it is created). Every file Kiln writes into a cache goes
 // through here.
-#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -16,20 +15,13 @@
 
 namespace kiln {
 
-// Whether the temporary is fsynced before its rename. `durable`: every file a user keeps (a power loss
-// must not leave the name pointing at empty data). `scratch`: a private tree that is thrown away after
-// use (a blob unpacked for reading): nothing of it must survive a crash, and an fsync per file is all
-// its cost (200,000 small files: minutes instead of seconds).
-enum class Durability : std::uint8_t { durable, scratch };
-
 // A temporary in a folder, written in full and fsynced, not yet renamed into place: removed when
 // destroyed unless renamed() was called, and by the signal handler while it exists.
 class PendingFile {
 public:
-    // Creates `.<pid>.<random>.tmp` in `dir_fd` (O_EXCL | O_NOFOLLOW), writes `content`, fsyncs it
-    // unless `scratch`. `context` names the target in errors.
-    static Result<PendingFile> write(int dir_fd, std::string_view content, const std::string& context,
-                                     Durability durability = Durability::durable);
+    // Creates `.<pid>.<random>.tmp` in `dir_fd` (O_EXCL | O_NOFOLLOW), writes `content`, fsyncs it.
+    // `context` names the target in errors.
+    static Result<PendingFile> write(int dir_fd, std::string_view content, const std::string& context);
     PendingFile(PendingFile&& o) noexcept;
     PendingFile& operator=(PendingFile&&) = delete;
     PendingFile(const PendingFile&) = delete;
@@ -50,7 +42,14 @@ Status write_atomic(const std::filesystem::path& path, std::string_view content,
 // directory without following symlinks (bundle unpack). `context` names the target in errors. With
 // `replace` false an existing `name` is left alone and the call fails (Errc::busy).
 Status write_atomic_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context,
-                       bool replace = true, Durability durability = Durability::durable);
+                       bool replace = true);
+
+// Creates `name` in `dir_fd` (O_EXCL: never one that exists, a symlink included) and writes `content`,
+// with no temporary, rename or fsync: only for a private tree that nobody else reads or writes while it
+// is made and that is thrown away after use (a blob unpacked for reading: 200,000 small files took
+// minutes, nearly all of it in the fsync and the temporaries' extra directory entries). Errc::busy when
+// `name` exists; a file left half written by a failure is removed.
+Status write_new_at(int dir_fd, const std::string& name, std::string_view content, const std::string& context);
 
 // fsync an existing file (e.g. a compiler's output before it is renamed into place).
 Status fsync_file(const std::filesystem::path& path);

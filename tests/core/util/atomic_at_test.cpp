@@ -38,6 +38,28 @@ TEST(WriteAtomicAt, WritesReplacesOrLeavesAlone) {
     EXPECT_EQ(n, 0u);  // no temporary left behind
 }
 
+// write_new_at (a private tree: materialize_blob): a new file at its name, never one that exists and
+// never through a symlink, which stays as it was.
+TEST(WriteNewAt, CreatesOnlyNewFiles) {
+    test::ScratchDir dir("new-at");
+    int fd = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(write_new_at(fd, "f", "one", "f").ok());
+    ASSERT_TRUE(write_new_at(fd, "empty", "", "empty").ok());
+    EXPECT_EQ(test::read_file(dir.path() / "f"), "one");
+    EXPECT_EQ(fs::file_size(dir.path() / "empty"), 0u);
+    auto again = write_new_at(fd, "f", "two", "f");
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.error().code, Errc::busy);
+    EXPECT_EQ(test::read_file(dir.path() / "f"), "one");
+    fs::create_symlink(dir.path() / "target", dir.path() / "dangling");
+    auto link = write_new_at(fd, "dangling", "through", "dangling");
+    ASSERT_FALSE(link.ok());
+    EXPECT_EQ(link.error().code, Errc::busy);
+    EXPECT_FALSE(fs::exists(dir.path() / "target"));
+    ::close(fd);
+}
+
 // Issue 29 item 8: a hard link planted at the name the temporary used to have (".<pid>.<tid>.tmp")
 // must not be written through: the file it points to stays as it was.
 TEST(WriteAtomicAt, NeverWritesThroughAPlantedHardLink) {
