@@ -22,7 +22,7 @@ using namespace kiln::handback;
 
 namespace {
 
-const std::string kH100 = "NVIDIA H100 80GB HBM3";
+const std::string kRaceH100 = "NVIDIA H100 80GB HBM3";
 
 }  // namespace
 
@@ -32,8 +32,8 @@ TEST(WriteTimingCacheRace, ATorchStyleWriterAtTheSameTimeLosesNoEntry) {
     for (int round = 0; round < kRounds; ++round) {
         kiln::test::ScratchDir d("hb-torch-race");
         fs::copy(kiln::test::h100_root() / "cache", d.path() / "cache", fs::copy_options::recursive);
-        const fs::path file = kiln::test::cache_file_for(d.path(), kH100);
-        auto run = run_from_json(kiln::test::run_json_from_cache_file(file, kH100), "test");
+        const fs::path file = kiln::test::cache_file_for(d.path(), kRaceH100);
+        auto run = run_from_json(kiln::test::run_json_from_cache_file(file, kRaceH100), "test");
         ASSERT_TRUE(run.ok()) << run.error().str();
         auto sel = complete_ops(*run, std::nullopt);
         ASSERT_FALSE(sel.ops.empty());
