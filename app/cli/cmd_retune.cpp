@@ -29,6 +29,7 @@ struct RetuneArgs {
     int arch = 0;
     double timeout_s = 30;
     double rep_ms = 100, warmup_ms = 25;
+    std::string statistic = "torch";
     HandbackArgs handback;  // --write, --publish, --pin, --shard, --python (issue 31)
 };
 
@@ -72,6 +73,7 @@ void print_list(const RetuneReport& r) {
 
 void print_run(const RetuneReport& r) {
     for (const auto& d : r.devices) std::printf("device %d: %s (%s)\n", d.index, d.name.c_str(), d.arch.c_str());
+    if (!r.statistic.empty()) std::printf("times: %s\n", statistic_description(r.statistic).c_str());
     std::printf("\n");
     for (const auto& op : r.ops) {
         print_op_head(op);
@@ -138,6 +140,7 @@ int run_retune_cmd(const RetuneArgs& a) {
     o.timeout_s = a.timeout_s;
     o.timing.rep_ms = a.rep_ms;
     o.timing.warmup_ms = a.warmup_ms;
+    o.timing.statistic = a.statistic == "median" ? kiln::worker::Statistic::median : kiln::worker::Statistic::torch_min;
     if (a.arch > 0) o.arch = a.arch;
     auto rep = run_retune(*root, o);
     if (!rep) return fail(frontend::in_given_terms(*cache, rep.error()));
@@ -174,9 +177,14 @@ Registration retune_command("retune", 73, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--arch", args->arch, "With --list: the GPU architecture to pick binaries for, e.g. 90");
     cmd->add_option("--timeout", args->timeout_s, "Seconds allowed per choice before its worker is stopped")
         ->check(duration_seconds());
-    cmd->add_option("--rep-ms", args->rep_ms, "Timed runs fill this many ms (do_bench's rep, default 100)")
+    cmd->add_option("--statistic", args->statistic,
+                    "The time measured and handed back: torch (default; the minimum over event pairs, as torch "
+                    "2.11's benchmarker returns and writes it) or median (do_bench's rule, --rep-ms, --warmup-ms)")
+        ->check(CLI::IsMember({"torch", "median"}));
+    cmd->add_option("--rep-ms", args->rep_ms, "With --statistic median: timed runs fill this many ms (default 100)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--warmup-ms", args->warmup_ms, "Warm-up runs fill this many ms (default 25)")
+    cmd->add_option("--warmup-ms", args->warmup_ms,
+                    "With --statistic median: warm-up runs fill this many ms (default 25)")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print the report as JSON");
     add_handback_options(cmd, args->handback, true);

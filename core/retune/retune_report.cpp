@@ -17,6 +17,15 @@ const char* choice_kind_name(ChoiceKind k) {
     return "other";
 }
 
+std::string statistic_description(const std::string& name) {
+    if (name == "torch-min")
+        return "the minimum over CUDA event pairs, as torch 2.11's InductorBenchmarker.benchmark_gpu returns and "
+               "writes it (an L2-sized buffer zeroed before each pair; 5 estimate pairs, then min(100, 25 ms / "
+               "estimate) pairs)";
+    if (name == "median") return "the median of the timed runs (triton do_bench's rule: 25 ms warm-up, 100 ms runs)";
+    return name;
+}
+
 namespace {
 
 J ms_or_null(const std::optional<double>& ms) { return ms && std::isfinite(*ms) ? J(*ms) : J(); }
@@ -28,10 +37,12 @@ J to_json(const Measurement& m) {
         {"spread_ms", m.spread_ms},
         {"why", m.why},
         {"min_ms", m.min_ms},
+        {"median_ms", m.median_ms},
         {"runs", m.runs},
         {"kernel_seconds", m.kernel_seconds},
         {"wall_seconds", m.wall_seconds},
         {"worker_seconds", m.worker_seconds}};
+    if (m.torch_inf) j["torch_inf"] = true;
     if (!m.phases_ms.is_null()) j["phases_ms"] = m.phases_ms;
     return j;
 }
@@ -104,6 +115,10 @@ J to_json(const RetuneReport& r) {
         for (const auto& d : r.devices) devs.push_back(J{{"index", d.index}, {"name", d.name}, {"arch", d.arch}});
         j["devices"] = std::move(devs);
         j["wall_seconds"] = r.wall_seconds;
+        if (!r.statistic.empty()) {
+            j["statistic"] = r.statistic;
+            j["statistic_means"] = statistic_description(r.statistic);
+        }
         j["phase_seconds"] = r.phase_seconds;
         if (!r.timeline.is_null()) j["timeline"] = r.timeline;
         j["session_logs"] = r.session_logs;
@@ -121,6 +136,7 @@ Result<RetuneReport> retune_report_from_json(const nlohmann::json& j) {
     try {
         r.root = str(j, "root");
         r.wall_seconds = j.value("wall_seconds", 0.0);
+        r.statistic = str(j, "statistic");
         if (auto it = j.find("phase_seconds"); it != j.end() && it->is_object())
             for (auto p = it->begin(); p != it->end(); ++p)
                 if (p->is_number()) r.phase_seconds[p.key()] = p->get<double>();
@@ -167,6 +183,8 @@ Result<RetuneReport> retune_report_from_json(const nlohmann::json& j) {
                     ms.spread_ms = m.value("spread_ms", 0.0);
                     ms.why = str(m, "why");
                     ms.min_ms = m.value("min_ms", 0.0);
+                    ms.median_ms = m.value("median_ms", 0.0);
+                    ms.torch_inf = m.value("torch_inf", false);
                     ms.runs = m.value("runs", 0);
                     ms.kernel_seconds = m.value("kernel_seconds", 0.0);
                     ms.wall_seconds = m.value("wall_seconds", 0.0);

@@ -23,12 +23,18 @@ enum class ChoiceKind { triton, extern_op, other };
 const char* choice_kind_name(ChoiceKind k);  // "triton", "extern", "other"
 
 struct Measurement {
-    int device = 0;            // the GPU's index as the driver numbers it
-    std::string status;        // "ok", "failed", "wrong", "timeout", "crashed"
-    std::optional<double> ms;  // median of the timed runs
-    double spread_ms = 0;      // noise: (p80 - p20) / 2 of the timed runs
-    std::string why;           // the reason of a status other than ok
+    int device = 0;      // the GPU's index as the driver numbers it
+    std::string status;  // "ok", "failed", "wrong", "timeout", "crashed"
+    // The statistic the run asked for (RetuneReport::statistic): by default the one torch's
+    // benchmarker returns and writes (2.11: the minimum over its event pairs), else the median.
+    std::optional<double> ms;
+    double spread_ms = 0;  // noise: (p80 - p20) / 2 of the timed runs
+    std::string why;       // the reason of a status other than ok
+    // The kernel itself could not launch or run on this GPU (shared memory over the device's
+    // limit, a launch error): torch records such a choice as inf, so the hand-back writes Infinity.
+    bool torch_inf = false;
     double min_ms = 0;
+    double median_ms = 0;
     int runs = 0;
     double kernel_seconds = 0;         // inside the kernel's runs (warm-up and timed)
     double wall_seconds = 0;           // from sending the request to having the result
@@ -82,6 +88,7 @@ struct RetuneReport {
     std::vector<RetuneOp> ops;
     std::vector<DeviceDesc> devices;  // empty for --list
     double wall_seconds = 0;          // the run's wall time (0 for --list)
+    std::string statistic;            // what each Measurement::ms is (statistic_description)
     // Where the run's wall time went: "inventory", "pool_start", "references", "choices" (seconds).
     std::map<std::string, double> phase_seconds;
     // When each step ended, in seconds from the run's start (run.cpp says which), and each
@@ -90,6 +97,9 @@ struct RetuneReport {
     std::vector<std::string> session_logs;
     std::vector<std::string> warnings;
 };
+
+// "torch-min: torch 2.11's InductorBenchmarker ..." for worker::statistic_name's names.
+std::string statistic_description(const std::string& name);
 
 nlohmann::ordered_json to_json(const RetuneReport& r);
 Result<RetuneReport> retune_report_from_json(const nlohmann::json& j);

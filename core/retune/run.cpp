@@ -106,6 +106,8 @@ Measurement measurement_of(const BenchmarkResult& r) {
     if (r.ok() && std::isfinite(r.ms)) m.ms = r.ms;
     m.spread_ms = (r.stats.p80 - r.stats.p20) / 2;
     m.min_ms = r.stats.min;
+    m.median_ms = r.stats.median;
+    m.torch_inf = !r.ok() && r.details.is_object() && r.details.value("kernel_failed", false);
     m.runs = r.stats.count;
     m.why = r.ok() ? std::string() : r.reason;
     m.kernel_seconds = r.kernel_seconds;
@@ -327,6 +329,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     mark("inventory");
     if (o.keep_op) std::erase_if(report.ops, [&](const RetuneOp& op) { return !o.keep_op(op); });
     report.devices = descs;
+    report.statistic = worker::statistic_name(o.timing.statistic);
     std::mutex phase_mutex;
     auto phase_mark = started;
     auto phase = [&](const std::string& name) {  // adds the time since the last mark to `name`

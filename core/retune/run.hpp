@@ -2,7 +2,7 @@
 // `kiln-cli retune ROOT`: re-tunes a cache's autotuned ops on this machine's GPUs. Every runnable
 // choice of the inventory becomes a benchmark request (the inputs key's tensors, seeded random;
 // a Triton choice's cubin launch or an extern choice's cuBLAS call), run by one kiln-worker per
-// GPU through worker::TuningProcessPool with CudaBench's do_bench rule. Per op the extern choice
+// GPU through worker::TuningProcessPool, timed as torch's benchmarker times (CudaBench). Per op the extern choice
 // runs first and saves its output; every other choice's output is compared with it at torch's
 // tolerance for the dtype. A fault (illegal address, hang, wrong values) costs that choice only:
 // its measurement says why, the worker is restarted, the other choices are still measured.
@@ -25,7 +25,9 @@ struct RunOptions {
     bool each_device = false;  // every choice on every device (to compare GPUs); else spread over them
     std::string op_filter;
     double timeout_s = 30;  // per choice: a hang is stopped after this
-    worker::TimingOptions timing;
+    // By default the number torch's own benchmarker returns (what it writes and compares), so that
+    // Kiln's times stand beside torch's AUTOTUNE tables and timing cache as equals.
+    worker::TimingOptions timing{.statistic = worker::Statistic::torch_min};
     std::uint64_t seed = 1;
     bool session_logs = true;
     std::string worker_path;  // empty: worker::default_worker_path()

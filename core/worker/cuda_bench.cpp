@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 #include "worker/executor.hpp"
 
@@ -20,11 +24,17 @@ Result<std::unique_ptr<CudaBench>> CudaBench::create(int ordinal) {
     // The primary context is the one the CUDA runtime inside the kernel library uses too.
     KILN_CHECK(check(a->cuDevicePrimaryCtxRetain(&b->ctx_, dev), "cuDevicePrimaryCtxRetain"));
     KILN_CHECK(b->set_current());
-    KILN_CHECK(check(a->cuStreamCreate(&b->stream_, 0), "cuStreamCreate"));
+    // KILN_BENCH_STREAM=legacy: time on the legacy default stream, the one torch's benchmarker uses
+    // (its current stream), to compare the two (bench/gpu/retune_loop.sh).
+    const char* which = std::getenv("KILN_BENCH_STREAM");
+    if (which && std::string_view(which) == "legacy")
+        b->stream_ = reinterpret_cast<cuda::CUstream>(std::uintptr_t{1});  // CU_STREAM_LEGACY
+    else KILN_CHECK(check(a->cuStreamCreate(&b->stream_, 0), "cuStreamCreate"));
     int l2 = 0;
     KILN_CHECK(check(a->cuDeviceGetAttribute(&l2, cuda::kAttrL2CacheSize, dev), "cuDeviceGetAttribute(L2)"));
     // triton's flush buffer is 256 MB; keep at least twice the L2 for larger future caches.
     b->flush_bytes_ = std::max<std::size_t>(256'000'000, 2 * static_cast<std::size_t>(l2));
+    b->l2_bytes_ = l2 > 0 ? static_cast<std::size_t>(l2) / 4 * 4 : 256u << 20;  // torch: L2_cache_size // 4 ints
     KILN_CHECK(check(a->cuMemAlloc(&b->flush_, b->flush_bytes_), "cuMemAlloc(L2 flush buffer)"));
     return b;
 }
@@ -230,6 +240,14 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
         if (sticky_error(e)) r.details["context_lost"] = true;
         return r;
     };
+    // The kernel itself failed to launch or run (a launch error, a fault on the stream): torch's
+    // autotuner records such a choice as inf (a RuntimeError or OutOfResources, select_algorithm.py),
+    // unlike a failure of Kiln's own set-up.
+    auto kernel_fail = [&](const Error& e) {
+        auto r = fail(e);
+        r.details["kernel_failed"] = true;
+        return r;
+    };
     // Where the time goes, for the overhead benchmark: each phase's wall time in ms.
     nlohmann::json phases = nlohmann::json::object();
     auto mark = Clock::now();
@@ -265,7 +283,7 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
     lap("setup");
 
     auto made = make(ins, out_addr, stream_);
-    if (!made.ok()) return fail(made.error());
+    if (!made.ok()) return made.error().code == Errc::limit ? kernel_fail(made.error()) : fail(made.error());
     const Launch& kernel = *made;
     lap("workspace");
 
@@ -276,14 +294,14 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
     };
     auto launch_failed = [&]() -> BenchmarkResult {
         // The kernel's own report, in the driver's words when it is a CUresult.
-        return fail(check(launch_error, "kernel launch").error());
+        return kernel_fail(check(launch_error, "kernel launch").error());
     };
     auto flush = [&] { return api_->cuMemsetD8Async(flush_, 0, flush_bytes_, stream_); };
     auto sync = [&](const char* what) { return check(api_->cuStreamSynchronize(stream_), what); };
 
     auto k0 = Clock::now();  // the first run is the kernel's time too (its module loads lazily here)
     launch();
-    if (auto st = sync("first run"); !st.ok()) return fail(st.error());
+    if (auto st = sync("first run"); !st.ok()) return kernel_fail(st.error());
     if (launch_error) return launch_failed();
     lap("first_run");
     auto d2h = Clock::now();
@@ -303,6 +321,53 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
     }
     double d2h_seconds = std::chrono::duration<double>(Clock::now() - d2h).count();
 
+    if (req.timing.statistic == Statistic::torch_min) {
+        // torch 2.11's InductorBenchmarker.benchmark_gpu, step by step: the first run above, then
+        // 5 estimate pairs and min(100, 25 ms // estimate) timed pairs after 100 flushes, each pair
+        // preceded by zeroing an L2-sized buffer; the result is the minimum over all pairs.
+        auto zero_l2 = [&] { return api_->cuMemsetD8Async(flush_, 0, std::min(l2_bytes_, flush_bytes_), stream_); };
+        auto pairs = [&](std::size_t n, std::vector<double>& out) -> Status {
+            KILN_CHECK(ensure_events(n));
+            for (std::size_t i = 0; i < n; ++i) {
+                zero_l2();
+                api_->cuEventRecord(starts_[i], stream_);
+                launch();
+                api_->cuEventRecord(ends_[i], stream_);
+            }
+            KILN_CHECK(sync("timed runs"));
+            for (std::size_t i = 0; i < n; ++i) {
+                float ms = 0;
+                KILN_CHECK(check(api_->cuEventElapsedTime(&ms, starts_[i], ends_[i]), "cuEventElapsedTime"));
+                out.push_back(ms);
+            }
+            return ok_status();
+        };
+        std::vector<double> estimate, timed;
+        if (auto st = pairs(5, estimate); !st.ok()) return kernel_fail(st.error());
+        if (launch_error) return launch_failed();
+        const double est = *std::min_element(estimate.begin(), estimate.end());
+        int n = 100;
+        if (est > 0) n = std::max(std::min(100, static_cast<int>(std::floor(25.0 / est))), 1);
+        for (int i = 0; i < 100; ++i) zero_l2();
+        if (while_waiting) while_waiting();
+        if (auto st = pairs(static_cast<std::size_t>(n), timed); !st.ok()) return kernel_fail(st.error());
+        if (launch_error) return launch_failed();
+        lap("torch_min_timing");
+        BenchmarkResult r;
+        r.kernel_seconds = std::chrono::duration<double>(Clock::now() - k0).count() - d2h_seconds;
+        r.verify_seconds = d2h_seconds;
+        r.stats = summarize(timed);  // the spread of the timed pairs, for the report
+        r.ms = std::min(est, r.stats.min);
+        r.stats.min = r.ms;
+        r.device = "cuda:" + std::to_string(ordinal_);
+        r.details["warmup_runs"] = 0;
+        r.details["timed_runs"] = n;
+        r.details["estimate_runs"] = 5;
+        r.details["statistic"] = statistic_name(Statistic::torch_min);
+        r.details["phases_ms"] = std::move(phases);
+        return r;
+    }
+
     if (auto st = ensure_events(1); !st.ok()) return fail(st.error());
     api_->cuEventRecord(starts_[0], stream_);
     for (int i = 0; i < 5; ++i) {
@@ -310,7 +375,7 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
         launch();
     }
     api_->cuEventRecord(ends_[0], stream_);
-    if (auto st = sync("estimate"); !st.ok()) return fail(st.error());
+    if (auto st = sync("estimate"); !st.ok()) return kernel_fail(st.error());
     float est_total = 0;
     if (auto st = check(api_->cuEventElapsedTime(&est_total, starts_[0], ends_[0]), "cuEventElapsedTime"); !st.ok())
         return fail(st.error());
@@ -348,10 +413,10 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
     // before every run, so most samples are still queued here.
     while (samples.size() < static_cast<std::size_t>(n_rep) && read_error.ok()) {
         std::size_t i = samples.size();
-        if (auto st = check(api_->cuEventSynchronize(ends_[i]), "timed runs"); !st.ok()) return fail(st.error());
+        if (auto st = check(api_->cuEventSynchronize(ends_[i]), "timed runs"); !st.ok()) return kernel_fail(st.error());
         read_samples(i + 1, true);
     }
-    if (auto st = sync("timed runs"); !st.ok()) return fail(st.error());
+    if (auto st = sync("timed runs"); !st.ok()) return kernel_fail(st.error());
     if (launch_error) return launch_failed();
     if (!read_error.ok()) return fail(read_error.error());
     auto kernel_end = Clock::now();
@@ -363,6 +428,7 @@ BenchmarkResult CudaBench::run_launch(const BenchmarkRequest& req, const MakeLau
     r.verify_seconds = d2h_seconds;
     r.stats = summarize(samples);
     r.ms = r.stats.median;
+    r.details["statistic"] = statistic_name(Statistic::median);
     lap("statistics");
     r.device = "cuda:" + std::to_string(ordinal_);
     r.details["warmup_runs"] = n_warmup;

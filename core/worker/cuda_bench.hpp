@@ -91,6 +91,7 @@ private:
     cuda::CUstream stream_ = nullptr;
     cuda::CUdeviceptr flush_ = 0;
     std::size_t flush_bytes_ = 0;
+    std::size_t l2_bytes_ = 0;  // the device's L2: what torch's benchmarker zeroes before each pair
     cuda::CUdeviceptr out_ = 0, workspace_ = 0, extra_ = 0;
     std::size_t out_bytes_ = 0, workspace_bytes_ = 0, extra_bytes_ = 0;
     std::map<std::string, cuda::CUdeviceptr> inputs_;  // inputs and the outputs' random starts, uploaded once

@@ -47,9 +47,9 @@ Result<cuda::CUfunction> Executor::triton_function(const TritonBinary& b) {
         KILN_CHECK(check(a->cuDeviceGetAttribute(&optin, cuda::kAttrMaxSharedPerBlockOptin, dev),
                          "cuDeviceGetAttribute(shared optin)"));
         if (b.shared > optin)
-            return make_error(Errc::unsupported, "the kernel needs " + std::to_string(b.shared) +
-                                                     " bytes of shared memory; this GPU allows " +
-                                                     std::to_string(optin));
+            // Errc::limit: the device cannot launch it, as torch finds (OutOfResources: inf).
+            return make_error(Errc::limit, "the kernel needs " + std::to_string(b.shared) +
+                                               " bytes of shared memory; this GPU allows " + std::to_string(optin));
         KILN_CHECK(check(a->cuFuncGetAttribute(&static_shared, cuda::kFuncAttrSharedSizeBytes, fn),
                          "cuFuncGetAttribute(shared)"));
         KILN_CHECK(check(a->cuFuncSetAttribute(fn, cuda::kFuncAttrMaxDynamicShared, optin - static_shared),

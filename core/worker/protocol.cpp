@@ -73,11 +73,16 @@ nlohmann::json to_json(const TimingStats& s) {
 }
 
 nlohmann::json to_json(const TimingOptions& t) {
-    return {{"warmup_ms", t.warmup_ms},
-            {"rep_ms", t.rep_ms},
-            {"min_reps", t.min_reps},
-            {"max_reps", t.max_reps},
-            {"flush_l2", t.flush_l2}};
+    return {{"warmup_ms", t.warmup_ms}, {"rep_ms", t.rep_ms},     {"min_reps", t.min_reps},
+            {"max_reps", t.max_reps},   {"flush_l2", t.flush_l2}, {"statistic", statistic_name(t.statistic)}};
+}
+
+const char* statistic_name(Statistic s) { return s == Statistic::torch_min ? "torch-min" : "median"; }
+
+std::optional<Statistic> statistic_from_name(const std::string& name) {
+    if (name == "torch-min") return Statistic::torch_min;
+    if (name == "median") return Statistic::median;
+    return std::nullopt;
 }
 
 TimingOptions timing_options_from_json(const nlohmann::json& j, TimingOptions t) {
@@ -86,6 +91,8 @@ TimingOptions timing_options_from_json(const nlohmann::json& j, TimingOptions t)
     t.min_reps = j.value("min_reps", t.min_reps);
     t.max_reps = j.value("max_reps", t.max_reps);
     t.flush_l2 = j.value("flush_l2", t.flush_l2);
+    if (j.contains("statistic") && j["statistic"].is_string())
+        t.statistic = statistic_from_name(j["statistic"].get<std::string>()).value_or(t.statistic);
     return t;
 }
 

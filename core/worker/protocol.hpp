@@ -20,14 +20,26 @@ namespace kiln::worker {
 enum class RequestKind { ping, test, cpp, cuda, inductor_module, triton, gemm, shutdown };
 const char* request_kind_name(RequestKind k);
 
-// Like triton.testing.do_bench: a first estimate picks how many warm-up and timed runs fill
-// `warmup_ms` and `rep_ms`; the counts are clamped to [min_reps, max_reps].
+// Which number a benchmark returns, and how the runs behind it are made.
+enum class Statistic : std::uint8_t {
+    // torch 2.11's InductorBenchmarker.benchmark_gpu, the number torch writes into its timing cache:
+    // one run, 5 estimate pairs, min(100, 25 ms / estimate) timed pairs after 100 flushes, an
+    // L2-sized buffer zeroed before every pair; the minimum over all pairs.
+    torch_min,
+    // Like triton.testing.do_bench: warm-up and timed runs filling `warmup_ms` and `rep_ms`
+    // (clamped to [min_reps, max_reps]), the median; for Kiln's own autotuning.
+    median,
+};
+const char* statistic_name(Statistic s);  // "torch-min", "median"
+std::optional<Statistic> statistic_from_name(const std::string& name);
+
 struct TimingOptions {
     double warmup_ms = 25;
     double rep_ms = 100;
     int min_reps = 5;
     int max_reps = 10000;
     bool flush_l2 = true;  // CUDA: clear the L2 cache before each timed run
+    Statistic statistic = Statistic::median;
 };
 
 struct BenchmarkRequest {

@@ -124,3 +124,36 @@ TEST(RetuneReport, JsonHasTheContractFieldsAndReadsBack) {
     EXPECT_FALSE(back->ops[0].choices[3].measured[0].ms.has_value());
     EXPECT_FALSE(retune_report_from_json(nlohmann::json::object()).ok());
 }
+
+// Issue 40: the report says which statistic its times are, keeps the median beside it, and marks a
+// choice torch records as inf; all of it survives the JSON contract, and the hand-back reads it.
+TEST(RetuneReport, TheStatisticAndTorchsInfinityTravelInTheContract) {
+    RetuneReport r;
+    r.root = "/tmp/x";
+    r.devices = {{2, "NVIDIA H100 80GB HBM3", "sm_90"}};
+    r.statistic = kiln::worker::statistic_name(kiln::worker::Statistic::torch_min);
+    r.ops.push_back(measured_op());
+    auto& m = r.ops[0].choices[1].measured[0];
+    m.median_ms = 0.0093;
+    auto& bad = r.ops[0].choices[3].measured[0];
+    bad.status = "failed";
+    bad.why = "the kernel needs 262144 bytes of shared memory; this GPU allows 232448";
+    bad.torch_inf = true;
+    auto j = to_json(r);
+    EXPECT_EQ(j["statistic"], "torch-min");
+    EXPECT_NE(j["statistic_means"].get<std::string>().find("minimum over CUDA event pairs"), std::string::npos);
+    auto back = retune_report_from_json(nlohmann::json::parse(j.dump()));
+    ASSERT_TRUE(back) << back.error().str();
+    EXPECT_EQ(back->statistic, "torch-min");
+    EXPECT_DOUBLE_EQ(back->ops[0].choices[1].measured[0].median_ms, 0.0093);
+    EXPECT_TRUE(back->ops[0].choices[3].measured[0].torch_inf);
+    EXPECT_FALSE(back->ops[0].choices[1].measured[0].torch_inf);
+    EXPECT_EQ(kiln::worker::statistic_from_name("torch-min"), kiln::worker::Statistic::torch_min);
+    EXPECT_EQ(kiln::worker::statistic_from_name("median"), kiln::worker::Statistic::median);
+    EXPECT_FALSE(kiln::worker::statistic_from_name("mean"));
+    // The worker gets the statistic through the request's timing options.
+    kiln::worker::TimingOptions t;
+    t.statistic = kiln::worker::Statistic::torch_min;
+    EXPECT_EQ(kiln::worker::timing_options_from_json(kiln::worker::to_json(t)).statistic,
+              kiln::worker::Statistic::torch_min);
+}
