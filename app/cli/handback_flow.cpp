@@ -153,8 +153,21 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
     }
     out["complete_ops"] = ops.size();
     out["skipped"] = skipped_json(skipped);
+    // Choices written as Infinity, as torch writes a choice that fails: which and why.
+    Json infinite = Json::array();
+    for (const auto& op : ops)
+        for (const auto& c : op.choices)
+            if (c.infinite()) infinite.push_back({{"op", op.label()}, {"choice", c.name}, {"why", c.infinite_why}});
+    out["infinite"] = infinite;
     if (!a.json) {
-        std::fprintf(tout, "%zu complete op(s) (every choice measured ok on one GPU kind)\n", ops.size());
+        std::fprintf(tout, "%zu complete op(s) (every choice measured on one GPU kind)\n", ops.size());
+        if (!infinite.empty()) {
+            std::fprintf(tout, "  %zu choice(s) written as Infinity, as torch writes a choice that fails:\n",
+                         infinite.size());
+            for (const auto& i : infinite)
+                std::fprintf(tout, "    %s of %s: %s\n", i["choice"].get<std::string>().c_str(),
+                             i["op"].get<std::string>().c_str(), i["why"].get<std::string>().c_str());
+        }
         print_skipped(tout, skipped, "handed back");
     }
     if (ops.empty())
@@ -212,6 +225,12 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
                 std::fprintf(tout, "  %s on %s -> %s (%.4f ms) %s\n", p.label.c_str(), p.device_name.c_str(),
                              p.winner.c_str(), p.ms, p.config.dump().c_str());
             print_skipped(tout, table.skipped, "pinned");
+            // The handler is thread-local in torch: the config's class reaches the backward graph too.
+            std::fprintf(tout,
+                         "load it before compiling: torch._inductor.config.lookup_table.table = json.load(open('%s')); "
+                         "torch._inductor.config.inductor_choices_class = "
+                         "torch._inductor.lookup_table.LookupTableChoices\n",
+                         a.pin.c_str());
         }
     }
     if (a.json) std::cout << dump_json(out) << "\n";

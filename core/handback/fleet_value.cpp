@@ -1,5 +1,7 @@
 #include "handback/fleet_value.hpp"
 
+#include <cmath>
+
 #include "hash/sha256.hpp"
 #include "util/json_get.hpp"
 #include "util/python_json.hpp"
@@ -30,10 +32,15 @@ Status read_fleet_value(MeasuredOp& op, const Json& j, const jg::JsonAt& top, co
     if (!choices || !choices->is_object() || choices->empty()) return jg::error_at(top, "has no choices");
     for (auto it = choices->begin(); it != choices->end(); ++it) {
         const jg::JsonAt at = top.key("choices").key(it.key());
-        KILN_TRY(double ms, jg::time_field(it.value(), "ms", at));
+        // Infinity only with the reason it fails as torch fails it (fleet_value writes both).
+        KILN_TRY(std::string failed, jg::string_field_or(it.value(), "failed", at, ""));
+        KILN_TRY(double ms,
+                 jg::time_field(it.value(), "ms", at, failed.empty() ? jg::Time::finite : jg::Time::infinity_failed));
         KILN_TRY(auto spread, jg::optional_time_field(it.value(), "spread_ms", at));
         KILN_TRY(std::string kind, jg::string_field_or(it.value(), "kind", at, ""));
-        op.choices.push_back({it.key(), std::move(kind), ms, spread});
+        MeasuredChoice c{it.key(), std::move(kind), ms, spread};
+        if (std::isinf(ms)) c.infinite_why = failed;
+        op.choices.push_back(std::move(c));
     }
     return ok_status();
 }
@@ -56,8 +63,10 @@ Json fleet_value(const MeasuredOp& op, const std::string& host, std::int64_t pub
     j["host"] = host;
     j["published"] = published;
     auto& cs = j["choices"] = Json::object();
-    for (const auto& c : op.choices)
+    for (const auto& c : op.choices) {
         cs[c.name] = {{"kind", c.kind}, {"ms", c.ms}, {"spread_ms", c.spread_ms ? Json(*c.spread_ms) : Json()}};
+        if (c.infinite()) cs[c.name]["failed"] = c.infinite_why;
+    }
     return j;
 }
 

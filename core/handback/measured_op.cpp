@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "hash/sha256.hpp"
@@ -17,14 +19,29 @@ using Json = nlohmann::ordered_json;
 
 std::string short_name(const std::string& name) { return name.size() > 40 ? name.substr(0, 38) + "…" : name; }
 
+// Why torch would record `c` as inf for this device kind ("" when it would not), from Kiln's
+// measurement `m` on a device of that kind (may be null) and what torch recorded.
+std::string infinite_as_torch(const RunChoice& c, const Measurement* m, const RunOp& op, const std::string& kind) {
+    if (m && !m->ok() && m->torch_inf) return m->why.empty() ? "the kernel cannot run on this GPU" : m->why;
+    if (!m && !c.runnable && !c.recorded_ms && c.unreadable.empty() && op.recorded_for.device == kind)
+        return "torch recorded it as inf on this GPU kind; Kiln cannot run it (" + c.why + ")";
+    return "";
+}
+
+// Whether `c` on `device` gives the hand-back a time: measured ok or failing as torch fails it.
+bool covered(const RunChoice& c, const RunOp& op, int device, const std::string& kind) {
+    const Measurement* m = c.on(device);
+    return (m && m->ok()) || !infinite_as_torch(c, m, op, kind).empty();
+}
+
 // Why `op` is not complete on `device` ("" when it is).
-std::string incomplete_on(const RunOp& op, int device) {
+std::string incomplete_on(const RunOp& op, int device, const std::string& kind) {
     if (op.choices.empty()) return "the op has no choices";
     int bad = 0;
     std::string first;
     for (const auto& c : op.choices) {
         const Measurement* m = c.on(device);
-        if (m && m->ok()) continue;
+        if (covered(c, op, device, kind)) continue;
         if (++bad > 1) continue;
         if (!c.unreadable.empty()) first = c.unreadable;
         else if (!m) first = short_name(c.name) + " was not measured there" + (c.why.empty() ? "" : " (" + c.why + ")");
@@ -77,8 +94,12 @@ std::string MeasuredOp::system_hash() const { return system()["hash"].get<std::s
 const MeasuredChoice* MeasuredOp::winner() const {
     const MeasuredChoice* best = nullptr;
     for (const auto& c : choices)
-        if (!best || c.ms < best->ms) best = &c;
+        if (std::isfinite(c.ms) && (!best || c.ms < best->ms)) best = &c;
     return best;
+}
+
+int MeasuredOp::infinite_choices() const {
+    return static_cast<int>(std::count_if(choices.begin(), choices.end(), [](const auto& c) { return c.infinite(); }));
 }
 
 std::string MeasuredOp::label() const { return op + " " + inputs + " " + precision; }
@@ -108,7 +129,7 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
             std::vector<int> from(op.choices.size(), -1);
             std::string why;
             for (int index : by_kind[kind]) {
-                std::string w = incomplete_on(op, index);
+                std::string w = incomplete_on(op, index, kind);
                 if (w.empty()) {
                     std::fill(from.begin(), from.end(), index);
                     break;
@@ -126,6 +147,11 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
                             from[i] = index;
                             break;
                         }
+                    }
+                    // A failure torch records as well counts when no device of this kind ran it.
+                    for (int index : by_kind[kind]) {
+                        if (from[i] >= 0) break;
+                        if (covered(op.choices[i], op, index, kind)) from[i] = index;
                     }
                     all = all && from[i] >= 0;
                     if (from[i] < 0 && !uncovered++)
@@ -165,8 +191,19 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
             bool one = std::all_of(from.begin(), from.end(), [&](int d) { return d == from[0]; });
             MeasuredOp m{op.op, op.inputs, op.precision, kind, one ? from[0] : -1, v, {}, {}};
             for (size_t i = 0; i < op.choices.size(); ++i) {
-                const Measurement* ms = op.choices[i].on(from[i]);
-                m.choices.push_back({op.choices[i].name, op.choices[i].kind, *ms->ms, ms->spread_ms});
+                const RunChoice& c = op.choices[i];
+                const Measurement* ms = c.on(from[i]);
+                if (ms && ms->ok()) {
+                    m.choices.push_back({c.name, c.kind, *ms->ms, ms->spread_ms});
+                } else {
+                    MeasuredChoice inf{c.name, c.kind, std::numeric_limits<double>::infinity(), std::nullopt};
+                    inf.infinite_why = infinite_as_torch(c, ms, op, kind);
+                    m.choices.push_back(std::move(inf));
+                }
+            }
+            if (!m.winner()) {
+                sel.skipped.push_back({label, kind, "no choice ran on this GPU kind (every one fails as torch would)"});
+                continue;
             }
             sel.ops.push_back(std::move(m));
         }

@@ -23,11 +23,15 @@ struct SoftwareVersions {
 
 struct MeasuredChoice {
     std::string name, kind;
+    // +inf where torch records the choice as failed (`infinite_why` says why): it cannot launch
+    // on this device kind, or torch recorded inf there and Kiln has nothing to run.
     double ms = 0;
     std::optional<double> spread_ms;
     // A Triton choice's config where it is known without its benchmark module (an AUTOTUNE table's
     // row, as `kiln-cli ranks` reads them); the lookup table falls back to it.
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    std::string infinite_why;
+    bool infinite() const { return !infinite_why.empty(); }
 };
 
 struct MeasuredOp {
@@ -41,7 +45,8 @@ struct MeasuredOp {
     // torch's CacheBase.get_system() for this device and software, "hash" included.
     nlohmann::ordered_json system() const;
     std::string system_hash() const;
-    const MeasuredChoice* winner() const;  // the fastest choice
+    const MeasuredChoice* winner() const;  // the fastest choice (null when none has a finite time)
+    int infinite_choices() const;          // choices written as Infinity
     std::string label() const;             // "mm [('cuda', 'torch.float16', 512, ...)] highest"
 };
 
@@ -59,7 +64,10 @@ struct Selection {
 // Per op and device kind (device name), the first device (lowest index) on which every choice was
 // measured ok; else each choice from the first device of that kind that measured it ok (retune
 // spreads an op's choices over the GPUs); an op some choice of which no such device measured ok
-// is skipped with why. `python`: the software of this machine (from `--python`); without it each op keeps
+// is skipped with why. A choice "measured ok" includes one that fails as torch fails it, written as
+// Infinity as torch writes it: its kernel could not launch or run there (Measurement::torch_inf), or
+// Kiln cannot run it and torch recorded it as inf on this same device kind. A transient failure
+// (timeout, crash) or Kiln's own (no binary, wrong output) leaves the op to torch. `python`: the software of this machine (from `--python`); without it each op keeps
 // the Triton key and CUDA version of the file it was recorded in. `only_device`: just that index.
 Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersions>& python,
                        std::optional<int> only_device = std::nullopt);

@@ -42,6 +42,7 @@ Result<Measurement> measurement_from(const Json& j, const JsonAt& at) {
     KILN_TRY(m.ms, jg::optional_time_field(j, "ms", at));
     KILN_TRY(m.spread_ms, jg::optional_time_field(j, "spread_ms", at));
     KILN_TRY(m.why, jg::string_field_or(j, "why", at, ""));
+    KILN_TRY(m.torch_inf, jg::boolean_field_or(j, "torch_inf", at, false));
     return m;
 }
 
@@ -168,12 +169,14 @@ Json to_json(const RetuneRun& run) {
                     {"why", c.why},
                     {"recorded_ms", opt(c.recorded_ms)}};
             cj["measured"] = Json::array();
-            for (const auto& m : c.measured)
+            for (const auto& m : c.measured) {
                 cj["measured"].push_back({{"device", m.device},
                                           {"status", m.status},
                                           {"ms", opt(m.ms)},
                                           {"spread_ms", opt(m.spread_ms)},
                                           {"why", m.why}});
+                if (m.torch_inf) cj["measured"].back()["torch_inf"] = true;
+            }
             o["choices"].push_back(std::move(cj));
         }
         j["ops"].push_back(std::move(o));

@@ -24,6 +24,9 @@ struct Measurement {
     std::string status;  // ok | failed | wrong | timeout | crashed
     std::optional<double> ms, spread_ms;
     std::string why;
+    // The kernel could not launch or run on this GPU (retune's "torch_inf"): torch records such a
+    // choice as inf, and so does the hand-back.
+    bool torch_inf = false;
     bool ok() const;  // status "ok" with a finite, non-negative time
 };
 

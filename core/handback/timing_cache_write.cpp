@@ -98,11 +98,12 @@ Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<M
         return make_error(Errc::not_found, "no such cache root (a directory)", root.string(),
                           "give the TORCHINDUCTOR_CACHE_DIR that torch compiles with");
     // torch reads these as the choices' times: -1000 or NaN would make a choice win or break its
-    // min(), and Infinity would mark a measured choice failed (issue 42 #8). Callers check; this is
-    // the last line.
+    // min(), and Infinity would mark a measured choice failed (issue 42 #8); Infinity is written only
+    // for a choice that fails as torch fails it (MeasuredChoice::infinite_why). Callers check; this
+    // is the last line.
     for (const auto& op : ops)
         for (const auto& c : op.choices)
-            if (!std::isfinite(c.ms) || c.ms < 0)
+            if (!(c.infinite() && std::isinf(c.ms) && c.ms > 0) && (!std::isfinite(c.ms) || c.ms < 0))
                 return make_error(
                     Errc::invalid_argument,
                     "refusing to write " + py_float_repr(c.ms) + " ms for " + c.name + " of " + op.label(),

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
 
@@ -83,4 +86,23 @@ TEST(FleetValue, DecodingChecksEveryFieldAndTime) {
     EXPECT_FALSE(decode_fleet_value(key, "[1]", "srv"));
     EXPECT_FALSE(decode_fleet_value(key, "{\"op\": \"mm\"}", "srv"));
     EXPECT_FALSE(decode_fleet_value(key, "{\"op\": ", "srv"));
+}
+
+// Issue 40: a choice that fails as torch fails it travels through the fleet as Infinity with its
+// reason, and comes back as such; Infinity without a reason is still refused.
+TEST(FleetValue, AChoiceThatFailsAsTorchFailsItRoundTripsWithItsReason) {
+    MeasuredOp op = first_op();
+    op.choices[1].ms = std::numeric_limits<double>::infinity();
+    op.choices[1].infinite_why = "the kernel needs 262144 bytes of shared memory; this GPU allows 232448";
+    const std::string text = kiln::py_dumps(fleet_value(op, "node-a", 1));
+    auto back = decode_fleet_value(retuned_key(op), text, "srv");
+    ASSERT_TRUE(back) << back.error().str();
+    EXPECT_TRUE(std::isinf(back->choices[1].ms));
+    EXPECT_EQ(back->choices[1].infinite_why, op.choices[1].infinite_why);
+    EXPECT_EQ(back->infinite_choices(), 1);
+    std::string no_reason = text;
+    no_reason.replace(no_reason.find("\"failed\""), 8, "\"noted\"");
+    auto refused = decode_fleet_value(retuned_key(op), no_reason, "srv");
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("Infinity"), std::string::npos) << refused.error().str();
 }

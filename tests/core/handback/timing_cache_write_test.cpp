@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "handback/measured_op.hpp"
@@ -252,4 +254,76 @@ TEST(WriteTimingCache, ASymlinkedLockOrLockFolderIsRefusedAndNothingIsCreatedThe
     EXPECT_NE(report.error().str().find("symbolic link"), std::string::npos) << report.error().str();
     EXPECT_TRUE(fs::is_empty(outside));
     EXPECT_EQ(read_file(file), before);
+}
+
+// Issue 40: a choice whose kernel cannot launch on the GPU fails as torch fails it; torch writes it
+// as Infinity and so does the hand-back, so the op is complete and torch benchmarks nothing. A
+// transient failure (timeout, crash) still leaves the op to torch.
+TEST(CompleteOps, AChoiceThatFailsAsTorchFailsItIsWrittenAsInfinity) {
+    kiln::test::ScratchDir d("hb-infinity");
+    fs::path root = copy_root(d, kiln::test::h100_root());
+    fs::path file = kiln::test::cache_file_for(root, kH100Hash);
+    auto j = kiln::test::run_json_from_cache_file(file, kH100Hash);
+    auto& m = j["ops"][0]["choices"][3]["measured"][0];
+    m["status"] = "failed";
+    m["ms"] = nullptr;
+    m["why"] = "the kernel needs 262144 bytes of shared memory; this GPU allows 232448";
+    m["torch_inf"] = true;
+    auto& t = j["ops"][1]["choices"][2]["measured"][0];
+    t["status"] = "timeout";
+    t["ms"] = nullptr;
+    const std::string name = j["ops"][0]["choices"][3]["name"];
+    auto sel = complete_ops(run_from_json(j, "test").value(), std::nullopt);
+    ASSERT_EQ(sel.ops.size(), 1u);
+    ASSERT_EQ(sel.skipped.size(), 1u);
+    EXPECT_NE(sel.skipped[0].why.find("timeout"), std::string::npos) << sel.skipped[0].why;
+    EXPECT_EQ(sel.ops[0].infinite_choices(), 1);
+    ASSERT_NE(sel.ops[0].winner(), nullptr);
+    EXPECT_NE(sel.ops[0].winner()->name, name);
+    auto w = write_timing_cache(root, sel.ops);
+    ASSERT_TRUE(w) << w.error().str();
+    // Read back as torch reads it: Infinity, exactly, for that choice alone.
+    auto written = kiln::py_loads(read_file(file)).value();
+    const auto& slot = written["cache"][sel.ops[0].op][sel.ops[0].inputs][sel.ops[0].precision];
+    EXPECT_TRUE(std::isinf(slot[name].get<double>()));
+    int finite = 0;
+    for (auto it = slot.begin(); it != slot.end(); ++it) finite += std::isfinite(it.value().get<double>());
+    EXPECT_EQ(finite, static_cast<int>(slot.size()) - 1);
+    EXPECT_NE(read_file(file).find("Infinity"), std::string::npos);
+}
+
+// Without the reason an infinite time is still refused (issue 42 #8 stands).
+TEST(WriteTimingCache, InfinityWithoutAReasonIsRefused) {
+    kiln::test::ScratchDir d("hb-inf-refused");
+    fs::path root = copy_root(d, kiln::test::h100_root());
+    fs::path file = kiln::test::cache_file_for(root, kH100Hash);
+    auto sel = complete_ops(run_for(file, kH100Hash), std::nullopt);
+    ASSERT_FALSE(sel.ops.empty());
+    const std::string before = read_file(file);
+    sel.ops[0].choices[0].ms = std::numeric_limits<double>::infinity();
+    EXPECT_FALSE(write_timing_cache(root, sel.ops));
+    EXPECT_EQ(read_file(file), before);
+}
+
+// torch recorded a choice as inf on this GPU kind and Kiln has nothing to run for it: torch would fail
+// it again there, so it stays Infinity; on another GPU kind the op is left to torch.
+TEST(CompleteOps, ARecordedFailureKilnCannotRunStaysInfinityOnItsOwnKindOnly) {
+    fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
+    for (const std::string& device : {kH100Hash, kH200}) {
+        auto j = kiln::test::run_json_from_cache_file(file, device);
+        auto& c = j["ops"][0]["choices"][5];
+        c["recorded_ms"] = nullptr;
+        c["runnable"] = false;
+        c["why"] = "no compiled kernel in the Triton cache names this module";
+        c["measured"] = nlohmann::ordered_json::array();
+        auto sel = complete_ops(run_from_json(j, "test").value(), std::nullopt);
+        if (device == kH100Hash) {
+            ASSERT_EQ(sel.ops.size(), 2u) << device;
+            EXPECT_EQ(sel.ops[0].infinite_choices(), 1);
+            EXPECT_NE(sel.ops[0].choices[5].infinite_why.find("torch recorded it as inf"), std::string::npos);
+        } else {
+            EXPECT_EQ(sel.ops.size(), 1u) << device;
+            ASSERT_EQ(sel.skipped.size(), 1u);
+        }
+    }
 }
