@@ -5,7 +5,12 @@ by alpha/beta: bmm of the same sizes with two stride orders, mm of one shape in 
 and baddbmm with alpha and beta. Torch's AUTOTUNE tables go to stderr; the caller keeps them, with
 TORCH_TRACE and TORCHINDUCTOR_MM_LOGGING_FILE, beside the cache.
 
-usage: python model_cache.py [--dim 384] [--heads 6] [--seq 256] [--batch 4]
+usage: python model_cache.py [--dim 384] [--heads 6] [--seq 256] [--batch 4] [--warm-seconds S]
+                             [--pin LOOKUP_TABLE.json] [--steps N]
+--warm-seconds: keep the GPU busy first (torch's first AUTOTUNE tables on a cold GPU run slow);
+--pin: torch's lookup table (Kiln's `--pin`) loaded before compiling; --steps: after compiling, N
+timed steps (the block forward + backward and each standalone op once, CUDA events), the median in
+the output's step_ms_median. Every function stays compiled (no dynamo reset between them).
 """
 import argparse
 import json
@@ -20,7 +25,32 @@ p.add_argument("--heads", type=int, default=6)
 p.add_argument("--seq", type=int, default=256)
 p.add_argument("--batch", type=int, default=4)
 p.add_argument("--out", default="model_run.json")
+p.add_argument("--warm-seconds", type=float, default=0)
+p.add_argument("--pin", default=None)
+p.add_argument("--steps", type=int, default=0)
 a = p.parse_args()
+
+if a.pin:
+    from torch._inductor.lookup_table import LookupTableChoices
+    from torch._inductor.virtualized import V
+
+    with open(a.pin) as fh:
+        cfg.lookup_table.table = json.load(fh)
+    # The choices handler is thread-local: set alone, the backward graph (compiled lazily in
+    # autograd's device thread) never sees it and autotunes (12 ops of this model did). The class
+    # in the config reaches every thread.
+    if hasattr(cfg, "inductor_choices_class"):
+        cfg.inductor_choices_class = LookupTableChoices
+    else:
+        import torch._inductor.virtualized as virt
+
+        def _lookup_default():
+            rv = LookupTableChoices()
+            setattr(virt.threadlocal, virt._choices._key, rv)
+            return rv
+
+        virt._choices._default = _lookup_default
+    V.set_choices_handler(LookupTableChoices())
 
 cfg.max_autotune_gemm_backends = "ATEN,TRITON"
 MODE = "max-autotune-no-cudagraphs"
@@ -51,11 +81,15 @@ class Block(torch.nn.Module):
         return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
 
 
+compiled = []  # (compiled fn, args) of every standalone op, for --steps
+
+
 def standalone(name, fn, *args):
-    torch._dynamo.reset()
     t0 = time.time()
-    out = torch.compile(fn, mode=MODE)(*args)
+    cf = torch.compile(fn, mode=MODE)
+    out = cf(*args)
     torch.cuda.synchronize()
+    compiled.append((cf, args))
     return {"name": name, "seconds": round(time.time() - t0, 2), "shape": list(out.shape), "dtype": str(out.dtype)}
 
 
@@ -84,6 +118,13 @@ def baddbmm_ab(b, x, y):
 
 
 torch.manual_seed(0)
+if a.warm_seconds > 0:
+    w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    end = time.time() + a.warm_seconds
+    while time.time() < end:
+        for _ in range(50):
+            w @ w
+        torch.cuda.synchronize()
 results = []
 t0 = time.time()
 m = Block(a.dim, a.heads).cuda().to(torch.bfloat16)
@@ -111,6 +152,53 @@ results.append(standalone("baddbmm_ab_f16", baddbmm_ab, torch.randn(16, 256, 128
 
 info = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "args": vars(a),
         "total_seconds": round(time.time() - t0, 2), "results": results}
+
+
+def step():
+    x.grad = None
+    m.zero_grad(set_to_none=True)
+    f(x).float().pow(2).mean().backward()
+    for cf, args in compiled:
+        cf(*args)
+
+
+def timed(run):
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(a.steps)]
+    for s_ev, e_ev in events:
+        s_ev.record()
+        run()
+        e_ev.record()
+    torch.cuda.synchronize()
+    ms = sorted(s_ev.elapsed_time(e_ev) for s_ev, e_ev in events)
+    return ms[len(ms) // 2], [ms[len(ms) // 5], ms[len(ms) * 4 // 5]]
+
+
+if a.steps > 0:
+    # Launched from Python the step is bound by the host (kernels of 5-40 us); replayed from a CUDA
+    # graph it is the GPU's time, what the kernels chosen decide. Both are kept.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(20):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    info["step_ms_median"], info["step_ms_p20_p80"] = timed(step)
+    try:
+        g = torch.cuda.CUDAGraph()
+        x.grad = None
+        m.zero_grad(set_to_none=True)
+        with torch.cuda.graph(g):
+            f(x).float().pow(2).mean().backward()
+            for cf, args in compiled:
+                cf(*args)
+        torch.cuda.synchronize()
+        for _ in range(20):
+            g.replay()
+        info["graph_step_ms_median"], info["graph_step_ms_p20_p80"] = timed(g.replay)
+    except Exception as e:  # noqa: BLE001 -- recorded, the eager figure stands
+        info["graph_error"] = repr(e)[:300]
+    info["steps"] = a.steps
 with open(a.out, "w") as fh:
     json.dump(info, fh, indent=1)
 print(json.dumps(info), flush=True)

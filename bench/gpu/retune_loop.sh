@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Issue 40 on one GPU, in two device calls on one warm machine (each under the 10-minute limit):
+#   torch    torch max-autotunes bench/gpu/model_cache.py into a fresh cache C0 on a warmed GPU
+#            (AUTOTUNE tables on stderr) while kiln-cli and kiln-worker build; then
+#            `kiln-cli retune C0 --json` and retune_vs_torch.py: Kiln's times against torch's.
+#   handback the same model compiled by torch from an empty cache holding only what Kiln wrote:
+#            C1 = `handback --from run.json --write` (the timing cache), C2 = `--pin` (the lookup
+#            table alone): AUTOTUNE tables and compile time of each; then the step time of the
+#            model compiled with Kiln's hand-back (C1) against torch's own autotune (C0), runs
+#            alternated, each 200 steps (CUDA events, median).
+# usage: bash bench/gpu/retune_loop.sh torch|handback OUT_DIR   (on the GPU host, from the repo root)
+# Scratch in build-gpu/ (ignored, kept between calls while the machine stays warm).
+set -uo pipefail
+src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+phase="${1:?torch|handback}"; out="${2:?OUT_DIR}"
+. "$src/bench/gpu/proof_lib.sh"
+w="$src/build-gpu/loop"; mkdir -p "$out" "$w"; out="$(cd "$out" && pwd)"
+report="$out/$phase.md"; : > "$report"; failed=0; proof_name="retune_loop $phase"
+proof_python
+export PYTHONUNBUFFERED=1 TORCHINDUCTOR_FX_GRAPH_CACHE=1 TORCHINDUCTOR_AUTOGRAD_CACHE=1
+gpu="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+model() {  # model CACHE_DIR NAME [ARGS...]: model_cache.py with that cache, stderr kept
+  local cache="$1" name="$2"; shift 2
+  TORCHINDUCTOR_CACHE_DIR="$cache" timeout 540 "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
+    > "$w/$name.stdout" 2> "$w/$name.stderr"
+}
+tables() { grep -c '^AUTOTUNE' "$1" || true; }
+jf() { "$py" -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+
+if [ "$phase" = torch ]; then
+  rm -rf "$w"; mkdir -p "$w"
+  say "# issue 40, torch phase ($(date -u +%FT%TZ), $gpu, $("$py" -c 'import torch; print("torch", torch.__version__)'))"
+  ( proof_cli "$src/build-gpu/cli" kiln-cli kiln-worker > "$w/build.out" 2>&1; echo "$cli" > "$w/cli" ) &
+  builder=$!
+  s=$(date +%s.%N)
+  model "$w/c0" torch --warm-seconds 15; rc=$?
+  say "torch's own autotune (C0, GPU warmed 15 s first): rc=$rc, compile $(jf "$w/torch.json" "['total_seconds']") s, \
+$(tables "$w/torch.stderr") AUTOTUNE tables"
+  cp "$w/torch.stderr" "$out/torch_stderr.log"; cp "$w/torch.json" "$out/torch_run.json"
+  wait $builder; cli="$(cat "$w/cli" 2>/dev/null)"; [ -x "$cli" ] || { cat "$w/build.out" >&2; die "no kiln-cli built" 2; }
+  "$cli" retune "$w/c0" --json > "$w/run.json" 2> "$w/retune.stderr"; rc=$?
+  say "kiln-cli retune C0 --json: rc=$rc (1: a choice failed), $(jf "$w/run.json" "['wall_seconds']") s by its own count"
+  cp "$w/run.json" "$out/run.json"
+  "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run.json" "$w/torch.stderr" | tee -a "$report" || failed=1
+  # The same on the legacy default stream (torch's), and the median statistic, for comparison.
+  KILN_BENCH_STREAM=legacy "$cli" retune "$w/c0" --json > "$w/run_legacy.json" 2>/dev/null
+  say "\n## the same on the legacy default stream (KILN_BENCH_STREAM=legacy)"
+  "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run_legacy.json" "$w/torch.stderr" | tee -a "$report"
+  "$cli" retune "$w/c0" --json --statistic median > "$w/run_median.json" 2>/dev/null
+  say "\n## --statistic median"
+  "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run_median.json" "$w/torch.stderr" | tee -a "$report"
+  tar -C "$w" -cJf "$out/runs.tar.xz" run_legacy.json run_median.json retune.stderr
+  exit $failed
+fi
+
+[ -s "$w/run.json" ] && [ -d "$w/c0" ] || die "no torch phase here (the machine was given back?): run the torch phase first" 2
+cli="$(cat "$w/cli")"
+say "# issue 40, handback phase ($(date -u +%FT%TZ), $gpu)"
+rm -rf "$w/c1" "$w/c2"; mkdir -p "$w/c1" "$w/c2"
+"$cli" handback "$w/c1" --from "$w/run.json" --write --python "$py" > "$out/handback_write.txt" 2>&1
+say "handback --write: rc=$? ($(grep -m1 'complete op' "$out/handback_write.txt"))"
+# The pin reads each Triton winner's template kwargs from its benchmark module: in C0.
+"$cli" handback "$w/c0" --from "$w/run.json" --pin "$w/c2/table.json" --python "$py" > "$out/handback_pin.txt" 2>&1
+say "handback --pin: rc=$? ($(grep -m1 'pinned' "$out/handback_pin.txt"))"
+model "$w/c1" handback; say "compile with Kiln's timing cache alone (C1): rc=$?, $(jf "$w/handback.json" "['total_seconds']") s, \
+$(tables "$w/handback.stderr") AUTOTUNE tables (torch's own: $(jf "$w/torch.json" "['total_seconds']") s, $(tables "$w/torch.stderr"))"
+cp "$w/handback.stderr" "$out/handback_stderr.log"
+check "after handback --write torch prints 0 AUTOTUNE tables" "[ $(tables "$w/handback.stderr") = 0 ]"
+model "$w/c2" pin --pin "$w/c2/table.json"; say "compile with Kiln's lookup table alone (C2): rc=$?, \
+$(jf "$w/pin.json" "['total_seconds']") s, $(tables "$w/pin.stderr") AUTOTUNE tables"
+cp "$w/pin.stderr" "$out/pin_stderr.log"
+check "with the --pin table alone torch prints 0 AUTOTUNE tables" "[ $(tables "$w/pin.stderr") = 0 ]"
+# Step time: warm processes (FX cache hits), alternated, 200 steps each.
+for round in 1 2 3; do
+  for c in c0 c1; do
+    model "$w/$c" "step_${c}_$round" --steps 200
+    say "round $round $c: step median $(jf "$w/step_${c}_$round.json" "['step_ms_median']") ms launched, \
+$(jf "$w/step_${c}_$round.json" ".get('graph_step_ms_median', 'no graph')") ms replayed, $(tables "$w/step_${c}_$round.stderr") AUTOTUNE tables"
+  done
+done
+"$py" - "$w" <<'PY' | tee -a "$report"
+import json, statistics, sys
+w = sys.argv[1]
+runs = {c: [json.load(open(f"{w}/step_{c}_{r}.json")) for r in (1, 2, 3)] for c in ("c0", "c1")}
+for key, what in (("step_ms_median", "launched from Python"), ("graph_step_ms_median", "replayed from a CUDA graph")):
+    if not all(key in j for v in runs.values() for j in v):
+        print(f"step time {what}: not measured ({runs['c0'][0].get('graph_error', '')})")
+        continue
+    med = {c: statistics.median(j[key] for j in v) for c, v in runs.items()}
+    ratio = med["c1"] / med["c0"]
+    print(f"step time {what}, median of 3 alternated runs of 200 steps: torch's own autotune {med['c0']:.4f} ms, "
+          f"Kiln's hand-back {med['c1']:.4f} ms, ratio {ratio:.4f}")
+    # The graph replay is the GPU's time, which the kernels chosen decide; the launched step, the host's.
+    open(f"{w}/step_ratio", "w").write(f"{ratio:.4f}")
+PY
+check "Kiln's hand-back is not slower than torch's own autotune (<= 1.01x; the graph replay's ratio where measured)" \
+  "$py -c 'import sys; sys.exit(float(open(\"$w/step_ratio\").read()) > 1.01)'"
+# Where the winners differ, both times (Kiln's run measured every choice).
+"$py" - "$w/run.json" "$w/torch.stderr" <<'PY' | tee -a "$report"
+import json, sys
+run = json.load(open(sys.argv[1]))
+diff = 0
+for op in run["ops"]:
+    meas = {c["name"]: m["ms"] for c in op["choices"] for m in c.get("measured", []) if m["status"] == "ok" and m.get("ms")}
+    rec = {c["name"]: c["recorded_ms"] for c in op["choices"] if c.get("recorded_ms") is not None}
+    if not meas or not rec: continue
+    k, t = min(meas, key=meas.get), min(rec, key=rec.get)
+    if k != t:
+        diff += 1
+        print(f"  {op['op']} {op['inputs'][:60]}: torch's winner {t[:24]} (torch {rec[t]:.4f}, Kiln {meas.get(t, float('nan')):.4f} ms), "
+              f"Kiln's {k[:24]} (torch {rec.get(k, float('nan')):.4f}, Kiln {meas[k]:.4f} ms)")
+print(f"winners that differ: {diff} of {len(run['ops'])} ops")
+PY
+tar -C "$w" -cJf "$out/loop_json.tar.xz" --exclude='c0' --exclude='c1' --exclude='c2' . 2>/dev/null
+say "$([ $failed = 0 ] && echo PASSED || echo FAILED)"
+exit $failed

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Kiln's re-tune times against torch's own (issue 40, item 1): for every choice that both measured,
+Kiln's `ms` (the statistic the run wrote: torch's minimum over event pairs by default) and its median
+against the time torch recorded for it. torch's timing cache holds exactly the numbers its AUTOTUNE
+tables print (both come from one benchmark call); this checks that too, on the stderr given.
+
+usage: python3 retune_vs_torch.py RUN.json TORCH_STDERR
+Prints markdown; exit 1 when the median abs(Kiln/torch - 1) of `ms` is over 3 %.
+"""
+import collections
+import json
+import re
+import statistics
+import sys
+
+run = json.load(open(sys.argv[1]))
+stderr = open(sys.argv[2], errors="replace").read()
+
+# The AUTOTUNE tables' times (4 decimals, as printed) against the timing cache's (recorded_ms).
+table_ms = collections.Counter(round(float(t), 4) for t in re.findall(r"^  \S+ ([\d.]+) ms ", stderr, re.M))
+recorded = collections.Counter(
+    round(c["recorded_ms"], 4) for op in run["ops"] for c in op["choices"] if c.get("recorded_ms") is not None)
+common = sum((table_ms & recorded).values())
+print(f"torch's AUTOTUNE tables: {sum(table_ms.values())} times; timing cache: {sum(recorded.values())} finite times; "
+      f"{common} equal to 4 decimals (the tables and the file are one measurement)")
+
+rows = []
+for op in run["ops"]:
+    for c in op["choices"]:
+        t = c.get("recorded_ms")
+        for m in c.get("measured", []):
+            if m["status"] != "ok" or t is None or not t or m.get("ms") is None:
+                continue
+            rows.append((op["op"] + " " + op["inputs"], c["name"], t, m["ms"], m.get("median_ms") or 0))
+if not rows:
+    print("no choice measured by both")
+    sys.exit(1)
+dev_min = [abs(k / t - 1) for _, _, t, k, _ in rows]
+dev_med = [abs(md / t - 1) for _, _, t, _, md in rows if md]
+signed = [k / t - 1 for _, _, t, k, _ in rows]
+print(f"\nstatistic written: {run.get('statistic', '?')} ({run.get('statistic_means', '')})")
+print(f"choices measured by both: {len(rows)} in {len({r[0] for r in rows})} of {len(run['ops'])} ops")
+print("| Kiln's time | median abs(Kiln/torch - 1) | median Kiln/torch - 1 | within 3 % | within 10 % |")
+print("| --- | ---: | ---: | ---: | ---: |")
+print(f"| ms ({run.get('statistic', '?')}) | {100 * statistics.median(dev_min):.1f} % | "
+      f"{100 * statistics.median(signed):+.1f} % | {sum(d <= 0.03 for d in dev_min)} of {len(dev_min)} | "
+      f"{sum(d <= 0.10 for d in dev_min)} of {len(dev_min)} |")
+if dev_med:
+    print(f"| median of the timed pairs | {100 * statistics.median(dev_med):.1f} % | "
+          f"{100 * statistics.median([md / t - 1 for _, _, t, _, md in rows if md]):+.1f} % | "
+          f"{sum(d <= 0.03 for d in dev_med)} of {len(dev_med)} | {sum(d <= 0.10 for d in dev_med)} of {len(dev_med)} |")
+worst = sorted(rows, key=lambda r: -abs(r[3] / r[2] - 1))[:5]
+print("\nlargest differences: " + "; ".join(f"{o.split()[0]} {n[:22]} torch {t:.4f} Kiln {k:.4f} ms" for o, n, t, k, _ in worst))
+ok = statistics.median(dev_min) <= 0.03
+print(("ok    " if ok else "FAIL  ") + "median abs(Kiln/torch - 1) <= 3 %")
+sys.exit(0 if ok else 1)
