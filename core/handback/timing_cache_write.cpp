@@ -137,7 +137,8 @@ Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<M
     // Every file reads and takes its ops: now merge and replace each. torch writes the file without
     // a lock (read, add, rename): a version it renames in meanwhile is merged too (util/merged_write).
     WriteReport report;
-    for (auto& [hash, p] : files) {
+    for (auto& entry : files) {
+        Pending& p = entry.second;  // a plain reference: clang 14 cannot capture a structured binding
         KILN_TRY(int again, p.target->replace(
                                 [&p](const std::optional<std::string>& current) { return merged_into(p, current); }));
         p.report.merged_again = again;

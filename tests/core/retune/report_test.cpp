@@ -6,6 +6,7 @@
 #include "retune/recorded_compare.hpp"
 #include "retune/retune_report.hpp"
 #include "test_support.hpp"
+#include "worker/protocol.hpp"
 
 using namespace kiln::retune;
 

@@ -224,28 +224,19 @@ TEST(RetuneRun, AnOpKeyThatLooksLikeAPathNamesNoPath) {
         ASSERT_TRUE(rep.ok()) << rep.error().str();
         ASSERT_EQ(rep->ops.size(), 1u);
         EXPECT_EQ(rep->ops[0].op, hostile);
-        ASSERT_EQ(rep->session_logs.size(), 1u);
-        const fs::path log = rep->session_logs[0];
-        EXPECT_EQ(log.parent_path(), root / "kiln" / "autotune") << log;
-        EXPECT_TRUE(fs::is_regular_file(log)) << log;
-        // Nothing anywhere else: no "outside" folder, no "retune-x" folder, one entry in kiln/autotune.
+        // No problem is known for such an op, so nothing is measured and, since a run that measures
+        // nothing writes nothing (issue 41 #4), there is no session log at all; where one is written
+        // its name is escaped (util/path_component, tested there) and it lies in kiln/autotune.
+        for (const auto& l : rep->session_logs) EXPECT_EQ(fs::path(l).parent_path(), root / "kiln" / "autotune") << l;
+        // Nothing anywhere else: no "outside" folder, no "retune-x" folder.
         for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
             const std::string name = e.path().filename().string();
-            EXPECT_TRUE(e.path() == log ||
+            const bool a_log = e.path().parent_path() == root / "kiln" / "autotune";
+            EXPECT_TRUE(a_log ||
                         (name != "outside" && name.find("pwn") == std::string::npos && name.rfind("retune-x", 0) != 0))
                 << e.path();
         }
-        EXPECT_EQ(std::distance(fs::directory_iterator(root / "kiln" / "autotune"), fs::directory_iterator()), 1);
-        // The log keeps the real name: readers (timings, the GUI) take it from there.
-        std::ifstream in(log);
-        std::string first;
-        std::getline(in, first);
-        auto start = nlohmann::json::parse(first, nullptr, false);
-        ASSERT_TRUE(start.is_object()) << first;
-        EXPECT_EQ(start.value("op", ""), hostile);
-        auto parsed = kiln::timings::read_session_log(log);
-        ASSERT_TRUE(parsed.ok()) << parsed.error().str();
-        EXPECT_TRUE(parsed->ended);
-        for (const auto& op : parsed->ops) EXPECT_EQ(op.op, hostile);  // measured ones, if any ran
+        EXPECT_FALSE(fs::exists(dir.path() / "outside"));
+        EXPECT_FALSE(fs::exists(root.parent_path() / "outside"));
     }
 }
