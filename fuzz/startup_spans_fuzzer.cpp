@@ -5,32 +5,21 @@
 // fuzzer does. Beyond a crash, a sanitizer report, a timeout or an over-allocation, a finding is a
 // time the report would print that is negative, infinite or NaN (issue 42, item 13: spans backwards,
 // timestamps of 1e308, metrics of -5 s printed "spent -5000 ms compiling" and `"seconds": null`).
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include "memfd_input.hpp"
 #include "startup/compile_spans.hpp"
 #include "startup/startup_compare.hpp"
 #include "startup/startup_report.hpp"
 
 namespace {
 
-// One memfd for the whole run, rewritten for each input.
 const std::string& startup_log_path(const std::uint8_t* data, std::size_t size) {
-    static int fd = ::memfd_create("kiln-fuzz-startup.log", MFD_CLOEXEC);
-    static const std::string path = "/proc/self/fd/" + std::to_string(fd);
-    if (fd < 0 || ::ftruncate(fd, 0) != 0) std::abort();
-    for (std::size_t off = 0; off < size;) {
-        ssize_t n = ::pwrite(fd, data + off, size - off, static_cast<off_t>(off));
-        if (n <= 0) std::abort();
-        off += static_cast<std::size_t>(n);
-    }
-    return path;
+    return kiln::fuzz::memfd_input("kiln-fuzz-startup.log", data, size);
 }
 
 bool sane_seconds(double s) { return std::isfinite(s) && s >= 0; }
