@@ -22,6 +22,9 @@ namespace {
 // file again, for longer.
 constexpr auto kMergeDeadline = std::chrono::minutes(2);
 constexpr auto kRepairDeadline = std::chrono::minutes(10);
+// After a repair, how long the file must stay unchanged: longer than another writer takes from its
+// read to its rename (a torch-style writer: a few ms; 200 ms leaves room for a loaded machine).
+constexpr auto kSettle = std::chrono::milliseconds(200);
 
 bool same_time(const struct timespec& a, const struct timespec& b) {
     return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
@@ -146,7 +149,21 @@ Result<int> MergedWrite::replace(const Merge& merge) {
         }
         struct stat st {};
         if (::fstat(replaced->fd.get(), &st) != 0) return io_error("cannot stat", path_.string(), errno);
-        if (same_version(st, expected.st, false)) return round;  // `tmp` removes the old version
+        if (same_version(st, expected.st, false)) {
+            if (!repairing) return round;  // `tmp` removes the old version
+            // The version this repairs was in the file for a moment without the newer entries: a
+            // writer that read it then renames later and would drop them (1 torch entry in 2,400 in
+            // CI). Watch the file settle; a rename meanwhile is read and merged again.
+            expected.fd = std::move(ours);
+            if (::fstat(expected.fd.get(), &expected.st) != 0) return io_error("cannot stat", path_.string(), errno);
+            const auto quiet_from = std::chrono::steady_clock::now();
+            bool moved = false;
+            while (!(moved = changed()) && std::chrono::steady_clock::now() - quiet_from < kSettle)
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            if (!moved) return round;
+            KILN_CHECK(read_again());
+            continue;
+        }
         // Another writer renamed its file in after the last look: merge its bytes too.
         KILN_TRY(newer, read_opened_file(*replaced, path_.string(), max_bytes_));
         base = &newer;

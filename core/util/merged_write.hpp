@@ -9,7 +9,9 @@
 //   changed, read again and merged again;
 // - the rename itself exchanges the files (renameat2 RENAME_EXCHANGE) so that the file it replaced
 //   can be checked: when a writer renamed its file in after the last look, that file is merged too
-//   and written again, instead of being lost. An absent file is created with RENAME_NOREPLACE.
+//   and written again, instead of being lost; the repaired file must then stay unchanged for a
+//   moment (a writer that read the version without that file's entries renames within it, and is
+//   merged too). An absent file is created with RENAME_NOREPLACE.
 // A file system without either flag gets a plain rename after the last look.
 // What remains is torch's own race: a torch process that read before Kiln's rename and renames after
 // it drops Kiln's entries (as it drops another torch process's); Kiln cannot prevent that.
