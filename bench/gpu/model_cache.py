@@ -6,11 +6,13 @@ and baddbmm with alpha and beta. Torch's AUTOTUNE tables go to stderr; the calle
 TORCH_TRACE and TORCHINDUCTOR_MM_LOGGING_FILE, beside the cache.
 
 usage: python model_cache.py [--dim 384] [--heads 6] [--seq 256] [--batch 4] [--warm-seconds S]
-                             [--pin LOOKUP_TABLE.json] [--steps N]
+                             [--pin LOOKUP_TABLE.json] [--steps N] [--profile N]
 --warm-seconds: keep the GPU busy first (torch's first AUTOTUNE tables on a cold GPU run slow);
 --pin: torch's lookup table (Kiln's `--pin`) loaded before compiling; --steps: after compiling, N
 timed steps (the block forward + backward and each standalone op once, CUDA events), the median in
-the output's step_ms_median. Every function stays compiled (no dynamo reset between them).
+the output's step_ms_median; --profile: then N steps under torch.profiler, each GPU kernel's calls
+and time per step (what the kernels chosen cost on the GPU, apart from the host's launch time).
+Every function stays compiled (no dynamo reset between them).
 """
 import argparse
 import json
@@ -28,6 +30,7 @@ p.add_argument("--out", default="model_run.json")
 p.add_argument("--warm-seconds", type=float, default=0)
 p.add_argument("--pin", default=None)
 p.add_argument("--steps", type=int, default=0)
+p.add_argument("--profile", type=int, default=0)
 a = p.parse_args()
 
 if a.pin:
@@ -173,6 +176,25 @@ def timed(run):
     return ms[len(ms) // 2], [ms[len(ms) // 5], ms[len(ms) * 4 // 5]]
 
 
+def profiled(n):
+    """Each GPU kernel's launches and device time per step over n steps (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            step()
+        torch.cuda.synchronize()
+    kernels = {}
+    for e in prof.events():
+        if str(getattr(e, "device_type", "")).endswith("CUDA") and getattr(e, "device_time", 0) > 0:
+            k = kernels.setdefault(e.name, [0, 0.0])
+            k[0] += 1
+            k[1] += e.device_time  # us
+    rows = sorted(([name, c / n, t / n] for name, (c, t) in kernels.items()), key=lambda r: -r[2])
+    return {"steps": n, "gpu_us_per_step": sum(r[2] for r in rows), "launches_per_step": sum(r[1] for r in rows),
+            "kernels": [[name[:120], round(c, 3), round(t, 3)] for name, c, t in rows]}
+
+
 if a.steps > 0:
     # Launched from Python the step is bound by the host (kernels of 5-40 us); replayed from a CUDA
     # graph it is the GPU's time, what the kernels chosen decide. Both are kept.
@@ -184,11 +206,22 @@ if a.steps > 0:
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
     info["step_ms_median"], info["step_ms_p20_p80"] = timed(step)
+    if a.profile > 0:
+        info["profile"] = profiled(a.profile)
+    # The graph last: a failed capture leaves the process's CUDA state unusable.
     try:
+        # PyTorch's whole-network recipe: warm up on a side stream right before the capture, grads
+        # set to None, so that every AccumulateGrad of the capture runs on the capture's stream.
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
         g = torch.cuda.CUDAGraph()
         x.grad = None
         m.zero_grad(set_to_none=True)
-        with torch.cuda.graph(g):
+        with torch.cuda.graph(g, capture_error_mode="thread_local"):
             f(x).float().pow(2).mean().backward()
             for cf, args in compiled:
                 cf(*args)

@@ -73,7 +73,7 @@ check "with the --pin table alone torch prints 0 AUTOTUNE tables" "[ $(tables "$
 # Step time: warm processes (FX cache hits), alternated, 200 steps each.
 for round in 1 2 3; do
   for c in c0 c1; do
-    model "$w/$c" "step_${c}_$round" --steps 200
+    model "$w/$c" "step_${c}_$round" --steps 200 --profile 50
     say "round $round $c: step median $(jf "$w/step_${c}_$round.json" "['step_ms_median']") ms launched, \
 $(jf "$w/step_${c}_$round.json" ".get('graph_step_ms_median', 'no graph')") ms replayed, $(tables "$w/step_${c}_$round.stderr") AUTOTUNE tables"
   done
@@ -92,6 +92,33 @@ for key, what in (("step_ms_median", "launched from Python"), ("graph_step_ms_me
           f"Kiln's hand-back {med['c1']:.4f} ms, ratio {ratio:.4f}")
     # The graph replay is the GPU's time, which the kernels chosen decide; the launched step, the host's.
     open(f"{w}/step_ratio", "w").write(f"{ratio:.4f}")
+PY
+# The GPU's share: each kernel's device time per step (torch.profiler, 50 steps a run), apart from
+# the host's launch time, which bounds a step launched from Python.
+"$py" - "$w" <<'PY' | tee -a "$report"
+import json, statistics, sys
+w = sys.argv[1]
+prof = {c: [json.load(open(f"{w}/step_{c}_{r}.json")).get("profile") for r in (1, 2, 3)] for c in ("c0", "c1")}
+if not all(p for v in prof.values() for p in v):
+    print("GPU time per step: not measured"); sys.exit(0)
+g = {c: statistics.median(p["gpu_us_per_step"] for p in v) for c, v in prof.items()}
+n = {c: statistics.median(p["launches_per_step"] for p in v) for c, v in prof.items()}
+print(f"GPU kernel time per step (profiler, median of 3 runs): torch's own {g['c0']:.1f} us, Kiln's {g['c1']:.1f} us "
+      f"(ratio {g['c1'] / g['c0']:.4f}); kernels launched per step {n['c0']:.1f} / {n['c1']:.1f}")
+per = {c: {} for c in prof}
+for c, v in prof.items():
+    for p in v:
+        for name, calls, us in p["kernels"]:
+            per[c].setdefault(name, []).append((calls, us))
+rows = []
+for name in set(per["c0"]) | set(per["c1"]):
+    a = statistics.median(us for _, us in per["c0"].get(name, [(0, 0)]))
+    b = statistics.median(us for _, us in per["c1"].get(name, [(0, 0)]))
+    rows.append((b - a, name, a, b))
+rows.sort(key=lambda r: -abs(r[0]))
+print("kernels whose GPU time per step differs most (us per step, torch's own -> Kiln's):")
+for d, name, a, b in rows[:25]:
+    print(f"  {d:+8.2f}  {a:8.2f} -> {b:8.2f}  {name[:100]}")
 PY
 check "Kiln's hand-back is not slower than torch's own autotune (<= 1.01x; the graph replay's ratio where measured)" \
   "$py -c 'import sys; sys.exit(float(open(\"$w/step_ratio\").read()) > 1.01)'"
