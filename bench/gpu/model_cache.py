@@ -120,6 +120,12 @@ def baddbmm_ab(b, x, y):
     return torch.baddbmm(b, x, y, beta=0.25, alpha=1.5)
 
 
+# With --steps, everything runs on one side stream, compile included: autograd gives a leaf's
+# AccumulateGrad node the stream current when the node is made (the first forward), and a capture on
+# another stream then syncs across streams, which invalidates it (torch warns "The AccumulateGrad
+# node's stream does not match"; cudaErrorStreamCaptureInvalidated).
+if a.steps > 0:
+    torch.cuda.set_stream(torch.cuda.Stream())
 torch.manual_seed(0)
 if a.warm_seconds > 0:
     w = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
@@ -198,30 +204,19 @@ def profiled(n):
 if a.steps > 0:
     # Launched from Python the step is bound by the host (kernels of 5-40 us); replayed from a CUDA
     # graph it is the GPU's time, what the kernels chosen decide. Both are kept.
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(20):
-            step()
-    torch.cuda.current_stream().wait_stream(side)
+    for _ in range(20):
+        step()
     torch.cuda.synchronize()
     info["step_ms_median"], info["step_ms_p20_p80"] = timed(step)
     if a.profile > 0:
         info["profile"] = profiled(a.profile)
     # The graph last: a failed capture leaves the process's CUDA state unusable.
     try:
-        # PyTorch's whole-network recipe: warm up on a side stream right before the capture, grads
-        # set to None, so that every AccumulateGrad of the capture runs on the capture's stream.
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                step()
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
+        # Captured on the stream everything ran on (see set_stream above), grads set to None.
         g = torch.cuda.CUDAGraph()
         x.grad = None
         m.zero_grad(set_to_none=True)
-        with torch.cuda.graph(g, capture_error_mode="thread_local"):
+        with torch.cuda.graph(g, stream=torch.cuda.current_stream(), capture_error_mode="thread_local"):
             f(x).float().pow(2).mean().backward()
             for cf, args in compiled:
                 cf(*args)
