@@ -1,5 +1,7 @@
 #include "ui/theme/palette.hpp"
 
+#include <iterator>
+
 #include <QApplication>
 #include <QStyle>
 #include <QStyleFactory>
@@ -54,6 +56,18 @@ void applyTheme(Theme theme) {
 }
 
 bool isDarkPalette(const QPalette& p) { return p.color(QPalette::Window).lightness() < 128; }
+
+QColor categoryColor(int k, uint seed, const QPalette& p) {
+    static const QRgb kColours[] = {
+        0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf, 0xbcbd22,
+        0x7f3c8d, 0x11a579, 0x3969ac, 0xf2b701, 0xe73f74, 0x80ba5a, 0xe68310, 0x008695,
+    };
+    QColor c =
+        k >= 0 && k < int(std::size(kColours)) ? QColor(kColours[k]) : QColor::fromHsl(int(seed % 360), 160, 120);
+    return isDarkPalette(p) ? c.lighter(125) : c;
+}
+
+QColor restColor(const QPalette& p) { return isDarkPalette(p) ? QColor(110, 110, 110) : QColor(190, 190, 190); }
 
 const ThemeColors& themeColorsFor(bool dark) {
     // Light: dark enough for >= 4.5 on white; dark: light enough for >= 4.5 on the dark Base/Window.

@@ -27,6 +27,10 @@ struct ThemeColors {
 const ThemeColors& themeColors(const QPalette& p);
 const ThemeColors& themeColorsFor(bool dark);
 const ThemeColors& themeColors();
+// The k-th of a categorical series (neighbours differ most; Tableau 10, then more), lighter on a dark
+// palette; k past the table: a hue from `seed`. `restColor`: the grey of "the rest" (unexplained time).
+QColor categoryColor(int k, uint seed, const QPalette& p);
+QColor restColor(const QPalette& p);
 // `text` as HTML in the error colour (escaped).
 QString errorHtml(const QString& text);
 

@@ -25,18 +25,11 @@ int phaseOrder(const QString& phase) {
     return phase == QLatin1String("unexplained") ? 1000 : 500;  // other phases, then the rest
 }
 
-// A colour per phase (the table's order: neighbours differ most), lighter on a dark palette; grey for
-// the unexplained rest, and a hue from the name for phases Kiln does not know.
+// A colour per phase in the table's order (ui/theme), grey for the unexplained rest, and a hue from
+// the name for phases Kiln does not know.
 QColor phaseColour(const QString& phase, const QPalette& palette) {
-    static const QRgb kColours[] = {
-        0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2, 0x17becf, 0xbcbd22,
-        0x7f3c8d, 0x11a579, 0x3969ac, 0xf2b701, 0xe73f74, 0x80ba5a, 0xe68310, 0x008695,
-    };
-    const bool dark = isDarkPalette(palette);
-    if (phase == QLatin1String("unexplained")) return dark ? QColor(110, 110, 110) : QColor(190, 190, 190);
-    const int i = phaseOrder(phase);
-    QColor c = i < int(std::size(kColours)) ? QColor(kColours[i]) : QColor::fromHsl(int(qHash(phase) % 360), 160, 120);
-    return dark ? c.lighter(125) : c;
+    if (phase == QLatin1String("unexplained")) return restColor(palette);
+    return categoryColor(phaseOrder(phase), uint(qHash(phase)), palette);
 }
 
 }  // namespace

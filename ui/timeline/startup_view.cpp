@@ -134,7 +134,8 @@ void StartupView::showAvoidable() {
     for (const auto& a : p->avoidable)
         h += tr("<p><b>%1</b> %2<br><i>Fix:</i> %3</p>")
                  .arg(formatSeconds(a.seconds), htmlText(a.what), htmlText(a.fix));
-    h += tr("<p style=\"color:gray\">Hover a bar for its cause; click one for its fix.</p>");
+    h += tr("<p style=\"color:%1\">Hover a bar for its cause; click one for its fix.</p>")
+             .arg(palette().color(QPalette::PlaceholderText).name());
     side_->setHtml(h);
 }
 
