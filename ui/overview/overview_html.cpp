@@ -222,12 +222,6 @@ QString traceSection(const overview::Overview& o) {
 
 }  // namespace
 
-QString formatSeconds(double s) {
-    if (s < 10) return QStringLiteral("%1 s").arg(s, 0, 'f', 2);
-    if (s < 120) return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
-    return QStringLiteral("%1 min %2 s").arg(int(s / 60)).arg(int(s) % 60);
-}
-
 QString overviewHtml(const overview::Overview& o, const QPalette& palette, const overview::SectionsPending& pending) {
     const Colors c(palette);
     QString h = QObject::tr("<h2>%1</h2><p style=\"color:%2\">%3 · %4 files · %5</p>")

@@ -23,6 +23,4 @@ QString scanningHtml(const QString& root, std::uint64_t files, std::uint64_t byt
 // No cache to show: where Kiln looked, and how to open one.
 QString noCacheHtml(const QString& reason, const QPalette& palette);
 
-QString formatSeconds(double s);  // "0.25 s", "47.7 s", "2 min 5 s"
-
 }  // namespace kiln::ui

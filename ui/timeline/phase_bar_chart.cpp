@@ -9,7 +9,6 @@
 #include "startup/phase_names.hpp"
 #include "ui/charts/chart_style.hpp"
 #include "ui/common/qt_string.hpp"
-#include "ui/overview/overview_html.hpp"
 #include "ui/theme/palette.hpp"
 
 namespace kiln::ui {

@@ -1,7 +1,6 @@
 #include "ui/timeline/startup_model.hpp"
 
 #include "ui/common/qt_string.hpp"
-#include "ui/overview/overview_html.hpp"
 
 namespace kiln::ui {
 

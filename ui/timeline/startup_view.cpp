@@ -10,7 +10,6 @@
 #include <QVBoxLayout>
 
 #include "ui/common/qt_string.hpp"
-#include "ui/overview/overview_html.hpp"
 #include "ui/timeline/phase_bar_chart.hpp"
 #include "ui/timeline/startup_model.hpp"
 

@@ -14,7 +14,6 @@
 
 #include "ui/common/qt_string.hpp"
 #include "ui/jobs/job_runner.hpp"
-#include "ui/overview/overview_html.hpp"
 #include "ui/timeline/startup_view.hpp"
 
 namespace kiln::ui {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "ui/overview/overview_html.hpp"
+#include "ui/common/qt_string.hpp"
 
 namespace kiln::ui {
 

@@ -15,8 +15,8 @@
 #include "trace/compile_timeline.hpp"
 #include "ui/charts/chart_export.hpp"
 #include "ui/charts/compile_time_chart.hpp"
+#include "ui/common/qt_string.hpp"
 #include "ui/jobs/job_runner.hpp"
-#include "ui/overview/overview_html.hpp"
 #include "ui/tuning/compile_entries_model.hpp"
 
 namespace kiln::ui {
