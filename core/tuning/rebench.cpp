@@ -116,4 +116,19 @@ Result<RebenchReport> rebench_report_from_json(const nlohmann::json& j) {
     }
 }
 
+Result<RebenchReport> read_rebench_report(const std::filesystem::path& path) {
+    auto text = read_regular_file(path, 64ull << 20);
+    if (!text.ok())
+        return make_error(text.error().code, "cannot read it: " + text.error().message, path.string(),
+                          "give the file `kiln-cli rebench --json` printed");
+    auto parsed = nlohmann::json::parse(*text, nullptr, false);
+    if (parsed.is_discarded())
+        return make_error(Errc::invalid_argument, "no JSON in it (truncated?)", path.string(),
+                          "give the file `kiln-cli rebench --json` printed");
+    auto report = rebench_report_from_json(parsed);
+    if (!report.ok())
+        return make_error(report.error().code, report.error().message, path.string(), report.error().hint);
+    return report;
+}
+
 }  // namespace kiln::tuning

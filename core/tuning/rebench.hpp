@@ -2,6 +2,7 @@
 // Re-benchmarking an Inductor output-code module on each device (`kiln-cli rebench`): one
 // kiln-worker per device runs `python MODULE.py [-k]` (inductor_module.hpp). This runs the module's
 // code: callers say so to the user. The report's JSON is what `--json` prints and the GUI reads.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,8 @@ Result<RebenchReport> rebench_module(const RebenchOptions& options);
 // {"module", "python", "torch", "devices": [{"device", "status", "ms"+"timings" | "reason"}]}
 nlohmann::ordered_json to_json(const RebenchReport& report);
 Result<RebenchReport> rebench_report_from_json(const nlohmann::json& j);
+// A saved `kiln-cli rebench --json` output: a regular file of at most 64 MiB (util/regular_file),
+// its JSON and report checked; the error names the path.
+Result<RebenchReport> read_rebench_report(const std::filesystem::path& path);
 
 }  // namespace kiln::tuning

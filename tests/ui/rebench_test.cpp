@@ -1,6 +1,11 @@
 // Re-benchmark plumbing: parsing kiln-cli rebench's JSON, the stored kernel times of the fixture
 // (read by a job off the UI thread, then charted), and a real run of kiln-cli rebench whose failure reason (no GPU/torch here) reaches the dialog.
 #include <qcustomplot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <QCoreApplication>
+#include <QDir>
 #include <QSignalSpy>
 #include <QTemporaryFile>
 #include <QTest>
@@ -11,6 +16,17 @@
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
+
+namespace {
+// loadResultsFile reads on the dialog's job: the error it ends with (empty: loaded).
+QString loadAndWait(RebenchDialog& dlg, const QString& path) {
+    QSignalSpy done(&dlg, &RebenchDialog::resultsLoaded);
+    dlg.loadResultsFile(path);
+    // A job that ends before its continuation is attached reports at once, inside loadResultsFile.
+    if (done.isEmpty() && !done.wait(30000)) return QStringLiteral("timed out");
+    return done.front().front().toString();
+}
+}  // namespace
 
 class RebenchTest : public QObject {
     Q_OBJECT
@@ -53,7 +69,7 @@ private slots:
         f.write(R"({"devices": [{"device": "cuda:0", "status": "ok", "ms": 0.1, "timings": {"kernels":
                    [{"name": "triton_", "ms": 0.02, "key": "civajokybo"}]}}]})");
         f.flush();
-        QCOMPARE(dlg.loadResultsFile(f.fileName()), QString());
+        QCOMPARE(loadAndWait(dlg, f.fileName()), QString());
         auto* storedBars = qobject_cast<QCPBars*>(dlg.plot()->plottable(0));
         QVERIFY(storedBars);
         QCOMPARE(storedBars->data()->size(), 1);
@@ -86,8 +102,8 @@ private slots:
         RebenchDialog dlg(QStringLiteral("/tmp/kmod/cache/dw/cdwqezbxexiqsckoxc6n5ecelmibyogcx675gok7sjkrbsvaq5wk.py"),
                           test::h100Root(), &jobs);
         QVERIFY(test::waitFor([&] { return !dlg.storedTimesPending(); }, 30000));
-        QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_graph_h200.json")), QString());
-        QCOMPARE(dlg.loadResultsFile(data + QStringLiteral("rebench_kernels_h200.json")), QString());
+        QCOMPARE(loadAndWait(dlg, data + QStringLiteral("rebench_graph_h200.json")), QString());
+        QCOMPARE(loadAndWait(dlg, data + QStringLiteral("rebench_kernels_h200.json")), QString());
         const auto& r = dlg.controller()->results();
         QCOMPARE(r.size(), 1);
         QCOMPARE(r[0].device, QStringLiteral("cuda:0"));
@@ -126,12 +142,21 @@ private slots:
     void loadingBadResultsSaysWhy() {
         JobRunner jobs;
         RebenchDialog dlg(QStringLiteral("/m.py"), test::h100Root(), &jobs);
-        QVERIFY(dlg.loadResultsFile(QStringLiteral("/no/such.json")).contains(QStringLiteral("cannot read")));
+        QVERIFY(loadAndWait(dlg, QStringLiteral("/no/such.json")).contains(QStringLiteral("cannot read")));
         QTemporaryFile f;
         QVERIFY(f.open());
         f.write("{\"devices\": [");
         f.flush();
-        QVERIFY(dlg.loadResultsFile(f.fileName()).contains(QStringLiteral("printed no JSON")));
+        const QString truncated = loadAndWait(dlg, f.fileName());
+        QVERIFY2(truncated.contains(QStringLiteral("no JSON")) && truncated.contains(f.fileName()),
+                 qPrintable(truncated));
+        // A FIFO in place of the file is refused at once (the read never blocks the job).
+        const QString fifo =
+            QDir::temp().filePath(QStringLiteral("kiln-rebench-fifo-%1").arg(QCoreApplication::applicationPid()));
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        const QString fifoErr = loadAndWait(dlg, fifo);
+        ::unlink(fifo.toLocal8Bit().constData());
+        QVERIFY2(fifoErr.contains(QStringLiteral("cannot read")), qPrintable(fifoErr));
         QVERIFY(dlg.controller()->results().isEmpty());
     }
 

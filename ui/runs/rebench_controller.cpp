@@ -14,7 +14,12 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
     if (parsed.is_discarded()) return QObject::tr("kiln-cli rebench printed no JSON");
     auto report = tuning::rebench_report_from_json(parsed);
     if (!report) return QString::fromStdString(report.error().str());
-    for (const auto& d : report->devices) {
+    mergeRebenchReport(*report, into);
+    return {};
+}
+
+void mergeRebenchReport(const tuning::RebenchReport& report, QVector<RebenchTimes>& into) {
+    for (const auto& d : report.devices) {
         const QString name = QString::fromStdString(d.device);
         auto it = std::find_if(into.begin(), into.end(), [&](const RebenchTimes& r) { return r.device == name; });
         if (it == into.end()) {
@@ -31,7 +36,6 @@ QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into) {
             if (k.contains("key")) it->kernelKey.insert(kname, QString::fromStdString(k.value("key", "")));
         }
     }
-    return {};
 }
 
 double storedTimeFor(const RebenchTimes& d, const QString& kernel, const timings::StoredKernelTimes& stored) {
@@ -39,13 +43,10 @@ double storedTimeFor(const RebenchTimes& d, const QString& kernel, const timings
         .value_or(-1.0);
 }
 
-QString RebenchController::loadResults(const QByteArray& json) {
+QString RebenchController::loadReport(const tuning::RebenchReport& report) {
     if (isRunning()) return tr("a benchmark is running");
-    QVector<RebenchTimes> loaded = results_;
-    const QString err = parseRebenchJson(json, loaded);
-    if (!err.isEmpty()) return err;
-    if (loaded.isEmpty()) return tr("no devices in these results");
-    results_ = loaded;
+    if (report.devices.empty()) return tr("no devices in these results");
+    mergeRebenchReport(report, results_);
     return {};
 }
 

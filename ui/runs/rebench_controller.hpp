@@ -7,6 +7,7 @@
 #include <QVector>
 
 #include "timings/stored_kernel_times.hpp"
+#include "tuning/rebench.hpp"
 #include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
@@ -24,6 +25,8 @@ struct RebenchTimes {
 // Parses `kiln-cli rebench --json` output into `into` (graph or per-kernel results); returns an
 // error message, empty on success.
 QString parseRebenchJson(const QByteArray& json, QVector<RebenchTimes>& into);
+// The same from a report core already read (tuning::read_rebench_report).
+void mergeRebenchReport(const tuning::RebenchReport& report, QVector<RebenchTimes>& into);
 // The stored time of a re-benchmarked kernel (timings::stored_time_for): by its module key, else
 // by name; < 0 when the cache holds none.
 double storedTimeFor(const RebenchTimes& d, const QString& kernel, const timings::StoredKernelTimes& stored);
@@ -38,9 +41,9 @@ public:
     void cancel();
     bool isRunning() const { return process_.isRunning(); }
     const QVector<RebenchTimes>& results() const { return results_; }
-    // Adds the results of a `kiln-cli rebench --json` run saved earlier (e.g. on a GPU machine);
-    // returns an error message, empty on success.
-    QString loadResults(const QByteArray& json);
+    // Adds the results of a `kiln-cli rebench --json` run saved earlier (e.g. on a GPU machine, read
+    // by tuning::read_rebench_report off the UI thread); returns an error message, empty on success.
+    QString loadReport(const tuning::RebenchReport& report);
 
 signals:
     void stageChanged(const QString& stage);

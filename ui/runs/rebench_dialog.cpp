@@ -1,7 +1,6 @@
 #include "ui/runs/rebench_dialog.hpp"
 
 #include <qcustomplot.h>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -33,6 +32,7 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
       module_(modulePath),
       jobs_(jobs),
       storedChannel_(QStringLiteral("rebench-stored-%1").arg(reinterpret_cast<quintptr>(this))),
+      loadChannel_(QStringLiteral("rebench-load-%1").arg(reinterpret_cast<quintptr>(this))),
       controller_(new RebenchController(this)),
       devices_(new QLineEdit(this)),
       run_(new QPushButton(tr("Run…"), this)),
@@ -67,9 +67,7 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
     connect(load_, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Load re-benchmark results"), QString(),
                                                           tr("kiln-cli rebench --json output (*.json);;All files (*)"));
-        if (path.isEmpty()) return;
-        const QString err = loadResultsFile(path);
-        status_->setText(err.isEmpty() ? tr("Loaded %1").arg(path) : err);
+        if (!path.isEmpty()) loadResultsFile(path);
     });
     connect(controller_, &RebenchController::stageChanged, status_, &QLabel::setText);
     connect(controller_, &RebenchController::finished, this, [this](bool ok, const QString& msg) {
@@ -85,7 +83,10 @@ RebenchDialog::RebenchDialog(const QString& modulePath, const QString& cacheRoot
     loadStoredTimes(cacheRoot);
 }
 
-RebenchDialog::~RebenchDialog() { jobs_->cancel(storedChannel_); }
+RebenchDialog::~RebenchDialog() {
+    jobs_->cancel(storedChannel_);
+    jobs_->cancel(loadChannel_);
+}
 
 void RebenchDialog::loadStoredTimes(const QString& cacheRoot) {
     QPointer<RebenchDialog> self(this);
@@ -123,13 +124,20 @@ bool RebenchDialog::confirmAndRun() {
     return true;
 }
 
-QString RebenchDialog::loadResultsFile(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return tr("cannot read %1: %2").arg(path, f.errorString());
-    const QString err = controller_->loadResults(f.read(64 << 20));
-    if (!err.isEmpty()) return tr("%1: %2").arg(path, err);
-    showResults();
-    return {};
+void RebenchDialog::loadResultsFile(const QString& path) {
+    QPointer<RebenchDialog> self(this);
+    status_->setText(tr("Reading %1 …").arg(path));
+    jobs_->start(
+        loadChannel_, tr("Reading re-benchmark results"),
+        [p = path.toStdString()](JobControl&) { return tuning::read_rebench_report(p); },
+        [self, path](Result<tuning::RebenchReport> r) {
+            if (!self) return;
+            QString err = r.ok() ? self->controller_->loadReport(*r) : QString::fromStdString(r.error().str());
+            if (r.ok() && !err.isEmpty()) err = tr("%1: %2").arg(path, err);
+            if (err.isEmpty()) self->showResults();
+            self->status_->setText(err.isEmpty() ? tr("Loaded %1").arg(path) : err);
+            emit self->resultsLoaded(err);
+        });
 }
 
 void RebenchDialog::showResults() {

@@ -26,8 +26,9 @@ public:
     // Asks first (the module's code runs); returns false when the user declined.
     bool confirmAndRun();
     void showResults();  // redraws the chart from controller()->results() and the stored times
-    // Adds results saved from `kiln-cli rebench --json [--kernels]` and redraws; error text or empty.
-    QString loadResultsFile(const QString& path);
+    // Adds results saved from `kiln-cli rebench --json [--kernels]`, read by a job off the UI thread,
+    // and redraws; resultsLoaded() tells when (and why not).
+    void loadResultsFile(const QString& path);
     QStringList rows() const { return rows_; }  // the chart's rows, top to bottom
     const timings::StoredKernelTimes& storedTimes() const { return stored_; }
     bool storedTimesPending() const { return storedPending_; }  // the read has not come back yet
@@ -36,13 +37,16 @@ public:
 signals:
     // The cache's stored times are in storedTimes() and the chart (`error`: why none could be read).
     void storedTimesLoaded(const QString& error);
+    // A file given to loadResultsFile() was read and charted (`error`: why not, also in the status).
+    void resultsLoaded(const QString& error);
 
 private:
     void loadStoredTimes(const QString& cacheRoot);
 
     QString module_;
     JobRunner* jobs_;
-    QString storedChannel_;  // this dialog's job channel: another dialog's read never cancels it
+    QString storedChannel_;
+    QString loadChannel_;  // this dialog's job channel: another dialog's read never cancels it
     timings::StoredKernelTimes stored_;
     bool storedPending_ = true;
     QString storedError_;
