@@ -116,7 +116,7 @@ private slots:
         QVERIFY(!dlg.handback()->writeButton()->isEnabled());
         QSignalSpy shown(&dlg, &RetuneDialog::reportShown);
         QVERIFY(dlg.loadReportFile(test::sourceDir() + QStringLiteral("/tests/ui/data/retune_fixture_h100x4.json")));
-        QVERIFY(shown.wait(60000));
+        QVERIFY(!shown.isEmpty() || shown.wait(60000));  // a job that ended at once has delivered already
         QCOMPARE(shown.first().first().toString(), QString());
         QVERIFY(dlg.handback()->writeButton()->isEnabled());
         QVERIFY(clickAndWait(*dlg.handback(), &HandbackBar::writeTimingCache));

@@ -156,14 +156,19 @@ QString RetuneDialog::run() {
 }
 
 bool RetuneDialog::loadReportFile(const QString& path) {
-    if (!controller_->loadReportFile(path, root_)) {
+    if (controller_->isRunning()) {
         status_->setText(tr("A re-tune is running: open results once it ends."));
         return false;
     }
+    // Before the job starts: a job that ends at once is shown from inside loadReportFile.
     load_->setEnabled(false);
     start_->setEnabled(false);
     status_->setText(tr("Reading %1…").arg(path));
-    return true;
+    if (controller_->loadReportFile(path, root_)) return true;
+    load_->setEnabled(true);
+    start_->setEnabled(true);
+    status_->setText(tr("Cannot read reports now: the window is closing."));
+    return false;
 }
 
 int RetuneDialog::barValue(const QString& device) const {
