@@ -320,7 +320,8 @@ void RetuneDialog::showHandback() {
     for (const auto& op : r.report.ops) byLabel[op.op + " " + op.inputs + " " + op.precision] = &op;
     handbackTable_->clear();
     handbackTable_->setColumnCount(5);
-    handbackTable_->setHorizontalHeaderLabels({tr("Hand-back"), tr("Op"), tr("GPU"), tr("Choice"), tr("Why")});
+    // The why first: an op's inputs key is long, so it goes last.
+    handbackTable_->setHorizontalHeaderLabels({tr("Hand-back"), tr("Choice"), tr("Why"), tr("GPU"), tr("Op")});
     handbackTable_->setRowCount(static_cast<int>(plan.infinite.size() + plan.selection.skipped.size()));
     int row = 0;
     for (const auto& i : plan.infinite) {
@@ -328,18 +329,18 @@ void RetuneDialog::showHandback() {
         const QString name =
             QString::fromStdString(op == byLabel.end() ? i.choice : retune::display_name(*op->second, i.choice));
         handbackTable_->setItem(row, 0, cell(tr("Infinity")));
-        handbackTable_->setItem(row, 1, cell(QString::fromStdString(i.op)));
-        handbackTable_->setItem(row, 2, cell(QString::fromStdString(i.device)));
-        handbackTable_->setItem(row, 3, cell(name, QString::fromStdString(i.choice)));
-        handbackTable_->setItem(row, 4, cell(QString::fromStdString(i.why)));
+        handbackTable_->setItem(row, 1, cell(name, QString::fromStdString(i.choice)));
+        handbackTable_->setItem(row, 2, cell(QString::fromStdString(i.why)));
+        handbackTable_->setItem(row, 3, cell(QString::fromStdString(i.device)));
+        handbackTable_->setItem(row, 4, cell(QString::fromStdString(i.op)));
         ++row;
     }
     for (const auto& s : plan.selection.skipped) {
         handbackTable_->setItem(row, 0, cell(tr("left out")));
-        handbackTable_->setItem(row, 1, cell(QString::fromStdString(s.label)));
-        handbackTable_->setItem(row, 2, cell(QString::fromStdString(s.device_name)));
-        handbackTable_->setItem(row, 3, cell(QString()));
-        handbackTable_->setItem(row, 4, cell(QString::fromStdString(s.why)));
+        handbackTable_->setItem(row, 1, cell(QString()));
+        handbackTable_->setItem(row, 2, cell(QString::fromStdString(s.why)));
+        handbackTable_->setItem(row, 3, cell(QString::fromStdString(s.device_name)));
+        handbackTable_->setItem(row, 4, cell(QString::fromStdString(s.label)));
         ++row;
     }
     handbackTable_->resizeColumnsToContents();
