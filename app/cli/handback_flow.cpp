@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cuda/driver.hpp"
+#include "handback/handback_plan.hpp"
 #include "handback/lookup_table.hpp"
 #include "handback/timing_cache_write.hpp"
 #include "util/json_out.hpp"
@@ -125,7 +126,6 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
     } else {
         if (!given) return fail(make_error(Errc::invalid_argument, "no re-tune result", "handback"));
         RetuneRun run = *shard ? shard_run(*given, **shard) : *given;
-        if (!a.root.empty()) fill_recorded_versions(run, a.root);
         if (*shard && run.ops.empty() && !given->ops.empty()) {
             // A slice can be empty (few ops, many hosts): this host has nothing to hand back.
             if (a.json)
@@ -143,21 +143,22 @@ int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
             if (!v) return fail(v.error());
             python = *v;
         }
-        auto sel = complete_ops(run, python, a.device);
-        ops = std::move(sel.ops);
-        skipped = std::move(sel.skipped);
-        if (*shard) out["shard"] = {{"index", (*shard)->index}, {"count", (*shard)->count}, {"ops", run.ops.size()}};
+        const std::size_t run_ops = run.ops.size();
+        // The same decision the GUI's Re-tune dialog shows before anything is written.
+        auto plan = plan_handback(std::move(run), a.root, python, a.device);
+        ops = std::move(plan.selection.ops);
+        skipped = std::move(plan.selection.skipped);
+        if (*shard) out["shard"] = {{"index", (*shard)->index}, {"count", (*shard)->count}, {"ops", run_ops}};
         if (!a.json && *shard)
-            std::fprintf(tout, "shard %d/%d: %zu of %zu ops\n", (*shard)->index, (*shard)->count, run.ops.size(),
+            std::fprintf(tout, "shard %d/%d: %zu of %zu ops\n", (*shard)->index, (*shard)->count, run_ops,
                          given->ops.size());
     }
     out["complete_ops"] = ops.size();
     out["skipped"] = skipped_json(skipped);
     // Choices written as Infinity, as torch writes a choice that fails: which and why.
     Json infinite = Json::array();
-    for (const auto& op : ops)
-        for (const auto& c : op.choices)
-            if (c.infinite()) infinite.push_back({{"op", op.label()}, {"choice", c.name}, {"why", c.infinite_why}});
+    for (const auto& i : infinite_choices(ops))
+        infinite.push_back({{"op", i.op}, {"choice", i.choice}, {"why", i.why}});
     out["infinite"] = infinite;
     if (!a.json) {
         std::fprintf(tout, "%zu complete op(s) (every choice measured on one GPU kind)\n", ops.size());

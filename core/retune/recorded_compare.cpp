@@ -128,6 +128,49 @@ nlohmann::ordered_json to_json(const RecordedComparison& c) {
             {"order_changes", std::move(changes)}};
 }
 
+std::optional<double> deviation_from_recorded(const RetuneChoice& c, const Measurement& m) {
+    if (m.status != "ok" || !m.ms || !c.recorded_ms || !(*c.recorded_ms > 0)) return std::nullopt;
+    return *m.ms / *c.recorded_ms - 1;
+}
+
+namespace {
+double middle_value(std::vector<double> v) {  // v not empty; the mean of the middle two when even
+    std::sort(v.begin(), v.end());
+    std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+}  // namespace
+
+RecordedAgreement agreement_with_recorded(const RetuneReport& r) {
+    std::vector<double> signed_dev, abs_dev;
+    for (const auto& op : r.ops)
+        for (const auto& c : op.choices)
+            for (const auto& m : c.measured)
+                if (auto d = deviation_from_recorded(c, m)) {
+                    signed_dev.push_back(*d);
+                    abs_dev.push_back(std::fabs(*d));
+                }
+    RecordedAgreement a;
+    a.compared = static_cast<int>(abs_dev.size());
+    if (abs_dev.empty()) return a;
+    a.median_abs_deviation = middle_value(abs_dev);
+    a.median_deviation = middle_value(signed_dev);
+    for (double d : abs_dev) {
+        a.within_3_percent += d <= 0.03;
+        a.within_10_percent += d <= 0.10;
+    }
+    return a;
+}
+
+std::string agreement_text(const RecordedAgreement& a) {
+    if (a.compared == 0) return "Kiln against recorded: no choice both recorded and measured ok";
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "Kiln against recorded: median |Kiln/recorded - 1| %.1f %% (signed %+.1f %%), %d of %d within 3 %%",
+                  100 * a.median_abs_deviation, 100 * a.median_deviation, a.within_3_percent, a.compared);
+    return buf;
+}
+
 std::string autotune_table(const RetuneOp& op, int device) {
     std::ostringstream os;
     std::string shapes, strides, dtypes;

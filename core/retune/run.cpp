@@ -15,6 +15,7 @@
 #include "cuda/driver.hpp"
 #include "retune/inventory.hpp"
 #include "retune/problem.hpp"
+#include "retune/recorded_compare.hpp"
 #include "retune/triton_index.hpp"
 #include "tuning/session_log.hpp"
 #include "util/path_component.hpp"
@@ -238,6 +239,35 @@ Error no_gpu_error(const std::string& why) {
                       "on a machine without a GPU: `kiln-cli retune ROOT --list` shows what would run; on a GPU "
                       "machine run `kiln-cli retune ROOT --json > retune.json`, then here `kiln-cli handback ROOT "
                       "--from retune.json --write` (or --pin FILE, --publish URL)");
+}
+
+std::optional<Error> nothing_measured(const RetuneReport& r) {
+    int choices = 0, runnable = 0;
+    std::string why_not;
+    for (const auto& op : r.ops)
+        for (const auto& c : op.choices) {
+            if (!c.measured.empty()) return std::nullopt;
+            ++choices;
+            if (c.runnable) ++runnable;
+            else if (why_not.empty()) why_not = display_name(c) + ": " + c.why;
+        }
+    if (r.devices.empty())
+        return make_error(Errc::unavailable,
+                          "nothing was measured: this report is an inventory (`kiln-cli retune --list`), run on no GPU",
+                          r.root, no_gpu_error("").hint);
+    if (r.ops.empty())
+        return make_error(Errc::not_found,
+                          "nothing was measured: no autotuned op (none in the cache's timing files, "
+                          "or none matched --op)",
+                          r.root);
+    if (runnable == 0)
+        return make_error(Errc::unsupported,
+                          "nothing was measured: none of the " + std::to_string(choices) + " choices can run here",
+                          r.root, "e.g. " + why_not);
+    return make_error(Errc::unavailable,
+                      "nothing was measured: the run on " + std::to_string(r.devices.size()) +
+                          " GPU(s) ended before its first measurement",
+                      r.root);
 }
 
 Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "retune/retune_report.hpp"
@@ -63,6 +64,12 @@ const char* measured_status(worker::BenchStatus s);
 // Errc::unavailable, `why` (the driver's own words) and, as the hint, how to re-tune from a machine
 // without a GPU: `--list` here, `retune --json` on a GPU machine, `handback --from` here.
 Error no_gpu_error(const std::string& why);
+
+// Why `report` holds no measurement, in the same words for both front ends (nullopt when it holds
+// one): an inventory (`retune --list`: no GPU ran it; the hint is no_gpu_error's workflow), no op
+// (none autotuned, or none matched --op), no choice Kiln can run (the first reason), or a run that
+// ended before its first measurement.
+std::optional<Error> nothing_measured(const RetuneReport& report);
 
 // Nothing is written when nothing is measured: no GPU, `--devices cpu` (refused: Errc::unsupported),
 // or no worker up leave the cache as it was; an op's session log is made at its first measurement.

@@ -3,16 +3,25 @@
 // widgets: the cache's own Triton and cuBLAS choices re-measured on this machine's GPUs by one
 // kiln-worker per GPU (core/retune). Progress per device comes from the run's session logs
 // (<root>/kiln/autotune/retune-<op>-<i>-<stamp>-<pid>.jsonl, flushed line by line); the result is
-// the report's JSON (retune::retune_report_from_json). Cancel stops kiln-cli and its workers.
+// the report's JSON (retune::retune_report_from_json), read on the JobRunner with everything the
+// dialog shows of it (RetuneResults): parsing a report and deciding its hand-back read files, never
+// on the UI thread. Cancel stops kiln-cli and its workers.
 #include <QMap>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QTimer>
 
+#include <optional>
+
+#include "handback/handback_plan.hpp"
+#include "retune/recorded_compare.hpp"
 #include "retune/retune_report.hpp"
 #include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
+
+class JobRunner;
 
 struct RetuneRequest {
     QString cacheRoot;
@@ -31,36 +40,62 @@ struct RetuneProgress {
 // Counts the measurements of a run's session logs (texts; a torn last line is skipped).
 RetuneProgress readRetuneProgress(const QStringList& logTexts);
 
+// Everything the Re-tune dialog shows of one report, made off the UI thread. Each part is a core
+// value, the same `kiln-cli` prints: how Kiln's times compare with the cache's recorded ones
+// (retune::agreement_with_recorded), what a hand-back would hand to torch (handback::plan_handback,
+// the decision `kiln-cli handback ROOT --from RUN` makes), or why nothing was measured.
+struct RetuneResults {
+    QString error;  // not a report: nothing else is set
+    retune::RetuneReport report;
+    RetuneProgress progress;  // counted from the report
+    retune::RecordedAgreement agreement;
+    std::optional<Error> nothingMeasured;  // retune::nothing_measured
+    handback::HandbackPlan handback;       // empty when nothing was measured
+    QString handbackError;                 // the report could not be read as a hand-back's run
+    QString runFile;                       // the saved run the hand-back buttons read ("": none)
+};
+// `json`: kiln-cli retune --json's output; `root`: the cache root a hand-back would write.
+RetuneResults readRetuneResults(const QByteArray& json, const QString& root);
+
 class RetuneController : public QObject {
     Q_OBJECT
 public:
-    explicit RetuneController(QObject* parent = nullptr);
+    // `jobs` reads the reports (it outlives the controller).
+    explicit RetuneController(JobRunner* jobs, QObject* parent = nullptr);
     ~RetuneController() override;
 
     QString start(const RetuneRequest& request);  // error message, empty when started
     void cancel();
     bool isRunning() const { return process_.isRunning(); }
     const RetuneProgress& progress() const { return progress_; }
-    const retune::RetuneReport& report() const { return report_; }
-    // A report saved from `kiln-cli retune --json` (e.g. on a GPU machine); error text or empty.
-    QString loadReport(const QByteArray& json);
+    const retune::RetuneReport& report() const { return results_.report; }
+    const RetuneResults& results() const { return results_; }
+    // A report saved from `kiln-cli retune --json` (e.g. on a GPU machine), read on the job runner
+    // against the cache root `root`; reportLoaded says when (error text or empty). Refused
+    // (false, nothing started) while a run is in progress.
+    bool loadReportFile(const QString& path, const QString& root);
     QStringList sessionLogs() const { return logs_; }
 
 signals:
     void progressChanged();
+    void reportLoaded(const QString& error);
+    // A run ended; results() hold its report (saved as results().runFile when anything was measured).
     void finished(bool ok, const QString& message);
 
 private:
     void poll();
     void onFinished(int exitCode, QProcess::ExitStatus status);
+    void takeResults(RetuneResults r);
 
+    QPointer<JobRunner> jobs_;  // the window's; it may go before this
+    QString channel_;
     CliProcess process_;
     QTimer poll_;
     RetuneRequest request_;
     qint64 pid_ = 0;
     QStringList logs_;
     RetuneProgress progress_;
-    retune::RetuneReport report_;
+    RetuneResults results_;
 };
 
 }  // namespace kiln::ui

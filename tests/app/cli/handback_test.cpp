@@ -56,6 +56,33 @@ TEST(HandbackCli, WriteSaysWhereAndForWhichDevice) {
     EXPECT_EQ(read_file(cache_file_for(root, kH100)), read_file(cache_file_for(h100_root(), kH100)));
 }
 
+// A real H100 re-tune of three fp16 ops of a model (tests/ui/data): the choice of each that needs
+// 262144 bytes of shared memory fails there as torch fails it, so it is written as Infinity and
+// every op is handed back; the text and --json say which choice and why (core's plan_handback,
+// which the GUI's Re-tune dialog shows before a click).
+TEST(HandbackCli, InfinityChoicesOfARealRunAreListedWithWhy) {
+    ScratchDir d("cli-hb-infinity");
+    const fs::path run = source_dir() / "tests/ui/data/retune_model_f16_h100.json";
+    fs::create_directories(d.path() / "a");  // empty roots: torch's file for the H100 is made there
+    fs::create_directories(d.path() / "b");
+    auto r = run_command({cli_path(), "handback", (d.path() / "a").string(), "--from", run.string(), "--write"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("3 complete op(s) (every choice measured on one GPU kind)\n"
+                         "  3 choice(s) written as Infinity, as torch writes a choice that fails:\n"
+                         "    triton_mm-cwi6wsaajlcoal3y4mvfldwuiswlthay6sy52cyeiti2gaqeahot of addmm "),
+              std::string::npos)
+        << r.out;
+    auto j =
+        run_command({cli_path(), "handback", (d.path() / "b").string(), "--from", run.string(), "--write", "--json"});
+    ASSERT_EQ(j.exit_code, 0) << j.err << j.out;
+    auto out = nlohmann::json::parse(j.out);
+    EXPECT_EQ(out["complete_ops"], 3);
+    EXPECT_TRUE(out["skipped"].empty());
+    ASSERT_EQ(out["infinite"].size(), 3u);
+    for (const auto& i : out["infinite"])
+        EXPECT_EQ(i["why"], "the kernel needs 262144 bytes of shared memory; this GPU allows 232448") << i.dump();
+}
+
 TEST(HandbackCli, BadInputIsAClearErrorAndWritesNothing) {
     ScratchDir d("cli-hb-bad");
     fs::path root = copy_h100(d);

@@ -158,3 +158,34 @@ TEST(RetuneReport, TheStatisticAndTorchsInfinityTravelInTheContract) {
     EXPECT_EQ(kiln::worker::timing_options_from_json(kiln::worker::to_json(t)).statistic,
               kiln::worker::Statistic::torch_min);
 }
+
+// Kiln's times against the recorded ones over a whole report (issue 40: the GUI's and retune's
+// summary line): a failed measurement and a choice torch recorded as failed are left out.
+TEST(RetuneReport, AgreementWithRecordedIsTheMedianDeviation) {
+    RetuneReport r;
+    r.ops.push_back(measured_op());  // +1 %, -18.2 %, 0 %, and one wrong (left out)
+    RetuneChoice never;              // torch recorded it as failed: nothing to compare
+    never.name = "triton_mm-cnever";
+    never.measured.push_back({});
+    never.measured.back().status = "ok";
+    never.measured.back().ms = 0.5;
+    r.ops[0].choices.push_back(never);
+    EXPECT_FALSE(deviation_from_recorded(r.ops[0].choices[3], r.ops[0].choices[3].measured[0]));
+    EXPECT_FALSE(deviation_from_recorded(never, never.measured[0]));
+    EXPECT_NEAR(*deviation_from_recorded(r.ops[0].choices[1], r.ops[0].choices[1].measured[0]), 0.009 / 0.011 - 1,
+                1e-12);
+    auto a = agreement_with_recorded(r);
+    EXPECT_EQ(a.compared, 3);
+    EXPECT_NEAR(a.median_abs_deviation, 0.01, 1e-9);
+    EXPECT_NEAR(a.median_deviation, 0.0, 1e-9);
+    EXPECT_EQ(a.within_3_percent, 2);
+    EXPECT_EQ(a.within_10_percent, 2);
+    EXPECT_EQ(agreement_text(a),
+              "Kiln against recorded: median |Kiln/recorded - 1| 1.0 % (signed +0.0 %), 2 of 3 within 3 %");
+    // An even count: the mean of the middle two, as Python's statistics.median (retune_vs_torch.py).
+    r.ops[0].choices.erase(r.ops[0].choices.begin() + 2);  // drop the 0 %: +1 % and -18.2 % remain
+    a = agreement_with_recorded(r);
+    EXPECT_EQ(a.compared, 2);
+    EXPECT_NEAR(a.median_abs_deviation, (0.01 + (1 - 0.009 / 0.011)) / 2, 1e-9);
+    EXPECT_EQ(agreement_text(RecordedAgreement{}), "Kiln against recorded: no choice both recorded and measured ok");
+}

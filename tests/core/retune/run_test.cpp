@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "retune/inventory.hpp"
 #include "retune/run.hpp"
 #include "test_support.hpp"
 #include "timings/session_log_source.hpp"
@@ -239,4 +240,38 @@ TEST(RetuneRun, AnOpKeyThatLooksLikeAPathNamesNoPath) {
         EXPECT_FALSE(fs::exists(dir.path() / "outside"));
         EXPECT_FALSE(fs::exists(root.parent_path() / "outside"));
     }
+}
+
+// Why a report measured nothing, in one set of words for kiln-cli and the GUI (issue 41): the
+// fixture's inventory (what `retune --list` prints without a GPU) names the no-GPU workflow.
+TEST(RetuneRun, NothingMeasuredSaysWhy) {
+    InventoryOptions o;
+    o.arch = 90;
+    auto inv = inventory(kiln::test::h100_root(), o);
+    ASSERT_TRUE(inv) << inv.error().str();
+    auto why = nothing_measured(*inv);
+    ASSERT_TRUE(why);
+    EXPECT_EQ(why->message.rfind("nothing was measured: this report is an inventory", 0), 0u) << why->message;
+    EXPECT_EQ(why->hint, no_gpu_error("").hint);
+    EXPECT_NE(why->hint.find("kiln-cli retune ROOT --list"), std::string::npos);
+    // A run on a GPU that measured nothing: its choices cannot run, the first reason as the hint.
+    RetuneReport none = *inv;
+    none.devices.push_back({0, "NVIDIA H100 80GB HBM3", "sm_90"});
+    for (auto& op : none.ops)
+        for (auto& c : op.choices) {
+            c.runnable = false;
+            c.why = "no compiled kernel in the Triton cache names this module";
+        }
+    why = nothing_measured(none);
+    ASSERT_TRUE(why);
+    EXPECT_EQ(why->message, "nothing was measured: none of the 41 choices can run here");
+    EXPECT_NE(why->hint.find("no compiled kernel"), std::string::npos) << why->hint;
+    none.ops.clear();
+    ASSERT_TRUE(nothing_measured(none));
+    EXPECT_NE(nothing_measured(none)->message.find("no autotuned op"), std::string::npos);
+    // One measurement: nothing to explain.
+    RetuneReport one = *inv;
+    one.devices = none.devices;
+    one.ops[0].choices[0].measured.push_back({});
+    EXPECT_FALSE(nothing_measured(one));
 }
