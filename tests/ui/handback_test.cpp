@@ -11,8 +11,8 @@
 
 #include "../support/retune_run_fixture.hpp"
 #include "ui/jobs/job_runner.hpp"
+#include "ui/runs/handback_bar.hpp"
 #include "ui/runs/retune_dialog.hpp"
-#include "ui/tuning/handback_bar.hpp"
 #include "ui_test_support.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "../support/redis_server.hpp"

@@ -16,9 +16,9 @@
 #include "retune/recorded_compare.hpp"
 #include "retune/run.hpp"
 #include "ui/jobs/job_runner.hpp"
+#include "ui/runs/handback_bar.hpp"
 #include "ui/runs/retune_controller.hpp"
 #include "ui/runs/retune_dialog.hpp"
-#include "ui/tuning/handback_bar.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;

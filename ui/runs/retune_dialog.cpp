@@ -18,7 +18,7 @@
 
 #include "retune/recorded_compare.hpp"
 #include "retune/run.hpp"
-#include "ui/tuning/handback_bar.hpp"
+#include "ui/runs/handback_bar.hpp"
 
 namespace kiln::ui {
 

@@ -10,12 +10,12 @@
 
 #include "ui/browser/cache_browser.hpp"
 #include "ui/common/view_host.hpp"
+#include "ui/runs/handback_bar.hpp"
 #include "ui/runs/launcher_dialog.hpp"
 #include "ui/runs/rebench_dialog.hpp"
 #include "ui/runs/recompile_dialog.hpp"
 #include "ui/runs/retune_dialog.hpp"
 #include "ui/tuning/autotune_compare_panel.hpp"
-#include "ui/tuning/handback_bar.hpp"
 #include "ui/tuning/root_timings.hpp"
 #include "ui/tuning/timings_compile_panel.hpp"
 #include "ui/tuning/timings_panel.hpp"

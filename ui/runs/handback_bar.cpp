@@ -1,4 +1,4 @@
-#include "ui/tuning/handback_bar.hpp"
+#include "ui/runs/handback_bar.hpp"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
