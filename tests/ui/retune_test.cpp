@@ -63,23 +63,6 @@ kiln::retune::RecordedAgreement coreAgreement(const QString& path) {
 class RetuneTest : public QObject {
     Q_OBJECT
 private slots:
-    void progressCountsMeasurementsPerDevice() {
-        const QString a = QStringLiteral(
-            "{\"event\":\"session_start\",\"op\":\"mm\",\"choices\":3}\n"
-            "{\"event\":\"measurement\",\"device\":\"cuda:0\",\"choice\":\"mm-c1\",\"status\":\"ok\",\"ms\":0.1}\n"
-            "{\"event\":\"measurement\",\"device\":\"cuda:1\",\"choice\":\"triton_mm-c2\",\"status\":\"wrong\"}\n");
-        const QString b = QStringLiteral(
-            "{\"event\":\"session_start\",\"op\":\"bmm\",\"choices\":2}\n"
-            "{\"event\":\"measurement\",\"device\":\"cuda:0\",\"choice\":\"bmm-c3\",\"status\":\"ok\",\"ms\":0.2}\n"
-            "{\"event\":\"measur");  // a torn last line of a live log
-        const RetuneProgress p = readRetuneProgress({a, b});
-        QCOMPARE(p.planned, 5);
-        QCOMPARE(p.measured, 3);
-        QCOMPARE(p.failed, 1);
-        QCOMPARE(p.perDevice.value(QStringLiteral("cuda:0")), 2);
-        QCOMPARE(p.perDevice.value(QStringLiteral("cuda:1")), 1);
-    }
-
     void showsARealFourGpuReport() {
         JobRunner jobs;
         RetuneDialog dlg(test::h100Root(), &jobs);

@@ -1,8 +1,6 @@
 #include "ui/runs/retune_controller.hpp"
 
-#include <QDateTime>
 #include <QDir>
-#include <QFile>
 #include <QPointer>
 
 #include <nlohmann/json.hpp>
@@ -10,29 +8,9 @@
 #include "handback/retune_run.hpp"
 #include "retune/run.hpp"
 #include "ui/jobs/job_runner.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::ui {
-
-RetuneProgress readRetuneProgress(const QStringList& logTexts) {
-    RetuneProgress p;
-    for (const QString& text : logTexts) {
-        const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-        for (const QString& line : lines) {
-            const QByteArray utf8 = line.toUtf8();
-            auto j = nlohmann::json::parse(utf8.constData(), utf8.constData() + utf8.size(), nullptr, false);
-            if (j.is_discarded() || !j.is_object()) continue;  // a torn last line
-            const std::string event = j.value("event", "");
-            if (event == "session_start") {
-                p.planned += j.value("choices", 0);
-            } else if (event == "measurement") {
-                ++p.measured;
-                ++p.perDevice[QString::fromStdString(j.value("device", ""))];
-                if (j.value("status", "") != "ok") ++p.failed;
-            }
-        }
-    }
-    return p;
-}
 
 RetuneResults readRetuneResults(const QByteArray& json, const QString& root) {
     RetuneResults r;
@@ -74,15 +52,8 @@ namespace {
 // A finished run's report, beside its session logs: what the hand-back buttons read. "" when it
 // could not be written.
 QString saveRetuneRunFile(const QByteArray& json, const QString& root) {
-    const QString dir = root + QStringLiteral("/kiln/retune");
-    const QString path = dir + QStringLiteral("/run-") +
-                         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")) +
-                         QStringLiteral(".json");
-    QFile f(path);
-    if (QDir().mkpath(dir) && f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(json) == json.size() &&
-        f.flush())
-        return path;
-    return {};
+    auto saved = retune::save_run_report(root.toStdString(), std::string_view(json.constData(), json.size()));
+    return saved.ok() ? QString::fromStdString(saved->string()) : QString();
 }
 }  // namespace
 
@@ -120,23 +91,29 @@ QString RetuneController::start(const RetuneRequest& request) {
 void RetuneController::cancel() { process_.cancel(); }
 
 void RetuneController::poll() {
-    // This run's logs: retune-<op>-<i>-<stamp>-<pid>.jsonl under <root>/kiln/autotune (<op> escaped:
-    // util/path_component; the real name is inside each log).
-    QDir dir(request_.cacheRoot + QStringLiteral("/kiln/autotune"));
-    const QStringList names = dir.entryList({QStringLiteral("retune-*-%1.jsonl").arg(pid_)}, QDir::Files, QDir::Name);
-    QStringList texts;
-    logs_.clear();
-    for (const QString& n : names) {
-        QFile f(dir.filePath(n));
-        if (!f.open(QIODevice::ReadOnly)) continue;
-        logs_ << f.fileName();
-        texts << QString::fromUtf8(f.readAll());
-    }
-    RetuneProgress p = readRetuneProgress(texts);
-    if (p.measured != progress_.measured || p.planned != progress_.planned) {
-        progress_ = p;
-        emit progressChanged();
-    }
+    // This run's session logs, counted by core on the follower's thread; one read at a time.
+    if (follower_.isRunning(kFollowChannel)) return;
+    QPointer<RetuneController> self(this);
+    follower_.start(
+        kFollowChannel, tr("Following the re-tune"),
+        [root = request_.cacheRoot.toStdString(), pid = pid_](JobControl&) {
+            return retune::read_run_progress(root, pid);
+        },
+        [self](Result<retune::RunProgress> r) {
+            // After the run the report's own count stands (takeResults); a late read is dropped.
+            if (!self || !r.ok() || !self->isRunning()) return;
+            self->logs_.clear();
+            for (const auto& l : r->logs) self->logs_ << QString::fromStdString(l.string());
+            RetuneProgress p;
+            p.planned = r->planned;
+            p.measured = r->measured;
+            p.failed = r->failed;
+            for (const auto& [device, n] : r->per_device) p.perDevice[QString::fromStdString(device)] = n;
+            if (p.measured != self->progress_.measured || p.planned != self->progress_.planned) {
+                self->progress_ = p;
+                emit self->progressChanged();
+            }
+        });
 }
 
 void RetuneController::takeResults(RetuneResults r) {
@@ -153,13 +130,14 @@ bool RetuneController::loadReportFile(const QString& path, const QString& root) 
     jobs_->start(
         channel_, tr("Reading a re-tune report"),
         [path, root](JobControl&) {
-            QFile f(path);
-            if (!f.open(QIODevice::ReadOnly)) {
+            // Read the one way core reads an input (a regular file, bounded: a FIFO never blocks).
+            auto text = read_regular_file(path.toStdString(), 256ull << 20);
+            if (!text.ok()) {
                 RetuneResults r;
-                r.error = tr("cannot read %1: %2").arg(path, f.errorString());
+                r.error = tr("cannot read it: %1").arg(QString::fromStdString(text.error().message));
                 return r;
             }
-            RetuneResults r = readRetuneResults(f.readAll(), root);
+            RetuneResults r = readRetuneResults(QByteArray::fromStdString(*text), root);
             if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = path;
             return r;
         },
@@ -174,7 +152,7 @@ bool RetuneController::loadReportFile(const QString& path, const QString& root) 
 
 void RetuneController::onFinished(int exitCode, QProcess::ExitStatus status) {
     poll_.stop();
-    poll();
+    follower_.cancel(kFollowChannel);
     if (process_.wasCancelled()) {
         emit finished(false, tr("cancelled"));
         return;

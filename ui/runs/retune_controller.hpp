@@ -17,11 +17,11 @@
 #include "handback/handback_plan.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/retune_report.hpp"
+#include "retune/run_progress.hpp"
+#include "ui/jobs/job_runner.hpp"
 #include "ui/runs/cli_process.hpp"
 
 namespace kiln::ui {
-
-class JobRunner;
 
 struct RetuneRequest {
     QString cacheRoot;
@@ -37,8 +37,6 @@ struct RetuneProgress {
     int planned = 0;  // choices of the ops started so far (session_start's "choices")
     int failed = 0;   // measurements whose status is not ok
 };
-// Counts the measurements of a run's session logs (texts; a torn last line is skipped).
-RetuneProgress readRetuneProgress(const QStringList& logTexts);
 
 // Everything the Re-tune dialog shows of one report, made off the UI thread. Each part is a core
 // value, the same `kiln-cli` prints: how Kiln's times compare with the cache's recorded ones
@@ -87,6 +85,9 @@ private:
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void takeResults(RetuneResults r);
 
+    static inline const QString kFollowChannel = QStringLiteral("retune-progress");
+    JobRunner follower_;        // reads the live session logs (its own: the window's runner shows no
+                                // busy flicker every 250 ms); declared before process_, so it outlives it
     QPointer<JobRunner> jobs_;  // the window's; it may go before this
     QString channel_;
     CliProcess process_;
