@@ -154,14 +154,7 @@ int run_ranks(const RanksArgs& args) {
     for (const auto& d : args.dirs) specs.push_back({d, "", "", {}, ""});
     std::vector<ranks::RankProblem> problems;
     auto loaded = ranks::load_ranks(specs, problems);
-    if (loaded.size() < 2) {
-        std::string why;
-        for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p.rank + ": " + p.error;
-        return fail(make_error(problems.empty() ? Errc::invalid_argument : Errc::not_found,
-                               "need two readable ranks to compare, " + std::to_string(loaded.size()) + " read", why,
-                               "name each rank's folder (its cache root, or the folder holding inductor/, "
-                               "stderr*.log and trace/)"));
-    }
+    if (auto st = ranks::check_two_readable(loaded.size(), problems); !st.ok()) return fail(st.error());
     for (const auto& p : problems) warn("rank not compared: " + p.rank + ": " + p.error);
     auto report = ranks::compare_ranks(loaded, problems);
 

@@ -107,10 +107,15 @@ std::string RanksReport::headline() const {
            " autotuned ops";
 }
 
-std::vector<LoadedRank> load_ranks(const std::vector<RankSpec>& specs, std::vector<RankProblem>& problems) {
+std::vector<LoadedRank> load_ranks(const std::vector<RankSpec>& specs, std::vector<RankProblem>& problems,
+                                   const std::atomic<bool>* cancel,
+                                   const std::function<void(std::size_t tried)>& progress) {
     std::vector<LoadedRank> out;
+    std::size_t tried = 0;
     for (const auto& s : specs) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) break;
         auto r = load_rank(s);
+        if (progress) progress(++tried);
         if (!r) {
             problems.push_back({s.path.string(), r.error().str()});
             continue;
@@ -123,6 +128,16 @@ std::vector<LoadedRank> load_ranks(const std::vector<RankSpec>& specs, std::vect
     for (auto& r : out)
         if (count[r.label] > 1) r.label = r.folder;
     return out;
+}
+
+Status check_two_readable(std::size_t readable, const std::vector<RankProblem>& problems) {
+    if (readable >= 2) return ok_status();
+    std::string why;
+    for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p.rank + ": " + p.error;
+    return make_error(problems.empty() ? Errc::invalid_argument : Errc::not_found,
+                      "need two readable ranks to compare, " + std::to_string(readable) + " read", why,
+                      "name each rank's folder (its cache root, or the folder holding inductor/, stderr*.log and "
+                      "trace/)");
 }
 
 std::vector<std::vector<std::size_t>> group_ranks(const std::vector<LoadedRank>& ranks) {

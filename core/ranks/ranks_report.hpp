@@ -14,6 +14,8 @@
 // kernel's source, which embeds the device index. `.best_config` files are named after their kernel
 // module's hash (again the device index) and torch_key, so no two ranks share one: they are matched
 // by their candidate set (configs_hash) and the config's keys.
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,8 +134,14 @@ struct RanksReport {
     std::string headline() const;
 };
 
-// Reads each rank; those that fail are named in `problems`.
-std::vector<LoadedRank> load_ranks(const std::vector<RankSpec>& specs, std::vector<RankProblem>& problems);
+// Reads each rank; those that fail are named in `problems`. `cancel` (when set and true) stops before
+// the next rank, with what was read so far; `progress` is told the ranks tried after each one (the GUI).
+std::vector<LoadedRank> load_ranks(const std::vector<RankSpec>& specs, std::vector<RankProblem>& problems,
+                                   const std::atomic<bool>* cancel = nullptr,
+                                   const std::function<void(std::size_t tried)>& progress = {});
+// The ranks compare only when two of them could be read: else the error both front ends give (the
+// problems named, Errc::not_found when some rank could not be read).
+Status check_two_readable(std::size_t readable, const std::vector<RankProblem>& problems);
 
 // Groups the ranks by device, system hash and torch version, aligns each group's choices
 // (align_choices) and compares each group.

@@ -3,6 +3,7 @@
 #include "ui/common/view_host.hpp"
 #include "ui/health/health_install.hpp"
 #include "ui/portability/portability_install.hpp"
+#include "ui/ranks/ranks_install.hpp"
 #include "ui/timeline/timeline_install.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "ui/remote/remote_install.hpp"
@@ -13,6 +14,7 @@ namespace kiln::ui {
 InstalledViews installAllViews(ViewHost& window) {
     InstalledViews v;
     v.autotune = installAutotuneViews(window);
+    v.compareRanks = installRanksView(window, v.autotune.menu);
     v.timeline = installTimelineView(window);
     v.portability = installPortabilityView(window);
     v.health = installHealthView(window);

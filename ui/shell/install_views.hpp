@@ -4,6 +4,8 @@
 // narrow interface (common/view_host.hpp); the shell, the roof, is the one place that knows them all.
 #include "ui/tuning/timings_install.hpp"
 
+class QAction;
+
 namespace kiln::ui {
 
 class HealthPanel;
@@ -14,6 +16,7 @@ class ViewHost;
 
 struct InstalledViews {
     AutotuneViews autotune;                   // Autotune, Compare devices, Compile times tabs; Tune menu
+    QAction* compareRanks = nullptr;          // Tune › Compare ranks… (the Ranks dialog)
     TimelinePanel* timeline = nullptr;        // Compile timeline tab
     PortabilityPanel* portability = nullptr;  // Portability tab; verdict colours in the browser
     HealthPanel* health = nullptr;            // Health: check, quarantine, restore

@@ -83,6 +83,7 @@ AutotuneViews installAutotuneViews(ViewHost& w) {
     // Tune menu: act on the artifact the inspector shows (C++/CUDA source: recompile; a Python
     // module of the cache: re-benchmark).
     auto* menu = w.addFeatureMenu(QObject::tr("&Tune"));
+    v.menu = menu;
     auto* launch = menu->addAction(QObject::tr("New tuning session…"));
     auto* retune = menu->addAction(QObject::tr("Re-tune on this machine…"));
     auto* recompile = menu->addAction(QObject::tr("Recompile selected source…"));

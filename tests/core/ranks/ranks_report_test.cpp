@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -221,4 +222,34 @@ TEST(RanksReport, RanksOfAnotherGpuKindAreGroupedApart) {
     EXPECT_TRUE(std::any_of(rep.notes.begin(), rep.notes.end(), [](const std::string& n) {
         return n.find("2 kinds") != std::string::npos && n.find("never with another") != std::string::npos;
     }));
+}
+
+TEST(RanksReport, LoadingReportsEachRankAndStopsWhenCancelled) {
+    std::atomic<bool> cancel{false};
+    std::vector<std::size_t> tried;
+    std::vector<RankProblem> problems;
+    // Cancelled after the second rank (the GUI's Cancel between two ranks): the rest is not read.
+    auto loaded = load_ranks(specs_of(four_ranks()), problems, &cancel, [&](std::size_t n) {
+        tried.push_back(n);
+        if (n == 2) cancel = true;
+    });
+    EXPECT_EQ(tried, (std::vector<std::size_t>{1, 2}));
+    ASSERT_EQ(loaded.size(), 2u);
+    EXPECT_EQ(loaded[1].label, "rank1");
+    EXPECT_TRUE(problems.empty());
+}
+
+TEST(RanksReport, TwoReadableRanksAreNeeded) {
+    EXPECT_TRUE(check_two_readable(2, {}).ok());
+    auto none = check_two_readable(0, {});
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().code, kiln::Errc::invalid_argument);
+    ScratchDir d("ranks-one");
+    std::vector<RankProblem> problems;
+    auto loaded = load_ranks(specs_of({rank_dir(0), d.path() / "rank9"}), problems);
+    auto one = check_two_readable(loaded.size(), problems);
+    ASSERT_FALSE(one.ok());
+    EXPECT_EQ(one.error().code, kiln::Errc::not_found);
+    EXPECT_NE(one.error().str().find("1 read"), std::string::npos);
+    EXPECT_NE(one.error().str().find("rank9"), std::string::npos);
 }
