@@ -35,8 +35,16 @@ public:
             yieldToUiThread();
             return work(*ctl);
         });
+        // Always delivered from the event loop, never inside start(): a job that ends before then() is
+        // attached would otherwise run `done` before the caller's own next line (its "Reading…" status
+        // overwriting the result, a test's wait missing the signal).
         f.then(this, [this, id, channel, done = std::move(done)](R r) mutable {
-            if (finish(channel, id)) done(std::move(r));
+            QMetaObject::invokeMethod(
+                this,
+                [this, id, channel, done = std::move(done), r = std::move(r)]() mutable {
+                    if (finish(channel, id)) done(std::move(r));
+                },
+                Qt::QueuedConnection);
         });
         return id;
     }
