@@ -149,7 +149,7 @@ TEST(JoinSources, ChoiceIdentity) {
 // benchmarks): each of the log's ops is tried against the op of its own sizes only, and every op of
 // the log joins the timing cache's op it describes.
 TEST(JoinSources, ManyOpsOfOneNameJoinByTheirSizes) {
-    const std::size_t n = 5000;
+    const std::size_t n = 2000;
     TimingSet set;
     set.sources = {{"cache/h", SourceKind::timing_cache, "Dev", static_cast<int>(n)},
                    {"stderr.log", SourceKind::stderr_log, "", static_cast<int>(n)}};
