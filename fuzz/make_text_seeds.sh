@@ -16,6 +16,10 @@
 #                 decorator) and saved stderr logs, and hostile variants (a launch value beyond int64,
 #                 lines broken by '\r', an exception line whose tail never closes); issue 42's 50 KB and
 #                 30 KB inputs are in fuzz/regressions-kernel_module_reader/
+#   kernel_metadata: the fixtures' Triton kernel metadata (`<key dir>/<name>.json`), alone and with the
+#                 heads of its `.source` and `.ptx` after a NUL (the fuzzer's split), and hostile variants
+#                 (wrong types, numbers beyond int and int64, negative sizes, a HIP arch, heads whose
+#                 `loc("` or `.target` never ends)
 set -euo pipefail
 target="$1" dir="$2" data="$3"
 mkdir -p "$dir"
@@ -139,5 +143,49 @@ case "$target" in
     seed $'@triton_heuristics.template(\nnum_stages=99999999999999999999999,\nnum_warps=4,\ntriton_meta={\'signature\': {\'a\': \'*fp16\'}, \'constants\': {}}, inductor_meta={\'kernel_name\': \'k\',\n\'config_args\': {\'BLOCK_M\': 64}},\n)\n@triton.jit\ndef triton_mm(a):\n    M = 512\n    N = 512\n'
     seed $'AUTOTUNE mm(512x512,\r 512x512)\n  mm 0.0100 ms 100.0%\r x=1\n  t 1e9 ms <DIVIDED BY ZERO ERROR> \nSingleProcess AUTOTUNE benchmarking takes 1 s\n'
     seed $'E] Exception a\r] Exception b for benchmark choice C(m, x) for benchmark choice D(n,\n] Exception ) for benchmark choice E(o, p)\r\n' ;;
+  kernel_metadata)
+    # A seed with a NUL: the metadata, then the heads of the key dir's .source and .ptx.
+    seed_heads() { { printf '%s' "$1"; printf '\0'; printf '%s' "$2"; } >"$dir/seed-$n"; n=$((n + 1)); }
+    tmp="$dir.tmp"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    for a in "$data"/*.tar.xz; do
+      mkdir -p "$tmp/$(basename "$a")"
+      tar -xJf "$a" -C "$tmp/$(basename "$a")" --wildcards '*/triton/*/*/*.json' '*/triton/*/*/*.source' \
+        '*/triton/*/*/*.ptx' 2>/dev/null || true
+    done
+    find "$tmp" -type f -path '*/triton/*' -name '*.json' ! -name '__grp__*' | sort | sed -n 1,40p |
+      while read -r f; do
+        i=$((${i:-0} + 1))
+        cp "$f" "$dir/meta-$i"
+        stem="${f%.json}"
+        if [ -f "$stem.source" ] && [ -f "$stem.ptx" ]; then
+          { cat "$f"; printf '\0'; head -c 1024 "$stem.source"; head -c 2048 "$stem.ptx"; } >"$dir/keydir-$i"
+        fi
+      done
+    rm -rf "$tmp"
+    m='"target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "num_warps": 4, "num_ctas": 1, "shared": 163840,
+"global_scratch_size": 0, "global_scratch_align": 1, "profile_scratch_size": 0, "profile_scratch_align": 1,
+"cluster_dims": [1, 1, 1], "tensordesc_meta": [], "launch_cooperative_grid": false, "launch_pdl": false,
+"name": "triton_mm"'
+    # Issue 42 #7: after the field it replaces (a key given twice keeps its last value).
+    for bad in '"num_warps": "8"' '"name": 123' '"name": null' '"shared": 12345678901234567890123' '"shared": -1' \
+               '"num_ctas": 2147483648' '"num_warps": 4.5' '"num_warps": 1e308' '"global_scratch_size": -1' \
+               '"global_scratch_size": 9223372036854775807' '"global_scratch_align": 18446744073709551615' \
+               '"profile_scratch_size": -9223372036854775808' '"target": {"backend": "hip", "arch": "gfx942"}' \
+               '"target": {"arch": 1e400}' '"target": {"arch": -90}' '"target": 7' '"cluster_dims": [1, "2", 1]' \
+               '"cluster_dims": [-1, 1, 1]' '"cluster_dims": [4294967296, 1, 1]' '"cluster_dims": [2, 1]' \
+               '"launch_pdl": "yes"' '"launch_cooperative_grid": 1' '"tensordesc_meta": {"a": 1}' \
+               '"tensordesc_meta": [{}]'; do
+      seed '{'"$m, $bad"'}'
+    done
+    seed '[{'"$m"'}]'
+    seed "{\"a\": $(printf '%0.s[' $(seq 1 600))"
+    key="c$(printf '%0.sa' $(seq 1 51))"
+    loc='#loc = loc("/tmp/torchinductor_root/aa/'"$key"'.py":18:0)'
+    seed_heads '{'"$m"'}' "$loc"$'\n.version 8.7\n.target sm_90a\n.address_size 64\n'
+    seed_heads '{}' $'#loc = loc("/tmp/x/'"${key:0:40}"$'.py":1:0)\n#loc1 = loc("'"$key"$'.py")\n.target sm_\n.target'
+    seed_heads '{"name": ""}' $'#loc = loc("/'"$key"$'.py\n.target    sm_100f'
+    seed_heads '{"target": {"arch": 120}}' "$(printf '%0.sloc("' $(seq 1 2000))"
+    seed_heads '{}' "" ;;
   *) echo "make_text_seeds.sh: unknown target $target" >&2; exit 2 ;;
 esac

@@ -270,6 +270,13 @@ std::optional<Error> nothing_measured(const RetuneReport& r) {
                       r.root);
 }
 
+fs::path retune_session_log_path(const fs::path& root, const std::string& op, std::size_t index,
+                                 const std::string& stamp, long pid) {
+    return root / "kiln" / "autotune" /
+           ("retune-" + file_name_part(op) + "-" + std::to_string(index) + "-" + stamp + "-" + std::to_string(pid) +
+            ".jsonl");
+}
+
 Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     KILN_CHECK(refuse_cpu(o.devices, static_cast<bool>(o.rewrite)));
     auto started = std::chrono::steady_clock::now();
@@ -410,12 +417,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     auto log_of = [&](std::size_t i) -> tuning::SessionLog* {  // under record_mutex
         if (logs[i] || !o.session_logs || log_failed) return logs[i].get();
         const auto& op = report.ops[i];
-        // The op name comes from the timing cache: escaped here ("x/../../pwn" once put the log outside
-        // the cache), kept whole inside the log.
-        fs::path p = root / "kiln" / "autotune" /
-                     ("retune-" + file_name_part(op.op) + "-" + std::to_string(i) + "-" + stamp + "-" +
-                      std::to_string(::getpid()) + ".jsonl");
-        auto log = tuning::SessionLog::open(p);
+        auto log = tuning::SessionLog::open(retune_session_log_path(root, op.op, i, stamp, ::getpid()));
         if (!log.ok()) {
             log_failed = true;
             report.warnings.push_back("no session log: " + log.error().str());

@@ -71,6 +71,13 @@ Error no_gpu_error(const std::string& why);
 // ended before its first measurement.
 std::optional<Error> nothing_measured(const RetuneReport& report);
 
+// Where run_retune writes op `index`'s session log: <root>/kiln/autotune/retune-<op>-<index>-<stamp>-<pid>.jsonl,
+// <op> as util/path_component's file_name_part makes it. The op key comes from the timing cache: data,
+// never part of a path ("x/../../outside/pwn" once put the log outside the cache, issue 42 #4); the
+// whole key is inside the log.
+std::filesystem::path retune_session_log_path(const std::filesystem::path& root, const std::string& op,
+                                              std::size_t index, const std::string& stamp, long pid);
+
 // Nothing is written when nothing is measured: no GPU, `--devices cpu` (refused: Errc::unsupported),
 // or no worker up leave the cache as it was; an op's session log is made at its first measurement.
 Result<RetuneReport> run_retune(const std::filesystem::path& root, const RunOptions& options);

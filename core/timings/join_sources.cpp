@@ -253,7 +253,7 @@ void index_op(JoinCandidates& c, const Op& op, std::size_t i) {
     else put(c.unsized);
 }
 
-void join_sources(TimingSet& set) {
+void join_sources(TimingSet& set, JoinSourcesWork* work) {
     std::map<std::string, SourceKind> kind_of;
     for (const auto& s : set.sources) kind_of.emplace(s.path, s.kind);
     std::vector<Op> out;
@@ -294,6 +294,7 @@ void join_sources(TimingSet& set) {
         merged_order.erase(std::unique(merged_order.begin(), merged_order.end()), merged_order.end());
         bool merged = false;
         for (std::size_t i : merged_order) {
+            if (work) ++work->pairs_tried;
             if (auto match = joins(out[i], op)) {
                 const std::string before = out[i].op;
                 merge_op(out[i], std::move(op), *match);

@@ -189,6 +189,7 @@ public:
     }
     bool key(std::string& k) {
         auto& pairs = static_cast<J::object_t::Container&>(*stack_.back()->get_ptr<J::object_t*>());
+        ++work_.keys;
         pairs.emplace_back(std::move(k), J());
         next_ = &pairs.back().second;
         return true;
@@ -211,6 +212,7 @@ public:
         return false;
     }
     const std::string& error() const { return error_; }
+    const PyLoadsWork& work() const { return work_; }
 
 private:
     J* put(J&& v) {
@@ -228,18 +230,25 @@ private:
         return next_;
     }
 
-    static void drop_duplicate_keys(J::object_t& object) {
+    void drop_duplicate_keys(J::object_t& object) {
         auto& pairs = static_cast<J::object_t::Container&>(object);
         if (pairs.size() < 2) return;
         std::vector<std::size_t> order(pairs.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::size_t a, std::size_t b) { return pairs[a].first < pairs[b].first; });
+        auto& compared = work_.key_comparisons;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            ++compared;
+            return pairs[a].first < pairs[b].first;
+        });
+        auto same = [&](std::size_t a, std::size_t b) {
+            ++compared;
+            return pairs[a].first == pairs[b].first;
+        };
         std::vector<bool> drop(pairs.size(), false);
         bool any = false;
         for (std::size_t i = 0; i + 1 < order.size();) {
             std::size_t end = i + 1;
-            while (end < order.size() && pairs[order[end]].first == pairs[order[i]].first) drop[order[end++]] = true;
+            while (end < order.size() && same(order[end], order[i])) drop[order[end++]] = true;
             if (end > i + 1) {
                 pairs[order[i]].second = std::move(pairs[order[end - 1]].second);
                 any = true;
@@ -258,6 +267,7 @@ private:
     std::vector<J*> stack_;
     J* next_ = nullptr;
     std::string error_;
+    PyLoadsWork work_;
 };
 
 Error too_deep(const std::string& context) {
@@ -272,7 +282,7 @@ void append_marker(std::string& out, const char* marker) {
 }
 }  // namespace
 
-Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context) {
+Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context, PyLoadsWork* work) {
     // JSON has no spelling for Python's special floats: swap them (outside strings) for marker
     // strings, parse, then put the doubles back (NaN stays NaN: py_dumps writes it back as NaN,
     // which Inductor reads; null would break its min()). The same pass measures the nesting, so
@@ -318,8 +328,9 @@ Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string
     }
     nlohmann::ordered_json v;
     PyJsonBuilder builder(v);
-    if (!nlohmann::ordered_json::sax_parse(fixed, &builder))
-        return make_error(Errc::parse, "invalid JSON: " + builder.error(), context);
+    const bool parsed = nlohmann::ordered_json::sax_parse(fixed, &builder);
+    if (work) *work = builder.work();
+    if (!parsed) return make_error(Errc::parse, "invalid JSON: " + builder.error(), context);
     return v;
 }
 

@@ -24,9 +24,20 @@ std::string py_dumps(const nlohmann::ordered_json& value, const PyDumpOptions& o
 // Python's float repr (shortest round-trip form, "1e-05", "1.0", "inf" as "Infinity").
 std::string py_float_repr(double v);
 
+// The work py_loads did on objects' keys, counted (not timed): every key is appended to its object,
+// and keys are compared with each other only to find duplicates, once per object at its end, which is
+// O(k log k) comparisons for k keys. nlohmann's own ordered parse compared each key with every key
+// before it, quadratic in an object's keys (issue 42 #15: 150,000 inputs keys under one op).
+struct PyLoadsWork {
+    std::size_t keys = 0;             // object keys read, each appended to its object
+    std::size_t key_comparisons = 0;  // comparisons of one key with another
+};
+
 // Parses JSON that may contain Python's Infinity / -Infinity / NaN (outside strings; NaN is kept as
 // a NaN double). Text nested deeper than kMaxJsonDepth is an Errc::parse error naming `context`.
-Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context = {});
+// `work`, when given, receives the counts above (tests).
+Result<nlohmann::ordered_json> py_loads(std::string_view text, const std::string& context = {},
+                                        PyLoadsWork* work = nullptr);
 
 // Nesting bound for JSON read from caches, logs and servers: nlohmann's dump(), copies and
 // comparisons recurse, so every JSON text from outside is checked before it is parsed. Inductor's

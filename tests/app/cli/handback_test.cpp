@@ -1,9 +1,15 @@
 // kiln-cli handback (a saved re-tune handed to torch), timings --compare / redis://, and bundle pack
 // --timings, run as a user would, on copies of the fixtures and a real redis-server.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -34,6 +40,54 @@ fs::path saved_run(const ScratchDir& d, const std::string& device, double factor
 }
 
 nlohmann::json load(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+// Every entry under `root` (a file by its bytes, a FIFO never opened), but for locks/, whose lock files
+// every --write takes: the same before and after means nothing was lost, changed or made.
+std::map<std::string, std::string> tree_but_locks(const fs::path& root) {
+    std::map<std::string, std::string> out;
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+        const std::string rel = fs::relative(it->path(), root).string();
+        if (it->path().filename() == "locks") {
+            it.disable_recursion_pending();
+            continue;
+        }
+        const auto st = it->symlink_status();
+        if (fs::is_symlink(st)) out[rel] = "link:" + fs::read_symlink(it->path()).string();
+        else if (fs::is_directory(st)) out[rel] = "dir";
+        else if (fs::is_fifo(st)) out[rel] = "fifo";
+        else out[rel] = read_file(it->path());
+    }
+    return out;
+}
+
+// chattr +i / -i on `p`: false where the file system or this process's capabilities refuse it.
+bool set_immutable(const fs::path& p, bool on) {
+    const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    int flags = 0;
+    bool done = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    if (done) {
+        flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+        done = ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    ::close(fd);
+    return done;
+}
+
+// `kiln-cli handback ROOT --from RUN --write` and `kiln-cli retune ROOT --fetch URL --write` (the fleet's
+// measurements, nothing measured here): both hand back through the same write. Under a kill timer, so
+// that a hang (a FIFO opened for reading) fails with 137 instead of blocking the test.
+std::vector<CommandResult> write_both_ways(const fs::path& root, const fs::path& run, const std::string& url) {
+    std::vector<CommandResult> out;
+    const std::vector<std::string> kill{"timeout", "-s", "KILL", "60", cli_path()};
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"handback", root.string(), "--from", run.string(), "--write"},
+          std::vector<std::string>{"retune", root.string(), "--fetch", url, "--write", "--device-name", kH200}}) {
+        args.insert(args.begin(), kill.begin(), kill.end());
+        out.push_back(run_command(args));
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -325,4 +379,82 @@ TEST(HandbackCli, BundlePackTimingsPacksNothingAndSaysWhy) {
     EXPECT_NE(r.err.find("nothing was packed"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("replaces the target's file whole"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out));
+}
+
+// Issue 42, what held and must keep holding: `--write` where torch's timing cache file is a directory
+// or a FIFO is a clear error naming the path, at once (the FIFO is never opened to wait for a writer),
+// and the cache is as it was: the folder and what it holds, no temporary left, nothing made beside it.
+TEST(HandbackCli, WriteIntoADirectoryOrAFifoIsAClearError) {
+    RedisServer server;
+    ScratchDir d("cli-hb-targets");
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    ASSERT_EQ(run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url(1)}).exit_code, 0);
+    for (const std::string kind : {"directory", "FIFO"}) {
+        fs::path root = copy_h100(d);
+        const fs::path target = root / "cache" / kH200File;
+        if (kind == "FIFO") {
+            ASSERT_EQ(::mkfifo(target.c_str(), 0600), 0);
+        } else {
+            fs::create_directories(target / "inside");
+            std::ofstream(target / "inside" / "file") << "kept";
+        }
+        const auto before = tree_but_locks(d.path());
+        for (const auto& r : write_both_ways(root, run, server.url(1))) {
+            EXPECT_EQ(r.exit_code, 2) << kind << ": exit " << r.exit_code << " (137: hung)\n" << r.err;
+            EXPECT_NE(r.err.find("not a regular file but a " + kind), std::string::npos) << kind << ": " << r.err;
+            EXPECT_NE(r.err.find(target.string()), std::string::npos) << r.err;
+            EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+            EXPECT_EQ(r.out.find("wrote "), std::string::npos) << r.out;
+            EXPECT_EQ(tree_but_locks(d.path()), before) << kind;
+        }
+        fs::remove_all(root);
+    }
+}
+
+// The same for an immutable file (chattr +i): torch's file is read and merged, and the rename onto it
+// is refused, so the error says so and the file keeps its bytes; the temporary beside it is removed.
+// Where the attribute cannot be set (a user without CAP_LINUX_IMMUTABLE, a file system without it),
+// a read-only cache/ folder is the unwritable target instead, which only a user other than root meets.
+TEST(HandbackCli, WriteIntoAnImmutableFileIsAClearErrorAndLosesNothing) {
+    RedisServer server;
+    ScratchDir d("cli-hb-immutable");
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    ASSERT_EQ(run_command({cli_path(), "handback", "--from", run.string(), "--publish", server.url(1)}).exit_code, 0);
+    fs::path root = copy_h100(d);
+    const fs::path target = root / "cache" / kH200File;
+    // The file torch has: this run's first hand-back, with its ops' times then halved by hand.
+    ASSERT_EQ(run_command({cli_path(), "handback", root.string(), "--from", run.string(), "--write"}).exit_code, 0);
+    auto j = kiln::py_loads(read_file(target)).value();
+    for (auto& [inputs, by_precision] : j["cache"]["mm"].items())
+        for (auto& [precision, choices] : by_precision.items())
+            for (auto& [name, ms] : choices.items()) ms = ms.get<double>() / 2;
+    std::ofstream(target, std::ios::trunc) << kiln::py_dumps(j, {.indent = 4});
+    struct Unlock {  // before the scratch dir goes: an immutable file could not be removed
+        fs::path file, folder;
+        ~Unlock() {
+            if (!file.empty()) set_immutable(file, false);
+            if (!folder.empty()) fs::permissions(folder, fs::perms::owner_all, fs::perm_options::add);
+        }
+    } unlock;
+    std::string refused;
+    if (set_immutable(target, true)) {
+        unlock.file = target;
+        refused = "Operation not permitted";
+    } else if (::geteuid() != 0) {
+        fs::permissions(root / "cache", fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                        fs::perm_options::remove);
+        unlock.folder = root / "cache";
+        refused = "Permission denied";
+    } else {
+        GTEST_SKIP() << "root without CAP_LINUX_IMMUTABLE (or a file system without chattr +i): no unwritable target";
+    }
+    const auto before = tree_but_locks(d.path());
+    for (const auto& r : write_both_ways(root, run, server.url(1))) {
+        EXPECT_EQ(r.exit_code, 1) << "exit " << r.exit_code << " (137: hung)\n" << r.err;
+        EXPECT_NE(r.err.find(refused), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(target.string()), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out.find("wrote "), std::string::npos) << r.out;
+        EXPECT_EQ(tree_but_locks(d.path()), before);  // the halved times too: nothing lost, no temporary
+    }
 }

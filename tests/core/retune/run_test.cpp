@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include "retune/run.hpp"
 #include "test_support.hpp"
 #include "timings/session_log_source.hpp"
+#include "tuning/session_log.hpp"
+#include "util/path_component.hpp"
 #include "util/python_json.hpp"
 #include "worker/tuning_pool.hpp"
 
@@ -227,7 +230,7 @@ TEST(RetuneRun, AnOpKeyThatLooksLikeAPathNamesNoPath) {
         EXPECT_EQ(rep->ops[0].op, hostile);
         // No problem is known for such an op, so nothing is measured and, since a run that measures
         // nothing writes nothing (issue 41 #4), there is no session log at all; where one is written
-        // its name is escaped (util/path_component, tested there) and it lies in kiln/autotune.
+        // its name is escaped and it lies in kiln/autotune (ASessionLogOfAHostileOpKeyLandsInTheCache).
         for (const auto& l : rep->session_logs) EXPECT_EQ(fs::path(l).parent_path(), root / "kiln" / "autotune") << l;
         // Nothing anywhere else: no "outside" folder, no "retune-x" folder.
         for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
@@ -274,4 +277,64 @@ TEST(RetuneRun, NothingMeasuredSaysWhy) {
     one.devices = none.devices;
     one.ops[0].choices[0].measured.push_back({});
     EXPECT_FALSE(nothing_measured(one));
+}
+
+// Issue 42 #4 where the path is built: the run above cannot reach the session log with a hostile op
+// key (such an op measures nothing, so it gets no log), so each key here goes through the path
+// run_retune opens its log at, and the log is opened and written there. It lands in
+// <root>/kiln/autotune under an escaped name that holds no '/', and nothing is created anywhere else;
+// the whole key is inside the log.
+TEST(RetuneRun, ASessionLogOfAHostileOpKeyLandsInTheCache) {
+    kiln::test::ScratchDir dir("retune-log-path");
+    // Keys that, taken as a path, lead out of the logs' folder but never out of the scratch dir (an
+    // absolute one too), so that a regression leaves its files where the walk below finds them.
+    const std::vector<std::string> keys = {"x/../../.../outside/pwn",
+                                           "x/../../../../outside/pwn",
+                                           "../../../../../outside/pwn",
+                                           (dir.path() / "outside" / "abs-pwn").string(),
+                                           "..",
+                                           ".",
+                                           "",
+                                           "p" + std::string(3000, '/') + "wn",
+                                           "a\nb",
+                                           std::string("a\0/../b", 7),
+                                           "mm"};
+    const fs::path root = dir.path() / "a" / "b" / "inductor";
+    const fs::path logs = root / "kiln" / "autotune";
+    fs::create_directories(root);
+    const std::string stamp = "20261128T003638Z";
+    std::set<fs::path> made;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const fs::path p = retune_session_log_path(root, keys[i], i, stamp, 4242);
+        EXPECT_EQ(p.parent_path(), logs) << p;
+        const std::string name = p.filename().string();
+        EXPECT_EQ(name,
+                  "retune-" + kiln::file_name_part(keys[i]) + "-" + std::to_string(i) + "-" + stamp + "-4242.jsonl");
+        EXPECT_TRUE(kiln::is_plain_file_name(name)) << name;
+        auto log = kiln::tuning::SessionLog::open(p);
+        ASSERT_TRUE(log.ok()) << log.error().str();
+        log->write("session_start", {{"op", keys[i]}});
+        made.insert(p);
+    }
+    EXPECT_EQ(made.size(), keys.size());  // one log for each key
+    EXPECT_EQ(retune_session_log_path(root, "mm", 3, stamp, 7), logs / ("retune-mm-3-" + stamp + "-7.jsonl"));
+    // Nothing but the logs and the folders that hold them.
+    for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
+        if (e.is_directory()) {
+            const fs::path& d = e.path();
+            EXPECT_TRUE(d == dir.path() / "a" || d == dir.path() / "a" / "b" || d == root || d == root / "kiln" ||
+                        d == logs)
+                << d;
+        } else {
+            EXPECT_EQ(made.count(e.path()), 1u) << e.path();
+        }
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        std::ifstream in(retune_session_log_path(root, keys[i], i, stamp, 4242));
+        std::string line;
+        ASSERT_TRUE(std::getline(in, line)) << i;
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        ASSERT_TRUE(j.is_object()) << line;
+        EXPECT_EQ(j.value("op", std::string("?")), keys[i]) << line;
+    }
 }

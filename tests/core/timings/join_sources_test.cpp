@@ -142,3 +142,55 @@ TEST(JoinSources, ChoiceIdentity) {
     EXPECT_TRUE(same_choice(ext, cublas));
     EXPECT_FALSE(same_choice(Choice{"addmm", 1.0, {}, "", ""}, Choice{"bias_addmm-cx", 1.0, {}, "", ""}));
 }
+
+// Issue 42 #15: a timing cache holds one op per inputs key, and a stderr log of the same autotuning one
+// table per key; join_sources tried every op against every earlier op of the same name, quadratic in
+// them (150,000 "mm" ops: `timings` still ran at 150 s). Counted, not timed (speed targets live in
+// benchmarks): each of the log's ops is tried against the op of its own sizes only, and every op of
+// the log joins the timing cache's op it describes.
+TEST(JoinSources, ManyOpsOfOneNameJoinByTheirSizes) {
+    const std::size_t n = 2000;
+    TimingSet set;
+    set.sources = {{"cache/h", SourceKind::timing_cache, "Dev", static_cast<int>(n)},
+                   {"stderr.log", SourceKind::stderr_log, "", static_cast<int>(n)}};
+    for (const std::string source : {"cache/h", "stderr.log"}) {
+        const bool log = source == "stderr.log";
+        for (std::size_t i = 0; i < n; ++i) {
+            Op op;
+            op.op = "mm";
+            op.sizes = {std::to_string(i + 1) + "x64", "64x64"};
+            op.inputs = op.sizes[0] + " float16, " + op.sizes[1] + " float16";
+            op.source = source;
+            if (!log) {
+                op.device = "Dev";
+                op.precision = "highest";
+                op.strides = {"64x1", "64x1"};
+            }
+            const double ms = static_cast<double>(i) + 0.5;
+            Choice ext{log ? "mm" : "mm-c1", ms, nlohmann::ordered_json::object(), "", ""};
+            Choice tmpl{log ? "triton_mm_0" : "triton_mm-c2", ms + 0.25, {{"BLOCK_M", 64}, {"num_warps", 4}}, "", ""};
+            ext.ms_rounded = tmpl.ms_rounded = log;
+            op.choices = {ext, tmpl};
+            pick_best(op);
+            set.ops.push_back(std::move(op));
+        }
+    }
+    JoinSourcesWork work;
+    join_sources(set, &work);
+    EXPECT_LE(work.pairs_tried, 2 * n);  // every op against every earlier one of its name: about n^2
+    ASSERT_EQ(set.ops.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Op& op = set.ops[i];
+        ASSERT_EQ(op.sizes.front(), std::to_string(i + 1) + "x64");
+        ASSERT_EQ(op.source, "cache/h");
+        ASSERT_EQ(op.also_from, std::vector<std::string>{"stderr.log"}) << op.inputs;
+        ASSERT_EQ(op.choices.size(), 2u) << op.inputs;
+        const Choice* ext = find_choice(op, "mm");  // the name the table printed
+        ASSERT_NE(ext, nullptr) << op.inputs;
+        EXPECT_EQ(ext->aliases, std::vector<std::string>{"mm-c1"});
+        EXPECT_EQ(ext->seen_in.size(), 2u);
+        EXPECT_EQ(ext->ms, static_cast<double>(i) + 0.5);
+        EXPECT_FALSE(ext->ms_rounded);  // the timing cache's time, at full precision
+        EXPECT_EQ(op.best, "mm");
+    }
+}

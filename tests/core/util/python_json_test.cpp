@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
 
 #include "util/python_json.hpp"
 
@@ -90,6 +94,38 @@ TEST(PythonJson, LoadsAnObjectOfManyKeysInOrder) {
     auto again = py_loads(py_dumps(*j), "again");
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(py_dumps(*again), py_dumps(*j));
+}
+
+// Issue 42 #15 as work, not time (speed targets live in benchmarks): an object of n keys is read by
+// appending each key once and comparing keys O(n log n) times (duplicates, at the object's end), never
+// by looking each key up among the keys before it as nlohmann's ordered parse did (n^2 / 2, 2e8
+// comparisons here), whatever the keys' order and however often they repeat. Every key is counted
+// through py_loads' own builder: a parse that bypassed it would read 0 keys.
+TEST(PythonJson, AnObjectOfManyKeysCostsNLogNKeyComparisons) {
+    const std::size_t n = 20000, log2_n = 15;  // 2^15 > n
+    for (const char* order : {"descending", "shuffled", "100 keys repeated"}) {
+        const std::string how = order;
+        std::vector<std::size_t> at(n);
+        std::iota(at.begin(), at.end(), std::size_t{0});
+        if (how == "shuffled") std::shuffle(at.begin(), at.end(), std::mt19937(42));
+        std::string text = R"({"cache": {"mm": {)";
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t k = how == "100 keys repeated" ? at[i] % 100 : n - at[i];
+            text += (i ? ", \"k" : "\"k") + std::to_string(k) + "\": " + std::to_string(i);
+        }
+        text += "}}}";
+        PyLoadsWork work;
+        auto j = py_loads(text, "many", &work);
+        ASSERT_TRUE(j.ok()) << j.error().str();
+        const auto& mm = (*j)["cache"]["mm"];
+        EXPECT_EQ(mm.size(), how == "100 keys repeated" ? 100u : n) << how;
+        EXPECT_EQ(work.keys, n + 2) << how;
+        EXPECT_LE(work.key_comparisons, 2 * n * log2_n) << how;
+        if (how == "100 keys repeated") {  // the first place, the last value
+            EXPECT_EQ(mm.begin().key(), "k0");
+            EXPECT_EQ(mm["k0"].get<std::size_t>(), n - 100);
+        }
+    }
 }
 
 // A key given twice keeps its first place and its last value, as Python's dict and nlohmann's
