@@ -74,9 +74,11 @@ void print_process(const ProcessStartup& p, bool all_phases) {
                 std::filesystem::path(p.log).filename().string().c_str(), p.headline().c_str());
     if (!p.avoidable.empty()) {
         std::printf("  avoidable:\n");
-        for (const auto& a : p.avoidable)
-            std::printf("    %9s  %s\n               fix: %s\n", seconds_text(a.seconds).c_str(), a.what.c_str(),
-                        a.fix.c_str());
+        for (const auto& a : p.avoidable) {
+            std::printf("    %9s  %s\n", seconds_text(a.seconds).c_str(), a.what.c_str());
+            if (a.inferred) std::printf("               inferred: %s\n", a.basis.c_str());
+            std::printf("               fix: %s\n", a.fix.c_str());
+        }
     }
     std::printf("  compiles, in the order they ran (phases: self time of torch's spans, largest first):\n");
     for (const auto& c : p.compiles) print_compile(c, all_phases);
@@ -88,8 +90,7 @@ void print_process(const ProcessStartup& p, bool all_phases) {
 }
 
 void print_comparison(const ProcessComparison& c) {
-    std::printf("%s against %s: %s -> %s compiling\n", c.after.c_str(), c.before.c_str(),
-                seconds_text(c.before_seconds).c_str(), seconds_text(c.after_seconds).c_str());
+    std::printf("%s\n", c.summary().c_str());
     for (const auto& d : c.compiles) {
         std::string times = (d.in_before ? seconds_text(d.before) : std::string("-")) + " -> " +
                             (d.in_after ? seconds_text(d.after) : std::string("-"));

@@ -68,6 +68,7 @@ struct StartupGlance {
     double compile_seconds = 0;
     std::string what, fix;  // the biggest avoidable item
     double seconds = 0;
+    std::string inferred;  // its basis when no span measured it (startup::AvoidableCost::basis), else ""
     std::string headline;  // "this process spent S compiling; A would go with X, ..."
     std::string error;
 };

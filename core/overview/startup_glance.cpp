@@ -28,6 +28,7 @@ StartupGlance startup_section(const std::vector<std::string>& trace_dirs) {
         g.what = best->avoidable.front().what;
         g.fix = best->avoidable.front().fix;
         g.seconds = best->avoidable.front().seconds;
+        if (best->avoidable.front().inferred) g.inferred = best->avoidable.front().basis;
     }
     return g;
 }

@@ -10,6 +10,10 @@ namespace kiln::startup {
 namespace {
 
 constexpr double kNoticeable = 0.05;  // seconds: below this a phase gets its description, no claim
+// Seconds per Triton precompile span that say a kernel was compiled, not loaded. On the fixtures'
+// H100 a kernel compiled from source took 0.12-0.8 s a precompile (cold run) and one loaded from
+// Triton's cache 5 ms (warm run): a tenth of a second per kernel sits far above any load.
+constexpr double kTritonCompileEvidence = 0.1;
 
 std::string count_text(int n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -85,9 +89,10 @@ struct Assigner {
     std::vector<Claim>& claims;
     std::set<std::string> claimed;
 
-    // Gives `phase` a cause and fix and claims its seconds for `what` (once per phase).
+    // Gives `phase` a cause and fix and claims its seconds for `what` (once per phase). An inferred
+    // claim (no span says the cause ran) carries `basis`: what it was inferred from.
     void claim(const std::string& phase, const std::string& cause, const std::string& what, const std::string& fix,
-               const std::string& remedy) {
+               const std::string& remedy, const std::string& basis = {}) {
         if (claimed.count(phase)) return;
         auto it =
             std::find_if(cost.phases.begin(), cost.phases.end(), [&](const PhaseCost& p) { return p.name == phase; });
@@ -96,7 +101,9 @@ struct Assigner {
         it->cause = cause + (it->cause.empty() ? "" : " (" + it->cause + ")");
         it->why = cause;
         it->fix = fix;
-        if (!what.empty()) claims.push_back({what, fix, remedy, it->seconds});
+        it->inferred = !basis.empty();
+        it->basis = basis;
+        if (!what.empty()) claims.push_back({what, fix, remedy, it->seconds, !basis.empty(), basis});
     }
 };
 
@@ -148,19 +155,25 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
     Assigner as{cost, claims, {}};
     const std::string frame = c.function.empty() ? std::string("this frame") : c.function;
 
-    // A CPU graph: seconds with no span inside, around its C++ compiles, are Inductor's vector-ISA probe.
+    // A CPU graph: seconds with no span inside, around its C++ compiles. Inductor's vector-ISA probe runs
+    // there, but so do the C++ precompiled header and Python imports: no span says which took what, so the
+    // probe is inferred, never a saving its remedy is known to bring.
     if (c.cpu_graph()) {
         for (const char* phase : {"loading the compiled module", "Inductor lowering and codegen"}) {
             if (cost.phase_seconds(phase) < 2.0) continue;
             as.claim(phase,
-                     seconds_text(cost.phase_seconds(phase)) +
-                         " of a CPU graph with no span inside: Inductor's C++ vector-ISA probe (cpu_vec_isa builds a "
-                         "test library per ISA the CPU lists and loads it in a fresh Python process that imports "
-                         "torch: seconds each, once per process, even when the graph hits)",
-                     "the C++ vector-ISA probe of the first CPU graph",
+                     "inferred: no span covers these " + seconds_text(cost.phase_seconds(phase)) +
+                         " of a CPU graph; Inductor's C++ vector-ISA probe runs here (cpu_vec_isa builds a test "
+                         "library per ISA the CPU lists and loads it in a fresh Python process that imports torch: "
+                         "seconds each, once per process, even when the graph hits), and so may the C++ precompiled "
+                         "header and Python imports",
+                     "the C++ vector-ISA probe of a CPU graph, inferred",
                      "TORCHINDUCTOR_VEC_ISA_OK=1 skips the probe (trust the CPU's flags), or compile the CPU graphs "
-                     "in a process that already probed",
-                     "TORCHINDUCTOR_VEC_ISA_OK=1");
+                     "in a process that already probed; an A/B run with it says how many of these seconds go",
+                     "TORCHINDUCTOR_VEC_ISA_OK=1",
+                     "no span covers these seconds; the vector-ISA probe, the C++ precompiled header and Python "
+                     "imports may each hold part of them, and only an A/B run with TORCHINDUCTOR_VEC_ISA_OK=1 "
+                     "measures the probe's");
         }
     }
     // Autotuning: select_algorithm only benchmarks what this device's timing cache cannot answer.
@@ -188,20 +201,38 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
                                   "autotuning: Triton configs", "coordinate descent tuning", "cudagraph recording"})
             as.claim(phase, miss->what, miss->avoid, miss->fix, miss->remedy);
     } else if (fx_hit) {
-        // Kernels compiled although the graph hit: the Triton cache lacked them.
+        // Triton precompiles although the graph hit. Loading a kernel from Triton's cache runs the same
+        // spans, so only their length says a kernel was compiled: well above a load per kernel, the
+        // Triton cache lacked them; below it, or with no precompile to divide by, that is inferred.
         const int n =
             count_spans(c, "async_compile.precompile") + count_spans(c, "CachingAutotuner.slow_precompile_config");
+        const double triton = cost.phase_seconds("Triton compile");
+        const bool compiled = n > 0 && triton / n >= kTritonCompileEvidence;
+        const std::string per = n > 0 ? " (" + seconds_text(triton / n) + " each)" : std::string();
         for (const char* phase : {"Triton compile", "kernel compile wait"}) {
             if (cost.phase_seconds(phase) < kNoticeable || (n == 0 && std::string(phase) == "kernel compile wait"))
                 continue;
-            as.claim(phase,
-                     count_text(n, "Triton kernel compile", "Triton kernel compiles") +
-                         " though the FX graph hit: the Triton cache "
-                         "(TRITON_CACHE_DIR, <cache root>/triton) lacked them and no bundle carried them",
-                     "Triton kernels compiled on a warm start",
-                     "keep the Triton cache dir with the Inductor cache, or ship a bundle (kiln-cli bundle pack) that "
-                     "carries the kernels",
-                     "the Triton cache kept");
+            if (compiled)
+                as.claim(phase,
+                         count_text(n, "Triton kernel compile", "Triton kernel compiles") + per +
+                             " though the FX graph hit: the Triton cache (TRITON_CACHE_DIR, <cache root>/triton) "
+                             "lacked them and no bundle carried them (a load from it takes milliseconds a kernel)",
+                         "Triton kernels compiled on a warm start",
+                         "keep the Triton cache dir with the Inductor cache, or ship a bundle (kiln-cli bundle pack) "
+                         "that carries the kernels",
+                         "the Triton cache kept");
+            else
+                as.claim(phase,
+                         "inferred: " + count_text(n, "Triton precompile", "Triton precompiles") + per +
+                             " though the FX graph hit; loading kernels from the Triton cache takes time too, and "
+                             "no span or cache event says they were compiled",
+                         "Triton precompiles on a warm start, a Triton cache miss inferred",
+                         "if the Triton cache (TRITON_CACHE_DIR, <cache root>/triton) was not kept, keep it with the "
+                         "Inductor cache or ship a bundle (kiln-cli bundle pack) that carries the kernels",
+                         "the Triton cache kept",
+                         "the precompiles took " + seconds_text(triton) + per + ", below the " +
+                             seconds_text(kTritonCompileEvidence) +
+                             " a kernel that says it was compiled, not loaded from the Triton cache");
         }
         if (cost.phase_seconds("C++ compile") >= kNoticeable)
             as.claim("C++ compile",
@@ -229,8 +260,9 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
 std::vector<AvoidableCost> sum_claims(const std::vector<Claim>& claims) {
     std::vector<AvoidableCost> out;
     for (const auto& c : claims) {
-        auto it = std::find_if(out.begin(), out.end(), [&](const AvoidableCost& a) { return a.what == c.what; });
-        if (it == out.end()) out.push_back({c.what, c.seconds, c.fix, c.remedy});
+        auto it = std::find_if(out.begin(), out.end(),
+                               [&](const AvoidableCost& a) { return a.what == c.what && a.inferred == c.inferred; });
+        if (it == out.end()) out.push_back({c.what, c.seconds, c.fix, c.remedy, c.inferred, c.basis});
         else it->seconds += c.seconds;
     }
     std::stable_sort(out.begin(), out.end(),

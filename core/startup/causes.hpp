@@ -23,6 +23,10 @@ struct MissInfo {
 struct Claim {
     std::string what, fix, remedy;
     double seconds = 0;
+    // Inferred: no span covers these seconds (or none says what they were), so the cause is a guess from
+    // what else the trace holds; `basis` says on what, and the remedy's saving is not claimed.
+    bool inferred = false;
+    std::string basis;
 };
 
 CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, std::vector<Claim>& claims);

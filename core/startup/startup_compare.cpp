@@ -57,6 +57,19 @@ std::string rank_list(const std::vector<std::string>& names) {
 
 }  // namespace
 
+bool phase_changed(double before, double after) {
+    constexpr double kMinSeconds = 0.1, kMinShare = 0.2;
+    const double d = std::abs(after - before);
+    return d > kMinSeconds && d > kMinShare * std::max(before, after);
+}
+
+std::string ProcessComparison::summary() const {
+    const double saved = before_seconds - after_seconds;
+    return before + " -> " + after + ": " + seconds_text(before_seconds) + " -> " + seconds_text(after_seconds) +
+           " of compile seconds (the compiles' times summed), " + seconds_text(std::abs(saved)) +
+           (saved >= 0 ? " less" : " more") + "; the process wall time is not in the trace";
+}
+
 ProcessComparison compare_processes(const ProcessStartup& before, const ProcessStartup& after) {
     ProcessComparison out;
     out.before = before.label;
@@ -83,10 +96,10 @@ ProcessComparison compare_processes(const ProcessStartup& before, const ProcessS
         d.in_before = true;
         d.before = o.seconds;
         const double margin = std::max(0.05, 0.1 * o.seconds);
-        // The phase that changed most, with what the later process says about it.
-        // (the biggest drop for a faster compile, the biggest rise otherwise)
+        // The phase that changed most (the biggest drop for a faster compile, the biggest rise otherwise),
+        // with what the later process says about it when it changed materially: a phase alike in both
+        // runs is left unblamed, whatever cause a single run would give it.
         const bool faster = c->seconds < o.seconds - margin;
-        std::string moved;
         double biggest = 0;
         std::map<std::string, double> delta;
         for (const auto& p : o.phases) delta[p.name] -= p.seconds;
@@ -94,24 +107,39 @@ ProcessComparison compare_processes(const ProcessStartup& before, const ProcessS
         for (const auto& [name, s] : delta)
             if (faster ? s < biggest : s > biggest) {
                 biggest = s;
-                moved = name;
+                d.phase = name;
             }
-        const std::string change = moved.empty() ? std::string()
-                                                 : moved + " " + seconds_text(o.phase_seconds(moved)) + " -> " +
-                                                       seconds_text(c->phase_seconds(moved));
+        d.phase_before = d.phase.empty() ? 0 : o.phase_seconds(d.phase);
+        d.phase_after = d.phase.empty() ? 0 : c->phase_seconds(d.phase);
+        const bool material = !d.phase.empty() && phase_changed(d.phase_before, d.phase_after);
+        if (material)
+            for (const auto& p : (faster ? o : *c).phases)
+                if (p.name == d.phase && !p.why.empty()) d.cause = first_clause(p.why);
+        const std::string change = d.phase.empty() ? std::string()
+                                                   : d.phase + " " + seconds_text(d.phase_before) + " -> " +
+                                                         seconds_text(d.phase_after) +
+                                                         (d.cause.empty() ? std::string() : " (" + d.cause + ")");
+        const bool fx_changed = c->fx_state != o.fx_state;
         if (faster) {
             d.verdict = "faster";
-            if (c->fx_state == "hit" && o.fx_state != "hit")
+            if (c->fx_state == "hit" && fx_changed)
                 d.why = "the FX graph hit (" + before.label + ": " + (o.miss.empty() ? o.fx_state : o.miss) + "); " +
                         change;
             else d.why = change;
         } else if (c->seconds > o.seconds + margin) {
             d.verdict = "slower";
-            d.why = change + (c->miss.empty() ? "" : "; " + c->miss);
+            d.why = change + (c->miss.empty() || !fx_changed ? "" : "; " + c->miss);
+            if (!material) d.why += "; no phase changed by more than 20 % and 0.1 s: nothing to blame";
         } else {
             d.verdict = "unchanged";
-            d.why = c->fx_state == "miss" || c->fx_state == "bypass" ? "the FX graph missed again: " + c->miss
-                                                                     : "left: " + phase_why(*c);
+            const PhaseCost* top = top_phase(*c);
+            d.why = c->fx_state == "miss" || c->fx_state == "bypass"
+                        ? "the FX graph missed in both runs: " + c->miss
+                        : "no phase changed materially (" +
+                              (top ? top->name + " " + seconds_text(o.phase_seconds(top->name)) + " -> " +
+                                         seconds_text(top->seconds) + ", the largest"
+                                   : std::string("no spans")) +
+                              "): nothing to blame";
         }
         out.compiles.push_back(std::move(d));
     }
@@ -176,11 +204,20 @@ nlohmann::ordered_json to_json(const ProcessComparison& c) {
                             {"before_seconds", d.in_before ? oj(d.before) : oj(nullptr)},
                             {"after_seconds", d.in_after ? oj(d.after) : oj(nullptr)},
                             {"verdict", d.verdict},
-                            {"why", d.why}});
+                            {"why", d.why},
+                            {"phase", d.phase},
+                            {"phase_before_seconds", d.phase_before},
+                            {"phase_after_seconds", d.phase_after},
+                            {"cause", d.cause}});
     return {{"before", c.before},
             {"after", c.after},
+            {"measure",
+             "compile seconds: each compile's compilation_metrics time, else its span, summed; not the "
+             "process wall time"},
             {"before_seconds", c.before_seconds},
             {"after_seconds", c.after_seconds},
+            {"saved_seconds", c.before_seconds - c.after_seconds},
+            {"summary", c.summary()},
             {"compiles", std::move(compiles)}};
 }
 

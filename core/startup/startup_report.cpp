@@ -260,13 +260,21 @@ double CompileCost::phase_seconds(const std::string& name) const {
     return 0;
 }
 
+std::string AvoidableCost::text() const {
+    if (inferred) return seconds_text(seconds) + " inferred: " + basis + " (" + what + ")";
+    return seconds_text(seconds) + " would go with " + remedy + " (" + what + ")";
+}
+
 std::string ProcessStartup::headline() const {
     std::string s = "this process spent " + seconds_text(compile_seconds) + " compiling";
     std::size_t shown = 0;
+    bool measured_shown = false;
     for (const auto& a : avoidable) {
         if (a.seconds < 0.01 || shown == 3) break;
-        s += (shown ? ", " : "; ") + seconds_text(a.seconds) + (shown ? " with " : " would go with ") + a.remedy +
-             " (" + a.what + ")";
+        s += shown ? ", " : "; ";
+        if (!a.inferred && measured_shown) s += seconds_text(a.seconds) + " with " + a.remedy + " (" + a.what + ")";
+        else s += a.text();
+        measured_shown |= !a.inferred;
         ++shown;
     }
     if (shown == 0) s += "; nothing the trace shows would remove it";
@@ -363,12 +371,23 @@ nlohmann::ordered_json to_json(const StartupReport& r) {
     for (const auto& p : r.processes) {
         oj avoidable = oj::array();
         for (const auto& a : p.avoidable)
-            avoidable.push_back({{"what", a.what}, {"seconds", a.seconds}, {"fix", a.fix}});
+            avoidable.push_back({{"what", a.what},
+                                 {"seconds", a.seconds},
+                                 {"fix", a.fix},
+                                 {"remedy", a.remedy},
+                                 {"inferred", a.inferred},
+                                 {"basis", a.basis},
+                                 {"text", a.text()}});
         oj compiles = oj::array();
         for (const auto& c : p.compiles) {
             oj phases = oj::array();
             for (const auto& ph : c.phases)
-                phases.push_back({{"name", ph.name}, {"seconds", ph.seconds}, {"cause", ph.cause}, {"fix", ph.fix}});
+                phases.push_back({{"name", ph.name},
+                                  {"seconds", ph.seconds},
+                                  {"cause", ph.cause},
+                                  {"fix", ph.fix},
+                                  {"inferred", ph.inferred},
+                                  {"basis", ph.basis}});
             compiles.push_back({{"compile_id", c.compile_id},
                                 {"function", c.function},
                                 {"file", c.file},
@@ -379,6 +398,7 @@ nlohmann::ordered_json to_json(const StartupReport& r) {
         }
         procs.push_back({{"log", p.log},
                          {"compile_seconds", p.compile_seconds},
+                         {"headline", p.headline()},
                          {"avoidable", std::move(avoidable)},
                          {"compiles", std::move(compiles)}});
     }

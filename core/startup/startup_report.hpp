@@ -21,10 +21,12 @@ namespace kiln::startup {
 struct PhaseCost {
     std::string name;
     double seconds = 0;
-    std::string cause;  // what ran and why, as far as the trace says: why + " (" + about + ")"
-    std::string fix;    // what would remove it ("" when nothing would)
-    std::string why;    // the avoidable cause that claimed it ("" when none did)
-    std::string about;  // what the phase is
+    std::string cause;      // what ran and why, as far as the trace says: why + " (" + about + ")"
+    std::string fix;        // what would remove it ("" when nothing would)
+    std::string why;        // the avoidable cause that claimed it ("" when none did)
+    std::string about;      // what the phase is
+    bool inferred = false;  // the cause that claimed it is inferred, not measured: no span says it ran
+    std::string basis;      // for an inferred cause: what it was inferred from
 };
 
 struct CompileCost {
@@ -49,6 +51,14 @@ struct AvoidableCost {
     double seconds = 0;
     std::string fix;
     std::string remedy;  // the fix in a few words (the headline's "would go with ...")
+    // Measured: the seconds are spans the remedy removes ("would go with"). Inferred: no span covers
+    // them, so only an A/B run says what the remedy removes; `basis` says what they were inferred from.
+    bool inferred = false;
+    std::string basis;
+
+    // "49.0 s would go with X (what)" or "49.0 s inferred: no span covers these seconds; basis (what)":
+    // the CLI's headline and the GUI's list say the same.
+    std::string text() const;
 };
 
 struct ProcessStartup {
@@ -82,9 +92,10 @@ struct StartupOptions {
 // is a warning; none readable is an error.
 Result<StartupReport> analyze_startup(const std::vector<std::filesystem::path>& paths, const StartupOptions& options);
 
-// {"processes": [{"log", "compile_seconds", "avoidable": [{"what", "seconds", "fix"}], "compiles":
-//   [{"compile_id", "function", "file", "line", "seconds", "unexplained_seconds", "phases": [{"name",
-//   "seconds", "cause", "fix"}]}]}], "warnings": [...]}
+// {"processes": [{"log", "compile_seconds", "headline", "avoidable": [{"what", "seconds", "fix", "remedy",
+//   "inferred", "basis", "text"}], "compiles": [{"compile_id", "function", "file", "line", "seconds",
+//   "unexplained_seconds", "phases": [{"name", "seconds", "cause", "fix", "inferred", "basis"}]}]}],
+//   "warnings": [...]}
 nlohmann::ordered_json to_json(const StartupReport& r);
 
 }  // namespace kiln::startup

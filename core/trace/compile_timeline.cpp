@@ -37,14 +37,52 @@ struct LogReader {
         const bool is_str = h.compare(0, 8, "{\"str\": ") == 0;
         const bool is_start = h.find("\"dynamo_start\"") != std::string::npos;
         const bool is_metrics = h.compare(0, 24, "{\"compilation_metrics\": ") == 0;
+        const bool is_bwd_metrics = h.compare(0, 28, "{\"bwd_compilation_metrics\": ") == 0;
         const bool is_cache = h.find("\"artifact\"") != std::string::npos && h.find("_cache_") != std::string::npos;
-        if (!is_str && !is_start && !is_metrics && !is_cache) return;
+        if (h.compare(0, 19, "{\"chromium_event\": ") == 0 &&
+            r.payload.find("\"entire_backward_compile\"") != std::string::npos)
+            return on_backward_span(r);
+        if (!is_str && !is_start && !is_metrics && !is_bwd_metrics && !is_cache) return;
         json meta = json::parse(h, nullptr, false);
         if (meta.is_discarded() || !meta.is_object()) return;
         if (is_str) return strings.add(meta["str"]);
         if (is_start) return on_start(r, meta);
         if (is_metrics) return on_metrics(meta);
+        if (is_bwd_metrics) return on_bwd_metrics(meta);
         on_cache(r);
+    }
+
+    // A lazy backward compile begins: a compile of its own, named after its frame (the latest frame
+    // compile with its compile id), so its cache events and time are not the forward's.
+    void on_backward_span(const TraceRecord& r) {
+        json e = json::parse(r.payload, nullptr, false);
+        if (e.is_discarded() || !e.is_object() || str_of(e, "name") != "entire_backward_compile" ||
+            str_of(e, "ph") != "B")
+            return;
+        TimelineCompile c;
+        c.kind = "backward";
+        c.compile_id = e.contains("args") && e["args"].is_object() ? str_of(e["args"], "compile_id") : std::string();
+        c.record_line = r.line;
+        c.start_time = r.time;
+        for (auto it = process.compiles.rbegin(); it != process.compiles.rend(); ++it)
+            if (it->kind == "frame" && it->compile_id == c.compile_id) {
+                c.function = it->function;
+                c.file = it->file;
+                c.line = it->line;
+                break;
+            }
+        process.compiles.push_back(std::move(c));
+    }
+
+    void on_bwd_metrics(const json& meta) {
+        const json& m = meta["bwd_compilation_metrics"];
+        if (!m.is_object()) return;
+        auto us = number_of(m, "backward_cumulative_compile_time_us");
+        if (!us || !process.compiles.size()) return;
+        TimelineCompile& c = process.compiles.back();
+        if (c.kind != "backward" || c.compile_s) return;  // no entire_backward_compile span began it
+        c.compile_s = *us / 1e6;
+        if (std::string type = str_of(m, "fail_type"); !type.empty()) c.fail = type + ": " + str_of(m, "fail_reason");
     }
 
     void on_start(const TraceRecord& r, const json& meta) {
@@ -68,7 +106,9 @@ struct LogReader {
     void on_metrics(const json& meta) {
         const json& m = meta["compilation_metrics"];
         if (!m.is_object()) return;
-        TimelineCompile& c = current();
+        auto frame = std::find_if(process.compiles.rbegin(), process.compiles.rend(),
+                                  [](const TimelineCompile& c) { return c.kind == "frame"; });
+        TimelineCompile& c = frame == process.compiles.rend() ? current() : *frame;
         c.compile_s = number_of(m, "entire_frame_compile_time_s");
         if (c.compile_id.empty()) c.compile_id = str_of(m, "compile_id");
         if (c.function.empty()) {
@@ -158,8 +198,8 @@ Result<TimelineProcess> read_process(const std::filesystem::path& log, std::vect
     if (p.rank.empty()) p.rank = rank_of_log_name(log);
     for (const auto& ce : events)
         if (p.device.empty()) p.device = device_of(ce);
-    // Each event goes to the compile whose dynamo_start precedes it (a backward compiled at the first
-    // backward call, after the frame's compilation_metrics, still belongs to that frame's compile).
+    // Each event goes to the compile whose dynamo_start (or, for a lazy backward, entire_backward_compile
+    // span) precedes it.
     for (const auto& ce : events) {
         auto it = std::upper_bound(p.compiles.begin(), p.compiles.end(), ce.line,
                                    [](std::size_t line, const TimelineCompile& c) { return line < c.record_line; });
@@ -394,7 +434,8 @@ nlohmann::ordered_json to_json(const CompileTimeline& t) {
                                   {"reason", e.reason},
                                   {"time_taken_ns", opt(e.time_taken_ns)},
                                   {"time_saved_ns", opt(e.time_saved_ns)}});
-            compiles.push_back({{"compile_id", c.compile_id},
+            compiles.push_back({{"kind", c.kind},
+                                {"compile_id", c.compile_id},
                                 {"function", c.function},
                                 {"file", c.file},
                                 {"line", c.line},

@@ -5,7 +5,11 @@
 // with the miss kind and the guard or bypass reason), the time it took (`compilation_metrics`) and,
 // for hits, the compile time saved (the entry's `_time_taken_ns`, which torch logs as time_saved_ns).
 // Compile ids repeat within one log (torch._dynamo.reset() between scenarios), so a compile is the
-// span from one `dynamo_start` record to the next, never an id.
+// span from one `dynamo_start` record to the next, never an id. A backward that AOTAutograd compiles
+// lazily, at its first call, is a compile of its own (kind "backward", the frame's compile id): it
+// begins at its `entire_backward_compile` span and takes `bwd_compilation_metrics`'
+// backward_cumulative_compile_time_us, so the time the model ran between the two is in neither, and
+// the totals equal `kiln-cli startup`'s (the sum of the compile spans).
 // Not startup/compile_spans (chromium_event spans nested into phase self times): no spans are read here.
 #include <cstddef>
 #include <cstdint>
@@ -34,18 +38,21 @@ struct TimelineEvent {
 };
 
 struct TimelineCompile {
+    std::string kind = "frame";       // "frame", or "backward": a backward compiled at its first call
     std::string compile_id;           // "0/0", "0/1" (frame / recompile), "!1/0/0" under compiled autograd
     std::string function;             // the compiled frame's function, "" when the log has no dynamo_start for it
     std::string file;                 // its file (from the log's string table)
     int line = 0;                     // its def line
     std::size_t record_line = 0;      // the dynamo_start record's line (0: events before any)
     std::string start_time;           // glog time of dynamo_start
-    std::optional<double> compile_s;  // compilation_metrics entire_frame_compile_time_s
+    std::optional<double> compile_s;  // compilation_metrics entire_frame_compile_time_s (a backward's:
+                                      // bwd_compilation_metrics backward_cumulative_compile_time_us)
     std::string fail;                 // compilation_metrics fail_type: fail_reason, when it failed
     std::vector<TimelineEvent> events;
 
     std::size_t count(const char* cache, const char* state) const;
-    // What the cache saved this compile: the FX hits' recorded compile times (AOT hits wrap the same).
+    // The FX hits' recorded compile times (AOT hits wrap the same): what compiling these graphs took when
+    // they were cached, not a time measured in this process.
     std::int64_t saved_ns() const;
 };
 
@@ -59,7 +66,7 @@ struct TimelineProcess {
 
     std::size_t count(const char* cache, const char* state) const;
     std::int64_t saved_ns() const;
-    double compile_s() const;  // the compiles' total time
+    double compile_s() const;  // the compiles' total time, lazy backward compiles included
 };
 
 // What tells a process apart in a heading ("rank 1", "pid 123"; "pid ?" where the log names none),
@@ -104,7 +111,7 @@ std::map<std::string, FrameRef> frames_beside_root(const std::filesystem::path& 
 std::filesystem::path key_dir_in_root(const std::filesystem::path& root, const std::string& key);
 
 // {"processes": [{"log", "label", "pid", "rank", "device", "counts": {"fx_graph": {"hit", "miss", "bypass"}, "aotautograd": {...}},
-//   "saved_ns", "compile_s", "compiles": [{"compile_id", "function", "file", "line", "start_time", "compile_s",
+//   "saved_ns", "compile_s", "compiles": [{"kind", "compile_id", "function", "file", "line", "start_time", "compile_s",
 //   "fail", "saved_ns", "events": [{"line", "time", "cache", "state", "detail", "key", "reason",
 //   "time_taken_ns", "time_saved_ns"}]}]}], "warnings": [...]}
 nlohmann::ordered_json to_json(const CompileTimeline& t);

@@ -198,12 +198,13 @@ QString startupSection(const overview::Overview& o) {
         return h + QObject::tr("<p><b>%1</b> spent %2 compiling; nothing the trace shows would remove it. %3</p>")
                        .arg(htmlText(g.process), formatSeconds(g.compile_seconds),
                             link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
-    return h + QObject::tr(
-                   "<p><b>Biggest avoidable cost: %1</b> of the %2 <b>%3</b> spent compiling: %4.<br>"
-                   "<i>Fix:</i> %5<br>%6</p>")
-                   .arg(formatSeconds(g.seconds), formatSeconds(g.compile_seconds), htmlText(g.process),
-                        htmlText(g.what), htmlText(g.fix),
-                        link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
+    return h +
+           QObject::tr(
+               "<p><b>Biggest avoidable cost: %1</b> of the %2 <b>%3</b> spent compiling: %4.<br>"
+               "%5<i>Fix:</i> %6<br>%7</p>")
+               .arg(formatSeconds(g.seconds), formatSeconds(g.compile_seconds), htmlText(g.process), htmlText(g.what),
+                    g.inferred.empty() ? QString() : QObject::tr("<i>Inferred:</i> %1<br>").arg(htmlText(g.inferred)),
+                    htmlText(g.fix), link("kiln-view:Compile timeline", QObject::tr("Where the time went")));
 }
 
 QString traceSection(const overview::Overview& o) {

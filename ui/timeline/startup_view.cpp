@@ -130,9 +130,9 @@ void StartupView::showAvoidable() {
     QString h = tr("<h3>What would remove it</h3>");
     if (p->avoidable.empty())
         h += tr("<p>Nothing the trace shows: every second went to work a warm start still does.</p>");
-    for (const auto& a : p->avoidable)
-        h += tr("<p><b>%1</b> %2<br><i>Fix:</i> %3</p>")
-                 .arg(formatSeconds(a.seconds), htmlText(a.what), htmlText(a.fix));
+    // The core's words (the CLI's headline says the same): "would go with" only where spans measured
+    // the seconds, "inferred: ..." where no span did.
+    for (const auto& a : p->avoidable) h += tr("<p>%1<br><i>Fix:</i> %2</p>").arg(htmlText(a.text()), htmlText(a.fix));
     h += tr("<p style=\"color:%1\">Hover a bar for its cause; click one for its fix.</p>")
              .arg(palette().color(QPalette::PlaceholderText).name());
     side_->setHtml(h);

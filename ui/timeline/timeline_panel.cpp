@@ -57,7 +57,7 @@ QTreeWidgetItem* eventItem(const trace::TimelineEvent& e) {
     if (!e.detail.empty() && e.detail != e.state && e.detail != "hit")
         state += QStringLiteral(" (%1)").arg(qstr(e.detail));
     QString time;
-    if (e.time_saved_ns) time = QObject::tr("saved %1").arg(secs(*e.time_saved_ns));
+    if (e.time_saved_ns) time = QObject::tr("took %1 when cached").arg(secs(*e.time_saved_ns));
     else if (e.time_taken_ns) time = QObject::tr("took %1").arg(secs(*e.time_taken_ns));
     // Short enough for five processes side by side; the tooltip has it all.
     const QString shortCache = e.cache == "fx_graph" ? QStringLiteral("FX") : QStringLiteral("AOT");
@@ -209,8 +209,9 @@ void TimelinePanel::setTimeline(std::shared_ptr<const trace::CompileTimeline> t,
         columns_->addWidget(processColumn(p));
     }
     QString text =
-        tr("<b>%1 processes</b>, side by side in the order they ran: %2 FX graph hits, %3 misses; the hits saved "
-           "<b>%4</b> of compiling. Bold: a miss. Double-click an event to select its entry.")
+        tr("<b>%1 processes</b>, side by side in the order they ran: %2 FX graph hits, %3 misses; the hits' graphs "
+           "took <b>%4</b> to compile when they were cached (torch's record, not a time measured in these runs). Bold: "
+           "a miss. Double-click an event to select its entry.")
             .arg(timeline_->processes.size())
             .arg(hits)
             .arg(misses)
@@ -230,7 +231,7 @@ QWidget* TimelinePanel::processColumn(const trace::TimelineProcess& p) {
     for (const auto& id : trace::process_ids(p)) who += QStringLiteral(" · ") + qstr(id).toHtmlEscaped();
     who += QStringLiteral("<br>") +
            (p.device.empty() ? tr("device not named in its keys") : qstr(p.device).toHtmlEscaped());
-    auto* header = new QLabel(tr("%1<br>%2 compiles, %3<br>FX %4 hit / %5 miss · saved %6")
+    auto* header = new QLabel(tr("%1<br>%2 compiles, %3<br>FX %4 hit / %5 miss · hits cached from %6 of compiling")
                                   .arg(who)
                                   .arg(p.compiles.size())
                                   .arg(formatSeconds(p.compile_s()))
@@ -248,9 +249,11 @@ QWidget* TimelinePanel::processColumn(const trace::TimelineProcess& p) {
     tree->setUniformRowHeights(true);
     for (const auto& c : p.compiles) {
         // The function only (the columns are narrow); its file:line in the tooltip.
-        auto* item = new QTreeWidgetItem(
-            {QStringLiteral("%1  %2").arg(qstr(c.compile_id), c.function.empty() ? frameText(c) : qstr(c.function)),
-             c.compile_s ? formatSeconds(*c.compile_s) : QStringLiteral("–")});
+        auto* item =
+            new QTreeWidgetItem({QStringLiteral("%1  %2%3")
+                                     .arg(qstr(c.compile_id), c.function.empty() ? frameText(c) : qstr(c.function),
+                                          c.kind == "backward" ? tr(" backward") : QString()),
+                                 c.compile_s ? formatSeconds(*c.compile_s) : QStringLiteral("–")});
         item->setToolTip(
             0, tr("compile %1 of %2 in %3:%4, started %5%6")
                        .arg(qstr(c.compile_id), qstr(c.function), qstr(c.file))
