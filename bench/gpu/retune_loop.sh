@@ -8,7 +8,7 @@
 #            table alone): AUTOTUNE tables and compile time of each; then the step time of the
 #            model compiled with Kiln's hand-back (C1) against torch's own autotune (C0), runs
 #            alternated, each 200 steps (CUDA events, median).
-# usage: bash bench/gpu/retune_loop.sh torch|handback OUT_DIR   (on the GPU host, from the repo root)
+# usage: bash bench/gpu/retune_loop.sh torch|capture|handback OUT_DIR   (on the GPU host, from the repo root)
 # Scratch in build-gpu/ (ignored, kept between calls while the machine stays warm).
 set -uo pipefail
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,7 +21,7 @@ export PYTHONUNBUFFERED=1 TORCHINDUCTOR_FX_GRAPH_CACHE=1 TORCHINDUCTOR_AUTOGRAD_
 gpu="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 model() {  # model CACHE_DIR NAME [ARGS...]: model_cache.py with that cache, stderr kept
   local cache="$1" name="$2"; shift 2
-  TORCHINDUCTOR_CACHE_DIR="$cache" timeout 540 "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
+  TORCHINDUCTOR_CACHE_DIR="$cache" env ${TRACE:+TORCH_TRACE="$w/$name.trace"} timeout 540 "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
     > "$w/$name.stdout" 2> "$w/$name.stderr"
 }
 tables() { grep -c '^AUTOTUNE' "$1" || true; }
@@ -34,7 +34,9 @@ if [ "$phase" = torch ]; then
   # would show in its event pairs.
   ( proof_cli "$src/build-gpu/cli" kiln-cli kiln-worker > "$w/build.out" 2>&1; echo "$cli" > "$w/cli" )
   cli="$(cat "$w/cli" 2>/dev/null)"; [ -x "$cli" ] || { cat "$w/build.out" >&2; die "no kiln-cli built" 2; }
-  model "$w/c0" torch --warm-seconds 15; rc=$?
+  # Traced (C1's compile is traced too): `kiln-cli startup` on this trace claims the seconds that
+  # `retune --write` would save, and C1's compile measures what it saves (issue 41's A/B).
+  TRACE=1 model "$w/c0" torch --warm-seconds 15; rc=$?
   say "torch's own autotune (C0, GPU warmed 15 s first): rc=$rc, compile $(jf "$w/torch.json" "['total_seconds']") s, \
 $(tables "$w/torch.stderr") AUTOTUNE tables"
   cp "$w/torch.stderr" "$out/torch_stderr.log"; cp "$w/torch.json" "$out/torch_run.json"
@@ -42,6 +44,9 @@ $(tables "$w/torch.stderr") AUTOTUNE tables"
   say "kiln-cli retune C0 --json: rc=$rc (1: a choice failed), $(jf "$w/run.json" "['wall_seconds']") s by its own count"
   cp "$w/run.json" "$out/run.json"
   "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run.json" "$w/torch.stderr" | tee -a "$report" || failed=1
+  "$cli" startup "$w/torch.trace" --json > "$w/startup_c0.json" 2> "$w/startup_c0.err"
+  cp "$w/startup_c0.json" "$out/"
+  [ "${LOOP_EXTRA:-1}" = 1 ] || exit $failed
   # The same on the legacy default stream (torch's), and the median statistic, for comparison.
   KILN_BENCH_STREAM=legacy "$cli" retune "$w/c0" --json > "$w/run_legacy.json" 2>/dev/null
   say "\n## the same on the legacy default stream (KILN_BENCH_STREAM=legacy)"
@@ -55,6 +60,14 @@ fi
 
 [ -s "$w/run.json" ] && [ -d "$w/c0" ] || die "no torch phase here (the machine was given back?): run the torch phase first" 2
 cli="$(cat "$w/cli")"
+if [ "$phase" = capture ]; then  # the CUDA-graph capture of the step, tried alone (a warm process of C0)
+  say "# issue 40, capture check ($(date -u +%FT%TZ), $gpu)"
+  model "$w/c0" capture_check --steps 30
+  say "capture check: $(jf "$w/capture_check.json" ".get('graph_step_ms_median', 'no graph')") ms replayed \
+($(jf "$w/capture_check.json" ".get('graph_error', 'captured')")), warm compile $(jf "$w/capture_check.json" "['total_seconds']") s"
+  tail -20 "$w/capture_check.stderr"
+  exit 0
+fi
 say "# issue 40, handback phase ($(date -u +%FT%TZ), $gpu)"
 rm -rf "$w/c1" "$w/c2"; mkdir -p "$w/c1" "$w/c2"
 "$cli" handback "$w/c1" --from "$w/run.json" --write --python "$py" > "$out/handback_write.txt" 2>&1
@@ -62,9 +75,19 @@ say "handback --write: rc=$? ($(grep -m1 'complete op' "$out/handback_write.txt"
 # The pin reads each Triton winner's template kwargs from its benchmark module: in C0.
 "$cli" handback "$w/c0" --from "$w/run.json" --pin "$w/c2/table.json" --python "$py" > "$out/handback_pin.txt" 2>&1
 say "handback --pin: rc=$? ($(grep -m1 'pinned' "$out/handback_pin.txt"))"
-model "$w/c1" handback; say "compile with Kiln's timing cache alone (C1): rc=$?, $(jf "$w/handback.json" "['total_seconds']") s, \
+TRACE=1 model "$w/c1" handback; say "compile with Kiln's timing cache alone (C1): rc=$?, $(jf "$w/handback.json" "['total_seconds']") s, \
 $(tables "$w/handback.stderr") AUTOTUNE tables (torch's own: $(jf "$w/torch.json" "['total_seconds']") s, $(tables "$w/torch.stderr"))"
 cp "$w/handback.stderr" "$out/handback_stderr.log"
+"$cli" startup "$w/handback.trace" --json > "$out/startup_c1.json" 2>/dev/null
+"$py" - "$w/startup_c0.json" "$w/torch.json" "$w/handback.json" <<'PY' | tee -a "$report"
+import json, sys
+k, a, b = (json.load(open(p)) for p in sys.argv[1:])
+claim = sum(av["seconds"] for p in k["processes"] for av in p["avoidable"] if av["remedy"] == "kiln-cli retune --write")
+saving = a["total_seconds"] - b["total_seconds"]
+print(f"retune --write A/B (issue 41): Kiln's startup on torch's cold compile claims {claim:.1f} s would go with "
+      f"kiln-cli retune --write; measured: {a['total_seconds']:.1f} s -> {b['total_seconds']:.1f} s = {saving:.1f} s saved "
+      f"(Kiln / measured {claim / saving:.2f})")
+PY
 check "after handback --write torch prints 0 AUTOTUNE tables" "[ $(tables "$w/handback.stderr") = 0 ]"
 model "$w/c2" pin --pin "$w/c2/table.json"; say "compile with Kiln's lookup table alone (C2): rc=$?, \
 $(jf "$w/pin.json" "['total_seconds']") s, $(tables "$w/pin.stderr") AUTOTUNE tables"
@@ -138,6 +161,6 @@ for op in run["ops"]:
               f"Kiln's {k[:24]} (torch {rec.get(k, float('nan')):.4f}, Kiln {meas[k]:.4f} ms)")
 print(f"winners that differ: {diff} of {len(run['ops'])} ops")
 PY
-tar -C "$w" -cJf "$out/loop_json.tar.xz" --exclude='c0' --exclude='c1' --exclude='c2' . 2>/dev/null
+tar -C "$w" -cJf "$out/loop_json.tar.xz" --exclude='c0' --exclude='c1' --exclude='c2' --exclude='*.trace' . 2>/dev/null
 say "$([ $failed = 0 ] && echo PASSED || echo FAILED)"
 exit $failed
