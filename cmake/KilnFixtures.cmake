@@ -13,7 +13,8 @@ set(KILN_FIXTURE_ARCHIVES
 # tests read; not in ../shared, so not compared with it. tests/data/README.md says what each holds.
 set(KILN_OWN_FIXTURE_ARCHIVES
   "model:model-h100-torch2.11.tar.xz"
-  "ranks:ranks-h100x4-torch2.11.tar.xz")
+  "ranks:ranks-h100x4-torch2.11.tar.xz"
+  "startup:startup-ab-h100-torch2.11.tar.xz")
 foreach(pair IN LISTS KILN_FIXTURE_ARCHIVES KILN_OWN_FIXTURE_ARCHIVES)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 name)

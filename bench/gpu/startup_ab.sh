@@ -57,48 +57,7 @@ for c in "${cases[@]}"; do
   done
   say "$c: prepared and run ($(date -u +%T))"
 done
-"$py" - "$w" "$rounds" "${cases[@]}" <<'PY' | tee -a "$report"
-import json, os, statistics, sys
-w, rounds, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-# The remedies each case's claim names (core/startup: causes.cpp, startup_report.cpp's miss remedies).
-REMEDY = {"fx_miss": ("a cache warmed on this device", "a warm cache shipped with the job", "a hit",
-                      "an entry for these sizes cached"),
-          "triton_cache": ("the Triton cache kept",), "best_config": ("the .best_config files kept",),
-          "cpp_libs": ("the C++ libraries kept",), "dynamic": ("the dimension marked dynamic",),
-          "vec_isa": ("TORCHINDUCTOR_VEC_ISA_OK=1",)}
-def load(p):
-    try: return json.load(open(p))
-    except Exception: return None
-print("\n| case | A first calls s | B first calls s | measured saving s | Kiln's claim s | measured or inferred | Kiln / measured | Kiln's text |")
-print("| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |")
-rows = []
-for c in cases:
-    A = [load(f"{w}/{c}_A_{r}.json") for r in range(1, rounds + 1)]
-    B = [load(f"{w}/{c}_B_{r}.json") for r in range(1, rounds + 1)]
-    if not all(A) or not all(B):
-        print(f"| {c} | run failed | | | | | | |"); rows.append((c, None)); continue
-    saving = statistics.median(x["first_calls_s"] - y["first_calls_s"] for x, y in zip(A, B))
-    claims, texts, inferred = [], [], set()
-    for r in range(1, rounds + 1):
-        k = load(f"{w}/{c}_A_{r}.kiln.json") or {}
-        s = 0.0
-        for proc in k.get("processes", []):
-            for av in proc.get("avoidable", []):
-                if av.get("remedy") in REMEDY[c]:
-                    s += av["seconds"]; inferred.add(bool(av.get("inferred")))
-                    texts.append(f"{av['seconds']:.2f} s {'inferred' if av.get('inferred') else 'would go with'} {av['remedy']} ({av['what']})")
-        claims.append(s)
-    claim = statistics.median(claims)
-    kind = "none" if not inferred else ("inferred" if inferred == {True} else "measured" if inferred == {False} else "both")
-    ratio = claim / saving if saving > 0 else float("nan")
-    rows.append((c, ratio, kind))
-    print(f"| {c} | {statistics.median(x['first_calls_s'] for x in A):.2f} | {statistics.median(y['first_calls_s'] for y in B):.2f} "
-          f"| {saving:.2f} | {claim:.2f} | {kind} | {ratio:.2f} | {texts[0][:140] if texts else '(no claim)'} |")
-bad = [c for c, *rest in rows if rest and rest[0] is not None and rest[1] == "measured" and not (0.8 <= rest[0] <= 1.2)]
-none = [c for c, *rest in rows if rest and rest[0] is not None and rest[1] == "none"]
-print(f"\nmeasured claims outside 20 % of the A/B saving: {', '.join(bad) or 'none'}; cases with no claim: {', '.join(none) or 'none'}")
-open(f"{w}/verdict", "w").write("ok" if not bad else "bad")
-PY
+"$py" "$src/bench/gpu/startup_ab_summary.py" "$w" "${cases[@]}" | tee -a "$report"
 tar -C "$w" -cJf "$out/startup_ab_runs.tar.xz" --exclude='prep_*' --exclude='run_*' . 2>/dev/null
 check "every measured claim within 20 % of its A/B saving" "[ \"\$(cat $w/verdict 2>/dev/null)\" = ok ]"
 exit $failed

@@ -79,6 +79,14 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
+// A setting the graph's cache key records ("inductor_config[cpp.vec_isa_ok]: True").
+bool key_says(const CompileSpans& c, const char* setting) {
+    for (const auto& e : c.events)
+        for (const auto& line : e.components)
+            if (line.find(setting) != std::string::npos) return true;
+    return false;
+}
+
 bool any_state(const CompileSpans& c, const char* cache, const char* state) {
     return std::any_of(c.events.begin(), c.events.end(),
                        [&](const trace::CacheEvent& e) { return e.cache == cache && e.state == state; });
@@ -159,8 +167,20 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
     // there, but so do the C++ precompiled header and Python imports: no span says which took what, so the
     // probe is inferred, never a saving its remedy is known to bring.
     if (c.cpu_graph()) {
+        // TORCHINDUCTOR_VEC_ISA_OK=1 is in the key: no probe ran, so nothing known removes these seconds
+        // (on an H100 host, 26-27 s of them stayed with it set: bench/gpu/startup_ab.sh).
+        const bool probe_off = key_says(c, "inductor_config[cpp.vec_isa_ok]: True");
         for (const char* phase : {"loading the compiled module", "Inductor lowering and codegen"}) {
             if (cost.phase_seconds(phase) < 2.0) continue;
+            if (probe_off) {
+                as.claim(phase,
+                         "inferred: no span covers these " + seconds_text(cost.phase_seconds(phase)) +
+                             " of a CPU graph; the vector-ISA probe did not run (cpp.vec_isa_ok: True in the key), so "
+                             "they are the C++ precompiled header, Python imports or other work no span names",
+                         "", "a profiler (py-spy) of the process says what they are", "",
+                         "no span covers these seconds and the key says the vector-ISA probe was off");
+                continue;
+            }
             as.claim(phase,
                      "inferred: no span covers these " + seconds_text(cost.phase_seconds(phase)) +
                          " of a CPU graph; Inductor's C++ vector-ISA probe runs here (cpu_vec_isa builds a test "
@@ -207,12 +227,24 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
         const int n =
             count_spans(c, "async_compile.precompile") + count_spans(c, "CachingAutotuner.slow_precompile_config");
         const double triton = cost.phase_seconds("Triton compile");
-        const bool compiled = n > 0 && triton / n >= kTritonCompileEvidence;
+        // Time alone is no evidence under the static launcher: an A/B run on an H100 (torch 2.11,
+        // bench/gpu/startup_ab.sh) took 0.1-0.26 s per precompile with and without the Triton cache,
+        // and removing the cache cost 0.03 s of 0.9 s.
+        // torch's static CUDA launcher (on by default in 2.11) keeps each kernel's cubin with the FX entry:
+        // a hit loads its kernels from there and never reads the Triton cache.
+        const bool static_launcher = key_says(c, "inductor_config[use_static_cuda_launcher]: True");
+        const bool compiled = !static_launcher && n > 0 && triton / n >= kTritonCompileEvidence;
         const std::string per = n > 0 ? " (" + seconds_text(triton / n) + " each)" : std::string();
         for (const char* phase : {"Triton compile", "kernel compile wait"}) {
             if (cost.phase_seconds(phase) < kNoticeable || (n == 0 && std::string(phase) == "kernel compile wait"))
                 continue;
-            if (compiled)
+            if (static_launcher)  // a cause and no claim: nothing kept elsewhere would remove these loads
+                as.claim(phase,
+                         count_text(n, "Triton precompile", "Triton precompiles") + per +
+                             " though the FX graph hit: the key says use_static_cuda_launcher: True, so these load "
+                             "the kernels' cubins saved with the FX entry; the Triton cache is not read",
+                         "", "none needed: the kernels came with the cache entry", "");
+            else if (compiled)
                 as.claim(phase,
                          count_text(n, "Triton kernel compile", "Triton kernel compiles") + per +
                              " though the FX graph hit: the Triton cache (TRITON_CACHE_DIR, <cache root>/triton) "
