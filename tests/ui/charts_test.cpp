@@ -18,6 +18,7 @@
 #include "ui/charts/compile_time_chart.hpp"
 #include "ui/tuning/autotune_compare_model.hpp"
 #include "ui/tuning/autotune_compare_panel.hpp"
+#include "ui/tuning/autotune_table_model.hpp"
 #include "ui/tuning/timings_compile_panel.hpp"
 #include "ui/tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
@@ -216,6 +217,42 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         screenshot(&panel, QStringLiteral("autotune.png"));
+    }
+
+    // Issue 41 item 2 in the view: on a real max-autotune model (22 autotunings) the view showed 22 ops
+    // of which two merged the same sizes' layouts (bmm of 39 choices, its winner at rank 8; mm of 41).
+    // Now every op is one of torch's keys: 22 ops, the two bmm layouts apart, none over 22 choices.
+    // (The trimmed fixture keeps no graph entries, so "used by graph" is core's ModelCache test's.)
+    void autotuneOnTheModelCacheKeepsTorchsOps() {
+        TimingsPanel panel(nullptr);
+        panel.resize(1300, 850);
+        QSignalSpy spy(&panel, &TimingsPanel::loaded);
+        const QString model = test::fixtureDir() + QStringLiteral("/model");
+        panel.load({model + QStringLiteral("/inductor"), model + QStringLiteral("/cold/stderr.log"),
+                    model + QStringLiteral("/cold/mm_log.json")});
+        QVERIFY(test::waitFor([&] { return spy.count() > 0; }));
+        AutotuneTableModel* m = panel.model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        int autotuned = 0, bmm = 0, bmmOp = -1;
+        for (int op = 0; op < m->rowCount(); ++op) {
+            const QModelIndex o = m->index(op, 0);
+            const QString name = o.data(AutotuneTableModel::OpNameRole).toString();
+            if (name == QStringLiteral("kernel_perf") || !m->opAt(o) ||
+                kiln::timings::is_per_kernel_config(*m->opAt(o)))
+                continue;
+            ++autotuned;
+            bmm += name == QStringLiteral("bmm");
+            const QString inputs = o.data(AutotuneTableModel::InputsRole).toString();
+            QVERIFY2(m->rowCount(o) <= 22, qPrintable(name + QLatin1Char(' ') + inputs));
+            if (name == QStringLiteral("bmm") && inputs.contains(QStringLiteral("32x128x128")) && bmmOp < 0) bmmOp = op;
+        }
+        QCOMPARE(autotuned, 22);
+        QCOMPARE(bmm, 6);
+        QVERIFY(bmmOp >= 0);
+        panel.selectOp(bmmOp);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        screenshot(&panel, QStringLiteral("autotune-model.png"));
     }
 };
 
