@@ -9,6 +9,7 @@ add_test(NAME sanitize.build COMMAND "${CMAKE_SOURCE_DIR}/scripts/asan-smoke" "$
 set_tests_properties(sanitize.build PROPERTIES
   LABELS "sanitize;fuzz"
   TIMEOUT 2400
+  COST 10000  # first in a fresh clone (no timings yet): the sanitized runs and fuzzers wait for it
   FIXTURES_SETUP kiln_asan_tree
   ENVIRONMENT "KILN_JOBS=${_kiln_cores}")
 add_test(NAME sanitize.asan_ubsan COMMAND "${CMAKE_SOURCE_DIR}/scripts/asan-smoke" "${KILN_ASAN_TREE}" --run-only)

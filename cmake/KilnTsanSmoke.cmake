@@ -9,5 +9,6 @@ if(TARGET kiln-worker)
   set_tests_properties(sanitize.tsan PROPERTIES
     LABELS "sanitize"
     TIMEOUT 1800
+    COST 9000  # started right after sanitize.build: the two longest tests, so neither is left for the end
     ENVIRONMENT "KILN_JOBS=${_kiln_cores};KILN_WORKER=$<TARGET_FILE:kiln-worker>")
 endif()
