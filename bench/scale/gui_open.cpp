@@ -336,5 +336,7 @@ int main(int argc, char** argv) {
                      paint.firstMs, overviewPaintMs, overviewMs, populatedMs);
         app.exit(1);
     });
-    return app.exec();
+    const int rc = app.exec();
+    app.jobs = nullptr;  // the window goes before the application: no event may ask its runner after this
+    return rc;
 }
