@@ -16,7 +16,10 @@
 //   max_busy_use_ms the UI thread's most CPU time between two ticks during those two
 //   pid             this process (its UI thread's id), for bench/scale/ui_waits.py
 // KILN_SLOW_EVENTS=MS: every event the UI thread took more than MS of CPU to handle, with its
-// receiver's class and object name and the event type (stderr), to find what a long stretch was.
+// receiver's class and object name and the event type (stderr), to find what a long stretch was; a job
+// result's delivery (to the JobRunner) also names the job's channel.
+// KILN_JOB_TIMES=1: when each job channel starts and ends (stderr, seen by the 5 ms ticker), to see
+// which jobs the Overview's sections wait behind.
 // All times from before the window is built. `gui_open --browser-only ROOT`: the browser alone
 // (populated_ms, rows, max_gap_ms, max_busy_ms), for its share of memory and UI-thread time. Exit 0, 1 when the scan fails, 2 on bad usage.
 #include <QApplication>
@@ -41,6 +44,7 @@
 #include "ui/browser/scan_job.hpp"
 #include "ui/health/health_panel.hpp"
 #include "ui/jobs/job_control.hpp"
+#include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_panel.hpp"
 #include "ui/shell/install_views.hpp"
@@ -141,19 +145,50 @@ public:
         QString name = receiver->objectName();
         if (QObject* up = receiver->parent())
             name += QStringLiteral(" in ") + QLatin1String(up->metaObject()->className());
+        const QStringList before = runningChannels();
         ++depth_;
         const bool r = QApplication::notify(receiver, e);
         --depth_;
         const double cpu = threadCpuMs() - cpu0;
-        if (cpu > slowMs_)
-            std::fprintf(stderr, "gui_open: slow event type %d to %s \"%s\": %.1f ms CPU\n", type, cls.constData(),
-                         qPrintable(name), cpu);
+        if (cpu > slowMs_) {
+            QStringList ended;  // a job's result: which one ended
+            if (receiver == jobs)
+                for (const QString& c : before)
+                    if (!jobs->isRunning(c)) ended << c;
+            std::fprintf(stderr, "gui_open: slow event type %d to %s \"%s\"%s: %.1f ms CPU\n", type, cls.constData(),
+                         qPrintable(name),
+                         ended.isEmpty() ? "" : qPrintable(QStringLiteral(" (job %1)").arg(ended.join(u','))), cpu);
+        }
         return r;
+    }
+    kiln::ui::JobRunner* jobs = nullptr;  // the window's, to name a job whose result was slow
+    // KILN_JOB_TIMES: each channel's start and end as the ticker sees them.
+    void noteJobs(double nowMs) {
+        static const bool on = qEnvironmentVariableIsSet("KILN_JOB_TIMES");
+        if (!on || !jobs) return;
+        const QStringList now = runningChannels();
+        for (const QString& c : now)
+            if (!running_.contains(c))
+                std::fprintf(stderr, "gui_open: job %-14s start %8.0f ms\n", qPrintable(c), nowMs);
+        for (const QString& c : running_)
+            if (!now.contains(c)) std::fprintf(stderr, "gui_open: job %-14s end   %8.0f ms\n", qPrintable(c), nowMs);
+        running_ = now;
     }
 
 private:
+    QStringList runningChannels() const {
+        QStringList out;
+        if (!jobs) return out;
+        for (const char* c : {"scan", "graphs", "overview", "health", "portability", "timings", "timeline", "startup",
+                              "compile-times", "trace", "guards", "inspect", "diff", "remote-list", "recompile",
+                              "root-timings", "scan-health", "retune-progress", "session-log"})
+            if (jobs->isRunning(QLatin1String(c))) out << QLatin1String(c);
+        return out;
+    }
+
     int slowMs_ = -1;
     int depth_ = 0;
+    QStringList running_;
 };
 
 }  // namespace
@@ -232,11 +267,13 @@ int main(int argc, char** argv) {
                          now - lastTick, cpu - lastCpu, now);
         lastTick = now;
         lastCpu = cpu;
+        app.noteJobs(now);
     });
     ticker.start(5);
 
     kiln::ui::MainWindow w;
     kiln::ui::HealthPanel* health = kiln::ui::installAllViews(w).health;
+    app.jobs = w.jobs();
     QObject::connect(health, &kiln::ui::HealthPanel::updated, [&] { memCheckpoint("health view checked", ms()); });
     PaintSpy paint(&w, clock);
     app.installEventFilter(&paint);
@@ -299,5 +336,7 @@ int main(int argc, char** argv) {
                      paint.firstMs, overviewPaintMs, overviewMs, populatedMs);
         app.exit(1);
     });
-    return app.exec();
+    const int rc = app.exec();
+    app.jobs = nullptr;  // the window goes before the application: no event may ask its runner after this
+    return rc;
 }

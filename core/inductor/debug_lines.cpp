@@ -17,11 +17,14 @@ constexpr std::array<bool, 256> kBase32Lower = [] {
 }();
 bool is_base32_lower(char c) { return kBase32Lower[static_cast<unsigned char>(c)]; }
 
+Error bad_item(std::size_t index) {
+    return make_error(Errc::parse, "debug line without a component name and ': ' after it",
+                      "debug line " + std::to_string(index), "expected '[hash] name: value'");
+}
+
 Result<KeyComponent> split_component(std::string_view item, std::size_t index) {
     auto v = split_component_view(item);
-    if (!v)
-        return make_error(Errc::parse, "debug line without a component name and ': ' after it",
-                          "debug line " + std::to_string(index), "expected '[hash] name: value'");
+    if (!v) return bad_item(index);
     return KeyComponent{std::string(v->hash), std::string(v->name), std::string(v->value)};
 }
 
@@ -75,6 +78,34 @@ Result<std::vector<KeyComponent>> parse_debug_lines(const std::vector<std::strin
     out.reserve(items.size());
     for (auto& [text, index] : items) {
         KILN_TRY(KeyComponent c, split_component(text, index));
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std::string>& lines,
+                                                          std::string_view prefix) {
+    std::vector<KeyComponent> out;
+    if (!lines.empty() && !starts_component(lines[0]))
+        return make_error(Errc::parse, "debug lines do not start with '[<hash>] <name>: '", "debug line 0",
+                          "is this an `_fx_graph_cache_debug_lines` list?");
+    for (std::size_t i = 0, end = 0; i < lines.size(); i = end) {
+        end = i + 1;
+        while (end < lines.size() && !starts_component(lines[end])) ++end;
+        // The name is in the first item: a continuation never changes it, nor whether it splits.
+        const auto head = split_component_view(lines[i]);
+        if (!head) return bad_item(i);
+        if (head->name.substr(0, prefix.size()) != prefix) continue;
+        if (end == i + 1) {
+            out.push_back(KeyComponent{std::string(head->hash), std::string(head->name), std::string(head->value)});
+            continue;
+        }
+        std::string text = lines[i];
+        for (std::size_t k = i + 1; k < end; ++k) {
+            text += '\n';
+            text += lines[k];
+        }
+        KILN_TRY(KeyComponent c, split_component(text, i));
         out.push_back(std::move(c));
     }
     return out;

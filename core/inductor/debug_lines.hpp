@@ -31,6 +31,11 @@ std::optional<KeyComponentView> split_component_view(std::string_view item);
 // One component per list item; an item that does not start with "[hash] " continues the value of
 // the previous one (a log that split a multi-line value). Errors name the item index.
 Result<std::vector<KeyComponent>> parse_debug_lines(const std::vector<std::string>& lines);
+// Only the components whose name starts with `prefix` ("example_inputs["), as parse_debug_lines has
+// them, and its errors: the others (the `gm` component holds the graph's whole code) are never copied.
+// Every graph row read (ls, the GUI's entries, "used by") needs only its inputs.
+Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std::string>& lines,
+                                                          std::string_view prefix);
 // A whole text: a component starts at each line that begins with "[hash] ".
 Result<std::vector<KeyComponent>> parse_debug_text(std::string_view text);
 

@@ -20,19 +20,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<GraphInput> inputs_of(const std::vector<std::string>& lines) {
-    std::vector<GraphInput> out;
-    auto comps = parse_debug_lines(lines);
-    if (!comps) return out;
-    for (const auto& c : *comps)
-        if (c.name.rfind("example_inputs[", 0) == 0) out.push_back({describe_input(c.value)});
-    return out;
-}
+constexpr std::string_view kInputPrefix = "example_inputs[";
 
-std::vector<GuardSymbol> symbols_of(const std::vector<std::string>& lines) {
-    std::vector<GuardSymbol> out;
-    for (const auto& s : guard_symbols(lines)) out.push_back({"t" + std::to_string(out.size()), s, {}});
-    return out;
+// A row's inputs and guard symbols both come from its example_inputs components: the lines are parsed
+// once, and only those components copied (a row read is most of ls's and the GUI's entries' CPU).
+void fill_inputs(GraphRow& r, const std::vector<std::string>& lines) {
+    auto comps = parse_debug_lines_named(lines, kInputPrefix);
+    if (!comps) return;
+    for (const auto& c : *comps) r.inputs.push_back({describe_input(c.value)});
+    for (auto& s : symbols_of_inputs(*comps)) r.symbols.push_back({"t" + std::to_string(r.symbols.size()), s, {}});
 }
 
 void fill_from_file(GraphRow& r, const fs::path& file) {
@@ -49,15 +45,11 @@ void fill_from_file(GraphRow& r, const fs::path& file) {
     }
     r.guards = entry->guards_expr();
     if (r.kind == "fxgraph") {
-        std::vector<std::string> lines = entry->debug_lines();
-        r.inputs = inputs_of(lines);
-        r.symbols = symbols_of(lines);
+        fill_inputs(r, entry->debug_lines());
         r.compile_ns = entry->time_taken_ns();
         r.output_module = entry->cache_key();
     } else {
-        std::vector<std::string> lines = entry->forward_debug_lines();
-        r.inputs = inputs_of(lines);
-        r.symbols = symbols_of(lines);
+        fill_inputs(r, entry->forward_debug_lines());
         r.compile_ns = entry->aot_time_taken_ns();
         r.forward_key = entry->forward_fx_key();
         r.backward_key = entry->backward_fx_key();
@@ -275,17 +267,20 @@ std::vector<GuardSymbol> symbols_used(const GraphRow& row) {
     return out;
 }
 
-std::vector<std::string> guard_symbols(const std::vector<std::string>& components) {
+std::vector<std::string> symbols_of_inputs(const std::vector<KeyComponent>& components) {
     std::vector<std::string> out;
-    auto comps = parse_debug_lines(components);
-    if (!comps) return out;
-    for (const auto& c : *comps) {
-        if (c.name.rfind("example_inputs[", 0) != 0) continue;
+    for (const auto& c : components) {
+        if (c.name.rfind(kInputPrefix, 0) != 0) continue;
         // `^\('(s\d+)',\)$`
         std::string_view sym = one_name_tuple(c.value);
         if (sym.size() > 1 && sym[0] == 's' && scan::skip_digits(sym, 1) == sym.size()) out.emplace_back(sym);
     }
     return out;
+}
+
+std::vector<std::string> guard_symbols(const std::vector<std::string>& components) {
+    auto comps = parse_debug_lines_named(components, kInputPrefix);
+    return comps ? symbols_of_inputs(*comps) : std::vector<std::string>{};
 }
 
 Result<GraphList> list_graphs(const fs::path& root) {

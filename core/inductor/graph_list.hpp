@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/debug_lines.hpp"
 #include "inductor/scanner.hpp"
 #include "util/result.hpp"
 
@@ -84,6 +85,8 @@ Result<std::vector<GraphRow>> list_key_dir(const std::filesystem::path& key_dir_
 // "t0" -> the symbol of the N-th backed SymInt graph input, from a key's debug lines
 // (`example_inputs[i]: ('s77',)`); the order of the result is t0, t1, ...
 std::vector<std::string> guard_symbols(const std::vector<std::string>& components);
+// The same from components already parsed (those not named example_inputs[...] are passed over).
+std::vector<std::string> symbols_of_inputs(const std::vector<KeyComponent>& components);
 // The guard symbols an expression uses ("L['t0'] <= 8" -> t0), in the order of `row.symbols`.
 std::vector<GuardSymbol> symbols_used(const GraphRow& row);
 

@@ -28,7 +28,9 @@ Result<int> mark_used_by(const fs::path& root, TimingSet& set, std::size_t max_e
                     enough = true;
                     return;
                 }
-                auto entry = inductor::load_graph_entry(root / row.path);
+                // Skimmed: graph_kernels reads the entry's cache_key, source_code and debug lines, never
+                // the bundled Triton binaries that are most of its bytes.
+                auto entry = inductor::skim_graph_entry(root / row.path);
                 if (!entry.ok()) continue;
                 auto kernels = graph_kernels(root, *entry, &set);
                 if (!kernels.ok()) continue;

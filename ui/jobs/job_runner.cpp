@@ -7,7 +7,8 @@
 #endif
 
 #include <algorithm>
-#include <thread>
+
+#include "util/cpus.hpp"
 
 namespace kiln::ui {
 
@@ -21,8 +22,9 @@ constexpr int kBackgroundNice = 10;
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
     // Four at least: most jobs wait on the file system, and the Overview's sections must not queue behind
-    // every view's load on a two-core machine.
-    pool_.setMaxThreadCount(std::max(4, static_cast<int>(std::thread::hardware_concurrency()) - 1));
+    // every view's load on a two-core machine. By the CPUs this process may use (a container's quota), not
+    // the host's: 15 threads on 2 CPUs held the UI thread 404 ms (bench/RESULTS.md, issue 44).
+    pool_.setMaxThreadCount(std::max(4, static_cast<int>(usable_cpus()) - 1));
     tick_.setInterval(kProgressIntervalMs);
     connect(&tick_, &QTimer::timeout, this, &JobRunner::sample);
 }

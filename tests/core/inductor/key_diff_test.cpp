@@ -68,6 +68,69 @@ TEST(DebugLines, RejectsMalformed) {
     EXPECT_FALSE(starts_component(std::string("[").append(51, 'A').append("] x: 1")));
 }
 
+// The named parse is parse_debug_lines filtered by name: same components, values and errors.
+std::vector<KeyComponent> named_of(const std::vector<KeyComponent>& all, const std::string& prefix) {
+    std::vector<KeyComponent> out;
+    for (const auto& c : all)
+        if (c.name.rfind(prefix, 0) == 0) out.push_back(c);
+    return out;
+}
+
+void expect_same_components(const std::vector<KeyComponent>& a, const std::vector<KeyComponent>& b) {
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].hash, b[i].hash) << i;
+        EXPECT_EQ(a[i].name, b[i].name) << i;
+        EXPECT_EQ(a[i].value, b[i].value) << i;
+    }
+}
+
+TEST(DebugLines, NamedParseIsTheFullParseFiltered) {
+    for (const char* key : {"fbthtgcfn6jl", "fmo2n45uv3b6"}) {
+        auto lines = golden_entry(key).at("debug_lines").get<std::vector<std::string>>();
+        auto all = parse_debug_lines(lines);
+        ASSERT_TRUE(all.ok());
+        for (const std::string prefix : {"example_inputs[", "inductor_config[", "gm", "no such name"}) {
+            auto named = parse_debug_lines_named(lines, prefix);
+            ASSERT_TRUE(named.ok()) << named.error().str();
+            expect_same_components(*named, named_of(*all, prefix));
+        }
+        EXPECT_FALSE(parse_debug_lines_named(lines, "example_inputs[")->empty()) << key;
+    }
+    // Values split over items are joined, for a wanted component; an empty first value continues.
+    const std::string h = "[" + kHash + "] ";
+    const std::vector<std::string> split{h + "gm: a",
+                                         "  b",
+                                         h + "example_inputs[0]: (",
+                                         "  's1',)",
+                                         h + "example_inputs[1]:",
+                                         "x: y",
+                                         h + "example_inputs[2]: ('s2',)"};
+    auto all = parse_debug_lines(split);
+    ASSERT_TRUE(all.ok());
+    auto named = parse_debug_lines_named(split, "example_inputs[");
+    ASSERT_TRUE(named.ok());
+    expect_same_components(*named, named_of(*all, "example_inputs["));
+    ASSERT_EQ(named->size(), 3u);
+    EXPECT_EQ((*named)[0].value, "(\n  's1',)");
+    EXPECT_EQ((*named)[1].value, "x: y");
+    EXPECT_TRUE(parse_debug_lines_named({}, "gm")->empty());
+}
+
+TEST(DebugLines, NamedParseFailsWhereTheFullParseFails) {
+    const std::string h = "[" + kHash + "] ";
+    // An unwanted item that does not split still fails the list, as parse_debug_lines does.
+    for (const auto& lines : {std::vector<std::string>{"not a debug line"},
+                              std::vector<std::string>{h + "example_inputs[0]: 1", h + "name without colon"},
+                              std::vector<std::string>{h + "example_inputs[0]: 1", h + ":"}}) {
+        auto all = parse_debug_lines(lines);
+        auto named = parse_debug_lines_named(lines, "example_inputs[");
+        ASSERT_FALSE(all.ok());
+        ASSERT_FALSE(named.ok());
+        EXPECT_EQ(named.error().str(), all.error().str());
+    }
+}
+
 TEST(KeyDiff, PointwiseGraphUnderChangedConfig) {
     // The `changed` process compiled the pointwise graph with two inductor configs changed.
     auto cold = parse_debug_lines(golden_entry("fmo2n45uv3b6").at("debug_lines").get<std::vector<std::string>>());
