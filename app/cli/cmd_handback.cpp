@@ -1,9 +1,9 @@
 // kiln-cli handback [ROOT] --from RUN.json (--write | --publish URL | --pin FILE) ...: hand a saved
 // re-tune (`kiln-cli retune ROOT --json > RUN.json`) to torch, as `retune` does with the run it just
-// measured (handback_flow.hpp); and `--fetch URL --write ROOT`: the fleet's ops for this GPU kind.
+// measured (handback_options.hpp); and `--fetch URL --write ROOT`: the fleet's ops for this GPU kind.
 #include "command_registry.hpp"
 #include "frontend/open_cache.hpp"
-#include "handback_flow.hpp"
+#include "handback_options.hpp"
 
 namespace kiln::cli {
 namespace {
