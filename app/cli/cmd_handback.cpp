@@ -1,9 +1,9 @@
 // kiln-cli handback [ROOT] --from RUN.json (--write | --publish URL | --pin FILE) ...: hand a saved
 // re-tune (`kiln-cli retune ROOT --json > RUN.json`) to torch, as `retune` does with the run it just
-// measured (handback_flow.hpp); and `--fetch URL --write ROOT`: the fleet's ops for this GPU kind.
+// measured (handback_options.hpp); and `--fetch URL --write ROOT`: the fleet's ops for this GPU kind.
 #include "command_registry.hpp"
 #include "frontend/open_cache.hpp"
-#include "handback_flow.hpp"
+#include "handback_options.hpp"
 
 namespace kiln::cli {
 namespace {
@@ -24,11 +24,12 @@ int run(const HandbackCommand& c) {
         return fail(make_error(Errc::invalid_argument, "give --from RUN.json (a saved `retune --json`) or --fetch URL",
                                "handback"));
     }
-    // --write changes the root's timing cache (a directory only; one that does not exist yet is made);
-    // --pin and --publish read it (a blob too, unpacked for as long as this runs).
+    // The root goes through open_cache as every command's does (a path that does not exist is its
+    // not_found error, nothing is made): --write changes its timing cache (a directory only), --pin
+    // and --publish read it (a blob too, unpacked for as long as this runs).
     HandbackArgs args = c.args;
     std::optional<frontend::OpenedCache> cache;
-    if (std::error_code ec; !args.root.empty() && std::filesystem::exists(args.root, ec)) {
+    if (!args.root.empty()) {
         auto opened = frontend::open_cache(std::filesystem::path(args.root),
                                            args.write ? frontend::CacheAccess::write : frontend::CacheAccess::read);
         if (!opened) return fail(opened.error());

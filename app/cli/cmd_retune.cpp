@@ -8,7 +8,7 @@
 #include "command_registry.hpp"
 #include "cuda/cublas.hpp"
 #include "frontend/open_cache.hpp"
-#include "handback_flow.hpp"
+#include "handback_options.hpp"
 #include "retune/inventory.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/run.hpp"

@@ -196,33 +196,13 @@ std::vector<Section> split_module(const std::string& text) {
     return kernels;
 }
 
-std::size_t closing_brace(const std::string& text, std::size_t open) {
-    int depth = 0;
-    char quote = 0;
-    for (std::size_t i = open; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote) {
-            if (c == '\\') ++i;
-            else if (c == quote) quote = 0;
-        } else if (c == '\'' || c == '"') quote = c;
-        else if (c == '{') ++depth;
-        else if (c == '}' && --depth == 0) return i;
-    }
-    return std::string::npos;
-}
-
 // A template kernel's config: its config_args and the decorator's num_stages and num_warps.
 std::optional<Json> template_config(const std::string& body) {
     if (body.find("@triton_heuristics.template(") == std::string::npos) return std::nullopt;
     Json cfg = Json::object();
-    if (auto at = body.find("'config_args': {"); at != std::string::npos) {
-        std::size_t open = body.find('{', at);
-        std::size_t close = closing_brace(body, open);
-        if (close == std::string::npos) return std::nullopt;
-        auto args = timings::py_flat_dict(std::string_view(body).substr(open, close - open + 1));
-        if (!args) return std::nullopt;
-        cfg = std::move(*args);
-    }
+    auto args = timings::py_dict_after(body, "'config_args':");
+    if (!args) return std::nullopt;
+    if (*args) cfg = std::move(**args);
     const std::string head = body.substr(0, body.find("@triton.jit"));
     for (const char* k : {"num_stages", "num_warps"}) {
         std::string tag = std::string("\n") + k + "=";

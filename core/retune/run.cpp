@@ -16,6 +16,7 @@
 #include "retune/inventory.hpp"
 #include "retune/problem.hpp"
 #include "retune/recorded_compare.hpp"
+#include "retune/run_jobs.hpp"
 #include "retune/triton_index.hpp"
 #include "tuning/session_log.hpp"
 #include "util/path_component.hpp"
@@ -118,23 +119,6 @@ Measurement measurement_of(const BenchmarkResult& r) {
     return m;
 }
 
-// The extern choice whose output the others are compared with: the op's own ATen kernel first.
-int reference_choice(const RetuneOp& op) {
-    int any = -1;
-    for (std::size_t i = 0; i < op.choices.size(); ++i) {
-        const auto& c = op.choices[i];
-        if (c.kind != ChoiceKind::extern_op || !c.runnable) continue;
-        if (c.name.rfind(op.op + "-", 0) == 0) return static_cast<int>(i);
-        if (any < 0) any = static_cast<int>(i);
-    }
-    return any;
-}
-
-struct Job {
-    std::size_t op = 0, choice = 0;
-    BenchmarkRequest request;
-};
-
 std::string sm_arch(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 
 // "cpu" is the tests' device (their requests are rewritten): the cache's cubins and cuBLAS calls
@@ -231,6 +215,93 @@ int arch_number(const std::string& arch) {  // "sm_90" -> 90
     return arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
 }
 
+worker::PoolOptions retune_pool_options(std::vector<worker::Device> devices, const RunOptions& o) {
+    worker::PoolOptions po;
+    po.devices = std::move(devices);
+    po.worker_path = o.worker_path;
+    po.timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
+    if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); })) {
+        po.warmup = device_warmup();
+        po.preload_cublas = true;
+        po.start = start_order();
+        po.accept = same_architecture();
+    }
+    return po;
+}
+
+std::unique_ptr<worker::TuningProcessPool> make_retune_pool(std::vector<worker::Device> devices, const RunOptions& o) {
+    return std::make_unique<worker::TuningProcessPool>(retune_pool_options(std::move(devices), o));
+}
+
+// The devices the workers are started for before the driver is asked: with "all" the GPUs the
+// driver lists (CUDA may count differently: then the pool is started again).
+std::vector<worker::Device> planned_devices(const std::string& spec) {
+    std::vector<worker::Device> planned;
+    if (spec == "all") {
+        if (auto n = worker::driver_gpu_count())
+            for (int i = 0; i < *n; ++i) planned.push_back({i});
+    } else if (auto parsed = worker::parse_devices(spec); parsed.ok()) {
+        planned = *parsed;
+    }
+    return planned;
+}
+
+struct ResultSpan {  // a device's first and last result, seconds since the run started
+    double first = 0, last = 0;
+    int results = 0;
+};
+
+// The report's timeline of each worker: when it was spawned, up and ready, its warm-up, its results.
+nlohmann::json workers_timeline(const worker::TuningProcessPool& pool, const std::map<std::string, ResultSpan>& busy,
+                                std::chrono::steady_clock::time_point started) {
+    auto since_start = [&](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(t - started).count();
+    };
+    nlohmann::json workers = nlohmann::json::array();
+    for (const auto& w : pool.workers()) {
+        nlohmann::json j{{"device", w.device.label()}, {"pid", w.pid}, {"starts", w.starts}};
+        if (w.spawned.time_since_epoch().count() != 0) {
+            j["spawned_s"] = since_start(w.spawned);
+            j["up_s"] = since_start(w.up);
+            j["ready_s"] = since_start(w.ready);
+        }
+        if (w.pong.is_object() && w.pong.contains("cuda_init_ms")) j["cuda_init_ms"] = w.pong["cuda_init_ms"];
+        if (w.warmup_details.is_object() && w.warmup_details.contains("phases_ms"))
+            j["warmup_ms"] = w.warmup_details["phases_ms"];
+        if (!w.warmup_error.empty()) j["warmup_error"] = w.warmup_error;
+        if (auto b = busy.find(w.device.label()); b != busy.end())
+            j["results"] = {{"first_s", b->second.first}, {"last_s", b->second.last}, {"count", b->second.results}};
+        workers.push_back(std::move(j));
+    }
+    return workers;
+}
+
+// The last step: measurements in device order, the session logs listed and ended with their best.
+void finish_ops(RetuneReport& report, const std::vector<std::unique_ptr<tuning::SessionLog>>& logs,
+                const std::vector<int>& reference_of, bool cancelled) {
+    for (std::size_t i = 0; i < report.ops.size(); ++i) {
+        auto& op = report.ops[i];
+        if (logs[i]) report.session_logs.push_back(logs[i]->path().string());
+        // Sort each choice's measurements by device for stable output.
+        for (auto& c : op.choices)
+            std::sort(c.measured.begin(), c.measured.end(),
+                      [](const Measurement& a, const Measurement& b) { return a.device < b.device; });
+        if (reference_of[i] < 0)
+            report.warnings.push_back(op.op + " " + op.inputs +
+                                      ": no runnable extern choice, so outputs were not verified");
+        if (const auto& log = logs[i]) {
+            std::string best;
+            double best_ms = INFINITY;
+            for (const auto& c : op.choices)
+                for (const auto& m : c.measured)
+                    if (m.ms && *m.ms < best_ms) best_ms = *m.ms, best = c.name;
+            log->write("session_end", {{"best", best},
+                                       {"best_ms", std::isfinite(best_ms) ? nlohmann::json(best_ms) : nlohmann::json()},
+                                       {"cancelled", cancelled}});
+        }
+    }
+}
+
 }  // namespace
 
 Error no_gpu_error(const std::string& why) {
@@ -285,34 +356,14 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     };
     nlohmann::json timeline = nlohmann::json::object();
     auto mark = [&](const char* what) { timeline[what] = since_start(std::chrono::steady_clock::now()); };
-    worker::Timeouts timeouts;
-    timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
-    auto make_pool = [&](std::vector<worker::Device> devs) {
-        worker::PoolOptions po;
-        po.devices = std::move(devs);
-        po.worker_path = o.worker_path;
-        po.timeouts = timeouts;
-        if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); })) {
-            po.warmup = device_warmup();
-            po.preload_cublas = true;
-            po.start = start_order();
-            po.accept = same_architecture();
-        }
-        return std::make_unique<worker::TuningProcessPool>(std::move(po));
-    };
+    auto make_pool = [&o](std::vector<worker::Device> devs) { return make_retune_pool(std::move(devs), o); };
     // The workers start first (processes, CUDA contexts, cuBLAS, Kiln's device kernels: about a
     // second each) and take choices as soon as they are up; meanwhile this process reads the
     // Triton cache and asks the driver for the devices' facts (cuInit: most of a second on a
     // 4-GPU host). With --devices all the workers are started for the GPUs the driver lists, and
     // started again in the rare case that CUDA counts differently.
     std::unique_ptr<worker::TuningProcessPool> pool;
-    std::vector<worker::Device> planned;
-    if (o.devices == "all") {
-        if (auto n = worker::driver_gpu_count())
-            for (int i = 0; i < *n; ++i) planned.push_back({i});
-    } else if (auto parsed = worker::parse_devices(o.devices); parsed.ok()) {
-        planned = *parsed;
-    }
+    const std::vector<worker::Device> planned = planned_devices(o.devices);
     if (!o.each_device && !planned.empty()) {
         pool = make_pool(planned);
         pool->start_async();
@@ -377,35 +428,9 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     };
     phase("inventory");
 
-    // Each op's extern choice is its reference: every worker computes it once on its own device and
-    // checks each choice's output against it there, so no choice waits for another.
-    std::vector<Job> refs, rest;
-    std::vector<int> ref_of(report.ops.size(), -1);
-    for (std::size_t i = 0; i < report.ops.size(); ++i) {
-        auto& op = report.ops[i];
-        ref_of[i] = reference_choice(op);
-        for (std::size_t j = 0; j < op.choices.size(); ++j) {
-            auto& c = op.choices[j];
-            if (!c.runnable) continue;
-            auto req = request_for(op, c, o);
-            if (!req.ok()) {
-                c.runnable = false;
-                c.why = req.error().message;
-                continue;
-            }
-            (static_cast<int>(j) == ref_of[i] ? refs : rest).push_back({i, j, std::move(*req)});
-        }
-    }
-    // The reference is measured first (its time leads the table); every other choice carries it.
-    for (auto& job : rest) {
-        const auto& op = report.ops[job.op];
-        if (ref_of[job.op] >= 0 && op.choices[static_cast<std::size_t>(ref_of[job.op])].gemm)
-            job.request.reference_gemm = *op.choices[static_cast<std::size_t>(ref_of[job.op])].gemm;
-    }
-    std::vector<Job> jobs = std::move(refs);
-    for (auto& job : rest) jobs.push_back(std::move(job));
-    if (o.rewrite)
-        for (auto& job : jobs) o.rewrite(report.ops[job.op].choices[job.choice], job.request);
+    RetuneJobs work = plan_jobs(report, o);
+    const std::vector<RetuneJob>& jobs = work.jobs;
+    const std::vector<int>& ref_of = work.reference_of;  // (no structured binding: lambdas capture these)
 
     // An op's session log is made when its first result comes: a run that measures nothing (no
     // worker started, cancelled before the first choice) leaves the cache as it was.
@@ -436,12 +461,8 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     };
 
     std::mutex record_mutex;
-    struct Span {
-        double first = 0, last = 0;
-        int results = 0;
-    };
-    std::map<std::string, Span> busy;  // per device: its first and last result
-    auto record = [&](const Job& job, const BenchmarkResult& r) {
+    std::map<std::string, ResultSpan> busy;  // per device: its first and last result
+    auto record = [&](const RetuneJob& job, const BenchmarkResult& r) {
         std::lock_guard lk(record_mutex);
         auto& span = busy[r.device];
         span.last = since_start(std::chrono::steady_clock::now());
@@ -488,23 +509,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
             if (!any) failed = st;
             else report.warnings.push_back("a worker did not start: " + st.error().str());
         }
-        nlohmann::json workers = nlohmann::json::array();
-        for (const auto& w : pool->workers()) {
-            nlohmann::json j{{"device", w.device.label()}, {"pid", w.pid}, {"starts", w.starts}};
-            if (w.spawned.time_since_epoch().count() != 0) {
-                j["spawned_s"] = since_start(w.spawned);
-                j["up_s"] = since_start(w.up);
-                j["ready_s"] = since_start(w.ready);
-            }
-            if (w.pong.is_object() && w.pong.contains("cuda_init_ms")) j["cuda_init_ms"] = w.pong["cuda_init_ms"];
-            if (w.warmup_details.is_object() && w.warmup_details.contains("phases_ms"))
-                j["warmup_ms"] = w.warmup_details["phases_ms"];
-            if (!w.warmup_error.empty()) j["warmup_error"] = w.warmup_error;
-            if (auto b = busy.find(w.device.label()); b != busy.end())
-                j["results"] = {{"first_s", b->second.first}, {"last_s", b->second.last}, {"count", b->second.results}};
-            workers.push_back(std::move(j));
-        }
-        timeline["workers"] = std::move(workers);
+        timeline["workers"] = workers_timeline(*pool, busy, started);
         if (timeline.value("devices_from", "") == "workers") {
             report.devices.clear();
             for (const auto& w : pool->workers()) report.devices.push_back(describe_worker(w));
@@ -531,27 +536,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     if (!failed.ok()) return failed.error();
     phase("finish");
 
-    for (std::size_t i = 0; i < report.ops.size(); ++i) {
-        auto& op = report.ops[i];
-        if (logs[i]) report.session_logs.push_back(logs[i]->path().string());
-        // Sort each choice's measurements by device for stable output.
-        for (auto& c : op.choices)
-            std::sort(c.measured.begin(), c.measured.end(),
-                      [](const Measurement& a, const Measurement& b) { return a.device < b.device; });
-        if (ref_of[i] < 0)
-            report.warnings.push_back(op.op + " " + op.inputs +
-                                      ": no runnable extern choice, so outputs were not verified");
-        if (auto& log = logs[i]) {
-            std::string best;
-            double best_ms = INFINITY;
-            for (const auto& c : op.choices)
-                for (const auto& m : c.measured)
-                    if (m.ms && *m.ms < best_ms) best_ms = *m.ms, best = c.name;
-            log->write("session_end", {{"best", best},
-                                       {"best_ms", std::isfinite(best_ms) ? nlohmann::json(best_ms) : nlohmann::json()},
-                                       {"cancelled", o.cancel && o.cancel->load()}});
-        }
-    }
+    finish_ops(report, logs, ref_of, o.cancel && o.cancel->load());
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     timeline["report"] = report.wall_seconds;
     report.timeline = std::move(timeline);

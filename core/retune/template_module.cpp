@@ -11,14 +11,10 @@ namespace kiln::retune {
 
 namespace {
 
+// The dict after `marker`, an empty one where the module has none.
 Result<nlohmann::ordered_json> dict_after(const std::string& text, const std::string& marker, const std::string& path) {
-    auto at = text.find(marker);
-    if (at == std::string::npos) return nlohmann::ordered_json::object();
-    auto open = text.find('{', at + marker.size());
-    if (open == std::string::npos) return make_error(Errc::parse, "no dict after " + marker, path);
-    std::string_view body = scan::balanced_braces(text, open);
-    if (body.empty()) return make_error(Errc::parse, "unbalanced dict after " + marker, path);
-    return timings::py_flat_dict(body);
+    KILN_TRY(auto dict, timings::py_dict_after(text, marker, path));
+    return dict ? std::move(*dict) : nlohmann::ordered_json::object();
 }
 
 // Each `\n[ \t]+(\w+)[ \t]*=[ \t]*(\w+)[ \t]*(?=\n)` of `body`, the first of a name kept. One line

@@ -15,13 +15,10 @@ namespace fs = std::filesystem;
 namespace kiln::timings {
 namespace {
 
+// The dict after `marker`; null where there is none or it does not read.
 nlohmann::ordered_json dict_after(const std::string& text, const std::string& marker) {
-    auto at = text.find(marker);
-    if (at == std::string::npos) return nullptr;
-    auto open = text.find('{', at + marker.size());
-    if (open == std::string::npos) return nullptr;
-    auto dict = py_flat_dict(scan::balanced_braces(text, open));
-    return dict.ok() ? std::move(dict).value() : nlohmann::ordered_json(nullptr);
+    auto dict = py_dict_after(text, marker);
+    return dict.ok() && *dict ? std::move(**dict) : nlohmann::ordered_json(nullptr);
 }
 
 // `@triton_heuristics\.(\w+)\(`: the decorator's name ("template", "pointwise", ...), "" if none.

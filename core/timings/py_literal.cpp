@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "util/text_scan.hpp"
+
 namespace kiln::timings {
 
 std::string trim(std::string_view s) {
@@ -79,6 +81,18 @@ Result<nlohmann::ordered_json> py_flat_dict(std::string_view text) {
         out[key.is_string() ? key.get<std::string>() : parts[0]] = py_scalar(parts[1]);
     }
     return out;
+}
+
+Result<std::optional<nlohmann::ordered_json>> py_dict_after(std::string_view text, std::string_view marker,
+                                                            const std::string& context) {
+    const std::size_t at = text.find(marker);
+    if (at == std::string_view::npos) return std::optional<nlohmann::ordered_json>();
+    const std::size_t open = text.find('{', at + marker.size());
+    if (open == std::string_view::npos) return make_error(Errc::parse, "no dict after " + std::string(marker), context);
+    const std::string_view body = scan::balanced_braces(text, open);
+    if (body.empty()) return make_error(Errc::parse, "unbalanced dict after " + std::string(marker), context);
+    KILN_TRY(auto dict, py_flat_dict(body));
+    return std::optional<nlohmann::ordered_json>(std::move(dict));
 }
 
 static std::string unquote(const std::string& s) {

@@ -4,6 +4,7 @@
 // the timing cache's input keys. Never evaluates anything.
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,12 @@ nlohmann::ordered_json py_kwargs(std::string_view text);
 
 // "{'EVEN_K': True, 'BLOCK_M': 64}" (flat, no nesting) -> ordered object.
 Result<nlohmann::ordered_json> py_flat_dict(std::string_view text);
+
+// The flat dict that follows the first `marker` ("'config_args':", "size_hints="): from the next '{'
+// to its match (scan::balanced_braces, core's one brace matcher), read by py_flat_dict. nullopt when
+// `marker` is absent; Errc::parse (context `context`) when no dict follows or it never closes.
+Result<std::optional<nlohmann::ordered_json>> py_dict_after(std::string_view text, std::string_view marker,
+                                                            const std::string& context = {});
 
 // The timing cache's inputs key: "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ...]".
 struct TensorKey {

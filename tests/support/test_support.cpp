@@ -27,6 +27,25 @@ fs::path h100_root() { return fixture_dir() / "h100" / "inductor"; }
 fs::path two_entries_root() { return fixture_dir() / "two" / "inductor"; }
 fs::path h100_h200_root() { return fixture_dir() / "h100h200" / "inductor"; }
 fs::path pgo_root() { return fixture_dir() / "pgo" / "inductor"; }
+
+std::vector<fs::path> fixture_traces() {
+    const fs::path f = fixture_dir();
+    return {f / "h100/trace/cold",
+            f / "h100/trace/warm",
+            f / "h100/trace/changed",
+            f / "h100h200/h200/trace/warm",
+            f / "h100h200/h200/trace/mega",
+            f / "two/trace/psmall",
+            f / "two/trace/huge",
+            f / "pgo/trace/p1",
+            f / "pgo/trace/p2",
+            f / "pgo/trace/mega"};
+}
+
+std::vector<fs::path> fixture_rank_traces() {
+    const fs::path f = fixture_dir() / "ranks";
+    return {f / "rank0/trace", f / "rank1/trace", f / "rank2/trace", f / "rank3/trace"};
+}
 fs::path source_dir() { return env_or("KILN_SOURCE_DIR", KILN_SOURCE_DIR_DEFAULT); }
 fs::path binary_dir() { return env_or("KILN_BINARY_DIR", KILN_BINARY_DIR_DEFAULT); }
 std::string cli_path() { return env_or("KILN_CLI", (std::string(KILN_BINARY_DIR_DEFAULT) + "/bin/kiln-cli").c_str()); }

@@ -11,6 +11,10 @@ std::filesystem::path h100_root();         // fixtures/h100/inductor
 std::filesystem::path two_entries_root();  // fixtures/two/inductor
 std::filesystem::path h100_h200_root();    // fixtures/h100h200/inductor (H100 cache then used on an H200)
 std::filesystem::path pgo_root();          // fixtures/pgo/inductor (PGO profile, Mega-Cache blob)
+// Every single-process TORCH_TRACE run of the fixtures: the H100's cold, warm and changed, the H200's warm
+// and mega, two-entries', PGO's.
+std::vector<std::filesystem::path> fixture_traces();
+std::vector<std::filesystem::path> fixture_rank_traces();  // the ranks fixture's four, one per rank
 std::filesystem::path source_dir();
 std::filesystem::path binary_dir();
 std::string cli_path();     // $KILN_CLI

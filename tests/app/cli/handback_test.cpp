@@ -110,6 +110,29 @@ TEST(HandbackCli, WriteSaysWhereAndForWhichDevice) {
     EXPECT_EQ(read_file(cache_file_for(root, kH100)), read_file(cache_file_for(h100_root(), kH100)));
 }
 
+// A ROOT that does not exist is open_cache's error, the same text `stats` gives it, and nothing is made
+// there: handback used to skip open_cache for such a path, and --write then made the directory.
+TEST(HandbackCli, RootThatDoesNotExistIsOpenCachesError) {
+    ScratchDir d("cli-hb-noroot");
+    fs::path run = saved_run(d, kH200, 0.8, "run.json");
+    const fs::path nope = d.path() / "nope";
+    auto stats = run_command({cli_path(), "stats", nope.string()});
+    ASSERT_EQ(stats.exit_code, 2) << stats.err;
+    const std::vector<std::vector<std::string>> flags{
+        {"--from", run.string(), "--write"},
+        {"--from", run.string(), "--pin", (d.path() / "table.json").string()},
+        {"--fetch", "redis://127.0.0.1:1", "--write", "--device-name", kH200}};
+    for (const auto& f : flags) {
+        std::vector<std::string> args{cli_path(), "handback", nope.string()};
+        args.insert(args.end(), f.begin(), f.end());
+        auto r = run_command(args);
+        EXPECT_EQ(r.exit_code, 2) << f[2] << ": " << r.err << r.out;
+        EXPECT_EQ(r.err, stats.err) << f[2];
+        EXPECT_FALSE(fs::exists(nope)) << f[2];
+    }
+    EXPECT_FALSE(fs::exists(d.path() / "table.json"));
+}
+
 // A real H100 re-tune of three fp16 ops of a model (tests/ui/data): the choice of each that needs
 // 262144 bytes of shared memory fails there as torch fails it, so it is written as Infinity and
 // every op is handed back; the text and --json say which choice and why (core's plan_handback,

@@ -21,21 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Every fixture trace: the H100 fixture's cold, warm and changed, the H200's warm and mega, two-entries, PGO.
-std::vector<fs::path> fixture_traces() {
-    const fs::path f = fixture_dir();
-    return {f / "h100/trace/cold",
-            f / "h100/trace/warm",
-            f / "h100/trace/changed",
-            f / "h100h200/h200/trace/warm",
-            f / "h100h200/h200/trace/mega",
-            f / "two/trace/psmall",
-            f / "two/trace/huge",
-            f / "pgo/trace/p1",
-            f / "pgo/trace/p2",
-            f / "pgo/trace/mega"};
-}
-
 json startup_json(const std::vector<std::string>& args, int expect_exit = 0) {
     std::vector<std::string> argv{cli_path(), "startup"};
     argv.insert(argv.end(), args.begin(), args.end());

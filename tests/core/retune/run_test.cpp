@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "hostile_names.hpp"
 #include "retune/inventory.hpp"
 #include "retune/run.hpp"
 #include "test_support.hpp"
@@ -286,19 +287,7 @@ TEST(RetuneRun, NothingMeasuredSaysWhy) {
 // the whole key is inside the log.
 TEST(RetuneRun, ASessionLogOfAHostileOpKeyLandsInTheCache) {
     kiln::test::ScratchDir dir("retune-log-path");
-    // Keys that, taken as a path, lead out of the logs' folder but never out of the scratch dir (an
-    // absolute one too), so that a regression leaves its files where the walk below finds them.
-    const std::vector<std::string> keys = {"x/../../.../outside/pwn",
-                                           "x/../../../../outside/pwn",
-                                           "../../../../../outside/pwn",
-                                           (dir.path() / "outside" / "abs-pwn").string(),
-                                           "..",
-                                           ".",
-                                           "",
-                                           "p" + std::string(3000, '/') + "wn",
-                                           "a\nb",
-                                           std::string("a\0/../b", 7),
-                                           "mm"};
+    const std::vector<std::string> keys = kiln::test::hostile_path_names(dir.path());
     const fs::path root = dir.path() / "a" / "b" / "inductor";
     const fs::path logs = root / "kiln" / "autotune";
     fs::create_directories(root);
@@ -319,16 +308,8 @@ TEST(RetuneRun, ASessionLogOfAHostileOpKeyLandsInTheCache) {
     EXPECT_EQ(made.size(), keys.size());  // one log for each key
     EXPECT_EQ(retune_session_log_path(root, "mm", 3, stamp, 7), logs / ("retune-mm-3-" + stamp + "-7.jsonl"));
     // Nothing but the logs and the folders that hold them.
-    for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
-        if (e.is_directory()) {
-            const fs::path& d = e.path();
-            EXPECT_TRUE(d == dir.path() / "a" || d == dir.path() / "a" / "b" || d == root || d == root / "kiln" ||
-                        d == logs)
-                << d;
-        } else {
-            EXPECT_EQ(made.count(e.path()), 1u) << e.path();
-        }
-    }
+    kiln::test::expect_only_entries(dir.path(), {dir.path() / "a", dir.path() / "a" / "b", root, root / "kiln", logs},
+                                    made);
     for (std::size_t i = 0; i < keys.size(); ++i) {
         std::ifstream in(retune_session_log_path(root, keys[i], i, stamp, 4242));
         std::string line;

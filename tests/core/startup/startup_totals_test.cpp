@@ -18,22 +18,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Every fixture trace, the ranks' too.
 std::vector<fs::path> totals_fixture_traces() {
-    const fs::path f = kiln::test::fixture_dir();
-    return {f / "h100/trace/cold",
-            f / "h100/trace/warm",
-            f / "h100/trace/changed",
-            f / "h100h200/h200/trace/warm",
-            f / "h100h200/h200/trace/mega",
-            f / "two/trace/psmall",
-            f / "two/trace/huge",
-            f / "pgo/trace/p1",
-            f / "pgo/trace/p2",
-            f / "pgo/trace/mega",
-            f / "ranks/rank0/trace",
-            f / "ranks/rank1/trace",
-            f / "ranks/rank2/trace",
-            f / "ranks/rank3/trace"};
+    std::vector<fs::path> out = kiln::test::fixture_traces();
+    for (auto& t : kiln::test::fixture_rank_traces()) out.push_back(std::move(t));
+    return out;
 }
 
 TEST(StartupTotals, EqualTheTimelinesOnEveryFixtureTrace) {

@@ -31,6 +31,29 @@ TEST(PyLiteral, FlatDict) {
     EXPECT_FALSE(py_flat_dict("{'a' 1}").ok());
 }
 
+// The one reader of "marker {dict}" (template modules, kernel modules, ranks' output code): a brace
+// inside a quoted value does not end the dict; absent, open and missing dicts are told apart.
+TEST(PyLiteral, DictAfterMarker) {
+    const std::string text =
+        "triton_meta={'signature': {'a': '*fp16', 'b': 'i32'}, 'note': '}{'}, "
+        "inductor_meta={'config_args': {'BLOCK_M': 64, 'S': 'x}y'}}";
+    auto sig = py_dict_after(text, "'signature':");
+    ASSERT_TRUE(sig.ok()) << sig.error().str();
+    ASSERT_TRUE(*sig);
+    EXPECT_EQ((**sig)["b"], "i32");
+    auto args = py_dict_after(text, "'config_args':");
+    ASSERT_TRUE(args.ok() && *args);
+    EXPECT_EQ((**args)["S"], "x}y");
+    auto none = py_dict_after(text, "'constants':");
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(*none);
+    auto open = py_dict_after("'config_args': {'BLOCK_M': 64", "'config_args':", "m.py");
+    ASSERT_FALSE(open.ok());
+    EXPECT_EQ(open.error().message, "unbalanced dict after 'config_args':");
+    EXPECT_EQ(open.error().context, "m.py");
+    EXPECT_FALSE(py_dict_after("'config_args': None", "'config_args':").ok());
+}
+
 TEST(PyLiteral, InputsKey) {
     auto k = parse_inputs_key(
         "[('cuda', 'torch.float16', 1024, 2048, 2048, 1, 0), ('cuda', 'torch.float16', 2048, 256, 256, 1, 0)]");

@@ -1,7 +1,8 @@
 #pragma once
 // Handing re-tuned results to torch (issue 31), shared by `kiln-cli retune` and `kiln-cli handback`
 // (the same from a saved `retune --json`): --write (this GPU's timing cache), --publish / --fetch
-// (a fleet through Redis), --pin (an Inductor lookup table), --shard (which slice of the ops).
+// (a fleet through Redis), --pin (an Inductor lookup table), --shard (which slice of the ops). The
+// flags and the printing; what is done is core's handback/hand_back.hpp.
 #include <optional>
 #include <string>
 #include <vector>

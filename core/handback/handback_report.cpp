@@ -1,0 +1,57 @@
+#include "handback/handback_report.hpp"
+
+namespace kiln::handback {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json skipped_ops_json(const std::vector<SkippedOp>& skipped) {
+    Json a = Json::array();
+    for (const auto& s : skipped) a.push_back({{"op", s.label}, {"device", s.device_name}, {"why", s.why}});
+    return a;
+}
+
+Json shard_json(const ShardSlice& s) { return {{"index", s.shard.index}, {"count", s.shard.count}, {"ops", s.ops}}; }
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const HandbackReport& r) {
+    if (r.shard && r.shard->nothing_to_do()) return Json{{"shard", shard_json(*r.shard)}};
+    Json out = Json::object();
+    if (r.fetched)
+        out["fetched"] = {{"server", r.fetched->server},
+                          {"entries", r.fetched->entries},
+                          {"for_devices", r.fetched->for_devices},
+                          {"ops", r.fetched->ops}};
+    if (r.shard) out["shard"] = shard_json(*r.shard);
+    out["complete_ops"] = r.ops.size();
+    out["skipped"] = skipped_ops_json(r.skipped);
+    Json infinite = Json::array();
+    for (const auto& i : r.infinite) infinite.push_back({{"op", i.op}, {"choice", i.choice}, {"why", i.why}});
+    out["infinite"] = std::move(infinite);
+    if (r.written) {
+        Json files = Json::array();
+        for (const auto& f : r.written->files)
+            files.push_back({{"path", f.path},
+                             {"device", f.device},
+                             {"system_hash", f.system_hash},
+                             {"versions_from", f.versions_from},
+                             {"added", f.added},
+                             {"replaced", f.replaced},
+                             {"created", f.created}});
+        out["written"] = std::move(files);
+    }
+    if (r.published) out["published"] = {{"server", r.published->server}, {"keys", r.published->keys}};
+    if (r.pinned) {
+        Json pinned = Json::array();
+        for (const auto& p : r.pinned->table.pinned)
+            pinned.push_back(
+                {{"key", p.key}, {"device", p.device_name}, {"winner", p.winner}, {"ms", p.ms}, {"config", p.config}});
+        out["pinned"] = {{"path", r.pinned->path},
+                         {"entries", std::move(pinned)},
+                         {"skipped", skipped_ops_json(r.pinned->table.skipped)}};
+    }
+    return out;
+}
+
+}  // namespace kiln::handback
