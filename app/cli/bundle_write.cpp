@@ -134,7 +134,7 @@ int run_pack(const PackArgs& args) {
     // A blob packs as the root load_cache_artifacts would make of it (a subset with --select).
     auto cache = frontend::open_cache(std::filesystem::path(args.root));
     if (!cache) return fail(cache.error());
-    auto packed = pack_root(cache->root.string(), *options);
+    auto packed = pack_root(cache->opened(), *options);
     if (!packed.ok()) return fail(packed.error());
     if (cache->is_blob()) packed->root = cache->label;
     Status written = write_atomic(args.out, packed->blob);

@@ -68,7 +68,7 @@ void print_report(const HealthReport& r, std::size_t limit) {
     if (!r.unknown.empty()) std::printf("\n%s (not a problem)\n", describe_unknown(r.unknown).c_str());
 }
 
-int run_restore(const std::string& root, const CheckArgs& args) {
+int run_restore(const inductor::OpenedRoot& root, const CheckArgs& args) {
     auto r = restore_quarantine(root, args.restore);
     if (!r) return fail(r.error());
     if (args.json) {
@@ -81,7 +81,7 @@ int run_restore(const std::string& root, const CheckArgs& args) {
     return r->skipped.empty() ? 0 : 1;
 }
 
-int run_list(const std::string& root, const std::string& label, bool json) {
+int run_list(const inductor::OpenedRoot& root, const std::string& label, bool json) {
     auto list = list_quarantines(root);
     if (json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -101,8 +101,8 @@ int run_check(const CheckArgs& args) {
                                       writes ? frontend::CacheAccess::write : frontend::CacheAccess::read);
     if (!cache) return fail(cache.error());
     const std::string root = cache->root.string();
-    if (!args.restore.empty()) return run_restore(root, args);
-    if (args.list) return run_list(root, cache->label, args.json);
+    if (!args.restore.empty()) return run_restore(cache->opened(), args);
+    if (args.list) return run_list(cache->opened(), cache->label, args.json);
     CheckOptions options;
     if (!args.target.empty()) {
         auto fp = portability::load_target(portability::target_spec(args.target));
@@ -114,15 +114,14 @@ int run_check(const CheckArgs& args) {
     std::optional<HealthReport> report;
     std::optional<QuarantineOutcome> moved;
     if (args.quarantine) {
-        auto run = quarantine_problems(root, options, args.strict);
+        auto run = quarantine_problems(cache->opened(), options, args.strict);
         if (!run) return fail(run.error());
         report = std::move(run->before);
         if (!run->moved.manifest.id.empty() || !run->moved.skipped.empty()) moved = std::move(run->moved);
         if (!run->after.healthy(args.strict))
             warn(std::to_string(run->after.problems.size()) + " problem(s) left after the quarantine");
     } else {
-        options.root_fd = cache->root_fd.get();
-        auto checked = check_cache(root, options);
+        auto checked = check_cache(cache->opened(), options);
         if (!checked) return fail(frontend::in_given_terms(*cache, checked.error()));
         report = std::move(*checked);
     }

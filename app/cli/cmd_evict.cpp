@@ -130,7 +130,7 @@ int run_evict(const EvictArgs& args) {
             if (!fp) return fail(std::move(fp.error()).with_context("--target " + args.target));
             target = std::move(*fp);
         }
-        auto stale = health::stale_groups(root, target);
+        auto stale = health::stale_groups(cache->opened(), target);
         if (!stale) return fail(stale.error());
         policy.named_groups = std::move(*stale);
         if (policy.named_groups.empty() && !policy.older_than_ns && !policy.max_bytes && !policy.max_files) {
@@ -139,7 +139,7 @@ int run_evict(const EvictArgs& args) {
             return 0;
         }
     }
-    auto report = evict_cache(root, policy);
+    auto report = evict_cache(cache->opened(), policy);
     if (!report.ok()) {
         return fail(report.error());
     }

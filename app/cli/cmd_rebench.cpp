@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command_registry.hpp"
+#include "frontend/open_cache.hpp"
 #include "tuning/rebench.hpp"
 #include "util/json_out.hpp"
 
@@ -36,7 +37,14 @@ void print_human(const RebenchReport& report) {
 }
 
 int run_rebench(const RebenchArgs& a) {
-    auto report = rebench_module(a.options);
+    RebenchOptions options = a.options;
+    // The cache the module runs with: the one named, else the one it sits in, else Inductor's default
+    // root (frontend's rule, the one every command follows: $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/...).
+    if (options.cache_dir.empty()) {
+        auto own = module_cache_root(options.module);
+        options.cache_dir = (own ? *own : frontend::default_cache_root()).string();
+    }
+    auto report = rebench_module(options);
     if (!report) return fail(report.error());
     if (a.json) std::cout << dump_json(to_json(*report)) << "\n";
     else print_human(*report);
@@ -54,7 +62,8 @@ Registration rebench_command("rebench", 72, [](CLI::App& app, Outcome& outcome) 
     cmd->add_flag("-k,--kernels", o.kernels, "Time each kernel (python MODULE.py -k) instead of the whole graph");
     cmd->add_option("--python", o.python, "Python with torch (default: python3 on PATH)");
     cmd->add_option("--cache-dir", o.cache_dir,
-                    "TORCHINDUCTOR_CACHE_DIR for the run (default: the module's cache root)");
+                    "TORCHINDUCTOR_CACHE_DIR for the run (default: the cache root the module sits in, "
+                    "<root>/<xx>/<key>.py, else $TORCHINDUCTOR_CACHE_DIR, else <tmpdir>/torchinductor_<user>)");
     cmd->add_option("--timeout", o.timeout_s, "Seconds allowed per device")->check(duration_seconds());
     cmd->add_flag("--json", args->json, "Print per-device timings as JSON");
     cmd->callback([args, &outcome] { outcome.exit_code = run_rebench(*args); });

@@ -81,8 +81,7 @@ int run_stats(const StatsArgs& args) {
     if (!cache) return fail(cache.error());
     ScanOptions options;
     if (args.triton) options.kind = RootKind::triton;
-    options.root_fd = cache->root_fd.get();
-    auto scanned = scan_stats(cache->root, options);
+    auto scanned = scan_stats(cache->opened(), options);
     if (!scanned.ok()) return fail(frontend::in_given_terms(*cache, scanned.error()));
     CacheStats& stats = scanned->stats;
     const ScanResult* scan = &scanned->scan;

@@ -39,6 +39,8 @@
 #include <functional>
 #include <utility>
 
+#include "bundle/temp_root.hpp"
+#include "frontend/open_cache.hpp"
 #include "ui/browser/cache_browser.hpp"
 #include "ui/browser/cache_tree_model.hpp"
 #include "ui/browser/scan_job.hpp"
@@ -223,7 +225,9 @@ int browserOnly(QApplication& app, const QString& root, const QElapsedTimer& clo
     });
     scan.setFuture(QtConcurrent::run([root] {
         kiln::ui::JobControl ctl;
-        return kiln::ui::runScan(root, ctl);
+        auto opened = kiln::frontend::open_cache(std::filesystem::path(root.toStdString()));
+        if (!opened) return kiln::ui::ScanOutcome{nullptr, QString::fromStdString(opened.error().str()), 0};
+        return kiln::ui::runScan(std::make_shared<const kiln::bundle::RootOrBlob>(std::move(opened).value()), ctl);
     }));
     return app.exec();
 }

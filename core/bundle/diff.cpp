@@ -7,6 +7,7 @@
 #include "bundle/blob.hpp"
 #include "bundle/root_artifacts.hpp"
 #include "hash/sha256.hpp"
+#include "inductor/roots.hpp"
 #include "pickle/buffer.hpp"
 
 namespace kiln::bundle {
@@ -35,9 +36,11 @@ Result<Side> load_side(const std::string& path, std::string& label) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
         label = "cache " + path;
-        KILN_TRY(RootArtifacts root, collect_root_artifacts(path));
+        // Not a command's cache (diff reads a blob as it is, never unpacked): opened here, once.
+        KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(path));
+        KILN_TRY(RootArtifacts root, collect_root_artifacts({path, root_fd.get()}));
         for (const auto& a : root.artifacts) {
-            KILN_TRY(auto buffer, pickle::load_file(a.path));
+            KILN_TRY(auto buffer, read_root_artifact(root_fd.get(), a, UINT64_MAX));
             add(side, a.type, a.key, buffer->bytes());
         }
         return side;

@@ -121,19 +121,18 @@ Error timings_refusal(const std::string& root) {
                       "`--write` it there); pack without --timings");
 }
 
-Result<PackResult> pack_root(const std::string& root_path, const PackOptions& options) {
-    if (options.include_timings) return timings_refusal(root_path);
+Result<PackResult> pack_root(const inductor::OpenedRoot& opened, const PackOptions& options) {
+    if (options.include_timings) return timings_refusal(opened.path.string());
     // One descriptor of the root for the scan and every read (as evict): a file swapped for a symlink
     // after the scan, or a root path swapped for another, is never read.
-    KILN_TRY(auto resolved, inductor::resolve_root(root_path));
-    KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(resolved));
-    KILN_TRY(RootArtifacts root, collect_root_artifacts(resolved.string(), root_fd.get()));
+    const int root_fd = opened.fd;
+    KILN_TRY(RootArtifacts root, collect_root_artifacts(opened));
     PackResult out;
     out.root = root.root;
     for (const auto& s : root.skipped) out.notes.push_back("skipped " + s);
     KILN_TRY(std::vector<bool> chosen, choose(root, options, out.notes));
     std::map<std::size_t, std::string> closure_of;
-    add_closure(root_fd.get(), root, chosen, closure_of, out.notes);
+    add_closure(root_fd, root, chosen, closure_of, out.notes);
 
     std::vector<std::shared_ptr<const pickle::Buffer>> keep;  // the bytes stay alive until the blob is built
     std::vector<OutGroup> groups;
@@ -147,7 +146,7 @@ Result<PackResult> pack_root(const std::string& root_path, const PackOptions& op
                 Errc::limit,
                 "the selected artifacts exceed the limit of " + std::to_string(options.max_bytes) + " bytes", root.root,
                 "select fewer artifacts or raise --max-size");
-        KILN_TRY(auto buffer, read_root_artifact(root_fd.get(), a, options.max_bytes));
+        KILN_TRY(auto buffer, read_root_artifact(root_fd, a, options.max_bytes));
         if (groups.empty() || groups.back().type != a.type) groups.push_back({a.type, {}});
         groups.back().artifacts.push_back({a.key, buffer->bytes()});
         out.artifacts.push_back(

@@ -53,7 +53,8 @@ struct PackResult {
 
 // Errors: a --select key that matches nothing or more than one key (Errc::invalid_argument),
 // nothing to pack, an unreadable file, a blob over max_bytes.
-Result<PackResult> pack_root(const std::string& root, const PackOptions& options);
+// The scan and every read go through the opened root's descriptor.
+Result<PackResult> pack_root(const inductor::OpenedRoot& root, const PackOptions& options);
 
 // "2h", "30d" (ago, as evict's --older-than), or an ISO date "2026-11-26" / "2026-11-26T09:30[:00][Z]" (UTC).
 Result<std::int64_t> parse_since(std::string_view text, std::int64_t now_ns);

@@ -65,12 +65,10 @@ int blob_type_rank(ArtifactType t) {
     return 5;
 }
 
-Result<RootArtifacts> collect_root_artifacts(const std::string& root_arg, int root_fd) {
-    KILN_TRY(auto root, inductor::resolve_root(root_arg));
+Result<RootArtifacts> collect_root_artifacts(const inductor::OpenedRoot& root) {
     inductor::ScanOptions options;
     options.kind = inductor::RootKind::inductor;
     options.sniff_python = false;
-    options.root_fd = root_fd;
     KILN_TRY(auto scan, inductor::scan_cache(root, options));
     RootArtifacts out;
     out.root = scan.root;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bundle/artifact_types.hpp"
+#include "inductor/opened_root.hpp"
 #include "pickle/buffer.hpp"
 #include "util/result.hpp"
 
@@ -27,10 +28,10 @@ struct RootArtifacts {
     std::vector<std::string> skipped;     // files that look like artifacts but cannot go into a blob, with why
 };
 
-// Walks `root` once (inductor::scan_cache). Temporary and hidden files are never artifacts; an
-// fxgraph/aotautograd dir whose name is not a valid key is listed in `skipped`.
-// With `root_fd` (an open descriptor of `root`), the walk goes through it instead of the path.
-Result<RootArtifacts> collect_root_artifacts(const std::string& root, int root_fd = -1);
+// Walks the opened root once (inductor::scan_cache, through its descriptor). Temporary and hidden
+// files are never artifacts; an fxgraph/aotautograd dir whose name is not a valid key is listed in
+// `skipped`.
+Result<RootArtifacts> collect_root_artifacts(const inductor::OpenedRoot& root);
 // The bytes of `a` read through `root_fd` (the descriptor it was collected through): its relative
 // path opened beneath the root without following any symlink, and only if it still is the file the
 // scan saw (inode and size), so a file swapped for a symlink or another file meanwhile is never

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bundle/blob.hpp"
+#include "inductor/opened_root.hpp"
 #include "util/result.hpp"
 #include "util/temp_cleanup.hpp"
 #include "util/unique_fd.hpp"
@@ -45,6 +46,8 @@ struct RootOrBlob {
     std::filesystem::path named;  // the path given (or the default root): what lies beside it (trace/) is there
     UniqueFd root_fd;             // `root`, held open (O_DIRECTORY) since it was opened; -1 where none was opened
     bool is_blob() const { return blob_root.has_value(); }
+    // What core functions take: `root` and its descriptor (valid while this value lives).
+    inductor::OpenedRoot opened() const { return {root, root_fd.get()}; }
 };
 
 }  // namespace kiln::bundle

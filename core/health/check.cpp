@@ -163,9 +163,11 @@ void resolve(WalkFindings& w, const inductor::ScanResult& scan, const LockAge& a
 // Returns the scan whose groups the findings are resolved against.
 using Feed = std::function<Result<const inductor::ScanResult*>(CheckWalk& walk, int root_fd)>;
 
-Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOptions& o, const Feed& feed) {
-    // One descriptor for the walk and for the workers' relative reads.
-    KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(root, o.root_fd));
+Result<HealthReport> run_check(const inductor::OpenedRoot& root, const CheckOptions& o, const Feed& feed) {
+    if (root.fd < 0) return make_error(Errc::invalid_argument, "the cache root was not opened", root.path.string());
+    // One descriptor for the walk and for the workers' relative reads: the opened root's, with an offset
+    // of its own.
+    KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(root.path, root.fd));
     // The target as given (its label) and prepared for the workers; the default one found meanwhile.
     std::shared_future<std::optional<portability::Fingerprint>> given;
     if (o.target || o.default_target)
@@ -244,23 +246,18 @@ Result<HealthReport> run_check(const std::filesystem::path& root, const CheckOpt
 
 }  // namespace
 
-Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const CheckOptions& o) {
-    std::filesystem::path root = root_arg;  // with a descriptor given, already resolved by the caller
-    if (o.root_fd < 0) {
-        KILN_TRY(root, inductor::resolve_root(root_arg.string()));
-    }
+Result<HealthReport> check_cache(const inductor::OpenedRoot& root, const CheckOptions& o) {
     std::optional<inductor::ScanResult> scan;
     inductor::UnknownToKiln unknown;
     auto r = run_check(root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
         inductor::ScanOptions so;
         so.cancel = o.cancel;
-        so.root_fd = root_fd;
         so.keep_artifacts = false;  // streamed: memory grows with the groups and the findings, not the files
         so.on_artifact = [&walk, &unknown](const Artifact& a) {
             inductor::add_unknown_file(unknown, a);
             walk.add(a);
         };
-        KILN_TRY(auto result, inductor::scan_cache(root, so));
+        KILN_TRY(auto result, inductor::scan_cache(inductor::OpenedRoot{root.path, root_fd}, so));
         scan = std::move(result);
         return &*scan;
     });
@@ -270,7 +267,7 @@ Result<HealthReport> check_cache(const std::filesystem::path& root_arg, const Ch
 
 Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& o) {
     inductor::UnknownToKiln unknown;
-    auto r = run_check(scan.root, o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
+    auto r = run_check(scan.opened_root(), o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
         walk.know_all(scan);
         for (const auto& a : scan.artifacts) {  // the walk's order, as the streaming scan passes them
             if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
@@ -288,7 +285,7 @@ Result<HealthReport> check_groups(const inductor::ScanResult& scan, const std::v
     CheckOptions o = o_in;
     o.target.reset();  // stale needs every entry (the newest one's versions): not judged here
     o.default_target = false;
-    return run_check(scan.root, o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
+    return run_check(scan.opened_root(), o, [&](CheckWalk& walk, int root_fd) -> Result<const inductor::ScanResult*> {
         walk.know_all(scan);
         std::vector<Artifact> files;
         for (inductor::GroupId g : groups)
@@ -330,7 +327,7 @@ std::optional<portability::Fingerprint> default_target() {
     return local;
 }
 
-Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
+Result<std::vector<std::string>> stale_groups(const inductor::OpenedRoot& root,
                                               const std::optional<portability::Fingerprint>& target) {
     CheckOptions o;
     o.target = target ? target : default_target();
@@ -341,7 +338,7 @@ Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
     return out;
 }
 
-Result<std::size_t> count_problems(const std::filesystem::path& root) {
+Result<std::size_t> count_problems(const inductor::OpenedRoot& root) {
     KILN_TRY(auto report, check_cache(root));
     return report.problems.size();
 }

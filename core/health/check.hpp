@@ -28,15 +28,14 @@ struct CheckOptions {
     std::int64_t temp_age_ns = 3600LL * 1000000000LL;  // temporaries older than this are stale
     unsigned threads = 0;                              // 0: the CPUs this process may use
     const std::atomic<bool>* cancel = nullptr;
-    // An open descriptor of the root (not closed): every read goes through it instead of the root's
-    // path, so a command that checks more than once (check --quarantine) checks the same directory
-    // each time even if the path is a symlink swapped meanwhile.
-    int root_fd = -1;
 };
 
-// Errors: a root that cannot be scanned (not_found, io), cancelled.
-Result<HealthReport> check_cache(const std::filesystem::path& root, const CheckOptions& options = {});
-// The same checks over a scan already made (the GUI's browser scan; kept artifacts needed).
+// Every read goes through the opened root's descriptor, never its path, so a command that checks more
+// than once (check --quarantine) checks the same directory each time even if the path is a symlink
+// swapped meanwhile. Errors: a root that cannot be read (io), cancelled.
+Result<HealthReport> check_cache(const inductor::OpenedRoot& root, const CheckOptions& options = {});
+// The same checks over a scan already made (the GUI's browser scan; kept artifacts needed), read
+// through the directory the scan walked (ScanResult::root_fd).
 Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOptions& options = {});
 
 // The checks of the files of `groups` only (indices into `scan.groups`), read now; what the rest of the
@@ -54,11 +53,11 @@ std::optional<portability::Fingerprint> default_target();
 
 // The groups (key dirs, relative) of the entries that are stale against `target` (default_target()
 // when empty): what `kiln-cli evict --stale` removes.
-Result<std::vector<std::string>> stale_groups(const std::filesystem::path& root,
+Result<std::vector<std::string>> stale_groups(const inductor::OpenedRoot& root,
                                               const std::optional<portability::Fingerprint>& target);
 
 // The number of problems (stale entries not counted): what the GUI's Overview shows.
-Result<std::size_t> count_problems(const std::filesystem::path& root);
+Result<std::size_t> count_problems(const inductor::OpenedRoot& root);
 Result<std::size_t> count_problems(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace kiln::health

@@ -83,11 +83,6 @@ bool valid_id(std::string_view id) {
     return true;
 }
 
-Result<UniqueFd> open_root(const fs::path& root_arg, fs::path& root) {
-    KILN_TRY(root, inductor::resolve_root(root_arg.string()));
-    return inductor::open_root_dir(root);
-}
-
 // A quarantine held: its folder and the lock on <id>/.lock, which every change to it takes (a quarantine
 // run adding to it, a restore emptying it), as git's index.lock serializes writers of one index.
 constexpr const char* kLock = ".lock";
@@ -271,11 +266,11 @@ Result<std::set<std::string>> healed_groups(const inductor::ScanResult& scan, co
     return healed;
 }
 
-Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
+Result<QuarantineOutcome> quarantine_at(const inductor::OpenedRoot& root,
                                         const std::vector<QuarantineRequest>& requests, const std::string& into_id,
                                         const CheckOptions& check) {
+    const int root_fd = root.fd;
     inductor::ScanOptions so;
-    so.root_fd = root_fd;
     so.sniff_python = false;  // categories do not matter here, only groups and identities
     KILN_TRY(inductor::ScanResult scan, inductor::scan_cache(root, so));
     std::map<std::string, const inductor::Group*> by_rel;
@@ -329,8 +324,7 @@ Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
     }
     // The verdict was taken before this run held any lock: each group is checked again under the lock a
     // compile takes for it (torch's locks/<key>.lock), and moved only if still broken, before the lock goes.
-    CheckOptions recheck = check;
-    recheck.root_fd = root_fd;
+    const CheckOptions& recheck = check;  // through the directory the scan walked (check_groups)
     for (std::size_t from = 0; from < plan.size(); from += kLockedAtOnce) {
         std::vector<Locked> locked;
         for (std::size_t i = from; i < std::min(plan.size(), from + kLockedAtOnce); ++i) {
@@ -374,23 +368,21 @@ Result<QuarantineOutcome> quarantine_at(int root_fd, const fs::path& root,
 
 }  // namespace
 
-Result<QuarantineOutcome> quarantine_groups(const fs::path& root_arg, const std::vector<QuarantineRequest>& requests,
+Result<QuarantineOutcome> quarantine_groups(const inductor::OpenedRoot& root,
+                                            const std::vector<QuarantineRequest>& requests,
                                             const std::string& into_id) {
-    fs::path root;
-    KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
-    return quarantine_at(root_fd.get(), root, requests, into_id, CheckOptions{});
+    return quarantine_at(root, requests, into_id, CheckOptions{});
 }
 
-Result<RestoreOutcome> restore_quarantine(const fs::path& root_arg, const std::string& id) {
-    fs::path root;
-    KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
-    auto held = open_quarantine(root_fd.get(), id);
-    if (!held) return std::move(held.error()).with_context(root.string());
+Result<RestoreOutcome> restore_quarantine(const inductor::OpenedRoot& root, const std::string& id) {
+    const int root_fd = root.fd;
+    auto held = open_quarantine(root_fd, id);
+    if (!held) return std::move(held.error()).with_context(root.path.string());
     HeldQuarantine& q = *held;
     auto manifest = read_manifest(q.dir.get(), id);
     if (!manifest && manifest.error().code == Errc::not_found) {
         // An empty shell (a run that moved nothing was removing it as this one came): nothing to restore.
-        remove_bookkeeping(root_fd.get(), q, {});
+        remove_bookkeeping(root_fd, q, {});
         return make_error(Errc::not_found, "no such quarantine (it holds no manifest)", id,
                           "`kiln-cli check --list-quarantine`");
     }
@@ -402,7 +394,7 @@ Result<RestoreOutcome> restore_quarantine(const fs::path& root_arg, const std::s
     for (const auto& g : m.groups) {
         QuarantinedGroup rest{g.group, g.problems, {}};
         for (const auto& i : g.items) {
-            Status s = move_item(q.dir.get(), root_fd.get(), i.path, i.dir, 0, kFiles, "");
+            Status s = move_item(q.dir.get(), root_fd, i.path, i.dir, 0, kFiles, "");
             if (s.ok()) out.restored.push_back(i.path);
             else if (s.error().code == Errc::not_found)  // never moved (a run stopped after its plan)
                 out.skipped.push_back(i.path + ": not in the quarantine (never moved); dropped from the manifest");
@@ -418,7 +410,7 @@ Result<RestoreOutcome> restore_quarantine(const fs::path& root_arg, const std::s
         return out;
     }
     // Everything is back: only the manifest items' folders (if empty) and the bookkeeping go.
-    remove_bookkeeping(root_fd.get(), q, item_paths(m));
+    remove_bookkeeping(root_fd, q, item_paths(m));
     return out;
 }
 
@@ -443,20 +435,16 @@ std::vector<QuarantineRequest> quarantine_requests(const HealthReport& r, bool s
     return out;
 }
 
-Result<QuarantineRun> quarantine_problems(const fs::path& root_arg, const CheckOptions& options_in, bool strict) {
+Result<QuarantineRun> quarantine_problems(const inductor::OpenedRoot& root, const CheckOptions& options, bool strict) {
     // One descriptor of the root for every check and every move: a root path that is a symlink swapped
     // meanwhile cannot send a round to another cache.
-    fs::path root;
-    KILN_TRY(UniqueFd root_fd, open_root(root_arg, root));
-    CheckOptions options = options_in;
-    options.root_fd = root_fd.get();
     QuarantineRun run;
     KILN_TRY(run.before, check_cache(root, options));
     run.after = run.before;
     for (int round = 0; round < 8 && !run.after.healthy(strict); ++round) {
         auto requests = quarantine_requests(run.after, strict);
         if (requests.empty()) break;  // only problems no quarantine can help (unreadable files)
-        KILN_TRY(QuarantineOutcome step, quarantine_at(root_fd.get(), root, requests, run.moved.manifest.id, options));
+        KILN_TRY(QuarantineOutcome step, quarantine_at(root, requests, run.moved.manifest.id, options));
         // The same quarantine grows; a new one when it was restored meanwhile.
         std::size_t moved_before = step.manifest.id == run.moved.manifest.id ? run.moved.manifest.groups.size() : 0;
         bool moved_more = step.manifest.groups.size() > moved_before;
@@ -473,16 +461,22 @@ Result<QuarantineRun> quarantine_problems(const fs::path& root_arg, const CheckO
     return run;
 }
 
-std::vector<QuarantineManifest> list_quarantines(const fs::path& root) {
+std::vector<QuarantineManifest> list_quarantines(const inductor::OpenedRoot& root) {
     std::vector<QuarantineManifest> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root / inductor::kQuarantineDirName, ec)) {
-        auto text = read_regular_file(e.path() / kManifest, 64ull << 20);
-        if (!text) continue;
-        auto j = parse_json_bytes(*text);
-        if (j.is_discarded()) continue;
-        if (auto m = manifest_from_json(j)) out.push_back(std::move(*m));
+    auto qroot = open_dir_beneath(root.fd, inductor::kQuarantineDirName, inductor::kQuarantineDirName);
+    if (!qroot) return out;
+    UniqueFd listed(::openat(qroot->get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    DIR* dir = listed.valid() ? ::fdopendir(listed.get()) : nullptr;
+    if (!dir) return out;
+    listed.release();  // closedir closes it
+    while (const struct dirent* e = ::readdir(dir)) {
+        const std::string id = e->d_name;
+        if (!valid_id(id)) continue;  // ".", "..", the lock, anything a quarantine is not named
+        UniqueFd qdir(::openat(qroot->get(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!qdir.valid()) continue;
+        if (auto m = read_manifest(qdir.get(), id)) out.push_back(std::move(*m));
     }
+    ::closedir(dir);
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     return out;
 }

@@ -46,10 +46,11 @@ struct QuarantineOutcome {
     std::vector<std::string> skipped;  // "group: reason"
 };
 
+// Every function here works through the opened root's descriptor (frontend::open_cache opened it).
 // Moves the requested groups into a new quarantine, or into `into_id`'s (its manifest grows). Errors:
-// the root cannot be opened, the quarantine folder cannot be made, the manifest cannot be written
-// (then what was moved is moved back).
-Result<QuarantineOutcome> quarantine_groups(const std::filesystem::path& root,
+// the quarantine folder cannot be made, the manifest cannot be written (then what was moved is moved
+// back).
+Result<QuarantineOutcome> quarantine_groups(const inductor::OpenedRoot& root,
                                             const std::vector<QuarantineRequest>& groups,
                                             const std::string& into_id = {});
 
@@ -63,16 +64,16 @@ struct QuarantineRun {
     HealthReport after;   // the last check
     QuarantineOutcome moved;
 };
-Result<QuarantineRun> quarantine_problems(const std::filesystem::path& root, const CheckOptions& options, bool strict);
+Result<QuarantineRun> quarantine_problems(const inductor::OpenedRoot& root, const CheckOptions& options, bool strict);
 
 struct RestoreOutcome {
     std::vector<std::string> restored;  // relative paths
     std::vector<std::string> skipped;   // "path: reason" (left in the quarantine, manifest kept)
 };
 // Moves quarantine `id` back. Errc::not_found for an unknown id, invalid_argument for a malformed one.
-Result<RestoreOutcome> restore_quarantine(const std::filesystem::path& root, const std::string& id);
+Result<RestoreOutcome> restore_quarantine(const inductor::OpenedRoot& root, const std::string& id);
 
 // The quarantines of `root`, oldest first (manifests that do not parse are skipped).
-std::vector<QuarantineManifest> list_quarantines(const std::filesystem::path& root);
+std::vector<QuarantineManifest> list_quarantines(const inductor::OpenedRoot& root);
 
 }  // namespace kiln::health

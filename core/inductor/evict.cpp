@@ -358,34 +358,31 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
 
 }  // namespace
 
-Result<EvictReport> evict_cache(const std::string& root_arg, const EvictPolicy& policy) {
+Result<EvictReport> evict_cache(const OpenedRoot& root, const EvictPolicy& policy) {
     if (!policy.older_than_ns && !policy.max_bytes && !policy.max_files && policy.named_groups.empty())
-        return make_error(Errc::invalid_argument, "nothing to evict by", root_arg,
+        return make_error(Errc::invalid_argument, "nothing to evict by", root.path.string(),
                           "give --older-than AGE, --max-size SIZE, --max-files N or --stale");
-    KILN_TRY(auto root, resolve_root(root_arg));
-    // The one descriptor of the root, opened before the scan: a symlinked root is followed here, once,
-    // as the user named it; everything after goes through this descriptor.
-    KILN_TRY(UniqueFd root_fd, open_root_dir(root));
+    // The one descriptor of the root, opened by the caller (frontend::open_cache): a symlinked root was
+    // followed there, once, as the user named it; the scan and every removal go through it.
     auto kind = detect_root_kind(root);
     if (!kind && !policy.force)
         return make_error(Errc::invalid_argument, "does not look like an Inductor or Triton cache; refusing to delete",
-                          root.string(), "check the path; --force evicts anyway");
+                          root.path.string(), "check the path; --force evicts anyway");
     ScanOptions options;
     options.kind = kind.value_or(RootKind::inductor);
-    options.root_fd = root_fd.get();
     KILN_TRY(ScanResult scan, scan_cache(root, options));
-    return plan_and_remove(scan, root_fd.get(), policy);
+    return plan_and_remove(scan, root.fd, policy);
 }
 
 Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy_in) {
     if (!policy_in.older_than_ns && !policy_in.max_bytes && !policy_in.max_files && policy_in.named_groups.empty())
         return make_error(Errc::invalid_argument, "nothing to evict by", scan.root,
                           "give --older-than AGE, --max-size SIZE, --max-files N or --stale");
-    // Only the lock checks touch the file system: through the root the scan walked.
-    KILN_TRY(UniqueFd root_fd, open_root_dir(scan.root));
+    // Only the lock checks touch the file system: through the directory the scan walked.
+    if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
     EvictPolicy policy = policy_in;
     policy.dry_run = true;
-    return plan_and_remove(scan, root_fd.get(), policy);
+    return plan_and_remove(scan, scan.root_fd(), policy);
 }
 
 Result<std::int64_t> parse_age_ns(std::string_view text) {

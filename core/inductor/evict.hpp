@@ -70,11 +70,13 @@ struct EvictReport {
     std::uint64_t freed_files = 0;  // files of the groups removed whole
 };
 
-// Scans `root`, plans, and (unless policy.dry_run) removes. Errors: a missing root (not_found), a root
-// that looks like no cache without policy.force (invalid_argument), no limit and no named group given.
-Result<EvictReport> evict_cache(const std::string& root, const EvictPolicy& policy);
+// Scans the opened root, plans, and (unless policy.dry_run) removes, all through its descriptor.
+// Errors: a root that looks like no cache without policy.force (invalid_argument), no limit and no
+// named group given.
+Result<EvictReport> evict_cache(const OpenedRoot& root, const EvictPolicy& policy);
 // The same plan as a dry run over a scan already made (the GUI's browser scan): the report
-// evict_cache(scan.root, policy with dry_run) gives for that scan, without walking the root again.
+// evict_cache of the scan's root with dry_run gives, without walking the root again (the lock checks
+// go through the directory the scan walked, ScanResult::root_fd).
 Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy);
 
 // Removes one group of `scan` safely (see above) through `root_fd`, the directory the scan walked.

@@ -101,16 +101,6 @@ Error not_a_root_error(const fs::path& root, unsigned mode) {
                       root.string(), kWhatToPass);
 }
 
-Result<fs::path> resolve_root(const std::optional<std::string>& explicit_root, RootKind kind) {
-    const bool defaulted = !explicit_root || explicit_root->empty();
-    fs::path root = !defaulted ? fs::path(*explicit_root)
-                               : (kind == RootKind::triton ? default_triton_root() : default_inductor_root());
-    struct stat st;
-    if (::stat(root.c_str(), &st) != 0) return root_error(root, errno, defaulted, kind);
-    if (!S_ISDIR(st.st_mode)) return not_a_root_error(root, st.st_mode);
-    return root;
-}
-
 Result<UniqueFd> open_root_dir(const fs::path& root, int from_fd) {
     UniqueFd fd(from_fd >= 0 ? ::openat(from_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                              : ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -118,8 +108,18 @@ Result<UniqueFd> open_root_dir(const fs::path& root, int from_fd) {
     return fd;
 }
 
-std::optional<RootKind> detect_root_kind(const fs::path& root) {
-    DIR* dir = ::opendir(root.c_str());
+namespace {
+// A directory stream of `at`'s entry `name` ("." for `at` itself); null when it cannot be opened.
+DIR* open_dir_at(int at, const char* name) {
+    const int fd = ::openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return nullptr;
+    DIR* dir = ::fdopendir(fd);
+    if (!dir) ::close(fd);
+    return dir;
+}
+
+std::optional<RootKind> detect_kind_at(int root_fd) {
+    DIR* dir = open_dir_at(root_fd, ".");
     if (!dir) return std::nullopt;
     bool inductor = false, all_triton = true, any = false;
     while (struct dirent* e = ::readdir(dir)) {
@@ -131,8 +131,7 @@ std::optional<RootKind> detect_root_kind(const fs::path& root) {
             inductor = true;
         } else if (name == "cache" || name.size() == 2) {
             // Weaker names: look one level down for a file that only Inductor names so.
-            std::string sub = root.string() + "/" + std::string(name);
-            if (DIR* d = ::opendir(sub.c_str())) {
+            if (DIR* d = open_dir_at(root_fd, e->d_name)) {
                 while (struct dirent* f = ::readdir(d)) {
                     std::string_view fn = f->d_name;
                     if ((name == "cache" && is_hex64(fn)) ||
@@ -150,6 +149,15 @@ std::optional<RootKind> detect_root_kind(const fs::path& root) {
     if (inductor) return RootKind::inductor;
     if (any && all_triton) return RootKind::triton;
     return std::nullopt;
+}
+}  // namespace
+
+std::optional<RootKind> detect_root_kind(const OpenedRoot& root) { return detect_kind_at(root.fd); }
+
+std::optional<RootKind> detect_root_kind(const fs::path& root) {
+    UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) return std::nullopt;
+    return detect_kind_at(fd.get());
 }
 
 }  // namespace kiln::inductor

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "inductor/opened_root.hpp"
 #include "inductor/scanner.hpp"
 #include "util/result.hpp"
 #include "util/unique_fd.hpp"
@@ -21,11 +22,6 @@ std::filesystem::path default_inductor_root();
 // $TRITON_CACHE_DIR, else $HOME/.triton/cache (Triton's own default).
 std::filesystem::path default_triton_root();
 
-// The root a command works on: `explicit_root` when given, else the default for `kind`.
-// Errors as open_root_dir's when it does not exist, cannot be read or is no directory.
-Result<std::filesystem::path> resolve_root(const std::optional<std::string>& explicit_root,
-                                           RootKind kind = RootKind::inductor);
-
 // The root directory's descriptor (O_RDONLY | O_DIRECTORY), opened the one way every reader and
 // writer opens it, with one error text per failure whoever asks. `from_fd` >= 0: the same directory
 // again through that descriptor (openat "."), with an offset of its own.
@@ -41,5 +37,7 @@ Error not_a_root_error(const std::filesystem::path& root, unsigned mode);
 // locks/, triton/<n>/, cache/ or <xx>/c<51>.* entries; a Triton cache has only <HASH>/ dirs.
 // Empty when it looks like neither (a home directory, a source tree ...).
 std::optional<RootKind> detect_root_kind(const std::filesystem::path& root);
+// The same through the opened root's descriptor (the scan and evict look at what they walk).
+std::optional<RootKind> detect_root_kind(const OpenedRoot& root);
 
 }  // namespace kiln::inductor

@@ -38,7 +38,8 @@ bool within(std::string_view part, std::string_view whole) {
 
 class Walker {
 public:
-    Walker(ScanResult& out, ScanStorage& storage, const ScanOptions& opt) : out_(out), st_(storage), opt_(opt) {}
+    Walker(ScanResult& out, ScanStorage& storage, const ScanOptions& opt, int root_fd)
+        : out_(out), st_(storage), opt_(opt), root_fd_(root_fd) {}
 
     Status run() {
         path_ = out_.root;
@@ -47,7 +48,7 @@ public:
         st_.root = path_;
         rel_offset_ = static_cast<std::uint32_t>(path_.size() + 1);
         // openat(fd, ".") opens the same directory with an offset of its own (a dup would share it).
-        KILN_TRY(UniqueFd opened, open_root_dir(path_, opt_.root_fd));
+        KILN_TRY(UniqueFd opened, open_root_dir(path_, root_fd_));
         int fd = opened.release();
         struct stat st;
         if (::fstat(fd, &st) == 0) {
@@ -68,6 +69,7 @@ private:
     ScanResult& out_;
     ScanStorage& st_;
     const ScanOptions& opt_;
+    int root_fd_;       // the opened root (not closed here)
     std::string path_;  // absolute path of the entry being visited
     std::uint32_t rel_offset_ = 0;
     // Keyed by the relative part of each group's stored path: no second copy of the paths.
@@ -386,17 +388,26 @@ private:
 
 }  // namespace
 
-Result<ScanResult> scan_cache(const std::filesystem::path& root, const ScanOptions& options) {
+Result<ScanResult> scan_cache(const OpenedRoot& root, const ScanOptions& options) {
     ScanResult out;
-    out.root = std::filesystem::absolute(root).lexically_normal().string();
-    out.kind = options.kind ? *options.kind : detect_root_kind(out.root).value_or(RootKind::inductor);
+    out.root = std::filesystem::absolute(root.path).lexically_normal().string();
+    if (root.fd < 0)  // a programming error: the caller opens the root (frontend::open_cache)
+        return make_error(Errc::invalid_argument, "the cache root was not opened", out.root);
     auto storage = std::make_shared<ScanStorage>();
+    KILN_TRY(storage->root_fd, open_root_dir(out.root, root.fd));
+    out.kind =
+        options.kind ? *options.kind : detect_root_kind(OpenedRoot{root.path, root.fd}).value_or(RootKind::inductor);
     {
-        Walker walker(out, *storage, options);
+        Walker walker(out, *storage, options, root.fd);
         KILN_CHECK(walker.run());
     }
     out.storage = std::move(storage);
     return out;
+}
+
+Result<ScanResult> scan_cache(const std::filesystem::path& root, const ScanOptions& options) {
+    KILN_TRY(UniqueFd fd, open_root_dir(root));
+    return scan_cache(OpenedRoot{root, fd.get()}, options);
 }
 
 }  // namespace kiln::inductor

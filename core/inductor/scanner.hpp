@@ -15,7 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "inductor/opened_root.hpp"
 #include "util/result.hpp"
+#include "util/unique_fd.hpp"
 
 namespace kiln::inductor {
 
@@ -182,6 +184,7 @@ struct ScanStorage {
     std::string root;                    // what the artifacts' and groups' `root` point at (ScanResult::root)
     PathStore paths;                     // the relative paths
     std::vector<std::uint32_t> members;  // the groups' member lists, one run per group
+    UniqueFd root_fd;                    // the directory walked (a descriptor of its own): see ScanResult::root_fd
 };
 
 struct ScanProgress {
@@ -204,8 +207,6 @@ struct ScanOptions {
     std::uint32_t progress_every = 4096;
     const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled
     std::size_t max_errors = 100;               // errors kept verbatim; all are counted in `unreadable`
-    int root_fd = -1;                           // walk this open directory (not closed) instead of opening `root`:
-                                                // eviction removes through the same descriptor it scanned
 };
 
 struct ScanResult {
@@ -226,10 +227,18 @@ struct ScanResult {
     std::uint64_t root_ino = 0;
 
     std::uint64_t total_bytes() const { return bytes; }
+    // The directory this scan walked, held as long as the scan (its storage): what works on a scan
+    // afterwards (evict_dry_run, check_scan, assess_scan) reads and locks through it, never through
+    // `root` opened again. -1 for a scan built by hand.
+    int root_fd() const { return storage ? storage->root_fd.get() : -1; }
+    OpenedRoot opened_root() const { return {root, root_fd()}; }
 };
 
-// Walks `root` once. Errors: Errc::not_found / io when the root itself cannot be opened,
+// Walks the opened root once, through its descriptor. Errors: Errc::io when it cannot be read,
 // Errc::cancelled when options.cancel was raised.
+Result<ScanResult> scan_cache(const OpenedRoot& root, const ScanOptions& options = {});
+// Opens `root` (open_root_dir: not_found, io, invalid_argument) and walks it: for tests and tools that
+// hold no opened root. Commands scan the root frontend::open_cache opened.
 Result<ScanResult> scan_cache(const std::filesystem::path& root, const ScanOptions& options = {});
 
 }  // namespace kiln::inductor

@@ -45,7 +45,7 @@ CacheStats compute_stats(const ScanResult& scan) {
     return s;
 }
 
-Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions options) {
+Result<StatsScan> scan_stats(const OpenedRoot& root, ScanOptions options) {
     StatsScan out;
     options.keep_artifacts = false;
     options.on_artifact = [&out](const Artifact& a) { add_file(out.stats, a); };

@@ -44,7 +44,7 @@ struct StatsScan {
     CacheStats stats;
     ScanResult scan;
 };
-Result<StatsScan> scan_stats(const std::filesystem::path& root, ScanOptions options = {});
+Result<StatsScan> scan_stats(const OpenedRoot& root, ScanOptions options = {});
 
 // Exactly {"root", "categories": {name: {"files", "entries", "bytes"}}, "fxgraph_keys",
 // "total": {"files", "bytes"}, "unreadable"}, plus "quarantine": {"files", "bytes"} when there is one;

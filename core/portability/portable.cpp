@@ -305,21 +305,17 @@ Result<PortableItem> assess_graph_entry(const std::string& rel, ItemKind kind, c
 namespace {
 
 // Assesses the collected tasks of one root on worker threads.
-Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>& tasks, const ModuleIndex& modules,
-                                    PortableReport report, const Fingerprint& target_in,
+Result<PortableReport> assess_tasks(const inductor::OpenedRoot& root, std::vector<Task>& tasks,
+                                    const ModuleIndex& modules, PortableReport report, const Fingerprint& target_in,
                                     const PortableOptions& options) {
+    const std::string root_path = root.path.string();
     std::sort(tasks.begin(), tasks.end(),
               [](const Task& a, const Task& b) { return a.kind != b.kind ? a.kind < b.kind : a.rel < b.rel; });
     report.root = root_path;
     report.target = target_in;
     Fingerprint target = with_derived(target_in);
-    KILN_TRY(UniqueFd root_dir, inductor::open_root_dir(root_path));
-    int root_fd = root_dir.release();
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{root_fd};
-    Context ctx{target, modules, root_fd};
+    if (root.fd < 0) return make_error(Errc::invalid_argument, "the cache root was not opened", root_path);
+    Context ctx{target, modules, root.fd};
     ctx.newer_torch = keyed_by_newer_torch(root_path);
     std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
     unsigned n = options.threads ? options.threads : usable_cpus();
@@ -341,7 +337,8 @@ Result<PortableReport> assess_tasks(const fs::path& root_path, std::vector<Task>
 
 }  // namespace
 
-Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& target_in, const PortableOptions& options) {
+Result<PortableReport> assess_root(const inductor::OpenedRoot& root, const Fingerprint& target_in,
+                                   const PortableOptions& options) {
     inductor::ScanOptions so;
     so.kind = inductor::RootKind::inductor;
     so.cancel = options.cancel;
@@ -353,19 +350,19 @@ Result<PortableReport> assess_root(const fs::path& root, const Fingerprint& targ
     TaskCollector collect{tasks, modules, report.pgo_profiles};
     so.on_artifact = [&collect](const inductor::Artifact& a) { collect.add(a); };
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
-    return assess_tasks(scan.root, tasks, modules, std::move(report), target_in, options);
+    return assess_tasks(scan.opened_root(), tasks, modules, std::move(report), target_in, options);
 }
 
 Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
                                    const PortableOptions& options) {
     if (scan.kind != inductor::RootKind::inductor)  // assess_root reads every root by Inductor's rules
-        return assess_root(scan.root, target_in, options);
+        return assess_root(scan.opened_root(), target_in, options);
     ModuleIndex modules;
     PortableReport report;
     std::vector<Task> tasks;
     TaskCollector collect{tasks, modules, report.pgo_profiles};
     for (const auto& a : scan.artifacts) collect.add(a);  // the walk's order, as the streaming scan passes them
-    return assess_tasks(scan.root, tasks, modules, std::move(report), target_in, options);
+    return assess_tasks(scan.opened_root(), tasks, modules, std::move(report), target_in, options);
 }
 
 namespace {
@@ -405,7 +402,7 @@ constexpr std::size_t kSummaryChunk = 1024;  // items assessed at once: their re
 Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
                                        const PortableOptions& options) {
     if (scan.kind != inductor::RootKind::inductor) {
-        KILN_TRY(auto report, assess_root(scan.root, target_in, options));
+        KILN_TRY(auto report, assess_root(scan.opened_root(), target_in, options));
         return std::move(report.summary);
     }
     // assess_scan's items by index; the modules beside .best_config files and the PGO profiles as it keeps them.
@@ -425,13 +422,9 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
         return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
     });
     Fingerprint target = with_derived(target_in);
-    KILN_TRY(UniqueFd root_dir, inductor::open_root_dir(scan.root));
-    int root_fd = root_dir.release();
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{root_fd};
-    Context ctx{target, modules, root_fd};
+    // Through the directory the scan walked.
+    if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
+    Context ctx{target, modules, scan.root_fd()};
     ctx.newer_torch = keyed_by_newer_torch(scan.root);
     unsigned n = options.threads ? options.threads : usable_cpus();
     n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, refs.size() / 64)));

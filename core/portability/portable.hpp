@@ -69,10 +69,12 @@ struct PortableOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-Result<PortableReport> assess_root(const std::filesystem::path& root, const Fingerprint& target,
+// The opened root walked and read through its descriptor.
+Result<PortableReport> assess_root(const inductor::OpenedRoot& root, const Fingerprint& target,
                                    const PortableOptions& options = {});
-// The same over a scan already made (the GUI's browser scan, artifacts kept): its items do not depend
-// on how .py files were classified, so any scan of the root gives assess_root's report.
+// The same over a scan already made (the GUI's browser scan, artifacts kept), read through the
+// directory it walked (ScanResult::root_fd): its items do not depend on how .py files were
+// classified, so any scan of the root gives assess_root's report.
 Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Fingerprint& target,
                                    const PortableOptions& options = {});
 

@@ -19,7 +19,7 @@ Result<Fingerprint> load_target(const TargetSpec& target) {
 
 Result<PortableReport> assess_opened(const bundle::RootOrBlob& root, const Fingerprint& target,
                                      const PortableOptions& options) {
-    KILN_TRY(PortableReport report, assess_root(root.root, target, options));
+    KILN_TRY(PortableReport report, assess_root(root.opened(), target, options));
     if (root.is_blob()) report.root = root.label;
     return report;
 }

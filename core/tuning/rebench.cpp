@@ -1,6 +1,5 @@
 #include "tuning/rebench.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "util/regular_file.hpp"
@@ -11,16 +10,12 @@
 namespace fs = std::filesystem;
 
 namespace kiln::tuning {
-namespace {
 
-// The module's cache root: its folder's parent when it sits in <root>/<xx>/<key>.py.
-std::string guess_cache_root(const fs::path& module) {
-    if (const char* d = std::getenv("TORCHINDUCTOR_CACHE_DIR"); d && *d) return d;
+std::optional<fs::path> module_cache_root(const fs::path& module) {
     auto dir = fs::absolute(module).parent_path();
-    return dir.filename().string().size() == 2 ? dir.parent_path().string() : dir.string();
+    if (dir.filename().string().size() != 2) return std::nullopt;
+    return dir.parent_path();
 }
-
-}  // namespace
 
 bool RebenchReport::all_ok() const {
     for (const auto& d : devices)
@@ -37,6 +32,9 @@ Result<RebenchReport> rebench_module(const RebenchOptions& o) {
         return make_error(Errc::invalid_argument, "not an output-code module (a .py file Inductor wrote)", o.module,
                           "rebench runs <root>/<xx>/<key>.py; for a graph entry, `kiln-cli show ENTRY --kernels` "
                           "names its output module");
+    if (o.cache_dir.empty())
+        return make_error(Errc::invalid_argument, "no cache root for the run", o.module,
+                          "pass the TORCHINDUCTOR_CACHE_DIR the module runs with");
     KILN_TRY(auto python, worker::find_python_with_torch(o.python));
     std::vector<worker::Device> devices;
     if (!o.devices.empty()) {
@@ -48,7 +46,7 @@ Result<RebenchReport> rebench_module(const RebenchOptions& o) {
     req.kind = worker::RequestKind::inductor_module;
     req.module_path = fs::absolute(o.module).string();
     req.python = python.python;
-    req.cache_root = o.cache_dir.empty() ? guess_cache_root(o.module) : o.cache_dir;
+    req.cache_root = o.cache_dir;
     req.per_kernel = o.kernels;
     req.module_timeout_s = o.timeout_s;
     req.choice = fs::path(o.module).filename().string();

@@ -3,6 +3,7 @@
 // kiln-worker per device runs `python MODULE.py [-k]` (inductor_module.hpp). This runs the module's
 // code: callers say so to the user. The report's JSON is what `--json` prints and the GUI reads.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,12 @@
 namespace kiln::tuning {
 
 struct RebenchOptions {
-    std::string module;      // <cache root>/<xx>/<key>.py
-    std::string devices;     // "0,1"; empty: CUDA_VISIBLE_DEVICES, else every GPU
-    std::string python;      // empty: python3 on PATH
-    std::string cache_dir;   // TORCHINDUCTOR_CACHE_DIR for the run; empty: the module's cache root
+    std::string module;   // <cache root>/<xx>/<key>.py
+    std::string devices;  // "0,1"; empty: CUDA_VISIBLE_DEVICES, else every GPU
+    std::string python;   // empty: python3 on PATH
+    // TORCHINDUCTOR_CACHE_DIR for the run, chosen by the caller (kiln-cli: --cache-dir, else
+    // module_cache_root, else frontend::default_cache_root): core reads no environment for it.
+    std::string cache_dir;
     bool kernels = false;    // -k: each kernel instead of the whole graph
     double timeout_s = 600;  // per device
 };
@@ -37,8 +40,11 @@ struct RebenchReport {
     bool all_ok() const;
 };
 
-// Errors: no such module (not_found), no Python with torch (unavailable), bad --devices, workers
-// that do not start. A device that fails is a RebenchDevice with its reason, not an error.
+// The cache root an output-code module sits in (<root>/<xx>/<key>.py), or none.
+std::optional<std::filesystem::path> module_cache_root(const std::filesystem::path& module);
+
+// Errors: no such module (not_found), no cache_dir (invalid_argument), no Python with torch
+// (unavailable), bad --devices, workers that do not start. A device that fails is a RebenchDevice with its reason, not an error.
 Result<RebenchReport> rebench_module(const RebenchOptions& options);
 
 // {"module", "python", "torch", "devices": [{"device", "status", "ms"+"timings" | "reason"}]}

@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 
+#include "bundle/blob.hpp"
 #include "bundle/temp_root.hpp"
 #include "timings/collect.hpp"
 #include "ui/browser/cache_browser.hpp"
@@ -51,8 +52,8 @@ private slots:
     void initTestCase() {
         QCoreApplication::setOrganizationName("KilnTest");
         QVERIFY2(QFileInfo(blob()).isFile(), "KILN_FIXTURE_DIR must point at the extracted fixtures");
-        QVERIFY(isMegaCacheBlob(blob()));
-        QVERIFY(!isMegaCacheBlob(test::h100Root()));
+        QVERIFY(kiln::bundle::is_blob_file(blob().toStdString()));
+        QVERIFY(!kiln::bundle::is_blob_file(test::h100Root().toStdString()));
         QCOMPARE(chooseStartupRoot(blob()).path, blob());  // `kiln BLOB`
     }
 
@@ -188,7 +189,7 @@ private slots:
         QVERIFY(out.open(QIODevice::WriteOnly));
         QCOMPARE(out.write(in.read(4096)), qint64(4096));
         out.close();
-        QVERIFY(isMegaCacheBlob(broken));
+        QVERIFY(kiln::bundle::is_blob_file(broken.toStdString()));
         w.openRoot(broken);
         QVERIFY(test::waitFor([&] { return !w.jobs()->isBusy(); }));
         QCOMPARE(w.currentRoot(), test::twoEntriesRoot());

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "frontend/open_cache.hpp"
 #include "health/check.hpp"
 #include "ui/browser/cache_browser.hpp"
 #include "ui/health/health_install.hpp"
@@ -171,7 +172,9 @@ private slots:
         QCOMPARE(panel.model()->problemCount(), 2);
         QCOMPARE(panel.model()->rowCount(), 2);  // stale_temp and orphan_lock, one row each
         // The Overview's count comes from the same core function.
-        QCOMPARE(kiln::health::count_problems(root.toStdString()).value(), std::size_t(2));
+        auto opened = kiln::frontend::open_cache(std::filesystem::path(root.toStdString()));
+        QVERIFY(opened.ok());
+        QCOMPARE(kiln::health::count_problems(opened->opened()).value(), std::size_t(2));
         const QModelIndex first = panel.model()->index(0, 0, panel.model()->index(0, 0));
         QVERIFY(!first.data(HealthModel::WhyRole).toString().isEmpty());
         QVERIFY(first.data(HealthModel::PathRole).toString().startsWith(root));

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "bundle/temp_root.hpp"
+#include "frontend/open_cache.hpp"
 #include "inductor/graph_entry.hpp"
 #include "timings/compile_times.hpp"
 #include "ui/browser/cache_tree_model.hpp"
@@ -40,7 +41,10 @@ namespace {
 
 std::shared_ptr<const CacheTree> scanTree(const QString& root) {
     JobControl ctl;
-    ScanOutcome out = runScan(root, ctl);
+    auto opened = kiln::frontend::open_cache(std::filesystem::path(root.toStdString()));
+    if (!opened) qWarning("%s", opened.error().str().c_str());
+    if (!opened) return nullptr;
+    ScanOutcome out = runScan(std::make_shared<const kiln::bundle::RootOrBlob>(std::move(opened).value()), ctl);
     if (!out.error.isEmpty()) qWarning("%s", qPrintable(out.error));
     return out.tree;
 }
@@ -160,9 +164,9 @@ private slots:
     void portabilityModels() {
         // The h100h200 root against the H200's trace: hits, misses (two differing components) and
         // unknowns (.best_config), so every kind of row is exercised.
-        auto opened = std::make_shared<kiln::bundle::RootOrBlob>();
-        opened->root = (test::fixtureDir() + "/h100h200/inductor").toStdString();
-        opened->label = opened->root.string();
+        auto cache = kiln::frontend::open_cache((test::fixtureDir() + "/h100h200/inductor").toStdString());
+        QVERIFY(cache.ok());
+        auto opened = std::make_shared<const kiln::bundle::RootOrBlob>(std::move(cache).value());
         JobControl ctl;
         const PortabilityOutcome out =
             runPortability(opened, {false, test::fixtureDir() + "/h100h200/h200/trace/warm"}, ctl);

@@ -2,12 +2,14 @@
 
 #include <QElapsedTimer>
 
+#include "bundle/temp_root.hpp"
 #include "ui/jobs/job_control.hpp"
 #include "ui/jobs/release_memory.hpp"
 
 namespace kiln::ui {
 
-ScanOutcome runScan(const QString& root, JobControl& ctl, std::shared_ptr<ScanCounters> counters) {
+ScanOutcome runScan(std::shared_ptr<const bundle::RootOrBlob> opened, JobControl& ctl,
+                    std::shared_ptr<ScanCounters> counters) {
     QElapsedTimer timer;
     timer.start();
     ScanOutcome out;
@@ -21,7 +23,7 @@ ScanOutcome runScan(const QString& root, JobControl& ctl, std::shared_ptr<ScanCo
             counters->bytes.store(p.bytes, std::memory_order_relaxed);
         }
     };
-    auto scan = inductor::scan_cache(root.toStdString(), opt);
+    auto scan = inductor::scan_cache(opened->opened(), opt);
     if (!scan) {
         out.error = QString::fromStdString(scan.error().str());
         return out;

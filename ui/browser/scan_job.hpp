@@ -9,6 +9,10 @@
 
 #include "ui/browser/cache_tree.hpp"
 
+namespace kiln::bundle {
+struct RootOrBlob;
+}
+
 namespace kiln::ui {
 
 class JobControl;
@@ -24,6 +28,8 @@ struct ScanCounters {
     std::atomic<std::uint64_t> files{0}, bytes{0};
 };
 
-ScanOutcome runScan(const QString& root, JobControl& ctl, std::shared_ptr<ScanCounters> counters = nullptr);
+// Walks the cache the window opened (frontend::open_cache) through its descriptor, never its path again.
+ScanOutcome runScan(std::shared_ptr<const bundle::RootOrBlob> opened, JobControl& ctl,
+                    std::shared_ptr<ScanCounters> counters = nullptr);
 
 }  // namespace kiln::ui

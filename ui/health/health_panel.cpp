@@ -10,6 +10,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "frontend/open_cache.hpp"
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
 #include "inductor/stats.hpp"
@@ -28,7 +29,7 @@ struct HealthOutcome {
     QString message;  // what quarantine / restore did, or the error
 };
 
-QStringList quarantineIdsOf(const std::string& root) {
+QStringList quarantineIdsOf(const inductor::OpenedRoot& root) {
     QStringList out;
     for (const auto& m : health::list_quarantines(root)) out << QString::fromStdString(m.id);
     return out;
@@ -128,11 +129,21 @@ void HealthPanel::run(Action action, const QString& id) {
         QStringLiteral("health"), tr("Checking cache health"),
         [root, qid, action, tree = action == Action::check ? tree_ : nullptr](JobControl& ctl) {
             HealthOutcome out;
+            // Opened as kiln-cli opens it (frontend::open_cache), here off the UI thread; every step
+            // below goes through this one descriptor.
+            auto cache = frontend::open_cache(std::filesystem::path(root), action == Action::check
+                                                                               ? frontend::CacheAccess::read
+                                                                               : frontend::CacheAccess::write);
+            if (!cache) {
+                out.message = QString::fromStdString(cache.error().str());
+                return out;
+            }
+            const inductor::OpenedRoot opened = cache->opened();
             health::CheckOptions options;
             options.default_target = true;  // looked up while the walk runs
             options.cancel = ctl.cancelFlag();
             if (action == Action::quarantine) {
-                auto run = health::quarantine_problems(root, options, false);
+                auto run = health::quarantine_problems(opened, options, false);
                 if (!run) out.message = QString::fromStdString(run.error().str());
                 else {
                     out.message = run->moved.manifest.id.empty()
@@ -144,17 +155,17 @@ void HealthPanel::run(Action action, const QString& id) {
                     out.report = std::make_shared<const health::HealthReport>(std::move(run->after));
                 }
             } else if (action == Action::restore) {
-                auto r = health::restore_quarantine(root, qid);
+                auto r = health::restore_quarantine(opened, qid);
                 out.message =
                     r ? tr("Restored %1 item(s) of %2").arg(r->restored.size()).arg(QString::fromStdString(qid))
                       : QString::fromStdString(r.error().str());
             }
             if (!out.report) {
-                auto checked = tree ? health::check_scan(tree->scan(), options) : health::check_cache(root, options);
+                auto checked = tree ? health::check_scan(tree->scan(), options) : health::check_cache(opened, options);
                 if (checked) out.report = std::make_shared<const health::HealthReport>(std::move(*checked));
                 else if (out.message.isEmpty()) out.message = QString::fromStdString(checked.error().str());
             }
-            out.quarantines = quarantineIdsOf(root);
+            out.quarantines = quarantineIdsOf(opened);
             return out;
         },
         [this, action](HealthOutcome out) {
@@ -204,7 +215,7 @@ void HealthPanel::showShared(const std::shared_ptr<const ScanHealthResult>& resu
     wantsShared_ = false;
     busy_ = false;
     message_ = result->report ? QString() : result->error;
-    quarantines_ = quarantineIdsOf(root_.toStdString());  // a directory listing
+    quarantines_ = result->quarantines;
     ids_->clear();
     ids_->addItems(quarantines_);
     if (!quarantines_.isEmpty()) ids_->setCurrentIndex(static_cast<int>(quarantines_.size()) - 1);

@@ -3,6 +3,7 @@
 #include <QMetaObject>
 
 #include "health/check.hpp"
+#include "health/quarantine.hpp"
 #include "ui/browser/cache_tree.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
@@ -50,6 +51,8 @@ void ScanHealth::request() {
             auto checked = health::check_scan(tree->scan(), options);
             if (checked) out->report = std::make_shared<const health::HealthReport>(std::move(*checked));
             else out->error = QString::fromStdString(checked.error().str());
+            for (const auto& m : health::list_quarantines(tree->scan().opened_root()))
+                out->quarantines << QString::fromStdString(m.id);
             releaseFreedMemory();  // the check's transient sets and lists are gone: their pages too
             return std::make_pair(generation, std::shared_ptr<const ScanHealthResult>(std::move(out)));
         },

@@ -5,6 +5,7 @@
 // (setTree) forgets the last report; nothing runs until someone asks.
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -19,6 +20,7 @@ struct ScanHealthResult {
     QString root;
     std::shared_ptr<const health::HealthReport> report;  // null when the check failed
     QString error;
+    QStringList quarantines;  // the root's quarantine ids, oldest first (listed through the scan's descriptor)
 };
 
 class ScanHealth : public QObject {

@@ -61,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
       banner_(new QLabel(this)) {
     setWindowTitle(QStringLiteral("Kiln"));
     setAcceptDrops(true);
+    connect(this, &MainWindow::cacheOpened, this, &MainWindow::onCacheOpened);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(browser_);
@@ -204,28 +205,30 @@ void MainWindow::openRoot(const QString& root, bool isSample) {
         inspector_->showMessage(tr("<h3>Cannot open this cache</h3><p>%1</p>").arg(openError_.toHtmlEscaped()));
         return;
     }
-    if (!isMegaCacheBlob(path)) {
-        bundle::RootOrBlob dir;
-        dir.root = dir.label = path.toStdString();
-        showRoot(path, isSample, std::make_shared<const bundle::RootOrBlob>(std::move(dir)), QString());
+    // Opened as kiln-cli opens it (frontend::open_cache: a directory held open, a blob unpacked), on the
+    // "scan" channel, off the UI thread: opening something else meanwhile drops this one.
+    jobs_->start(
+        QStringLiteral("scan"), tr("Opening %1").arg(QFileInfo(path).fileName()),
+        [path, isSample](JobControl&) { return openCacheOffUiThread(path, isSample); },
+        [this](OpenedCacheOutcome opened) { emit cacheOpened(opened); });
+}
+
+void MainWindow::onCacheOpened(const OpenedCacheOutcome& cache) {
+    if (!cache.opened) {
+        openError_ = tr("cannot open %1: %2").arg(cache.path, cache.error);
+        statusBar()->showMessage(tr("Cannot open %1: %2").arg(cache.path, cache.error));
+        inspector_->showMessage(
+            tr("<h3>Cannot open %1</h3><p>%2</p>").arg(cache.path.toHtmlEscaped(), cache.error.toHtmlEscaped()));
+        if (root_.isEmpty()) overview_->showError(openError_);
         return;
     }
-    // On the "scan" channel: opening something else meanwhile drops this blob.
-    jobs_->start(
-        QStringLiteral("scan"), tr("Unpacking %1").arg(QFileInfo(path).fileName()),
-        [path](JobControl&) { return unpackBlob(path); },
-        [this](OpenedBlob blob) {
-            if (!blob.opened) {
-                openError_ = tr("cannot open %1: %2").arg(blob.blobPath, blob.error);
-                statusBar()->showMessage(tr("Cannot open %1: %2").arg(blob.blobPath, blob.error));
-                inspector_->showMessage(tr("<h3>Cannot open %1</h3><p>%2</p>")
-                                            .arg(blob.blobPath.toHtmlEscaped(), blob.error.toHtmlEscaped()));
-                return;
-            }
-            showRoot(QString::fromStdString(blob.opened->root.string()), false, blob.opened, blob.blobPath);
-            statusBar()->showMessage(
-                tr("Mega-Cache blob %1, shown as the cache load_cache_artifacts would write").arg(blob.blobPath), 8000);
-        });
+    if (!cache.opened->is_blob()) {
+        showRoot(cache.path, cache.isSample, cache.opened, QString());
+        return;
+    }
+    showRoot(QString::fromStdString(cache.opened->root.string()), false, cache.opened, cache.path);
+    statusBar()->showMessage(
+        tr("Mega-Cache blob %1, shown as the cache load_cache_artifacts would write").arg(cache.path), 8000);
 }
 
 void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<const bundle::RootOrBlob> opened,
@@ -265,10 +268,10 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
 void MainWindow::rescan() { startScan(nullptr); }
 
 void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
-    if (root_.isEmpty()) return;
+    if (root_.isEmpty() || !opened_) return;
     jobs_->start(
         QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(blobPath_.isEmpty() ? root_ : blobPath_).fileName()),
-        [root = root_, counters](JobControl& ctl) { return runScan(root, ctl, counters); },
+        [opened = opened_, counters](JobControl& ctl) { return runScan(opened, ctl, counters); },
         [this](ScanOutcome out) {
             if (!out.error.isEmpty()) {
                 statusBar()->showMessage(out.error);
@@ -398,10 +401,11 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     const auto urls = e->mimeData()->urls();
-    if (urls.size() == 1 && urls.front().isLocalFile() && QFileInfo(urls.front().toLocalFile()).isDir())
-        e->acceptProposedAction();
-    else if (urls.size() == 1 && urls.front().isLocalFile() && isMegaCacheBlob(urls.front().toLocalFile()))
-        e->acceptProposedAction();
+    // A folder or a file: whether it is a cache (a blob's header) is read when it is opened, off the UI
+    // thread, and said there if not.
+    if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+    const QFileInfo dropped(urls.front().toLocalFile());
+    if (dropped.isDir() || dropped.isFile()) e->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {

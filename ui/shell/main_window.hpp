@@ -7,6 +7,7 @@
 
 #include "ui/browser/cache_tree.hpp"
 #include "ui/common/view_host.hpp"
+#include "ui/shell/root_resolver.hpp"
 #include "ui/shell/settings.hpp"
 
 class QLabel;
@@ -39,8 +40,9 @@ public:
     ~MainWindow() override;
 
     // Opens a cache root (rescans it), or a Mega-Cache blob file as the root load_cache_artifacts
-    // would make of it (unpacked off the UI thread into a temporary root that lives while it is
-    // shown). `isSample` shows the banner about the bundled sample cache.
+    // would make of it (unpacked into a temporary root that lives while it is shown), through
+    // frontend::open_cache on the JobRunner, off the UI thread (cacheOpened). `isSample` shows the
+    // banner about the bundled sample cache.
     void openRoot(const QString& root, bool isSample = false);
     // Start-up: the command-line root, else Inductor's default root, else the sample cache.
     void openStartupRoot(const QString& commandLineRoot);
@@ -97,6 +99,8 @@ signals:
     void cacheScanned(std::shared_ptr<const kiln::ui::CacheTree> tree);
     void inspectionShown(const QString& path);
     void autotuneOpRequested(int opIndex);  // an Overview link to one op of the Autotune view
+    // openRoot's outcome, delivered from its job (the cache opened, or why not): the window shows it.
+    void cacheOpened(const kiln::ui::OpenedCacheOutcome& cache);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -104,6 +108,7 @@ protected:
     void dropEvent(QDropEvent* e) override;
 
 private:
+    void onCacheOpened(const OpenedCacheOutcome& cache);
     void startScan(std::shared_ptr<ScanCounters> counters);
     void readGraphEntries(std::shared_ptr<const CacheTree> tree);
     void buildActions();       // main_window_actions.cpp

@@ -5,7 +5,6 @@
 #include <QFileInfo>
 #include <QObject>
 
-#include "bundle/blob.hpp"
 #include "frontend/open_cache.hpp"
 
 namespace kiln::ui {
@@ -34,9 +33,7 @@ QString sampleCacheRoot() {
 RootChoice chooseStartupRoot(const QString& commandLineRoot) {
     if (!commandLineRoot.isEmpty()) {
         const QString path = QDir::cleanPath(QFileInfo(commandLineRoot).absoluteFilePath());
-        return {path, false,
-                isMegaCacheBlob(path) ? QObject::tr("Mega-Cache blob from the command line")
-                                      : QObject::tr("from the command line")};
+        return {path, false, QObject::tr("from the command line")};
     }
     const QString def = inductorDefaultRoot();
     if (isDir(def)) return {def, false, QObject::tr("Inductor's default cache")};
@@ -45,13 +42,9 @@ RootChoice chooseStartupRoot(const QString& commandLineRoot) {
     return {QString(), false, QObject::tr("no cache at %1 and no sample cache installed").arg(def)};
 }
 
-bool isMegaCacheBlob(const QString& path) {
-    return !path.isEmpty() && QFileInfo(path).isFile() && bundle::is_blob_file(path.toStdString());
-}
-
-OpenedBlob unpackBlob(const QString& blobPath) {
-    OpenedBlob out{blobPath, nullptr, {}};
-    auto opened = frontend::open_cache(std::filesystem::path(blobPath.toStdString()));
+OpenedCacheOutcome openCacheOffUiThread(const QString& path, bool isSample) {
+    OpenedCacheOutcome out{path, isSample, nullptr, {}};
+    auto opened = frontend::open_cache(std::filesystem::path(path.toStdString()));
     if (!opened) out.error = QString::fromStdString(opened.error().str());
     else out.opened = std::make_shared<const bundle::RootOrBlob>(std::move(opened).value());
     return out;

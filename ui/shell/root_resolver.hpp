@@ -22,19 +22,19 @@ QString inductorDefaultRoot();
 // The bundled sample cache: next to an installed binary (../share/kiln/sample-cache) or in the
 // source tree this binary was built from. Empty if neither exists.
 QString sampleCacheRoot();
-// A root or a Mega-Cache blob file (both open as a cache).
+// A root or a Mega-Cache blob file (both open as a cache; which one is known once it is opened).
 RootChoice chooseStartupRoot(const QString& commandLineRoot);
 
-// A Mega-Cache blob file (torch.compiler.save_cache_artifacts): the window opens it like a root.
-bool isMegaCacheBlob(const QString& path);
-// A blob unpacked into a private temporary root (frontend::open_cache, the route every kiln-cli
-// command takes, with its error texts; the directory goes away with the last reference). Runs off
-// the UI thread.
-struct OpenedBlob {
-    QString blobPath;
+// A cache the window opens, as every kiln-cli command opens one (frontend::open_cache, with its
+// error texts): a directory held open, or a Mega-Cache blob unpacked into a private temporary root
+// that goes away with the last reference. Reads the file (a blob's header, all of it), so it runs on
+// the JobRunner, never on the UI thread; the window gets the outcome as a value.
+struct OpenedCacheOutcome {
+    QString path;  // as given
+    bool isSample = false;
     std::shared_ptr<const bundle::RootOrBlob> opened;  // null on error
     QString error;
 };
-OpenedBlob unpackBlob(const QString& blobPath);
+OpenedCacheOutcome openCacheOffUiThread(const QString& path, bool isSample = false);
 
 }  // namespace kiln::ui

@@ -12,6 +12,7 @@
 #include "bundle/pack.hpp"
 #include "bundle/unpack.hpp"
 #include "bundle_fixtures.hpp"
+#include "opened_dir.hpp"
 
 namespace kiln::bundle {
 namespace {
@@ -176,10 +177,10 @@ TEST(Pack, RootRoundTripsThroughUnpack) {
     test::ScratchDir dir("pack-roundtrip");
     PackOptions o;
     o.include_pgo = true;
-    auto packed = pack_root(test::pgo_root().string(), o);
+    auto packed = pack_root(kiln::test::open_dir(test::pgo_root()), o);
     ASSERT_TRUE(packed.ok()) << packed.error().str();
     EXPECT_EQ(packed->artifacts.size(), 7u);  // 2 fxgraph, 2 aotautograd, 2 best_config, 1 PGO profile
-    auto again = pack_root(test::pgo_root().string(), o);
+    auto again = pack_root(kiln::test::open_dir(test::pgo_root()), o);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(again->blob == packed->blob);  // deterministic
     auto blob = read_blob(pickle::own_bytes(packed->blob, "packed.bin"));
@@ -196,13 +197,13 @@ TEST(Pack, RootRoundTripsThroughUnpack) {
 }
 
 TEST(Pack, PgoOnlyWhenAskedAndSelectionAddsTheClosure) {
-    auto plain = pack_root(test::pgo_root().string(), {});
+    auto plain = pack_root(kiln::test::open_dir(test::pgo_root()), {});
     ASSERT_TRUE(plain.ok());
     for (const auto& a : plain->artifacts) EXPECT_NE(a.type, ArtifactType::pgo);
     EXPECT_FALSE(plain->notes.empty());
     PackOptions o;
     o.select = {"alnhssopd435b6"};  // an AOTAutograd key of the H200 run: its forward and backward graphs come along
-    auto sel = pack_root(test::h100_h200_root().string(), o);
+    auto sel = pack_root(kiln::test::open_dir(test::h100_h200_root()), o);
     ASSERT_TRUE(sel.ok()) << sel.error().str();
     std::set<std::string> keys;
     for (const auto& a : sel->artifacts) keys.insert(a.key + (a.closure_of.empty() ? "" : "+closure"));
@@ -210,14 +211,14 @@ TEST(Pack, PgoOnlyWhenAskedAndSelectionAddsTheClosure) {
                                            "fnoemmrzwpbfgqmvag6ytfb6u3okm2ojzfb6h6ia32xpla7w6xl6+closure",
                                            "fmpicp4a6d2ty3pb5dhbtenswnssbsgbclq3fcwimmj4uiqklhxh+closure"}));
     o.select = {"kiln-dev-job:None:"};  // a PGO profile by its original key
-    auto pgo = pack_root(test::pgo_root().string(), o);
+    auto pgo = pack_root(kiln::test::open_dir(test::pgo_root()), o);
     ASSERT_TRUE(pgo.ok()) << pgo.error().str();
     ASSERT_EQ(pgo->artifacts.size(), 1u);
     EXPECT_EQ(pgo->artifacts[0].type, ArtifactType::pgo);
     o.select = {"fnothere"};
-    EXPECT_EQ(pack_root(test::pgo_root().string(), o).error().code, Errc::invalid_argument);
+    EXPECT_EQ(pack_root(kiln::test::open_dir(test::pgo_root()), o).error().code, Errc::invalid_argument);
     o.select = {"f"};
-    EXPECT_FALSE(pack_root(test::pgo_root().string(), o).ok());
+    EXPECT_FALSE(pack_root(kiln::test::open_dir(test::pgo_root()), o).ok());
 }
 
 TEST(Pack, SinceAgeOrDate) {
@@ -231,7 +232,7 @@ TEST(Pack, SinceAgeOrDate) {
     EXPECT_FALSE(parse_since("yesterday", now).ok());
     PackOptions o;
     o.since_ns = now;  // the future: nothing
-    EXPECT_EQ(pack_root(test::pgo_root().string(), o).error().code, Errc::not_found);
+    EXPECT_EQ(pack_root(kiln::test::open_dir(test::pgo_root()), o).error().code, Errc::not_found);
 }
 
 TEST(Diff, BlobAgainstTheRootItCameFrom) {

@@ -12,6 +12,8 @@
 #include "bundle_fixtures.hpp"
 #include "frontend/exit_code.hpp"
 #include "frontend/open_cache.hpp"
+#include "inductor/evict.hpp"
+#include "inductor/scanner.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -56,6 +58,41 @@ TEST(OpenCache, OpensADirectoryAsItIsWithItsDescriptorHeld) {
     ASSERT_EQ(::stat(root.c_str(), &by_path), 0);
     EXPECT_EQ(by_fd.st_ino, by_path.st_ino);
     EXPECT_TRUE(open_cache(root, CacheAccess::write)) << "a directory may be written";
+}
+
+std::uint64_t regular_files(const fs::path& dir) {
+    std::uint64_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) n += e.is_regular_file();
+    return n;
+}
+
+// What a command works on is the directory open_cache opened, through its descriptor, never the path
+// resolved or opened again (issue 44): the root renamed away after the open and another directory put
+// at its path, the scan still walks the opened one and eviction removes from it, never from the other.
+TEST(OpenCache, CommandsWorkOnTheOpenedDirectoryNotOnItsPathAgain) {
+    kiln::test::ScratchDir dir{"open-cache-moved"};
+    const fs::path root = dir.path() / "root", moved = dir.path() / "moved";
+    fs::copy(kiln::test::two_entries_root(), root, fs::copy_options::recursive);
+    auto cache = open_cache(root, CacheAccess::write);
+    ASSERT_TRUE(cache) << cache.error().str();
+    fs::rename(root, moved);
+    fs::create_directories(root / "fxgraph" / "decoy");
+    write(root / "fxgraph" / "decoy" / "entry", "not the cache that was opened");
+    const std::uint64_t files = regular_files(moved);
+    ASSERT_GT(files, 10u);
+
+    auto scan = kiln::inductor::scan_cache(cache->opened());
+    ASSERT_TRUE(scan) << scan.error().str();
+    EXPECT_EQ(scan->files, files);
+
+    kiln::inductor::EvictPolicy policy;
+    policy.max_bytes = 0;  // everything
+    policy.dry_run = false;
+    auto evicted = kiln::inductor::evict_cache(cache->opened(), policy);
+    ASSERT_TRUE(evicted) << evicted.error().str();
+    EXPECT_FALSE(evicted->removed.empty());
+    EXPECT_LT(regular_files(moved), files) << "the opened directory was not the one evicted";
+    EXPECT_TRUE(fs::exists(root / "fxgraph" / "decoy" / "entry")) << "eviction followed the path to another cache";
 }
 
 TEST(OpenCache, UnpacksABlobIntoATemporaryRootThatGoesWithIt) {

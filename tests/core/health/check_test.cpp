@@ -10,6 +10,7 @@
 #include "health/check_context.hpp"
 #include "health/check_walk.hpp"
 #include "inductor/scanner.hpp"
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "util/json_out.hpp"
 
@@ -47,8 +48,8 @@ TEST(Check, TheReportIsTheSameWithOneWorkerOrMany) {
     one.threads = 1;
     CheckOptions many;
     many.threads = 16;
-    auto a = check_cache(root, one);
-    auto b = check_cache(root, many);
+    auto a = check_cache(kiln::test::open_dir(root), one);
+    auto b = check_cache(kiln::test::open_dir(root), many);
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_GT(a->problems.size(), 5u);
     EXPECT_EQ(dump_json(to_json(*a)), dump_json(to_json(*b)));
@@ -60,7 +61,7 @@ TEST(Check, AKeptScanGivesTheStreamingReport) {
     fs::path root = broken_copy(dir);
     auto scan = inductor::scan_cache(root);
     ASSERT_TRUE(scan.ok()) << scan.error().str();
-    auto streamed = check_cache(root);
+    auto streamed = check_cache(kiln::test::open_dir(root));
     auto kept = check_scan(*scan);
     ASSERT_TRUE(streamed.ok() && kept.ok());
     EXPECT_GT(streamed->problems.size(), 5u);
@@ -124,7 +125,7 @@ TEST(Check, EntriesVersionsAreKeptOnceEach) {
 TEST(Check, WriteJsonIsDumpJsonOfTheReport) {
     test::ScratchDir dir{"health-check-json"};
     fs::path root = broken_copy(dir);
-    auto r = check_cache(root);
+    auto r = check_cache(kiln::test::open_dir(root));
     ASSERT_TRUE(r.ok());
     ASSERT_FALSE(r->problems.empty());
     r->problems.front().detail = std::string("bytes \xff\xfe and \"quotes\"\n");  // not UTF-8: escaped alike

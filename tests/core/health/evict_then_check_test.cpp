@@ -13,6 +13,7 @@
 
 #include "health/check.hpp"
 #include "inductor/evict.hpp"
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -80,7 +81,7 @@ TEST(EvictThenCheck, MaxFilesNeverLeavesAnEntryWithoutItsKernels) {
             SCOPED_TRACE(std::string(a.name) + ", --max-files " + std::to_string(max_files));
             test::ScratchDir dir{"health-evict-units"};
             fs::path root = aged_h100_copy(dir, now, a.age_days);
-            auto before = check_cache(root);
+            auto before = check_cache(kiln::test::open_dir(root));
             ASSERT_TRUE(before.ok()) << before.error().str();
             ASSERT_TRUE(missing_kernels(*before).empty());
             const std::size_t entries_before = entries_left(root);
@@ -89,12 +90,12 @@ TEST(EvictThenCheck, MaxFilesNeverLeavesAnEntryWithoutItsKernels) {
             policy.max_files = max_files;
             policy.dry_run = false;
             policy.now_ns = now;
-            auto evicted = inductor::evict_cache(root.string(), policy);
+            auto evicted = inductor::evict_cache(kiln::test::open_dir(root), policy);
             ASSERT_TRUE(evicted.ok()) << evicted.error().str();
             EXPECT_FALSE(evicted->removed.empty());
             EXPECT_TRUE(evicted->skipped.empty());
 
-            auto after = check_cache(root);
+            auto after = check_cache(kiln::test::open_dir(root));
             ASSERT_TRUE(after.ok()) << after.error().str();
             for (const auto& m : missing_kernels(*after)) ADD_FAILURE() << m;
             std::printf("%s, --max-files %llu: %zu of %zu entry files left, %zu group(s) removed\n", a.name,

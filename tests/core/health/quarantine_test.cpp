@@ -14,6 +14,7 @@
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
 #include "inductor/scanner.hpp"
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "util/unique_fd.hpp"
 
@@ -37,7 +38,7 @@ protected:
 TEST_F(Quarantine, TheScannerCountsTheQuarantineButNeverListsItsFiles) {
     auto before = inductor::scan_cache(root);
     ASSERT_TRUE(before.ok());
-    auto run = quarantine_problems(root, {}, false);
+    auto run = quarantine_problems(kiln::test::open_dir(root), {}, false);
     ASSERT_TRUE(run.ok()) << run.error().str();
     EXPECT_EQ(run->before.problems.size(), 1u);
     EXPECT_TRUE(run->after.problems.empty());
@@ -51,22 +52,22 @@ TEST_F(Quarantine, TheScannerCountsTheQuarantineButNeverListsItsFiles) {
 }
 
 TEST_F(Quarantine, RestoreNeverReplacesAFileThatCameBack) {
-    auto run = quarantine_problems(root, {}, false);
+    auto run = quarantine_problems(kiln::test::open_dir(root), {}, false);
     ASSERT_TRUE(run.ok()) << run.error().str();
     std::ofstream(temp) << "a new writer";
-    auto restored = restore_quarantine(root, run->moved.manifest.id);
+    auto restored = restore_quarantine(kiln::test::open_dir(root), run->moved.manifest.id);
     ASSERT_TRUE(restored.ok()) << restored.error().str();
     EXPECT_TRUE(restored->restored.empty());
     ASSERT_EQ(restored->skipped.size(), 1u);
     EXPECT_EQ(test::read_file(temp), "a new writer");
     // Still quarantined, still restorable once the path is free again.
-    ASSERT_EQ(list_quarantines(root).size(), 1u);
+    ASSERT_EQ(list_quarantines(kiln::test::open_dir(root)).size(), 1u);
     fs::remove(temp);
-    auto again = restore_quarantine(root, run->moved.manifest.id);
+    auto again = restore_quarantine(kiln::test::open_dir(root), run->moved.manifest.id);
     ASSERT_TRUE(again.ok()) << again.error().str();
     EXPECT_EQ(again->restored.size(), 1u);
     EXPECT_EQ(test::read_file(temp), "left by a dead writer");
-    EXPECT_TRUE(list_quarantines(root).empty());
+    EXPECT_TRUE(list_quarantines(kiln::test::open_dir(root)).empty());
 }
 
 TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
@@ -88,7 +89,7 @@ TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
     ASSERT_TRUE(held.valid());
     ASSERT_EQ(::flock(held.get(), LOCK_EX), 0);
 
-    auto run = quarantine_problems(root, {}, false);
+    auto run = quarantine_problems(kiln::test::open_dir(root), {}, false);
     ASSERT_TRUE(run.ok()) << run.error().str();
     ASSERT_EQ(run->before.problems.size(), 1u);
     EXPECT_EQ(run->after.problems.size(), 1u);
@@ -97,17 +98,17 @@ TEST_F(Quarantine, NothingMovableLeavesNoQuarantineFolderBehind) {
     ASSERT_EQ(run->moved.skipped.size(), 1u);
     EXPECT_NE(run->moved.skipped[0].find("locked"), std::string::npos) << run->moved.skipped[0];
     EXPECT_FALSE(fs::exists(root / ".kiln-quarantine"));
-    EXPECT_TRUE(list_quarantines(root).empty());
+    EXPECT_TRUE(list_quarantines(kiln::test::open_dir(root)).empty());
     EXPECT_TRUE(fs::exists(entry->path()));  // left where it was
 
     // Once the lock is released, the same run moves the group into a quarantine of its own.
     held.reset();
-    auto again = quarantine_problems(root, {}, false);
+    auto again = quarantine_problems(kiln::test::open_dir(root), {}, false);
     ASSERT_TRUE(again.ok()) << again.error().str();
     EXPECT_FALSE(again->moved.manifest.id.empty());
     EXPECT_FALSE(again->moved.manifest.groups.empty());  // the key dir, and what its move broke
     EXPECT_TRUE(again->after.problems.empty());
-    EXPECT_EQ(list_quarantines(root).size(), 1u);
+    EXPECT_EQ(list_quarantines(kiln::test::open_dir(root)).size(), 1u);
 }
 
 // A compiled library of the H100 fixture with its torch lock (locks/<key>.lock, <key[1:3]>/<key>.so).
@@ -181,7 +182,7 @@ TEST(QuarantineUnderLock, ALibraryFinishedAfterTheVerdictIsNeverMoved) {
             const LockedLibrary& lib = libs[i];
             char c = 0;
             ASSERT_TRUE(write_byte(to.get(), static_cast<char>(i)) && read_byte(from.get(), c) && c == 'p');
-            auto report = check_cache(root);  // the verdict, while the compile holds the lock
+            auto report = check_cache(kiln::test::open_dir(root));  // the verdict, while the compile holds the lock
             ASSERT_TRUE(report.ok()) << report.error().str();
             const std::string rel = lib.so.lexically_relative(root).string();
             std::string group;
@@ -193,12 +194,13 @@ TEST(QuarantineUnderLock, ALibraryFinishedAfterTheVerdictIsNeverMoved) {
                 if (r.group == group) requests.push_back(std::move(r));
             ASSERT_EQ(requests.size(), 1u);
             ASSERT_TRUE(write_byte(to.get(), 'f') && read_byte(from.get(), c) && c == 'd');
-            auto outcome = quarantine_groups(root, requests);  // acted on once the compile is done
+            auto outcome =
+                quarantine_groups(kiln::test::open_dir(root), requests);  // acted on once the compile is done
             ASSERT_TRUE(outcome.ok()) << outcome.error().str();
             if (!fs::exists(lib.so)) {
                 ++moved;
                 ADD_FAILURE() << "round " << round << ": the finished " << lib.so << " was quarantined";
-                ASSERT_TRUE(restore_quarantine(root, outcome->manifest.id).ok());
+                ASSERT_TRUE(restore_quarantine(kiln::test::open_dir(root), outcome->manifest.id).ok());
             }
             EXPECT_TRUE(outcome->manifest.groups.empty());
             EXPECT_EQ(test::read_file(lib.so), lib.bytes);
@@ -208,19 +210,19 @@ TEST(QuarantineUnderLock, ALibraryFinishedAfterTheVerdictIsNeverMoved) {
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     EXPECT_EQ(moved, 0) << "of " << kRounds * libs.size();
-    EXPECT_TRUE(list_quarantines(root).empty());
-    auto after = check_cache(root);
+    EXPECT_TRUE(list_quarantines(kiln::test::open_dir(root)).empty());
+    auto after = check_cache(kiln::test::open_dir(root));
     ASSERT_TRUE(after.ok());
     for (const auto& p : after->problems) EXPECT_EQ(p.path.find(".so"), std::string::npos) << p.path;
 }
 
 TEST_F(Quarantine, IdsThatLeaveTheQuarantineAreRefused) {
     for (std::string id : {"..", "../cache", "a/b", "", ".hidden"}) {
-        auto r = restore_quarantine(root, id);
+        auto r = restore_quarantine(kiln::test::open_dir(root), id);
         ASSERT_FALSE(r.ok()) << id;
         EXPECT_EQ(r.error().code, Errc::invalid_argument) << id;
     }
-    auto missing = restore_quarantine(root, "20990101T000000Z-1");
+    auto missing = restore_quarantine(kiln::test::open_dir(root), "20990101T000000Z-1");
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().code, Errc::not_found);
 }

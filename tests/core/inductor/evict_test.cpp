@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "inductor/evict.hpp"
+#include "opened_dir.hpp"
 #include "scanner_test_helpers.hpp"
 #include "test_support.hpp"
 
@@ -49,7 +50,7 @@ protected:
 TEST_F(EvictTest, DryRunListsButDeletesNothing) {
     EvictPolicy p;
     p.older_than_ns = 7 * test::kDayNs;
-    auto r = evict_cache(root.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_TRUE(r->dry_run);
     EXPECT_FALSE(r->removed.empty());
@@ -64,7 +65,7 @@ TEST_F(EvictTest, OlderThanRemovesOnlyOldGroupsAsAWhole) {
     EvictPolicy p;
     p.older_than_ns = 7 * test::kDayNs;
     p.dry_run = false;
-    auto r = evict_cache(root.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_TRUE(fs::exists(fresh));
     // The fresh key dir's two entries and the three Triton kernel dirs they bundle (8 files each), as
@@ -104,7 +105,7 @@ TEST_F(EvictTest, MaxSizeRemovesLeastRecentlyUsedFirst) {
     EvictPolicy p;
     p.max_bytes = newest->bytes;
     p.dry_run = false;
-    auto r = evict_cache(root.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_EQ(r->removed.size(), scan->groups.size() - 1);
     for (std::size_t i = 1; i < r->removed.size(); ++i)
@@ -147,7 +148,7 @@ TEST_F(EvictTest, HeldLockSkipsTheGroup) {
     EvictPolicy p;
     p.older_than_ns = test::kDayNs;
     p.dry_run = false;
-    auto r = evict_cache(root.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     // The locked module is output code; the kernel module it imports stays with it (issue 42 #12: output
     // code left without its kernel module is broken).
@@ -167,7 +168,7 @@ TEST_F(EvictTest, HeldLockSkipsTheGroup) {
     (void)!write(done[1], &c, 1);
     int status = 0;
     waitpid(child, &status, 0);
-    auto again = evict_cache(root.string(), p);
+    auto again = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(again->skipped.empty());
     for (auto i : module->artifacts) EXPECT_FALSE(fs::exists(scan->artifacts[i].path()));
@@ -187,7 +188,7 @@ TEST_F(EvictTest, SymlinksPointingOutsideAreNeverFollowed) {
     p.older_than_ns = 0;
     p.now_ns = now + test::kDayNs;
     p.dry_run = false;
-    auto r = evict_cache(root.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(r.ok()) << r.error().str();
     EXPECT_TRUE(r->skipped.empty());
     EXPECT_TRUE(fs::exists(outside / "sub" / "data"));
@@ -233,9 +234,7 @@ TEST_F(EvictTest, GroupOutsideTheRootIsRefused) {
 // scan saw: it is skipped, and the moved one is untouched.
 TEST_F(EvictTest, GroupReplacedSinceTheScanIsSkipped) {
     RootFd fd(root);
-    ScanOptions o;
-    o.root_fd = fd.get();
-    auto scan = scan_cache(root, o);
+    auto scan = scan_cache(OpenedRoot{root, fd.get()});
     ASSERT_TRUE(scan.ok());
     const Group* key_dir = nullptr;
     for (auto& g : scan->groups)
@@ -257,9 +256,7 @@ TEST_F(EvictTest, GroupReplacedSinceTheScanIsSkipped) {
 // removal counts the bytes really freed and says why it is not whole, and the new file stays.
 TEST_F(EvictTest, PartlyRemovedGroupCountsTheBytesFreed) {
     RootFd fd(root);
-    ScanOptions o;
-    o.root_fd = fd.get();
-    auto scan = scan_cache(root, o);
+    auto scan = scan_cache(OpenedRoot{root, fd.get()});
     ASSERT_TRUE(scan.ok());
     const Group* module = nullptr;
     for (auto& g : scan->groups)
@@ -303,7 +300,7 @@ TEST_F(EvictTest, UndeletableSubfolderMakesThePartialReport) {
         p.max_bytes = 0;
         p.categories = {Category::fxgraph};
         p.dry_run = false;
-        auto r = evict_cache(root_s, p);
+        auto r = evict_cache(kiln::test::open_dir(root_s), p);
         if (!r.ok()) return 1;
         for (auto& part : r->partial)
             if (part.path == key_dir_s && part.bytes > 0) return 0;
@@ -322,24 +319,24 @@ TEST_F(EvictTest, ForeignRootRefusedUnlessForced) {
     EvictPolicy p;
     p.older_than_ns = test::kDayNs;
     p.dry_run = false;
-    auto r = evict_cache(foreign.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(foreign), p);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, Errc::invalid_argument);
     EXPECT_NE(r.error().hint.find("--force"), std::string::npos);
     EXPECT_TRUE(fs::exists(foreign / "Documents" / "thesis.tex"));
     p.force = true;
     p.dry_run = true;
-    auto forced = evict_cache(foreign.string(), p);
+    auto forced = evict_cache(kiln::test::open_dir(foreign), p);
     ASSERT_TRUE(forced.ok());
     EXPECT_EQ(forced->removed.size(), 1u);
 }
 
-TEST_F(EvictTest, CategoryFilterAndMissingRoot) {
+TEST_F(EvictTest, CategoryFilterAndUnopenedRoot) {
     EvictPolicy p;
     p.older_than_ns = test::kDayNs;
     p.categories = {Category::triton_compiled};
     p.dry_run = false;
-    auto r = evict_cache(root.string(), p);
+    auto r = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(r.ok());
     // The three Triton kernel dirs, and the entries that need them (issue 42 #12): the FX entry bundling
     // them goes first, and the AOT entry naming that FX graph before it. Both are key dirs of 2 files.
@@ -348,9 +345,11 @@ TEST_F(EvictTest, CategoryFilterAndMissingRoot) {
     for (auto& g : r->removed) kernel_dirs += g.kind == GroupKind::triton_kernel_dir;
     EXPECT_EQ(kernel_dirs, 3u);
     EXPECT_EQ(files_left(), 33u - 24u - 2u - 2u);
-    auto missing = evict_cache((dir.path() / "nope").string(), p);
-    ASSERT_FALSE(missing.ok());
-    EXPECT_EQ(missing.error().code, Errc::not_found);
+    // A root that was never opened is refused, never opened here by its path (frontend::open_cache
+    // opens it, and says what is missing).
+    auto unopened = evict_cache(OpenedRoot{root, -1}, p);
+    ASSERT_FALSE(unopened.ok());
+    EXPECT_EQ(unopened.error().code, Errc::invalid_argument);
 }
 
 TEST(EvictParse, AgesAndSizes) {

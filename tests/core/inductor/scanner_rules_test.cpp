@@ -122,7 +122,7 @@ TEST(Roots, ResolvedLikeTorch) {
 }
 
 TEST(Roots, MissingRootIsNotFoundWithPathAndHint) {
-    auto r = resolve_root(std::string("/nonexistent/kiln-cache"));
+    auto r = open_root_dir("/nonexistent/kiln-cache");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, Errc::not_found);
     EXPECT_EQ(r.error().context, "/nonexistent/kiln-cache");

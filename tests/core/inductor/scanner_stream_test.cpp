@@ -10,6 +10,7 @@
 
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 
 namespace kiln::inductor {
@@ -42,7 +43,7 @@ TEST(ScannerStream, StatsWithoutTheFileListEqualTheFullScanOnEveryFixture) {
         fs::copy(fixture, root, fs::copy_options::recursive);
         auto full = scan_cache(root);
         ASSERT_TRUE(full.ok()) << full.error().str();
-        auto streamed = scan_stats(root);
+        auto streamed = scan_stats(kiln::test::open_dir(root));
         ASSERT_TRUE(streamed.ok()) << streamed.error().str();
         EXPECT_TRUE(streamed->scan.artifacts.empty());
         EXPECT_EQ(streamed->scan.files, full->artifacts.size());

@@ -7,6 +7,7 @@
 #include "inductor/classify.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/stats.hpp"
+#include "opened_dir.hpp"
 #include "scanner_test_helpers.hpp"
 #include "test_support.hpp"
 
@@ -125,14 +126,14 @@ TEST(TorchFolders, EvictKeepsPgoProfilesUnlessAskedByCategory) {
     EvictPolicy p;
     p.max_bytes = 0;
     p.dry_run = false;
-    auto all = evict_cache(root.string(), p);
+    auto all = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(all.ok()) << all.error().str();
     EXPECT_TRUE(fs::exists(profile));
     std::uint64_t left = 0;
     for (auto& e : fs::recursive_directory_iterator(root)) left += e.is_regular_file();
     EXPECT_EQ(left, 2u);  // the profile and its lock: everything else went
     p.categories = {Category::pgo_profile};
-    auto asked = evict_cache(root.string(), p);
+    auto asked = evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(asked.ok()) << asked.error().str();
     EXPECT_FALSE(fs::exists(profile));
     EXPECT_EQ(asked->removed.size(), 1u);

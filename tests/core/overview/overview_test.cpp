@@ -8,6 +8,7 @@
 #include "health/check.hpp"
 #include "inductor/evict.hpp"
 #include "inductor/scanner.hpp"
+#include "opened_dir.hpp"
 #include "overview/overview.hpp"
 #include "portability/sources.hpp"
 #include "test_support.hpp"
@@ -82,7 +83,7 @@ TEST(Overview, H100CacheAtAGlance) {
     inductor::EvictPolicy p;
     p.dry_run = true;  // never touch the fixture
     p.older_than_ns = *inductor::parse_age_ns("30d");
-    auto ev = inductor::evict_cache(root.string(), p);
+    auto ev = inductor::evict_cache(kiln::test::open_dir(root), p);
     ASSERT_TRUE(ev.ok());
     EXPECT_EQ(o->evict.freed_bytes, ev->freed_bytes);
     EXPECT_EQ(o->evict.groups, ev->removed.size());
@@ -107,7 +108,7 @@ TEST(Overview, HealthCountsWhatCheckFinds) {
     auto broken = overview::compute_overview(root);
     ASSERT_TRUE(broken.ok()) << broken.error().str();
     EXPECT_GE(broken->health.problems, 1u);
-    auto counted = health::count_problems(root);
+    auto counted = health::count_problems(kiln::test::open_dir(root));
     ASSERT_TRUE(counted.ok());
     EXPECT_EQ(broken->health.problems, *counted);
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "inductor/scanner.hpp"
+#include "opened_dir.hpp"
 #include "portability/portable.hpp"
 #include "portability/sources.hpp"
 #include "test_support.hpp"
@@ -18,7 +19,7 @@ Fingerprint load(const fs::path& p) {
 }
 
 PortableReport assess(const fs::path& root, const Fingerprint& target) {
-    auto r = assess_root(root, target);
+    auto r = assess_root(kiln::test::open_dir(root), target);
     EXPECT_TRUE(r.ok()) << r.error().str();
     return r.value_or({});
 }

@@ -1,0 +1,53 @@
+# Fails if a source under ROOT (core/ ui/ app/ tests/ bench/ fuzz/) opens a cache some way other than
+# the one route (issue 44): frontend::open_cache names the root (Inductor's default read from
+# $TORCHINDUCTOR_CACHE_DIR only in core/inductor/roots.cpp) and opens it once; core functions take that
+# opened root and never resolve or open it again by its path.
+#   - inductor::resolve_root is gone: no source names it;
+#   - TORCHINDUCTOR_CACHE_DIR is read from the environment only in core/inductor/roots.cpp;
+#   - open_root_dir (a root opened by path) is called only where a root is first opened (frontend,
+#     roots, the scanner's path overload for tests, bundle diff's directories) or again through its
+#     descriptor (the scanner, check).
+# SELFTEST=DIR: writes a file with each mistake under DIR and checks that instead (it must fail).
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
+if(SELFTEST)
+  set(ROOT "${SELFTEST}")
+  file(REMOVE_RECURSE "${ROOT}")
+  file(WRITE "${ROOT}/core/a/resolve.cpp" "auto r = inductor::resolve_root(arg);\n")
+  file(WRITE "${ROOT}/core/a/env.cpp" "const char* d = std::getenv(\"TORCHINDUCTOR_CACHE_DIR\");\n")
+  file(WRITE "${ROOT}/ui/b/reopen.cpp" "KILN_TRY(UniqueFd fd, inductor::open_root_dir(scan.root));\n")
+  file(WRITE "${ROOT}/core/inductor/roots.cpp" "if (const char* v = env(\"TORCHINDUCTOR_CACHE_DIR\")) return v;\n")
+endif()
+set(dirs core ui app tests bench fuzz)
+set(files "")
+foreach(d IN LISTS dirs)
+  file(GLOB_RECURSE found "${ROOT}/${d}/*.hpp" "${ROOT}/${d}/*.cpp" "${ROOT}/${d}/*.h")
+  list(APPEND files ${found})
+endforeach()
+set(opens_allowed core/inductor/roots.cpp core/inductor/roots.hpp core/frontend/open_cache.cpp
+    core/inductor/scanner.cpp core/health/check.cpp core/bundle/diff.cpp tests/support/opened_dir.hpp)
+set(bad "")
+foreach(f IN LISTS files)
+  file(RELATIVE_PATH rel "${ROOT}" "${f}")
+  file(STRINGS "${f}" lines REGEX "resolve_root")
+  if(lines)
+    string(APPEND bad "  ${rel}: names resolve_root (open the cache with frontend::open_cache)\n")
+  endif()
+  if(NOT rel STREQUAL "core/inductor/roots.cpp")
+    file(STRINGS "${f}" lines
+         REGEX "(getenv|[^A-Za-z_]env|qEnvironmentVariable[A-Za-z]*)[ \t]*\\([ \t]*\"TORCHINDUCTOR_CACHE_DIR\"")
+    if(lines)
+      string(APPEND bad "  ${rel}: reads TORCHINDUCTOR_CACHE_DIR (frontend::default_cache_root says it)\n")
+    endif()
+  endif()
+  if(NOT rel IN_LIST opens_allowed AND NOT rel MATCHES "^tests/")
+    file(STRINGS "${f}" lines REGEX "open_root_dir[ \t]*\\(")
+    if(lines)
+      string(APPEND bad "  ${rel}: opens a root by its path (take the opened root: inductor::OpenedRoot)\n")
+    endif()
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "a cache is opened once, by frontend::open_cache, and passed down (issue 44):\n${bad}")
+endif()
+list(LENGTH files n)
+message(STATUS "checked ${n} files: one route to open a cache")
