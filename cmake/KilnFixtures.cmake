@@ -14,7 +14,8 @@ set(KILN_FIXTURE_ARCHIVES
 set(KILN_OWN_FIXTURE_ARCHIVES
   "model:model-h100-torch2.11.tar.xz"
   "ranks:ranks-h100x4-torch2.11.tar.xz"
-  "startup:startup-ab-h100-torch2.11.tar.xz")
+  "startup:startup-ab-h100-torch2.11.tar.xz"
+  "startupcpp:startup-ab-cpp-libs-h200-torch2.11.tar.xz")
 foreach(pair IN LISTS KILN_FIXTURE_ARCHIVES KILN_OWN_FIXTURE_ARCHIVES)
   string(REPLACE ":" ";" pair "${pair}")
   list(GET pair 0 name)

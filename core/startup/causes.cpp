@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "startup/phase_names.hpp"
+
 namespace kiln::startup {
 
 namespace {
@@ -23,6 +25,9 @@ int count_spans(const CompileSpans& c, const char* name) {
     auto it = c.span_counts.find(name);
     return it == c.span_counts.end() ? 0 : it->second;
 }
+
+// compile_file spans that built a library (the prefix header's preprocess is not one).
+int cpp_compiles(const CompileSpans& c) { return count_spans(c, "compile_file") - c.prefix_header_preprocesses; }
 
 // What each phase is, whatever caused it.
 std::string describe(const std::string& phase, const CompileSpans& c) {
@@ -46,8 +51,11 @@ std::string describe(const std::string& phase, const CompileSpans& c) {
                (c.triton_compile_us ? " (torch: triton_compile_time_us " + std::to_string(*c.triton_compile_us) + ")"
                                     : std::string());
     if (phase == "C++ compile")
-        return count_text(count_spans(c, "compile_file"), "compile_file", "compile_files") +
+        return count_text(cpp_compiles(c), "compile_file", "compile_files") +
                ": the CPU graph's kernels and, on a process's first CPU graph, the vector-ISA probe's test libraries";
+    if (phase == kPrefixHeaderPhase)
+        return "torch preprocessed its C++ prefix header (g++ -E) to key the precompiled header: once per process "
+               "that loads a CPU graph, libraries kept or not";
     if (phase == "autotuning: fusion benchmarks") return "Inductor benchmarked fused kernels to choose a fusion";
     if (phase == "autotuning: Triton configs") return "a Triton kernel's configs benchmarked (CachingAutotuner)";
     if (phase == "cudagraph recording") return "CUDA graphs recorded (cudagraph trees, once per shape)";
@@ -163,37 +171,39 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
     Assigner as{cost, claims, {}};
     const std::string frame = c.function.empty() ? std::string("this frame") : c.function;
 
-    // A CPU graph: seconds with no span inside, around its C++ compiles. Inductor's vector-ISA probe runs
-    // there, but so do the C++ precompiled header and Python imports: no span says which took what, so the
-    // probe is inferred, never a saving its remedy is known to bring.
+    // A CPU graph: seconds with no span inside, around its C++ compiles. Inductor's vector-ISA probes run
+    // there, but so may Python imports: no span says which took what, so the probe is inferred, never a
+    // saving its remedy is known to bring. A profiler on an H200 host (torch 2.11, bench/RESULTS.md) put
+    // 21 of a warm start's 22 s there with cpp.vec_isa_ok True: the setting skips the base probe only;
+    // the AVX-512 bf16, VNNI, AMX and AMX-fp16 probes each still start a Python process that imports torch.
     if (c.cpu_graph()) {
-        // TORCHINDUCTOR_VEC_ISA_OK=1 is in the key: no probe ran, so nothing known removes these seconds
-        // (on an H100 host, 26-27 s of them stayed with it set: bench/gpu/startup_ab.sh).
         const bool probe_off = key_says(c, "inductor_config[cpp.vec_isa_ok]: True");
         for (const char* phase : {"loading the compiled module", "Inductor lowering and codegen"}) {
             if (cost.phase_seconds(phase) < 2.0) continue;
             if (probe_off) {
                 as.claim(phase,
                          "inferred: no span covers these " + seconds_text(cost.phase_seconds(phase)) +
-                             " of a CPU graph; the vector-ISA probe did not run (cpp.vec_isa_ok: True in the key), so "
-                             "they are the C++ precompiled header, Python imports or other work no span names",
-                         "", "a profiler (py-spy) of the process says what they are", "",
-                         "no span covers these seconds and the key says the vector-ISA probe was off");
+                             " of a CPU graph; with cpp.vec_isa_ok: True in the key, torch 2.11 still runs its "
+                             "vector-ISA probes for AVX-512 bf16, VNNI, AMX and AMX-fp16 where the CPU lists them, "
+                             "each in a fresh Python process that imports torch (seconds each, once per process), "
+                             "and Python imports may hold part",
+                         "", "no setting removes those probes in torch 2.11; they run once per process", "",
+                         "no span covers these seconds; a profiler of such a warm start (H200 host) put 21 of its 22 s "
+                         "in those probes");
                 continue;
             }
             as.claim(phase,
                      "inferred: no span covers these " + seconds_text(cost.phase_seconds(phase)) +
                          " of a CPU graph; Inductor's C++ vector-ISA probe runs here (cpu_vec_isa builds a test "
                          "library per ISA the CPU lists and loads it in a fresh Python process that imports torch: "
-                         "seconds each, once per process, even when the graph hits), and so may the C++ precompiled "
-                         "header and Python imports",
+                         "seconds each, once per process, even when the graph hits), and so may Python imports",
                      "the C++ vector-ISA probe of a CPU graph, inferred",
-                     "TORCHINDUCTOR_VEC_ISA_OK=1 skips the probe (trust the CPU's flags), or compile the CPU graphs "
-                     "in a process that already probed; an A/B run with it says how many of these seconds go",
+                     "TORCHINDUCTOR_VEC_ISA_OK=1 skips the base probe (trust the CPU's flags; the AVX-512 bf16, "
+                     "VNNI and AMX probes still run), or compile the CPU graphs in a process that already probed; "
+                     "an A/B run with it says how many of these seconds go",
                      "TORCHINDUCTOR_VEC_ISA_OK=1",
-                     "no span covers these seconds; the vector-ISA probe, the C++ precompiled header and Python "
-                     "imports may each hold part of them, and only an A/B run with TORCHINDUCTOR_VEC_ISA_OK=1 "
-                     "measures the probe's");
+                     "no span covers these seconds; the vector-ISA probes and Python imports may each hold part of "
+                     "them, and only an A/B run with TORCHINDUCTOR_VEC_ISA_OK=1 measures the probe's share");
         }
     }
     // Autotuning: select_algorithm only benchmarks what this device's timing cache cannot answer.
@@ -268,7 +278,7 @@ CompileCost cost_of(const CompileSpans& c, const std::optional<MissInfo>& miss, 
         }
         if (cost.phase_seconds("C++ compile") >= kNoticeable)
             as.claim("C++ compile",
-                     count_text(count_spans(c, "compile_file"), "C++ compile", "C++ compiles") +
+                     count_text(cpp_compiles(c), "C++ compile", "C++ compiles") +
                          " though the FX graph hit: Inductor's code cache had no library for the source",
                      "C++ compiled on a warm start", "keep the Inductor cache's C++ libraries (<key>.so) with it",
                      "the C++ libraries kept");

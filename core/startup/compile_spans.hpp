@@ -59,7 +59,8 @@ struct CompileSpans {
     std::vector<trace::CacheEvent> events;      // FX graph and AOTAutograd cache events inside it
     std::string recompile_reason;               // compilation_metrics recompile_reason (a dynamo guard failed)
     std::optional<std::int64_t> triton_compile_us;
-    std::vector<std::string> gaps;  // what the trace lacked for this compile
+    int prefix_header_preprocesses = 0;  // compile_file spans that were the prefix header's (phase_names.hpp)
+    std::vector<std::string> gaps;       // what the trace lacked for this compile
 
     double seconds() const { return metrics_seconds.value_or((end_us - begin_us) / 1e6); }
     bool cpu_graph() const { return span_counts.count("compile_file") > 0; }

@@ -13,6 +13,10 @@ std::string phase_of_span(std::string_view span_name);
 // Whether the phase is one of Kiln's named groups (false for "other: ...").
 bool is_known_phase(std::string_view phase);
 
+// A compile_file span that preprocessed torch's C++ prefix header, not a library's compile:
+// compile_spans tells it by its place (just before the graph's first async_compile.wait).
+inline constexpr const char* kPrefixHeaderPhase = "C++ prefix header";
+
 // The phase names, for tests and the GUI's legend (in the table's order).
 inline constexpr const char* kPhaseNames[] = {
     "dynamo tracing",
@@ -27,6 +31,7 @@ inline constexpr const char* kPhaseNames[] = {
     "kernel compile wait",
     "Triton compile",
     "C++ compile",
+    "C++ prefix header",
     "autotuning: GEMM templates",
     "autotuning: fusion benchmarks",
     "autotuning: Triton configs",

@@ -59,6 +59,7 @@ def compiles(path):
     """[(kind, compile_id, seconds, {phase: seconds})] in log order; seconds from compilation_metrics if given."""
     out = []; stack = []  # [name, ts, child_us, compile index or None]
     current = None
+    last_cpp = None; waited = False  # the compile's last leaf compile_file (end us, seconds); its first wait seen
     for h, p in records(path):
         if "compilation_metrics" in h and isinstance(h["compilation_metrics"], dict):
             m = h["compilation_metrics"]
@@ -73,6 +74,17 @@ def compiles(path):
             if e["name"] in ROOTS and current is None:
                 out.append(["frame" if e["name"] == ROOTS[0] else "backward", e.get("args", {}).get("compile_id"), 0.0, {}, None])
                 current = len(out) - 1; stack[-1][3] = current
+                last_cpp = None; waited = False
+            elif e["name"] == "async_compile.wait" and current is not None and not waited:
+                # torch 2.11 preprocesses its C++ prefix header (g++ -E) just before a CPU graph's first
+                # wait: that compile_file is the header's, not a library's
+                waited = True
+                if last_cpp and 0 <= e["ts"] - last_cpp[0] <= 100000 and last_cpp[1] <= 1.0:  # longer: the PCH built
+                    ph = out[current][3]
+                    ph["C++ compile"] -= last_cpp[1]
+                    if ph["C++ compile"] <= 1e-9: del ph["C++ compile"]
+                    ph["C++ prefix header"] = ph.get("C++ prefix header", 0.0) + last_cpp[1]
+                    last_cpp = None
         elif e.get("ph") == "E":
             if not stack or stack[-1][0] != e["name"]: continue  # the reference takes well-formed traces only
             name, ts, child, idx = stack.pop()
@@ -84,6 +96,7 @@ def compiles(path):
                 else:
                     ph = phase_of(name)
                     out[current][3][ph] = out[current][3].get(ph, 0.0) + (dur - child) / 1e6
+                    if name == "compile_file" and child == 0: last_cpp = (e["ts"], (dur - child) / 1e6)
     return [(k, cid, metric if metric is not None else span, phases) for k, cid, span, phases, metric in out]
 
 if __name__ == "__main__":

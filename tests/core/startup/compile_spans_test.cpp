@@ -78,6 +78,45 @@ TEST(StartupSpans, SelfTimeCountsEveryNestedSpanOnce) {
     EXPECT_TRUE(p->gaps.empty());
 }
 
+// Torch 2.11 preprocesses its C++ prefix header just before a CPU graph's first async_compile.wait, in
+// every process, libraries kept or not: that compile_file is not a library's compile.
+std::string cpu_graph_load(double header_end_us) {
+    return span("dynamo", "B", 0) + span("entire_frame_compile", "B", 1e3) +
+           span("PyCodeCache.load_by_key_path", "B", 1e6) + span("compile_file", "B", 2e6) +
+           span("compile_file", "E", 3e6) + span("compile_file", "B", header_end_us - 0.25e6) +
+           span("compile_file", "E", header_end_us) + span("async_compile.wait", "B", 6e6) +
+           span("compile_file", "B", 6.1e6) + span("compile_file", "E", 6.6e6) + span("async_compile.wait", "E", 7e6) +
+           span("PyCodeCache.load_by_key_path", "E", 8e6) + span("entire_frame_compile", "E", 9e6) + metrics(9.0) +
+           span("dynamo", "E", 9.001e6);
+}
+
+TEST(StartupSpans, ThePrefixHeadersPreprocessIsNotALibrarysCompile) {
+    ScratchDir dir("startup_spans");
+    auto p = read_process_spans(write_log(dir, cpu_graph_load(5.98e6)));  // ends 20 ms before the wait
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    const auto& c = p->compiles.front();
+    EXPECT_NEAR(phase(c, kPrefixHeaderPhase), 0.25, 1e-9);
+    EXPECT_NEAR(phase(c, "C++ compile"), 1.5, 1e-9);  // the one before, and the one inside the wait
+    EXPECT_EQ(c.prefix_header_preprocesses, 1);
+    EXPECT_TRUE(c.cpu_graph());
+
+    // Far from the wait (a library compiled, then other work): every compile_file is a library's.
+    auto q = read_process_spans(write_log(dir, cpu_graph_load(5.0e6)));
+    ASSERT_TRUE(q.ok()) << q.error().str();
+    EXPECT_EQ(phase(q->compiles.front(), kPrefixHeaderPhase), 0.0);
+    EXPECT_NEAR(phase(q->compiles.front(), "C++ compile"), 1.75, 1e-9);
+    EXPECT_EQ(q->compiles.front().prefix_header_preprocesses, 0);
+
+    // Seconds long there: the precompiled header was built, a compile like a library's.
+    std::string built = cpu_graph_load(5.98e6);
+    const std::string begin = span("compile_file", "B", 5.73e6);
+    built.replace(built.find(begin), begin.size(), span("compile_file", "B", 3.5e6));
+    auto b = read_process_spans(write_log(dir, built));
+    ASSERT_TRUE(b.ok()) << b.error().str();
+    EXPECT_EQ(phase(b->compiles.front(), kPrefixHeaderPhase), 0.0);
+    EXPECT_NEAR(phase(b->compiles.front(), "C++ compile"), 1.0 + 2.48 + 0.5, 1e-9);
+}
+
 TEST(StartupSpans, UnknownSpanNamesStayPhasesOfTheirOwn) {
     ScratchDir dir("startup_spans");
     std::string text = good_compile();
