@@ -6,7 +6,7 @@ and baddbmm with alpha and beta. Torch's AUTOTUNE tables go to stderr; the calle
 TORCH_TRACE and TORCHINDUCTOR_MM_LOGGING_FILE, beside the cache.
 
 usage: python model_cache.py [--dim 384] [--heads 6] [--seq 256] [--batch 4] [--warm-seconds S]
-                             [--pin LOOKUP_TABLE.json] [--steps N] [--profile N]
+                             [--pin LOOKUP_TABLE.json] [--steps N] [--profile N] [--mode M]
 --warm-seconds: keep the GPU busy first (torch's first AUTOTUNE tables on a cold GPU run slow);
 --pin: torch's lookup table (Kiln's `--pin`) loaded before compiling; --steps: after compiling, N
 timed steps (the block forward + backward and each standalone op once, CUDA events), the median in
@@ -31,6 +31,7 @@ p.add_argument("--warm-seconds", type=float, default=0)
 p.add_argument("--pin", default=None)
 p.add_argument("--steps", type=int, default=0)
 p.add_argument("--profile", type=int, default=0)
+p.add_argument("--mode", default="max-autotune-no-cudagraphs")  # "default": a quick compile, to try the capture
 a = p.parse_args()
 
 if a.pin:
@@ -56,7 +57,7 @@ if a.pin:
     V.set_choices_handler(LookupTableChoices())
 
 cfg.max_autotune_gemm_backends = "ATEN,TRITON"
-MODE = "max-autotune-no-cudagraphs"
+MODE = a.mode
 
 
 class Block(torch.nn.Module):
