@@ -161,7 +161,7 @@ void AutotuneComparePanel::loadRoot(const QString& root) {
 void AutotuneComparePanel::followRootTimings(RootTimings* shared) {
     shared_ = shared;
     connect(shared, &RootTimings::loaded, this, [this](const std::shared_ptr<const RootTimingsResult>& r) {
-        if (r->root != root_) return;
+        if (r->root != root_ || (rootSet_ && r->set == rootSet_)) return;  // shown already (another asker's copy)
         // The root's devices replace those of its last read; sources the user added stay.
         const QString suffix = QStringLiteral("  —  ") + root_;
         for (int i = sources_->count() - 1; i >= 0; --i)
@@ -177,6 +177,7 @@ void AutotuneComparePanel::followRootTimings(RootTimings* shared) {
 
 void AutotuneComparePanel::clearSources() {
     devices_.clear();
+    rootSet_.reset();
     sources_->clear();
     recompute();
 }

@@ -120,6 +120,7 @@ bool TimingsPanel::isLoading() const {
 void TimingsPanel::followRootTimings(RootTimings* shared) {
     shared_ = shared;
     connect(shared, &RootTimings::loaded, this, [this](const std::shared_ptr<const RootTimingsResult>& r) {
+        if (r->set == model_->timings()) return;   // shown already (the set handed again to another asker)
         jobs_->cancel(QStringLiteral("timings"));  // the root's set replaces files opened before it came
         paths_ = {r->root};
         showLoaded(r->set, r->texts, r->error);
