@@ -378,6 +378,20 @@ private slots:
         for (int i = 0; i < own.opList()->count(); ++i)
             QCOMPARE(win.views.timings->opList()->item(i)->text(), own.opList()->item(i)->text());
 
+        // Another asker (the Overview after a new scan) gets the set again; the views that show it
+        // already keep it: no list refilled, no model reset (at a million files, a UI-thread stall).
+        const QListWidgetItem* first = win.views.timings->opList()->item(0);
+        QSignalSpy tableReset(win.views.timings->model(), &QAbstractItemModel::modelReset);
+        QSignalSpy compareReset(win.views.compare->model(), &QAbstractItemModel::modelReset);
+        QSignalSpy again(shared, &RootTimings::loaded);
+        shared->request();
+        QVERIFY(test::waitFor([&] { return again.count() > 0; }));
+        QCoreApplication::processEvents();
+        QCOMPARE(win.views.timings->opList()->item(0), first);
+        QCOMPARE(tableReset.count(), 0);
+        QCOMPARE(compareReset.count(), 0);
+        QCOMPARE(win.views.compare->deviceCount(), 2);
+
         // A tuning session's end reads the root again: every view takes the new set, Compare
         // replaces the root's devices instead of adding them twice.
         QSignalSpy reloaded(shared, &RootTimings::loaded);

@@ -25,6 +25,7 @@
 #include "ui/charts/choice_bar_chart.hpp"
 #include "ui/charts/choice_bars.hpp"
 #include "ui/tuning/autotune_table_model.hpp"
+#include "ui/tuning/op_list_texts.hpp"
 #include "ui/tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
@@ -266,6 +267,7 @@ private slots:
         auto panel = loaded({test::h100Root()});
         auto* model = panel->model();
         int marked = 0;
+        QStringList shown;  // the column's texts, each once: what opListTexts hands the view to size it
         for (int op = 0; op < model->rowCount(); ++op) {
             const QModelIndex g = model->opIndex(op);
             for (int c = 0; c < model->rowCount(g); ++c) {
@@ -277,6 +279,7 @@ private slots:
                 }
                 QVERIFY2(row.data().toString().startsWith(QStringLiteral("used by graph ")),
                          qPrintable(row.data().toString()));
+                if (!shown.contains(row.data().toString())) shown << row.data().toString();
                 QVERIFY(row.data(Qt::ToolTipRole).toString().contains(keys.front()));
                 QVERIFY(g.data().toString().contains(QStringLiteral("used by graph")));  // the heading says it too
                 for (const QString& key : keys) {
@@ -297,6 +300,7 @@ private slots:
             }
         }
         QVERIFY(marked >= 1);  // the fixture's max-autotune mm graph runs a template choice
+        QCOMPARE(opListTexts(*model->timings()).usedBy, shown);
     }
 
     void unreadablePathShowsReason() {

@@ -43,8 +43,9 @@ CompileTimeChart::CompileTimeChart(QWidget* parent) : QWidget(parent), plot_(new
     });
 }
 
-void CompileTimeChart::setData(const timings::CompileTimes& data) {
-    data_ = data;
+void CompileTimeChart::setData(timings::CompileTimes in) {
+    data_ = std::move(in);
+    const timings::CompileTimes& data = data_;
     plot_->clearPlottables();
     auto* left = plot_->axisRect(0);
     auto* right = plot_->axisRect(1);

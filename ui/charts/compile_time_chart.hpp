@@ -14,7 +14,7 @@ class CompileTimeChart : public QWidget {
     Q_OBJECT
 public:
     explicit CompileTimeChart(QWidget* parent = nullptr);
-    void setData(const timings::CompileTimes& data);
+    void setData(timings::CompileTimes data);  // kept (export): moved in, not copied
     QCustomPlot* plot() const { return plot_; }
     ChartTable table() const;  // one row per graph (path, seconds) and per category (bytes)
     int histogramTotal() const { return histogramTotal_; }

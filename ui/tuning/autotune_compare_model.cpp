@@ -11,13 +11,17 @@ namespace kiln::ui {
 AutotuneCompareModel::AutotuneCompareModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void AutotuneCompareModel::setComparison(timings::Comparison cmp) {
+    setComparison(std::make_shared<const timings::Comparison>(std::move(cmp)));
+}
+
+void AutotuneCompareModel::setComparison(std::shared_ptr<const timings::Comparison> cmp) {
     beginResetModel();
-    cmp_ = std::move(cmp);
+    cmp_ = cmp ? std::move(cmp) : std::make_shared<const timings::Comparison>();
     endResetModel();
 }
 
 int AutotuneCompareModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(cmp_.ops.size());
+    return parent.isValid() ? 0 : static_cast<int>(cmp_->ops.size());
 }
 int AutotuneCompareModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : kFixed + 3 * devices() - (devices() > 0 ? 1 : 0) + 1;
@@ -33,7 +37,7 @@ AutotuneCompareModel::Located AutotuneCompareModel::locate(int column) const {
 
 QVariant AutotuneCompareModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
-    const auto& op = cmp_.ops[static_cast<size_t>(index.row())];
+    const auto& op = cmp_->ops[static_cast<size_t>(index.row())];
     const int col = index.column();
     if (role == WinnerDiffersRole) return op.winner_differs;
     const bool last = col == columnCount() - 1;
@@ -81,7 +85,7 @@ QVariant AutotuneCompareModel::headerData(int section, Qt::Orientation o, int ro
     // The device on a line of its own, numbered as in the chart's legend: headers read in full.
     const Located at = locate(section);
     const QString dev =
-        QStringLiteral("%1 %2").arg(at.device + 1).arg(QString::fromStdString(cmp_.devices[size_t(at.device)]));
+        QStringLiteral("%1 %2").arg(at.device + 1).arg(QString::fromStdString(cmp_->devices[size_t(at.device)]));
     switch (at.kind) {
         case DeviceColumn::best: return tr("best ms\n%1").arg(dev);
         case DeviceColumn::speedup: return tr("speed-up vs 1\n%1").arg(dev);

@@ -3,6 +3,8 @@
 // time and speed-up against the first device; a last column flags ops whose winner differs.
 #include <QAbstractTableModel>
 
+#include <memory>
+
 #include "timings/compare.hpp"
 #include "ui/charts/chart_table.hpp"
 
@@ -15,7 +17,9 @@ public:
     explicit AutotuneCompareModel(QObject* parent = nullptr);
 
     void setComparison(timings::Comparison cmp);
-    const timings::Comparison& comparison() const { return cmp_; }
+    // One made elsewhere (off the UI thread), kept without a copy; null shows none.
+    void setComparison(std::shared_ptr<const timings::Comparison> cmp);
+    const timings::Comparison& comparison() const { return *cmp_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -34,8 +38,8 @@ private:
         DeviceColumn kind = DeviceColumn::best;
     };
     Located locate(int column) const;
-    int devices() const { return static_cast<int>(cmp_.devices.size()); }
-    timings::Comparison cmp_;
+    int devices() const { return static_cast<int>(cmp_->devices.size()); }
+    std::shared_ptr<const timings::Comparison> cmp_ = std::make_shared<const timings::Comparison>();
 };
 
 }  // namespace kiln::ui

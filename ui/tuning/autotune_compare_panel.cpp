@@ -115,32 +115,11 @@ void AutotuneComparePanel::addSource(const QString& path) {
         });
 }
 
-std::vector<AutotuneComparePanel::Device> AutotuneComparePanel::devicesOf(std::shared_ptr<const timings::TimingSet> set,
-                                                                          const std::string& unnamedLabel) {
-    std::vector<Device> out;
-    std::vector<std::uint32_t> unnamed;
-    for (std::uint32_t i = 0; i < set->ops.size(); ++i) {
-        const std::string& device = set->ops[i].device;
-        if (device.empty()) {
-            unnamed.push_back(i);
-            continue;
-        }
-        auto it = std::find_if(out.begin(), out.end(), [&](const Device& d) { return d.label == device; });
-        if (it == out.end()) it = out.insert(out.end(), Device{device, set, {}});
-        it->ops.push_back(i);
-    }
-    // Files that name no device (mm logs, stderr tables, per-kernel files) belong to the source's one
-    // device, or stand for the machine themselves (labelled by path); beside several devices they are
-    // ambiguous and left out.
-    if (out.size() == 1) out.front().ops.insert(out.front().ops.end(), unnamed.begin(), unnamed.end());
-    else if (out.empty() && !unnamed.empty()) out.push_back({unnamedLabel, set, std::move(unnamed)});
-    return out;
-}
-
-void AutotuneComparePanel::addShared(std::vector<Device> devices, const QString& path) {
+void AutotuneComparePanel::addShared(std::vector<Device> devices, const QString& path,
+                                     std::shared_ptr<const timings::Comparison> ready) {
     for (const auto& d : devices)
         sources_->addItem(QStringLiteral("%1  —  %2").arg(QString::fromStdString(d.label), path));
-    appendDevices(std::move(devices));
+    appendDevices(std::move(devices), std::move(ready));
 }
 
 void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> devices) {
@@ -154,7 +133,10 @@ void AutotuneComparePanel::addDevices(std::vector<timings::DeviceTimings> device
     appendDevices(std::move(own));
 }
 
-void AutotuneComparePanel::appendDevices(std::vector<Device> devices) {
+void AutotuneComparePanel::appendDevices(std::vector<Device> devices,
+                                         std::shared_ptr<const timings::Comparison> ready) {
+    // A comparison made of these devices alone holds when nothing else is loaded (no label renumbered).
+    if (!devices_.empty()) ready.reset();
     for (auto& d : devices) {
         // Two machines with the same GPU model: keep them apart by numbering the label.
         std::string label = d.label;
@@ -166,19 +148,7 @@ void AutotuneComparePanel::appendDevices(std::vector<Device> devices) {
         d.label = label;
         devices_.push_back(std::move(d));
     }
-    recompute();
-}
-
-std::vector<timings::DeviceTimings> AutotuneComparePanel::deviceTimings() const {
-    std::vector<timings::DeviceTimings> out;
-    out.reserve(devices_.size());
-    for (const auto& d : devices_) {
-        timings::DeviceTimings t{d.label, {}};
-        t.set.ops.reserve(d.ops.size());
-        for (auto i : d.ops) t.set.ops.push_back(d.set->ops[i]);
-        out.push_back(std::move(t));
-    }
-    return out;
+    recompute(std::move(ready));
 }
 
 void AutotuneComparePanel::loadRoot(const QString& root) {
@@ -191,7 +161,7 @@ void AutotuneComparePanel::loadRoot(const QString& root) {
 void AutotuneComparePanel::followRootTimings(RootTimings* shared) {
     shared_ = shared;
     connect(shared, &RootTimings::loaded, this, [this](const std::shared_ptr<const RootTimingsResult>& r) {
-        if (r->root != root_) return;
+        if (r->root != root_ || (rootSet_ && r->set == rootSet_)) return;  // shown already (another asker's copy)
         // The root's devices replace those of its last read; sources the user added stay.
         const QString suffix = QStringLiteral("  —  ") + root_;
         for (int i = sources_->count() - 1; i >= 0; --i)
@@ -201,19 +171,21 @@ void AutotuneComparePanel::followRootTimings(RootTimings* shared) {
             devices_.end());
         rootSet_ = r->set;
         if (!r->error.isEmpty()) status_->setText(r->error);
-        addShared(devicesOf(r->set, QFileInfo(root_).fileName().toStdString()), root_);
+        addShared(r->devices, root_, r->comparison);
     });
 }
 
 void AutotuneComparePanel::clearSources() {
     devices_.clear();
+    rootSet_.reset();
     sources_->clear();
     recompute();
 }
 
-void AutotuneComparePanel::recompute() {
+void AutotuneComparePanel::recompute(std::shared_ptr<const timings::Comparison> ready) {
     // One device compares with nothing: its ops are not copied.
-    model_->setComparison(devices_.size() < 2 ? timings::Comparison{} : timings::compare_devices(deviceTimings()));
+    if (ready) model_->setComparison(std::move(ready));
+    else model_->setComparison(devices_.size() < 2 ? timings::Comparison{} : timings::compare_devices(deviceTimings()));
     const int n = model_->rowCount();
     const auto& cmp = model_->comparison();
     int differs = 0;

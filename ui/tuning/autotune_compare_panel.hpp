@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "timings/compare.hpp"
+#include "ui/tuning/timing_devices.hpp"
 
 class QCheckBox;
 class QLabel;
@@ -58,28 +59,20 @@ signals:
     void compared(int ops);
 
 public:
-    // One device: the ops of a shared set that ran on it. The comparison copies them only while it is
-    // computed (two devices or more); a set read for this view alone is shared the same way.
-    struct Device {
-        std::string label;
-        std::shared_ptr<const timings::TimingSet> set;
-        std::vector<std::uint32_t> ops;  // indices into set->ops
-    };
-    // The devices of one read set: one per op.device; ops naming no device go to the only device, or
-    // (no device at all) stand for one labelled `unnamedLabel`; beside several devices they are left out.
-    static std::vector<Device> devicesOf(std::shared_ptr<const timings::TimingSet> set,
-                                         const std::string& unnamedLabel);
+    using Device = TimingDevice;
     // The devices' own sets as compare_devices takes them (copies of their ops).
-    std::vector<timings::DeviceTimings> deviceTimings() const;
+    std::vector<timings::DeviceTimings> deviceTimings() const { return deviceTimingsOf(devices_); }
     // The set device i views (the window's shared read for the open root's devices).
     std::shared_ptr<const timings::TimingSet> deviceSet(int i) const {
         return devices_.at(static_cast<std::size_t>(i)).set;
     }
 
 private:
-    void recompute();
-    void addShared(std::vector<Device> devices, const QString& path);  // with a line per device in the list
-    void appendDevices(std::vector<Device> devices);
+    // Compares devices_, or shows `ready` (their comparison, made off the UI thread) when given.
+    void recompute(std::shared_ptr<const timings::Comparison> ready = nullptr);
+    void addShared(std::vector<Device> devices, const QString& path,
+                   std::shared_ptr<const timings::Comparison> ready = nullptr);  // with a line per device in the list
+    void appendDevices(std::vector<Device> devices, std::shared_ptr<const timings::Comparison> ready = nullptr);
 
     JobRunner* jobs_;
     RootTimings* shared_ = nullptr;

@@ -68,7 +68,6 @@ QVariant CompileEntriesModel::headerData(int section, Qt::Orientation o, int rol
 
 void CompileEntriesModel::sort(int column, Qt::SortOrder order) {
     if (column < 0 || column >= ColumnCount) return;
-    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     std::vector<int> perm(rows_.size());
     for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
     auto less = [&](int a, int b) {
@@ -77,8 +76,12 @@ void CompileEntriesModel::sort(int column, Qt::SortOrder order) {
         if (column == TimeColumn) return x.seconds < y.seconds;
         return (column == NameColumn ? x.name.compare(y.name) : x.key.compare(y.key)) < 0;
     };
-    std::stable_sort(perm.begin(), perm.end(),
-                     [&](int a, int b) { return order == Qt::AscendingOrder ? less(a, b) : less(b, a); });
+    auto before = [&](int a, int b) { return order == Qt::AscendingOrder ? less(a, b) : less(b, a); };
+    // Rows already in this order (compileEntryRows gives them slowest first, the view's first sort):
+    // the stable sort would move none, so no layout change for the view to redo over every row.
+    if (std::is_sorted(perm.begin(), perm.end(), before)) return;
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    std::stable_sort(perm.begin(), perm.end(), before);
     std::vector<CompileEntryRow> sorted;
     sorted.reserve(rows_.size());
     std::vector<int> newRow(rows_.size());

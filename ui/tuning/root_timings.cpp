@@ -1,5 +1,6 @@
 #include "ui/tuning/root_timings.hpp"
 
+#include <QFileInfo>
 #include <QMetaObject>
 
 #include <filesystem>
@@ -81,6 +82,11 @@ void RootTimings::start() {
                 if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
                 out->set = std::make_shared<const timings::TimingSet>(std::move(r).value());
             }
+            out->texts = opListTexts(*out->set);
+            out->devices = devicesOf(out->set, QFileInfo(root).fileName().toStdString());
+            if (out->devices.size() >= 2)
+                out->comparison = std::make_shared<const timings::Comparison>(
+                    timings::compare_devices(deviceTimingsOf(out->devices)));
             releaseFreedMemory();  // the walk's and the readers' temporaries
             return std::make_pair(generation, std::shared_ptr<const RootTimingsResult>(std::move(out)));
         },

@@ -11,9 +11,12 @@
 #include <QString>
 
 #include <memory>
+#include <vector>
 
 #include "overview/overview.hpp"
 #include "timings/timing_model.hpp"
+#include "ui/tuning/op_list_texts.hpp"
+#include "ui/tuning/timing_devices.hpp"
 
 namespace kiln::ui {
 
@@ -23,6 +26,11 @@ struct RootTimingsResult {
     QString root;
     std::shared_ptr<const timings::TimingSet> set;  // never null: empty when the read failed
     QString error;                                  // why it failed
+    // What the views show of the set, made in the job: on the UI thread, thousands of ops (a
+    // million-file cache) held it for tens of ms.
+    OpListTexts texts;                  // the Autotune view's op list and "used by" texts
+    std::vector<TimingDevice> devices;  // Compare devices: the set's, unnamed ops by the root's name
+    std::shared_ptr<const timings::Comparison> comparison;  // of those devices (two or more), else null
 };
 
 struct RootTimingsOps {

@@ -97,14 +97,14 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
             return Outcome{std::move(r).value(), std::move(rows), QString()};
         },
         [this](Outcome out) {
-            chart_->setData(out.data);
+            const auto graphs = out.data.graphs.size(), errors = out.data.errors.size();
+            chart_->setData(std::move(out.data));
             fillEntries(std::move(out.rows));
             if (!out.error.isEmpty()) status_->setText(out.error);
             else
-                status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
-                                     .arg(out.data.graphs.size())
-                                     .arg(out.data.errors.size()));
-            emit loaded(static_cast<int>(out.data.graphs.size()));
+                status_->setText(
+                    tr("%1 graphs with a compile time; %2 entries did not decode").arg(graphs).arg(errors));
+            emit loaded(static_cast<int>(graphs));
         });
 }
 
@@ -123,12 +123,11 @@ void TimingsCompilePanel::loadScan(std::shared_ptr<const CacheTree> tree) {
             return Outcome{std::move(data), std::move(rows)};
         },
         [this](Outcome out) {
-            chart_->setData(out.data);
+            const auto graphs = out.data.graphs.size(), errors = out.data.errors.size();
+            chart_->setData(std::move(out.data));
             fillEntries(std::move(out.rows));
-            status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode")
-                                 .arg(out.data.graphs.size())
-                                 .arg(out.data.errors.size()));
-            emit loaded(static_cast<int>(out.data.graphs.size()));
+            status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode").arg(graphs).arg(errors));
+            emit loaded(static_cast<int>(graphs));
         });
 }
 

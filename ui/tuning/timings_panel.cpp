@@ -120,14 +120,15 @@ bool TimingsPanel::isLoading() const {
 void TimingsPanel::followRootTimings(RootTimings* shared) {
     shared_ = shared;
     connect(shared, &RootTimings::loaded, this, [this](const std::shared_ptr<const RootTimingsResult>& r) {
+        if (r->set == model_->timings()) return;   // shown already (the set handed again to another asker)
         jobs_->cancel(QStringLiteral("timings"));  // the root's set replaces files opened before it came
         paths_ = {r->root};
-        showLoaded(r->set, r->error);
+        showLoaded(r->set, r->texts, r->error);
     });
 }
 
-void TimingsPanel::showLoaded(std::shared_ptr<const timings::TimingSet> set, const QString& error) {
-    setTimings(set);
+void TimingsPanel::showLoaded(std::shared_ptr<const timings::TimingSet> set, OpListTexts texts, const QString& error) {
+    showSet(set, std::move(texts));
     if (!error.isEmpty()) status_->setText(error);
     emit loaded(static_cast<int>(set->ops.size()));
 }
@@ -139,6 +140,7 @@ void TimingsPanel::load(const QStringList& paths) {
     for (const auto& s : paths) p.emplace_back(s.toStdString());
     struct Outcome {
         std::shared_ptr<const timings::TimingSet> set;
+        OpListTexts texts;
         QString error;
     };
     jobs_->start(
@@ -146,29 +148,26 @@ void TimingsPanel::load(const QStringList& paths) {
         [p](JobControl&) {
             auto r = timings::collect_timings(p);
             if (!r.ok())
-                return Outcome{std::make_shared<timings::TimingSet>(), QString::fromStdString(r.error().str())};
+                return Outcome{std::make_shared<timings::TimingSet>(), {}, QString::fromStdString(r.error().str())};
             // "used by graph ...": the root's graph entries, read here, off the UI thread.
             if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
-            return Outcome{std::make_shared<const timings::TimingSet>(std::move(r).value()), QString()};
+            auto set = std::make_shared<const timings::TimingSet>(std::move(r).value());
+            OpListTexts texts = opListTexts(*set);
+            return Outcome{std::move(set), std::move(texts), QString()};
         },
-        [this](Outcome out) { showLoaded(std::move(out.set), out.error); });
+        [this](Outcome out) { showLoaded(std::move(out.set), std::move(out.texts), out.error); });
 }
 
 void TimingsPanel::setTimings(std::shared_ptr<const timings::TimingSet> set) {
+    OpListTexts texts = opListTexts(*set);
+    showSet(std::move(set), std::move(texts));
+}
+
+void TimingsPanel::showSet(std::shared_ptr<const timings::TimingSet> set, OpListTexts texts) {
+    usedByTexts_ = std::move(texts.usedBy);
     model_->setTimings(set);
     ops_->clear();
-    for (const auto& op : set->ops) {
-        const auto rank = timings::rank_choices(op);
-        QString text = QString::fromStdString(op.op + "  " + op.inputs);
-        if (!op.device.empty()) text += QStringLiteral("\n  ") + QString::fromStdString(op.device);
-        if (timings::is_per_kernel_config(op))  // a kernel's settled config, not a benchmark of choices
-            text += tr("\n  per-kernel config: %1")
-                        .arg(op.choices.empty() ? QString() : choiceConfigText(op.choices.front()));
-        else text += op.choices.size() == 1 ? tr("\n  1 choice") : tr("\n  %1 choices").arg(op.choices.size());
-        if (rank.best) text += tr(", best %1 ms").arg(*rank.best->ms, 0, 'g', 4);
-        if (rank.margin_pct) text += tr(" (%1% ahead)").arg(*rank.margin_pct, 0, 'f', 1);
-        ops_->addItem(text);
-    }
+    ops_->addItems(texts.ops);  // one insertion, not one per op
     status_->setText(
         tr("%1 ops from %2 sources").arg(set->ops.size()).arg(set->sources.size()) +
         (set->warnings.empty()
@@ -211,10 +210,7 @@ void TimingsPanel::spanOpRows() {
                                     fm.horizontalAdvance(QStringLiteral("% of bestXXX")));
     // "used by graph mm (model.py:94)" whole: the answer to "what runs", read at first sight.
     int usedBy = fm.horizontalAdvance(model_->headerData(AutotuneTableModel::UsedByCol, Qt::Horizontal).toString());
-    if (auto set = model_->timings())
-        for (const auto& op : set->ops)
-            for (const auto& c : op.choices)
-                usedBy = std::max(usedBy, fm.horizontalAdvance(AutotuneTableModel::usedByText(c)));
+    for (const auto& text : usedByTexts_) usedBy = std::max(usedBy, fm.horizontalAdvance(text));
     table_->header()->resizeSection(AutotuneTableModel::UsedByCol,
                                     std::min(usedBy + fm.horizontalAdvance(QStringLiteral("XXX")), 420));
 }

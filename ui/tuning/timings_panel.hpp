@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "timings/timing_model.hpp"
+#include "ui/tuning/op_list_texts.hpp"
 
 class QCheckBox;
 class QLabel;
@@ -59,7 +60,8 @@ signals:
 private:
     void onRowActivated(const QModelIndex& proxyIndex);
     void spanOpRows();
-    void showLoaded(std::shared_ptr<const timings::TimingSet> set, const QString& error);
+    void showLoaded(std::shared_ptr<const timings::TimingSet> set, OpListTexts texts, const QString& error);
+    void showSet(std::shared_ptr<const timings::TimingSet> set, OpListTexts texts);
 
     JobRunner* jobs_;
     RootTimings* shared_ = nullptr;
@@ -71,6 +73,7 @@ private:
     QCheckBox* log_;
     QLabel* status_;
     QStringList paths_;
+    QStringList usedByTexts_;  // the set's distinct "used by" texts: the column's width
     int current_ = -1;
 };
 
