@@ -37,7 +37,7 @@ Result<int> mark_used_by(const inductor::OpenedRoot& root, TimingSet& set, std::
                 if (!buffer.ok()) continue;
                 auto entry = inductor::decode_graph_entry(std::move(*buffer));
                 if (!entry.ok()) continue;
-                auto kernels = graph_kernels(root.path, *entry, &set);
+                auto kernels = graph_kernels(root, *entry, &set);
                 if (!kernels.ok()) continue;
                 for (const auto& k : kernels->kernels) {
                     if (!k.autotune) continue;

@@ -49,6 +49,14 @@ TEST(OpenCache, TimingsAndTheOverviewReadTheOpenedDirectoryNotItsPathAgain) {
         for (const auto& c : op.choices) modules += !c.module_path.empty();
     }
     EXPECT_GT(modules, 0u) << "no kernel module joined beneath the opened directory";
+    // "used by graph ...": the entries' output code and the kernel modules it launches, beneath it too.
+    auto marks = kiln::timings::mark_used_by(*timings, {cache->opened()});
+    ASSERT_TRUE(marks) << marks.error().str();
+    auto want_marks = kiln::timings::mark_used_by(*want, {kiln::inductor::OpenedRoot(fresh)});
+    ASSERT_TRUE(want_marks) << want_marks.error().str();
+    EXPECT_GT(*want_marks, 0);
+    EXPECT_EQ(*marks, *want_marks);
+
     auto overview = kiln::overview::compute_overview(cache->opened());
     ASSERT_TRUE(overview) << overview.error().str();
     auto anew = kiln::overview::compute_overview(fresh);
