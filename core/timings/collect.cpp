@@ -221,12 +221,15 @@ void find_beneath(const inductor::OpenedRoot& root, const std::string& rel,
             continue;
         }
         if (!e.regular) continue;
-        auto kind = classify_by(child, [&](std::size_t n, bool whole) -> std::optional<std::string> {
-            auto file = inductor::open_beneath(root, child);
-            if (!file) return std::nullopt;
-            auto text = whole ? read_opened_file(*file, child, n) : read_prefix(*file, n, child);
-            return text.ok() ? std::optional<std::string>(std::move(*text)) : std::nullopt;
-        });
+        // Named by the path reports give it: a timing cache is known by its folder's name, which may
+        // be the opened directory's own ("ROOT/cache").
+        auto kind = classify_by(
+            inductor::path_beneath(root, child), [&](std::size_t n, bool whole) -> std::optional<std::string> {
+                auto file = inductor::open_beneath(root, child);
+                if (!file) return std::nullopt;
+                auto text = whole ? read_opened_file(*file, child, n) : read_prefix(*file, n, child);
+                return text.ok() ? std::optional<std::string>(std::move(*text)) : std::nullopt;
+            });
         if (kind) found.emplace_back(*kind, child);
     }
 }

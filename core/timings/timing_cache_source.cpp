@@ -158,6 +158,10 @@ Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std:
     // As by path: the kernel modules of the root above cache/, none for a file elsewhere.
     const std::string_view dir = rel_dir(rel);
     const bool in_cache = dir == "cache" || (dir.size() > 6 && dir.substr(dir.size() - 6) == "/cache");
+    // The opened directory is cache/ itself: its modules are in the root above it, outside what was
+    // opened, looked up by that root's path as before.
+    if (const fs::path cache = fs::path(origin).parent_path(); dir.empty() && cache.filename() == "cache")
+        return from_json(*j, origin, modules_by_path(cache.parent_path()));
     if (!in_cache) return from_json(*j, origin, {});
     return from_json(*j, origin, modules_beneath(root, std::string(rel_dir(dir))));
 }

@@ -17,7 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace kiln::timings;
 
-const fs::path kRoots[] = {kiln::test::h100_root(), kiln::test::fixture_dir() / "model" / "inductor"};
+// A root, a root without graph entries, and a root's cache/ named alone (its modules are the root's).
+const fs::path kRoots[] = {kiln::test::h100_root(), kiln::test::fixture_dir() / "model" / "inductor",
+                           kiln::test::h100_root() / "cache"};
 
 TEST(TimingsBeneathARoot, CollectsWhatTheRootReadByItsPathGives) {
     for (const auto& root : kRoots) {
@@ -34,8 +36,12 @@ TEST(TimingsBeneathARoot, CollectsWhatTheRootReadByItsPathGives) {
 }
 
 TEST(TimingsBeneathARoot, JoinsTheKernelsTheRootReadByItsPathJoins) {
-    for (const fs::path& root : {kiln::test::h100_root(), kiln::test::fixture_dir() / "h100h200" / "inductor"}) {
-        SCOPED_TRACE(root.string());
+    for (const fs::path& fixture : {kiln::test::h100_root(), kiln::test::fixture_dir() / "h100h200" / "inductor"}) {
+        SCOPED_TRACE(fixture.string());
+        // A copy: both reads see the same files whatever other tests do to the fixtures meanwhile.
+        kiln::test::ScratchDir dir{"timings-beneath"};
+        const fs::path root = dir.path() / "inductor";
+        fs::copy(fixture, root, fs::copy_options::recursive);
         const auto opened = kiln::test::open_dir(root);
         auto set = collect_timings({root});
         ASSERT_TRUE(set.ok()) << set.error().str();
