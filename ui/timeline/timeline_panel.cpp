@@ -155,7 +155,7 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
     // on a large cache takes longer than the timeline.
     jobs_->start(
         QStringLiteral("startup"), tr("Explaining compile times"),
-        [dirs, opened = opened_](JobControl&) {
+        [dirs, opened = opened_.lock()](JobControl&) {  // held by the job while it runs
             std::vector<std::filesystem::path> paths;
             for (const auto& d : dirs) paths.emplace_back(d.toStdString());
             startup::StartupOptions options;

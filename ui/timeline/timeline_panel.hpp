@@ -63,8 +63,8 @@ private:
     QSplitter* columns_;
     StartupView* startup_;
     QString root_;
-    std::shared_ptr<const bundle::RootOrBlob> opened_;
-    QStringList dirs_;  // the TORCH_TRACE dirs or logs shown
+    std::weak_ptr<const bundle::RootOrBlob> opened_;  // the window owns it (a blob's temporary root goes with it)
+    QStringList dirs_;                                // the TORCH_TRACE dirs or logs shown
     std::shared_ptr<const trace::CompileTimeline> timeline_;
 };
 

@@ -52,12 +52,13 @@ void RootTimings::reload() {
 }
 
 void RootTimings::start() {
-    if (root_.isEmpty() || !opened_) return;
+    auto opened = opened_.lock();  // held by the read while it runs
+    if (root_.isEmpty() || !opened) return;
     running_ = true;
     ++reads_;
     jobs_->start(
         QLatin1String(kChannel), tr("Reading timings"),
-        [this, root = root_, opened = opened_, generation = generation_](JobControl&) {
+        [this, root = root_, opened, generation = generation_](JobControl&) {
             auto out = std::make_shared<RootTimingsResult>();
             out->root = root;
             auto r = timings::collect_timings_from({opened->opened()});  // the root the window opened

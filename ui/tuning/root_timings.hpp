@@ -59,7 +59,7 @@ private:
 
     JobRunner* jobs_;
     QString root_;
-    std::shared_ptr<const bundle::RootOrBlob> opened_;
+    std::weak_ptr<const bundle::RootOrBlob> opened_;  // the window owns it (a blob's temporary root goes with it)
     std::shared_ptr<const RootTimingsResult> result_;
     std::shared_ptr<const RootTimingsOps> ops_;
     quint64 generation_ = 0;  // a result for an older root or read is dropped
