@@ -126,7 +126,7 @@ int run_check(const CheckArgs& args) {
         report = std::move(*checked);
     }
     if (cache->is_blob()) report->root = cache->label;
-    inductor::read_key_components(report->unknown, root);  // a newer torch's keys say so
+    inductor::read_key_components(report->unknown, cache->opened());  // a newer torch's keys say so
     if (args.json) {
         nlohmann::ordered_json extra = nlohmann::ordered_json::object();
         if (moved) {

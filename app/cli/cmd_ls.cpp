@@ -47,7 +47,7 @@ int run_ls(const LsArgs& args) {
     std::optional<std::filesystem::path> trace;
     if (!args.trace.empty()) trace = args.trace;
     else trace = kiln::trace::trace_beside(cache->named);  // a blob's: beside the blob file
-    auto list = kiln::trace::list_named_graphs(cache->root, trace);
+    auto list = kiln::trace::list_named_graphs(cache->opened(), trace);
     if (!list) return fail(frontend::in_given_terms(*cache, list.error()));
     if (args.json) {
         std::cout << dump_json(to_json(*list)) << "\n";
@@ -60,7 +60,7 @@ int run_ls(const LsArgs& args) {
     for (const auto& r : list->rows) print_row(r);
     // Keys of a newer torch: named, never read into (ls's rows show what the entries hold).
     UnknownToKiln unknown;
-    read_key_components(unknown, cache->root);
+    read_key_components(unknown, cache->opened());
     if (!unknown.components.empty()) std::printf("\n%s\n", describe_unknown(unknown).c_str());
     return 0;
 }

@@ -83,12 +83,13 @@ int run_misses(const MissesArgs& args) {
         if (!opened) return fail(opened.error());
         cache = std::move(opened).value();
         // A blob's files were written when it was unpacked: their mtimes are no write times.
-        auto loaded = load_keyed_entries(cache->root, !cache->is_blob());
+        auto loaded = load_keyed_entries(cache->opened(), !cache->is_blob());
         if (!loaded) return fail(frontend::in_given_terms(*cache, loaded.error()));
         cached = std::move(loaded).value();
         if (cache->is_blob()) date_entries_by_run(*cached, *run);
     }
-    const ojson out = misses_to_json(*run, cache ? &cache->root : nullptr, cached ? &*cached : nullptr);
+    const inductor::OpenedRoot opened = cache ? cache->opened() : inductor::OpenedRoot{};
+    const ojson out = misses_to_json(*run, cache ? &opened : nullptr, cached ? &*cached : nullptr);
     std::size_t fx = 0, fx_misses = 0, aot = 0, aot_misses = 0;
     for (const auto& j : out["events"]) {
         const bool is_aot = j["cache"] == "aotautograd";

@@ -29,21 +29,17 @@ struct ShowArgs {
 
 // --kernels: what the entry's output code launches, joined to modules, .best_config and autotune rows.
 int print_kernels(const std::string& path, const inductor::GraphEntry& entry, const ShowArgs& a) {
+    // The root opened once (--root, else the one the entry is in), its modules and timings read through it.
     std::optional<std::filesystem::path> root;
-    std::optional<frontend::OpenedCache> cache;  // a blob's temporary root lives as long as this
-    if (!a.root.empty()) {
-        auto opened = frontend::open_cache(std::filesystem::path(a.root));
-        if (!opened) return fail(opened.error());
-        cache = std::move(opened).value();
-        root = cache->root;
-    } else {
-        root = timings::entry_root(path);
-    }
+    if (!a.root.empty()) root = std::filesystem::path(a.root);
+    else root = timings::entry_root(path);
     if (!root)
         return fail(make_error(Errc::invalid_argument, "cannot tell the cache root of this entry", path,
                                "pass --root ROOT (the directory holding fxgraph/)"));
-    auto set = timings::collect_timings({*root});
-    auto k = timings::graph_kernels(*root, entry, set ? &*set : nullptr);
+    auto cache = frontend::open_cache(*root);  // a blob's temporary root lives as long as this
+    if (!cache) return fail(cache.error());
+    auto set = timings::collect_timings_from({cache->opened()});
+    auto k = timings::graph_kernels(cache->opened(), entry, set ? &*set : nullptr);
     if (!k) return fail(k.error());
     if (a.print.json) {
         std::cout << dump_json(timings::to_json(*k), -1) << "\n";

@@ -107,7 +107,7 @@ int run_startup(const StartupArgs& args) {
         auto opened = frontend::open_cache(std::filesystem::path(args.root));
         if (!opened) return fail(opened.error());
         cache = std::move(opened).value();
-        options.root = cache->root;
+        options.root = cache->opened();
     }
     options.find_root = !args.no_root;
     auto report = analyze_startup(paths, options);

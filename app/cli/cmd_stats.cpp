@@ -86,7 +86,7 @@ int run_stats(const StatsArgs& args) {
     CacheStats& stats = scanned->stats;
     const ScanResult* scan = &scanned->scan;
     if (cache->is_blob()) stats.root = cache->label;
-    if (!args.triton) read_key_components(stats.unknown, cache->root);  // a newer torch's keys say so
+    if (!args.triton) read_key_components(stats.unknown, cache->opened());  // a newer torch's keys say so
     if (args.json) std::cout << dump_json(to_json(stats)) << "\n";
     else print_human(stats, *scan);
     // Unreadable parts are reported, never fatal.

@@ -253,37 +253,64 @@ void name_blob_files(timings::TimingSet& set, const std::vector<frontend::Opened
     }
 }
 
-int run_timings(const TimingsArgs& args) {
-    if (args.compare) return run_compare(args);
-    std::vector<std::filesystem::path> paths;
-    std::vector<std::string> others;  // Redis servers and saved re-tunes
-    std::vector<frontend::OpenedCache> caches;
-    for (const auto& p : args.paths) {
-        if (is_redis_url(p) || as_retune_run(p)) {
-            others.push_back(p);
-        } else if (bundle::is_blob_file(p)) {
-            // A Mega-Cache blob: the root load_cache_artifacts would make of it.
-            auto cache = frontend::open_cache(std::filesystem::path(p));
-            if (!cache) return fail(cache.error());
-            paths.push_back(cache->root);
-            caches.push_back(std::move(cache).value());
-        } else {
-            paths.push_back(p);
+// The roots `set`'s timing caches are in (timings::roots_with_graphs): the one of `caches` where it is
+// a cache this command opened, else that root opened now.
+std::vector<inductor::OpenedRoot> used_by_roots(const timings::TimingSet& set,
+                                                const std::vector<frontend::OpenedCache>& caches,
+                                                std::vector<frontend::OpenedCache>& more) {
+    std::vector<inductor::OpenedRoot> roots;
+    for (const auto& r : timings::roots_with_graphs(set)) {
+        auto same = std::find_if(caches.begin(), caches.end(), [&](const frontend::OpenedCache& c) {
+            return c.root.lexically_normal() == r.lexically_normal();
+        });
+        if (same != caches.end()) {
+            roots.push_back(same->opened());
+        } else if (auto opened = frontend::open_cache(r)) {
+            more.push_back(std::move(opened).value());
+            roots.push_back(more.back().opened());
         }
     }
-    if (paths.empty() && others.empty() && args.redis.empty()) {
+    return roots;
+}
+
+int run_timings(const TimingsArgs& args) {
+    if (args.compare) return run_compare(args);
+    std::vector<std::string> others;                 // Redis servers and saved re-tunes
+    std::vector<std::optional<std::string>> places;  // files as they are; nullopt: the next of `caches`
+    std::vector<frontend::OpenedCache> caches;
+    for (const auto& p : args.paths) {
+        std::error_code ec;
+        if (is_redis_url(p) || as_retune_run(p)) {
+            others.push_back(p);
+        } else if (bundle::is_blob_file(p) || std::filesystem::is_directory(p, ec)) {
+            // A directory (a cache root, a folder of logs), or a Mega-Cache blob as the root
+            // load_cache_artifacts would make of it: opened once, read through its descriptor.
+            auto cache = frontend::open_cache(std::filesystem::path(p));
+            if (!cache) return fail(cache.error());
+            caches.push_back(std::move(cache).value());
+            places.push_back(std::nullopt);
+        } else {
+            places.push_back(p);
+        }
+    }
+    if (places.empty() && others.empty() && args.redis.empty()) {
         // Like `stats`: the default cache root.
         auto cache = frontend::open_cache(std::nullopt);
         if (!cache) return fail(cache.error());
-        paths.push_back(cache->root);
         caches.push_back(std::move(cache).value());
+        places.push_back(std::nullopt);
     }
+    std::vector<timings::TimingPlace> read;  // in the order given
+    std::size_t next_cache = 0;
+    for (const auto& p : places)
+        read.push_back(p ? timings::TimingPlace(std::filesystem::path(*p))
+                         : timings::TimingPlace(caches[next_cache++].opened()));
 #ifdef KILN_HAVE_REMOTE
-    auto set = args.redis.empty() ? (paths.empty() ? Result<timings::TimingSet>(timings::TimingSet{})
-                                                   : timings::collect_timings(paths))
+    auto set = args.redis.empty() ? (read.empty() ? Result<timings::TimingSet>(timings::TimingSet{})
+                                                  : timings::collect_timings_from(read))
                                   : kiln::remote::collect_shared_timings(args.redis);
 #else
-    auto set = paths.empty() ? Result<timings::TimingSet>(timings::TimingSet{}) : timings::collect_timings(paths);
+    auto set = read.empty() ? Result<timings::TimingSet>(timings::TimingSet{}) : timings::collect_timings_from(read);
 #endif
     if (!set.ok()) return fail(set.error());
     for (const auto& o : others) {
@@ -295,7 +322,9 @@ int run_timings(const TimingsArgs& args) {
     if (!args.no_graphs) {
         // Which choices the compiled graphs run ("used by graph ..."); a root whose entries cannot be
         // listed still has its timings.
-        if (auto marks = timings::mark_used_by(*set); !marks.ok()) warn(marks.error().str());
+        std::vector<frontend::OpenedCache> more;
+        if (auto marks = timings::mark_used_by(*set, used_by_roots(*set, caches, more)); !marks.ok())
+            warn(marks.error().str());
     }
     name_blob_files(*set, caches);
     if (!args.op_filter.empty()) {

@@ -30,6 +30,19 @@ Error in_given_terms(const OpenedCache& cache, Error error) {
     return error;
 }
 
+std::vector<OpenedCache> open_each(const std::vector<fs::path>& paths) {
+    std::vector<OpenedCache> out;
+    for (const auto& p : paths)
+        if (auto cache = open_cache(p)) out.push_back(std::move(cache).value());
+    return out;
+}
+
+std::vector<inductor::OpenedRoot> opened_roots(const std::vector<OpenedCache>& caches) {
+    std::vector<inductor::OpenedRoot> out;
+    for (const auto& c : caches) out.push_back(c.opened());
+    return out;
+}
+
 Result<OpenedCache> open_cache(const std::optional<fs::path>& path, CacheAccess access, inductor::RootKind kind) {
     const bool defaulted = !path || path->empty();
     const fs::path named = defaulted ? default_cache_root(kind) : *path;

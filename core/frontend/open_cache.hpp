@@ -5,6 +5,7 @@
 // has one error text (what, where, how to fix), the same for every front end.
 #include <filesystem>
 #include <optional>
+#include <vector>
 
 #include "bundle/temp_root.hpp"
 #include "inductor/scanner.hpp"
@@ -30,6 +31,12 @@ enum class CacheAccess {
 //   a blob with CacheAccess::write  Errc::unsupported
 Result<OpenedCache> open_cache(const std::optional<std::filesystem::path>& path, CacheAccess access = CacheAccess::read,
                                inductor::RootKind kind = inductor::RootKind::inductor);
+
+// Each of `paths` opened for reading, in order; those that do not open are left out (what a command
+// reads beside the cache it was given: the roots its timing caches name).
+std::vector<OpenedCache> open_each(const std::vector<std::filesystem::path>& paths);
+// What core functions take of each (valid while `caches` lives unchanged).
+std::vector<inductor::OpenedRoot> opened_roots(const std::vector<OpenedCache>& caches);
 
 // An error about a file of `cache` named as the user knows it: a blob's temporary root becomes the
 // blob (a file in it "<blob>[<path in the root>]"); anything else is returned as it is.

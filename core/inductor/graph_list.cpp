@@ -6,11 +6,14 @@
 #include <map>
 #include <string_view>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/debug_lines.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
+#include "pickle/skim.hpp"
 #include "util/cpus.hpp"
 #include "util/parallel.hpp"
+#include "util/regular_file.hpp"
 #include "util/rel_path.hpp"
 #include "util/text_scan.hpp"
 
@@ -31,14 +34,20 @@ void fill_inputs(GraphRow& r, const std::vector<std::string>& lines) {
     for (auto& s : symbols_of_inputs(*comps)) r.symbols.push_back({"t" + std::to_string(r.symbols.size()), s, {}});
 }
 
-void fill_from_file(GraphRow& r, const fs::path& file) {
+// A row's fields from its entry file, opened (`file`: an error goes into the row).
+void fill_from_opened(GraphRow& r, Result<OpenedFile> file, const std::string& origin) {
+    if (!file) {
+        r.error = file.error().str();
+        return;
+    }
     struct stat st {};
-    if (::stat(file.c_str(), &st) == 0) {
+    if (::fstat(file->fd.get(), &st) == 0) {
         r.size = static_cast<std::uint64_t>(st.st_size);
         r.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     }
     // The bundled Triton binaries (most of an entry's bytes) are skipped: no field listed here is in them.
-    auto entry = skim_graph_entry(file);
+    auto buffer = pickle::skim_opened_file(*file, origin);
+    auto entry = buffer ? decode_graph_entry(std::move(*buffer)) : Result<GraphEntry>(buffer.error());
     if (!entry) {
         r.error = entry.error().str();
         return;
@@ -67,19 +76,19 @@ GraphRow row_of_rel(const char* kind, std::string_view rel) {
     return r;
 }
 
-Status has_graph_dirs(const fs::path& root) {
-    std::error_code ec;
-    if (!fs::is_directory(root / "fxgraph", ec) && !fs::is_directory(root / "aotautograd", ec))
-        return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.string(),
+Status has_graph_dirs(const OpenedRoot& root) {
+    if (!is_directory_beneath(root, "fxgraph") && !is_directory_beneath(root, "aotautograd"))
+        return make_error(Errc::not_found, "no fxgraph/ or aotautograd/ directory under the root", root.path.string(),
                           "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
     return ok_status();
 }
 
-std::vector<fs::path> subdirs(const fs::path& dir) {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-        if (it->is_directory(ec) && it->path().filename().string().front() != '.') out.push_back(it->path());
+// The directories in `rel` beneath the root (relative to it), dot-names left out, by name.
+std::vector<std::string> subdirs(const OpenedRoot& root, const std::string& rel) {
+    std::vector<std::string> out;
+    if (auto listed = list_beneath(root, rel))
+        for (const auto& e : *listed)
+            if (e.directory && e.name.front() != '.') out.push_back(rel + "/" + e.name);
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -92,26 +101,28 @@ struct EntryRels {
     GraphRow row(std::size_t k) const { return row_of_rel(k < fx_count ? "fxgraph" : "aotautograd", rels[k]); }
 };
 
-Result<EntryRels> entry_rels(const fs::path& root) {
+Result<EntryRels> entry_rels(const OpenedRoot& root) {
     KILN_CHECK(has_graph_dirs(root));
     EntryRels out;
-    auto add_dir = [&](const fs::path& key_dir) -> Status {
-        KILN_TRY(auto files, key_dir_entries(key_dir));
-        for (const auto& f : files) out.rels.push_back(fs::relative(f, root).generic_string());
+    auto add_dir = [&](const std::string& key_dir) -> Status {
+        KILN_TRY(auto files, key_dir_entries(root, key_dir));
+        for (auto& f : files) out.rels.push_back(std::move(f));
         return ok_status();
     };
-    for (const auto& shard : subdirs(root / "fxgraph"))
-        for (const auto& key : subdirs(shard)) KILN_CHECK(add_dir(key));
+    for (const auto& shard : subdirs(root, "fxgraph"))
+        for (const auto& key : subdirs(root, shard)) KILN_CHECK(add_dir(key));
     out.fx_count = out.rels.size();
-    for (const auto& key : subdirs(root / "aotautograd")) KILN_CHECK(add_dir(key));
+    for (const auto& key : subdirs(root, "aotautograd")) KILN_CHECK(add_dir(key));
     return out;
 }
 
-// Reads every row's entry (root / path), on the CPUs this process may use; false when cancelled.
-bool fill_rows(const fs::path& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel) {
+// Reads every row's entry (beneath the root's descriptor), on the CPUs this process may use; false
+// when cancelled.
+bool fill_rows(const OpenedRoot& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel) {
     // Entries are independent: read and decoded in parallel, each into its own row.
-    parallel_for(rows.size(), usable_cpus(), cancel,
-                 [&](std::size_t i) { fill_from_file(rows[i], root / rows[i].path); });
+    parallel_for(rows.size(), usable_cpus(), cancel, [&](std::size_t i) {
+        fill_from_opened(rows[i], open_beneath(root, rows[i].path), path_beneath(root, rows[i].path));
+    });
     return !(cancel && cancel->load());
 }
 
@@ -253,7 +264,7 @@ Result<std::vector<GraphRow>> list_key_dir(const fs::path& path) {
         r.key = dir.filename().string();
         r.file = f.filename().string();
         r.path = f.string();
-        fill_from_file(r, f);
+        fill_from_opened(r, open_regular_file(f), f.string());
         rows.push_back(std::move(r));
     }
     return rows;
@@ -283,7 +294,7 @@ std::vector<std::string> guard_symbols(const std::vector<std::string>& component
     return comps ? symbols_of_inputs(*comps) : std::vector<std::string>{};
 }
 
-Result<GraphList> list_graphs(const fs::path& root) {
+Result<GraphList> list_graphs(const OpenedRoot& root) {
     KILN_TRY(EntryRels files, entry_rels(root));
     GraphList list;
     for (std::size_t k = 0; k < files.rels.size(); ++k) list.rows.push_back(files.row(k));
@@ -295,7 +306,7 @@ Result<GraphList> list_graphs(const fs::path& root) {
 Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* cancel) {
     GraphList list;
     for (auto i : entry_files(scan)) list.rows.push_back(unread_row(scan.artifacts[i]));
-    if (!fill_rows(scan.root, list.rows, cancel)) return make_error(Errc::cancelled, "cancelled", scan.root);
+    if (!fill_rows(scan.opened_root(), list.rows, cancel)) return make_error(Errc::cancelled, "cancelled", scan.root);
     link_aot_entries(list);
     return list;
 }
@@ -304,7 +315,7 @@ namespace {
 
 // The engine of both for_each_graph_batch: `count` entry files, the first `fx_count` of them FX entries,
 // `row_at(k)` making the k-th one's unread row; AOT rows go out first, so every FX row has its links.
-Status rows_in_batches(const fs::path& root, std::size_t fx_count, std::size_t count,
+Status rows_in_batches(const OpenedRoot& root, std::size_t fx_count, std::size_t count,
                        const std::function<GraphRow(std::size_t)>& row_at, std::size_t batch,
                        const std::function<void(std::vector<GraphRow>& rows)>& take, const std::atomic<bool>* cancel) {
     batch = std::max<std::size_t>(batch, 1);
@@ -325,7 +336,7 @@ Status rows_in_batches(const fs::path& root, std::size_t fx_count, std::size_t c
         return true;
     };
     if (!hand_over(fx_count, count, false) || !hand_over(0, fx_count, true))
-        return make_error(Errc::cancelled, "cancelled", root.string());
+        return make_error(Errc::cancelled, "cancelled", root.path.string());
     return ok_status();
 }
 
@@ -341,11 +352,11 @@ Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
     });
     const std::size_t fx_count = static_cast<std::size_t>(first_aot - files.begin());
     return rows_in_batches(
-        scan.root, fx_count, files.size(), [&](std::size_t k) { return unread_row(scan.artifacts[files[k]]); }, batch,
-        take, cancel);
+        scan.opened_root(), fx_count, files.size(), [&](std::size_t k) { return unread_row(scan.artifacts[files[k]]); },
+        batch, take, cancel);
 }
 
-Status for_each_graph_batch(const fs::path& root, std::size_t batch,
+Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel) {
     // Only the files' relative paths wait (a row is ~800 bytes before it is read, its path ~100).

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "inductor/debug_lines.hpp"
+#include "inductor/opened_root.hpp"
 #include "inductor/scanner.hpp"
 #include "util/result.hpp"
 
@@ -60,8 +61,9 @@ struct GraphList {
     std::optional<std::string> trace;  // the TORCH_TRACE dir used (set by trace::name_graphs)
 };
 
-// The rows of a root, without trace names (trace::list_named_graphs adds them).
-Result<GraphList> list_graphs(const std::filesystem::path& root);
+// The rows of an opened root (read through its descriptor), without trace names (trace::list_named_graphs
+// adds them).
+Result<GraphList> list_graphs(const OpenedRoot& root);
 // The same rows from a scan already made (the GUI's browser scan): its fxgraph and aotautograd files,
 // read on the CPUs this process may use. Errc::cancelled when `cancel` is raised.
 Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
@@ -73,9 +75,9 @@ Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* c
 Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel = nullptr);
-// The same from a root without a scan: list_graphs(root)'s rows, batched as above (only the entry
-// files' relative paths are held meanwhile).
-Status for_each_graph_batch(const std::filesystem::path& root, std::size_t batch,
+// The same from an opened root without a scan: list_graphs(root)'s rows, batched as above (only the
+// entry files' relative paths are held meanwhile).
+Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel = nullptr);
 

@@ -1,8 +1,11 @@
 #include "inductor/guard_lookup.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "guards/expr.hpp"
+#include "inductor/beneath_root.hpp"
+#include "pickle/buffer.hpp"
 #include "util/regular_file.hpp"
 
 namespace kiln::inductor {
@@ -22,6 +25,16 @@ Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem
     // Python's sorted() on str compares code points: the same order as bytes of UTF-8.
     std::sort(out.begin(), out.end(),
               [](const auto& a, const auto& b) { return a.filename().string() < b.filename().string(); });
+    return out;
+}
+
+Result<std::vector<std::string>> key_dir_entries(const OpenedRoot& root, std::string_view rel_key_dir) {
+    auto listed = list_beneath(root, rel_key_dir);
+    if (!listed) return listed.error();
+    std::vector<std::string> out;
+    for (const auto& e : *listed)
+        if (e.regular && e.name[0] != '.') out.push_back(std::string(rel_key_dir) + "/" + e.name);
+    std::sort(out.begin(), out.end());  // one directory: the names' order
     return out;
 }
 
@@ -53,25 +66,19 @@ Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file,
     return c;
 }
 
-Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<const std::int64_t> sizes) {
-    std::error_code ec;
-    std::vector<std::filesystem::path> files;
-    if (std::filesystem::is_directory(path, ec)) {
-        KILN_TRY(files, key_dir_entries(path));
-        if (files.empty())
-            return make_error(Errc::not_found, "no cache entries in the key dir", path.string(),
-                              "expected fxgraph/<xx>/<key>/ holding entry files");
-    } else if (std::filesystem::is_regular_file(path, ec)) {
-        files.push_back(path);
-    } else {
-        return wrong_path_error(path, "no such key dir or entry");
-    }
+namespace {
+
+// The lookup over a key dir's `files` (paths as errors name them), each decoded by `load`; `single`:
+// one entry file named alone (its error is the lookup's).
+Result<GuardLookup> lookup_files(const std::vector<std::string>& files, bool single,
+                                 const std::function<Result<GraphEntry>(const std::string& file)>& load,
+                                 std::span<const std::int64_t> sizes) {
     GuardLookup out;
     int holding = 0;
-    const bool single = files.size() == 1 && !std::filesystem::is_directory(path, ec);
-    for (const auto& f : files) {
+    for (const auto& path : files) {
+        const std::filesystem::path f = path;
         auto checked = [&]() -> Result<GuardCheck> {
-            KILN_TRY(GraphEntry entry, load_graph_entry(f));
+            KILN_TRY(GraphEntry entry, load(path));
             return check_entry_guards(entry, f.filename().string(), sizes);
         }();
         if (!checked) {
@@ -96,6 +103,49 @@ Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<c
     }
     out.ambiguous = holding > 1;
     return out;
+}
+}  // namespace
+
+Result<GuardLookup> lookup_guards(const std::filesystem::path& path, std::span<const std::int64_t> sizes) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::is_directory(path, ec)) {
+        KILN_TRY(files, key_dir_entries(path));
+        if (files.empty())
+            return make_error(Errc::not_found, "no cache entries in the key dir", path.string(),
+                              "expected fxgraph/<xx>/<key>/ holding entry files");
+    } else if (std::filesystem::is_regular_file(path, ec)) {
+        files.push_back(path);
+    } else {
+        return wrong_path_error(path, "no such key dir or entry");
+    }
+    const bool single = files.size() == 1 && !std::filesystem::is_directory(path, ec);
+    std::vector<std::string> names;
+    for (const auto& f : files) names.push_back(f.string());
+    return lookup_files(
+        names, single, [](const std::string& f) { return load_graph_entry(f); }, sizes);
+}
+
+Result<GuardLookup> lookup_guards(const OpenedRoot& root, std::string_view rel_key_dir,
+                                  std::span<const std::int64_t> sizes) {
+    const std::string dir = path_beneath(root, rel_key_dir);
+    if (!is_directory_beneath(root, rel_key_dir)) return wrong_path_error(dir, "no such key dir or entry");
+    KILN_TRY(auto rels, key_dir_entries(root, rel_key_dir));
+    if (rels.empty())
+        return make_error(Errc::not_found, "no cache entries in the key dir", dir,
+                          "expected fxgraph/<xx>/<key>/ holding entry files");
+    std::vector<std::string> names;
+    for (const auto& r : rels) names.push_back(path_beneath(root, r));
+    const std::size_t prefix = dir.size() + 1;
+    return lookup_files(
+        names, false,
+        [&](const std::string& f) -> Result<GraphEntry> {
+            const std::string rel = std::string(rel_key_dir) + "/" + f.substr(prefix);
+            KILN_TRY(OpenedFile file, open_beneath(root, rel));
+            KILN_TRY(auto buffer, pickle::load_opened_file(file, f));
+            return decode_graph_entry(std::move(buffer));
+        },
+        sizes);
 }
 
 namespace {

@@ -10,9 +10,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "inductor/graph_entry.hpp"
+#include "inductor/opened_root.hpp"
 #include "util/result.hpp"
 
 namespace kiln::inductor {
@@ -36,11 +38,16 @@ struct GuardLookup {
 Result<GuardCheck> check_entry_guards(const GraphEntry& entry, std::string file, std::span<const std::int64_t> sizes);
 // A key dir, or a single entry file (then that entry alone is looked up, and its error is the result's).
 Result<GuardLookup> lookup_guards(const std::filesystem::path& key_dir_or_entry, std::span<const std::int64_t> sizes);
+// The same for the key dir `rel_key_dir` beneath an opened root, read through its descriptor.
+Result<GuardLookup> lookup_guards(const OpenedRoot& root, std::string_view rel_key_dir,
+                                  std::span<const std::int64_t> sizes);
 
 // {"entries": [{"file", "guards_expr", "pass", "failing"[, "error"]}], "served", "ambiguous"} (guards --json).
 nlohmann::ordered_json to_json(const GuardLookup& lookup);
 
 // The entry files of a key dir in lookup order (sorted, dot-names skipped, regular files only).
 Result<std::vector<std::filesystem::path>> key_dir_entries(const std::filesystem::path& key_dir);
+// The same beneath an opened root (`rel_key_dir` relative to it): the files' paths relative to the root.
+Result<std::vector<std::string>> key_dir_entries(const OpenedRoot& root, std::string_view rel_key_dir);
 
 }  // namespace kiln::inductor

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
 #include "inductor/stats.hpp"
+#include "pickle/buffer.hpp"
 
 namespace fs = std::filesystem;
 
@@ -77,21 +79,27 @@ void add_unknown_file(UnknownToKiln& u, const Artifact& a) {
     p.bytes += a.size;
 }
 
-void read_key_components(UnknownToKiln& u, const fs::path& root, std::size_t max_entries) {
-    std::error_code ec;
-    std::vector<fs::path> key_dirs;
-    for (fs::directory_iterator shard(root / "fxgraph", ec), end; !ec && shard != end; shard.increment(ec)) {
-        std::error_code ec2;
-        for (fs::directory_iterator k(shard->path(), ec2); !ec2 && k != end; k.increment(ec2))
-            if (k->is_directory(ec2)) key_dirs.push_back(k->path());
-    }
+void read_key_components(UnknownToKiln& u, const OpenedRoot& root, std::size_t max_entries) {
+    std::vector<std::string> key_dirs;  // relative to the root
+    if (auto shards = list_beneath(root, "fxgraph"))
+        for (const auto& shard : *shards) {
+            if (!shard.directory) continue;
+            const std::string rel = "fxgraph/" + shard.name;
+            if (auto keys = list_beneath(root, rel))
+                for (const auto& k : *keys)
+                    if (k.directory) key_dirs.push_back(rel + "/" + k.name);
+        }
     std::sort(key_dirs.begin(), key_dirs.end());
     for (const auto& dir : key_dirs) {
-        auto files = key_dir_entries(dir);
+        auto files = key_dir_entries(root, dir);
         if (!files) continue;
         for (const auto& f : *files) {
             if (u.entries_read >= max_entries) return;
-            auto entry = load_graph_entry(f);  // one that does not decode is `check`'s business
+            // One that does not open or decode is `check`'s business.
+            auto file = open_beneath(root, f);
+            auto buffer = file ? pickle::load_opened_file(*file, path_beneath(root, f))
+                               : Result<std::shared_ptr<const pickle::Buffer>>(file.error());
+            auto entry = buffer ? decode_graph_entry(std::move(*buffer)) : Result<GraphEntry>(buffer.error());
             if (!entry) continue;
             auto comps = parse_debug_lines(entry->debug_lines());
             if (!comps || comps->empty()) continue;

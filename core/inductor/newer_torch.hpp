@@ -49,8 +49,9 @@ struct UnknownToKiln {
     bool empty() const { return places.empty() && components.empty(); }
 };
 void add_unknown_file(UnknownToKiln& u, const Artifact& a);
-// Reads the debug lines of the first `max_entries` FX graph entries under `root` (key dir order).
-void read_key_components(UnknownToKiln& u, const std::filesystem::path& root, std::size_t max_entries = 16);
+// Reads the debug lines of the first `max_entries` FX graph entries beneath the opened `root` (key dir
+// order), through its descriptor.
+void read_key_components(UnknownToKiln& u, const OpenedRoot& root, std::size_t max_entries = 16);
 
 // One line for people, "" when there is nothing: "unknown to Kiln: cutedsl_compile_cache/ (3 files,
 // 12.0 kB); key components torch 2.11 does not write: provenance_tracking_level (2 of 9 graph entries

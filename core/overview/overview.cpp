@@ -96,8 +96,8 @@ EntriesSection EntriesFromRows::finish(const inductor::ScanResult& scan) {
     return entries_of(scan, std::exchange(ns_of_, {}), std::move(errors));
 }
 
-OpsSection ops_section(const std::filesystem::path& root) {
-    auto set = timings::collect_timings({root});
+OpsSection ops_section(const inductor::OpenedRoot& root) {
+    auto set = timings::collect_timings_from({root});
     if (!set.ok()) return {};
     return ops_section(*set);
 }
@@ -203,7 +203,7 @@ void apply(Overview& o, OpsSection s) {
     o.kernel_configs = s.kernel_configs;
 }
 
-Result<Overview> compute_overview(const std::filesystem::path& root, const OverviewOptions& options) {
+Result<Overview> compute_overview(const inductor::OpenedRoot& root, const OverviewOptions& options) {
     inductor::ScanOptions so;
     so.cancel = options.cancel;
     KILN_TRY(auto scan, inductor::scan_cache(root, so));
@@ -215,7 +215,7 @@ Result<Overview> compute_overview(const inductor::ScanResult& scan, const Overvi
     const auto stop = [&] { return make_error(Errc::cancelled, "cancelled", scan.root); };
     apply(o, entries_section(scan, options.cancel));
     if (cancelled(options)) return stop();
-    apply(o, ops_section(scan.root));
+    apply(o, ops_section(scan.opened_root()));
     if (cancelled(options)) return stop();
     o.evict = evict_section(scan);
     if (cancelled(options)) return stop();

@@ -99,9 +99,10 @@ struct OverviewOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-// Errc::not_found when the root does not exist; every other section fails on its own (its error field,
-// or entry_errors) so one unreadable part never hides the rest.
-Result<Overview> compute_overview(const std::filesystem::path& root, const OverviewOptions& options = {});
+// The opened root (frontend::open_cache), walked and read through its descriptor: a path swapped after
+// the open never changes what it shows. Errc::invalid_argument for a root not opened; every other
+// section fails on its own (its error field, or entry_errors) so one unreadable part never hides the rest.
+Result<Overview> compute_overview(const inductor::OpenedRoot& root, const OverviewOptions& options = {});
 // The same from a scan already made (the GUI's browser scan, artifacts kept): no second walk.
 Result<Overview> compute_overview(const inductor::ScanResult& scan, const OverviewOptions& options = {});
 
@@ -135,8 +136,8 @@ struct OpsSection {
     std::size_t timing_sources = 0;
     std::size_t kernel_configs = 0;
 };
-OpsSection ops_section(const std::filesystem::path& root);  // collect_timings over the root, then:
-OpsSection ops_section(const timings::TimingSet& set);      // the GUI's one read of the root (op_index: its ops)
+OpsSection ops_section(const inductor::OpenedRoot& root);  // collect_timings over the opened root, then:
+OpsSection ops_section(const timings::TimingSet& set);     // the GUI's one read of the root (op_index: its ops)
 PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});
 EvictGlance evict_section(const inductor::ScanResult& scan);
 HealthGlance health_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);

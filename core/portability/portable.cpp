@@ -86,7 +86,7 @@ struct Context {
     bool newer_torch = false;
 };
 
-bool keyed_by_newer_torch(const fs::path& root) {
+bool keyed_by_newer_torch(const inductor::OpenedRoot& root) {
     inductor::UnknownToKiln signs;
     inductor::read_key_components(signs, root);
     return !signs.components.empty();
@@ -316,7 +316,7 @@ Result<PortableReport> assess_tasks(const inductor::OpenedRoot& root, std::vecto
     Fingerprint target = with_derived(target_in);
     if (root.fd < 0) return make_error(Errc::invalid_argument, "the cache root was not opened", root_path);
     Context ctx{target, modules, root.fd};
-    ctx.newer_torch = keyed_by_newer_torch(root_path);
+    ctx.newer_torch = keyed_by_newer_torch(root);
     std::vector<std::optional<Result<PortableItem>>> results(tasks.size());
     unsigned n = options.threads ? options.threads : usable_cpus();
     n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, tasks.size() / 64)));
@@ -425,7 +425,7 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
     // Through the directory the scan walked.
     if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
     Context ctx{target, modules, scan.root_fd()};
-    ctx.newer_torch = keyed_by_newer_torch(scan.root);
+    ctx.newer_torch = keyed_by_newer_torch(scan.opened_root());
     unsigned n = options.threads ? options.threads : usable_cpus();
     n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, refs.size() / 64)));
     SummaryFold fold;

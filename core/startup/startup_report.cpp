@@ -337,12 +337,13 @@ Result<StartupReport> analyze_startup(const std::vector<fs::path>& paths, const 
     std::stable_sort(files.begin(), files.end(),
                      [](const LogFile& a, const LogFile& b) { return a.first_time < b.first_time; });
     std::optional<KeyedEntries> root;
-    if (options.root) {
-        KILN_TRY(auto loaded, trace::load_keyed_entries(*options.root));
+    if (const inductor::OpenedRoot* opened = options.root ? &*options.root : nullptr) {
+        KILN_TRY(auto loaded, trace::load_keyed_entries(*opened));  // through the descriptor the command holds
         root = std::move(loaded);
-        report.root = options.root->string();
+        report.root = opened->path.string();
     } else if (options.find_root) {
-        if (auto beside = root_beside(paths)) {  // the layout torch's own tools keep: trace/ beside the root
+        // The layout torch's own tools keep (trace/ beside the root): a root found by its path, read by it.
+        if (auto beside = root_beside(paths)) {
             if (auto loaded = trace::load_keyed_entries(*beside)) {
                 root = std::move(loaded).value();
                 report.root = beside->string();

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/opened_root.hpp"
 #include "startup/compile_spans.hpp"
 #include "util/result.hpp"
 
@@ -81,7 +82,9 @@ struct StartupReport {
 };
 
 struct StartupOptions {
-    std::optional<std::filesystem::path> root;  // cache root: FX key misses compared with its entries too
+    // The cache root a command opened (frontend::open_cache): FX key misses compared with its entries too,
+    // read through its descriptor (valid while the caller holds what it opened).
+    std::optional<inductor::OpenedRoot> root;
     // Without a root: look for one beside the logs (an `inductor/` or a folder with `fxgraph/` in the logs'
     // folder or up to three above it, as TORCH_TRACE dirs are kept beside their cache).
     bool find_root = true;

@@ -3,8 +3,10 @@
 // kind, or a directory (an Inductor cache root, or a folder holding logs) searched for all of them.
 #include <filesystem>
 #include <optional>
+#include <variant>
 #include <vector>
 
+#include "inductor/opened_root.hpp"
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
 
@@ -23,5 +25,9 @@ Status read_timing_file(const std::filesystem::path& path, SourceKind kind, Timi
 // Files named explicitly must parse (else the error); files found in a directory scan that fail
 // to parse become warnings so one torn file does not hide the rest.
 Result<TimingSet> collect_timings(const std::vector<std::filesystem::path>& paths);
+// A file by its path, or a directory opened once (frontend::open_cache: a cache root, or a folder of
+// logs), walked and read through its descriptor: a path swapped after the open never changes what is read.
+using TimingPlace = std::variant<std::filesystem::path, inductor::OpenedRoot>;
+Result<TimingSet> collect_timings_from(const std::vector<TimingPlace>& places);
 
 }  // namespace kiln::timings

@@ -6,6 +6,9 @@
 #include "inductor/graph_entry.hpp"
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
+#include "pickle/buffer.hpp"
+#include "pickle/skim.hpp"
+#include "util/regular_file.hpp"
 
 namespace kiln::timings {
 
@@ -31,12 +34,18 @@ CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomi
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
         // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
         if (a.category != inductor::Category::fxgraph) continue;
-        auto entry = inductor::skim_graph_entry(a.path());  // the bundled binaries are not needed
+        // Through the directory the scan walked; the bundled binaries are not needed.
+        const std::string path = a.path();
+        auto file = open_regular_file_beneath(scan.root_fd(), a.rel_path(), path);
+        auto buffer = file.ok() ? pickle::skim_opened_file(*file, path)
+                                : Result<std::shared_ptr<const pickle::Buffer>>(file.error());
+        auto entry = buffer.ok() ? inductor::decode_graph_entry(std::move(*buffer))
+                                 : Result<inductor::GraphEntry>(buffer.error());
         if (!entry.ok()) {
             out.errors.push_back(entry.error().str());
             continue;
         }
-        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({a.path(), *ns});
+        if (auto ns = entry->time_taken_ns()) out.graphs.push_back({path, *ns});
     }
     return out;
 }

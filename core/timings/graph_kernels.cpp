@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string_view>
 
+#include "inductor/beneath_root.hpp"
 #include "timings/choice_name.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/text_file.hpp"
 #include "util/path_component.hpp"
+#include "util/rel_path.hpp"
 #include "util/text_scan.hpp"
 
 namespace kiln::timings {
@@ -157,20 +160,73 @@ bool problem_fits(const TemplateProblem& p, const Op& op) {
 
 namespace {
 
-// The .best_config beside a kernel module that belongs to it: the only module of its folder owns
-// every config there; otherwise the config's triton_cache_hash names the Triton dir of this kernel.
-void join_best_config(const fs::path& root, GraphKernel& k) {
-    std::error_code ec;
-    fs::path dir = fs::path(k.module_path).parent_path();
+// Where graph_kernels reads: beneath a root by its path (show's root of an entry file, the inspector's),
+// or through an opened root's descriptor (inductor/beneath_root), by paths relative to the root.
+class RootFiles {
+public:
+    explicit RootFiles(const fs::path& root) : path_(&root) {}
+    explicit RootFiles(const inductor::OpenedRoot& root) : opened_(&root) {}
+
+    // The path reports name.
+    std::string abs(std::string_view rel) const {
+        return opened_ ? inductor::path_beneath(*opened_, rel) : (*path_ / rel).string();
+    }
+    bool is_regular(std::string_view rel) const {
+        std::error_code ec;
+        return opened_ ? inductor::is_regular_beneath(*opened_, rel) : fs::is_regular_file(*path_ / rel, ec);
+    }
+    bool exists(std::string_view rel) const {
+        std::error_code ec;
+        return opened_ ? inductor::is_regular_beneath(*opened_, rel) || inductor::is_directory_beneath(*opened_, rel)
+                       : fs::exists(*path_ / rel, ec);
+    }
+    Result<std::string> read(std::string_view rel, std::uint64_t max_bytes) const {
+        return opened_ ? inductor::read_beneath(*opened_, rel, max_bytes) : read_text_file(*path_ / rel, max_bytes);
+    }
+    // The names in the directory `rel` ("" for none that can be listed).
+    std::vector<std::string> names(std::string_view rel) const {
+        std::vector<std::string> out;
+        if (opened_) {
+            if (auto listed = inductor::list_beneath(*opened_, rel))
+                for (auto& e : *listed) out.push_back(std::move(e.name));
+            return out;
+        }
+        std::error_code ec;
+        for (fs::directory_iterator it(*path_ / rel, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+            out.push_back(it->path().filename().string());
+        return out;
+    }
+    // `<xx>/<key>.py` for a "c<51>" key, relative to the root; "" if no such file.
+    std::string module_for_key(const std::string& key) const {
+        if (key.size() != 52 || key[0] != 'c' || !is_plain_file_name(key)) return {};  // a key from a file: no path
+        std::string rel = key.substr(1, 2) + "/" + key + ".py";
+        return is_regular(rel) ? rel : std::string{};
+    }
+
+private:
+    const fs::path* path_ = nullptr;
+    const inductor::OpenedRoot* opened_ = nullptr;
+};
+
+std::string_view extension_of(std::string_view name) {
+    const auto dot = name.rfind('.');
+    return dot == std::string_view::npos || dot == 0 ? std::string_view() : name.substr(dot);
+}
+
+// The .best_config beside a kernel module (`module_rel`) that belongs to it: the only module of its
+// folder owns every config there; otherwise the config's triton_cache_hash names the Triton dir of
+// this kernel.
+void join_best_config(const RootFiles& files, const std::string& module_rel, GraphKernel& k) {
+    const std::string dir(rel_dir(module_rel));
     std::size_t modules = 0;
-    std::vector<fs::path> configs;
-    for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        if (it->path().extension() == ".py") ++modules;
-        if (it->path().extension() == ".best_config") configs.push_back(it->path());
+    std::vector<std::string> configs;  // relative to the root
+    for (const auto& name : files.names(dir)) {
+        if (extension_of(name) == ".py") ++modules;
+        if (extension_of(name) == ".best_config") configs.push_back((dir.empty() ? "" : dir + "/") + name);
     }
     std::sort(configs.begin(), configs.end());
     for (const auto& c : configs) {
-        auto text = read_text_file(c, 1u << 20);
+        auto text = files.read(c, 1u << 20);
         if (!text) continue;
         ojson j = ojson::parse(*text, nullptr, false);
         if (!j.is_object()) continue;
@@ -178,12 +234,11 @@ void join_best_config(const fs::path& root, GraphKernel& k) {
         if (!owner && j.contains("triton_cache_hash") && j["triton_cache_hash"].is_string()) {
             std::string hash = j["triton_cache_hash"];
             if (!is_plain_file_name(hash) || !is_plain_file_name(k.ref.name)) continue;  // names from files: no paths
-            for (fs::directory_iterator dev(root / "triton", ec); !ec && dev != fs::directory_iterator();
-                 dev.increment(ec))
-                owner = owner || fs::exists(dev->path() / hash / (k.ref.name + ".json"), ec);
+            for (const auto& dev : files.names("triton"))
+                owner = owner || files.exists("triton/" + dev + "/" + hash + "/" + k.ref.name + ".json");
         }
         if (!owner) continue;
-        k.best_config_path = c.string();
+        k.best_config_path = files.abs(c);
         k.best_config = std::move(j);
         return;
     }
@@ -247,14 +302,16 @@ std::optional<AutotuneMatch> find_template_choice(const TimingSet& set, const st
     return best;
 }
 
-Result<GraphKernels> graph_kernels(const fs::path& root, const inductor::GraphEntry& entry, const TimingSet* set) {
+namespace {
+
+Result<GraphKernels> kernels_of(const RootFiles& files, const inductor::GraphEntry& entry, const TimingSet* set) {
     GraphKernels out;
     std::string source;
     std::optional<std::string> key = entry.cache_key();
-    std::string module = key ? kernel_module_for_key(root, *key) : std::string();
+    const std::string module = key ? files.module_for_key(*key) : std::string();
     if (!module.empty()) {
-        KILN_TRY(source, read_text_file(module));
-        out.output_module = module;
+        KILN_TRY(source, files.read(module, 64u << 20));
+        out.output_module = files.abs(module);
     } else if (auto src = entry.source_code()) {
         source = std::string(*src);
         out.output_module =
@@ -268,27 +325,30 @@ Result<GraphKernels> graph_kernels(const fs::path& root, const inductor::GraphEn
     for (auto& ref : code.kernels) {
         GraphKernel k;
         k.ref = ref;
+        std::string module_rel;  // the kernel module, relative to the root
         if (ref.kind == inductor::KernelKind::triton) {
-            std::error_code ec;
             for (const std::string& rel : {ref.module_rel_path(), ref.kernel_path})
-                if (k.module_path.empty() && !rel.empty() && fs::is_regular_file(root / rel, ec))
-                    k.module_path = (root / rel).string();
-            if (k.module_path.empty()) k.note = "kernel module not in the root";
+                if (module_rel.empty() && !rel.empty() && files.is_regular(rel)) module_rel = rel;
+            if (module_rel.empty()) k.note = "kernel module not in the root";
+            else k.module_path = files.abs(module_rel);
         }
-        if (!k.module_path.empty()) {
-            if (auto info = read_kernel_module_info(k.module_path); info.ok()) k.params = info->params;
-            join_best_config(root, k);
+        std::optional<std::string> module_text;  // read once: the decorator's parameters, the template's problem
+        if (!module_rel.empty()) {
+            if (auto text = files.read(module_rel, 16u << 20); text.ok()) {
+                if (auto info = parse_kernel_module_info(*text, k.module_path); info.ok()) k.params = info->params;
+                module_text = std::move(*text);
+            }
+            join_best_config(files, module_rel, k);
         }
-        if (ref.triton_category() == "template" && !k.module_path.empty()) {
+        if (ref.triton_category() == "template" && !module_rel.empty()) {
             std::vector<std::string> ops = name_ops(ref.name);
             for (const auto& o : ops) {
                 if (o != "mm" && o != "addmm" && o != "bmm" && o != "baddbmm" && o != "convolution") continue;
                 for (const auto& f : ops)
                     if (f != o) k.fused_ops.push_back(f);
                 if (!set) break;
-                auto text = read_text_file(k.module_path);
-                k.autotune =
-                    find_template_choice(*set, o, k.params, text ? template_problem(*text) : TemplateProblem{}, device);
+                k.autotune = find_template_choice(
+                    *set, o, k.params, module_text ? template_problem(*module_text) : TemplateProblem{}, device);
                 if (!k.autotune) k.note = "no autotune row with this config (timing cache missing or rewritten)";
                 break;
             }
@@ -296,6 +356,17 @@ Result<GraphKernels> graph_kernels(const fs::path& root, const inductor::GraphEn
         out.kernels.push_back(std::move(k));
     }
     return out;
+}
+
+}  // namespace
+
+Result<GraphKernels> graph_kernels(const fs::path& root, const inductor::GraphEntry& entry, const TimingSet* set) {
+    return kernels_of(RootFiles(root), entry, set);
+}
+
+Result<GraphKernels> graph_kernels(const inductor::OpenedRoot& root, const inductor::GraphEntry& entry,
+                                   const TimingSet* set) {
+    return kernels_of(RootFiles(root), entry, set);
 }
 
 std::optional<fs::path> entry_root(const fs::path& entry_file) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "inductor/graph_entry.hpp"
+#include "inductor/opened_root.hpp"
 #include "inductor/output_code.hpp"
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
@@ -55,6 +56,9 @@ struct GraphKernels {
 
 // `set`: the timings to join templates against (collect_timings over the root); may be null.
 Result<GraphKernels> graph_kernels(const std::filesystem::path& root, const inductor::GraphEntry& entry,
+                                   const TimingSet* set);
+// The same beneath an opened root: the modules and configs read through its descriptor.
+Result<GraphKernels> graph_kernels(const inductor::OpenedRoot& root, const inductor::GraphEntry& entry,
                                    const TimingSet* set);
 
 // What a GEMM template kernel's module says of the problem it was generated for: "M = 1024",

@@ -2,12 +2,16 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
+#include <vector>
 
+#include "inductor/beneath_root.hpp"
 #include "timings/py_literal.hpp"
 #include "timings/text_file.hpp"
 #include "timings/triton_module_text.hpp"
 #include "util/path_component.hpp"
+#include "util/rel_path.hpp"
 #include "util/text_scan.hpp"
 
 namespace fs = std::filesystem;
@@ -81,8 +85,15 @@ std::string sibling_kernel_module(const fs::path& file) {
     return only;
 }
 
-Result<Op> read_best_config(const fs::path& path) {
-    KILN_TRY(std::string text, read_text_file(path, 1u << 20));
+namespace {
+
+// A per-kernel file's module, found and read by `find` (its path, "" for none) and `read`.
+struct SiblingModule {
+    std::string path;
+    std::optional<KernelModuleInfo> info;
+};
+
+Result<Op> best_config_op(const std::string& text, const fs::path& path, SiblingModule module) {
     auto j = nlohmann::ordered_json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
         return make_error(Errc::parse, "not a JSON object", path.string(), "a .best_config holds one JSON object");
@@ -92,17 +103,14 @@ Result<Op> read_best_config(const fs::path& path) {
     Choice c;
     c.name = path.stem().string();
     c.params = std::move(j);
-    c.module_path = sibling_kernel_module(path);
-    if (!c.module_path.empty()) {
-        if (auto info = read_kernel_module_info(c.module_path); info.ok()) op.inputs = info->kernel_name;
-    }
+    c.module_path = std::move(module.path);
+    if (module.info) op.inputs = module.info->kernel_name;
     op.choices.push_back(std::move(c));
     // The config Inductor settled on: no benchmark time, no choices to compare (is_per_kernel_config).
     return op;
 }
 
-Result<Op> read_kernel_perf(const fs::path& path) {
-    KILN_TRY(std::string text, read_text_file(path, 4096));
+Result<Op> kernel_perf_op(const std::string& text, const fs::path& path, SiblingModule module) {
     std::string t = trim(text);
     char* end = nullptr;
     double ms = std::strtod(t.c_str(), &end);
@@ -115,16 +123,76 @@ Result<Op> read_kernel_perf(const fs::path& path) {
     Choice c;
     c.name = path.stem().string();
     c.ms = ms;
-    c.module_path = sibling_kernel_module(path);
-    if (!c.module_path.empty()) {
-        if (auto info = read_kernel_module_info(c.module_path); info.ok()) {
-            op.inputs = info->kernel_name;
-            c.params = info->params;
-        }
+    c.module_path = std::move(module.path);
+    if (module.info) {
+        op.inputs = module.info->kernel_name;
+        c.params = module.info->params;
     }
     op.choices.push_back(std::move(c));
     pick_best(op);
     return op;
+}
+
+SiblingModule sibling_by_path(const fs::path& file) {
+    SiblingModule m{sibling_kernel_module(file), std::nullopt};
+    if (!m.path.empty())
+        if (auto info = read_kernel_module_info(m.path); info.ok()) m.info = std::move(*info);
+    return m;
+}
+
+// sibling_kernel_module beneath an opened root: same stem, else the only module in its folder.
+SiblingModule sibling_beneath(const inductor::OpenedRoot& root, std::string_view rel) {
+    const std::string dir(rel_dir(rel));
+    std::string stem(rel.substr(dir.empty() ? 0 : dir.size() + 1));
+    stem = stem.substr(0, stem.rfind('.'));
+    std::string found = (dir.empty() ? "" : dir + "/") + stem + ".py";
+    if (!inductor::is_regular_beneath(root, found)) {
+        found.clear();
+        auto listed = inductor::list_beneath(root, dir);
+        for (const auto& e : listed ? *listed : std::vector<inductor::EntryBeneath>{}) {
+            if (fs::path(e.name).extension() != ".py") continue;
+            if (!found.empty()) return {};  // ambiguous: several modules share the folder
+            found = (dir.empty() ? "" : dir + "/") + e.name;
+        }
+    }
+    if (found.empty()) return {};
+    SiblingModule m{inductor::path_beneath(root, found), std::nullopt};
+    if (auto info = read_kernel_module_info(root, found); info.ok()) m.info = std::move(*info);
+    return m;
+}
+
+}  // namespace
+
+Result<Op> read_best_config(const fs::path& path) {
+    KILN_TRY(std::string text, read_text_file(path, 1u << 20));
+    return best_config_op(text, path, sibling_by_path(path));
+}
+
+Result<Op> read_kernel_perf(const fs::path& path) {
+    KILN_TRY(std::string text, read_text_file(path, 4096));
+    return kernel_perf_op(text, path, sibling_by_path(path));
+}
+
+Result<Op> read_best_config(const inductor::OpenedRoot& root, std::string_view rel) {
+    KILN_TRY(std::string text, inductor::read_beneath(root, rel, 1u << 20));
+    return best_config_op(text, inductor::path_beneath(root, rel), sibling_beneath(root, rel));
+}
+
+Result<Op> read_kernel_perf(const inductor::OpenedRoot& root, std::string_view rel) {
+    KILN_TRY(std::string text, inductor::read_beneath(root, rel, 4096));
+    return kernel_perf_op(text, inductor::path_beneath(root, rel), sibling_beneath(root, rel));
+}
+
+std::string kernel_module_rel_for_key(const inductor::OpenedRoot& root, const std::string& key,
+                                      const std::string& prefix) {
+    if (key.size() != 52 || key[0] != 'c' || !is_plain_file_name(key)) return {};  // a key from a file: no path
+    std::string rel = (prefix.empty() ? "" : prefix + "/") + key.substr(1, 2) + "/" + key + ".py";
+    return inductor::is_regular_beneath(root, rel) ? rel : std::string{};
+}
+
+Result<KernelModuleInfo> read_kernel_module_info(const inductor::OpenedRoot& root, std::string_view rel) {
+    KILN_TRY(std::string text, inductor::read_beneath(root, rel, 16u << 20));
+    return parse_kernel_module_info(text, inductor::path_beneath(root, rel));
 }
 
 }  // namespace kiln::timings

@@ -5,6 +5,9 @@
 // modules whose decorator holds the launch parameters (BLOCK sizes, warps, stages).
 #include <filesystem>
 #include <string>
+#include <string_view>
+
+#include "inductor/opened_root.hpp"
 
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
@@ -33,5 +36,16 @@ std::string sibling_kernel_module(const std::filesystem::path& file);
 Result<Op> read_best_config(const std::filesystem::path& path);
 // One op ("kernel_perf") with one choice: the module key and its time.
 Result<Op> read_kernel_perf(const std::filesystem::path& path);
+
+// The same beneath an opened root (`rel` relative to it), the file and its kernel module read
+// through the root's descriptor; paths in the result name path_beneath(root, rel).
+Result<Op> read_best_config(const inductor::OpenedRoot& root, std::string_view rel);
+Result<Op> read_kernel_perf(const inductor::OpenedRoot& root, std::string_view rel);
+// `<prefix>/<xx>/<key>.py` beneath the opened root for a "c<51>" key (`prefix`: the Inductor root
+// relative to it, "" for itself), relative to it; "" if no such file.
+std::string kernel_module_rel_for_key(const inductor::OpenedRoot& root, const std::string& key,
+                                      const std::string& prefix = {});
+// The module `rel` beneath the opened root (info.path: path_beneath(root, rel)).
+Result<KernelModuleInfo> read_kernel_module_info(const inductor::OpenedRoot& root, std::string_view rel);
 
 }  // namespace kiln::timings

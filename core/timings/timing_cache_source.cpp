@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/timing_cache_file.hpp"
 #include "util/json_get.hpp"
 #include "util/python_json.hpp"
+#include "util/rel_path.hpp"
 
 #include "timings/kernel_files.hpp"
 #include "timings/py_literal.hpp"
@@ -46,24 +49,44 @@ struct ModuleJoin {
     std::string path;
     nlohmann::ordered_json params;
 };
-static void join_module(Choice& c, const fs::path& root, std::map<std::string, ModuleJoin>& memo) {
-    auto dash = c.name.rfind('-');
-    if (root.empty() || dash == std::string::npos) return;
-    const std::string key = c.name.substr(dash + 1);
-    auto it = memo.find(key);
-    if (it == memo.end()) {
+// A key's module and its parameters ("" path: none): looked up by path, or beneath an opened root.
+using FindModule = std::function<ModuleJoin(const std::string& key)>;
+
+static FindModule modules_by_path(const fs::path& root) {
+    if (root.empty()) return {};
+    return [root](const std::string& key) {
         ModuleJoin m;
         m.path = kernel_module_for_key(root, key);
         if (!m.path.empty())
             if (auto info = read_kernel_module_info(m.path); info.ok()) m.params = std::move(info->params);
-        it = memo.emplace(key, std::move(m)).first;
-    }
+        return m;
+    };
+}
+
+// `prefix`: the Inductor root (relative to `root`, "" for itself) whose cache/ holds the file.
+static FindModule modules_beneath(const inductor::OpenedRoot& root, const std::string& prefix) {
+    return [root, prefix](const std::string& key) {
+        ModuleJoin m;
+        std::string rel = kernel_module_rel_for_key(root, key, prefix);
+        if (rel.empty()) return m;
+        m.path = inductor::path_beneath(root, rel);
+        if (auto info = read_kernel_module_info(root, rel); info.ok()) m.params = std::move(info->params);
+        return m;
+    };
+}
+
+static void join_module(Choice& c, const FindModule& find, std::map<std::string, ModuleJoin>& memo) {
+    auto dash = c.name.rfind('-');
+    if (!find || dash == std::string::npos) return;
+    const std::string key = c.name.substr(dash + 1);
+    auto it = memo.find(key);
+    if (it == memo.end()) it = memo.emplace(key, find(key)).first;
     c.module_path = it->second.path;
     if (!it->second.params.is_null()) c.params = it->second.params;
 }
 
 static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const std::string& origin,
-                                         const fs::path& root) {
+                                         const FindModule& root) {
     if (!j.is_object()) return make_error(Errc::parse, "not a JSON object", origin);
     TimingCacheFile out;
     if (auto sys = j.find("system"); sys != j.end() && sys->is_object()) {
@@ -121,14 +144,33 @@ Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::s
     // Inductor writes Python's Infinity for choices that failed; the autotune module reads that dialect.
     auto j = py_loads(text, origin);
     if (!j.ok()) return torn(std::move(j.error()));
-    return from_json(*j, origin, root);
+    return from_json(*j, origin, modules_by_path(root));
+}
+
+Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std::string_view rel) {
+    // As read_cache_file reads a path: a file gone meanwhile is an empty cache.
+    const std::string origin = inductor::path_beneath(root, rel);
+    auto text = inductor::read_beneath(root, rel, inductor::kMaxCacheFileBytes);
+    auto j = text.ok()                              ? inductor::parse_cache_file(*text, origin)
+             : text.error().code == Errc::not_found ? Result<nlohmann::ordered_json>(nlohmann::ordered_json::object())
+                                                    : Result<nlohmann::ordered_json>(std::move(text.error()));
+    if (!j.ok()) return torn(std::move(j.error()));
+    // As by path: the kernel modules of the root above cache/, none for a file elsewhere.
+    const std::string_view dir = rel_dir(rel);
+    const bool in_cache = dir == "cache" || (dir.size() > 6 && dir.substr(dir.size() - 6) == "/cache");
+    // The opened directory is cache/ itself: its modules are in the root above it, outside what was
+    // opened, looked up by that root's path as before.
+    if (const fs::path cache = fs::path(origin).parent_path(); dir.empty() && cache.filename() == "cache")
+        return from_json(*j, origin, modules_by_path(cache.parent_path()));
+    if (!in_cache) return from_json(*j, origin, {});
+    return from_json(*j, origin, modules_beneath(root, std::string(rel_dir(dir))));
 }
 
 Result<TimingCacheFile> read_timing_cache(const fs::path& path, const fs::path& root) {
     // The autotune engine's reader of the same file (it also writes it).
     auto j = inductor::read_cache_file(path);
     if (!j.ok()) return torn(std::move(j.error()));
-    return from_json(*j, path.string(), root);
+    return from_json(*j, path.string(), modules_by_path(root));
 }
 
 }  // namespace kiln::timings

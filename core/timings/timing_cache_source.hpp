@@ -3,8 +3,10 @@
 // {"system": {"device": {"name"}, "version": {...}, "hash"},
 //  "cache": {op: {inputs_key: {precision: {choice: ms}}}, "base mm time: ...": float, ...}}
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
+#include "inductor/opened_root.hpp"
 #include "timings/py_literal.hpp"
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
@@ -23,6 +25,8 @@ Result<TimingCacheFile> read_timing_cache(const std::filesystem::path& path, con
 // The same, from text already in memory (`origin` names it in errors).
 Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::string& origin,
                                            const std::filesystem::path& root);
+// `rel` beneath an opened root, the file and the kernel modules it names read through its descriptor.
+Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std::string_view rel);
 
 // "<64 hex>" inside a folder named "cache".
 bool looks_like_timing_cache_path(const std::filesystem::path& path);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/graph_entry.hpp"
+#include "pickle/skim.hpp"
 #include "timings/graph_kernels.hpp"
 #include "trace/graph_names.hpp"
 
@@ -11,9 +13,8 @@ namespace fs = std::filesystem;
 
 namespace kiln::timings {
 
-Result<int> mark_used_by(const fs::path& root, TimingSet& set, std::size_t max_entries) {
-    std::error_code ec;
-    if (!fs::is_directory(root / "fxgraph", ec)) return 0;  // a folder of logs: no graphs to join
+Result<int> mark_used_by(const inductor::OpenedRoot& root, TimingSet& set, std::size_t max_entries) {
+    if (!inductor::is_directory_beneath(root, "fxgraph")) return 0;  // a folder of logs: no graphs to join
     // Names as `ls` gives them (with the trace beside the root when there is one), a batch of rows at a
     // time: the GUI runs this beside a million-file cache's other jobs, where all 23k rows were 19 MB.
     int marks = 0;
@@ -30,7 +31,11 @@ Result<int> mark_used_by(const fs::path& root, TimingSet& set, std::size_t max_e
                 }
                 // Skimmed: graph_kernels reads the entry's cache_key, source_code and debug lines, never
                 // the bundled Triton binaries that are most of its bytes.
-                auto entry = inductor::skim_graph_entry(root / row.path);
+                auto file = inductor::open_beneath(root, row.path);
+                if (!file.ok()) continue;
+                auto buffer = pickle::skim_opened_file(*file, inductor::path_beneath(root, row.path));
+                if (!buffer.ok()) continue;
+                auto entry = inductor::decode_graph_entry(std::move(*buffer));
                 if (!entry.ok()) continue;
                 auto kernels = graph_kernels(root, *entry, &set);
                 if (!kernels.ok()) continue;
@@ -66,9 +71,9 @@ std::vector<fs::path> roots_with_graphs(const TimingSet& set) {
     return roots;
 }
 
-Result<int> mark_used_by(TimingSet& set) {
+Result<int> mark_used_by(TimingSet& set, const std::vector<inductor::OpenedRoot>& roots) {
     int marks = 0;
-    for (const auto& root : roots_with_graphs(set)) {
+    for (const auto& root : roots) {
         KILN_TRY(int n, mark_used_by(root, set));
         marks += n;
     }

@@ -46,9 +46,9 @@ Status name_graphs(inductor::GraphList& list, const fs::path& root, const std::o
     return ok_status();
 }
 
-Result<inductor::GraphList> list_named_graphs(const fs::path& root, const std::optional<fs::path>& trace) {
+Result<inductor::GraphList> list_named_graphs(const inductor::OpenedRoot& root, const std::optional<fs::path>& trace) {
     KILN_TRY(inductor::GraphList list, inductor::list_graphs(root));
-    KILN_CHECK(name_graphs(list, root, trace));
+    KILN_CHECK(name_graphs(list, root.path, trace));
     return list;
 }
 
@@ -90,10 +90,11 @@ Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::o
     return named_batches(scan, scan.root, trace, batch, take, cancel);
 }
 
-Status for_each_named_graph_batch(const fs::path& root, const std::optional<fs::path>& trace, std::size_t batch,
+Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const std::optional<fs::path>& trace,
+                                  std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel) {
-    return named_batches(root, root, trace, batch, take, cancel);
+    return named_batches(root, root.path, trace, batch, take, cancel);
 }
 
 }  // namespace kiln::trace

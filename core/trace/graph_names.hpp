@@ -27,8 +27,9 @@ std::optional<std::filesystem::path> trace_beside(const std::filesystem::path& r
 Status name_graphs(inductor::GraphList& list, const std::filesystem::path& root,
                    const std::optional<std::filesystem::path>& trace);
 
-// inductor::list_graphs, then name_graphs: the rows `kiln-cli ls` and the GUI's browser show.
-Result<inductor::GraphList> list_named_graphs(const std::filesystem::path& root,
+// inductor::list_graphs, then name_graphs: the rows `kiln-cli ls` and the GUI's browser show. The trace
+// beside the root is looked for beside its path as opened; the entries are read through its descriptor.
+Result<inductor::GraphList> list_named_graphs(const inductor::OpenedRoot& root,
                                               const std::optional<std::filesystem::path>& trace);
 Result<inductor::GraphList> list_named_graphs(const inductor::ScanResult& scan,
                                               const std::optional<std::filesystem::path>& trace,
@@ -39,8 +40,8 @@ Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::o
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel = nullptr);
-// The same from a root without a scan (inductor::for_each_graph_batch(root, ...)).
-Status for_each_named_graph_batch(const std::filesystem::path& root, const std::optional<std::filesystem::path>& trace,
+// The same from an opened root without a scan (inductor::for_each_graph_batch(root, ...)).
+Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const std::optional<std::filesystem::path>& trace,
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel = nullptr);

@@ -6,8 +6,10 @@
 #include <map>
 #include <string_view>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
+#include "pickle/buffer.hpp"
 
 namespace kiln::trace {
 
@@ -15,6 +17,48 @@ std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
     return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+Result<KeyedEntries> load_keyed_entries(const inductor::OpenedRoot& root, bool write_times_known) {
+    if (!inductor::is_directory_beneath(root, "fxgraph"))
+        return make_error(Errc::not_found, "no fxgraph/ directory under the root", root.path.string(),
+                          "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
+    std::vector<std::string> key_dirs;  // relative to the root
+    KILN_TRY(auto shards, inductor::list_beneath(root, "fxgraph"));
+    for (const auto& shard : shards) {
+        if (!shard.directory) continue;
+        const std::string rel = "fxgraph/" + shard.name;
+        KILN_TRY(auto keys, inductor::list_beneath(root, rel));
+        for (const auto& k : keys)
+            if (k.directory) key_dirs.push_back(rel + "/" + k.name);
+    }
+    std::sort(key_dirs.begin(), key_dirs.end());
+    KeyedEntries out;
+    out.write_times_known = write_times_known;
+    for (const auto& dir : key_dirs) {
+        KILN_TRY(auto files, inductor::key_dir_entries(root, dir));
+        for (const auto& rel : files) {
+            const std::string path = inductor::path_beneath(root, rel);
+            auto entry = [&]() -> Result<inductor::GraphEntry> {
+                KILN_TRY(OpenedFile file, inductor::open_beneath(root, rel));
+                KILN_TRY(auto buffer, pickle::load_opened_file(file, path));
+                return inductor::decode_graph_entry(std::move(buffer));
+            }();
+            if (!entry) {
+                out.skipped.push_back(rel + ": " + entry.error().str());
+                continue;
+            }
+            auto comps = inductor::parse_debug_lines(entry->debug_lines());
+            if (!comps || comps->empty()) {
+                out.skipped.push_back(rel + ": " +
+                                      (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
+                continue;
+            }
+            out.entries.push_back({rel, std::string(dir.substr(dir.rfind('/') + 1)), std::move(comps).value(),
+                                   write_times_known ? inductor::mtime_ns_beneath(root, rel) : std::nullopt});
+        }
+    }
+    return out;
 }
 
 Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root, bool write_times_known) {

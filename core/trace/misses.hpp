@@ -13,6 +13,7 @@
 #include "inductor/debug_lines.hpp"
 #include "inductor/guard_lookup.hpp"
 #include "inductor/key_diff.hpp"
+#include "inductor/opened_root.hpp"
 #include "trace/trace_log.hpp"
 #include "trace/trace_run.hpp"
 #include "util/result.hpp"
@@ -39,6 +40,9 @@ struct KeyedEntries {
     // their mtimes say nothing of when torch wrote the entries (every mtime_ns is then nullopt).
     bool write_times_known = true;
 };
+// The opened root (a command's: frontend::open_cache), read through its descriptor.
+Result<KeyedEntries> load_keyed_entries(const inductor::OpenedRoot& root, bool write_times_known = true);
+// A root found by its path (startup's root beside the logs, never one a command was given).
 Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root, bool write_times_known = true);
 
 // A blob's entries have no write times, but an entry whose key this run missed was written by it,
@@ -83,8 +87,9 @@ struct GuardMissExplanation {
     std::string note;                     // why the entries could not be evaluated, when they could not
 };
 // `write_times_known` false (a blob's root): no entry is said to be written after the miss.
+// The key dir is read beneath the opened root, through its descriptor.
 GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
-                                        const std::filesystem::path& root, bool write_times_known = true);
+                                        const inductor::OpenedRoot& root, bool write_times_known = true);
 
 // kiln-cli misses --json: {"events": [{"index", "cache" ("fx_graph" | "aotautograd"), "label" ("FX" |
 // "AOT"), "fx_events"? (AOT: the indices of its compile's FX events), "aot_event"? (FX), "log", "line", "pid", "compile_id", "function", "file",
@@ -94,7 +99,7 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
 // numbered apart). With a root, a key miss gets
 // "closest" ({"entry", "key", "differing", "changed": [{"component", "event", "entry"}], "same"} or null:
 // event = this run, entry = cached) and a guard miss "guard_miss" ({"key_dir", "symbols", "entries"}).
-nlohmann::ordered_json misses_to_json(const TraceRun& run, const std::filesystem::path* root,
+nlohmann::ordered_json misses_to_json(const TraceRun& run, const inductor::OpenedRoot* root,
                                       const KeyedEntries* cached);
 
 }  // namespace kiln::trace

@@ -1,6 +1,7 @@
 // The guard-miss explanation and the JSON report of `kiln-cli misses` (misses.hpp).
 #include <charconv>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/graph_list.hpp"
 #include "trace/misses.hpp"
 #include "util/path_component.hpp"
@@ -102,7 +103,7 @@ void link_compiles(const TraceRun& run, const std::vector<std::size_t>& fx_pos, 
 }  // namespace
 
 GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceCompile* compile,
-                                        const std::filesystem::path& root, bool write_times_known) {
+                                        const inductor::OpenedRoot& root, bool write_times_known) {
     GuardMissExplanation g;
     if (event.key.size() < 3) {
         g.note = "the event names no key";
@@ -133,13 +134,13 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
                          : "the event is not inside a compile of the trace (no dynamo_start before it)";
         return g;
     }
-    auto lookup = inductor::lookup_guards(root / rel, sizes);
+    auto lookup = inductor::lookup_guards(root, g.key_dir, sizes);
     if (!lookup) {
         g.note = lookup.error().str();
         return g;
     }
     for (auto& c : lookup->entries) {
-        auto mtime = write_times_known ? file_mtime_ns(root / rel / c.file) : std::nullopt;
+        auto mtime = write_times_known ? inductor::mtime_ns_beneath(root, g.key_dir + "/" + c.file) : std::nullopt;
         GuardMissEntry e{std::move(c), mtime, false};
         e.written_after = e.mtime_ns && event.event_time_ns && *e.mtime_ns >= *event.event_time_ns;
         g.entries.push_back(std::move(e));
@@ -147,7 +148,7 @@ GuardMissExplanation explain_guard_miss(const CacheEvent& event, const TraceComp
     return g;
 }
 
-ojson misses_to_json(const TraceRun& run, const std::filesystem::path* root, const KeyedEntries* cached) {
+ojson misses_to_json(const TraceRun& run, const inductor::OpenedRoot* root, const KeyedEntries* cached) {
     ojson out;
     out["events"] = ojson::array();
     std::size_t fx_index = 0, aot_index = 0;

@@ -44,7 +44,7 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
             break;
         }
         case 1: {
-            auto s = std::make_shared<overview::OpsSection>(overview::ops_section(scan.root));
+            auto s = std::make_shared<overview::OpsSection>(overview::ops_section(scan.opened_root()));
             v.what = QStringLiteral("ops");
             v.apply = [s](overview::Overview& o, overview::SectionsPending& p) {
                 overview::apply(o, std::move(*s));

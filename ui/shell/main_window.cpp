@@ -259,7 +259,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
     scanHealth_->clear();
-    rootTimings_->setRoot(root_);  // before the views that ask for its read
+    rootTimings_->setRoot(root_, opened_);  // before the views that ask for its read
     overview_->load(root_, counters, blobPath_);
     startScan(counters);
     emit rootChanged(root_);

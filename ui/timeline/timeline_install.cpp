@@ -13,8 +13,8 @@ namespace kiln::ui {
 TimelinePanel* installTimelineView(ViewHost& w) {
     auto* panel = new TimelinePanel(w.jobs());
     w.addPanel(panel, QObject::tr("Compile timeline"));
-    w.onRootChanged(panel, [panel](const QString& root) { panel->loadRoot(root); });
-    if (!w.currentRoot().isEmpty()) panel->loadRoot(w.currentRoot());
+    w.onRootChanged(panel, [panel, &w](const QString& root) { panel->loadRoot(root, w.openedRoot()); });
+    if (!w.currentRoot().isEmpty()) panel->loadRoot(w.currentRoot(), w.openedRoot());
     QObject::connect(panel, &TimelinePanel::keyActivated, w.hostWidget(), [&w](const QString& key) {
         const auto dir = trace::key_dir_in_root(w.currentRoot().toStdString(), key.toStdString());
         if (!dir.empty() && w.browser()->selectPath(QString::fromStdString(dir.string()))) w.showCacheTab();

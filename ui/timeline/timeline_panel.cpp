@@ -117,8 +117,9 @@ bool TimelinePanel::isLoading() const {
     return jobs_->isRunning(QStringLiteral("timeline")) || jobs_->isRunning(QStringLiteral("startup"));
 }
 
-void TimelinePanel::loadRoot(const QString& root) {
+void TimelinePanel::loadRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened) {
     root_ = root;
+    opened_ = std::move(opened);
     QStringList dirs;
     for (const auto& d : trace::find_trace_dirs(root.toStdString())) dirs << qstr(d.string());
     if (dirs.isEmpty()) {
@@ -152,14 +153,13 @@ void TimelinePanel::loadDirs(const QStringList& dirs) {
         [this](TimelineOutcome out) { setTimeline(out.timeline, out.empty); });
     // Where the time went, on its own channel: comparing misses with the root's entries decodes them, which
     // on a large cache takes longer than the timeline.
-    const QString root = root_;
     jobs_->start(
         QStringLiteral("startup"), tr("Explaining compile times"),
-        [dirs, root](JobControl&) {
+        [dirs, opened = opened_.lock()](JobControl&) {  // held by the job while it runs
             std::vector<std::filesystem::path> paths;
             for (const auto& d : dirs) paths.emplace_back(d.toStdString());
             startup::StartupOptions options;
-            if (!root.isEmpty()) options.root = root.toStdString();
+            if (opened) options.root = opened->opened();
             auto s = startup::analyze_startup(paths, options);
             if (!s && options.root) {  // a root without fxgraph/: explain from the processes alone
                 options.root.reset();

@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "bundle/temp_root.hpp"
 #include "startup/startup_report.hpp"
 #include "trace/compile_timeline.hpp"
 
@@ -31,7 +32,9 @@ public:
 
     explicit TimelinePanel(JobRunner* jobs, QWidget* parent = nullptr);
 
-    void loadRoot(const QString& root);      // the TORCH_TRACE dirs beside it
+    // The TORCH_TRACE dirs beside it; misses compared with the entries of `opened` (what the window opened
+    // of `root`, read through its descriptor), or, without it, of a root found beside the logs.
+    void loadRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened = nullptr);
     void loadDirs(const QStringList& dirs);  // these logs or folders
     // One more run beside those shown (Open TORCH_TRACE folder…): the timeline of all of them.
     void addDir(const QString& dir);
@@ -60,7 +63,8 @@ private:
     QSplitter* columns_;
     StartupView* startup_;
     QString root_;
-    QStringList dirs_;  // the TORCH_TRACE dirs or logs shown
+    std::weak_ptr<const bundle::RootOrBlob> opened_;  // the window owns it (a blob's temporary root goes with it)
+    QStringList dirs_;                                // the TORCH_TRACE dirs or logs shown
     std::shared_ptr<const trace::CompileTimeline> timeline_;
 };
 

@@ -15,10 +15,11 @@ namespace kiln::ui {
 
 RootTimings::RootTimings(JobRunner* jobs, QObject* parent) : QObject(parent), jobs_(jobs) {}
 
-void RootTimings::setRoot(const QString& root) {
+void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened) {
     jobs_->cancel(QLatin1String(kChannel));
     ++generation_;
     root_ = root;
+    opened_ = std::move(opened);
     result_.reset();
     ops_.reset();
     running_ = false;
@@ -52,15 +53,16 @@ void RootTimings::reload() {
 }
 
 void RootTimings::start() {
-    if (root_.isEmpty()) return;
+    auto opened = opened_.lock();  // held by the read while it runs
+    if (root_.isEmpty() || !opened) return;
     running_ = true;
     ++reads_;
     jobs_->start(
         QLatin1String(kChannel), tr("Reading timings"),
-        [this, root = root_, generation = generation_](JobControl&) {
+        [this, root = root_, opened, generation = generation_](JobControl&) {
             auto out = std::make_shared<RootTimingsResult>();
             out->root = root;
-            auto r = timings::collect_timings({std::filesystem::path(root.toStdString())});
+            auto r = timings::collect_timings_from({opened->opened()});  // the root the window opened
             // The Overview's rows now: the marks below do not change them.
             auto ops = std::make_shared<const RootTimingsOps>(
                 RootTimingsOps{root, r.ok() ? overview::ops_section(*r) : overview::OpsSection{}});
@@ -79,7 +81,8 @@ void RootTimings::start() {
                 out->error = QString::fromStdString(r.error().str());
             } else {
                 // "used by graph ...": the root's graph entries, read here, off the UI thread.
-                if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
+                if (auto marks = timings::mark_used_by(*r, {opened->opened()}); !marks.ok())
+                    r->warnings.push_back(marks.error().str());
                 out->set = std::make_shared<const timings::TimingSet>(std::move(r).value());
             }
             out->texts = opListTexts(*out->set);

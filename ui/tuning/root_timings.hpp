@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "bundle/temp_root.hpp"
 #include "overview/overview.hpp"
 #include "timings/timing_model.hpp"
 #include "ui/tuning/op_list_texts.hpp"
@@ -44,7 +45,9 @@ public:
     static constexpr const char* kChannel = "root-timings";
     explicit RootTimings(JobRunner* jobs, QObject* parent = nullptr);
 
-    void setRoot(const QString& root);  // the window's new root; nothing is read until asked
+    // The window's new root and what frontend::open_cache opened of it (read through its descriptor);
+    // nothing is read until asked.
+    void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened);
     QString root() const { return root_; }
     // Reads the root once: starts the read unless it runs or ran; opsRead() and loaded() follow
     // (queued when known already).
@@ -64,6 +67,7 @@ private:
 
     JobRunner* jobs_;
     QString root_;
+    std::weak_ptr<const bundle::RootOrBlob> opened_;  // the window owns it (a blob's temporary root goes with it)
     std::shared_ptr<const RootTimingsResult> result_;
     std::shared_ptr<const RootTimingsOps> ops_;
     quint64 generation_ = 0;  // a result for an older root or read is dropped

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 
+#include "frontend/open_cache.hpp"
 #include "timings/collect.hpp"
 #include "timings/ranking.hpp"
 #include "timings/used_by.hpp"
@@ -149,8 +150,11 @@ void TimingsPanel::load(const QStringList& paths) {
             auto r = timings::collect_timings(p);
             if (!r.ok())
                 return Outcome{std::make_shared<timings::TimingSet>(), {}, QString::fromStdString(r.error().str())};
-            // "used by graph ...": the root's graph entries, read here, off the UI thread.
-            if (auto marks = timings::mark_used_by(*r); !marks.ok()) r->warnings.push_back(marks.error().str());
+            // "used by graph ...": the graph entries of the roots its timing caches are in (opened the one
+            // way, read through their descriptors), read here, off the UI thread.
+            const auto roots = frontend::open_each(timings::roots_with_graphs(*r));
+            if (auto marks = timings::mark_used_by(*r, frontend::opened_roots(roots)); !marks.ok())
+                r->warnings.push_back(marks.error().str());
             auto set = std::make_shared<const timings::TimingSet>(std::move(r).value());
             OpListTexts texts = opListTexts(*set);
             return Outcome{std::move(set), std::move(texts), QString()};

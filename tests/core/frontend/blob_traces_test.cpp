@@ -26,7 +26,7 @@ TEST(BlobTraces, ABlobsRootFindsTheRunsBesideTheBlob) {
         EXPECT_EQ(fs::canonical(dirs[0]), fs::canonical(h200 / "trace"));
         EXPECT_TRUE(fs::is_symlink(temp / "trace"));
         // `ls` names the blob's entries by the frames that compiled them.
-        auto list = trace::list_named_graphs(opened->root, std::nullopt);
+        auto list = trace::list_named_graphs(opened->opened(), std::nullopt);
         ASSERT_TRUE(list.ok()) << list.error().str();
         int named = 0;
         for (const auto& r : list->rows) named += r.label().find("(gen_inductor_cache.py:") != std::string::npos;

@@ -13,8 +13,11 @@
 #include "frontend/exit_code.hpp"
 #include "frontend/open_cache.hpp"
 #include "inductor/evict.hpp"
+#include "inductor/newer_torch.hpp"
 #include "inductor/scanner.hpp"
 #include "test_support.hpp"
+#include "trace/graph_names.hpp"
+#include "trace/misses.hpp"
 
 namespace {
 
@@ -84,6 +87,23 @@ TEST(OpenCache, CommandsWorkOnTheOpenedDirectoryNotOnItsPathAgain) {
     auto scan = kiln::inductor::scan_cache(cache->opened());
     ASSERT_TRUE(scan) << scan.error().str();
     EXPECT_EQ(scan->files, files);
+
+    // `ls`: the entries of the opened directory, none of the decoy's (which has only its one "entry").
+    auto listed = kiln::trace::list_named_graphs(cache->opened(), std::nullopt);
+    ASSERT_TRUE(listed) << listed.error().str();
+    ASSERT_GE(listed->rows.size(), 2u);
+    for (const auto& r : listed->rows) {
+        EXPECT_NE(r.key, "decoy") << "ls read the path again";
+        EXPECT_TRUE(r.error.empty()) << r.path << ": " << r.error;
+    }
+    kiln::inductor::UnknownToKiln unknown;
+    kiln::inductor::read_key_components(unknown, cache->opened());
+    EXPECT_GT(unknown.entries_read, 0u) << "the key components were read from the decoy";
+    // `misses`: the entries it compares a miss with.
+    auto keyed = kiln::trace::load_keyed_entries(cache->opened());
+    ASSERT_TRUE(keyed) << keyed.error().str();
+    EXPECT_GE(keyed->entries.size(), 2u) << "misses read the path again";
+    for (const auto& e : keyed->entries) EXPECT_TRUE(fs::exists(moved / e.path)) << e.path;
 
     kiln::inductor::EvictPolicy policy;
     policy.max_bytes = 0;  // everything

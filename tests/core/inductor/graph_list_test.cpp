@@ -5,6 +5,7 @@
 
 #include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -12,7 +13,7 @@ namespace {
 using namespace kiln::inductor;
 
 TEST(GraphList, TwoEntriesFromTheCache) {
-    auto list = list_graphs(kiln::test::two_entries_root());
+    auto list = list_graphs(kiln::test::open_dir(kiln::test::two_entries_root()));
     ASSERT_TRUE(list.ok()) << list.error().str();
     EXPECT_FALSE(list->trace.has_value());  // this module reads no trace
     ASSERT_EQ(list->rows.size(), 4u);
@@ -41,7 +42,7 @@ TEST(GraphList, TwoEntriesFromTheCache) {
 // The GUI's path: the rows of the browser's scan are the rows of the root, in the same order.
 TEST(GraphList, FromAScanEqualsFromTheRoot) {
     for (const auto& root : {kiln::test::two_entries_root(), kiln::test::h100_root()}) {
-        auto fromRoot = list_graphs(root);
+        auto fromRoot = list_graphs(kiln::test::open_dir(root));
         ASSERT_TRUE(fromRoot.ok()) << fromRoot.error().str();
         auto scan = scan_cache(root);
         ASSERT_TRUE(scan.ok());
@@ -60,7 +61,7 @@ TEST(GraphList, BatchesHoldTheRowsOfTheWholeList) {
         ASSERT_TRUE(scan.ok());
         auto whole = list_graphs(*scan);
         ASSERT_TRUE(whole.ok()) << whole.error().str();
-        auto from_root = list_graphs(root);  // the same rows without a scan
+        auto from_root = list_graphs(kiln::test::open_dir(root));  // the same rows without a scan
         ASSERT_TRUE(from_root.ok()) << from_root.error().str();
         EXPECT_EQ(to_json(*from_root).dump(), to_json(*whole).dump()) << root;
         for (std::size_t batch : {1u, 3u, 1000u})
@@ -79,7 +80,8 @@ TEST(GraphList, BatchesHoldTheRowsOfTheWholeList) {
                         }
                     }
                 };
-                auto s = kept ? for_each_graph_batch(*scan, batch, take) : for_each_graph_batch(root, batch, take);
+                auto s = kept ? for_each_graph_batch(*scan, batch, take)
+                              : for_each_graph_batch(kiln::test::open_dir(root), batch, take);
                 ASSERT_TRUE(s.ok()) << s.error().str();
                 std::size_t fx_rows = 0;
                 for (const auto& r : whole->rows) fx_rows += r.kind == "fxgraph";
@@ -112,7 +114,7 @@ TEST(GraphList, BatchesStopWhenCancelled) {
 
 // The rows still say what the graph takes; the MLP's forward and backward are linked to their AOT entry.
 TEST(GraphList, H100Rows) {
-    auto list = list_graphs(kiln::test::h100_root());
+    auto list = list_graphs(kiln::test::open_dir(kiln::test::h100_root()));
     ASSERT_TRUE(list.ok()) << list.error().str();
     EXPECT_EQ(list->rows.size(), 25u);  // 13 fxgraph + 12 aotautograd
     std::size_t backward = 0;

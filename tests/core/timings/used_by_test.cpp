@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "timings/collect.hpp"
 #include "timings/used_by.hpp"
@@ -31,7 +32,7 @@ TimingSet h100_set() {
 
 TEST(UsedBy, MarksTheChoicesTheCachedGraphsLaunch) {
     TimingSet set = h100_set();
-    auto marks = mark_used_by(kiln::test::h100_root(), set);
+    auto marks = mark_used_by(kiln::test::open_dir(kiln::test::h100_root()), set);
     ASSERT_TRUE(marks.ok()) << marks.error().str();
     const auto all = marks_of(set);
     ASSERT_GT(*marks, 0);
@@ -46,7 +47,7 @@ TEST(UsedBy, MarksTheChoicesTheCachedGraphsLaunch) {
                 EXPECT_FALSE(u.kernel.empty()) << u.key;
             }
     // Marking again adds nothing: each (graph, kernel) is marked once per choice.
-    auto again = mark_used_by(kiln::test::h100_root(), set);
+    auto again = mark_used_by(kiln::test::open_dir(kiln::test::h100_root()), set);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(*again, 0);
     EXPECT_EQ(marks_of(set), all);
@@ -54,7 +55,7 @@ TEST(UsedBy, MarksTheChoicesTheCachedGraphsLaunch) {
 
 TEST(UsedBy, ReadsAtMostMaxEntriesAndStopsThere) {
     TimingSet whole = h100_set();
-    ASSERT_TRUE(mark_used_by(kiln::test::h100_root(), whole).ok());
+    ASSERT_TRUE(mark_used_by(kiln::test::open_dir(kiln::test::h100_root()), whole).ok());
     std::set<std::string> keys;
     for (const auto& op : whole.ops)
         for (const auto& c : op.choices)
@@ -62,13 +63,13 @@ TEST(UsedBy, ReadsAtMostMaxEntriesAndStopsThere) {
     ASSERT_GE(keys.size(), 1u);
 
     TimingSet none = h100_set();
-    auto zero = mark_used_by(kiln::test::h100_root(), none, 0);
+    auto zero = mark_used_by(kiln::test::open_dir(kiln::test::h100_root()), none, 0);
     ASSERT_TRUE(zero.ok()) << zero.error().str();  // the bound reached is no error
     EXPECT_EQ(*zero, 0);
     EXPECT_TRUE(marks_of(none).empty());
 
     TimingSet one = h100_set();
-    auto first = mark_used_by(kiln::test::h100_root(), one, 1);
+    auto first = mark_used_by(kiln::test::open_dir(kiln::test::h100_root()), one, 1);
     ASSERT_TRUE(first.ok()) << first.error().str();
     std::set<std::string> one_keys;
     for (const auto& op : one.ops)
@@ -81,11 +82,11 @@ TEST(UsedBy, ReadsAtMostMaxEntriesAndStopsThere) {
 TEST(UsedBy, ARootWithoutGraphsMarksNothing) {
     TimingSet set = h100_set();
     kiln::test::ScratchDir root("used_by_empty");
-    auto none = mark_used_by(root.path(), set);  // a folder of logs
+    auto none = mark_used_by(kiln::test::open_dir(root.path()), set);  // a folder of logs
     ASSERT_TRUE(none.ok()) << none.error().str();
     EXPECT_EQ(*none, 0);
     fs::create_directories(root.path() / "fxgraph" / "ab");  // a cache with no entry yet
-    auto empty = mark_used_by(root.path(), set);
+    auto empty = mark_used_by(kiln::test::open_dir(root.path()), set);
     ASSERT_TRUE(empty.ok()) << empty.error().str();
     EXPECT_EQ(*empty, 0);
     EXPECT_TRUE(marks_of(set).empty());

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "inductor/scanner.hpp"
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "trace/graph_names.hpp"
 
@@ -11,7 +12,7 @@ using namespace kiln::inductor;
 using namespace kiln::trace;
 
 TEST(GraphNames, TwoEntriesNamedFromTheTraceBesideTheRoot) {
-    auto list = list_named_graphs(kiln::test::two_entries_root(), std::nullopt);
+    auto list = list_named_graphs(kiln::test::open_dir(kiln::test::two_entries_root()), std::nullopt);
     ASSERT_TRUE(list.ok()) << list.error().str();
     ASSERT_TRUE(list->trace.has_value());  // found: trace/ next to inductor/
     ASSERT_EQ(list->rows.size(), 4u);
@@ -30,7 +31,7 @@ TEST(GraphNames, TwoEntriesNamedFromTheTraceBesideTheRoot) {
 // The GUI's path: the named rows of the browser's scan are ls's rows of the root, in the same order.
 TEST(GraphNames, FromAScanEqualsFromTheRoot) {
     for (const auto& root : {kiln::test::two_entries_root(), kiln::test::h100_root()}) {
-        auto fromRoot = list_named_graphs(root, std::nullopt);
+        auto fromRoot = list_named_graphs(kiln::test::open_dir(root), std::nullopt);
         ASSERT_TRUE(fromRoot.ok()) << fromRoot.error().str();
         auto scan = scan_cache(root);
         ASSERT_TRUE(scan.ok());
@@ -43,9 +44,11 @@ TEST(GraphNames, FromAScanEqualsFromTheRoot) {
 
 // An explicit trace that is not there is an error; a trace that logged some graphs names only those.
 TEST(GraphNames, ExplicitTrace) {
-    auto list = list_named_graphs(kiln::test::h100_root(), kiln::test::two_entries_root() / "missing-trace-dir");
+    auto list = list_named_graphs(kiln::test::open_dir(kiln::test::h100_root()),
+                                  kiln::test::two_entries_root() / "missing-trace-dir");
     EXPECT_FALSE(list.ok());
-    auto changed = list_named_graphs(kiln::test::h100_root(), kiln::test::fixture_dir() / "h100/trace/changed");
+    auto changed = list_named_graphs(kiln::test::open_dir(kiln::test::h100_root()),
+                                     kiln::test::fixture_dir() / "h100/trace/changed");
     ASSERT_TRUE(changed.ok()) << changed.error().str();
     EXPECT_EQ(changed->rows.size(), 25u);  // 13 fxgraph + 12 aotautograd
     std::size_t named = 0;

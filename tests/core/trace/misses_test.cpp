@@ -2,6 +2,7 @@
 // name the two inductor configs the run changed.
 #include <gtest/gtest.h>
 
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "trace/misses.hpp"
 
@@ -10,7 +11,7 @@ namespace {
 using namespace kiln::trace;
 
 TEST(Misses, ChangedRunPointsAtPointwiseEntry) {
-    auto cached = load_keyed_entries(kiln::test::h100_root());
+    auto cached = load_keyed_entries(kiln::test::open_dir(kiln::test::h100_root()));
     ASSERT_TRUE(cached.ok()) << cached.error().str();
     EXPECT_EQ(cached->entries.size(), 13u);  // every fxgraph entry records its debug lines
     EXPECT_TRUE(cached->skipped.empty());
@@ -35,7 +36,7 @@ TEST(Misses, ChangedRunPointsAtPointwiseEntry) {
 // A key miss is compared only with entries written before it: the cold run's first miss found an
 // empty cache, every later one an entry of an earlier scenario.
 TEST(Misses, ColdMissesCompareWithOlderEntriesOnly) {
-    auto cached = load_keyed_entries(kiln::test::h100_root());
+    auto cached = load_keyed_entries(kiln::test::open_dir(kiln::test::h100_root()));
     ASSERT_TRUE(cached.ok());
     auto events = read_trace_logs(kiln::test::fixture_dir() / "h100" / "trace" / "cold");
     ASSERT_TRUE(events.ok());
@@ -76,7 +77,7 @@ TEST(Misses, GuardMissEvaluatesTheSameKeyOnly) {
     EXPECT_EQ(miss_class(*fx), "guard miss");
     EXPECT_EQ(fx->guard_expr, "2 <= L['t0'] and L['t0'] <= 2147483647");
     ASSERT_TRUE(fx->compile.has_value());
-    GuardMissExplanation g = explain_guard_miss(*fx, &run->compiles[*fx->compile], two);
+    GuardMissExplanation g = explain_guard_miss(*fx, &run->compiles[*fx->compile], kiln::test::open_dir(two));
     EXPECT_TRUE(g.note.empty()) << g.note;
     EXPECT_EQ(g.key_dir, "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh");
     ASSERT_EQ(g.symbols.size(), 1u);
@@ -86,7 +87,7 @@ TEST(Misses, GuardMissEvaluatesTheSameKeyOnly) {
     EXPECT_TRUE(g.entries[1].check.pass);
     EXPECT_TRUE(g.entries[1].written_after);
     // Without the compile (no create_symbol values) nothing is evaluated, and it says why.
-    GuardMissExplanation none = explain_guard_miss(*fx, nullptr, two);
+    GuardMissExplanation none = explain_guard_miss(*fx, nullptr, kiln::test::open_dir(two));
     EXPECT_TRUE(none.entries.empty());
     EXPECT_FALSE(none.note.empty());
 }
@@ -97,7 +98,7 @@ TEST(Misses, NothingToCompare) {
     MissExplanation none = explain_miss(e, KeyedEntries{});
     EXPECT_FALSE(none.closest_path.has_value());
     EXPECT_EQ(none.note, "the event records no key components");
-    auto bad_root = load_keyed_entries(kiln::test::fixture_dir());
+    auto bad_root = load_keyed_entries(kiln::test::open_dir(kiln::test::fixture_dir()));
     ASSERT_FALSE(bad_root.ok());
     EXPECT_EQ(bad_root.error().code, kiln::Errc::not_found);
 }
