@@ -50,11 +50,14 @@ TEST_F(ConcurrencyFixture, KilledCompilerLeavesNoOutputAndNextRequestRebuilds) {
     cxx.set("hang", true);
     std::promise<Result<CompileOutcome>> done;
     std::thread worker([&] { done.set_value(cache.compile(add_one)); });
+    // Until the wrapper has written its pid (the file may exist before the number is in it); a sanitizer
+    // build on a loaded box takes seconds to get there.
     auto pid_file = cxx.dir() / "hang.pid";
-    for (int i = 0; i < 200 && !std::filesystem::exists(pid_file); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(25));
     int pid = 0;
-    std::ifstream(pid_file) >> pid;
+    for (int i = 0; i < 1200 && pid <= 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        std::ifstream(pid_file) >> pid;
+    }
     ASSERT_GT(pid, 0) << "the wrapper never started";
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
     worker.join();

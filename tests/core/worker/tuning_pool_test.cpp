@@ -166,6 +166,8 @@ TEST(TuningProcessPool, EveryWorkerIsWarmedUpBeforeTheFirstRequest) {
     warm.output = t;
     PoolOptions po{{Device{}, Device{}}, kiln::test::worker_path(), quick()};
     po.warmup = warm;
+    // A warm-up is a real CPU benchmark: under TSan on a loaded 2-core box it took over 1.5 s.
+    po.timeouts.result = 30000ms;
     TuningProcessPool pool(po);
     {
         auto st = pool.start();
