@@ -32,8 +32,10 @@ foreach(d IN LISTS dirs)
   file(GLOB_RECURSE found "${ROOT}/${d}/*.hpp" "${ROOT}/${d}/*.cpp" "${ROOT}/${d}/*.h")
   list(APPEND files ${found})
 endforeach()
+# core/trace/misses.cpp: startup's root found beside the logs (no command was given it), opened once there.
 set(opens_allowed core/inductor/roots.cpp core/inductor/roots.hpp core/frontend/open_cache.cpp
-    core/inductor/scanner.cpp core/health/check.cpp core/bundle/diff.cpp tests/support/opened_dir.hpp)
+    core/inductor/scanner.cpp core/health/check.cpp core/bundle/diff.cpp core/trace/misses.cpp
+    tests/support/opened_dir.hpp)
 # Not moved yet (issue 44): `show`'s key-prefix lookup and `show --kernels`' join in the inspector.
 set(path_reads_left core/frontend/entry_ref.cpp ui/inspector/summary_html.cpp)
 # Readers that take the opened root (an inductor::OpenedRoot): never handed a root's path.

@@ -1,7 +1,5 @@
 #include "trace/misses.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <map>
 #include <string_view>
@@ -9,15 +7,10 @@
 #include "inductor/beneath_root.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
+#include "inductor/roots.hpp"
 #include "pickle/buffer.hpp"
 
 namespace kiln::trace {
-
-std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return std::nullopt;
-    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
 
 Result<KeyedEntries> load_keyed_entries(const inductor::OpenedRoot& root, bool write_times_known) {
     if (!inductor::is_directory_beneath(root, "fxgraph"))
@@ -62,42 +55,9 @@ Result<KeyedEntries> load_keyed_entries(const inductor::OpenedRoot& root, bool w
 }
 
 Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root, bool write_times_known) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::path fx = root / "fxgraph";
-    if (!fs::is_directory(fx, ec))
-        return make_error(Errc::not_found, "no fxgraph/ directory under the root", root.string(),
-                          "pass the Inductor cache root ($TORCHINDUCTOR_CACHE_DIR)");
-    std::vector<fs::path> key_dirs;
-    for (fs::directory_iterator shard(fx, ec); !ec && shard != fs::directory_iterator(); shard.increment(ec)) {
-        if (!shard->is_directory(ec)) continue;
-        for (fs::directory_iterator k(shard->path(), ec); !ec && k != fs::directory_iterator(); k.increment(ec))
-            if (k->is_directory(ec)) key_dirs.push_back(k->path());
-    }
-    if (ec) return io_error("list", fx.string(), ec.value());
-    std::sort(key_dirs.begin(), key_dirs.end());
-    KeyedEntries out;
-    out.write_times_known = write_times_known;
-    for (const auto& dir : key_dirs) {
-        KILN_TRY(auto files, inductor::key_dir_entries(dir));
-        for (const auto& f : files) {
-            std::string rel = fs::relative(f, root, ec).generic_string();
-            auto entry = inductor::load_graph_entry(f);
-            if (!entry) {
-                out.skipped.push_back(rel + ": " + entry.error().str());
-                continue;
-            }
-            auto comps = inductor::parse_debug_lines(entry->debug_lines());
-            if (!comps || comps->empty()) {
-                out.skipped.push_back(rel + ": " +
-                                      (comps ? std::string("no _fx_graph_cache_debug_lines") : comps.error().str()));
-                continue;
-            }
-            out.entries.push_back({rel, dir.filename().string(), std::move(comps).value(),
-                                   write_times_known ? file_mtime_ns(f) : std::nullopt});
-        }
-    }
-    return out;
+    // Opened once, then read as a command's opened root is: one reader of a root's entries.
+    KILN_TRY(UniqueFd fd, inductor::open_root_dir(root));
+    return load_keyed_entries(inductor::OpenedRoot{root, fd.get()}, write_times_known);
 }
 
 void date_entries_by_run(KeyedEntries& cached, const TraceRun& run) {

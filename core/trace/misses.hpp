@@ -28,9 +28,6 @@ struct KeyedEntry {
     std::optional<std::int64_t> mtime_ns;  // when the entry was written (file mtime)
 };
 
-// A file's mtime in ns since the epoch (stat: its atime is not touched); nullopt when it cannot be read.
-std::optional<std::int64_t> file_mtime_ns(const std::filesystem::path& path);
-
 // Every fxgraph entry under `root` that records its debug lines; entries that fail to decode are
 // skipped and counted in `skipped` (a miss analysis should not fail on one broken file).
 struct KeyedEntries {
@@ -42,7 +39,8 @@ struct KeyedEntries {
 };
 // The opened root (a command's: frontend::open_cache), read through its descriptor.
 Result<KeyedEntries> load_keyed_entries(const inductor::OpenedRoot& root, bool write_times_known = true);
-// A root found by its path (startup's root beside the logs, never one a command was given).
+// A root found by its path (startup's root beside the logs, never one a command was given): opened
+// once (inductor::open_root_dir), then read as above.
 Result<KeyedEntries> load_keyed_entries(const std::filesystem::path& root, bool write_times_known = true);
 
 // A blob's entries have no write times, but an entry whose key this run missed was written by it,
