@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 40 item 4: 1 GPU against every GPU of the machine, and the overhead per choice, on the cache
 # that retune_loop.sh's torch phase made (build-gpu/loop/c0: a real 22-op max-autotune model) with the
-# kiln-cli it built. Pairs (1 GPU, all GPUs) alternated RETUNE_REPEATS times (default 3), for each
+# kiln-cli it built (RETUNE_CACHE and KILN_CLI name others). Pairs (1 GPU, all GPUs) alternated RETUNE_REPEATS times (default 3), for each
 # statistic: torch's (the default; each choice's budget ~25 ms of GPU time) and do_bench's median
 # (25 ms warm-up and 100 ms of runs a choice, the first round's workload); medians of the walls.
 # usage: bash bench/gpu/retune_scale.sh OUT_DIR     (on the GPU host, from the repo root)
@@ -12,15 +12,15 @@ out="${1:?OUT_DIR}"
 w="$src/build-gpu/loop"; mkdir -p "$out"; out="$(cd "$out" && pwd)"
 report="$out/scale.md"; : > "$report"; failed=0; proof_name=retune_scale
 proof_python
-[ -d "$w/c0" ] && [ -x "$(cat "$w/cli" 2> /dev/null)" ] || die "no torch phase here: run retune_loop.sh torch first" 2
-cli="$(cat "$w/cli")"
+cache="${RETUNE_CACHE:-$w/c0}"; cli="${KILN_CLI:-$(cat "$w/cli" 2> /dev/null)}"
+[ -d "$cache" ] && [ -x "$cli" ] || die "no torch phase here: run retune_loop.sh torch first (or set RETUNE_CACHE and KILN_CLI)" 2
 n="$(nvidia-smi -L | wc -l)"
 say "# issue 40 item 4 ($(date -u +%FT%TZ), $n x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 for stat in torch median; do
   for r in $(seq 1 "${RETUNE_REPEATS:-3}"); do
     for d in 0 all; do
       s=$(date +%s%N)
-      "$cli" retune "$w/c0" --devices "$d" --statistic "$stat" --json > "$w/scale_${stat}_${d}_$r.json" 2> /dev/null
+      "$cli" retune "$cache" --devices "$d" --statistic "$stat" --json > "$w/scale_${stat}_${d}_$r.json" 2> /dev/null
       awk -v a="$s" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f\n", (b - a) / 1e9 }' > "$w/scale_${stat}_${d}_$r.wall"
     done
   done
