@@ -31,6 +31,7 @@ p.add_argument("--warm-seconds", type=float, default=0)
 p.add_argument("--pin", default=None)
 p.add_argument("--steps", type=int, default=0)
 p.add_argument("--profile", type=int, default=0)
+p.add_argument("--host-profile", type=int, default=0)  # N steps under cProfile: where the host's time goes
 p.add_argument("--mode", default="max-autotune-no-cudagraphs")  # "default": a quick compile, to try the capture
 a = p.parse_args()
 
@@ -208,7 +209,23 @@ if a.steps > 0:
     for _ in range(20):
         step()
     torch.cuda.synchronize()
+    h0 = time.perf_counter()
     info["step_ms_median"], info["step_ms_p20_p80"] = timed(step)
+    info["host_ms_per_step"] = (time.perf_counter() - h0) * 1000 / a.steps  # launch + the final sync
+    if a.host_profile > 0:
+        import cProfile
+        import pstats
+
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(a.host_profile):
+            step()
+        pr.disable()
+        torch.cuda.synchronize()
+        st = pstats.Stats(pr)
+        rows = sorted(((k, v) for k, v in st.stats.items()), key=lambda kv: -kv[1][3])[:40]
+        info["host_profile"] = [[f"{k[0].split('site-packages/')[-1]}:{k[1]}:{k[2]}", v[1], round(v[2] * 1e3 / a.host_profile, 4),
+                                 round(v[3] * 1e3 / a.host_profile, 4)] for k, v in rows]  # name, calls, tottime, cumtime (ms/step)
     if a.profile > 0:
         info["profile"] = profiled(a.profile)
     # The graph last: a failed capture leaves the process's CUDA state unusable.

@@ -94,39 +94,41 @@ $(jf "$w/pin.json" "['total_seconds']") s, $(tables "$w/pin.stderr") AUTOTUNE ta
 cp "$w/pin.stderr" "$out/pin_stderr.log"
 check "with the --pin table alone torch prints 0 AUTOTUNE tables" "[ $(tables "$w/pin.stderr") = 0 ]"
 # Step time: warm processes (FX cache hits), alternated, 200 steps each.
-for round in 1 2 3; do
-  for c in c0 c1; do
-    model "$w/$c" "step_${c}_$round" --steps 200 --profile 50
+rounds="${LOOP_ROUNDS:-3}"
+for round in $(seq 1 "$rounds"); do
+  cs="c0 c1"; [ $((round % 2)) = 0 ] && cs="c1 c0"  # ABBA: neither always runs first
+  for c in $cs; do
+    model "$w/$c" "step_${c}_$round" --steps 200 --profile 50 --host-profile "${LOOP_HOST_PROFILE:-0}"
     say "round $round $c: step median $(jf "$w/step_${c}_$round.json" "['step_ms_median']") ms launched, \
 $(jf "$w/step_${c}_$round.json" ".get('graph_step_ms_median', 'no graph')") ms replayed, $(tables "$w/step_${c}_$round.stderr") AUTOTUNE tables"
   done
 done
-"$py" - "$w" <<'PY' | tee -a "$report"
+"$py" - "$w" "$rounds" <<'PY' | tee -a "$report"
 import json, statistics, sys
-w = sys.argv[1]
-runs = {c: [json.load(open(f"{w}/step_{c}_{r}.json")) for r in (1, 2, 3)] for c in ("c0", "c1")}
+w, R = sys.argv[1], range(1, int(sys.argv[2]) + 1)
+runs = {c: [json.load(open(f"{w}/step_{c}_{r}.json")) for r in R] for c in ("c0", "c1")}
 for key, what in (("step_ms_median", "launched from Python"), ("graph_step_ms_median", "replayed from a CUDA graph")):
     if not all(key in j for v in runs.values() for j in v):
         print(f"step time {what}: not measured ({runs['c0'][0].get('graph_error', '')})")
         continue
     med = {c: statistics.median(j[key] for j in v) for c, v in runs.items()}
     ratio = med["c1"] / med["c0"]
-    print(f"step time {what}, median of 3 alternated runs of 200 steps: torch's own autotune {med['c0']:.4f} ms, "
+    print(f"step time {what}, median of {len(R)} alternated runs of 200 steps: torch's own autotune {med['c0']:.4f} ms, "
           f"Kiln's hand-back {med['c1']:.4f} ms, ratio {ratio:.4f}")
     # The graph replay is the GPU's time, which the kernels chosen decide; the launched step, the host's.
     open(f"{w}/step_ratio", "w").write(f"{ratio:.4f}")
 PY
 # The GPU's share: each kernel's device time per step (torch.profiler, 50 steps a run), apart from
 # the host's launch time, which bounds a step launched from Python.
-"$py" - "$w" <<'PY' | tee -a "$report"
+"$py" - "$w" "$rounds" <<'PY' | tee -a "$report"
 import json, statistics, sys
-w = sys.argv[1]
-prof = {c: [json.load(open(f"{w}/step_{c}_{r}.json")).get("profile") for r in (1, 2, 3)] for c in ("c0", "c1")}
+w, R = sys.argv[1], range(1, int(sys.argv[2]) + 1)
+prof = {c: [json.load(open(f"{w}/step_{c}_{r}.json")).get("profile") for r in R] for c in ("c0", "c1")}
 if not all(p for v in prof.values() for p in v):
     print("GPU time per step: not measured"); sys.exit(0)
 g = {c: statistics.median(p["gpu_us_per_step"] for p in v) for c, v in prof.items()}
 n = {c: statistics.median(p["launches_per_step"] for p in v) for c, v in prof.items()}
-print(f"GPU kernel time per step (profiler, median of 3 runs): torch's own {g['c0']:.1f} us, Kiln's {g['c1']:.1f} us "
+print(f"GPU kernel time per step (profiler, median of {len(R)} runs): torch's own {g['c0']:.1f} us, Kiln's {g['c1']:.1f} us "
       f"(ratio {g['c1'] / g['c0']:.4f}); kernels launched per step {n['c0']:.1f} / {n['c1']:.1f}")
 per = {c: {} for c in prof}
 for c, v in prof.items():
