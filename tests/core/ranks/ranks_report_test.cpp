@@ -224,6 +224,32 @@ TEST(RanksReport, RanksOfAnotherGpuKindAreGroupedApart) {
     }));
 }
 
+// A rank whose trace says another torch made its entries (compilation_metrics' pytorch_version) is a
+// kind of its own too: its winners come from another autotuner, its keys from another code base.
+TEST(RanksReport, RanksOfAnotherTorchVersionAreGroupedApart) {
+    ScratchDir d("ranks-torch");
+    fs::copy(rank_dir(2), d.path() / "rank2", fs::copy_options::recursive);
+    int rewritten = 0;
+    for (const auto& f : fs::directory_iterator(d.path() / "rank2" / "trace")) {
+        std::string text = kiln::test::read_file(f.path());
+        for (std::size_t at; (at = text.find("\"pytorch_version\": \"2.11.0+cu130\"")) != std::string::npos;
+             ++rewritten)
+            text.replace(at, 33, "\"pytorch_version\": \"2.12.0+cu130\"");
+        std::ofstream(f.path(), std::ios::trunc | std::ios::binary) << text;
+    }
+    ASSERT_GT(rewritten, 0);
+
+    auto rep = report_of({rank_dir(0), rank_dir(1), d.path() / "rank2", rank_dir(3)});
+    ASSERT_EQ(rep.groups.size(), 2u);
+    EXPECT_EQ(rep.groups[0].ranks, (std::vector<std::string>{"rank0", "rank1", "rank3"}));
+    EXPECT_EQ(rep.groups[0].torch_version, "2.11.0+cu130");
+    EXPECT_EQ(rep.groups[1].ranks, (std::vector<std::string>{"rank2"}));
+    EXPECT_EQ(rep.groups[1].torch_version, "2.12.0+cu130");
+    EXPECT_EQ(rep.groups[1].ops.compared, 0u);
+    EXPECT_TRUE(std::any_of(rep.notes.begin(), rep.notes.end(),
+                            [](const std::string& n) { return n.find("2 kinds") != std::string::npos; }));
+}
+
 TEST(RanksReport, LoadingReportsEachRankAndStopsWhenCancelled) {
     std::atomic<bool> cancel{false};
     std::vector<std::size_t> tried;
