@@ -4,11 +4,12 @@
 #include <QFileInfo>
 #include <QUrl>
 
-#include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/beneath_root.hpp"
+#include "inductor/evict_fs.hpp"
 #include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
 #include "ui/browser/cache_tree_model.hpp"
@@ -123,7 +124,7 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
                                 QString::number(k.files.size()), formatBytes(k.total_bytes()));
         }
         if (!kernels.isEmpty()) t.row(QObject::tr("Bundled kernels"), kernels.join(QStringLiteral("<br>")));
-        if (!req.root.isEmpty()) kernelsSummary(req, e, t);
+        if (req.opened) kernelsSummary(req, e, t);
     }
     QStringList fields;
     for (const auto& f : e.field_names()) fields << htmlText(f);
@@ -134,11 +135,15 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
 // The kernels the output code launches, joined to their modules, .best_config and autotune rows
 // (timings::graph_kernels: the same join as `kiln-cli show --kernels`).
 void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
-    const std::filesystem::path root = req.root.toStdString();
+    const inductor::OpenedRoot root = req.opened->opened();  // read through its descriptor (issue 44)
+    // The timing cache folder alone (not a walk of the whole root on every click), opened beneath it.
     std::optional<timings::TimingSet> set;
-    std::error_code ec;
-    if (std::filesystem::is_directory(root / "cache", ec))
-        if (auto s = timings::collect_timings({root / "cache"}); s.ok()) set = std::move(s).value();
+    if (auto dir = inductor::evict_fs::open_dir_beneath(root.fd, "cache", inductor::path_beneath(root, "cache"));
+        dir.ok())
+        if (auto s = timings::collect_timings_from(
+                {inductor::OpenedRoot{inductor::path_beneath(root, "cache"), dir->get()}});
+            s.ok())
+            set = std::move(s).value();
     auto ks = timings::graph_kernels(root, e, set ? &*set : nullptr);
     if (!ks.ok()) {
         t.row(QObject::tr("Kernels launched"), htmlText(ks.error().str()));
