@@ -8,8 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inductor/beneath_root.hpp"
-#include "inductor/evict_fs.hpp"
 #include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
 #include "ui/browser/cache_tree_model.hpp"
@@ -136,14 +134,10 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
 // (timings::graph_kernels: the same join as `kiln-cli show --kernels`).
 void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
     const inductor::OpenedRoot root = req.opened->opened();  // read through its descriptor (issue 44)
-    // The timing cache folder alone (not a walk of the whole root on every click), opened beneath it.
+    // The timing sources of the whole root, as `show --kernels` reads them: a timing cache opened on
+    // its own would look its modules up by the root's path again (timings/timing_cache_source).
     std::optional<timings::TimingSet> set;
-    if (auto dir = inductor::evict_fs::open_dir_beneath(root.fd, "cache", inductor::path_beneath(root, "cache"));
-        dir.ok())
-        if (auto s = timings::collect_timings_from(
-                {inductor::OpenedRoot{inductor::path_beneath(root, "cache"), dir->get()}});
-            s.ok())
-            set = std::move(s).value();
+    if (auto s = timings::collect_timings_from({root}); s.ok()) set = std::move(s).value();
     auto ks = timings::graph_kernels(root, e, set ? &*set : nullptr);
     if (!ks.ok()) {
         t.row(QObject::tr("Kernels launched"), htmlText(ks.error().str()));
