@@ -10,8 +10,10 @@
 #   - an opened cache's path (`cache->root`, `opened.root`) is never passed on as the root to read:
 #     commands pass `cache->opened()`;
 #   - no entry, timing or text file is read by the root's path joined with a name (`root / "cache"`):
-#     beneath a root, files are read through its descriptor (inductor/beneath_root.hpp).
-# `path_reads_left` names the sources issue 44 has not moved yet; each is a known gap, not a pattern.
+#     beneath a root, files are read through its descriptor (inductor/beneath_root.hpp);
+#   - the readers moved last read nothing by path: re-tuning (core/retune but run_progress, the GUI's
+#     reader of a child's logs; kiln-worker's kernel binaries beneath the root it inherits, --root-fd),
+#     a key prefix's lookup (core/frontend/entry_ref.cpp) and the inspector's kernel join.
 # SELFTEST=DIR: writes a file with each mistake under DIR and checks that instead (it must fail).
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
 if(SELFTEST)
@@ -25,6 +27,11 @@ if(SELFTEST)
   file(WRITE "${ROOT}/core/d/rows.cpp" "auto entry = skim_graph_entry(root / row.path);\n")
   file(WRITE "${ROOT}/ui/e/ops.cpp" "auto set = timings::collect_timings({root / \"cache\"});\n")
   file(WRITE "${ROOT}/ui/f/panel.cpp" "auto s = overview::ops_section(scan.root);\n")
+  file(WRITE "${ROOT}/core/retune/inventory.cpp" "for (const auto& e : fs::directory_iterator(root / \"cache\", ec))\n")
+  file(WRITE "${ROOT}/core/retune/run_progress.cpp" "for (const auto& e : fs::directory_iterator(dir, ec))\n")
+  file(WRITE "${ROOT}/core/frontend/entry_ref.cpp" "for (fs::directory_iterator it(root / \"fxgraph\", ec), end; ;)\n")
+  file(WRITE "${ROOT}/core/worker/executor_compiled.cpp" "auto f = open_regular_file_at(AT_FDCWD, b.cubin.c_str(), b.cubin);\n")
+  file(WRITE "${ROOT}/ui/inspector/summary_html.cpp" "const std::filesystem::path root = req.root.toStdString();\n")
 endif()
 set(dirs core ui app tests bench fuzz)
 set(files "")
@@ -36,8 +43,19 @@ endforeach()
 set(opens_allowed core/inductor/roots.cpp core/inductor/roots.hpp core/frontend/open_cache.cpp
     core/inductor/scanner.cpp core/health/check.cpp core/bundle/diff.cpp core/trace/misses.cpp
     tests/support/opened_dir.hpp)
-# Not moved yet (issue 44): `show`'s key-prefix lookup and `show --kernels`' join in the inspector.
-set(path_reads_left core/frontend/entry_ref.cpp ui/inspector/summary_html.cpp)
+# Sources that read a cache only beneath its opened root, and what in them would be a read by path.
+set(by_path_primitives "(directory_iterator|read_text_file|read_cache_file|read_regular_file|open_regular_file(_at)?[ \t]*\\(|kernel_module_for_key|is_regular_file|symlink_status)")
+set(beneath_only "")
+file(GLOB retune_sources RELATIVE "${ROOT}" "${ROOT}/core/retune/*.cpp")
+foreach(f IN LISTS retune_sources)
+  if(NOT f STREQUAL "core/retune/run_progress.cpp")  # the GUI's reader of a kiln-cli child's session logs
+    list(APPEND beneath_only "${f}=${by_path_primitives}")
+  endif()
+endforeach()
+list(APPEND beneath_only
+     "core/worker/executor_compiled.cpp=AT_FDCWD|open_regular_file[ \t]*\\("  # the worker's kernel binaries
+     "core/frontend/entry_ref.cpp=directory_iterator"                         # a key prefix's lookup
+     "ui/inspector/summary_html.cpp=std::filesystem|collect_timings[ \t]*\\(") # the kernel join
 # Readers that take the opened root (an inductor::OpenedRoot): never handed a root's path.
 set(readers_of_opened "(ops_section|compute_overview|list_graphs|list_named_graphs|for_each_graph_batch|for_each_named_graph_batch|read_key_components|load_keyed_entries|explain_guard_miss|mark_used_by|keyed_by_newer_torch)")
 set(bad "")
@@ -60,7 +78,19 @@ foreach(f IN LISTS files)
       string(APPEND bad "  ${rel}: opens a root by its path (take the opened root: inductor::OpenedRoot)\n")
     endif()
   endif()
-  if(NOT rel IN_LIST path_reads_left AND NOT rel MATCHES "^tests/")
+  foreach(rule IN LISTS beneath_only)
+    string(FIND "${rule}" "=" eq)
+    string(SUBSTRING "${rule}" 0 ${eq} only)
+    math(EXPR from "${eq} + 1")
+    string(SUBSTRING "${rule}" ${from} -1 primitives)
+    if(rel STREQUAL only)
+      file(STRINGS "${f}" lines REGEX "${primitives}")
+      if(lines)
+        string(APPEND bad "  ${rel}: reads the cache by path (read beneath the opened root: inductor/beneath_root.hpp)\n")
+      endif()
+    endif()
+  endforeach()
+  if(NOT rel MATCHES "^tests/")
     file(STRINGS "${f}" lines REGEX "(cache|opened)(->|\\.)root[ \t]*[,)]")
     file(STRINGS "${f}" readers REGEX "${readers_of_opened}[ \t]*\\([^;]*(->|\\.)root[ \t]*[,)]")
     list(APPEND lines ${readers})

@@ -7,6 +7,7 @@
 // scanned from the heads without std::regex). What reads must hold sizes >= 0 and names found in the
 // input, and both readers must agree. A crash, a sanitizer report (an uncaught nlohmann::type_error
 // included), a timeout or a broken invariant is a finding.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -111,7 +112,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (has_heads) put_file(dir / ext, heads);
         else fs::remove(dir / ext, ec);
     }
-    auto k = kiln::retune::read_key_dir(dir);
+    // Read as the index reads a key dir: beneath a directory held open (here the key dir itself, "").
+    static const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0) std::abort();
+    auto k = kiln::retune::read_key_dir(kiln::inductor::OpenedRoot{dir, dir_fd}, "");
     if (k.ok() != object) finding();  // only metadata that is no JSON object fails the key dir
     if (!k.ok()) return 0;
     const auto& found = k->binary;

@@ -56,9 +56,12 @@ int run_expr(const GuardsArgs& a, const std::vector<std::int64_t>& sizes) {
     return 0;
 }
 
-int run_lookup(const GuardsArgs& a, const frontend::EntryRef& ref, const std::vector<std::int64_t>& sizes) {
-    auto r = frontend::lookup_entry_guards(ref, sizes, remote_fetch());
-    if (!r) return fail(r.error());
+// A key prefix's key dir is read beneath the cache it was looked up in (issue 44), anything else as named.
+int run_lookup(const GuardsArgs& a, const frontend::ResolvedEntryRef& resolved,
+               const std::vector<std::int64_t>& sizes) {
+    auto r = resolved.cache ? inductor::lookup_guards(resolved.cache->opened(), resolved.key_dir, sizes)
+                            : frontend::lookup_entry_guards(resolved.ref, sizes, remote_fetch());
+    if (!r) return fail(resolved.cache ? frontend::in_given_terms(*resolved.cache, r.error()) : r.error());
     if (a.json) {
         std::cout << dump_json(to_json(*r)) << "\n";
         return 0;
@@ -116,7 +119,7 @@ int run_guards(const GuardsArgs& a) {
                                          a.root.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.root));
     if (!r) return fail(r.error());
     if (a.sizes.empty() && r->ref.kind == frontend::EntryRef::Kind::path) return run_list(a, r->ref.path);
-    return run_lookup(a, r->ref, *sizes);
+    return run_lookup(a, *r, *sizes);
 }
 
 Registration guards_command{

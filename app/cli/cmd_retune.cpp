@@ -112,12 +112,12 @@ int run_retune_cmd(const RetuneArgs& a) {
     auto cache = frontend::open_cache(std::filesystem::path(a.root),
                                       a.handback.write ? frontend::CacheAccess::write : frontend::CacheAccess::read);
     if (!cache) return fail(cache.error());
-    const std::filesystem::path* root = &cache->root;
+    const std::filesystem::path* root = &cache->root;  // what the hand-back names (it writes by path)
     if (a.list) {
         InventoryOptions o;
         if (a.arch > 0) o.arch = a.arch;
         o.op_filter = a.op;
-        auto rep = inventory(*root, o);
+        auto rep = inventory(cache->opened(), o);
         if (!rep) return fail(frontend::in_given_terms(*cache, rep.error()));
         if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
         else print_list(*rep);
@@ -145,7 +145,7 @@ int run_retune_cmd(const RetuneArgs& a) {
     o.timing.warmup_ms = a.warmup_ms;
     o.timing.statistic = a.statistic == "median" ? kiln::worker::Statistic::median : kiln::worker::Statistic::torch_min;
     if (a.arch > 0) o.arch = a.arch;
-    auto rep = run_retune(*root, o);
+    auto rep = run_retune(cache->opened(), o);
     if (!rep) return fail(frontend::in_given_terms(*cache, rep.error()));
     if (a.json) std::cout << dump_json(to_json(*rep)) << "\n";
     else print_run(*rep);

@@ -8,7 +8,9 @@
 #include "bundle/blob.hpp"
 #include "command_registry.hpp"
 #include "entry_print.hpp"
+#include "frontend/entry_ref.hpp"
 #include "frontend/open_cache.hpp"
+#include "inductor/beneath_root.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/guard_lookup.hpp"
 #include "pickle/buffer.hpp"
@@ -28,16 +30,23 @@ struct ShowArgs {
 };
 
 // --kernels: what the entry's output code launches, joined to modules, .best_config and autotune rows.
-int print_kernels(const std::string& path, const inductor::GraphEntry& entry, const ShowArgs& a) {
+// `looked_up`: the cache a key prefix was found in (already opened: read through it, not opened again).
+int print_kernels(const std::string& path, const inductor::GraphEntry& entry, const ShowArgs& a,
+                  const frontend::OpenedCache* looked_up) {
     // The root opened once (--root, else the one the entry is in), its modules and timings read through it.
-    std::optional<std::filesystem::path> root;
-    if (!a.root.empty()) root = std::filesystem::path(a.root);
-    else root = timings::entry_root(path);
-    if (!root)
-        return fail(make_error(Errc::invalid_argument, "cannot tell the cache root of this entry", path,
-                               "pass --root ROOT (the directory holding fxgraph/)"));
-    auto cache = frontend::open_cache(*root);  // a blob's temporary root lives as long as this
-    if (!cache) return fail(cache.error());
+    std::optional<frontend::OpenedCache> own;
+    if (!looked_up) {
+        std::optional<std::filesystem::path> root;
+        if (!a.root.empty()) root = std::filesystem::path(a.root);
+        else root = timings::entry_root(path);
+        if (!root)
+            return fail(make_error(Errc::invalid_argument, "cannot tell the cache root of this entry", path,
+                                   "pass --root ROOT (the directory holding fxgraph/)"));
+        auto opened = frontend::open_cache(*root);  // a blob's temporary root lives as long as this
+        if (!opened) return fail(opened.error());
+        own = std::move(*opened);
+    }
+    const frontend::OpenedCache* cache = looked_up ? looked_up : &*own;
     auto set = timings::collect_timings_from({cache->opened()});
     auto k = timings::graph_kernels(cache->opened(), entry, set ? &*set : nullptr);
     if (!k) return fail(k.error());
@@ -69,20 +78,24 @@ int print_kernels(const std::string& path, const inductor::GraphEntry& entry, co
     return 0;
 }
 
+// What show prints, in order: a file or remote entry named as given, or an entry of the key dir a key
+// prefix named, read beneath the cache it was looked up in (`cache`: an index into run_show's caches).
+struct ShowItem {
+    std::string path;  // as reports name it
+    int cache = -1;
+    std::string rel;  // with `cache`: the entry file relative to its opened root
+};
+
 // A key dir stands for its entries, in torch's lookup order.
-std::vector<std::string> expand_key_dirs(const std::vector<std::string>& files) {
-    std::vector<std::string> out;
-    for (const auto& f : files) {
-        std::error_code ec;
-        if (std::filesystem::is_directory(f, ec)) {
-            if (auto entries = inductor::key_dir_entries(f); entries.ok() && !entries->empty()) {
-                for (const auto& e : *entries) out.push_back(e.string());
-                continue;
-            }
+void add_items(const std::string& file, std::vector<ShowItem>& out) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec)) {
+        if (auto entries = inductor::key_dir_entries(file); entries.ok() && !entries->empty()) {
+            for (const auto& e : *entries) out.push_back({e.string()});
+            return;
         }
-        out.push_back(f);
     }
-    return out;
+    out.push_back({file});
 }
 
 // A local entry file, or (with Redis support) a remote value redis://host:port[/db]/KEY.
@@ -92,44 +105,60 @@ Result<inductor::GraphEntry> load_any(const std::string& text) {
     return std::move(named.entry);
 }
 
+// An entry of a looked-up key dir, read beneath the cache's opened root.
+Result<inductor::GraphEntry> load_beneath(const frontend::OpenedCache& cache, const std::string& rel) {
+    KILN_TRY(auto named, frontend::load_entry(cache.opened(), rel));
+    return std::move(named.entry);
+}
+
 int run_show(const ShowArgs& a) {
     if (a.print.raw && a.print.field.empty())
         return fail(make_error(Errc::invalid_argument, "--raw needs --field NAME"));
     int status = 0;
-    // A key prefix as `ls` prints it names its key dir under --root (default: the default root).
-    std::vector<std::string> named;
+    // A key prefix as `ls` prints it names its key dir under --root (default: the default root), which
+    // is opened once: the key dir's entries are listed and read through it (issue 44).
+    std::vector<ShowItem> items;
     std::vector<frontend::OpenedCache> caches;  // a blob's temporary root lives as long as these
     for (const auto& f : a.files) {
         auto r = frontend::resolve_entry_ref(
             f, a.root.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.root));
         if (!r) return fail(r.error());
-        named.push_back(r->cache ? r->ref.path : f);
-        if (r->cache) caches.push_back(std::move(*r->cache));
+        if (!r->cache) {
+            add_items(f, items);
+            continue;
+        }
+        caches.push_back(std::move(*r->cache));
+        const inductor::OpenedRoot opened = caches.back().opened();
+        auto entries = inductor::key_dir_entries(opened, r->key_dir);
+        if (!entries) return fail(frontend::in_given_terms(caches.back(), entries.error()));
+        for (const auto& rel : *entries)
+            items.push_back({inductor::path_beneath(opened, rel), static_cast<int>(caches.size()) - 1, rel});
     }
     auto label_of = [&](const std::string& path) {  // a blob's entry named by the blob, not its unpacking
         for (const auto& c : caches)
             if (std::string l = frontend::in_given_terms(c, path); l != path) return l;
         return path;
     };
-    const std::vector<std::string> files = expand_key_dirs(named);
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const auto& path = files[i];
-        auto entry = load_any(path);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const auto& [path, cache_index, rel] = items[i];
+        const frontend::OpenedCache* cache =
+            cache_index >= 0 ? &caches[static_cast<std::size_t>(cache_index)] : nullptr;
+        auto entry = cache ? load_beneath(*cache, rel) : load_any(path);
         if (!entry.ok()) {
             std::fflush(stdout);
-            if (bundle::is_blob_file(path)) {
+            if (!cache && bundle::is_blob_file(path)) {
                 status = fail(make_error(
                     Errc::invalid_argument,
                     "a Mega-Cache blob (torch.compiler.save_cache_artifacts), not a graph entry", path,
                     "`kiln-cli bundle ls " + path + "` lists its artifacts, `bundle show BLOB KEY` decodes one"));
                 continue;
             }
-            status = fail(entry.error());
+            status = fail(cache ? frontend::in_given_terms(*cache, entry.error()) : entry.error());
             continue;
         }
         if (!a.print.json && a.print.field.empty() && i > 0) std::printf("\n");
         if (a.kernels) {
-            if (int rc = print_kernels(path, *entry, a)) status = rc;
+            if (int rc = print_kernels(path, *entry, a, cache)) status = rc;
             continue;
         }
         if (int rc = print_entry(label_of(path), *entry, a.print)) status = rc;

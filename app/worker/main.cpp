@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     kiln::worker::WorkerLoopOptions options;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0 && i + 1 < argc) fd = std::atoi(argv[++i]);
+        else if (std::strcmp(argv[i], "--root-fd") == 0 && i + 1 < argc) options.cache_root_fd = std::atoi(argv[++i]);
         else if (std::strcmp(argv[i], "--preload-cublas") == 0) {
             // KILN_WORKER_CUBLAS_PRELOAD (off, early, after-init) picks the order for benchmarks.
             // after-init by default: a load beside cuInit slowed the driver's start (two H200
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
                                                     : kiln::worker::CublasPreload::after_init;
         } else if (std::strcmp(argv[i], "--help") == 0) {
             std::printf(
-                "usage: kiln-worker --fd N [--preload-cublas]\n"
+                "usage: kiln-worker --fd N [--root-fd N] [--preload-cublas]\n"
                 "Benchmark worker of kiln's tuning pool; not meant to be run by hand.\n");
             return 0;
         }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "inductor/beneath_root.hpp"
 #include "pickle/buffer.hpp"
 #include "trace/trace_log.hpp"
 #include "util/regular_file.hpp"
@@ -125,34 +126,35 @@ bool is_key_prefix(const EntryRef& ref) {
     return !fs::exists(fs::symlink_status(t, ec));
 }
 
-Result<fs::path> find_key_dir(const fs::path& root, std::string_view prefix) {
+Result<std::string> find_key_dir(const inductor::OpenedRoot& root, std::string_view prefix) {
     // FX key dirs are sharded by the key's 2nd and 3rd characters; AOT key dirs are not.
-    std::vector<fs::path> parents;
-    std::error_code ec;
+    std::vector<std::string> parents;
     if (prefix.starts_with('f') && prefix.size() >= 3) {
-        parents.push_back(root / "fxgraph" / std::string(prefix.substr(1, 2)));
+        parents.push_back("fxgraph/" + std::string(prefix.substr(1, 2)));
     } else if (prefix.starts_with('f')) {
-        for (fs::directory_iterator it(root / "fxgraph", ec), end; !ec && it != end; it.increment(ec))
-            if (it->is_directory(ec)) parents.push_back(it->path());
+        if (auto shards = inductor::list_beneath(root, "fxgraph"); shards.ok())
+            for (const auto& s : *shards)
+                if (s.directory) parents.push_back("fxgraph/" + s.name);
     } else {
-        parents.push_back(root / "aotautograd");
+        parents.push_back("aotautograd");
     }
-    std::vector<fs::path> found;
+    std::vector<std::string> found, names;
     for (const auto& parent : parents) {
-        ec.clear();
-        for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
-            if (it->path().filename().string().starts_with(prefix) && it->is_directory(ec)) found.push_back(it->path());
+        auto keys = inductor::list_beneath(root, parent);  // a missing shard holds no key
+        if (!keys.ok()) continue;
+        for (const auto& k : *keys)
+            if (k.directory && k.name.starts_with(prefix)) found.push_back(parent + "/" + k.name);
     }
     std::sort(found.begin(), found.end());
     if (found.size() == 1) return found.front();
     if (found.empty())
         return make_error(Errc::not_found, "no graph entry key starts with '" + std::string(prefix) + "'",
-                          root.string(), "`kiln-cli ls` lists the keys of this root; --root names another");
+                          root.path.string(), "`kiln-cli ls` lists the keys of this root; --root names another");
     std::string keys;
-    for (const auto& f : found) keys += (keys.empty() ? "" : ", ") + f.filename().string();
+    for (const auto& f : found) keys += (keys.empty() ? "" : ", ") + f.substr(f.rfind('/') + 1);
     return make_error(Errc::invalid_argument,
                       std::to_string(found.size()) + " keys start with '" + std::string(prefix) + "': " + keys,
-                      root.string(), "give more of the key");
+                      root.path.string(), "give more of the key");
 }
 
 Result<ResolvedEntryRef> resolve_entry_ref(std::string_view text, const std::optional<fs::path>& root) {
@@ -160,9 +162,10 @@ Result<ResolvedEntryRef> resolve_entry_ref(std::string_view text, const std::opt
     KILN_TRY(out.ref, parse_entry_ref(text));
     if (!is_key_prefix(out.ref)) return out;
     KILN_TRY(auto cache, open_cache(root));
-    auto dir = find_key_dir(cache.root, out.ref.text);
+    auto dir = find_key_dir(cache.opened(), out.ref.text);
     if (!dir) return in_given_terms(cache, std::move(dir.error()));
-    out.ref.path = dir->string();
+    out.ref.path = inductor::path_beneath(cache.opened(), *dir);
+    out.key_dir = std::move(*dir);
     out.cache = std::move(cache);
     return out;
 }
@@ -178,6 +181,14 @@ Result<NamedEntry> load_entry(const EntryRef& ref, const RemoteFetch& fetch) {
                           "name the entry file");
     KILN_TRY(auto entry, inductor::load_graph_entry(ref.path));
     return NamedEntry{std::move(entry), ref.path};
+}
+
+Result<NamedEntry> load_entry(const inductor::OpenedRoot& root, std::string_view rel) {
+    std::string label = inductor::path_beneath(root, rel);
+    KILN_TRY(OpenedFile file, inductor::open_beneath(root, rel));
+    KILN_TRY(auto buffer, pickle::load_opened_file(file, label));
+    KILN_TRY(auto entry, inductor::decode_graph_entry(std::move(buffer)));
+    return NamedEntry{std::move(entry), std::move(label)};
 }
 
 Result<KeySide> load_key_side(const EntryRef& ref, const RemoteFetch& fetch) {

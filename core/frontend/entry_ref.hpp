@@ -41,16 +41,20 @@ Result<EntryRef> parse_entry_ref(std::string_view text);
 // A key as `kiln-cli ls` prints it (its first 13 characters) or longer: a reference that names no
 // existing path and is an FX ('f') or AOT ('a') key's start, lower-case base32, at least 4 characters.
 bool is_key_prefix(const EntryRef& ref);
-// The key dir (fxgraph/<xx>/<key> or aotautograd/<key>) under `root` of the one key starting with
-// `prefix`. Errc::not_found when none does; Errc::invalid_argument, naming them, when several do.
-Result<std::filesystem::path> find_key_dir(const std::filesystem::path& root, std::string_view prefix);
+// The key dir (fxgraph/<xx>/<key> or aotautograd/<key>) beneath the opened `root` of the one key
+// starting with `prefix`, relative to it, listed through its descriptor (issue 44: a root renamed
+// after the open is still the one searched). Errc::not_found when none does; Errc::invalid_argument,
+// naming them, when several do.
+Result<std::string> find_key_dir(const inductor::OpenedRoot& root, std::string_view prefix);
 
 // `text` as parse_entry_ref reads it, a key prefix replaced by its key dir under `root` (a cache root
 // or a blob, opened as open_cache does; empty: the default root), which is opened only then: `cache`
-// holds it (a blob's temporary root lives as long as it).
+// holds it (a blob's temporary root lives as long as it), and what is read of the key dir is read
+// beneath `cache->opened()` (`key_dir`), never by `ref.path` again.
 struct ResolvedEntryRef {
-    EntryRef ref;
+    EntryRef ref;                      // a key prefix: `path` names its key dir as reports do
     std::optional<OpenedCache> cache;  // set when a key prefix was looked up
+    std::string key_dir;               // then: the key dir relative to the opened root
 };
 Result<ResolvedEntryRef> resolve_entry_ref(std::string_view text, const std::optional<std::filesystem::path>& root);
 
@@ -68,6 +72,8 @@ struct NamedEntry {
     std::string label;
 };
 Result<NamedEntry> load_entry(const EntryRef& ref, const RemoteFetch& fetch = {});
+// The entry file `rel` beneath an opened root, read through its descriptor (label: path_beneath).
+Result<NamedEntry> load_entry(const inductor::OpenedRoot& root, std::string_view rel);
 
 // The components of a cache key (diff): an entry file, a key dir with one entry, a log with one
 // fx_graph event (or LOG#N / LOG#KEY), a trace directory, or a remote entry.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "inductor/beneath_root.hpp"
 #include "inductor/timing_cache_file.hpp"
 #include "retune/gemm_plan.hpp"
 #include "retune/problem.hpp"
@@ -12,8 +13,6 @@
 #include "retune/triton_index.hpp"
 #include "timings/kernel_files.hpp"
 #include "util/json_get.hpp"
-
-namespace fs = std::filesystem;
 
 namespace kiln::retune {
 
@@ -73,9 +72,9 @@ std::string str_at(const nlohmann::ordered_json& j, const char* a, const char* b
     return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-void resolve_triton(RetuneChoice& c, const std::string& stem, const std::string& module_path,
-                    const Result<TemplateModule>& m, const Result<Problem>& problem, const TritonIndex& index,
-                    const std::string& module_key, const InventoryOptions& o) {
+void resolve_triton(RetuneChoice& c, const inductor::OpenedRoot& root, const std::string& stem,
+                    const std::string& module_path, const Result<TemplateModule>& m, const Result<Problem>& problem,
+                    const TritonIndex& index, const std::string& module_key, const InventoryOptions& o) {
     c.kind = ChoiceKind::triton;
     c.module = module_path;
     if (!m.ok()) {
@@ -89,7 +88,7 @@ void resolve_triton(RetuneChoice& c, const std::string& stem, const std::string&
     std::optional<IndexedBinary> bin =
         pick_binary(found == index.by_module.end() ? std::vector<IndexedBinary>{} : found->second, o.arch, why);
     if (bin) {
-        c.binary = bin->binary.cubin;
+        c.binary = inductor::path_beneath(root, bin->binary.cubin);  // the launch keeps it relative, for the worker
         c.triton = bin->binary;
     }
     if (!problem.ok()) {
@@ -144,26 +143,28 @@ void resolve_extern(RetuneChoice& c, const ExternStem& stem, const Result<Proble
 
 }  // namespace
 
-Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) {
+Result<RetuneReport> inventory(const inductor::OpenedRoot& root, const InventoryOptions& o) {
     RetuneReport rep;
-    rep.root = root.string();
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(root / "cache", ec))
-        if (e.is_regular_file(ec)) files.push_back(e.path());
+    rep.root = root.path.string();
+    std::vector<std::string> files;  // "cache/<system hash>", relative to the root
+    if (auto listed = inductor::list_beneath(root, "cache"); listed.ok())
+        for (const auto& e : *listed)
+            if (e.regular) files.push_back("cache/" + e.name);
     std::sort(files.begin(), files.end());
     if (files.empty())
-        return make_error(Errc::not_found, "no timing cache (cache/<system hash>) under this root", root.string(),
+        return make_error(Errc::not_found, "no timing cache (cache/<system hash>) under this root", root.path.string(),
                           "run torch.compile with mode=\"max-autotune\" to fill it, or point at another root");
     TritonIndex own;
     if (!o.index) own = index_triton_cache(root);
     // Each module key is looked up and its module read once: every op of a timing cache names the same
     // few (150,000 ops in issue 42 #15 read them 150,000 times).
-    std::map<std::string, std::string> module_of;               // key -> path ("" when absent)
-    std::map<std::string, Result<TemplateModule>> template_of;  // path -> its reading
+    std::map<std::string, std::string> module_of;               // key -> path relative to the root ("" when absent)
+    std::map<std::string, Result<TemplateModule>> template_of;  // relative path -> its reading
     const TritonIndex& index = o.index ? *o.index : own;
-    for (const auto& f : files) {
-        auto data = inductor::read_cache_file(f);
+    for (const auto& rel : files) {
+        const std::string f = inductor::path_beneath(root, rel);
+        auto text = inductor::read_beneath(root, rel, inductor::kMaxCacheFileBytes);
+        auto data = text.ok() ? inductor::parse_cache_file(*text, f) : Result<nlohmann::ordered_json>(text.error());
         if (!data.ok()) {
             rep.warnings.push_back(data.error().str());
             continue;
@@ -171,7 +172,7 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
         const auto& sys = (*data)["system"];
         RecordedFor rf{str_at(sys, "hash"), str_at(sys, "device", "name"), str_at(sys, "version", "triton"),
                        str_at(sys, "version", "cuda")};
-        if (rf.system_hash.empty()) rf.system_hash = f.filename().string();
+        if (rf.system_hash.empty()) rf.system_hash = rel.substr(rel.rfind('/') + 1);
         auto cache = data->find("cache");
         if (cache == data->end() || !cache->is_object()) continue;
         for (auto op_it = cache->begin(); op_it != cache->end(); ++op_it) {
@@ -189,7 +190,7 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
                     op.inputs = in_it.key();
                     op.precision = pr_it.key();
                     op.recorded_for = rf;
-                    op.cache_file = f.string();
+                    op.cache_file = f;
                     for (auto ch = pr_it->begin(); ch != pr_it->end(); ++ch) {
                         RetuneChoice c;
                         c.name = ch.key();
@@ -200,14 +201,15 @@ Result<RetuneReport> inventory(const fs::path& root, const InventoryOptions& o) 
                         if (!key.empty()) {
                             auto known = module_of.find(key);
                             if (known == module_of.end())
-                                known = module_of.emplace(key, timings::kernel_module_for_key(root, key)).first;
+                                known = module_of.emplace(key, timings::kernel_module_rel_for_key(root, key)).first;
                             module = known->second;
                         }
                         if (!module.empty() && stem.rfind("triton", 0) == 0) {
                             auto read = template_of.find(module);
                             if (read == template_of.end())
-                                read = template_of.emplace(module, read_template_module(module)).first;
-                            resolve_triton(c, stem, module, read->second, problem, index, key, o);
+                                read = template_of.emplace(module, read_template_module(root, module)).first;
+                            resolve_triton(c, root, stem, inductor::path_beneath(root, module), read->second, problem,
+                                           index, key, o);
                         } else if (auto ext = parse_extern_stem(stem); is_known_extern(ext.base)) {
                             resolve_extern(c, ext, problem, op.precision);
                         } else {

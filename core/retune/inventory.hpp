@@ -3,12 +3,12 @@
 // hash>`) and every choice resolved to what Kiln would run, without a GPU: a Triton template
 // choice to its benchmark module, signature, config, grid and compiled binary for the target
 // arch; an extern choice to its cuBLAS call; anything else reported with why it cannot run.
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "inductor/opened_root.hpp"
 #include "retune/retune_report.hpp"
 #include "util/result.hpp"
 
@@ -25,7 +25,9 @@ struct InventoryOptions {
 };
 
 // Error (not_found): the root has no timing cache. A timing cache that cannot be read is a warning.
-Result<RetuneReport> inventory(const std::filesystem::path& root, const InventoryOptions& options = {});
+// Everything (timing caches, benchmark modules, the Triton cache) is read beneath the opened root,
+// through its descriptor (issue 44); the report's paths name path_beneath(root, ...).
+Result<RetuneReport> inventory(const inductor::OpenedRoot& root, const InventoryOptions& options = {});
 
 // The choice key's stem and module key: "triton_mm-c<hash>" -> {"triton_mm", "c<hash>"}.
 std::pair<std::string, std::string> split_choice_key(const std::string& key);

@@ -54,9 +54,9 @@ struct RetuneChoice {
     std::string why;                    // why it cannot run (empty when runnable)
     std::optional<double> recorded_ms;  // none: torch recorded a failure (inf)
     // Launch details (Triton), call plan (extern).
-    std::string kernel;                   // the Triton kernel's def name
-    std::vector<worker::KernelArg> args;  // the launch signature
-    std::optional<worker::TritonBinary> triton;
+    std::string kernel;                          // the Triton kernel's def name
+    std::vector<worker::KernelArg> args;         // the launch signature
+    std::optional<worker::TritonBinary> triton;  // JSON "launch": its cubin and ptx relative to the report's root
     std::optional<cuda::GemmCall> gemm;
     std::vector<Measurement> measured;
 };

@@ -215,10 +215,12 @@ int arch_number(const std::string& arch) {  // "sm_90" -> 90
     return arch.size() > 3 ? std::atoi(arch.c_str() + 3) : 0;
 }
 
-worker::PoolOptions retune_pool_options(std::vector<worker::Device> devices, const RunOptions& o) {
+// `root_fd`: the opened root, which each worker inherits and reads the Triton binaries beneath.
+worker::PoolOptions retune_pool_options(std::vector<worker::Device> devices, const RunOptions& o, int root_fd) {
     worker::PoolOptions po;
     po.devices = std::move(devices);
     po.worker_path = o.worker_path;
+    po.cache_root_fd = root_fd;
     po.timeouts.result = std::chrono::milliseconds(static_cast<long long>(o.timeout_s * 1000));
     if (std::none_of(po.devices.begin(), po.devices.end(), [](const worker::Device& d) { return d.is_cpu(); })) {
         po.warmup = device_warmup();
@@ -229,8 +231,9 @@ worker::PoolOptions retune_pool_options(std::vector<worker::Device> devices, con
     return po;
 }
 
-std::unique_ptr<worker::TuningProcessPool> make_retune_pool(std::vector<worker::Device> devices, const RunOptions& o) {
-    return std::make_unique<worker::TuningProcessPool>(retune_pool_options(std::move(devices), o));
+std::unique_ptr<worker::TuningProcessPool> make_retune_pool(std::vector<worker::Device> devices, const RunOptions& o,
+                                                            int root_fd) {
+    return std::make_unique<worker::TuningProcessPool>(retune_pool_options(std::move(devices), o, root_fd));
 }
 
 // The devices the workers are started for before the driver is asked: with "all" the GPUs the
@@ -348,7 +351,7 @@ fs::path retune_session_log_path(const fs::path& root, const std::string& op, st
             ".jsonl");
 }
 
-Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
+Result<RetuneReport> run_retune(const inductor::OpenedRoot& root, const RunOptions& o) {
     KILN_CHECK(refuse_cpu(o.devices, static_cast<bool>(o.rewrite)));
     auto started = std::chrono::steady_clock::now();
     auto since_start = [&](std::chrono::steady_clock::time_point t) {
@@ -356,7 +359,9 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     };
     nlohmann::json timeline = nlohmann::json::object();
     auto mark = [&](const char* what) { timeline[what] = since_start(std::chrono::steady_clock::now()); };
-    auto make_pool = [&o](std::vector<worker::Device> devs) { return make_retune_pool(std::move(devs), o); };
+    auto make_pool = [&o, &root](std::vector<worker::Device> devs) {
+        return make_retune_pool(std::move(devs), o, root.fd);
+    };
     // The workers start first (processes, CUDA contexts, cuBLAS, Kiln's device kernels: about a
     // second each) and take choices as soon as they are up; meanwhile this process reads the
     // Triton cache and asks the driver for the devices' facts (cuInit: most of a second on a
@@ -369,7 +374,7 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
         pool->start_async();
         mark("pool_started");
     }
-    auto index = std::async(std::launch::async, [&root] { return index_triton_cache(root); });
+    auto index = std::async(std::launch::async, [root] { return index_triton_cache(root); });
     // The devices' names and architectures come from the workers' Pongs: a cuInit of this process
     // would contend with the workers' own (five processes initialising the driver at once each
     // took 1.0-1.4 s on a 4-GPU host where one alone takes 0.5 s). Without a running pool, or when
@@ -442,7 +447,8 @@ Result<RetuneReport> run_retune(const fs::path& root, const RunOptions& o) {
     auto log_of = [&](std::size_t i) -> tuning::SessionLog* {  // under record_mutex
         if (logs[i] || !o.session_logs || log_failed) return logs[i].get();
         const auto& op = report.ops[i];
-        auto log = tuning::SessionLog::open(retune_session_log_path(root, op.op, i, stamp, ::getpid()));
+        // Beneath the opened root: its path may name another directory by now (issue 44).
+        auto log = tuning::SessionLog::open(root, retune_session_log_path({}, op.op, i, stamp, ::getpid()).string());
         if (!log.ok()) {
             log_failed = true;
             report.warnings.push_back("no session log: " + log.error().str());

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "inductor/opened_root.hpp"
 #include "retune/retune_report.hpp"
 #include "util/result.hpp"
 #include "worker/protocol.hpp"
@@ -80,6 +81,9 @@ std::filesystem::path retune_session_log_path(const std::filesystem::path& root,
 
 // Nothing is written when nothing is measured: no GPU, `--devices cpu` (refused: Errc::unsupported),
 // or no worker up leave the cache as it was; an op's session log is made at its first measurement.
-Result<RetuneReport> run_retune(const std::filesystem::path& root, const RunOptions& options);
+// The cache is read beneath the opened root (the inventory through its descriptor; each worker
+// inherits the descriptor, kiln-worker --root-fd, and reads the Triton binaries beneath it), which
+// must stay open until the workers have answered; the session logs are written beneath it too.
+Result<RetuneReport> run_retune(const inductor::OpenedRoot& root, const RunOptions& options);
 
 }  // namespace kiln::retune

@@ -2,8 +2,8 @@
 
 #include <string_view>
 
+#include "inductor/beneath_root.hpp"
 #include "timings/py_literal.hpp"
-#include "timings/text_file.hpp"
 #include "timings/triton_module_text.hpp"
 #include "util/text_scan.hpp"
 
@@ -65,9 +65,9 @@ Result<TemplateModule> parse_template_module(const std::string& text, const std:
     return m;
 }
 
-Result<TemplateModule> read_template_module(const std::filesystem::path& path) {
-    KILN_TRY(std::string text, timings::read_text_file(path, 16u << 20));
-    return parse_template_module(text, path.string());
+Result<TemplateModule> read_template_module(const inductor::OpenedRoot& root, std::string_view rel) {
+    KILN_TRY(std::string text, inductor::read_beneath(root, rel, 16u << 20));
+    return parse_template_module(text, inductor::path_beneath(root, rel));
 }
 
 }  // namespace kiln::retune

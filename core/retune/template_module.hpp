@@ -4,14 +4,15 @@
 // order (constexprs and `constants` marked), the config (config_args plus num_warps and
 // num_stages), and the kernel body's size assignments (`M = ks0`, `stride_am = ks2`) that say
 // which problem size each scalar argument carries.
-#include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/opened_root.hpp"
 #include "util/result.hpp"
 
 namespace kiln::retune {
@@ -26,7 +27,8 @@ struct TemplateModule {
     bool tensor_descriptors = false;                 // a tensordesc argument or a device-side TMA descriptor
 };
 
-Result<TemplateModule> read_template_module(const std::filesystem::path& path);
+// The module `rel` beneath the opened root, read through its descriptor (path: path_beneath(root, rel)).
+Result<TemplateModule> read_template_module(const inductor::OpenedRoot& root, std::string_view rel);
 // The same from the module's text (tests, and files already read).
 Result<TemplateModule> parse_template_module(const std::string& text, const std::string& path);
 

@@ -1,38 +1,34 @@
 #include "retune/triton_index.hpp"
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <optional>
 #include <string_view>
 
+#include "inductor/beneath_root.hpp"
 #include "retune/kernel_metadata.hpp"
-#include "timings/text_file.hpp"
 #include "util/regular_file.hpp"
 #include "util/text_scan.hpp"
-
-namespace fs = std::filesystem;
 
 namespace kiln::retune {
 
 namespace {
 
-// A key dir's file, as util/regular_file opens it (issue 42, items 2 and 6): a FIFO or device in place
-// of a `.ptx` or `.source` never blocks the open, a symlink is not followed, and the read leaves the
-// atime alone, so listing never changes what `evict --older-than` picks. Absent or not a regular file:
-// nullopt, and the file counts as missing.
-std::optional<std::string> key_dir_file_head(const fs::path& p, std::size_t bytes) {
-    auto f = open_regular_file_at(AT_FDCWD, p.c_str(), p.string());
-    if (!f) return std::nullopt;
-    auto head = read_prefix(*f, bytes, p.string());
-    if (!head) return std::nullopt;
-    return std::move(head).value();
+// `name` in the key dir `dir` ("" the root itself) beneath the root.
+std::string key_dir_rel(std::string_view dir, const std::string& name) {
+    return dir.empty() ? name : std::string(dir) + "/" + name;
 }
 
-// Whether `p` is a regular file, not through a symlink (what the worker will open).
-bool is_key_dir_file(const fs::path& p) {
-    std::error_code ec;
-    return fs::symlink_status(p, ec).type() == fs::file_type::regular;
+// A key dir's file, read beneath the opened root (inductor/beneath_root, util/regular_file's rules;
+// issue 42, items 2 and 6): a FIFO or device in place of a `.ptx` or `.source` never blocks the open,
+// no symlink is followed, and the read leaves the atime alone, so listing never changes what `evict
+// --older-than` picks. Absent or not a regular file: nullopt, and the file counts as missing.
+std::optional<std::string> key_dir_file_head(const inductor::OpenedRoot& root, const std::string& rel,
+                                             std::size_t bytes) {
+    auto f = inductor::open_beneath(root, rel);
+    if (!f) return std::nullopt;
+    auto head = read_prefix(*f, bytes, inductor::path_beneath(root, rel));
+    if (!head) return std::nullopt;
+    return std::move(head).value();
 }
 
 // `\.target\s+(sm_\w+)`: "sm_90a" of the first ".target sm_90a" in `head`, or "".
@@ -72,32 +68,34 @@ int target_number(const std::string& t) {  // "sm_90a" -> 90
 
 }  // namespace
 
-Result<KeyDir> read_key_dir(const fs::path& dir) {
-    std::error_code ec;
-    fs::path meta;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        std::string name = e.path().filename().string();
-        if (e.path().extension() == ".json" && name.rfind("__grp__", 0) != 0) meta = e.path();
-    }
-    if (meta.empty()) return make_error(Errc::not_found, "no kernel metadata JSON", dir.string());
-    KILN_TRY(std::string text, timings::read_text_file(meta, 1u << 20));
+Result<KeyDir> read_key_dir(const inductor::OpenedRoot& root, std::string_view dir) {
+    KILN_TRY(auto names, inductor::list_beneath(root, dir));
+    std::string meta_name;
+    for (const auto& e : names)
+        if (e.name.size() > 5 && e.name.ends_with(".json") && !e.name.starts_with("__grp__")) meta_name = e.name;
+    const std::string shown = inductor::path_beneath(root, dir);
+    if (meta_name.empty()) return make_error(Errc::not_found, "no kernel metadata JSON", shown);
+    const std::string meta_rel = key_dir_rel(dir, meta_name), meta = inductor::path_beneath(root, meta_rel);
+    KILN_TRY(std::string text, inductor::read_beneath(root, meta_rel, 1u << 20));
     auto j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
-        return make_error(Errc::parse, "kernel metadata is not a JSON object", meta.string());
+        return make_error(Errc::parse, "kernel metadata is not a JSON object", meta);
     KeyDir k;
     auto& b = k.binary.binary;
+    const std::string stem = meta_name.substr(0, meta_name.size() - 5);
     // A field of the wrong type costs this kernel's choices only, which say why (issue 42 #7).
-    if (auto read = binary_from_metadata(j, meta.stem().string(), meta.string()); read.ok()) b = std::move(*read);
+    if (auto read = binary_from_metadata(j, stem, meta); read.ok()) b = std::move(*read);
     else k.binary.unreadable = read.error().str();
-    std::string stem = meta.stem().string();
-    if (is_key_dir_file(dir / (stem + ".cubin"))) b.cubin = (dir / (stem + ".cubin")).string();
-    if (auto head = key_dir_file_head(dir / (stem + ".ptx"), 4096)) {
-        b.ptx = (dir / (stem + ".ptx")).string();
+    // Whether it is a regular file, not through a symlink (what the worker will open beneath the root).
+    if (const std::string cubin = key_dir_rel(dir, stem + ".cubin"); inductor::is_regular_beneath(root, cubin))
+        b.cubin = cubin;
+    if (const std::string ptx = key_dir_rel(dir, stem + ".ptx"); auto head = key_dir_file_head(root, ptx, 4096)) {
+        b.ptx = ptx;
         k.binary.ptx_target = ptx_target(*head);
     }
-    k.binary.dir = dir.string();
+    k.binary.dir = shown;
     for (const char* ext : {".source", ".ttir"}) {
-        auto read = key_dir_file_head(dir / (stem + ext), 4096);
+        auto read = key_dir_file_head(root, key_dir_rel(dir, stem + ext), 4096);
         if (!read) continue;
         if (std::string key = module_key_in(*read); !key.empty()) {
             k.module_key = key;
@@ -107,15 +105,18 @@ Result<KeyDir> read_key_dir(const fs::path& dir) {
     return k;
 }
 
-TritonIndex index_triton_cache(const fs::path& root) {
+TritonIndex index_triton_cache(const inductor::OpenedRoot& root) {
     TritonIndex idx;
-    std::error_code ec;
-    for (const auto& dev : fs::directory_iterator(root / "triton", ec)) {
-        if (!dev.is_directory(ec)) continue;
-        std::error_code ec2;
-        for (const auto& key : fs::directory_iterator(dev.path(), ec2)) {
-            if (!key.is_directory(ec2)) continue;
-            auto k = read_key_dir(key.path());
+    auto devices = inductor::list_beneath(root, "triton");
+    if (!devices) return idx;  // no Triton cache
+    for (const auto& dev : *devices) {
+        if (!dev.directory) continue;
+        const std::string dev_rel = "triton/" + dev.name;
+        auto keys = inductor::list_beneath(root, dev_rel);
+        if (!keys) continue;
+        for (const auto& key : *keys) {
+            if (!key.directory) continue;
+            auto k = read_key_dir(root, dev_rel + "/" + key.name);
             if (!k.ok()) {
                 idx.problems.push_back(k.error().str());
                 continue;

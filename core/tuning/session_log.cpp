@@ -1,10 +1,14 @@
 #include "tuning/session_log.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "inductor/beneath_root.hpp"
+#include "inductor/evict_fs.hpp"
 #include "util/path_component.hpp"
+#include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
 
 namespace fs = std::filesystem;
@@ -17,6 +21,23 @@ Result<SessionLog> SessionLog::open(const fs::path& path) {
     std::FILE* f = std::fopen(path.c_str(), "ae");
     if (!f) return io_error("cannot open the session log", path.string(), errno);
     return SessionLog(path, f);
+}
+
+Result<SessionLog> SessionLog::open(const inductor::OpenedRoot& root, std::string_view rel) {
+    const std::string shown = inductor::path_beneath(root, rel);
+    const auto slash = rel.rfind('/');
+    const std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+    UniqueFd dir;
+    if (slash != std::string_view::npos) {
+        KILN_TRY(dir, inductor::evict_fs::open_dir_beneath(root.fd, rel.substr(0, slash), shown, true));
+    }
+    UniqueFd fd(::openat(dir.valid() ? dir.get() : root.fd, name.c_str(),
+                         O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666));
+    if (!fd.valid()) return io_error("cannot open the session log", shown, errno);
+    std::FILE* f = ::fdopen(fd.get(), "a");
+    if (!f) return io_error("cannot open the session log", shown, errno);
+    fd.release();  // fclose closes it
+    return SessionLog(shown, f);
 }
 
 SessionLog::SessionLog(SessionLog&& o) noexcept

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/opened_root.hpp"
 #include "util/result.hpp"
 
 namespace kiln::tuning {
@@ -16,6 +18,10 @@ namespace kiln::tuning {
 class SessionLog {
 public:
     static Result<SessionLog> open(const std::filesystem::path& path);
+    // The log `rel` ('/'-separated, relative) beneath an opened cache root, its folders made there
+    // through the root's descriptor, no symlink followed (issue 44: what a command writes into the
+    // cache it was given lands in the directory it opened); path() is path_beneath(root, rel).
+    static Result<SessionLog> open(const inductor::OpenedRoot& root, std::string_view rel);
     SessionLog(SessionLog&& o) noexcept;
     SessionLog(const SessionLog&) = delete;
     ~SessionLog();

@@ -38,6 +38,10 @@ public:
 
     BenchmarkResult run(const BenchmarkRequest& req);
 
+    // The cache root (a directory descriptor the worker inherited, kiln-worker --root-fd) that Triton
+    // requests' binaries are read beneath; -1: none (a Triton request then fails saying so).
+    void set_cache_root(int fd) { cache_root_fd_ = fd; }
+
     // A library loaded ahead (in-process tuning loads while precompiling, as Inductor does), so
     // that loading is not counted as benchmark overhead.
     void preload(const std::string& path, std::shared_ptr<codecache::Library> library);
@@ -82,6 +86,7 @@ private:
     void loader_loop();
 
     double exit_delay_ms_ = 0;
+    int cache_root_fd_ = -1;
 
     std::mutex lib_mutex_;  // libraries_, the prefetch queue and the one being loaded
     std::condition_variable lib_cv_;

@@ -27,8 +27,13 @@ Result<cuda::CUfunction> Executor::triton_function(const TritonBinary& b) {
     std::string key = b.cubin + "#" + b.function;
     if (auto it = functions_.find(key); it != functions_.end()) return it->second;
     KILN_TRY(const cuda::Api* a, cuda::api());
-    // A cache file: util/regular_file's rules (a FIFO never blocks, no symlink followed, atime kept), bounded.
-    auto opened = open_regular_file_at(AT_FDCWD, b.cubin.c_str(), b.cubin);
+    if (cache_root_fd_ < 0)
+        return make_error(Errc::invalid_argument,
+                          "the worker was given no cache root to read the kernel binary beneath", b.cubin,
+                          "kiln-worker --root-fd N: the tuning pool passes the root the command opened");
+    // A cache file beneath the root the command opened (its descriptor, inherited): util/regular_file's
+    // rules (a FIFO never blocks, no symlink followed, atime kept), bounded.
+    auto opened = open_regular_file_beneath(cache_root_fd_, b.cubin, b.cubin);
     if (!opened)
         return make_error(opened.error().code, "cannot read the kernel binary: " + opened.error().message, b.cubin);
     KILN_TRY(std::string data, read_opened_file(*opened, b.cubin, kMaxKernelBinaryBytes));

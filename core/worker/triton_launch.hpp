@@ -28,8 +28,10 @@ struct KernelArg {
 
 // The compiled kernel, from the Triton cache's metadata JSON beside the cubin.
 struct TritonBinary {
-    std::string cubin;     // path of the .cubin
-    std::string ptx;       // path of the .ptx ("" if absent)
+    // The .cubin and .ptx ("" if absent) relative to the cache root the worker was given (kiln-worker
+    // --root-fd: the root the command opened), read beneath it: never a path opened again (issue 44).
+    std::string cubin;
+    std::string ptx;
     std::string function;  // metadata "name": the kernel's symbol in the cubin
     int arch = 0;          // target arch, e.g. 90
     int num_warps = 0;

@@ -61,8 +61,9 @@ void TuningProcessPool::spawn() {
         auto slot = std::make_unique<Slot>();
         slot->device = d;
         slot->info.device = d;
-        slot->process = std::make_unique<TuningProcess>(
-            WorkerConfig{options_.worker_path, d.cuda, options_.timeouts, options_.preload_cublas && !d.is_cpu()});
+        slot->process = std::make_unique<TuningProcess>(WorkerConfig{options_.worker_path, d.cuda, options_.timeouts,
+                                                                     options_.preload_cublas && !d.is_cpu(),
+                                                                     options_.cache_root_fd});
         started_.push_back(slot->started.get_future());
         up_.push_back(slot->up.get_future().share());
         if (options_.start != PoolOptions::Start::together) slot->after = previous_gate;

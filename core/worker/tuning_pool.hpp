@@ -34,6 +34,8 @@ struct PoolOptions {
     std::size_t pipeline = 2;
     // Workers load cuBLAS on a thread from their first instant (the extern choices of a re-tune).
     bool preload_cublas = false;
+    // The cache root the workers read Triton binaries beneath (WorkerConfig::cache_root_fd); -1: none.
+    int cache_root_fd = -1;
     // When each worker starts. The driver attaches GPUs one process at a time: four H100 workers
     // started together were all ready only after 1.1-1.7 s, where one alone is ready after 0.3-0.5 s.
     // Starting each when the one before it is up (its Pong) or ready (warm-up done) lets the first

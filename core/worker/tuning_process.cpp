@@ -41,6 +41,10 @@ Status TuningProcess::start() {
     o.argv = {config_.worker_path, "--fd", std::to_string(sv[1])};
     if (config_.preload_cublas) o.argv.push_back("--preload-cublas");
     o.keep_fds = {sv[1]};
+    if (config_.cache_root_fd >= 0) {
+        o.argv.insert(o.argv.end(), {"--root-fd", std::to_string(config_.cache_root_fd)});
+        o.keep_fds.push_back(config_.cache_root_fd);
+    }
     if (config_.cuda_device) o.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*config_.cuda_device);
     else o.env["CUDA_VISIBLE_DEVICES"] = std::nullopt;
     auto pid = spawn_process(o);

@@ -29,6 +29,9 @@ struct WorkerConfig {
     std::optional<int> cuda_device;  // CUDA_VISIBLE_DEVICES=<id>; none: the CPU (variable removed)
     Timeouts timeouts;
     bool preload_cublas = false;  // kiln-worker --preload-cublas (worker_loop.hpp)
+    // A directory descriptor the worker inherits (kiln-worker --root-fd): the cache root a command
+    // opened, which Triton binaries are read beneath; owned by the caller, open while workers start.
+    int cache_root_fd = -1;
 };
 
 // $KILN_WORKER, else kiln-worker beside the running executable, else ../libexec/kiln/kiln-worker.

@@ -40,6 +40,7 @@ int run_worker_loop(int fd, const WorkerLoopOptions& options) {
         load_cublas();
     }
     Executor executor;
+    executor.set_cache_root(options.cache_root_fd);
     for (;;) {
         auto msg = read_message(fd);
         if (!msg.ok()) {

@@ -14,6 +14,7 @@ enum class CublasPreload { off, early, after_init };
 
 struct WorkerLoopOptions {
     CublasPreload preload_cublas = CublasPreload::off;
+    int cache_root_fd = -1;  // --root-fd: the directory Triton binaries are read beneath (Executor::set_cache_root)
 };
 
 // Returns the exit status for the errors it cannot answer (a broken channel); on Shutdown or end

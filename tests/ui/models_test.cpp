@@ -2,6 +2,7 @@
 // they are built from (cache tree counts, line diff, highlighter language choice, job runner).
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 #include <utility>
 
@@ -52,6 +54,17 @@ std::shared_ptr<const CacheTree> scanTree(const QString& root) {
 const QString kEntryA = QStringLiteral(
     "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
     "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse");
+
+// What the Summary says of the H100 fixture's mm graph: its template, config and autotune choice.
+void verifyMmKernels(const QString& html) {
+    QVERIFY2(html.contains(QStringLiteral("Kernels launched (1)")), qPrintable(html));
+    QVERIFY(html.contains(QStringLiteral("triton_tem_fused_mm_relu_0")));
+    QVERIFY(html.contains(QStringLiteral("epilogue fused into the template: relu")));
+    QVERIFY2(html.contains(QString::fromUtf8("triton_mm (BLOCK 64\u00d732\u00d7128, 5 stages, 4 warps)")),
+             qPrintable(html));
+    QVERIFY2(html.contains(QStringLiteral("chose this template")), qPrintable(html));
+    QVERIFY(html.contains(QStringLiteral("fastest of 20 valid choices")));
+}
 
 }  // namespace
 
@@ -118,15 +131,43 @@ private slots:
         CacheNode node;
         node.kind = CacheNode::Kind::file;
         node.category = Category::fxgraph;
-        Inspection ins = inspectArtifact({test::h100Root() + mm, node, test::h100Root(), nullptr}, ctl);
+        auto opened = kiln::frontend::open_cache(test::h100Root().toStdString());
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().str().c_str());
+        auto cache = std::make_shared<const kiln::bundle::RootOrBlob>(std::move(*opened));
+        Inspection ins = inspectArtifact({test::h100Root() + mm, node, test::h100Root(), cache, nullptr}, ctl);
         QVERIFY2(ins.error.isEmpty(), qPrintable(ins.error));
-        QVERIFY2(ins.summaryHtml.contains(QStringLiteral("Kernels launched (1)")), qPrintable(ins.summaryHtml));
-        QVERIFY(ins.summaryHtml.contains(QStringLiteral("triton_tem_fused_mm_relu_0")));
-        QVERIFY(ins.summaryHtml.contains(QStringLiteral("epilogue fused into the template: relu")));
-        QVERIFY(
-            ins.summaryHtml.contains(QString::fromUtf8("triton_mm (BLOCK 64\u00d732\u00d7128, 5 stages, 4 warps)")));
-        QVERIFY(ins.summaryHtml.contains(QStringLiteral("chose this template")));
-        QVERIFY(ins.summaryHtml.contains(QStringLiteral("fastest of 20 valid choices")));
+        verifyMmKernels(ins.summaryHtml);
+    }
+
+    // Issue 44: the kernel join reads the modules and the timing cache beneath the root the window
+    // opened, through its descriptor: the root renamed away after the open and a decoy put at its
+    // path (a key dir of the same name, no modules, no timing cache), the Summary still names the
+    // template, its config and its autotune choice.
+    void summaryJoinsKernelsBeneathTheOpenedRootNotItsPath() {
+        const QString mm = QStringLiteral(
+            "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/"
+            "jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::filesystem::path root = dir.filePath(QStringLiteral("inductor")).toStdString();
+        const std::filesystem::path moved = dir.filePath(QStringLiteral("moved")).toStdString();
+        std::filesystem::copy(test::h100Root().toStdString(), root, std::filesystem::copy_options::recursive);
+        auto opened = kiln::frontend::open_cache(root);
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().str().c_str());
+        auto cache = std::make_shared<const kiln::bundle::RootOrBlob>(std::move(*opened));
+        std::filesystem::rename(root, moved);
+        const std::filesystem::path decoy = root / mm.mid(1).toStdString();
+        std::filesystem::create_directories(decoy.parent_path());
+        std::filesystem::copy_file(moved / mm.mid(1).toStdString(), decoy);
+        std::filesystem::create_directories(root / "cache");
+        JobControl ctl;
+        CacheNode node;
+        node.kind = CacheNode::Kind::file;
+        node.category = Category::fxgraph;
+        const QString rootText = QString::fromStdString(root.string());
+        Inspection ins = inspectArtifact({rootText + mm, node, rootText, cache, nullptr}, ctl);
+        QVERIFY2(ins.error.isEmpty(), qPrintable(ins.error));
+        verifyMmKernels(ins.summaryHtml);
     }
 
     void objectTreeOpcodeAndComponentModels() {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "bundle/temp_root.hpp"
 #include "inductor/graph_entry.hpp"
 #include "pickle/disassemble.hpp"
 #include "ui/browser/cache_tree.hpp"
@@ -29,9 +30,12 @@ struct KeyComponentRow {
 QVector<KeyComponentRow> toKeyComponents(const std::vector<std::string>& lines, QString* error);
 
 struct InspectRequest {
-    QString path;                           // the file (or group dir) to inspect
-    CacheNode node;                         // what the browser knows about it
-    QString root;                           // the cache root, to resolve links
+    QString path;    // the file (or group dir) to inspect
+    CacheNode node;  // what the browser knows about it
+    QString root;    // the cache root, to resolve links
+    // The root as the window opened it (frontend::open_cache), held while the job runs: what the
+    // inspector reads beneath the root (the kernel join) goes through its descriptor (issue 44).
+    std::shared_ptr<const bundle::RootOrBlob> opened;
     std::shared_ptr<const CacheTree> tree;  // to turn keys into links to their artifacts
     // `path` as the user knows it where it differs: a blob's file "<blob>[<path in it>]", never the
     // temporary folder it is unpacked into (frontend::in_given_terms).

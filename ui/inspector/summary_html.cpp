@@ -4,7 +4,6 @@
 #include <QFileInfo>
 #include <QUrl>
 
-#include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -123,7 +122,7 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
                                 QString::number(k.files.size()), formatBytes(k.total_bytes()));
         }
         if (!kernels.isEmpty()) t.row(QObject::tr("Bundled kernels"), kernels.join(QStringLiteral("<br>")));
-        if (!req.root.isEmpty()) kernelsSummary(req, e, t);
+        if (req.opened) kernelsSummary(req, e, t);
     }
     QStringList fields;
     for (const auto& f : e.field_names()) fields << htmlText(f);
@@ -134,11 +133,11 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
 // The kernels the output code launches, joined to their modules, .best_config and autotune rows
 // (timings::graph_kernels: the same join as `kiln-cli show --kernels`).
 void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
-    const std::filesystem::path root = req.root.toStdString();
+    const inductor::OpenedRoot root = req.opened->opened();  // read through its descriptor (issue 44)
+    // The timing sources of the whole root, as `show --kernels` reads them: a timing cache opened on
+    // its own would look its modules up by the root's path again (timings/timing_cache_source).
     std::optional<timings::TimingSet> set;
-    std::error_code ec;
-    if (std::filesystem::is_directory(root / "cache", ec))
-        if (auto s = timings::collect_timings({root / "cache"}); s.ok()) set = std::move(s).value();
+    if (auto s = timings::collect_timings_from({root}); s.ok()) set = std::move(s).value();
     auto ks = timings::graph_kernels(root, e, set ? &*set : nullptr);
     if (!ks.ok()) {
         t.row(QObject::tr("Kernels launched"), htmlText(ks.error().str()));

@@ -73,7 +73,7 @@ Inspection inspectRemoteEntry(const QString& url, const QString& redisKey, const
     }
     node.path = file;
     const QString origin = out.path;
-    InspectRequest req{file, node, scratchDir, nullptr};
+    InspectRequest req{file, node, scratchDir, nullptr, nullptr};
     out = inspectArtifact(req, ctl);
     // Show where it lives, not the scratch copy: the path and the summary name the remote origin.
     out.path = origin;

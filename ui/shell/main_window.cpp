@@ -357,7 +357,7 @@ void MainWindow::inspect(const QString& path, const CacheNode& node) {
             tr("<h3>%1</h3><p>%2 files, %3.</p>").arg(node.name).arg(node.files).arg(formatBytes(node.bytes)));
         return;
     }
-    InspectRequest req{path, node, root_, browser_->tree()};
+    InspectRequest req{path, node, root_, opened_, browser_->tree()};
     if (opened_ && opened_->is_blob())
         req.shownPath = QString::fromStdString(frontend::in_given_terms(*opened_, path.toStdString()));
     inspector_->showMessage(

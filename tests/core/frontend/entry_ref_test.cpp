@@ -2,8 +2,12 @@
 // the loaders behind it (local paths here; redis:// through a stand-in fetcher).
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "frontend/entry_ref.hpp"
 #include "frontend/exit_code.hpp"
+#include "inductor/beneath_root.hpp"
+#include "inductor/guard_lookup.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -100,18 +104,53 @@ TEST(EntryRef, AKeyPrefixNamesTheOneKeyDirItStarts) {
     EXPECT_TRUE(kiln::frontend::is_key_prefix(*ref));
     EXPECT_FALSE(kiln::frontend::is_key_prefix(*kiln::frontend::parse_entry_ref("fab/c")));
     EXPECT_FALSE(kiln::frontend::is_key_prefix(*kiln::frontend::parse_entry_ref("fab")));
-    auto one = kiln::frontend::find_key_dir(root, "fabcdefghijklmn");
+    auto cache = kiln::frontend::open_cache(root);
+    ASSERT_TRUE(cache) << cache.error().str();
+    const kiln::inductor::OpenedRoot opened = cache->opened();
+    auto one = kiln::frontend::find_key_dir(opened, "fabcdefghijklmn");
     ASSERT_TRUE(one) << one.error().str();
-    EXPECT_EQ(*one, root / "fxgraph/ab/fabcdefghijklmnop");
-    auto aot = kiln::frontend::find_key_dir(root, "aqrstuvwxyz23");
+    EXPECT_EQ(*one, "fxgraph/ab/fabcdefghijklmnop");
+    auto aot = kiln::frontend::find_key_dir(opened, "aqrstuvwxyz23");
     ASSERT_TRUE(aot) << aot.error().str();
-    EXPECT_EQ(*aot, root / "aotautograd/aqrstuvwxyz234567");
-    auto both = kiln::frontend::find_key_dir(root, "fabcdefghijklm");
+    EXPECT_EQ(*aot, "aotautograd/aqrstuvwxyz234567");
+    auto both = kiln::frontend::find_key_dir(opened, "fabcdefghijklm");
     ASSERT_FALSE(both);
     EXPECT_EQ(kiln::frontend::exit_code(both.error()), 2);
     EXPECT_NE(both.error().message.find("fabcdefghijklmnop"), std::string::npos) << both.error().str();
     EXPECT_NE(both.error().message.find("fabcdefghijklmxyz"), std::string::npos) << both.error().str();
-    auto none = kiln::frontend::find_key_dir(root, "fzzzzzzz");
+    auto none = kiln::frontend::find_key_dir(opened, "fzzzzzzz");
     ASSERT_FALSE(none);
     EXPECT_EQ(none.error().code, kiln::Errc::not_found);
+}
+
+// Issue 44: a key prefix is looked up beneath the root open_cache opened, and its entries read
+// through it: the root renamed away after the open and a decoy put at its path with a key of the
+// same prefix, the lookup still finds the opened root's key dir and its entry decodes.
+TEST(EntryRef, AKeyPrefixIsLookedUpAndReadBeneathTheOpenedRootNotItsPath) {
+    kiln::test::ScratchDir dir("entry-ref-decoy");
+    const fs::path root = dir.path() / "root", moved = dir.path() / "moved";
+    fs::copy(kiln::test::two_entries_root(), root, fs::copy_options::recursive);
+    const std::string key = kKeyDir.filename().string();
+    auto cache = kiln::frontend::open_cache(root);
+    ASSERT_TRUE(cache) << cache.error().str();
+    fs::rename(root, moved);
+    // The decoy: another key dir of the same prefix (the lookup would be ambiguous there) and, at the
+    // real key's place, a file that is no graph entry.
+    fs::create_directories(root / kKeyDir.parent_path() / (key.substr(0, 13) + "decoy"));
+    fs::create_directories(root / kKeyDir);
+    std::ofstream(root / kKeyDir / "entry") << "not the cache that was opened";
+    const kiln::inductor::OpenedRoot opened = cache->opened();
+    auto found = kiln::frontend::find_key_dir(opened, key.substr(0, 13));
+    ASSERT_TRUE(found) << found.error().str();
+    EXPECT_EQ(*found, kKeyDir.string());
+    auto entries = kiln::inductor::key_dir_entries(opened, *found);
+    ASSERT_TRUE(entries) << entries.error().str();
+    ASSERT_FALSE(entries->empty());
+    for (const auto& rel : *entries) {
+        EXPECT_TRUE(fs::is_regular_file(moved / rel)) << rel;
+        auto entry = kiln::frontend::load_entry(opened, rel);
+        ASSERT_TRUE(entry) << entry.error().str();
+        EXPECT_EQ(entry->label, kiln::inductor::path_beneath(opened, rel));
+        EXPECT_FALSE(entry->entry.field_names().empty());
+    }
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "opened_dir.hpp"
 #include "retune/inventory.hpp"
 #include "test_support.hpp"
 
@@ -24,7 +25,7 @@ const RetuneOp* find_op(const RetuneReport& r, const std::string& inputs_prefix)
 }  // namespace
 
 TEST(RetuneInventory, EveryTritonChoiceOfTheH100FixtureHasAnExistingCubin) {
-    auto rep = inventory(kiln::test::h100_root(), {90, ""});
+    auto rep = inventory(kiln::test::open_dir(kiln::test::h100_root()), {90, ""});
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     ASSERT_EQ(rep->ops.size(), 2u);
     for (const auto& op : rep->ops) {
@@ -71,7 +72,7 @@ TEST(RetuneInventory, EveryTritonChoiceOfTheH100FixtureHasAnExistingCubin) {
 }
 
 TEST(RetuneInventory, DynamicShapeKernelsGetTheirSizesFromTheKernelBody) {
-    auto rep = inventory(kiln::test::h100_root(), {90, ""});
+    auto rep = inventory(kiln::test::open_dir(kiln::test::h100_root()), {90, ""});
     ASSERT_TRUE(rep.ok());
     const RetuneOp* large = find_op(*rep, "[('cuda', 'torch.float16', 1024, 2048");
     ASSERT_TRUE(large);
@@ -101,7 +102,7 @@ TEST(RetuneInventory, DynamicShapeKernelsGetTheirSizesFromTheKernelBody) {
 }
 
 TEST(RetuneInventory, AnotherArchitectureHasNoBinaryAndSaysWhy) {
-    auto rep = inventory(kiln::test::h100_root(), {100, ""});
+    auto rep = inventory(kiln::test::open_dir(kiln::test::h100_root()), {100, ""});
     ASSERT_TRUE(rep.ok());
     for (const auto& op : rep->ops)
         for (const auto& c : op.choices) {
@@ -120,7 +121,7 @@ TEST(RetuneInventory, AMissingCubinOrModuleCostsThatChoiceOnly) {
     kiln::test::ScratchDir dir("retune-inventory-missing");
     fs::copy(kiln::test::h100_root(), dir.path() / "inductor", fs::copy_options::recursive);
     fs::path root = dir.path() / "inductor";
-    auto before = inventory(root, {90, ""});
+    auto before = inventory(kiln::test::open_dir(root), {90, ""});
     ASSERT_TRUE(before.ok());
     const RetuneOp& op = before->ops.front();
     std::vector<const RetuneChoice*> triton;
@@ -133,7 +134,7 @@ TEST(RetuneInventory, AMissingCubinOrModuleCostsThatChoiceOnly) {
     // Remove every compiled copy of a's kernel, and b's benchmark module.
     fs::remove_all(fs::path(a->binary).parent_path());
     fs::remove(b->module);
-    auto after = inventory(root, {90, ""});
+    auto after = inventory(kiln::test::open_dir(root), {90, ""});
     ASSERT_TRUE(after.ok());
     int runnable = 0;
     for (const auto& c : after->ops.front().choices) {
@@ -151,7 +152,7 @@ TEST(RetuneInventory, AMissingCubinOrModuleCostsThatChoiceOnly) {
 }
 
 TEST(RetuneInventory, BothCachesOfTheH100ThenH200FixtureAreListed) {
-    auto rep = inventory(kiln::test::h100_h200_root(), {});
+    auto rep = inventory(kiln::test::open_dir(kiln::test::h100_h200_root()), {});
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     ASSERT_EQ(rep->ops.size(), 4u);
     std::set<std::string> devices;
@@ -160,7 +161,7 @@ TEST(RetuneInventory, BothCachesOfTheH100ThenH200FixtureAreListed) {
 }
 
 TEST(RetuneInventory, TheOpFilterKeepsMatchingOps) {
-    auto rep = inventory(kiln::test::h100_root(), {90, "1024, 2048"});
+    auto rep = inventory(kiln::test::open_dir(kiln::test::h100_root()), {90, "1024, 2048"});
     ASSERT_TRUE(rep.ok());
     ASSERT_EQ(rep->ops.size(), 1u);
     EXPECT_EQ(rep->ops[0].choices.size(), 21u);
@@ -168,7 +169,7 @@ TEST(RetuneInventory, TheOpFilterKeepsMatchingOps) {
 
 TEST(RetuneInventory, ARootWithoutTimingCacheIsNotFound) {
     kiln::test::ScratchDir dir("retune-inventory-empty");
-    auto rep = inventory(dir.path(), {});
+    auto rep = inventory(kiln::test::open_dir(dir.path()), {});
     ASSERT_FALSE(rep.ok());
     EXPECT_EQ(rep.error().code, kiln::Errc::not_found);
     EXPECT_NE(rep.error().hint.find("max-autotune"), std::string::npos);
@@ -217,7 +218,7 @@ TEST(RetuneInventory, AddmmExternChoicesOfTorch211AreRunnableWithAlphaAndBeta) {
         std::ofstream f(dir.path() / "cache" / "abc");
         f << cache.dump();
     }
-    auto rep = inventory(dir.path(), {90, ""});
+    auto rep = inventory(kiln::test::open_dir(dir.path()), {90, ""});
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     ASSERT_EQ(rep->ops.size(), 1u);
     std::map<std::string, const RetuneChoice*> by;
@@ -235,4 +236,42 @@ TEST(RetuneInventory, AddmmExternChoicesOfTorch211AreRunnableWithAlphaAndBeta) {
     const RetuneChoice* odd = by.at("addmm-layout=nt");
     EXPECT_FALSE(odd->runnable);
     EXPECT_NE(odd->why.find("layout=nt"), std::string::npos) << odd->why;
+}
+
+// Issue 44: the inventory reads the timing caches, benchmark modules and Triton cache beneath the
+// root as opened, through its descriptor: the root renamed away after the open and a decoy put at its
+// path (a timing cache of another op, no modules, no Triton cache), every op is still the opened
+// cache's, every Triton choice still resolves to its module and binary, and the binaries the workers
+// are sent are relative to the root they inherit (kiln-worker --root-fd), not paths into the decoy.
+TEST(RetuneInventory, ReadsBeneathTheOpenedRootNotItsPath) {
+    kiln::test::ScratchDir dir("retune-inventory-decoy");
+    const fs::path root = dir.path() / "inductor", moved = dir.path() / "moved";
+    fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
+    const kiln::test::OpenedDir opened = kiln::test::open_dir(root);
+    ASSERT_TRUE(opened.fd.valid());
+    fs::rename(root, moved);
+    fs::create_directories(root / "cache");
+    std::ofstream(root / "cache" / "decoy")
+        << R"({"system": {"device": {"name": "decoy"}, "hash": "decoy"}, "cache": {"decoy_op": {"[]": {"float32": {"x": 1.0}}}}})";
+    auto rep = inventory(opened, {90, ""});
+    ASSERT_TRUE(rep.ok()) << rep.error().str();
+    ASSERT_EQ(rep->ops.size(), 2u) << "the inventory read the decoy's timing cache";
+    int triton = 0;
+    for (const auto& op : rep->ops) {
+        EXPECT_EQ(op.op, "mm");
+        EXPECT_EQ(op.recorded_for.device, "NVIDIA H100 80GB HBM3");
+        for (const auto& c : op.choices) {
+            EXPECT_TRUE(c.runnable) << c.name << ": " << c.why;
+            if (c.kind != ChoiceKind::triton) continue;
+            ++triton;
+            ASSERT_TRUE(c.triton.has_value()) << c.name;
+            const std::string& cubin = c.triton->cubin;
+            EXPECT_FALSE(fs::path(cubin).is_absolute()) << cubin;
+            EXPECT_EQ(cubin.rfind("triton/", 0), 0u) << cubin;
+            EXPECT_TRUE(fs::is_regular_file(moved / cubin)) << cubin;
+            EXPECT_EQ(c.binary, (root / cubin).string()) << "the report names the root as it was opened";
+            EXPECT_EQ(c.kernel, "triton_mm") << "its benchmark module was not read";
+        }
+    }
+    EXPECT_EQ(triton, 39);
 }

@@ -2,6 +2,7 @@
 // the recorded ranking.
 #include <gtest/gtest.h>
 
+#include "opened_dir.hpp"
 #include "retune/inventory.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/retune_report.hpp"
@@ -86,7 +87,7 @@ TEST(RetuneReport, TheAutotuneTableListsFastestFirstAndFailuresLast) {
 }
 
 TEST(RetuneReport, JsonHasTheContractFieldsAndReadsBack) {
-    auto inv = inventory(kiln::test::h100_root(), {90, ""});
+    auto inv = inventory(kiln::test::open_dir(kiln::test::h100_root()), {90, ""});
     ASSERT_TRUE(inv.ok());
     RetuneReport r = *inv;
     r.devices = {{2, "NVIDIA H100 80GB HBM3", "sm_90"}};

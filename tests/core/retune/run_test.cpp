@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hostile_names.hpp"
+#include "opened_dir.hpp"
 #include "retune/inventory.hpp"
 #include "retune/run.hpp"
 #include "test_support.hpp"
@@ -49,7 +50,7 @@ TEST(RetuneRun, FaultsCostTheirChoiceOnlyAndTheRestIsMeasured) {
     };
     int callbacks = 0;
     o.on_measured = [&](const RetuneOp&, const RetuneChoice&, const Measurement&) { ++callbacks; };
-    auto rep = run_retune(dir.path() / "inductor", o);
+    auto rep = run_retune(kiln::test::open_dir(dir.path() / "inductor"), o);
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     ASSERT_EQ(rep->ops.size(), 1u);
     ASSERT_EQ(rep->devices.size(), 1u);
@@ -176,7 +177,7 @@ TEST(RetuneRun, TheReportIsCompleteBeforeTheWorkersHaveExited) {
         r.test_value = c.recorded_ms.value_or(1);
         r.test_sleep_ms = 3000;
     };
-    auto rep = run_retune(dir.path() / "inductor", o);
+    auto rep = run_retune(kiln::test::open_dir(dir.path() / "inductor"), o);
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     ASSERT_EQ(rep->session_logs.size(), 1u);
     auto log = kiln::timings::read_session_log(rep->session_logs[0]);
@@ -225,7 +226,7 @@ TEST(RetuneRun, AnOpKeyThatLooksLikeAPathNamesNoPath) {
             r.test_mode = "value";
             r.test_value = c.recorded_ms.value_or(1);
         };
-        auto rep = run_retune(root, o);
+        auto rep = run_retune(kiln::test::open_dir(root), o);
         ASSERT_TRUE(rep.ok()) << rep.error().str();
         ASSERT_EQ(rep->ops.size(), 1u);
         EXPECT_EQ(rep->ops[0].op, hostile);
@@ -251,7 +252,7 @@ TEST(RetuneRun, AnOpKeyThatLooksLikeAPathNamesNoPath) {
 TEST(RetuneRun, NothingMeasuredSaysWhy) {
     InventoryOptions o;
     o.arch = 90;
-    auto inv = inventory(kiln::test::h100_root(), o);
+    auto inv = inventory(kiln::test::open_dir(kiln::test::h100_root()), o);
     ASSERT_TRUE(inv) << inv.error().str();
     auto why = nothing_measured(*inv);
     ASSERT_TRUE(why);
@@ -318,4 +319,51 @@ TEST(RetuneRun, ASessionLogOfAHostileOpKeyLandsInTheCache) {
         ASSERT_TRUE(j.is_object()) << line;
         EXPECT_EQ(j.value("op", std::string("?")), keys[i]) << line;
     }
+}
+
+// Issue 44: a run reads the cache beneath the root as opened (the inventory, and each worker through
+// the descriptor it inherits, kiln-worker --root-fd) and writes its session logs there too: the root
+// renamed away after the open and a decoy put at its path, the run still measures the opened cache's
+// op, every request's binary is relative to the root the workers were given, and nothing is written
+// into the decoy.
+TEST(RetuneRun, ReadsAndLogsBeneathTheOpenedRootNotItsPath) {
+    kiln::test::ScratchDir dir("retune-run-decoy");
+    const fs::path root = dir.path() / "inductor", moved = dir.path() / "moved";
+    fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
+    const kiln::test::OpenedDir opened = kiln::test::open_dir(root);
+    ASSERT_TRUE(opened.fd.valid());
+    fs::rename(root, moved);
+    fs::create_directories(root / "cache");
+    std::ofstream(root / "cache" / "decoy")
+        << R"({"system": {"device": {"name": "decoy"}, "hash": "decoy"}, "cache": {"decoy_op": {"[]": {"float32": {"x": 1.0}}}}})";
+    RunOptions o;
+    o.devices = "cpu";
+    o.arch = 90;
+    o.op_filter = "512, 512";
+    o.worker_path = kiln::test::worker_path();
+    int triton = 0;
+    o.rewrite = [&](const RetuneChoice& c, kiln::worker::BenchmarkRequest& r) {
+        if (r.kind == kiln::worker::RequestKind::triton) {
+            ++triton;
+            EXPECT_FALSE(fs::path(r.triton.binary.cubin).is_absolute()) << r.triton.binary.cubin;
+            EXPECT_TRUE(fs::is_regular_file(moved / r.triton.binary.cubin)) << r.triton.binary.cubin;
+        }
+        r.kind = kiln::worker::RequestKind::test;
+        r.test_mode = "value";
+        r.test_value = c.recorded_ms.value_or(1);
+    };
+    auto rep = run_retune(opened, o);
+    ASSERT_TRUE(rep.ok()) << rep.error().str();
+    ASSERT_EQ(rep->ops.size(), 1u) << "the run read the decoy's timing cache";
+    EXPECT_EQ(rep->ops[0].op, "mm");
+    EXPECT_EQ(triton, 19);
+    for (const auto& c : rep->ops[0].choices) {
+        ASSERT_EQ(c.measured.size(), 1u) << c.name;
+        EXPECT_EQ(c.measured[0].status, "ok") << c.name << ": " << c.measured[0].why;
+    }
+    ASSERT_EQ(rep->session_logs.size(), 1u);
+    const fs::path log = rep->session_logs[0];
+    EXPECT_EQ(log.parent_path(), root / "kiln" / "autotune") << "the log names the root as it was opened";
+    EXPECT_TRUE(fs::is_regular_file(moved / "kiln" / "autotune" / log.filename())) << log;
+    EXPECT_FALSE(fs::exists(root / "kiln")) << "the run wrote into the decoy";
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "atime_check.hpp"
+#include "opened_dir.hpp"
 #include "retune/triton_index.hpp"
 #include "test_support.hpp"
 
@@ -40,7 +41,7 @@ void make_fifo(const fs::path& file) {
 TEST(RetuneTritonIndexFiles, AFifoInPlaceOfThePtxOrSourceDoesNotBlock) {
     kiln::test::ScratchDir dir("triton-index-fifo");
     const fs::path key = copy_key_dir(dir);
-    auto whole = read_key_dir(key);
+    auto whole = read_key_dir(kiln::test::open_dir(key), "");
     ASSERT_TRUE(whole.ok()) << whole.error().str();
     ASSERT_FALSE(whole->binary.binary.ptx.empty());
     ASSERT_FALSE(whole->module_key.empty());
@@ -49,7 +50,7 @@ TEST(RetuneTritonIndexFiles, AFifoInPlaceOfThePtxOrSourceDoesNotBlock) {
     EXPECT_EXIT(
         {
             ::alarm(20);
-            auto k = read_key_dir(key);
+            auto k = read_key_dir(kiln::test::open_dir(key), "");
             if (!k.ok()) std::_Exit(2);
             // The FIFO is no PTX; the cubin beside it still is the binary; the module is named by the .ttir.
             if (!k->binary.binary.ptx.empty() || !k->binary.ptx_target.empty()) std::_Exit(3);
@@ -63,7 +64,7 @@ TEST(RetuneTritonIndexFiles, AFifoInPlaceOfThePtxOrSourceDoesNotBlock) {
     EXPECT_EXIT(
         {
             ::alarm(20);
-            auto k = read_key_dir(key);
+            auto k = read_key_dir(kiln::test::open_dir(key), "");
             std::_Exit(k.ok() && k->binary.binary.cubin.empty() ? 0 : 6);
         },
         ::testing::ExitedWithCode(0), "");
@@ -75,7 +76,7 @@ TEST(RetuneTritonIndexFiles, ReadingAKeyDirLeavesAtimesAlone) {
     ASSERT_TRUE(kiln::test::set_old_atimes(key));
     ASSERT_TRUE(kiln::test::plain_read_moves_atime(key / "triton_mm.ptx"))
         << "this file system does not update atimes on read";
-    auto k = read_key_dir(key);
+    auto k = read_key_dir(kiln::test::open_dir(key), "");
     ASSERT_TRUE(k.ok()) << k.error().str();
     ASSERT_FALSE(k->binary.ptx_target.empty());  // the .ptx and the .source were read
     ASSERT_FALSE(k->module_key.empty());

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -467,4 +468,29 @@ TEST(Cublas, ALoadThatFailsIsReportedWithWhereToFindTheLibrary) {
     ASSERT_FALSE(made.ok());
     EXPECT_EQ(made.error().message, st.error().message);
     EXPECT_NE(made.error().hint.find("KILN_CUBLAS"), std::string::npos);
+}
+
+// Issue 44: a worker gets the cache root as the command opened it (WorkerConfig::cache_root_fd,
+// kiln-worker --root-fd) and reads Triton binaries beneath that descriptor: after the root's path is
+// renamed away, the descriptor the worker holds is still the opened directory, at its new place.
+TEST(TuningProcess, AWorkerInheritsTheOpenedCacheRoot) {
+    kiln::test::ScratchDir dir("tuning-process-root-fd");
+    const std::filesystem::path root = dir.path() / "root", moved = dir.path() / "moved";
+    std::filesystem::create_directories(root);
+    const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    {
+        WorkerConfig config{kiln::test::worker_path(), std::nullopt, quick()};
+        config.cache_root_fd = fd;
+        TuningProcess p(config);
+        ASSERT_TRUE(p.start().ok());
+        std::filesystem::rename(root, moved);
+        std::error_code ec;
+        const auto held =
+            std::filesystem::read_symlink("/proc/" + std::to_string(p.pid()) + "/fd/" + std::to_string(fd), ec);
+        EXPECT_FALSE(ec) << ec.message();
+        EXPECT_EQ(held, moved) << "the worker does not hold the opened root as --root-fd";
+        EXPECT_EQ(p.benchmark(test_request("value", 1.5)).status, BenchStatus::ok);
+    }
+    ::close(fd);
 }
