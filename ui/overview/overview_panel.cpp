@@ -200,9 +200,10 @@ void OverviewPanel::setEntries(overview::EntriesSection entries) {
 }
 
 void OverviewPanel::update(const std::function<void(overview::Overview&)>& edit, const QString& what) {
-    auto next = std::make_shared<overview::Overview>(*current_);
-    edit(*next);
-    current_ = std::move(next);
+    // A section is a small part of the Overview (at a million files its entries are 23k rows): copying
+    // the whole value for each section cost the UI thread more than the section.
+    if (current_.use_count() > 1) current_ = std::make_shared<overview::Overview>(*current_);
+    edit(*current_);
     render();
     emit sectionShown(what);
     finishIfDone();

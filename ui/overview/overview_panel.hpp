@@ -80,7 +80,9 @@ private:
     QString noCache_;
     std::shared_ptr<const ScanCounters> counters_;
     std::shared_ptr<const CacheTree> tree_;
-    std::shared_ptr<const overview::Overview> current_;  // copied on write: jobs never see it change
+    // Edited in place while the panel alone holds it; copied first when a caller of overview() or
+    // partial() still does (what they were given never changes under them).
+    std::shared_ptr<overview::Overview> current_;
     overview::SectionsPending pending_;
     bool complete_ = false;
     bool stale_ = false;  // the view's HTML is older than the value (rendered when shown)
