@@ -160,6 +160,9 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
     complete_ = false;
     render();
     emit sectionShown(QStringLiteral("stats"));
+    // The shared check beside the other sections, not after them: it is the longest, and it reads
+    // other files (its own workers) than the sections' one job at a time.
+    if (health_) health_->request();
     runSection(0);
 }
 
