@@ -35,7 +35,8 @@ void fill_inputs(GraphRow& r, const std::vector<std::string>& lines) {
 }
 
 // A row's fields from its entry file, opened (`file`: an error goes into the row).
-void fill_from_opened(GraphRow& r, Result<OpenedFile> file, const std::string& origin) {
+void fill_from_opened(GraphRow& r, Result<OpenedFile> file, const std::string& origin, const EntryVisit& visit = {},
+                      std::size_t index = 0) {
     if (!file) {
         r.error = file.error().str();
         return;
@@ -63,6 +64,7 @@ void fill_from_opened(GraphRow& r, Result<OpenedFile> file, const std::string& o
         r.forward_key = entry->forward_fx_key();
         r.backward_key = entry->backward_fx_key();
     }
+    if (visit) visit(index, r, *entry);
 }
 
 // An entry file's row before it is read, from its path relative to the root (<...>/<key>/<file>).
@@ -118,10 +120,11 @@ Result<EntryRels> entry_rels(const OpenedRoot& root) {
 
 // Reads every row's entry (beneath the root's descriptor), on the CPUs this process may use; false
 // when cancelled.
-bool fill_rows(const OpenedRoot& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel) {
+bool fill_rows(const OpenedRoot& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel,
+               const EntryVisit& visit = {}) {
     // Entries are independent: read and decoded in parallel, each into its own row.
     parallel_for(rows.size(), usable_cpus(), cancel, [&](std::size_t i) {
-        fill_from_opened(rows[i], open_beneath(root, rows[i].path), path_beneath(root, rows[i].path));
+        fill_from_opened(rows[i], open_beneath(root, rows[i].path), path_beneath(root, rows[i].path), visit, i);
     });
     return !(cancel && cancel->load());
 }
@@ -317,7 +320,8 @@ namespace {
 // `row_at(k)` making the k-th one's unread row; AOT rows go out first, so every FX row has its links.
 Status rows_in_batches(const OpenedRoot& root, std::size_t fx_count, std::size_t count,
                        const std::function<GraphRow(std::size_t)>& row_at, std::size_t batch,
-                       const std::function<void(std::vector<GraphRow>& rows)>& take, const std::atomic<bool>* cancel) {
+                       const std::function<void(std::vector<GraphRow>& rows)>& take, const std::atomic<bool>* cancel,
+                       const EntryVisit& visit) {
     batch = std::max<std::size_t>(batch, 1);
     AotLinks links;
     std::vector<GraphRow> rows;
@@ -325,7 +329,7 @@ Status rows_in_batches(const OpenedRoot& root, std::size_t fx_count, std::size_t
         for (std::size_t at = from; at < to; at += batch) {
             rows.clear();
             for (std::size_t k = at; k < std::min(to, at + batch); ++k) rows.push_back(row_at(k));
-            if (!fill_rows(root, rows, cancel)) return false;
+            if (!fill_rows(root, rows, cancel, visit)) return false;
             for (auto& r : rows) {
                 if (fx) links.apply(r);
                 else links.add(r);
@@ -344,7 +348,7 @@ Status rows_in_batches(const OpenedRoot& root, std::size_t fx_count, std::size_t
 
 Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
-                            const std::atomic<bool>* cancel) {
+                            const std::atomic<bool>* cancel, const EntryVisit& visit) {
     // Only the files' indices wait (4 bytes an entry); a batch of rows is made, read, handed over, dropped.
     const std::vector<std::uint32_t> files = entry_files(scan);
     const auto first_aot = std::find_if(files.begin(), files.end(), [&scan](std::uint32_t i) {
@@ -353,16 +357,17 @@ Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
     const std::size_t fx_count = static_cast<std::size_t>(first_aot - files.begin());
     return rows_in_batches(
         scan.opened_root(), fx_count, files.size(), [&](std::size_t k) { return unread_row(scan.artifacts[files[k]]); },
-        batch, take, cancel);
+        batch, take, cancel, visit);
 }
 
 Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
-                            const std::atomic<bool>* cancel) {
+                            const std::atomic<bool>* cancel, const EntryVisit& visit) {
     // Only the files' relative paths wait (a row is ~800 bytes before it is read, its path ~100).
     KILN_TRY(EntryRels files, entry_rels(root));
     return rows_in_batches(
-        root, files.fx_count, files.rels.size(), [&](std::size_t k) { return files.row(k); }, batch, take, cancel);
+        root, files.fx_count, files.rels.size(), [&](std::size_t k) { return files.row(k); }, batch, take, cancel,
+        visit);
 }
 
 nlohmann::ordered_json to_json(const GraphList& list) {

@@ -23,6 +23,8 @@
 
 namespace kiln::inductor {
 
+class GraphEntry;
+
 struct GraphInput {
     std::string text;  // "float32[s77, s27] cuda:0", "s77" (a SymInt), "8" (an int)
 };
@@ -72,14 +74,19 @@ Result<GraphList> list_graphs(const ScanResult& scan, const std::atomic<bool>* c
 // included: every AOT entry is read before the first FX row goes out), the aotautograd rows first,
 // then the fxgraph rows, each kind in path order, in batches of at most `batch` rows.
 // Errc::cancelled when `cancel` is raised.
+// `visit`, when given, sees each entry that decoded as it is read, beside its row (before the AOT links
+// and `take`; the rows of a batch are read in parallel, so it runs on several threads at once): `index`
+// is the row's place in the batch `take` gets next. What needs the decoded entry as well as its row
+// (timings::mark_used_by) reads each file once.
+using EntryVisit = std::function<void(std::size_t index, const GraphRow& row, const GraphEntry& entry)>;
 Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
-                            const std::atomic<bool>* cancel = nullptr);
+                            const std::atomic<bool>* cancel = nullptr, const EntryVisit& visit = {});
 // The same from an opened root without a scan: list_graphs(root)'s rows, batched as above (only the
 // entry files' relative paths are held meanwhile).
 Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
-                            const std::atomic<bool>* cancel = nullptr);
+                            const std::atomic<bool>* cancel = nullptr, const EntryVisit& visit = {});
 
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.

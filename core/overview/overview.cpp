@@ -64,36 +64,20 @@ Overview overview_head(const inductor::ScanResult& scan) {
 }
 
 EntriesSection entries_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
-    auto times = timings::compile_times_of(scan, cancel);
+    return entries_section(scan, timings::compile_times_of(scan, cancel));
+}
+
+EntriesSection entries_section(const inductor::ScanResult& scan, const timings::CompileTimes& times) {
     std::map<std::string, std::int64_t> ns_of;
-    const std::size_t root_prefix = scan.root.size() + 1;  // compile_times_of's paths are absolute
+    const std::size_t root_prefix = scan.root.size() + 1;  // compile times' paths are absolute
     for (const auto& g : times.graphs) ns_of[g.path.size() > root_prefix ? g.path.substr(root_prefix) : g.path] = g.ns;
-    return entries_of(scan, ns_of, std::move(times.errors));
+    return entries_of(scan, ns_of, times.errors);
 }
 
 EntriesSection entries_section(const inductor::ScanResult& scan, const inductor::GraphList& list) {
     EntriesFromRows from;
     for (const auto& r : list.rows) from.add(r);
     return from.finish(scan);
-}
-
-void EntriesFromRows::add(const inductor::GraphRow& r) {
-    // compile_times_of's answers from ls's rows: the fxgraph entries' times, and their decode errors.
-    if (r.kind != "fxgraph") return;
-    if (!r.error.empty()) error_of_[r.path] = r.error;
-    else if (r.compile_ns) ns_of_[r.path] = *r.compile_ns;
-}
-
-EntriesSection EntriesFromRows::finish(const inductor::ScanResult& scan) {
-    std::vector<std::string> errors;  // in scan order, as compile_times_of reports them
-    if (!error_of_.empty())
-        for (const auto& a : scan.artifacts) {
-            if (a.category != inductor::Category::fxgraph) continue;
-            if (auto it = error_of_.find(std::string(a.rel_path())); it != error_of_.end())
-                errors.push_back(std::move(it->second));
-        }
-    error_of_.clear();
-    return entries_of(scan, std::exchange(ns_of_, {}), std::move(errors));
 }
 
 OpsSection ops_section(const inductor::OpenedRoot& root) {

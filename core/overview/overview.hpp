@@ -16,6 +16,7 @@
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
 #include "portability/fingerprint.hpp"
+#include "timings/compile_times.hpp"
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
 
@@ -116,19 +117,20 @@ struct EntriesSection {
     std::vector<std::string> entry_errors;
 };
 EntriesSection entries_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
-// The same from `ls`'s rows of this scan (inductor::list_graphs(scan)): one read of the entries serves the
-// Overview and the browser's readable names.
+// The same from the compile times of this scan (timings::compile_times_of, or CompileTimesFromRows of
+// the GUI's one read of the entries, which also fills the Compile times view).
+EntriesSection entries_section(const inductor::ScanResult& scan, const timings::CompileTimes& times);
+// The same from `ls`'s rows of this scan (inductor::list_graphs(scan)).
 EntriesSection entries_section(const inductor::ScanResult& scan, const inductor::GraphList& list);
 // The same from ls's rows as they come (trace::for_each_named_graph_batch): keeps the FX entries' times
 // and decode errors only, never the rows; finish gives what entries_section(scan, list) gives.
 class EntriesFromRows {
 public:
-    void add(const inductor::GraphRow& row);
-    EntriesSection finish(const inductor::ScanResult& scan);
+    void add(const inductor::GraphRow& row) { times_.add(row); }
+    EntriesSection finish(const inductor::ScanResult& scan) { return entries_section(scan, times_.finish(scan)); }
 
 private:
-    std::map<std::string, std::int64_t> ns_of_;    // FX entries' compile times, by path relative to the root
-    std::map<std::string, std::string> error_of_;  // FX entries that did not decode: the reason
+    timings::CompileTimesFromRows times_;
 };
 
 struct OpsSection {

@@ -22,7 +22,10 @@ Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const
     return out;
 }
 
-CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+namespace {
+
+// The bytes per category of the scan: what both ways of reading compile times start from.
+CompileTimes with_categories(const inductor::ScanResult& scan) {
     CompileTimes out;
     auto stats = inductor::compute_stats(scan);
     for (std::size_t i = 0; i < inductor::kCategoryCount; ++i) {
@@ -30,6 +33,13 @@ CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomi
         if (stats[cat].files == 0) continue;
         out.categories.push_back({std::string(inductor::category_name(cat)), stats[cat].files, stats[cat].bytes});
     }
+    return out;
+}
+
+}  // namespace
+
+CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+    CompileTimes out = with_categories(scan);
     for (const auto& a : scan.artifacts) {
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
         // AOTAutograd entries record no time of their own; their graphs are fxgraph entries.
@@ -47,6 +57,26 @@ CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomi
         }
         if (auto ns = entry->time_taken_ns()) out.graphs.push_back({path, *ns});
     }
+    return out;
+}
+
+void CompileTimesFromRows::add(const inductor::GraphRow& r) {
+    // AOTAutograd entries record no time of their own (compile_times_of reads fxgraph entries only).
+    if (r.kind != "fxgraph") return;
+    if (!r.error.empty()) error_of_[r.path] = r.error;
+    else if (r.compile_ns) ns_of_[r.path] = *r.compile_ns;
+}
+
+CompileTimes CompileTimesFromRows::finish(const inductor::ScanResult& scan) {
+    CompileTimes out = with_categories(scan);
+    for (const auto& a : scan.artifacts) {  // scan order, as compile_times_of gives them
+        if (a.category != inductor::Category::fxgraph) continue;
+        const std::string rel(a.rel_path());
+        if (auto it = error_of_.find(rel); it != error_of_.end()) out.errors.push_back(std::move(it->second));
+        else if (auto ns = ns_of_.find(rel); ns != ns_of_.end()) out.graphs.push_back({a.path(), ns->second});
+    }
+    ns_of_.clear();
+    error_of_.clear();
     return out;
 }
 

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "util/result.hpp"
 
@@ -33,6 +35,18 @@ struct CompileTimes {
 Result<CompileTimes> read_compile_times(const std::filesystem::path& root, const std::atomic<bool>* cancel = nullptr);
 // The same from a scan already made (stops early, incomplete, when `cancel` is set).
 CompileTimes compile_times_of(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
+// The same from `ls`'s rows of this scan as they come (inductor::for_each_graph_batch): the GUI reads the
+// graph entries once, for the browser's names, the Overview's entries and this view. Keeps the FX
+// entries' times and decode errors only, never the rows; finish gives what compile_times_of(scan) gives.
+class CompileTimesFromRows {
+public:
+    void add(const inductor::GraphRow& row);
+    CompileTimes finish(const inductor::ScanResult& scan);
+
+private:
+    std::unordered_map<std::string, std::int64_t> ns_of_;    // by path relative to the root
+    std::unordered_map<std::string, std::string> error_of_;  // the reason it did not decode
+};
 
 struct HistogramBin {
     double lo_s = 0, hi_s = 0;  // seconds, [lo, hi)

@@ -66,7 +66,7 @@ namespace {
 template <class Source>
 Status named_batches(const Source& source, const fs::path& root, const std::optional<fs::path>& trace,
                      std::size_t batch, const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                     const std::atomic<bool>* cancel) {
+                     const std::atomic<bool>* cancel, const inductor::EntryVisit& visit) {
     std::optional<TraceRun> run;
     if (std::optional<fs::path> t = trace ? trace : trace_beside(root)) {
         KILN_TRY(TraceRun read, read_trace_run(*t));
@@ -78,7 +78,7 @@ Status named_batches(const Source& source, const fs::path& root, const std::opti
             if (run) name_from_run(rows, *run);
             take(rows);
         },
-        cancel);
+        cancel, visit);
 }
 
 }  // namespace
@@ -86,15 +86,15 @@ Status named_batches(const Source& source, const fs::path& root, const std::opti
 Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::optional<fs::path>& trace,
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                                  const std::atomic<bool>* cancel) {
-    return named_batches(scan, scan.root, trace, batch, take, cancel);
+                                  const std::atomic<bool>* cancel, const inductor::EntryVisit& visit) {
+    return named_batches(scan, scan.root, trace, batch, take, cancel, visit);
 }
 
 Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const std::optional<fs::path>& trace,
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                                  const std::atomic<bool>* cancel) {
-    return named_batches(root, root.path, trace, batch, take, cancel);
+                                  const std::atomic<bool>* cancel, const inductor::EntryVisit& visit) {
+    return named_batches(root, root.path, trace, batch, take, cancel, visit);
 }
 
 }  // namespace kiln::trace

@@ -39,11 +39,11 @@ Result<inductor::GraphList> list_named_graphs(const inductor::ScanResult& scan,
 Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::optional<std::filesystem::path>& trace,
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                                  const std::atomic<bool>* cancel = nullptr);
+                                  const std::atomic<bool>* cancel = nullptr, const inductor::EntryVisit& visit = {});
 // The same from an opened root without a scan (inductor::for_each_graph_batch(root, ...)).
 Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const std::optional<std::filesystem::path>& trace,
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                                  const std::atomic<bool>* cancel = nullptr);
+                                  const std::atomic<bool>* cancel = nullptr, const inductor::EntryVisit& visit = {});
 
 }  // namespace kiln::trace

@@ -16,6 +16,9 @@ class QWidget;
 namespace kiln::bundle {
 struct RootOrBlob;
 }
+namespace kiln::timings {
+struct CompileTimes;
+}
 
 namespace kiln::ui {
 
@@ -48,6 +51,10 @@ public:
     // `f` runs on each of the window's events while `context` lives (in `context`'s thread).
     virtual void onRootChanged(QObject* context, std::function<void(const QString& root)> f) = 0;
     virtual void onCacheScanned(QObject* context, std::function<void(std::shared_ptr<const CacheTree>)> f) = 0;
+    // The window's one read of a scan's graph entries (after onCacheScanned): their compile times.
+    virtual void onGraphEntriesRead(
+        QObject* context,
+        std::function<void(std::shared_ptr<const CacheTree>, std::shared_ptr<const timings::CompileTimes>)> f) = 0;
     virtual void onInspectionShown(QObject* context, std::function<void(const QString& path)> f) = 0;
     virtual void onAutotuneOpRequested(QObject* context, std::function<void(int op)> f) = 0;
 };

@@ -160,6 +160,9 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
     complete_ = false;
     render();
     emit sectionShown(QStringLiteral("stats"));
+    // The shared check beside the other sections, not after them: it is the longest, and it reads
+    // other files (its own workers) than the sections' one job at a time.
+    if (health_) health_->request();
     runSection(0);
 }
 
@@ -200,9 +203,10 @@ void OverviewPanel::setEntries(overview::EntriesSection entries) {
 }
 
 void OverviewPanel::update(const std::function<void(overview::Overview&)>& edit, const QString& what) {
-    auto next = std::make_shared<overview::Overview>(*current_);
-    edit(*next);
-    current_ = std::move(next);
+    // A section is a small part of the Overview (at a million files its entries are 23k rows): copying
+    // the whole value for each section cost the UI thread more than the section.
+    if (current_.use_count() > 1) current_ = std::make_shared<overview::Overview>(*current_);
+    edit(*current_);
     render();
     emit sectionShown(what);
     finishIfDone();

@@ -4,9 +4,10 @@
 // the files and bytes found so far; when the scan ends, the statistics of that same scan (the browser's
 // CacheTree: no second walk); then each slower section as it is computed off the UI thread from that
 // scan (overview::*_section, one job at a time on the "overview" channel, each a value delivered on
-// the UI thread); the health count, last, is the window's shared check (ScanHealth), which the Health
-// view shows too. The graph entries section comes from the main window, which reads the entries once
-// for it and for the browser's readable names.
+// the UI thread); the health count is the window's shared check (ScanHealth), which the Health view
+// shows too, asked for as soon as the scan is in (it runs beside the sections). The graph entries
+// section comes from the main window, which reads the entries once for it, the browser's readable
+// names and the Compile times view.
 #include <QTimer>
 #include <QUrl>
 #include <QWidget>
@@ -80,7 +81,9 @@ private:
     QString noCache_;
     std::shared_ptr<const ScanCounters> counters_;
     std::shared_ptr<const CacheTree> tree_;
-    std::shared_ptr<const overview::Overview> current_;  // copied on write: jobs never see it change
+    // Edited in place while the panel alone holds it; copied first when a caller of overview() or
+    // partial() still does (what they were given never changes under them).
+    std::shared_ptr<overview::Overview> current_;
     overview::SectionsPending pending_;
     bool complete_ = false;
     bool stale_ = false;  // the view's HTML is older than the value (rendered when shown)

@@ -21,6 +21,7 @@
 #include "bundle/temp_root.hpp"
 #include "frontend/open_cache.hpp"
 #include "overview/overview.hpp"
+#include "timings/compile_times.hpp"
 #include "trace/graph_names.hpp"
 #include "ui/browser/cache_browser.hpp"
 #include "ui/browser/cache_tree_model.hpp"
@@ -147,6 +148,12 @@ void MainWindow::onRootChanged(QObject* context, std::function<void(const QStrin
 
 void MainWindow::onCacheScanned(QObject* context, std::function<void(std::shared_ptr<const CacheTree>)> f) {
     connect(this, &MainWindow::cacheScanned, context, std::move(f));
+}
+
+void MainWindow::onGraphEntriesRead(
+    QObject* context,
+    std::function<void(std::shared_ptr<const CacheTree>, std::shared_ptr<const timings::CompileTimes>)> f) {
+    connect(this, &MainWindow::graphEntriesRead, context, std::move(f));
 }
 
 void MainWindow::onInspectionShown(QObject* context, std::function<void(const QString&)> f) {
@@ -310,36 +317,39 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
 }
 
 void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
-    // One read of the graph entries (ls's rows of this scan) for the Overview's entries section and the
-    // browser's readable names, off the UI thread: a batch of rows at a time, each kept only as the
-    // section's times and the labels (a million-file cache's rows are never all held at once).
+    // One read of the graph entries (ls's rows of this scan) for the Overview's entries section, the
+    // browser's readable names and the Compile times view, off the UI thread: a batch of rows at a time,
+    // each kept only as the compile times and the labels (a million-file cache's rows are never all
+    // held at once).
     struct Entries {
         std::shared_ptr<const CacheTree> tree;
         overview::EntriesSection section;
+        std::shared_ptr<const timings::CompileTimes> times;
         std::shared_ptr<const EntryLabels> labels;
     };
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
         [tree](JobControl& ctl) {
-            Entries out{tree, {}, nullptr};
-            overview::EntriesFromRows section;
+            Entries out{tree, {}, nullptr, nullptr};
+            timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
             const Status read = trace::for_each_named_graph_batch(
                 tree->scan(), std::nullopt, kGraphBatch,
                 [&](std::vector<inductor::GraphRow>& rows) {
                     for (const auto& r : rows) {
-                        section.add(r);
+                        times.add(r);
                         labels->add(*tree, r);
                     }
                 },
                 ctl.cancelFlag());
-            if (!read.ok()) {
-                out.section = overview::entries_section(tree->scan(), ctl.cancelFlag());
-                return out;
+            auto found = std::make_shared<timings::CompileTimes>(
+                read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
+            out.section = overview::entries_section(tree->scan(), *found);
+            out.times = std::move(found);
+            if (read.ok()) {
+                labels->finish();
+                out.labels = std::move(labels);
             }
-            out.section = section.finish(tree->scan());
-            labels->finish();
-            out.labels = std::move(labels);
             releaseFreedMemory();
             return out;
         },
@@ -347,6 +357,7 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
             if (out.tree->root != root_) return;
             overview_->setEntries(std::move(out.section));
             if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
+            emit graphEntriesRead(out.tree, out.times);
         });
 }
 

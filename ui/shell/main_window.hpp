@@ -87,6 +87,9 @@ public:
     void showStatusMessage(const QString& text, int timeoutMs) override;
     void onRootChanged(QObject* context, std::function<void(const QString&)> f) override;
     void onCacheScanned(QObject* context, std::function<void(std::shared_ptr<const CacheTree>)> f) override;
+    void onGraphEntriesRead(
+        QObject* context,
+        std::function<void(std::shared_ptr<const CacheTree>, std::shared_ptr<const timings::CompileTimes>)> f) override;
     void onInspectionShown(QObject* context, std::function<void(const QString&)> f) override;
     void onAutotuneOpRequested(QObject* context, std::function<void(int)> f) override;
 
@@ -97,6 +100,8 @@ public slots:
 signals:
     void rootChanged(const QString& root);
     void cacheScanned(std::shared_ptr<const kiln::ui::CacheTree> tree);
+    void graphEntriesRead(std::shared_ptr<const kiln::ui::CacheTree> tree,
+                          std::shared_ptr<const kiln::timings::CompileTimes> times);
     void inspectionShown(const QString& path);
     void autotuneOpRequested(int opIndex);  // an Overview link to one op of the Autotune view
     // openRoot's outcome, delivered from its job (the cache opened, or why not): the window shows it.

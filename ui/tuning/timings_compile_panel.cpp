@@ -111,24 +111,34 @@ void TimingsCompilePanel::loadRoot(const QString& root) {
 void TimingsCompilePanel::loadScan(std::shared_ptr<const CacheTree> tree) {
     if (!tree) return;
     status_->setText(tr("Reading graph entries…"));
-    struct Outcome {
-        timings::CompileTimes data;
-        std::vector<CompileEntryRow> rows;
-    };
     jobs_->start(
         QStringLiteral("compile-times"), tr("Reading compile times"),
         [tree](JobControl& ctl) {
             auto data = timings::compile_times_of(tree->scan(), ctl.cancelFlag());
             auto rows = compileEntryRows(data, trace::frames_beside_root(tree->scan().root));
-            return Outcome{std::move(data), std::move(rows)};
+            return Loaded{std::move(data), std::move(rows)};
         },
-        [this](Outcome out) {
-            const auto graphs = out.data.graphs.size(), errors = out.data.errors.size();
-            chart_->setData(std::move(out.data));
-            fillEntries(std::move(out.rows));
-            status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode").arg(graphs).arg(errors));
-            emit loaded(static_cast<int>(graphs));
-        });
+        [this](Loaded out) { present(std::move(out)); });
+}
+
+void TimingsCompilePanel::showCompileTimes(std::shared_ptr<const CacheTree> tree,
+                                           std::shared_ptr<const timings::CompileTimes> data) {
+    if (!tree || !data) return;
+    jobs_->start(
+        QStringLiteral("compile-times"), tr("Listing compile times"),
+        [tree, data](JobControl&) {
+            auto rows = compileEntryRows(*data, trace::frames_beside_root(tree->scan().root));
+            return Loaded{*data, std::move(rows)};
+        },
+        [this](Loaded out) { present(std::move(out)); });
+}
+
+void TimingsCompilePanel::present(Loaded out) {
+    const auto graphs = out.data.graphs.size(), errors = out.data.errors.size();
+    chart_->setData(std::move(out.data));
+    fillEntries(std::move(out.rows));
+    status_->setText(tr("%1 graphs with a compile time; %2 entries did not decode").arg(graphs).arg(errors));
+    emit loaded(static_cast<int>(graphs));
 }
 
 void TimingsCompilePanel::fillEntries(std::vector<CompileEntryRow> rows) {

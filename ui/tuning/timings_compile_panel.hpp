@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "timings/compile_times.hpp"
 #include "ui/tuning/compile_entries_model.hpp"
 
 class QLabel;
@@ -27,6 +28,9 @@ public:
     void loadRoot(const QString& root);
     // The same from the window's scan (no second walk of the root).
     void loadScan(std::shared_ptr<const CacheTree> tree);
+    // The compile times of the window's one read of the graph entries (no second read of them): only
+    // the rows are made, off the UI thread.
+    void showCompileTimes(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const timings::CompileTimes> data);
     CompileTimeChart* chart() const { return chart_; }
     QTreeView* entries() const { return entries_; }  // Entry, Compile time (a bar), Key; PathRole = the entry file
     static constexpr int PathRole = CompileEntriesModel::PathRole;
@@ -37,6 +41,11 @@ signals:
     void entryActivated(const QString& path);
 
 private:
+    struct Loaded {  // what a job hands the view
+        timings::CompileTimes data;
+        std::vector<CompileEntryRow> rows;
+    };
+    void present(Loaded out);
     void fillEntries(std::vector<CompileEntryRow> rows);
 
     JobRunner* jobs_;

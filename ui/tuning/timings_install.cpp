@@ -44,9 +44,12 @@ AutotuneViews installAutotuneViews(ViewHost& w) {
         shared->request();
     };
     w.onRootChanged(v.timings, follow);
-    // Compile times from the window's scan: the root is walked once.
-    w.onCacheScanned(v.compileTimes,
-                     [v](std::shared_ptr<const CacheTree> tree) { v.compileTimes->loadScan(std::move(tree)); });
+    // Compile times from the window's one read of its scan's graph entries: the root is walked once, the
+    // entries read once.
+    w.onGraphEntriesRead(
+        v.compileTimes, [v](std::shared_ptr<const CacheTree> tree, std::shared_ptr<const timings::CompileTimes> times) {
+            v.compileTimes->showCompileTimes(std::move(tree), std::move(times));
+        });
     w.onAutotuneOpRequested(v.timings, [v](int op) {
         if (v.timings->isLoading()) {  // the Overview was faster: select once the timings are in
             QObject::connect(

@@ -1,8 +1,12 @@
 // Compile times of the fixture's graphs against Python's own reading (golden.json).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "inductor/graph_list.hpp"
+#include "inductor/scanner.hpp"
 
 #include "test_support.hpp"
 #include "timings/compile_times.hpp"
@@ -44,4 +48,49 @@ TEST(CompileTimes, LogHistogramCoversEveryGraph) {
     EXPECT_GT(bins.back().hi_s, 47.0);
     for (size_t i = 1; i < bins.size(); ++i) EXPECT_DOUBLE_EQ(bins[i].lo_s, bins[i - 1].hi_s);
     EXPECT_TRUE(log_histogram({}).empty());
+}
+
+// The GUI reads the graph entries once (ls's rows, a batch at a time) for the browser's names, the
+// Overview and the Compile times view: the times from those rows are compile_times_of's, decode errors
+// and their order included.
+TEST(CompileTimes, FromRowsEqualsTheirOwnRead) {
+    kiln::test::ScratchDir dir("compile-times-rows");
+    const std::filesystem::path root = dir.path() / "inductor";
+    std::filesystem::copy(kiln::test::h100_root(), root, std::filesystem::copy_options::recursive);
+    std::vector<std::filesystem::path> entries;  // two broken entries: errors come in scan order
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root / "fxgraph"))
+        if (e.is_regular_file()) entries.push_back(e.path());
+    ASSERT_GE(entries.size(), 3u);
+    std::sort(entries.begin(), entries.end());
+    for (const auto& e : {entries.front(), entries.back()})
+        std::filesystem::resize_file(e, std::filesystem::file_size(e) / 2);
+    auto scan = kiln::inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+
+    const CompileTimes own = compile_times_of(*scan);
+    CompileTimesFromRows gathered;
+    std::size_t rows = 0;
+    auto read = kiln::inductor::for_each_graph_batch(*scan, 3, [&](std::vector<kiln::inductor::GraphRow>& batch) {
+        for (const auto& r : batch) gathered.add(r), ++rows;
+    });
+    ASSERT_TRUE(read.ok()) << read.error().str();
+    ASSERT_GE(rows, entries.size());
+    const CompileTimes viaRows = gathered.finish(*scan);
+
+    ASSERT_EQ(own.errors.size(), 2u);
+    EXPECT_EQ(viaRows.errors, own.errors);
+    ASSERT_EQ(viaRows.graphs.size(), own.graphs.size());
+    EXPECT_EQ(own.graphs.size(), 11u);
+    for (std::size_t i = 0; i < own.graphs.size(); ++i) {
+        EXPECT_EQ(viaRows.graphs[i].path, own.graphs[i].path);
+        EXPECT_EQ(viaRows.graphs[i].ns, own.graphs[i].ns);
+    }
+    ASSERT_EQ(viaRows.categories.size(), own.categories.size());
+    for (std::size_t i = 0; i < own.categories.size(); ++i) {
+        EXPECT_EQ(viaRows.categories[i].category, own.categories[i].category);
+        EXPECT_EQ(viaRows.categories[i].files, own.categories[i].files);
+        EXPECT_EQ(viaRows.categories[i].bytes, own.categories[i].bytes);
+    }
+    // finish hands over what it kept: a second finish has no times left.
+    EXPECT_TRUE(gathered.finish(*scan).graphs.empty());
 }

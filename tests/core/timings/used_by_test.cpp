@@ -1,12 +1,18 @@
 // "Used by graph ...": the choices each fxgraph entry's output code launches, read a batch of entries at a time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "inductor/beneath_root.hpp"
+#include "inductor/graph_entry.hpp"
 #include "opened_dir.hpp"
+#include "pickle/skim.hpp"
 #include "test_support.hpp"
 #include "timings/collect.hpp"
+#include "timings/graph_kernels.hpp"
 #include "timings/used_by.hpp"
+#include "trace/graph_names.hpp"
 
 namespace fs = std::filesystem;
 using namespace kiln::timings;
@@ -90,4 +96,56 @@ TEST(UsedBy, ARootWithoutGraphsMarksNothing) {
     ASSERT_TRUE(empty.ok()) << empty.error().str();
     EXPECT_EQ(*empty, 0);
     EXPECT_TRUE(marks_of(set).empty());
+}
+
+// Each entry read once (its kernels joined beside its row) marks what the two reads did: `ls`'s rows,
+// then every FX entry that decoded skimmed and decoded again for graph_kernels.
+TEST(UsedBy, OneReadOfEachEntryMarksWhatTwoReadsDid) {
+    const auto dir = kiln::test::open_dir(kiln::test::h100_root());
+    const kiln::inductor::OpenedRoot root = dir;
+    TimingSet twice = h100_set();
+    auto list = kiln::trace::list_named_graphs(root, std::nullopt);
+    ASSERT_TRUE(list.ok()) << list.error().str();
+    int expected = 0;
+    for (const auto& row : list->rows) {
+        if (row.kind != "fxgraph" || !row.error.empty()) continue;
+        auto file = kiln::inductor::open_beneath(root, row.path);
+        ASSERT_TRUE(file.ok()) << row.path;
+        auto buffer = kiln::pickle::skim_opened_file(*file, kiln::inductor::path_beneath(root, row.path));
+        ASSERT_TRUE(buffer.ok()) << row.path;
+        auto entry = kiln::inductor::decode_graph_entry(std::move(*buffer));
+        ASSERT_TRUE(entry.ok()) << row.path;
+        auto kernels = graph_kernels(root, *entry, &twice);
+        if (!kernels.ok()) continue;
+        for (const auto& k : kernels->kernels) {
+            if (!k.autotune) continue;
+            Choice& c = twice.ops[k.autotune->op_index].choices[k.autotune->choice_index];
+            GraphUse use{row.key, row.label(), k.ref.name};
+            if (std::any_of(c.used_by.begin(), c.used_by.end(),
+                            [&](const GraphUse& u) { return u.key == use.key && u.kernel == use.kernel; }))
+                continue;
+            c.used_by.push_back(std::move(use));
+            ++expected;
+        }
+    }
+    ASSERT_GT(expected, 0);
+
+    TimingSet once = h100_set();
+    auto marks = mark_used_by(root, once);
+    ASSERT_TRUE(marks.ok()) << marks.error().str();
+    EXPECT_EQ(*marks, expected);
+    ASSERT_EQ(once.ops.size(), twice.ops.size());
+    for (std::size_t o = 0; o < once.ops.size(); ++o) {
+        ASSERT_EQ(once.ops[o].choices.size(), twice.ops[o].choices.size());
+        for (std::size_t c = 0; c < once.ops[o].choices.size(); ++c) {
+            const auto& a = once.ops[o].choices[c].used_by;
+            const auto& b = twice.ops[o].choices[c].used_by;
+            ASSERT_EQ(a.size(), b.size()) << once.ops[o].op << " " << once.ops[o].choices[c].name;
+            for (std::size_t u = 0; u < a.size(); ++u) {  // in the same order, named the same
+                EXPECT_EQ(a[u].key, b[u].key);
+                EXPECT_EQ(a[u].name, b[u].name);
+                EXPECT_EQ(a[u].kernel, b[u].kernel);
+            }
+        }
+    }
 }
