@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "decoy_root.hpp"
 #include "opened_dir.hpp"
 #include "retune/inventory.hpp"
 #include "test_support.hpp"
@@ -245,14 +246,10 @@ TEST(RetuneInventory, AddmmExternChoicesOfTorch211AreRunnableWithAlphaAndBeta) {
 // are sent are relative to the root they inherit (kiln-worker --root-fd), not paths into the decoy.
 TEST(RetuneInventory, ReadsBeneathTheOpenedRootNotItsPath) {
     kiln::test::ScratchDir dir("retune-inventory-decoy");
-    const fs::path root = dir.path() / "inductor", moved = dir.path() / "moved";
-    fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
-    const kiln::test::OpenedDir opened = kiln::test::open_dir(root);
+    const kiln::test::DecoyedRoot d = kiln::test::open_h100_root_then_decoy(dir);
+    const fs::path &root = d.root, &moved = d.moved;
+    const kiln::test::OpenedDir& opened = d.opened;
     ASSERT_TRUE(opened.fd.valid());
-    fs::rename(root, moved);
-    fs::create_directories(root / "cache");
-    std::ofstream(root / "cache" / "decoy")
-        << R"({"system": {"device": {"name": "decoy"}, "hash": "decoy"}, "cache": {"decoy_op": {"[]": {"float32": {"x": 1.0}}}}})";
     auto rep = inventory(opened, {90, ""});
     ASSERT_TRUE(rep.ok()) << rep.error().str();
     ASSERT_EQ(rep->ops.size(), 2u) << "the inventory read the decoy's timing cache";

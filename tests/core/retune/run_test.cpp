@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "decoy_root.hpp"
 #include "hostile_names.hpp"
 #include "opened_dir.hpp"
 #include "retune/inventory.hpp"
@@ -328,14 +329,10 @@ TEST(RetuneRun, ASessionLogOfAHostileOpKeyLandsInTheCache) {
 // into the decoy.
 TEST(RetuneRun, ReadsAndLogsBeneathTheOpenedRootNotItsPath) {
     kiln::test::ScratchDir dir("retune-run-decoy");
-    const fs::path root = dir.path() / "inductor", moved = dir.path() / "moved";
-    fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
-    const kiln::test::OpenedDir opened = kiln::test::open_dir(root);
+    const kiln::test::DecoyedRoot d = kiln::test::open_h100_root_then_decoy(dir);
+    const fs::path &root = d.root, &moved = d.moved;
+    const kiln::test::OpenedDir& opened = d.opened;
     ASSERT_TRUE(opened.fd.valid());
-    fs::rename(root, moved);
-    fs::create_directories(root / "cache");
-    std::ofstream(root / "cache" / "decoy")
-        << R"({"system": {"device": {"name": "decoy"}, "hash": "decoy"}, "cache": {"decoy_op": {"[]": {"float32": {"x": 1.0}}}}})";
     RunOptions o;
     o.devices = "cpu";
     o.arch = 90;
