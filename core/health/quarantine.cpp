@@ -119,6 +119,11 @@ Result<HeldQuarantine> make_quarantine(int root_fd) {
             KILN_CHECK(lock_quarantine(q));
             return q;
         }
+        if (errno == ENOENT && n < 99) {
+            // A restore that emptied .kiln-quarantine removed it after we opened it: make it again.
+            KILN_TRY(q.qroot, open_dir_beneath(root_fd, inductor::kQuarantineDirName, "quarantine folder", true));
+            continue;
+        }
         if (errno != EEXIST) return io_error("cannot make the quarantine folder", id, errno);
     }
     return make_error(Errc::busy, "no free quarantine id", base);
