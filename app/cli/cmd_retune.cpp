@@ -176,7 +176,8 @@ Registration retune_command("retune", 73, [](CLI::App& app, Outcome& outcome) {
     cmd->add_option("--op", args->op, "Only ops whose name or inputs key contains this");
     cmd->add_option("--devices", args->devices, "GPUs: all (default) or a list such as 0,1");
     cmd->add_flag("--each-device", args->each_device,
-                  "Measure every choice on every device (to compare GPUs) instead of spreading choices over them");
+                  "Measure every choice on every device instead of spreading choices over them; the hand-back "
+                  "then agrees one winner per op across the GPUs (the smallest median of their times)");
     cmd->add_option("--arch", args->arch, "With --list: the GPU architecture to pick binaries for, e.g. 90");
     cmd->add_option("--timeout", args->timeout_s, "Seconds allowed per choice before its worker is stopped")
         ->check(duration_seconds());

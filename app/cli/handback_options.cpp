@@ -21,6 +21,34 @@ void print_skipped(FILE* to, const std::vector<SkippedOp>& skipped, const char* 
         std::fprintf(to, "  not %s: %s on %s: %s\n", what, s.label.c_str(), s.device_name.c_str(), s.why.c_str());
 }
 
+// Ops whose every choice several devices measured (retune --each-device): one winner agreed across
+// them, and each op where a device's own winner was another, with both times on that device.
+void print_agreed(FILE* to, const std::vector<MeasuredOp>& ops) {
+    std::size_t agreed = 0, differed = 0;
+    std::string devices;
+    for (const auto& op : ops) {
+        if (op.agreed_from.size() < 2) continue;
+        ++agreed;
+        differed += op.devices_differed();
+        if (devices.empty())
+            for (int d : op.agreed_from) devices += (devices.empty() ? "" : ", ") + std::to_string(d);
+    }
+    if (!agreed) return;
+    std::fprintf(to, "  %zu op(s) agreed across devices %s (%s); their own winners differed on %zu:\n", agreed,
+                 devices.c_str(), agreed_rule_text().c_str(), differed);
+    for (const auto& op : ops) {
+        if (op.agreed_from.size() < 2 || !op.devices_differed()) continue;
+        const MeasuredChoice* w = op.winner();
+        std::fprintf(to, "    %s: agreed %s (median %.4f ms)\n", op.label().c_str(), w->name.c_str(), w->ms);
+        for (std::size_t k = 0; k < op.agreed_from.size(); ++k) {
+            const MeasuredChoice* own = op.device_winner(k);
+            if (own == w || !own) continue;
+            std::fprintf(to, "      device %d: its own %s %.4f ms, the agreed %.4f ms\n", op.agreed_from[k],
+                         own->name.c_str(), own->device_ms[k], w->device_ms[k]);
+        }
+    }
+}
+
 // What the hand-back did, step by step, as far as it went (its error is printed after this).
 void print_handback(FILE* to, const HandbackReport& r) {
     if (const auto& f = r.fetched)
@@ -34,6 +62,7 @@ void print_handback(FILE* to, const HandbackReport& r) {
     }
     if (!r.decided) return;
     std::fprintf(to, "%zu complete op(s) (every choice measured on one GPU kind)\n", r.ops.size());
+    print_agreed(to, r.ops);
     if (!r.infinite.empty()) {
         std::fprintf(to, "  %zu choice(s) written as Infinity, as torch writes a choice that fails:\n",
                      r.infinite.size());

@@ -3,7 +3,7 @@ the bf16 block of model_cache.py forward and backward, plus an all_reduce compil
 process-group name and the device index land in that graph). Each rank then times STEPS compiled
 training steps with CUDA events (median) and writes rank<R>/run.json.
 
-torchrun --nproc_per_node N ranks_job.py --out DIR   (TORCHINDUCTOR_CACHE_DIR is set per rank here)
+torchrun --nproc_per_node N ranks_job.py --out DIR [--pin TABLE]   (TORCHINDUCTOR_CACHE_DIR is set per rank here)
 """
 import argparse
 import json
@@ -15,6 +15,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--out", required=True)
 p.add_argument("--steps", type=int, default=200)
 p.add_argument("--cache-base", default=None, help="per-rank caches under BASE/rank<R>/inductor (default OUT)")
+p.add_argument("--pin", default=None, help="an Inductor lookup table (kiln-cli --pin) loaded before compiling")
 a = p.parse_args()
 rank = int(os.environ["RANK"])
 local = int(os.environ["LOCAL_RANK"])
@@ -29,6 +30,12 @@ import torch.distributed as dist  # noqa: E402
 import torch._inductor.config as cfg  # noqa: E402
 
 cfg.max_autotune_gemm_backends = "ATEN,TRITON"
+if a.pin:  # the class in the config: the handler alone is thread-local and misses the backward graph
+    from torch._inductor.lookup_table import LookupTableChoices
+
+    with open(a.pin) as fh:
+        cfg.lookup_table.table = json.load(fh)
+    cfg.inductor_choices_class = LookupTableChoices
 torch.cuda.set_device(local)
 dist.init_process_group("nccl")
 MODE = "max-autotune-no-cudagraphs"

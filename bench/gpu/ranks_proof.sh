@@ -15,6 +15,7 @@
 #      runs from its whole cache (an FX hit: the very kernels each job chose); else from fresh caches
 #      seeded with its timing caches.
 # usage: bash bench/gpu/ranks_proof.sh --job OUT_DIR   (GPU host: step 0; then ranks_proof.sh OUT_DIR2)
+#        bash bench/gpu/ranks_proof.sh --each-device OUT_DIR   (GPU host, after --job: retune --each-device)
 #        bash bench/gpu/ranks_proof.sh OUT_DIR         (GPU host, from the repo root)
 #        bash bench/gpu/ranks_proof.sh --prepare       (anywhere with KILN_CLI or build/bin/kiln-cli)
 # env: KILN_CLI, KILN_PYTHON, KILN_PROOF_WORK (scratch, default /tmp/kiln-ranks-proof), RANKS_DATA (the
@@ -49,6 +50,69 @@ per_rank() {
   done
 }
 
+# count DIR: "N D", the template kernels in DIR/rank*/ output code and those whose config
+# (config_args, num_stages, num_warps) is not the same on all $n ranks, or that a rank lacks
+count() {
+  "$py" - "$1" "$n" <<'EOF'
+import collections, glob, re, sys
+by, n = collections.defaultdict(dict), int(sys.argv[2])
+for r in range(n):
+    for f in glob.glob(f"{sys.argv[1]}/rank{r}/inductor/*/*.py"):
+        text = open(f).read()
+        if not text.startswith("# AOT ID:"): continue
+        for name, body in re.findall(r"async_compile\.triton\('(\w+)', '''(.*?)'''", text, re.S):
+            head = body.split("@triton.jit")[0]
+            if "@triton_heuristics.template(" not in head: continue
+            cfg = re.search(r"'config_args': (\{[^}]*\})", head).group(1)
+            by[(text.split("\n", 1)[0], name)][r] = cfg + str(re.findall(r"num_(?:stages|warps)=\d+", head))
+print(len(by), sum(1 for v in by.values() if len(v) < n or len(set(v.values())) > 1))
+EOF
+}
+# The A/B's variants: whole caches (FX hits: each runs the very kernels its job chose) when $whole is 1,
+# else fresh caches seeded with the timing caches (both compile, neither benchmarks).
+ab() {  # ab ROUND VARIANT SRC [TABLE]: ranks_job.py from SRC's caches (with the lookup table TABLE)
+  local d="$work/ab_$1_$2" r; mkdir -p "$d"
+  for r in "${ranks[@]}"; do
+    if [ $whole = 1 ]; then mkdir -p "$d/$r" && cp -a "$3/$r/inductor" "$d/$r/inductor"
+    else mkdir -p "$d/$r/inductor/cache" && cp "$3/$r/inductor/cache/"* "$d/$r/inductor/cache/"; fi
+  done
+  timeout 300 "$py" -m torch.distributed.run --standalone --nproc_per_node "$n" --log-dir "$d/logs" --redirects 3 --tee 0 \
+    "$src/bench/gpu/ranks_job.py" --out "$d" --cache-base "$d" ${4:+--pin "$4"} > "$d/torchrun.log" 2>&1
+  for r in "${ranks[@]}"; do grep -c '^AUTOTUNE' "$(find "$d/logs" -path "*/${r#rank}/stderr.log" | head -1)"; done | paste -sd' ' > "$d/tables"
+}
+# ab_summary: each variant's step per round, the ratios into $work/step_ratio and $work/gpu_ratio
+ab_summary() {
+"$py" - "$work" "$rounds" "$n" <<'EOF' | tee -a "$report"
+import json, os, statistics, sys
+work, rounds, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+got = {}
+for v in ("own", "agreed"):
+    ev, gpu, tables = [], [], []
+    for rd in range(1, rounds + 1):
+        runs = [f"{work}/ab_{rd}_{v}/rank{r}/run.json" for r in range(n)]
+        if all(os.path.exists(f) for f in runs):
+            js = [json.load(open(f)) for f in runs]
+            ev.append(sum(j["step_ms_median"] for j in js) / n)
+            if all(j.get("gpu_ms_per_step") for j in js):
+                gpu.append(sum(j["gpu_ms_per_step"] for j in js) / n)
+        tables.append(open(f"{work}/ab_{rd}_{v}/tables").read().strip() if os.path.exists(f"{work}/ab_{rd}_{v}/tables") else "?")
+    got[v] = (ev, gpu)
+    print(f"{v:6} kernels: step (CUDA events, mean of the ranks' medians) per round " + ", ".join(f"{x:.4f}" for x in ev)
+          + " ms; GPU kernel time per step (profiler) " + ", ".join(f"{x:.4f}" for x in gpu) + f" ms; AUTOTUNE tables per round: {' | '.join(tables)}")
+ok = True
+for i, what in ((0, "step, CUDA events"), (1, "GPU kernel time per step")):
+    a, b = got["agreed"][i], got["own"][i]
+    if a and b:
+        ratio = statistics.median(a) / statistics.median(b)
+        print(f"agreed / each rank's own, {what} (median of rounds): {ratio:.4f}")
+        if i == 0:
+            open(f"{work}/step_ratio", "w").write(f"{ratio:.4f}")
+        else:
+            open(f"{work}/gpu_ratio", "w").write(f"{ratio:.4f}")
+EOF
+}
+not_worse() { [ -s "$work/$1" ] && "$py" -c 'import sys; sys.exit(float(open(sys.argv[1]).read()) > float(sys.argv[2]))' "$work/$1" "$2"; }
+
 if [ "${1:-}" = "--job" ]; then
   out="${2:?usage: ranks_proof.sh --job OUT_DIR}"
   proof_start ranks_job "$out" "${KILN_PROOF_WORK:-/tmp/kiln-ranks-proof}"
@@ -68,7 +132,57 @@ if [ "${1:-}" = "--job" ]; then
   exit 0
 fi
 
-out="${1:?usage: bash bench/gpu/ranks_proof.sh OUT_DIR | --job OUT_DIR | --prepare}"
+# --each-device OUT: Kiln's own re-tune measures every choice on every GPU of this machine (retune
+# --each-device, rank 0's cache of the --job run), the hand-back agrees one winner per op from all
+# GPUs' times and pins it (--pin: one lookup table, configs device-independent); the job again with
+# that table and fresh caches: no rank benchmarks, every rank the same configs; then each rank's own
+# kernels against the pinned ones, alternated (RANKS_AB_ROUNDS, default 2).
+if [ "${1:-}" = "--each-device" ]; then
+  out="${2:?usage: ranks_proof.sh --each-device OUT_DIR (after --job on this machine)}"
+  proof_start ranks_each_device "$out" "${KILN_PROOF_WORK:-/tmp/kiln-each-proof}"
+  proof_python
+  [ -d "$job_dir/rank0/inductor/triton" ] || die "no earlier job here: run ranks_proof.sh --job first" 2
+  cp "$job_dir/machine.txt" "$out/machine.txt"
+  proof_header "One winner agreed across the machine's GPUs by Kiln's re-tune (issue 43, item 2)"
+  proof_cli "$src/build-gpu/cli" kiln-cli kiln-worker
+  ranks=($(ranks_in "$job_dir")); n=${#ranks[@]}
+  cp -a "$job_dir/rank0/inductor" "$work/root"
+  s=$(date +%s)
+  "$cli" retune "$work/root" --each-device --json > "$out/each_device_run.json" 2> "$work/retune.err"
+  rc=$?; [ $rc -le 1 ] || { cat "$work/retune.err" >&2; die "retune --each-device failed (rc $rc)" 1; }
+  say "retune --each-device on $(nvidia-smi -L | wc -l) GPUs: $(( $(date +%s) - s )) s (rc $rc: 1 when a choice failed)"
+  "$cli" handback "$work/root" --from "$out/each_device_run.json" --pin "$out/agreed_table.json" > "$out/handback.txt" 2>&1 ||
+    die "handback --pin failed ($(tail -3 "$out/handback.txt"))" 1
+  say "$(grep -E 'complete op|agreed across devices' "$out/handback.txt")"
+  say "$(grep -c ' -> ' "$out/handback.txt") ops pinned into agreed_table.json"
+  # The job again: fresh caches, the table loaded on every rank.
+  pinned="$work/pinned"; mkdir -p "$pinned"
+  s=$(date +%s)
+  timeout 480 "$py" -m torch.distributed.run --standalone --nproc_per_node "$n" --log-dir "$work/logs" --redirects 3 --tee 0 \
+    "$src/bench/gpu/ranks_job.py" --out "$pinned" --cache-base "$pinned" --pin "$out/agreed_table.json" \
+    > "$out/torchrun.log" 2>&1 || die "torchrun failed (torchrun.log)" 1
+  say "torchrun with the table: $(( $(date +%s) - s )) s; compile $(cat "$pinned"/rank*/run.json | grep -o '"compile_seconds": [0-9.]*' | cut -d' ' -f2 | paste -sd/) s a rank"
+  per_rank "$pinned" "$work/logs" "$work/trace"
+  tables="$(for r in "${ranks[@]}"; do grep -c '^AUTOTUNE' "$pinned/$r/stderr.log"; done | paste -sd' ')"
+  zeros="$(for r in "${ranks[@]}"; do echo 0; done | paste -sd' ')"
+  check "AUTOTUNE tables per rank: $tables ($zeros: no rank benchmarks)" "[ '$tables' = '$zeros' ]"
+  read -r n_before d_before <<< "$(count "$job_dir")"; read -r n_after d_after <<< "$(count "$pinned")"
+  say "template kernels whose config differs between ranks: the job's own $d_before of $n_before, pinned $d_after of $n_after"
+  check "every rank runs the same config for every template kernel (0 differences)" "[ '$d_after' = 0 ] && [ '$n_after' -gt 0 ]"
+  whole=1; rounds="${RANKS_AB_ROUNDS:-2}"
+  say "A/B from whole caches (FX hits), $rounds rounds ABBA: each rank's own kernels against the pinned ones"
+  for round in $(seq 1 "$rounds"); do
+    if [ $((round % 2)) = 1 ]; then ab "$round" own "$job_dir"; ab "$round" agreed "$pinned" "$out/agreed_table.json"
+    else ab "$round" agreed "$pinned" "$out/agreed_table.json"; ab "$round" own "$job_dir"; fi
+  done
+  ab_summary
+  check "step time with the pinned kernels not worse than with each rank's own (within 5 %)" "not_worse step_ratio 1.05"
+  check "GPU kernel time per step with the pinned kernels not worse (within 2 %)" "not_worse gpu_ratio 1.02"
+  tar -C "$work" -cJf "$out/ab_runs.tar.xz" --exclude='*/inductor' $(cd "$work" && ls -d ab_* pinned) 2> /dev/null
+  exit $failed
+fi
+
+out="${1:?usage: bash bench/gpu/ranks_proof.sh OUT_DIR | --job OUT_DIR | --each-device OUT_DIR | --prepare}"
 proof_start ranks_proof "$out" "${KILN_PROOF_WORK:-/tmp/kiln-ranks-proof}"
 proof_python
 { nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
@@ -123,22 +237,6 @@ check "each rank's timing cache is the agreed one, unchanged" same_caches
 # 4. template kernel configs across ranks, from the output code: "N D" = the template kernels, and
 # those whose config (config_args, num_stages, num_warps) is not the same on all ranks, or that a
 # rank lacks
-count() {
-  "$py" - "$1" "$n" <<'EOF'
-import collections, glob, re, sys
-by, n = collections.defaultdict(dict), int(sys.argv[2])
-for r in range(n):
-    for f in glob.glob(f"{sys.argv[1]}/rank{r}/inductor/*/*.py"):
-        text = open(f).read()
-        if not text.startswith("# AOT ID:"): continue
-        for name, body in re.findall(r"async_compile\.triton\('(\w+)', '''(.*?)'''", text, re.S):
-            head = body.split("@triton.jit")[0]
-            if "@triton_heuristics.template(" not in head: continue
-            cfg = re.search(r"'config_args': (\{[^}]*\})", head).group(1)
-            by[(text.split("\n", 1)[0], name)][r] = cfg + str(re.findall(r"num_(?:stages|warps)=\d+", head))
-print(len(by), sum(1 for v in by.values() if len(v) < n or len(set(v.values())) > 1))
-EOF
-}
 read -r n_before d_before <<< "$(count "$before")"; read -r n_after d_after <<< "$(count "$after")"
 say "template kernels whose config differs between ranks: before $d_before of $n_before, after $d_after of $n_after"
 check "every rank runs the same config for every template kernel (0 differences)" "[ '$d_after' = 0 ] && [ '$n_after' -gt 0 ]"
@@ -151,51 +249,13 @@ check "every rank runs the same config for every template kernel (0 differences)
 # caches seeded with the timing caches (both compile, neither benchmarks).
 whole=0; [ -d "$before/rank0/inductor/triton" ] && [ "$want" = "$have" ] && whole=1
 say "A/B from $([ $whole = 1 ] && echo 'whole caches (FX hits)' || echo 'timing caches alone')"
-ab() {  # ab ROUND VARIANT SRC
-  local d="$work/ab_$1_$2" r; mkdir -p "$d"
-  for r in "${ranks[@]}"; do
-    if [ $whole = 1 ]; then mkdir -p "$d/$r" && cp -a "$3/$r/inductor" "$d/$r/inductor"
-    else mkdir -p "$d/$r/inductor/cache" && cp "$3/$r/inductor/cache/"* "$d/$r/inductor/cache/"; fi
-  done
-  timeout 300 "$py" -m torch.distributed.run --standalone --nproc_per_node "$n" --log-dir "$d/logs" --redirects 3 --tee 0 \
-    "$src/bench/gpu/ranks_job.py" --out "$d" --cache-base "$d" > "$d/torchrun.log" 2>&1
-  for r in "${ranks[@]}"; do grep -c '^AUTOTUNE' "$(find "$d/logs" -path "*/${r#rank}/stderr.log" | head -1)"; done | paste -sd' ' > "$d/tables"
-}
 agreed_src="$agreed"; [ $whole = 1 ] && agreed_src="$after"
 rounds="${RANKS_AB_ROUNDS:-3}"
 for round in $(seq 1 "$rounds"); do
   if [ $((round % 2)) = 1 ]; then ab "$round" own "$before"; ab "$round" agreed "$agreed_src"
   else ab "$round" agreed "$agreed_src"; ab "$round" own "$before"; fi
 done
-"$py" - "$work" "$rounds" "$n" <<'EOF' | tee -a "$report"
-import json, os, statistics, sys
-work, rounds, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-got = {}
-for v in ("own", "agreed"):
-    ev, gpu, tables = [], [], []
-    for rd in range(1, rounds + 1):
-        runs = [f"{work}/ab_{rd}_{v}/rank{r}/run.json" for r in range(n)]
-        if all(os.path.exists(f) for f in runs):
-            js = [json.load(open(f)) for f in runs]
-            ev.append(sum(j["step_ms_median"] for j in js) / n)
-            if all(j.get("gpu_ms_per_step") for j in js):
-                gpu.append(sum(j["gpu_ms_per_step"] for j in js) / n)
-        tables.append(open(f"{work}/ab_{rd}_{v}/tables").read().strip() if os.path.exists(f"{work}/ab_{rd}_{v}/tables") else "?")
-    got[v] = (ev, gpu)
-    print(f"{v:6} kernels: step (CUDA events, mean of the ranks' medians) per round " + ", ".join(f"{x:.4f}" for x in ev)
-          + " ms; GPU kernel time per step (profiler) " + ", ".join(f"{x:.4f}" for x in gpu) + f" ms; AUTOTUNE tables per round: {' | '.join(tables)}")
-ok = True
-for i, what in ((0, "step, CUDA events"), (1, "GPU kernel time per step")):
-    a, b = got["agreed"][i], got["own"][i]
-    if a and b:
-        ratio = statistics.median(a) / statistics.median(b)
-        print(f"agreed / each rank's own, {what} (median of rounds): {ratio:.4f}")
-        if i == 0:
-            open(f"{work}/step_ratio", "w").write(f"{ratio:.4f}")
-        else:
-            open(f"{work}/gpu_ratio", "w").write(f"{ratio:.4f}")
-EOF
-not_worse() { [ -s "$work/$1" ] && "$py" -c 'import sys; sys.exit(float(open(sys.argv[1]).read()) > float(sys.argv[2]))' "$work/$1" "$2"; }
+ab_summary
 check "step time with the agreed kernels not worse than with each rank's own (same machine, alternated, within 5 %)" "not_worse step_ratio 1.05"
 check "GPU kernel time per step with the agreed kernels not worse (within 2 %)" "not_worse gpu_ratio 1.02"
 tar -C "$after" --exclude='*/inductor/triton' -cJf "$out/after.tar.xz" . 2>/dev/null

@@ -11,9 +11,38 @@ Json skipped_ops_json(const std::vector<SkippedOp>& skipped) {
     return a;
 }
 
+// Ops agreed across several devices (retune --each-device): each device's own winner beside the agreed one.
+Json agreed_json(const std::vector<MeasuredOp>& ops) {
+    Json a = Json::array();
+    for (const auto& op : ops) {
+        if (op.agreed_from.size() < 2) continue;
+        const MeasuredChoice* w = op.winner();
+        Json devices = Json::array();
+        for (std::size_t k = 0; k < op.agreed_from.size(); ++k) {
+            const MeasuredChoice* own = op.device_winner(k);
+            devices.push_back({{"device", op.agreed_from[k]},
+                               {"winner", own ? Json(own->name) : Json()},
+                               {"winner_ms", own ? Json(own->device_ms[k]) : Json()},
+                               {"agreed_ms", Json(w->device_ms[k])}});
+        }
+        a.push_back({{"op", op.label()},
+                     {"device_name", op.device_name},
+                     {"agreed", w->name},
+                     {"median_ms", w->ms},
+                     {"devices_differed", op.devices_differed()},
+                     {"devices", std::move(devices)}});
+    }
+    return a;
+}
+
 Json shard_json(const ShardSlice& s) { return {{"index", s.shard.index}, {"count", s.shard.count}, {"ops", s.ops}}; }
 
 }  // namespace
+
+std::string agreed_rule_text() {
+    return "each choice's time is the median of the times the devices measured; the smallest median wins, so "
+           "every GPU runs the same kernel";
+}
 
 nlohmann::ordered_json to_json(const HandbackReport& r) {
     if (r.shard && r.shard->nothing_to_do()) return Json{{"shard", shard_json(*r.shard)}};
@@ -25,6 +54,9 @@ nlohmann::ordered_json to_json(const HandbackReport& r) {
                           {"ops", r.fetched->ops}};
     if (r.shard) out["shard"] = shard_json(*r.shard);
     out["complete_ops"] = r.ops.size();
+    if (Json agreed = agreed_json(r.ops); !agreed.empty()) {
+        out["agreed_across_devices"] = {{"rule", agreed_rule_text()}, {"ops", std::move(agreed)}};
+    }
     out["skipped"] = skipped_ops_json(r.skipped);
     Json infinite = Json::array();
     for (const auto& i : r.infinite) infinite.push_back({{"op", i.op}, {"choice", i.choice}, {"why", i.why}});

@@ -58,7 +58,11 @@ struct HandbackReport {
     std::optional<Error> error;  // where it stopped
 };
 
-// The report of a hand-back that did not stop: {"fetched", "shard", "complete_ops", "skipped",
+// How complete_ops agrees one winner across devices that each measured every choice.
+std::string agreed_rule_text();
+
+// The report of a hand-back that did not stop: {"fetched", "shard", "complete_ops",
+// "agreed_across_devices" (only when some op was agreed across devices), "skipped",
 // "infinite", "written", "published", "pinned"}, each target only when asked for; a shard with nothing
 // to do is {"shard": {"index", "count", "ops": 0}} alone.
 nlohmann::ordered_json to_json(const HandbackReport& report);

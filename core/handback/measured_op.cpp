@@ -52,6 +52,38 @@ std::string incomplete_on(const RunOp& op, int device, const std::string& kind) 
            " choices not measured ok (torch would benchmark the op again), e.g. " + first;
 }
 
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// `c` as measured on every device of `full` (each measured every choice of the op): the median of
+// the times measured ok; Infinity, as torch writes it, where none ran it.
+MeasuredChoice agreed_choice(const RunChoice& c, const RunOp& op, const std::vector<int>& full,
+                             const std::string& kind) {
+    MeasuredChoice out{c.name, c.kind, 0, std::nullopt};
+    std::vector<double> ok;
+    for (int d : full) {
+        const Measurement* m = c.on(d);
+        if (m && m->ok()) {
+            ok.push_back(*m->ms);
+            out.device_ms.push_back(*m->ms);
+            if (m->spread_ms) out.spread_ms = std::max(out.spread_ms.value_or(0), *m->spread_ms);
+        } else {
+            out.device_ms.push_back(std::numeric_limits<double>::infinity());
+        }
+    }
+    if (!ok.empty()) {
+        out.ms = median_of(ok);
+        return out;
+    }
+    out.ms = std::numeric_limits<double>::infinity();
+    out.spread_ms.reset();
+    out.infinite_why = infinite_as_torch(c, c.on(full.front()), op, kind);
+    return out;
+}
+
 // Whether the recorded device, Triton key and CUDA version give the recorded file's hash.
 bool reproduces(const RecordedFor& r) {
     Json sys;
@@ -98,6 +130,21 @@ const MeasuredChoice* MeasuredOp::winner() const {
     return best;
 }
 
+const MeasuredChoice* MeasuredOp::device_winner(std::size_t k) const {
+    const MeasuredChoice* best = nullptr;
+    for (const auto& c : choices)
+        if (k < c.device_ms.size() && std::isfinite(c.device_ms[k]) && (!best || c.device_ms[k] < best->device_ms[k]))
+            best = &c;
+    return best;
+}
+
+bool MeasuredOp::devices_differed() const {
+    const MeasuredChoice* agreed = winner();
+    for (std::size_t k = 0; k < agreed_from.size(); ++k)
+        if (device_winner(k) != agreed) return true;
+    return false;
+}
+
 int MeasuredOp::infinite_choices() const {
     return static_cast<int>(std::count_if(choices.begin(), choices.end(), [](const auto& c) { return c.infinite(); }));
 }
@@ -127,15 +174,14 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
             // GPUs) every choice from the first device of this kind that measured it ok: torch's own
             // multi-device autotuning does the same, and the file is per device kind.
             std::vector<int> from(op.choices.size(), -1);
+            std::vector<int> full;  // the devices that each measured every choice
             std::string why;
             for (int index : by_kind[kind]) {
                 std::string w = incomplete_on(op, index, kind);
-                if (w.empty()) {
-                    std::fill(from.begin(), from.end(), index);
-                    break;
-                }
-                if (why.empty()) why = "device " + std::to_string(index) + ": " + w;
+                if (w.empty()) full.push_back(index);
+                else if (why.empty()) why = "device " + std::to_string(index) + ": " + w;
             }
+            if (!full.empty()) std::fill(from.begin(), from.end(), full.front());
             if (from.empty() || from[0] < 0) {
                 bool all = !op.choices.empty();
                 int uncovered = 0;
@@ -189,7 +235,19 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
                 }
             }
             bool one = std::all_of(from.begin(), from.end(), [&](int d) { return d == from[0]; });
-            MeasuredOp m{op.op, op.inputs, op.precision, kind, one ? from[0] : -1, v, {}, {}};
+            MeasuredOp m{op.op, op.inputs, op.precision, kind, one ? from[0] : -1, {}, v, {}, {}};
+            if (full.size() > 1) {
+                m.device = -1;
+                m.agreed_from = full;
+                for (const auto& c : op.choices) m.choices.push_back(agreed_choice(c, op, full, kind));
+                if (!m.winner()) {
+                    sel.skipped.push_back(
+                        {label, kind, "no choice ran on this GPU kind (every one fails as torch would)"});
+                    continue;
+                }
+                sel.ops.push_back(std::move(m));
+                continue;
+            }
             for (size_t i = 0; i < op.choices.size(); ++i) {
                 const RunChoice& c = op.choices[i];
                 const Measurement* ms = c.on(from[i]);

@@ -31,6 +31,8 @@ struct MeasuredChoice {
     // row, as `kiln-cli ranks` reads them); the lookup table falls back to it.
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
     std::string infinite_why;
+    // Per device of MeasuredOp::agreed_from, the time it measured (inf: not ok there).
+    std::vector<double> device_ms;
     bool infinite() const { return !infinite_why.empty(); }
 };
 
@@ -38,6 +40,11 @@ struct MeasuredOp {
     std::string op, inputs, precision;  // the timing cache's keys
     std::string device_name;            // the device that measured every choice
     int device = -1;                    // its index in the run (-1: several of that kind, or a fleet's)
+    // `retune --each-device`: the devices of this kind that each measured every choice, when more
+    // than one did. Each choice's `ms` is then the median of their times (the rule of `kiln-cli
+    // ranks --agree`), so one winner is agreed across the machine's GPUs and every process that reads
+    // the hand-back runs it.
+    std::vector<int> agreed_from;
     SoftwareVersions versions;
     std::vector<MeasuredChoice> choices;
     std::string host;  // who measured it (fleet entries)
@@ -46,8 +53,11 @@ struct MeasuredOp {
     nlohmann::ordered_json system() const;
     std::string system_hash() const;
     const MeasuredChoice* winner() const;  // the fastest choice (null when none has a finite time)
-    int infinite_choices() const;          // choices written as Infinity
-    std::string label() const;             // "mm [('cuda', 'torch.float16', 512, ...)] highest"
+    // The fastest choice on agreed_from[k] alone (null when none ran there).
+    const MeasuredChoice* device_winner(std::size_t k) const;
+    bool devices_differed() const;  // agreed_from's devices' own winners were not all winner()
+    int infinite_choices() const;   // choices written as Infinity
+    std::string label() const;      // "mm [('cuda', 'torch.float16', 512, ...)] highest"
 };
 
 struct SkippedOp {
@@ -61,8 +71,9 @@ struct Selection {
     std::vector<SkippedOp> skipped;
 };
 
-// Per op and device kind (device name), the first device (lowest index) on which every choice was
-// measured ok; else each choice from the first device of that kind that measured it ok (retune
+// Per op and device kind (device name): where two or more devices of that kind each measured every
+// choice ok (`retune --each-device`), every choice's time is the median of theirs (agreed_from); where
+// one did, the first (lowest index); else each choice from the first device of that kind that measured it ok (retune
 // spreads an op's choices over the GPUs); an op some choice of which no such device measured ok
 // is skipped with why. A choice "measured ok" includes one that fails as torch fails it, written as
 // Infinity as torch writes it: its kernel could not launch or run there (Measurement::torch_inf), or

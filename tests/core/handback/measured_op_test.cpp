@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "handback/handback_report.hpp"
 #include "handback/measured_op.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
@@ -171,4 +172,85 @@ TEST(Shard, SlicesPartitionTheOpsStably) {
     // sha256("mm\n<inputs>\nhighest")[:15] = 3c9898a63f9bdca (Python's hashlib): 0 mod 2, 4 mod 7.
     EXPECT_EQ(shard_of("mm", run.ops[0].inputs, "highest", 2), 0);
     EXPECT_EQ(shard_of("mm", run.ops[0].inputs, "highest", 7), 4);
+}
+
+// `retune --each-device`: two devices of one kind each measured every choice of an op and their own
+// winners differ; the hand-back agrees one winner by the median of their times (what every GPU then
+// runs). A device that measured the op only in part does not vote; an op only one device measured
+// completely keeps that device's times.
+TEST(CompleteOps, EachDeviceRunsAgreeOneWinnerByTheMedian) {
+    using Json = nlohmann::ordered_json;
+    const std::string kind = "NVIDIA H100 80GB HBM3";
+    auto j = kiln::test::run_json_from_cache_file(kiln::test::cache_file_for(kiln::test::h100_root(), kind), kind);
+    j["devices"].push_back({{"index", 1}, {"name", kind}, {"arch", "sm_90"}});
+    j["devices"].push_back({{"index", 2}, {"name", kind}, {"arch", "sm_90"}});
+    ASSERT_GE(j["ops"].size(), 2u);
+    auto& first = j["ops"][0]["choices"];
+    ASSERT_GE(first.size(), 3u);
+    auto measure = [](Json& choice, int device, double ms, const char* status = "ok") {
+        choice["measured"].push_back(
+            {{"device", device}, {"status", status}, {"ms", ms}, {"spread_ms", ms / 100}, {"why", ""}});
+    };
+    // Op 0: device 0 prefers A (1.0 < 1.1), device 1 prefers B (1.05 < 1.3): medians A 1.15, B 1.075.
+    for (size_t i = 0; i < first.size(); ++i) {
+        double d0 = i == 0 ? 1.0 : i == 1 ? 1.1 : 5.0, d1 = i == 0 ? 1.3 : i == 1 ? 1.05 : 5.0 + i;
+        first[i]["measured"] = Json::array();
+        measure(first[i], 0, d0);
+        measure(first[i], 1, d1);
+        if (i == 0) measure(first[i], 2, 0.01);  // device 2 measured A alone: no vote
+    }
+    // Op 1: device 1 timed out on one choice: device 0's times alone.
+    auto& second = j["ops"][1]["choices"];
+    for (size_t i = 0; i < second.size(); ++i) measure(second[i], 1, 0.5, i == 0 ? "timeout" : "ok");
+    auto run = run_from_json(j, "t").value();
+    auto sel = complete_ops(run, std::nullopt);
+    ASSERT_EQ(sel.ops.size(), 2u) << (sel.skipped.empty() ? "" : sel.skipped[0].why);
+    const MeasuredOp& agreed = sel.ops[0];
+    EXPECT_EQ(agreed.agreed_from, (std::vector<int>{0, 1}));
+    EXPECT_EQ(agreed.device, -1);
+    ASSERT_NE(agreed.winner(), nullptr);
+    EXPECT_EQ(agreed.winner()->name, first[1]["name"].get<std::string>());
+    EXPECT_DOUBLE_EQ(agreed.winner()->ms, 1.075);
+    EXPECT_DOUBLE_EQ(agreed.choices[0].ms, 1.15);
+    EXPECT_EQ(agreed.device_winner(0)->name, first[0]["name"].get<std::string>());
+    EXPECT_EQ(agreed.device_winner(1)->name, first[1]["name"].get<std::string>());
+    EXPECT_TRUE(agreed.devices_differed());
+    const MeasuredOp& alone = sel.ops[1];
+    EXPECT_TRUE(alone.agreed_from.empty());
+    EXPECT_EQ(alone.device, 0);
+    // The report names the agreed op, its rule, and each device's own winner.
+    HandbackReport report;
+    report.decided = true;
+    report.ops = sel.ops;
+    Json out = to_json(report);
+    ASSERT_TRUE(out.contains("agreed_across_devices"));
+    ASSERT_EQ(out["agreed_across_devices"]["ops"].size(), 1u);
+    const Json& o = out["agreed_across_devices"]["ops"][0];
+    EXPECT_EQ(o["agreed"], first[1]["name"]);
+    EXPECT_EQ(o["devices"][0]["winner"], first[0]["name"]);
+    EXPECT_EQ(o["devices"][0]["agreed_ms"], 1.1);
+    EXPECT_TRUE(o["devices_differed"].get<bool>());
+}
+
+// With `--device I` the run is that device's alone, as before: no agreement.
+TEST(CompleteOps, OneDeviceOfAnEachDeviceRunIsItsOwnTimes) {
+    const std::string kind = "NVIDIA H100 80GB HBM3";
+    auto j = kiln::test::run_json_from_cache_file(kiln::test::cache_file_for(kiln::test::h100_root(), kind), kind);
+    j["devices"].push_back({{"index", 1}, {"name", kind}, {"arch", "sm_90"}});
+    for (auto& op : j["ops"])
+        for (auto& c : op["choices"]) {
+            auto m = c["measured"][0];
+            m["device"] = 1;
+            m["ms"] = m["ms"].get<double>() * 3;
+            c["measured"].push_back(m);
+        }
+    auto run = run_from_json(j, "t").value();
+    auto sel = complete_ops(run, std::nullopt, 1);
+    ASSERT_FALSE(sel.ops.empty());
+    EXPECT_TRUE(sel.ops[0].agreed_from.empty());
+    EXPECT_EQ(sel.ops[0].device, 1);
+    auto both = complete_ops(run, std::nullopt);
+    ASSERT_EQ(both.ops.size(), sel.ops.size());
+    EXPECT_EQ(both.ops[0].agreed_from.size(), 2u);
+    EXPECT_DOUBLE_EQ(both.ops[0].choices[0].ms, 2 * both.ops[0].choices[0].device_ms[0]);
 }

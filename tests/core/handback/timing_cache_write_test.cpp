@@ -124,7 +124,8 @@ TEST(CompleteOps, AnOpWithAFailedChoiceIsSkippedWithWhy) {
     EXPECT_NE(sel.skipped[1].why.find("was not measured there"), std::string::npos) << sel.skipped[1].why;
 }
 
-// Two devices of one kind: the op comes from the first that measured it completely, never mixed.
+// Two devices of one kind: an op only one measured completely comes from that one, never mixed; an
+// op both measured completely is their median (CompleteOps.EachDeviceRunsAgreeOneWinnerByTheMedian).
 TEST(CompleteOps, OneDevicesTimesPerOp) {
     fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
     auto j = kiln::test::run_json_from_cache_file(file, kH100Hash);
@@ -140,9 +141,14 @@ TEST(CompleteOps, OneDevicesTimesPerOp) {
     auto sel = complete_ops(run_from_json(j, "test").value(), std::nullopt);
     ASSERT_EQ(sel.ops.size(), 2u);
     EXPECT_EQ(sel.ops[0].device, 1);
+    EXPECT_TRUE(sel.ops[0].agreed_from.empty());
     for (const auto& c : sel.ops[0].choices) EXPECT_EQ(c.ms, 7.0);
-    EXPECT_EQ(sel.ops[1].device, 0);
-    for (const auto& c : sel.ops[1].choices) EXPECT_NE(c.ms, 7.0);
+    EXPECT_EQ(sel.ops[1].agreed_from, (std::vector<int>{0, 1}));
+    for (const auto& c : sel.ops[1].choices) {
+        ASSERT_EQ(c.device_ms.size(), 2u);
+        EXPECT_EQ(c.device_ms[1], 7.0);
+        EXPECT_DOUBLE_EQ(c.ms, (c.device_ms[0] + 7.0) / 2);
+    }
 }
 
 // retune spreads an op's choices over the GPUs: each choice from the device of that kind that
