@@ -140,8 +140,10 @@ const MeasuredChoice* MeasuredOp::device_winner(std::size_t k) const {
 
 bool MeasuredOp::devices_differed() const {
     const MeasuredChoice* agreed = winner();
-    for (std::size_t k = 0; k < agreed_from.size(); ++k)
-        if (device_winner(k) != agreed) return true;
+    for (std::size_t k = 0; k < agreed_from.size(); ++k) {
+        const MeasuredChoice* own = device_winner(k);
+        if (own && own != agreed && own->device_ms[k] < agreed->device_ms[k]) return true;  // not a tie
+    }
     return false;
 }
 

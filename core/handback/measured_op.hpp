@@ -55,9 +55,10 @@ struct MeasuredOp {
     const MeasuredChoice* winner() const;  // the fastest choice (null when none has a finite time)
     // The fastest choice on agreed_from[k] alone (null when none ran there).
     const MeasuredChoice* device_winner(std::size_t k) const;
-    bool devices_differed() const;  // agreed_from's devices' own winners were not all winner()
-    int infinite_choices() const;   // choices written as Infinity
-    std::string label() const;      // "mm [('cuda', 'torch.float16', 512, ...)] highest"
+    // Some device of agreed_from measured another choice strictly faster than winner() (ties agree).
+    bool devices_differed() const;
+    int infinite_choices() const;  // choices written as Infinity
+    std::string label() const;     // "mm [('cuda', 'torch.float16', 512, ...)] highest"
 };
 
 struct SkippedOp {

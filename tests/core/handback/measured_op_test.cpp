@@ -254,3 +254,29 @@ TEST(CompleteOps, OneDeviceOfAnEachDeviceRunIsItsOwnTimes) {
     EXPECT_EQ(both.ops[0].agreed_from.size(), 2u);
     EXPECT_DOUBLE_EQ(both.ops[0].choices[0].ms, 2 * both.ops[0].choices[0].device_ms[0]);
 }
+
+// A device on which the agreed choice ties its own fastest agrees with it.
+TEST(CompleteOps, ATieOnADeviceIsNoDisagreement) {
+    using Json = nlohmann::ordered_json;
+    const std::string kind = "NVIDIA H100 80GB HBM3";
+    auto j = kiln::test::run_json_from_cache_file(kiln::test::cache_file_for(kiln::test::h100_root(), kind), kind);
+    j["devices"].push_back({{"index", 1}, {"name", kind}, {"arch", "sm_90"}});
+    auto& choices = j["ops"][0]["choices"];
+    ASSERT_GE(choices.size(), 2u);
+    for (size_t i = 0; i < choices.size(); ++i) {
+        // choice 0: 1.0 and 2.0 (median 1.5); choice 1: 1.0 and 1.0 (1.0); the rest slower.
+        double d0 = i < 2 ? 1.0 : 9.0, d1 = i == 0 ? 2.0 : i == 1 ? 1.0 : 9.0;
+        choices[i]["measured"] = Json::array({{{"device", 0}, {"status", "ok"}, {"ms", d0}, {"why", ""}},
+                                              {{"device", 1}, {"status", "ok"}, {"ms", d1}, {"why", ""}}});
+    }
+    auto sel = complete_ops(run_from_json(j, "t").value(), std::nullopt);
+    ASSERT_FALSE(sel.ops.empty());
+    const MeasuredOp& op = sel.ops[0];
+    ASSERT_EQ(op.agreed_from.size(), 2u);
+    EXPECT_EQ(op.winner()->name, choices[1]["name"].get<std::string>());
+    EXPECT_EQ(op.device_winner(0)->name, choices[0]["name"].get<std::string>());  // first of the tie
+    EXPECT_FALSE(op.devices_differed());
+    choices[1]["measured"][0]["ms"] = 1.01;  // now device 0's own is strictly faster
+    auto again = complete_ops(run_from_json(j, "t").value(), std::nullopt);
+    EXPECT_TRUE(again.ops[0].devices_differed());
+}
