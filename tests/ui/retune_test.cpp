@@ -13,6 +13,7 @@
 
 #include "cuda/driver.hpp"
 #include "handback/handback_plan.hpp"
+#include "handback/handback_report.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/run.hpp"
 #include "ui/jobs/job_runner.hpp"
@@ -147,6 +148,39 @@ private slots:
         dlg.findChild<QTabWidget*>()->setCurrentWidget(h);
         dlg.resize(1100, 620);
         test::saveScreenshot(&dlg, QStringLiteral("retune.png"));
+    }
+
+    // Two H200s each measured every choice (retune --each-device): one winner per op agreed from both
+    // GPUs' times, the op where GPU 1's own pick was faster there shown with both times.
+    void showsTheWinnerAgreedAcrossGpus() {
+        JobRunner jobs;
+        RetuneDialog dlg(test::h100Root(), &jobs);
+        const QString data = dataFile("retune_each_device_h200x2.json");
+        QCOMPARE(openAndWait(dlg, data), QString());
+        const auto plan = corePlan(data, test::h100Root());
+        QCOMPARE(plan.selection.ops.size(), std::size_t(2));
+        int differed = 0;
+        for (const auto& op : plan.selection.ops) {
+            QCOMPARE(op.agreed_from, (std::vector<int>{0, 1}));
+            differed += op.devices_differed();
+        }
+        QCOMPARE(differed, 1);
+        const QString s = dlg.summaryText();
+        QVERIFY2(s.contains(QStringLiteral("Agreed across GPUs: 2 ops measured on every GPU; ") +
+                            QString::fromStdString(kiln::handback::agreed_rule_text()) +
+                            QStringLiteral(". The GPUs' own picks differed on 1")),
+                 qPrintable(s));
+        QTableWidget* h = dlg.handbackTable();
+        QCOMPARE(h->rowCount(), static_cast<int>(1 + plan.infinite.size()));
+        QCOMPARE(cellText(h, 0, 0), QStringLiteral("agreed"));
+        QCOMPARE(cellText(h, 0, 1), QStringLiteral("mm"));  // the extern choice, as the report names it
+        QVERIFY2(cellText(h, 0, 2).startsWith(QStringLiteral("cuda:1's own pick triton_mm (BLOCK")),
+                 qPrintable(cellText(h, 0, 2)));
+        QVERIFY2(
+            cellText(h, 0, 2).contains(QStringLiteral("took 0.00832 ms there, the agreed one 0.00838 ms (+0.8 %)")),
+            qPrintable(cellText(h, 0, 2)));
+        QCOMPARE(cellText(h, 0, 3), QStringLiteral("NVIDIA H200"));
+        QVERIFY(cellText(h, 0, 4).startsWith(QStringLiteral("mm [('cuda', 'torch.bfloat16', 1152, 1024")));
     }
 
     void aRunThatCannotStartReportsWhy() {

@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include "handback/handback_report.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/run.hpp"
 #include "ui/runs/handback_bar.hpp"
@@ -306,6 +307,19 @@ void RetuneDialog::showSummary(const QString& failure) {
             if (!plan.infinite.empty() || !plan.selection.skipped.empty())
                 line += tr(" The Hand-back tab says why for each.");
             lines << line;
+            // --each-device: one winner per op agreed across the GPUs that each measured every choice.
+            int agreed = 0, differed = 0;
+            for (const auto& op : plan.selection.ops) {
+                if (op.agreed_from.size() < 2) continue;
+                ++agreed;
+                differed += op.devices_differed();
+            }
+            if (agreed)
+                lines << tr("Agreed across GPUs: %1 ops measured on every GPU; %2. The GPUs' own picks differed on "
+                            "%3 (the Hand-back tab shows both times).")
+                             .arg(agreed)
+                             .arg(QString::fromStdString(handback::agreed_rule_text()))
+                             .arg(differed);
         }
     }
     summary_->setText(lines.join(QLatin1Char('\n')));
@@ -322,8 +336,43 @@ void RetuneDialog::showHandback() {
     handbackTable_->setColumnCount(5);
     // The why first: an op's inputs key is long, so it goes last.
     handbackTable_->setHorizontalHeaderLabels({tr("Hand-back"), tr("Choice"), tr("Why"), tr("GPU"), tr("Op")});
-    handbackTable_->setRowCount(static_cast<int>(plan.infinite.size() + plan.selection.skipped.size()));
+    // Where a GPU's own pick was faster there than the agreed one: both, on that GPU.
+    struct Disagreement {
+        const handback::MeasuredOp* op;
+        std::size_t device;
+    };
+    std::vector<Disagreement> disagreements;
+    for (const auto& op : plan.selection.ops)
+        for (std::size_t k = 0; k < op.agreed_from.size() && op.agreed_from.size() > 1; ++k) {
+            const auto* own = op.device_winner(k);
+            if (own && own != op.winner() && own->device_ms[k] < op.winner()->device_ms[k])
+                disagreements.push_back({&op, k});
+        }
+    handbackTable_->setRowCount(
+        static_cast<int>(plan.infinite.size() + plan.selection.skipped.size() + disagreements.size()));
     int row = 0;
+    for (const auto& d : disagreements) {
+        const auto& op = *d.op;
+        const auto* agreed = op.winner();
+        const auto* own = op.device_winner(d.device);
+        auto it = byLabel.find(op.label());
+        auto shown = [&](const std::string& name) {
+            return QString::fromStdString(it == byLabel.end() ? name : retune::display_name(*it->second, name));
+        };
+        handbackTable_->setItem(row, 0, cell(tr("agreed")));
+        handbackTable_->setItem(row, 1, cell(shown(agreed->name), QString::fromStdString(agreed->name)));
+        handbackTable_->setItem(
+            row, 2,
+            cell(tr("cuda:%1's own pick %2 took %3 ms there, the agreed one %4 ms (%5); every GPU runs the agreed one")
+                     .arg(op.agreed_from[d.device])
+                     .arg(shown(own->name))
+                     .arg(own->device_ms[d.device], 0, 'f', 5)
+                     .arg(agreed->device_ms[d.device], 0, 'f', 5)
+                     .arg(percent(agreed->device_ms[d.device] / own->device_ms[d.device] - 1, true))));
+        handbackTable_->setItem(row, 3, cell(QString::fromStdString(op.device_name)));
+        handbackTable_->setItem(row, 4, cell(QString::fromStdString(op.label())));
+        ++row;
+    }
     for (const auto& i : plan.infinite) {
         auto op = byLabel.find(i.op);
         const QString name =
