@@ -280,3 +280,25 @@ TEST(CompleteOps, ATieOnADeviceIsNoDisagreement) {
     auto again = complete_ops(run_from_json(j, "t").value(), std::nullopt);
     EXPECT_TRUE(again.ops[0].devices_differed());
 }
+
+// GPUs of two kinds each measured every choice: never agreed as equals; each kind keeps its own times.
+TEST(CompleteOps, EachDeviceRunsOfTwoGpuKindsAreNotAgreedAcross) {
+    const std::string kind = "NVIDIA H100 80GB HBM3";
+    auto j = kiln::test::run_json_from_cache_file(kiln::test::cache_file_for(kiln::test::h100_root(), kind), kind);
+    j["devices"].push_back({{"index", 1}, {"name", "NVIDIA H200"}, {"arch", "sm_90"}});
+    for (auto& op : j["ops"])
+        for (auto& c : op["choices"]) {
+            auto m = c["measured"][0];
+            m["device"] = 1;
+            m["ms"] = m["ms"].get<double>() / 2;
+            c["measured"].push_back(m);
+        }
+    auto run = run_from_json(j, "t").value();
+    auto sel = complete_ops(run, SoftwareVersions{"abc", "13.0", "python3"});
+    ASSERT_EQ(sel.ops.size(), 2 * run.ops.size());
+    for (const auto& op : sel.ops) {
+        EXPECT_TRUE(op.agreed_from.empty()) << op.device_name;
+        EXPECT_EQ(op.device, op.device_name == kind ? 0 : 1);
+    }
+    EXPECT_NE(sel.ops[0].system_hash(), sel.ops[1].system_hash());  // one timing cache per GPU kind
+}
