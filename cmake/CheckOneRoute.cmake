@@ -11,9 +11,10 @@
 #     commands pass `cache->opened()`;
 #   - no entry, timing or text file is read by the root's path joined with a name (`root / "cache"`):
 #     beneath a root, files are read through its descriptor (inductor/beneath_root.hpp);
-#   - the readers moved last read nothing by path: re-tuning (core/retune but run_progress, the GUI's
-#     reader of a child's logs; kiln-worker's kernel binaries beneath the root it inherits, --root-fd),
-#     a key prefix's lookup (core/frontend/entry_ref.cpp) and the inspector's kernel join.
+#   - the readers moved last read nothing by path: re-tuning (core/retune, the GUI's reader of a
+#     child's logs included; kiln-worker's kernel binaries beneath the root it inherits, --root-fd),
+#     a key prefix's lookup (core/frontend/entry_ref.cpp), the inspector's kernel join, and retune
+#     --write's timing cache (core/handback/timing_cache_write.cpp: its lock, file and folders).
 # SELFTEST=DIR: writes a file with each mistake under DIR and checks that instead (it must fail).
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
 if(SELFTEST)
@@ -29,6 +30,7 @@ if(SELFTEST)
   file(WRITE "${ROOT}/ui/f/panel.cpp" "auto s = overview::ops_section(scan.root);\n")
   file(WRITE "${ROOT}/core/retune/inventory.cpp" "for (const auto& e : fs::directory_iterator(root / \"cache\", ec))\n")
   file(WRITE "${ROOT}/core/retune/run_progress.cpp" "for (const auto& e : fs::directory_iterator(dir, ec))\n")
+  file(WRITE "${ROOT}/core/handback/timing_cache_write.cpp" "KILN_TRY(auto lock, FileLock::acquire(root / name));\n")
   file(WRITE "${ROOT}/core/frontend/entry_ref.cpp" "for (fs::directory_iterator it(root / \"fxgraph\", ec), end; ;)\n")
   file(WRITE "${ROOT}/core/worker/executor_compiled.cpp" "auto f = open_regular_file_at(AT_FDCWD, b.cubin.c_str(), b.cubin);\n")
   file(WRITE "${ROOT}/ui/inspector/summary_html.cpp" "const std::filesystem::path root = req.root.toStdString();\n")
@@ -39,23 +41,24 @@ foreach(d IN LISTS dirs)
   file(GLOB_RECURSE found "${ROOT}/${d}/*.hpp" "${ROOT}/${d}/*.cpp" "${ROOT}/${d}/*.h")
   list(APPEND files ${found})
 endforeach()
-# core/trace/misses.cpp: startup's root found beside the logs (no command was given it), opened once there.
+# core/trace/misses.cpp: startup's root found beside the logs (no command was given it), opened once there;
+# core/ranks/rank_agreement.cpp: each rank's root, found in its folder, opened once to write its timing cache.
 set(opens_allowed core/inductor/roots.cpp core/inductor/roots.hpp core/frontend/open_cache.cpp
     core/inductor/scanner.cpp core/health/check.cpp core/bundle/diff.cpp core/trace/misses.cpp
-    tests/support/opened_dir.hpp)
+    core/ranks/rank_agreement.cpp tests/support/opened_dir.hpp)
 # Sources that read a cache only beneath its opened root, and what in them would be a read by path.
 set(by_path_primitives "(directory_iterator|read_text_file|read_cache_file|read_regular_file|open_regular_file(_at)?[ \t]*\\(|kernel_module_for_key|is_regular_file|symlink_status)")
 set(beneath_only "")
 file(GLOB retune_sources RELATIVE "${ROOT}" "${ROOT}/core/retune/*.cpp")
 foreach(f IN LISTS retune_sources)
-  if(NOT f STREQUAL "core/retune/run_progress.cpp")  # the GUI's reader of a kiln-cli child's session logs
-    list(APPEND beneath_only "${f}=${by_path_primitives}")
-  endif()
+  list(APPEND beneath_only "${f}=${by_path_primitives}")
 endforeach()
 list(APPEND beneath_only
      "core/worker/executor_compiled.cpp=AT_FDCWD|open_regular_file[ \t]*\\("  # the worker's kernel binaries
      "core/frontend/entry_ref.cpp=directory_iterator"                         # a key prefix's lookup
-     "ui/inspector/summary_html.cpp=std::filesystem|collect_timings[ \t]*\\(") # the kernel join
+     "ui/inspector/summary_html.cpp=std::filesystem|collect_timings[ \t]*\\(" # the kernel join
+     # retune --write's timing cache: lock, folders and file opened beneath the root's descriptor
+     "core/handback/timing_cache_write.cpp=root[ \t]*/|is_directory|FileLock::acquire[ \t]*\\(|MergedWrite::open[ \t]*\\(")
 # Readers that take the opened root (an inductor::OpenedRoot): never handed a root's path.
 set(readers_of_opened "(ops_section|compute_overview|list_graphs|list_named_graphs|for_each_graph_batch|for_each_named_graph_batch|read_key_components|load_keyed_entries|explain_guard_miss|mark_used_by|keyed_by_newer_torch)")
 set(bad "")

@@ -84,10 +84,12 @@ int run_lookup(const GuardsArgs& a, const frontend::ResolvedEntryRef& resolved,
     return 0;
 }
 
-// No sizes: each entry's guards and the symbols they use (the graph inputs t0, t1, ... stand for).
-int run_list(const GuardsArgs& a, const std::string& path) {
-    auto rows = inductor::list_key_dir(path);
-    if (!rows) return fail(rows.error());
+// No sizes: each entry's guards and the symbols they use (the graph inputs t0, t1, ... stand for). A key
+// prefix's key dir is listed beneath the cache it was looked up in (issue 44), anything else as named.
+int run_list(const GuardsArgs& a, const frontend::ResolvedEntryRef& resolved) {
+    auto rows = resolved.cache ? inductor::list_key_dir(resolved.cache->opened(), resolved.key_dir)
+                               : inductor::list_key_dir(resolved.ref.path);
+    if (!rows) return fail(resolved.cache ? frontend::in_given_terms(*resolved.cache, rows.error()) : rows.error());
     if (a.json) {
         inductor::GraphList list;
         list.rows = *rows;
@@ -118,7 +120,7 @@ int run_guards(const GuardsArgs& a) {
     auto r = frontend::resolve_entry_ref(a.path,
                                          a.root.empty() ? std::nullopt : std::optional<std::filesystem::path>(a.root));
     if (!r) return fail(r.error());
-    if (a.sizes.empty() && r->ref.kind == frontend::EntryRef::Kind::path) return run_list(a, r->ref.path);
+    if (a.sizes.empty() && r->ref.kind == frontend::EntryRef::Kind::path) return run_list(a, *r);
     return run_lookup(a, *r, *sizes);
 }
 

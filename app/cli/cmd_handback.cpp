@@ -35,6 +35,7 @@ int run(const HandbackCommand& c) {
         if (!opened) return fail(opened.error());
         cache = std::move(opened).value();
         args.root = cache->root.string();
+        args.root_fd = cache->opened().fd;  // --write writes beneath it (issue 44)
     }
     return run_handback(args, run);
 }

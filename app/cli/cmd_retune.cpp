@@ -112,7 +112,6 @@ int run_retune_cmd(const RetuneArgs& a) {
     auto cache = frontend::open_cache(std::filesystem::path(a.root),
                                       a.handback.write ? frontend::CacheAccess::write : frontend::CacheAccess::read);
     if (!cache) return fail(cache.error());
-    const std::filesystem::path* root = &cache->root;  // what the hand-back names (it writes by path)
     if (a.list) {
         InventoryOptions o;
         if (a.arch > 0) o.arch = a.arch;
@@ -128,7 +127,8 @@ int run_retune_cmd(const RetuneArgs& a) {
     if (!a.handback.fetch.empty()) {
         // The fleet's measurements instead of this machine's: nothing is measured.
         HandbackArgs h = a.handback;
-        h.root = root->string();
+        h.root = cache->root.string();
+        h.root_fd = cache->opened().fd;  // --write writes beneath the root opened here (issue 44)
         return run_handback(h, std::nullopt);
     }
     RunOptions o;
@@ -154,8 +154,9 @@ int run_retune_cmd(const RetuneArgs& a) {
         auto run = handback::run_from_json(to_json(*rep), "kiln-cli retune");
         if (!run) return fail(run.error());
         HandbackArgs h = a.handback;
-        h.root = root->string();
-        h.shard.clear();  // already applied before measuring
+        h.root = cache->root.string();
+        h.root_fd = cache->opened().fd;  // --write writes beneath the root opened here (issue 44)
+        h.shard.clear();                 // already applied before measuring
         h.text_to_stderr = a.json;
         if (int rc = run_handback(h, *run); rc != 0) return rc;
     }

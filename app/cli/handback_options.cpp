@@ -158,7 +158,7 @@ Result<std::optional<Shard>> shard_arg(const HandbackArgs& a) {
 
 int run_handback(const HandbackArgs& a, const std::optional<RetuneRun>& given) {
     HandbackRequest request;
-    request.root = a.root;
+    request.root = {a.root, a.root_fd};
     request.write = a.write;
     request.publish = !a.publish.empty();
     request.fetch = !a.fetch.empty();

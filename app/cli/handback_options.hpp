@@ -14,6 +14,7 @@ namespace kiln::cli {
 
 struct HandbackArgs {
     std::string root;                       // the cache root: --write's target, the Triton modules for --pin
+    int root_fd = -1;                       // `root` as the command opened it (open_cache): --write goes beneath it
     bool write = false;                     // --write
     std::string publish;                    // --publish URL
     std::string fetch;                      // --fetch URL (instead of a run)

@@ -15,11 +15,12 @@
 
 #include "handback/handback_report.hpp"
 #include "handback/measured_op.hpp"
+#include "inductor/opened_root.hpp"
 
 namespace kiln::handback {
 
 struct HandbackRequest {
-    std::filesystem::path root;  // --write's target, the Triton modules for --pin
+    inductor::OpenedRoot root;   // --write's target (written beneath its fd), the Triton modules for --pin
     bool write = false;          // --write
     bool publish = false;        // --publish URL
     bool fetch = false;          // --fetch URL (the fleet's ops instead of a run)

@@ -5,10 +5,13 @@
 #include <map>
 #include <optional>
 
+#include "inductor/beneath_root.hpp"
+#include "inductor/evict_fs.hpp"
 #include "inductor/timing_cache_file.hpp"
 #include "util/file_lock.hpp"
 #include "util/merged_write.hpp"
 #include "util/python_json.hpp"
+#include "util/unique_fd.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,6 +39,18 @@ std::string blocked(const Json& file, const MeasuredOp& op) {
         if (!node->is_object()) return where + " is " + std::string(node->type_name()) + ", not an object";
     }
     return "";
+}
+
+// The folder `rel` ("cache", "locks") beneath the opened root, made when missing (as torch makes it),
+// never reached through a symlink.
+Result<UniqueFd> folder_beneath(const inductor::OpenedRoot& root, const std::string& rel) {
+    const std::string path = inductor::path_beneath(root, rel);
+    auto dir = inductor::evict_fs::open_dir_beneath(root.fd, rel, path, true);
+    if (!dir && dir.error().code == Errc::invalid_argument)
+        return make_error(Errc::invalid_argument,
+                          "the folder is a symbolic link or not a directory; Kiln writes through neither", path,
+                          "replace it with a folder (torch and Kiln create it again)");
+    return dir;
 }
 
 struct Pending {
@@ -92,10 +107,9 @@ Status check_torch_readable(const std::string& text, const std::string& path) {
     return ok_status();
 }
 
-Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<MeasuredOp>& ops) {
-    std::error_code ec;
-    if (!fs::is_directory(root, ec))
-        return make_error(Errc::not_found, "no such cache root (a directory)", root.string(),
+Result<WriteReport> write_timing_cache(const inductor::OpenedRoot& root, const std::vector<MeasuredOp>& ops) {
+    if (root.fd < 0)
+        return make_error(Errc::not_found, "no such cache root (a directory)", root.path.string(),
                           "give the TORCHINDUCTOR_CACHE_DIR that torch compiles with");
     // torch reads these as the choices' times: -1000 or NaN would make a choice win or break its
     // min(), and Infinity would mark a measured choice failed (issue 42 #8); Infinity is written only
@@ -107,23 +121,27 @@ Result<WriteReport> write_timing_cache(const fs::path& root, const std::vector<M
                 return make_error(
                     Errc::invalid_argument,
                     "refusing to write " + py_float_repr(c.ms) + " ms for " + c.name + " of " + op.label(),
-                    root.string(), "a measured time is finite and not negative; nothing was written");
+                    root.path.string(), "a measured time is finite and not negative; nothing was written");
     // One file per system, in hash order (so that two writers take the locks in the same order).
     std::map<std::string, Pending> files;
     for (const auto& op : ops) {
         std::string hash = op.system_hash();
         auto& p = files[hash];
         if (p.ops.empty()) {
-            p.path = root / "cache" / hash;
+            p.path = inductor::path_beneath(root, "cache/" + hash);
             p.report = {p.path.string(), op.device_name, hash, op.versions.from, 0, 0, false};
         }
         p.ops.push_back(&op);
     }
     std::vector<FileLock> locks;
     for (auto& [hash, p] : files) {
-        KILN_TRY(auto lock, FileLock::acquire(root / "locks" / ("autotune-" + hash + ".lock")));
+        const std::string lock_name = "autotune-" + hash + ".lock";
+        KILN_TRY(UniqueFd lock_dir, folder_beneath(root, "locks"));
+        KILN_TRY(auto lock, FileLock::acquire_at(lock_dir.get(), lock_name.c_str(),
+                                                 inductor::path_beneath(root, "locks/" + lock_name)));
         locks.push_back(std::move(lock));
-        KILN_TRY(p.target, MergedWrite::open(p.path, kMaxTimingCacheBytes));
+        KILN_TRY(UniqueFd cache_dir, folder_beneath(root, "cache"));
+        KILN_TRY(p.target, MergedWrite::open_at(std::move(cache_dir), hash, p.path, kMaxTimingCacheBytes));
         const auto& text = p.target->text();
         if (!text) {
             p.file = Json{{"system", p.ops.front()->system()}, {"cache", Json::object()}};

@@ -7,12 +7,14 @@
 // lock (locks/autotune-<hash>.lock, the tuner's; torch takes none for this file) and replaced
 // atomically: every other op keeps its bytes, and a version torch renamed in meanwhile is merged
 // too (util/merged_write). A file torch could not read is refused, and then nothing is written
-// anywhere; a lock folder, lock file or file that is a symlink is refused too.
-#include <filesystem>
+// anywhere; a lock folder, lock file, cache folder or file that is a symlink is refused too.
+// Everything is reached through the opened root's descriptor (issue 44): a root renamed or swapped
+// after the open is still the one written.
 #include <string>
 #include <vector>
 
 #include "handback/measured_op.hpp"
+#include "inductor/opened_root.hpp"
 
 namespace kiln::handback {
 
@@ -31,7 +33,8 @@ struct WriteReport {
     std::vector<WrittenFile> files;
 };
 
-Result<WriteReport> write_timing_cache(const std::filesystem::path& root, const std::vector<MeasuredOp>& ops);
+// Errc::not_found when `root` was not opened (no descriptor: no such directory).
+Result<WriteReport> write_timing_cache(const inductor::OpenedRoot& root, const std::vector<MeasuredOp>& ops);
 
 // Whether torch 2.11 could read `text` as a timing cache and take `op` into it: a JSON object
 // whose "cache" is an object and whose nodes on the op's path are objects. The error says where.

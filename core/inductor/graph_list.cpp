@@ -187,6 +187,17 @@ GraphRow unread_row(const Artifact& a) {
     return row_of_rel(a.category == Category::fxgraph ? "fxgraph" : "aotautograd", a.rel_path());
 }
 
+// A key dir's row before it is read, from its entry file's path as reports name it (<...>/<key>/<file>).
+GraphRow key_dir_row(const std::string& path) {
+    const fs::path f(path), dir = f.parent_path();
+    GraphRow r;
+    r.kind = dir.parent_path().filename() == "aotautograd" ? "aotautograd" : "fxgraph";
+    r.key = dir.filename().string();
+    r.file = f.filename().string();
+    r.path = path;
+    return r;
+}
+
 }  // namespace
 
 namespace {
@@ -261,13 +272,21 @@ Result<std::vector<GraphRow>> list_key_dir(const fs::path& path) {
     }
     std::vector<GraphRow> rows;
     for (const auto& f : files) {
-        GraphRow r;
-        fs::path dir = f.parent_path();
-        r.kind = dir.parent_path().filename() == "aotautograd" ? "aotautograd" : "fxgraph";
-        r.key = dir.filename().string();
-        r.file = f.filename().string();
-        r.path = f.string();
-        fill_from_opened(r, open_regular_file(f), f.string());
+        GraphRow r = key_dir_row(f.string());
+        fill_from_opened(r, open_regular_file(f), r.path);
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+Result<std::vector<GraphRow>> list_key_dir(const OpenedRoot& root, std::string_view rel_key_dir) {
+    if (!is_directory_beneath(root, rel_key_dir))
+        return make_error(Errc::not_found, "no such key dir or entry", path_beneath(root, rel_key_dir));
+    KILN_TRY(auto rels, key_dir_entries(root, rel_key_dir));
+    std::vector<GraphRow> rows;
+    for (const auto& rel : rels) {
+        GraphRow r = key_dir_row(path_beneath(root, rel));
+        fill_from_opened(r, open_beneath(root, rel), r.path);
         rows.push_back(std::move(r));
     }
     return rows;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -91,6 +92,9 @@ Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.
 Result<std::vector<GraphRow>> list_key_dir(const std::filesystem::path& key_dir_or_entry);
+// The same for the key dir `rel_key_dir` beneath an opened root, listed and read through its descriptor
+// (a key prefix's key dir: issue 44); each row's `path` is path_beneath(root, its file).
+Result<std::vector<GraphRow>> list_key_dir(const OpenedRoot& root, std::string_view rel_key_dir);
 // "t0" -> the symbol of the N-th backed SymInt graph input, from a key's debug lines
 // (`example_inputs[i]: ('s77',)`); the order of the result is t0, t1, ...
 std::vector<std::string> guard_symbols(const std::vector<std::string>& components);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "handback/timing_cache_write.hpp"
+#include "inductor/roots.hpp"
 #include "ranks/ranks_report.hpp"
 
 namespace kiln::ranks {
@@ -167,7 +168,9 @@ Result<std::vector<WrittenRankCache>> write_agreed_caches(const std::vector<cons
             out.push_back({group[r]->label, group[r]->timing_cache, 0});
             continue;
         }
-        KILN_TRY(auto rep, handback::write_timing_cache(group[r]->root, per_rank[r]));
+        // A rank's root is found in its folder (resolve_rank), no command opened it: opened once, here.
+        KILN_TRY(UniqueFd root_fd, inductor::open_root_dir(group[r]->root));
+        KILN_TRY(auto rep, handback::write_timing_cache({group[r]->root, root_fd.get()}, per_rank[r]));
         for (const auto& f : rep.files) out.push_back({group[r]->label, f.path, static_cast<int>(per_rank[r].size())});
     }
     return out;

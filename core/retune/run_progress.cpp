@@ -1,12 +1,15 @@
 #include "retune/run_progress.hpp"
 
 #include <algorithm>
-#include <system_error>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/beneath_root.hpp"
+#include "inductor/evict_fs.hpp"
 #include "util/atomic_file.hpp"
-#include "util/regular_file.hpp"
+#include "util/unique_fd.hpp"
 #include "util/utc_time.hpp"
 
 namespace fs = std::filesystem;
@@ -44,34 +47,35 @@ void add_session_log_progress(std::string_view text, RunProgress& into) {
     }
 }
 
-Result<RunProgress> read_run_progress(const fs::path& root, long pid) {
+Result<RunProgress> read_run_progress(const inductor::OpenedRoot& root, long pid) {
     RunProgress p;
-    const fs::path dir = root / "kiln" / "autotune";
+    const std::string dir = "kiln/autotune";
     const std::string suffix = "-" + std::to_string(pid) + ".jsonl";
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    if (ec == std::errc::no_such_file_or_directory) return p;  // not made yet: nothing measured
-    if (ec) return make_error(Errc::io, "cannot list the session logs: " + ec.message(), dir.string());
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-        if (ec) break;
-        const std::string name = it->path().filename().string();
-        if (name.rfind("retune-", 0) == 0 && name.size() > suffix.size() &&
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-            p.logs.push_back(it->path());
-    }
-    std::sort(p.logs.begin(), p.logs.end());
-    for (const auto& log : p.logs) {
-        auto text = read_regular_file(log, 64ull << 20);
+    auto listed = inductor::list_beneath(root, dir);
+    if (!listed && listed.error().code == Errc::not_found) return p;  // not made yet: nothing measured
+    if (!listed) return std::move(listed.error());
+    std::vector<std::string> names;
+    for (const auto& e : *listed)
+        if (e.name.rfind("retune-", 0) == 0 && e.name.size() > suffix.size() &&
+            e.name.compare(e.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+            names.push_back(e.name);
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        const std::string rel = dir + "/" + name;
+        p.logs.emplace_back(inductor::path_beneath(root, rel));
+        auto text = inductor::read_beneath(root, rel, 64ull << 20);
         if (!text.ok()) continue;  // being replaced or too large: counted on a later read
         add_session_log_progress(*text, p);
     }
     return p;
 }
 
-Result<fs::path> save_run_report(const fs::path& root, std::string_view json) {
-    const fs::path path = root / "kiln" / "retune" / ("run-" + utc_now(UtcFormat::compact) + ".json");
-    KILN_CHECK(write_atomic(path, json));
-    return path;
+Result<fs::path> save_run_report(const inductor::OpenedRoot& root, std::string_view json) {
+    const std::string dir = "kiln/retune", name = "run-" + utc_now(UtcFormat::compact) + ".json";
+    const std::string path = inductor::path_beneath(root, dir + "/" + name);
+    KILN_TRY(UniqueFd folder, inductor::evict_fs::open_dir_beneath(root.fd, dir, path, true));
+    KILN_CHECK(write_atomic_at(folder.get(), name, json, path));
+    return fs::path(path);
 }
 
 }  // namespace kiln::retune

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inductor/opened_root.hpp"
 #include "util/result.hpp"
 
 namespace kiln::retune {
@@ -24,13 +25,16 @@ struct RunProgress {
 // with the expected field types, is skipped.
 void add_session_log_progress(std::string_view text, RunProgress& into);
 
-// The progress of the run of process `pid` under `root`: its session logs in name order, each read
-// the one way (util/regular_file: a regular file, no atime, at most 64 MiB). No folder or no log yet:
-// no progress, not an error.
-Result<RunProgress> read_run_progress(const std::filesystem::path& root, long pid);
+// The progress of the run of process `pid` under the opened `root` (the GUI's: the window opened it),
+// listed and read through its descriptor (issue 44: a root renamed after the open is still the one
+// followed): its session logs in name order (`logs`: as path_beneath names them), each read the one
+// way (util/regular_file: a regular file, no atime, at most 64 MiB). No folder or no log yet: no
+// progress, not an error.
+Result<RunProgress> read_run_progress(const inductor::OpenedRoot& root, long pid);
 
 // A finished run's `--json` report kept beside its session logs, as <root>/kiln/retune/run-<stamp>.json
-// (written whole or not at all: util/atomic_file), for the hand-back to read; its path.
-Result<std::filesystem::path> save_run_report(const std::filesystem::path& root, std::string_view json);
+// beneath the opened root (written whole or not at all: util/atomic_file), for the hand-back to read;
+// its path as path_beneath names it.
+Result<std::filesystem::path> save_run_report(const inductor::OpenedRoot& root, std::string_view json);
 
 }  // namespace kiln::retune

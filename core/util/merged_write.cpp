@@ -57,10 +57,15 @@ Result<MergedWrite> MergedWrite::open(const std::filesystem::path& path, std::ui
                               dir.string(), "replace the link with the folder it points to");
         return io_error("open directory", dir.string(), err);
     }
+    return open_at(UniqueFd(dfd), path.filename().string(), path, max_bytes);
+}
+
+Result<MergedWrite> MergedWrite::open_at(UniqueFd dir, const std::string& name, const std::filesystem::path& path,
+                                         std::uint64_t max_bytes) {
     MergedWrite w;
-    w.dir_.reset(dfd);
+    w.dir_ = std::move(dir);
     w.path_ = path;
-    w.name_ = path.filename().string();
+    w.name_ = name;
     w.max_bytes_ = max_bytes;
     KILN_TRY(w.text_, w.read_current(w.read_));
     return w;

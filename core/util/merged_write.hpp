@@ -36,6 +36,10 @@ public:
     // Opens the file's folder (created with `make_dirs`; a symlink there is refused) and reads the
     // file: a regular file of at most `max_bytes`, never through a symlink (refused), or none.
     static Result<MergedWrite> open(const std::filesystem::path& path, std::uint64_t max_bytes, bool make_dirs = true);
+    // The same for the file `name` (no '/') in the folder `dir`, which the caller reached without
+    // following symlinks (beneath an opened cache root); `path` names the file in errors and path().
+    static Result<MergedWrite> open_at(UniqueFd dir, const std::string& name, const std::filesystem::path& path,
+                                       std::uint64_t max_bytes);
 
     const std::optional<std::string>& text() const { return text_; }
     const std::filesystem::path& path() const { return path_; }

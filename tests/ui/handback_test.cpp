@@ -112,7 +112,7 @@ private slots:
         const QString root = dir.filePath(QStringLiteral("root"));
         fs::copy(test::h100Root().toStdString(), root.toStdString(), fs::copy_options::recursive);
         JobRunner jobs;
-        RetuneDialog dlg(root, &jobs);
+        RetuneDialog dlg(test::openRoot(root), &jobs);
         QVERIFY(!dlg.handback()->writeButton()->isEnabled());
         QSignalSpy shown(&dlg, &RetuneDialog::reportShown);
         QVERIFY(dlg.loadReportFile(test::sourceDir() + QStringLiteral("/tests/ui/data/retune_fixture_h100x4.json")));

@@ -66,7 +66,7 @@ class RetuneTest : public QObject {
 private slots:
     void showsARealFourGpuReport() {
         JobRunner jobs;
-        RetuneDialog dlg(test::h100Root(), &jobs);
+        RetuneDialog dlg(test::openRoot(test::h100Root()), &jobs);
         const QString data = dataFile("retune_fixture_h100x4.json");
         QCOMPARE(openAndWait(dlg, data), QString());
         QCOMPARE(dlg.statusText(), QStringLiteral("41 of 41 choices measured, 0 failed"));
@@ -114,7 +114,7 @@ private slots:
     // writes it; every op is handed back; Kiln's times are set beside torch's recorded ones.
     void showsWhatTheHandbackWritesAsInfinity() {
         JobRunner jobs;
-        RetuneDialog dlg(test::h100Root(), &jobs);
+        RetuneDialog dlg(test::openRoot(test::h100Root()), &jobs);
         const QString data = dataFile("retune_model_f16_h100.json");
         QCOMPARE(openAndWait(dlg, data), QString());
         const auto plan = corePlan(data, test::h100Root());
@@ -186,10 +186,11 @@ private slots:
     void aRunThatCannotStartReportsWhy() {
         // GPU 99 exists nowhere: without a driver (CI) cuInit fails, on a GPU host cuDeviceGet does.
         JobRunner jobs;
-        RetuneDialog dlg(test::h100Root(), &jobs);
+        RetuneDialog dlg(test::openRoot(test::h100Root()), &jobs);
         QSignalSpy done(dlg.controller(), &RetuneController::finished);
         RetuneRequest r;
         r.cacheRoot = test::h100Root();
+        r.opened = test::openRoot(r.cacheRoot);
         r.devices = QStringLiteral("99");
         QCOMPARE(dlg.controller()->start(r), QString());
         QVERIFY(dlg.controller()->isRunning());
@@ -207,7 +208,7 @@ private slots:
     void withoutAGpuSaysWhyAndWhatToDoInstead() {
         if (kiln::cuda::driver_info().device_count > 0) QSKIP("this machine has a GPU: the run would measure");
         JobRunner jobs;
-        RetuneDialog dlg(test::h100Root(), &jobs);
+        RetuneDialog dlg(test::openRoot(test::h100Root()), &jobs);
         QSignalSpy ran(&dlg, &RetuneDialog::finishedRun);
         QCOMPARE(dlg.run(), QString());  // every GPU ("all"), as a user starts it
         QVERIFY(ran.wait(60000));
@@ -238,7 +239,7 @@ private slots:
                     .toUtf8());
         f.close();
         JobRunner jobs;
-        RetuneDialog dlg(test::h100Root(), &jobs);
+        RetuneDialog dlg(test::openRoot(test::h100Root()), &jobs);
         QCOMPARE(openAndWait(dlg, path), QString());
         QCOMPARE(dlg.table()->rowCount(), 41);  // the choices that would run
         const QString s = dlg.summaryText();

@@ -9,6 +9,11 @@
 #include <QTest>
 #include <QWidget>
 
+#include <filesystem>
+#include <memory>
+
+#include "frontend/open_cache.hpp"
+
 namespace kiln::ui::test {
 
 inline QString fixtureDir() { return qEnvironmentVariable("KILN_FIXTURE_DIR"); }
@@ -17,6 +22,13 @@ inline QString twoEntriesRoot() { return fixtureDir() + QStringLiteral("/two/ind
 inline QString h100h200Dir() { return fixtureDir() + QStringLiteral("/h100h200"); }  // inductor/, h200/ (trace, blob)
 inline QString binaryDir() { return qEnvironmentVariable("KILN_BINARY_DIR"); }
 inline QString sourceDir() { return qEnvironmentVariable("KILN_SOURCE_DIR"); }
+
+// `root` opened as the window opens it (frontend::open_cache): what a view given the opened root takes.
+inline std::shared_ptr<const bundle::RootOrBlob> openRoot(const QString& root) {
+    auto opened = frontend::open_cache(std::filesystem::path(root.toStdString()));
+    if (!opened) qFatal("%s", opened.error().str().c_str());
+    return std::make_shared<const bundle::RootOrBlob>(std::move(opened).value());
+}
 
 // With KILN_SCREENSHOT_DIR set, saves `w` there as `name` (the README's screenshots).
 inline void saveScreenshot(QWidget* w, const QString& name) {

@@ -51,8 +51,8 @@ RetuneResults readRetuneResults(const QByteArray& json, const QString& root) {
 namespace {
 // A finished run's report, beside its session logs: what the hand-back buttons read. "" when it
 // could not be written.
-QString saveRetuneRunFile(const QByteArray& json, const QString& root) {
-    auto saved = retune::save_run_report(root.toStdString(), std::string_view(json.constData(), json.size()));
+QString saveRetuneRunFile(const QByteArray& json, const bundle::RootOrBlob& opened) {
+    auto saved = retune::save_run_report(opened.opened(), std::string_view(json.constData(), json.size()));
     return saved.ok() ? QString::fromStdString(saved->string()) : QString();
 }
 }  // namespace
@@ -71,6 +71,7 @@ RetuneController::~RetuneController() {
 
 QString RetuneController::start(const RetuneRequest& request) {
     if (isRunning()) return tr("a re-tune is already running");
+    if (!request.opened) return tr("no cache is open");
     if (!QDir(request.cacheRoot).exists()) return tr("no such cache root: %1").arg(request.cacheRoot);
     if (jobs_) jobs_->cancel(channel_);  // a report still being read is not this run's
     request_ = request;
@@ -96,8 +97,8 @@ void RetuneController::poll() {
     QPointer<RetuneController> self(this);
     follower_.start(
         kFollowChannel, tr("Following the re-tune"),
-        [root = request_.cacheRoot.toStdString(), pid = pid_](JobControl&) {
-            return retune::read_run_progress(root, pid);
+        [opened = request_.opened, pid = pid_](JobControl&) {
+            return retune::read_run_progress(opened->opened(), pid);  // held open while it reads
         },
         [self](Result<retune::RunProgress> r) {
             // After the run the report's own count stands (takeResults); a late read is dropped.
@@ -167,9 +168,9 @@ void RetuneController::onFinished(int exitCode, QProcess::ExitStatus status) {
     QPointer<RetuneController> self(this);
     jobs_->start(
         channel_, tr("Reading the re-tune's report"),
-        [out, root = request_.cacheRoot](JobControl&) {
+        [out, root = request_.cacheRoot, opened = request_.opened](JobControl&) {
             RetuneResults r = readRetuneResults(out, root);
-            if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = saveRetuneRunFile(out, root);
+            if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = saveRetuneRunFile(out, *opened);
             return r;
         },
         [self, failure, crashed, exitCode](RetuneResults r) {

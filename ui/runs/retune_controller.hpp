@@ -2,7 +2,8 @@
 // Runs `kiln-cli retune ROOT --json` for the Autotune view's "Re-tune on this machine…", without
 // widgets: the cache's own Triton and cuBLAS choices re-measured on this machine's GPUs by one
 // kiln-worker per GPU (core/retune). Progress per device comes from the run's session logs
-// (<root>/kiln/autotune/retune-<op>-<i>-<stamp>-<pid>.jsonl, flushed line by line); the result is
+// (<root>/kiln/autotune/retune-<op>-<i>-<stamp>-<pid>.jsonl, flushed line by line), read beneath the
+// root the window opened (retune::read_run_progress, through its descriptor: issue 44); the result is
 // the report's JSON (retune::retune_report_from_json), read on the JobRunner with everything the
 // dialog shows of it (RetuneResults): parsing a report and deciding its hand-back read files, never
 // on the UI thread. Cancel stops kiln-cli and its workers.
@@ -12,8 +13,10 @@
 #include <QString>
 #include <QTimer>
 
+#include <memory>
 #include <optional>
 
+#include "bundle/temp_root.hpp"
 #include "handback/handback_plan.hpp"
 #include "retune/recorded_compare.hpp"
 #include "retune/retune_report.hpp"
@@ -24,7 +27,10 @@
 namespace kiln::ui {
 
 struct RetuneRequest {
-    QString cacheRoot;
+    QString cacheRoot;  // what kiln-cli is given
+    // `cacheRoot` as the window opened it (frontend::open_cache): the run's session logs are followed
+    // and its report saved beneath it. Required.
+    std::shared_ptr<const bundle::RootOrBlob> opened;
     QString op;  // "" every op; else a substring of the op or its inputs key
     QString devices = QStringLiteral("all");
     bool eachDevice = false;  // every choice on every device (to compare the GPUs)

@@ -42,8 +42,12 @@ QTableWidgetItem* cell(const QString& text, const QString& tip = {}) {
 }
 }  // namespace
 
-RetuneDialog::RetuneDialog(const QString& cacheRoot, JobRunner* jobs, QWidget* parent)
-    : QDialog(parent), root_(cacheRoot), controller_(new RetuneController(jobs, this)) {
+RetuneDialog::RetuneDialog(std::shared_ptr<const bundle::RootOrBlob> opened, JobRunner* jobs, QWidget* parent)
+    : QDialog(parent),
+      root_(opened ? QString::fromStdString(opened->root.string()) : QString()),
+      opened_(std::move(opened)),
+      controller_(new RetuneController(jobs, this)) {
+    const QString& cacheRoot = root_;
     setWindowTitle(tr("Re-tune on this machine"));
     auto* layout = new QVBoxLayout(this);
     auto* intro = new QLabel(tr("Runs the choices this cache's autotuning compared — each Triton kernel from its "
@@ -138,6 +142,7 @@ RetuneDialog::RetuneDialog(const QString& cacheRoot, JobRunner* jobs, QWidget* p
 QString RetuneDialog::run() {
     RetuneRequest r;
     r.cacheRoot = root_;
+    r.opened = opened_;
     r.op = op_->text().trimmed();
     r.devices = devices_->text().trimmed();
     r.eachDevice = eachDevice_->isChecked();

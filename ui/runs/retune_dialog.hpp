@@ -30,8 +30,9 @@ class JobRunner;
 class RetuneDialog : public QDialog {
     Q_OBJECT
 public:
-    // `jobs` reads reports off the UI thread (it outlives the dialog).
-    RetuneDialog(const QString& cacheRoot, JobRunner* jobs, QWidget* parent = nullptr);
+    // `opened`: the cache root as the window opened it (a run follows its progress beneath it); `jobs`
+    // reads reports off the UI thread (it outlives the dialog).
+    RetuneDialog(std::shared_ptr<const bundle::RootOrBlob> opened, JobRunner* jobs, QWidget* parent = nullptr);
     RetuneController* controller() const { return controller_; }
     QTableWidget* table() const { return table_; }
     // The Infinity choices and the ops left out of a hand-back, each with why.
@@ -59,6 +60,7 @@ private:
     void showHandback();
 
     QString root_;
+    std::shared_ptr<const bundle::RootOrBlob> opened_;
     RetuneController* controller_;
     QLineEdit* op_;
     QLineEdit* devices_;

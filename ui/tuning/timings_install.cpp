@@ -78,7 +78,7 @@ AutotuneViews installAutotuneViews(ViewHost& w) {
     // Re-tune: the cache's own choices on this machine's GPUs; the run's session logs then show
     // in this view and in Compare devices, one op per GPU.
     QObject::connect(v.timings, &TimingsPanel::retuneRequested, w.hostWidget(), [&w, v, shared] {
-        auto* dlg = new RetuneDialog(w.currentRoot(), w.jobs(), w.hostWidget());
+        auto* dlg = new RetuneDialog(w.openedRoot(), w.jobs(), w.hostWidget());
         dlg->setAttribute(Qt::WA_DeleteOnClose);
         QObject::connect(dlg, &RetuneDialog::finishedRun, v.timings, [shared] { shared->reload(); });
         dlg->show();

@@ -8,8 +8,10 @@
 #include <limits>
 #include <thread>
 
+#include "decoy_root.hpp"
 #include "handback/measured_op.hpp"
 #include "handback/timing_cache_write.hpp"
+#include "opened_dir.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
 
@@ -66,7 +68,7 @@ TEST(WriteTimingCache, ReplacesOneOpAndKeepsTheOthersBytes) {
     auto sel = complete_ops(run, std::nullopt);
     ASSERT_EQ(sel.ops.size(), 1u);
     EXPECT_TRUE(sel.skipped.empty());
-    auto report = write_timing_cache(root, sel.ops);
+    auto report = write_timing_cache(kiln::test::open_dir(root), sel.ops);
     ASSERT_TRUE(report) << report.error().str();
     ASSERT_EQ(report->files.size(), 1u);
     EXPECT_EQ(report->files[0].path, file.string());
@@ -93,7 +95,7 @@ TEST(WriteTimingCache, AnotherGpuKindGetsItsOwnFile) {
     const std::string h100_before = read_file(h100_file);
     auto sel = complete_ops(run_for(h100_file, kH200, 0.8), std::nullopt);
     ASSERT_EQ(sel.ops.size(), 2u);
-    auto report = write_timing_cache(root, sel.ops);
+    auto report = write_timing_cache(kiln::test::open_dir(root), sel.ops);
     ASSERT_TRUE(report) << report.error().str();
     ASSERT_EQ(report->files.size(), 1u);
     EXPECT_TRUE(report->files[0].created);
@@ -189,7 +191,7 @@ TEST(WriteTimingCache, AFileTorchCannotReadIsRefusedAndNothingIsWritten) {
         { std::ofstream(h200_file) << bad; }
         std::vector<MeasuredOp> both = sel.ops;
         both.insert(both.end(), h200.ops.begin(), h200.ops.end());
-        auto report = write_timing_cache(root, both);
+        auto report = write_timing_cache(kiln::test::open_dir(root), both);
         ASSERT_FALSE(report) << bad;
         EXPECT_EQ(report.error().code, kiln::Errc::parse) << report.error().str();
         EXPECT_NE(report.error().str().find("torch could not read"), std::string::npos) << report.error().str();
@@ -205,13 +207,52 @@ TEST(WriteTimingCache, AnUnwritableRootIsAnErrorAndLosesNothing) {
     fs::path file = kiln::test::cache_file_for(kiln::test::h100_root(), kH100Hash);
     auto sel = complete_ops(run_for(file, kH100Hash), std::nullopt);
     { std::ofstream(d.path() / "cache") << "not a directory"; }
-    auto report = write_timing_cache(d.path(), sel.ops);
+    auto report = write_timing_cache(kiln::test::open_dir(d.path()), sel.ops);
     ASSERT_FALSE(report);
     EXPECT_EQ(read_file(d.path() / "cache"), "not a directory");
-    auto missing = write_timing_cache(d.path() / "nope", sel.ops);
+    auto missing = write_timing_cache(kiln::test::open_dir(d.path() / "nope"), sel.ops);
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().code, kiln::Errc::not_found);
     EXPECT_FALSE(fs::exists(d.path() / "nope"));
+}
+
+// Issue 44: `retune --write` writes beneath the root it opened. The root renamed away after the open
+// and a decoy put at its path (a cache/ folder of its own): the opened root's timing cache gets the
+// times, under its own lock folder, and nothing is created or changed at the decoy.
+TEST(WriteTimingCache, WritesBeneathTheOpenedRootNotItsPath) {
+    kiln::test::ScratchDir dir("hb-write-decoy");
+    const kiln::test::DecoyedRoot d = kiln::test::open_h100_root_then_decoy(dir);
+    ASSERT_TRUE(d.opened.fd.valid());
+    const fs::path file = kiln::test::cache_file_for(d.moved, kH100Hash);
+    ASSERT_FALSE(file.empty());
+    const std::string before = read_file(file), decoy_before = read_file(d.root / "cache" / "decoy");
+    RetuneRun run = run_for(file, kH100Hash);
+    auto sel = complete_ops(run, std::nullopt);
+    ASSERT_EQ(sel.ops.size(), 2u);
+    fs::remove_all(d.moved / "locks");  // made again beneath the opened root, not at the decoy
+    auto report = write_timing_cache(d.opened, sel.ops);
+    ASSERT_TRUE(report) << report.error().str();
+    ASSERT_EQ(report->files.size(), 1u);
+    EXPECT_EQ(report->files[0].path, (d.root / "cache" / file.filename()).string());  // named as opened
+    EXPECT_EQ(report->files[0].replaced, 2);
+    EXPECT_FALSE(report->files[0].created);
+    EXPECT_NE(read_file(file), before);
+    const auto written = kiln::py_loads(read_file(file)).value();
+    const auto& slot = written["cache"][run.ops[0].op][run.ops[0].inputs][run.ops[0].precision];
+    ASSERT_EQ(slot.size(), run.ops[0].choices.size());
+    for (const auto& c : run.ops[0].choices) EXPECT_DOUBLE_EQ(slot[c.name].get<double>(), *c.measured[0].ms);
+    EXPECT_TRUE(fs::exists(d.moved / "locks" / ("autotune-" + file.filename().string() + ".lock")));
+    EXPECT_FALSE(fs::exists(d.root / "cache" / file.filename()));
+    EXPECT_FALSE(fs::exists(d.root / "locks"));
+    EXPECT_EQ(read_file(d.root / "cache" / "decoy"), decoy_before);
+    // A new GPU kind's file is created beneath the opened root too.
+    auto h200 = complete_ops(run_for(file, kH200), std::nullopt);
+    auto created = write_timing_cache(d.opened, h200.ops);
+    ASSERT_TRUE(created) << created.error().str();
+    ASSERT_EQ(created->files.size(), 1u);
+    EXPECT_TRUE(created->files[0].created);
+    EXPECT_TRUE(fs::is_regular_file(d.moved / "cache" / h200.ops[0].system_hash()));
+    EXPECT_FALSE(fs::exists(d.root / "cache" / h200.ops[0].system_hash()));
 }
 
 // Two writers at once (different ops into one file): the lock keeps both.
@@ -224,8 +265,8 @@ TEST(WriteTimingCache, ConcurrentWritersLoseNothing) {
     for (int round = 0; round < 20; ++round) {
         fs::remove(root / "cache" / sel.ops[0].system_hash());
         std::vector<MeasuredOp> a{sel.ops[0]}, b{sel.ops[1]};
-        std::thread t([&] { EXPECT_TRUE(write_timing_cache(root, a)); });
-        ASSERT_TRUE(write_timing_cache(root, b));
+        std::thread t([&] { EXPECT_TRUE(write_timing_cache(kiln::test::open_dir(root), a)); });
+        ASSERT_TRUE(write_timing_cache(kiln::test::open_dir(root), b));
         t.join();
         auto j = kiln::py_loads(read_file(root / "cache" / sel.ops[0].system_hash())).value();
         EXPECT_EQ(j["cache"]["mm"].size(), 2u) << "round " << round;
@@ -246,7 +287,7 @@ TEST(WriteTimingCache, ASymlinkedLockOrLockFolderIsRefusedAndNothingIsCreatedThe
     fs::create_directories(root / "locks");
     const fs::path lock = root / "locks" / ("autotune-" + sel.ops[0].system_hash() + ".lock");
     fs::create_symlink(outside / "pwn", lock);
-    auto report = write_timing_cache(root, sel.ops);
+    auto report = write_timing_cache(kiln::test::open_dir(root), sel.ops);
     ASSERT_FALSE(report);
     EXPECT_EQ(report.error().code, kiln::Errc::invalid_argument) << report.error().str();
     EXPECT_NE(report.error().str().find("symbolic link"), std::string::npos) << report.error().str();
@@ -255,7 +296,7 @@ TEST(WriteTimingCache, ASymlinkedLockOrLockFolderIsRefusedAndNothingIsCreatedThe
 
     fs::remove_all(root / "locks");
     fs::create_directory_symlink(outside, root / "locks");
-    report = write_timing_cache(root, sel.ops);
+    report = write_timing_cache(kiln::test::open_dir(root), sel.ops);
     ASSERT_FALSE(report);
     EXPECT_NE(report.error().str().find("symbolic link"), std::string::npos) << report.error().str();
     EXPECT_TRUE(fs::is_empty(outside));
@@ -286,7 +327,7 @@ TEST(CompleteOps, AChoiceThatFailsAsTorchFailsItIsWrittenAsInfinity) {
     EXPECT_EQ(sel.ops[0].infinite_choices(), 1);
     ASSERT_NE(sel.ops[0].winner(), nullptr);
     EXPECT_NE(sel.ops[0].winner()->name, name);
-    auto w = write_timing_cache(root, sel.ops);
+    auto w = write_timing_cache(kiln::test::open_dir(root), sel.ops);
     ASSERT_TRUE(w) << w.error().str();
     // Read back as torch reads it: Infinity, exactly, for that choice alone.
     auto written = kiln::py_loads(read_file(file)).value();
@@ -307,7 +348,7 @@ TEST(WriteTimingCache, InfinityWithoutAReasonIsRefused) {
     ASSERT_FALSE(sel.ops.empty());
     const std::string before = read_file(file);
     sel.ops[0].choices[0].ms = std::numeric_limits<double>::infinity();
-    EXPECT_FALSE(write_timing_cache(root, sel.ops));
+    EXPECT_FALSE(write_timing_cache(kiln::test::open_dir(root), sel.ops));
     EXPECT_EQ(read_file(file), before);
 }
 

@@ -13,6 +13,7 @@
 
 #include "handback/measured_op.hpp"
 #include "handback/timing_cache_write.hpp"
+#include "opened_dir.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
 #include "torch_style_writer.hpp"
@@ -52,7 +53,7 @@ TEST(WriteTimingCacheRace, ATorchStyleWriterAtTheSameTimeLosesNoEntry) {
             MeasuredOp op = sel.ops[0];
             op.op = "kiln_op";
             op.inputs = "[kiln " + std::to_string(writes++) + "]";
-            auto report = write_timing_cache(d.path(), {op});
+            auto report = write_timing_cache(kiln::test::open_dir(d.path()), {op});
             if (!report.ok()) {
                 ADD_FAILURE() << report.error().str();
                 break;

@@ -2,7 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
+#include "decoy_root.hpp"
+#include "inductor/beneath_root.hpp"
 #include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "opened_dir.hpp"
@@ -129,6 +134,46 @@ TEST(GraphList, H100Rows) {
     }
     EXPECT_EQ(backward, 1u);
     EXPECT_EQ(describe_input("8"), "8");
+}
+
+// Issue 44: `guards KEY` without sizes lists the key dir beneath the root it was looked up in. The root
+// renamed away after the open and a decoy at its path (the same key dir, holding one file that is no
+// graph entry): the rows are the opened root's, read through its descriptor.
+TEST(GraphList, AKeyDirIsListedBeneathTheOpenedRootNotItsPath) {
+    namespace fs = std::filesystem;
+    const std::string key_dir = "fxgraph/sb/fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh";
+    kiln::test::ScratchDir dir("graph-list-decoy");
+    const kiln::test::DecoyedRoot d = kiln::test::open_root_then_decoy(dir, kiln::test::two_entries_root());
+    const fs::path &root = d.root, &moved = d.moved;
+    const kiln::test::OpenedDir& opened = d.opened;
+    ASSERT_TRUE(opened.fd.valid());
+    fs::create_directories(root / key_dir);
+    std::ofstream(root / key_dir / "decoy") << "not the cache that was opened";
+    auto rows = list_key_dir(opened, key_dir);
+    ASSERT_TRUE(rows.ok()) << rows.error().str();
+    // The same rows as the key dir listed by its path in the root that was opened.
+    auto by_path = list_key_dir(moved / key_dir);
+    ASSERT_TRUE(by_path.ok()) << by_path.error().str();
+    ASSERT_FALSE(rows->empty());
+    ASSERT_EQ(rows->size(), by_path->size());
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+        const GraphRow &r = (*rows)[i], &p = (*by_path)[i];
+        EXPECT_NE(r.file, "decoy");
+        EXPECT_EQ(r.file, p.file);
+        EXPECT_EQ(r.path, path_beneath(opened, key_dir + "/" + r.file));
+        EXPECT_EQ(r.kind, "fxgraph");
+        EXPECT_EQ(r.key, "fsbnatbp6m2keoozno6te7auv6dbw22iozfrx4joxfgl6rn734eh");
+        EXPECT_TRUE(r.error.empty()) << r.error;
+        EXPECT_TRUE(r.guards.has_value()) << r.file;
+        EXPECT_EQ(r.guards, p.guards);
+        EXPECT_EQ(r.compile_ns, p.compile_ns);
+    }
+    // A key dir the opened root does not hold (only the decoy has it) is not found there.
+    fs::create_directories(root / "fxgraph" / "zz" / "fzzdecoy");
+    std::ofstream(root / "fxgraph" / "zz" / "fzzdecoy" / "entry") << "decoy";
+    auto missing = list_key_dir(opened, "fxgraph/zz/fzzdecoy");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().code, kiln::Errc::not_found);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "decoy_root.hpp"
+#include "opened_dir.hpp"
 #include "retune/run_progress.hpp"
 #include "test_support.hpp"
 
@@ -58,7 +60,8 @@ TEST(RunProgress, WrongTypedFieldsCostTheirLineOnly) {
 TEST(RunProgress, ReadsOnlyThisRunsLogsAndNeverBlocksOnAFifo) {
     kiln::test::ScratchDir dir("run_progress");
     const fs::path logs = dir.path() / "kiln" / "autotune";
-    EXPECT_EQ(read_run_progress(dir.path(), 4242)->measured, 0);  // no folder yet: nothing measured
+    const kiln::test::OpenedDir opened = kiln::test::open_dir(dir.path());
+    EXPECT_EQ(read_run_progress(opened, 4242)->measured, 0);  // no folder yet: nothing measured
     write(logs / "retune-mm-0-20261128T010203Z-4242.jsonl",
           "{\"event\":\"session_start\",\"choices\":2}\n{\"event\":\"measurement\",\"device\":\"cuda:0\","
           "\"status\":\"ok\"}\n");
@@ -69,11 +72,43 @@ TEST(RunProgress, ReadsOnlyThisRunsLogsAndNeverBlocksOnAFifo) {
           "{\"event\":\"session_start\",\"choices\":7}\n");
     write(logs / "session-mm-4242.jsonl", "{\"event\":\"session_start\",\"choices\":9}\n");  // not a re-tune's
     ASSERT_EQ(::mkfifo((logs / "retune-x-2-20261128T010203Z-4242.jsonl").c_str(), 0600), 0);
-    auto p = read_run_progress(dir.path(), 4242);
+    auto p = read_run_progress(opened, 4242);
     ASSERT_TRUE(p.ok()) << p.error().str();
     EXPECT_EQ(p->logs.size(), 3u);  // the FIFO is listed by name and skipped when read
     EXPECT_EQ(p->planned, 3);
     EXPECT_EQ(p->measured, 2);
     EXPECT_EQ(p->per_device["cuda:0"], 1);
     EXPECT_EQ(p->per_device["cuda:1"], 1);
+}
+
+// Issue 44: the GUI follows the run beneath the root the window opened. The root renamed away after the
+// open and a decoy put at its path with logs of the same process: the progress is the opened root's,
+// and a finished run's report is saved there, none at the decoy.
+TEST(RunProgress, FollowsAndSavesBeneathTheOpenedRootNotItsPath) {
+    kiln::test::ScratchDir dir("run_progress_decoy");
+    const kiln::test::DecoyedRoot d = kiln::test::open_h100_root_then_decoy(dir);
+    ASSERT_TRUE(d.opened.fd.valid());
+    const std::string name = "retune-mm-0-20261128T010203Z-4242.jsonl";
+    write(d.moved / "kiln" / "autotune" / name,
+          "{\"event\":\"session_start\",\"choices\":2}\n{\"event\":\"measurement\",\"device\":\"cuda:0\","
+          "\"status\":\"ok\"}\n");
+    write(d.root / "kiln" / "autotune" / name,
+          "{\"event\":\"session_start\",\"choices\":9}\n{\"event\":\"measurement\",\"device\":\"cuda:5\","
+          "\"status\":\"wrong\"}\n{\"event\":\"measurement\",\"device\":\"cuda:5\",\"status\":\"ok\"}\n");
+    auto p = read_run_progress(d.opened, 4242);
+    ASSERT_TRUE(p.ok()) << p.error().str();
+    EXPECT_EQ(p->planned, 2);
+    EXPECT_EQ(p->measured, 1);
+    EXPECT_EQ(p->failed, 0);
+    EXPECT_EQ(p->per_device.count("cuda:5"), 0u) << "the decoy's log was read";
+    ASSERT_EQ(p->logs.size(), 1u);
+    EXPECT_EQ(p->logs[0], d.root / "kiln" / "autotune" / name);  // named as the root was opened
+
+    auto saved = save_run_report(d.opened, "{\"ops\": []}");
+    ASSERT_TRUE(saved.ok()) << saved.error().str();
+    EXPECT_EQ(saved->parent_path(), d.root / "kiln" / "retune");
+    EXPECT_FALSE(fs::exists(d.root / "kiln" / "retune"));
+    const fs::path kept = d.moved / "kiln" / "retune" / saved->filename();
+    ASSERT_TRUE(fs::is_regular_file(kept));
+    EXPECT_EQ(kiln::test::read_file(kept), "{\"ops\": []}");
 }
