@@ -32,6 +32,7 @@
 #include "ui/health/scan_health.hpp"
 #include "ui/inspector/inspection.hpp"
 #include "ui/inspector/inspector_widget.hpp"
+#include "ui/inspector/summary_html.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_panel.hpp"
@@ -41,6 +42,11 @@
 #include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
+
+struct KernelsAwaitingTimings {
+    InspectRequest request;
+    Inspection shown;
+};
 
 namespace {
 // Graph entries read per batch by the Overview's and browser's one read (a few hundred KB of rows).
@@ -104,6 +110,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(overview_, &OverviewPanel::linkActivated, this, &MainWindow::onLink);
     diff_->setSelectionProvider([this] { return browser_->currentPath(); });
     connect(watcher_, &CacheWatcher::changed, this, &MainWindow::rescan);
+    connect(rootTimings_, &RootTimings::loaded, this, &MainWindow::joinKernelsToTimings);
 
     buildActions();
     applySettings();
@@ -260,6 +267,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     setWindowTitle(blobPath.isEmpty() ? QStringLiteral("Kiln — %1").arg(root_)
                                       : QStringLiteral("Kiln — Mega-Cache blob %1").arg(blobPath));
     watcher_->clear();
+    awaitingTimings_.reset();
     browser_->setTree(nullptr);
     diff_->setRoot(root_);
     // The scan first (the pool runs jobs in the order they come): the Overview and the browser wait on
@@ -362,6 +370,7 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
 }
 
 void MainWindow::inspect(const QString& path, const CacheNode& node) {
+    awaitingTimings_.reset();
     if (node.kind == CacheNode::Kind::category) {
         jobs_->cancel(QStringLiteral("inspect"));
         inspector_->showMessage(
@@ -371,15 +380,35 @@ void MainWindow::inspect(const QString& path, const CacheNode& node) {
     InspectRequest req{path, node, root_, opened_, browser_->tree()};
     if (opened_ && opened_->is_blob())
         req.shownPath = QString::fromStdString(frontend::in_given_terms(*opened_, path.toStdString()));
+    // The kernel join takes the root's timings as read once for the window, never its own walk.
+    if (const auto timings = rootTimings_->result(); timings && timings->root == root_) req.timings = timings->set;
     inspector_->showMessage(
         tr("<p>Reading %1 …</p>").arg((req.shownPath.isEmpty() ? path : req.shownPath).toHtmlEscaped()));
     jobs_->start(
         QStringLiteral("inspect"), tr("Decoding %1").arg(QFileInfo(path).fileName()),
         [req](JobControl& ctl) { return inspectArtifact(req, ctl); },
-        [this](Inspection ins) {
+        [this, req](Inspection ins) {
             inspector_->showInspection(ins);
+            if (ins.kernelsAwaitTimings && req.root == root_) {
+                // Joined again when the root's timings are in (now, if they came meanwhile).
+                awaitingTimings_ = std::make_shared<const KernelsAwaitingTimings>(KernelsAwaitingTimings{req, ins});
+                if (const auto timings = rootTimings_->result()) joinKernelsToTimings(timings);
+                else rootTimings_->request();
+            }
             emit inspectionShown(ins.path);
         });
+}
+
+void MainWindow::joinKernelsToTimings(const std::shared_ptr<const RootTimingsResult>& timings) {
+    if (!awaitingTimings_ || !timings || timings->root != awaitingTimings_->request.root) return;
+    auto waiting = std::exchange(awaitingTimings_, nullptr);
+    InspectRequest req = waiting->request;
+    req.timings = timings->set;
+    // On the inspect channel: selecting something else meanwhile drops it.
+    jobs_->start(
+        QStringLiteral("inspect"), tr("Joining kernels of %1").arg(QFileInfo(req.path).fileName()),
+        [req, waiting](JobControl&) { return std::make_pair(req.path, summaryHtml(req, waiting->shown)); },
+        [this](std::pair<QString, QString> done) { inspector_->updateSummary(done.first, done.second); });
 }
 
 void MainWindow::onLink(const QUrl& url) {
