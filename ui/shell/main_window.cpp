@@ -20,6 +20,8 @@
 
 #include "bundle/temp_root.hpp"
 #include "frontend/open_cache.hpp"
+#include "inductor/evict_needs.hpp"
+#include "inductor/graph_entry.hpp"
 #include "overview/overview.hpp"
 #include "timings/compile_times.hpp"
 #include "trace/graph_names.hpp"
@@ -334,13 +336,15 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
         overview::EntriesSection section;
         std::shared_ptr<const timings::CompileTimes> times;
         std::shared_ptr<const EntryLabels> labels;
+        std::shared_ptr<const inductor::EntryNeeds> needs;  // for the Overview's eviction plan
     };
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
         [tree](JobControl& ctl) {
-            Entries out{tree, {}, nullptr, nullptr};
+            Entries out{tree, {}, nullptr, nullptr, nullptr};
             timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
+            auto needs = std::make_shared<inductor::EntryNeeds>();
             const Status read = trace::for_each_named_graph_batch(
                 tree->scan(), std::nullopt, kGraphBatch,
                 [&](std::vector<inductor::GraphRow>& rows) {
@@ -349,7 +353,11 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
                         labels->add(*tree, r);
                     }
                 },
-                ctl.cancelFlag());
+                ctl.cancelFlag(),
+                // Each decoded entry, on the batch's reader threads: what eviction's units need of it.
+                [&needs](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
+                    needs->add(row.path, entry);
+                });
             auto found = std::make_shared<timings::CompileTimes>(
                 read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
             out.section = overview::entries_section(tree->scan(), *found);
@@ -357,12 +365,14 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
             if (read.ok()) {
                 labels->finish();
                 out.labels = std::move(labels);
+                out.needs = std::move(needs);
             }
             releaseFreedMemory();
             return out;
         },
         [this](Entries out) {
             if (out.tree->root != root_) return;
+            overview_->setEntryNeeds(out.tree, std::move(out.needs));
             overview_->setEntries(std::move(out.section));
             if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
             emit graphEntriesRead(out.tree, out.times);
