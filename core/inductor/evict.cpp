@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "inductor/evict_fs.hpp"
+#include "inductor/evict_needs.hpp"
 #include "inductor/graph_entry.hpp"
 #include "inductor/output_code.hpp"
 #include "inductor/roots.hpp"
@@ -105,7 +106,23 @@ std::int64_t unit_recency(const Units& u, const Group* g, std::map<const Group*,
     return last;
 }
 
-Units units_of(const ScanResult& scan, int root_fd) {
+// An AOT entry's FX keys, from `needs` when it saw the file, else read here.
+std::vector<std::string> fx_keys_of_aot(int root_fd, const Artifact& a, const EntryNeeds* needs) {
+    if (needs)
+        if (auto seen = needs->fx_keys_of_aot(a.rel_path())) return std::move(*seen);
+    auto entry = read_graph_entry(root_fd, a);
+    return entry ? needed_fx_keys(*entry) : std::vector<std::string>{};
+}
+
+// An FX entry's bundled kernel dirs, from `needs` when it saw the file, else read here.
+std::vector<std::string> kernel_dirs_of_fx(int root_fd, const Artifact& a, const EntryNeeds* needs) {
+    if (needs)
+        if (auto seen = needs->kernel_dirs_of_fx(a.rel_path())) return std::move(*seen);
+    auto entry = read_graph_entry(root_fd, a);
+    return entry ? needed_kernel_dirs(*entry) : std::vector<std::string>{};
+}
+
+Units units_of(const ScanResult& scan, int root_fd, const EntryNeeds* needs) {
     Units u;
     std::map<std::string_view, const Group*> fx_by_key, kernel_dirs;
     std::unordered_map<std::string_view, const Group*> module_groups;
@@ -122,20 +139,12 @@ Units units_of(const ScanResult& scan, int root_fd) {
             const Artifact& a = scan.artifacts[index];
             if (g.kind == GroupKind::key_dir && g.category == Category::aotautograd &&
                 a.category == Category::aotautograd) {
-                auto entry = read_graph_entry(root_fd, a);
-                if (!entry || !entry->is_aot_autograd()) continue;
-                for (auto key : {entry->forward_fx_key(), entry->backward_fx_key()})
-                    if (auto fx = key ? fx_by_key.find(*key) : fx_by_key.end(); fx != fx_by_key.end())
-                        u.add(fx->second, &g);
+                for (const auto& key : fx_keys_of_aot(root_fd, a, needs))
+                    if (auto fx = fx_by_key.find(key); fx != fx_by_key.end()) u.add(fx->second, &g);
             } else if (g.kind == GroupKind::key_dir && g.category == Category::fxgraph &&
                        a.category == Category::fxgraph && !kernel_dirs.empty()) {
-                auto entry = read_graph_entry(root_fd, a);
-                if (!entry || !entry->is_fx_graph()) continue;
-                for (const auto& k : entry->triton_bundle()) {
-                    if (!k.device || *k.device < 0 || k.kernel_hash.find('/') != std::string::npos) continue;
-                    auto dir = kernel_dirs.find("triton/" + std::to_string(*k.device) + "/" + k.kernel_hash);
-                    if (dir != kernel_dirs.end()) u.add(dir->second, &g);
-                }
+                for (const auto& rel : kernel_dirs_of_fx(root_fd, a, needs))
+                    if (auto dir = kernel_dirs.find(rel); dir != kernel_dirs.end()) u.add(dir->second, &g);
             } else if (a.category == Category::output_code) {
                 for (const auto& module : imported_modules(root_fd, a))
                     if (auto m = module_groups.find(module); m != module_groups.end()) u.add(m->second, &g);
@@ -288,7 +297,8 @@ GroupRemoval remove_group(int root_fd, const ScanResult& scan, const Group& grou
 namespace {
 
 // The plan over one scan and, unless a dry run, the removals through `root_fd` (the directory scanned).
-EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPolicy& policy) {
+EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPolicy& policy,
+                            const EntryNeeds* needs = nullptr) {
     EvictReport report;
     report.root = scan.root;
     report.atime_kept = can_keep_atime(scan.root);
@@ -299,7 +309,7 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
     report.files_before = scan.artifacts.size();
     std::uint64_t remaining_files = report.files_before;
     std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
-    const Units units = units_of(scan, root_fd);
+    const Units units = units_of(scan, root_fd, needs);
     std::set<const Group*> done;  // removed (or tried) already: a needing group goes before what it needs
     std::set<const Group*> gone;  // removed whole
     // Removes one group (or, in a dry run, checks its lock) and records the outcome; true when it is gone.
@@ -374,7 +384,7 @@ Result<EvictReport> evict_cache(const OpenedRoot& root, const EvictPolicy& polic
     return plan_and_remove(scan, root.fd, policy);
 }
 
-Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy_in) {
+Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy_in, const EntryNeeds* needs) {
     if (!policy_in.older_than_ns && !policy_in.max_bytes && !policy_in.max_files && policy_in.named_groups.empty())
         return make_error(Errc::invalid_argument, "nothing to evict by", scan.root,
                           "give --older-than AGE, --max-size SIZE, --max-files N or --stale");
@@ -382,7 +392,7 @@ Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& pol
     if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
     EvictPolicy policy = policy_in;
     policy.dry_run = true;
-    return plan_and_remove(scan, scan.root_fd(), policy);
+    return plan_and_remove(scan, scan.root_fd(), policy, needs);
 }
 
 Result<std::int64_t> parse_age_ns(std::string_view text) {

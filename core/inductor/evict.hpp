@@ -20,6 +20,8 @@
 
 namespace kiln::inductor {
 
+class EntryNeeds;
+
 struct EvictPolicy {
     std::optional<std::int64_t> older_than_ns;  // remove groups whose last use is older than now - this
     std::optional<std::uint64_t> max_bytes;     // remove LRU groups until the cache is at most this big
@@ -76,8 +78,9 @@ struct EvictReport {
 Result<EvictReport> evict_cache(const OpenedRoot& root, const EvictPolicy& policy);
 // The same plan as a dry run over a scan already made (the GUI's browser scan): the report
 // evict_cache of the scan's root with dry_run gives, without walking the root again (the lock checks
-// go through the directory the scan walked, ScanResult::root_fd).
-Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy);
+// go through the directory the scan walked, ScanResult::root_fd). `needs`, when given, is what a read
+// of the scan's graph entries already saw of them (evict_needs.hpp): those entries are not read again.
+Result<EvictReport> evict_dry_run(const ScanResult& scan, const EvictPolicy& policy, const EntryNeeds* needs = nullptr);
 
 // Removes one group of `scan` safely (see above) through `root_fd`, the directory the scan walked.
 // `freed` counts what is really gone even when `status` reports a failure (partial removal);

@@ -146,7 +146,7 @@ PortabilityGlance portability_section(const inductor::ScanResult& scan, const Ov
     return g;
 }
 
-EvictGlance evict_section(const inductor::ScanResult& scan) {
+EvictGlance evict_section(const inductor::ScanResult& scan, const inductor::EntryNeeds* needs) {
     EvictGlance g;
     g.limit = std::string("--older-than ") + kDefaultEvictAge;
     inductor::EvictPolicy policy;
@@ -157,7 +157,7 @@ EvictGlance evict_section(const inductor::ScanResult& scan) {
         return g;
     }
     policy.older_than_ns = *age;
-    auto report = inductor::evict_dry_run(scan, policy);
+    auto report = inductor::evict_dry_run(scan, policy, needs);
     if (!report.ok()) {
         g.error = report.error().str();
         return g;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "inductor/evict_needs.hpp"
 #include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
@@ -141,7 +142,9 @@ struct OpsSection {
 OpsSection ops_section(const inductor::OpenedRoot& root);  // collect_timings over the opened root, then:
 OpsSection ops_section(const timings::TimingSet& set);     // the GUI's one read of the root (op_index: its ops)
 PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});
-EvictGlance evict_section(const inductor::ScanResult& scan);
+// `needs`: what a read of the scan's graph entries made anyway saw of them (the GUI's one read), so the
+// dry run reads no entry again; null: it reads them itself.
+EvictGlance evict_section(const inductor::ScanResult& scan, const inductor::EntryNeeds* needs = nullptr);
 HealthGlance health_section(const inductor::ScanResult& scan, const std::atomic<bool>* cancel = nullptr);
 StartupGlance startup_section(const std::vector<std::string>& trace_dirs);
 

@@ -32,6 +32,7 @@
 #include "ui/jobs/job_runner.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/status/status_panel.hpp"
+#include "ui/tuning/root_timings.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -86,6 +87,9 @@ bool scanned(MainWindow& w) { return w.browser()->tree() && !w.jobs()->isRunning
 const char* kChangedA =
     "/fxgraph/bt/fbthtgcfn6jl7ghas2zkbej2nhbianoo76mqbeuwqawaoxcxbhv5/"
     "ifr5l7l6lsmupe6g3absercx7t4ths7oibbc3wcr2ytojy7hsse";
+const char* kMmEntry =  // its template kernel's autotune row is in the root's timing cache
+    "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/"
+    "jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu";
 const char* kChangedB =
     "/fxgraph/mo/fmo2n45uv3b62qq26v3dxc7irosaefewdkqwv5x66fwyzrtffovi/"
     "gusz2kto372vz7hr6ujg6f6nrlassse4tjudf5uyhb23g56r2o5";
@@ -402,6 +406,40 @@ private slots:
             w.inspector()->setCurrentIndex(i);
             QVERIFY(!w.grab().isNull());
         }
+    }
+
+    // Issue 44: the inspector's kernel join takes the window's one read of the root's timings
+    // (RootTimings) instead of walking the root's timing sources per selected entry: an entry selected
+    // while that read runs shows its kernels, then their autotune rows once the read is in; selecting
+    // entries starts no read of the root's timings.
+    void inspectorJoinsKernelsToTheWindowsTimings() {
+        MainWindow w;
+        w.show();
+        w.openRoot(test::h100Root());
+        RootTimings* timings = w.rootTimings();
+        QVERIFY(test::waitFor([&] { return scanned(w) && timings->result() != nullptr; }));
+        timings->reload();  // the read runs again: the selection comes before its result, or races it
+        const int reads = timings->readsStarted();
+        QVERIFY(!timings->result());
+        QString shown;
+        connect(&w, &MainWindow::inspectionShown, this, [&](const QString& p) { shown = p; });
+        auto summary = [&] { return w.inspector()->summaryView()->toPlainText(); };
+        const QString mm = test::h100Root() + kMmEntry;
+        QVERIFY(w.browser()->selectPath(mm));
+        QVERIFY2(test::waitFor([&] { return shown == mm && summary().contains("chose this template"); }),
+                 qPrintable(summary()));
+        QVERIFY(summary().contains("triton_tem_fused_mm_relu_0"));
+        QCOMPARE(timings->readsStarted(), reads);
+
+        // The read is in: another entry and back, the Summary joins with the inspection itself.
+        const QString other = test::h100Root() + kChangedA;
+        QVERIFY(w.browser()->selectPath(other));
+        QVERIFY(test::waitFor([&] { return shown == other; }));
+        QVERIFY(w.browser()->selectPath(mm));
+        QVERIFY(test::waitFor([&] { return shown == mm; }));
+        QVERIFY2(summary().contains("chose this template"), qPrintable(summary()));
+        QVERIFY(!summary().contains("Autotune rows follow"));
+        QCOMPARE(timings->readsStarted(), reads);
     }
 
     void liveUpdateKeepsSelection() {

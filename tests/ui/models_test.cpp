@@ -18,6 +18,7 @@
 #include "bundle/temp_root.hpp"
 #include "frontend/open_cache.hpp"
 #include "inductor/graph_entry.hpp"
+#include "timings/collect.hpp"
 #include "timings/compile_times.hpp"
 #include "ui/browser/cache_tree_model.hpp"
 #include "ui/browser/scan_job.hpp"
@@ -27,6 +28,7 @@
 #include "ui/inspector/key_components_model.hpp"
 #include "ui/inspector/object_tree_model.hpp"
 #include "ui/inspector/opcode_model.hpp"
+#include "ui/inspector/summary_html.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/portability/difference_model.hpp"
 #include "ui/portability/portability_job.hpp"
@@ -49,6 +51,28 @@ std::shared_ptr<const CacheTree> scanTree(const QString& root) {
     ScanOutcome out = runScan(std::make_shared<const kiln::bundle::RootOrBlob>(std::move(opened).value()), ctl);
     if (!out.error.isEmpty()) qWarning("%s", qPrintable(out.error));
     return out.tree;
+}
+
+const QString kMmEntry = QStringLiteral(
+    "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/"
+    "jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu");
+
+// The root's timings as the window's one read (RootTimings) has them: collected beneath the opened root.
+std::shared_ptr<const kiln::timings::TimingSet> rootTimingsOf(const kiln::bundle::RootOrBlob& cache) {
+    auto set = kiln::timings::collect_timings_from({cache.opened()});
+    if (!set.ok()) qWarning("%s", set.error().str().c_str());
+    return set.ok() ? std::make_shared<const kiln::timings::TimingSet>(std::move(set).value()) : nullptr;
+}
+
+InspectRequest fxEntryRequest(const QString& root, const QString& entry,
+                              std::shared_ptr<const kiln::bundle::RootOrBlob> cache,
+                              std::shared_ptr<const kiln::timings::TimingSet> timings) {
+    CacheNode node;
+    node.kind = CacheNode::Kind::file;
+    node.category = Category::fxgraph;
+    InspectRequest req{root + entry, node, root, std::move(cache), nullptr};
+    req.timings = std::move(timings);
+    return req;
 }
 
 const QString kEntryA = QStringLiteral(
@@ -124,25 +148,62 @@ private slots:
     // The Summary tab lists the kernels the mm graph runs: the template with relu fused in, its
     // autotune choice and margin (the same join as `kiln-cli show --kernels`).
     void summaryListsTheKernelsThatRun() {
-        const QString mm = QStringLiteral(
-            "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/"
-            "jqhhvzewydfp2huj2xvssviy5thpesj2rf6mubazi544gy3cmqu");
         JobControl ctl;
-        CacheNode node;
-        node.kind = CacheNode::Kind::file;
-        node.category = Category::fxgraph;
         auto opened = kiln::frontend::open_cache(test::h100Root().toStdString());
         QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().str().c_str());
         auto cache = std::make_shared<const kiln::bundle::RootOrBlob>(std::move(*opened));
-        Inspection ins = inspectArtifact({test::h100Root() + mm, node, test::h100Root(), cache, nullptr}, ctl);
+        auto timings = rootTimingsOf(*cache);
+        QVERIFY(timings && !timings->ops.empty());
+        Inspection ins = inspectArtifact(fxEntryRequest(test::h100Root(), kMmEntry, cache, timings), ctl);
         QVERIFY2(ins.error.isEmpty(), qPrintable(ins.error));
+        QVERIFY(!ins.kernelsAwaitTimings);
         verifyMmKernels(ins.summaryHtml);
     }
 
-    // Issue 44: the kernel join reads the modules and the timing cache beneath the root the window
-    // opened, through its descriptor: the root renamed away after the open and a decoy put at its
-    // path (a key dir of the same name, no modules, no timing cache), the Summary still names the
-    // template, its config and its autotune choice.
+    // Issue 44: the kernel join takes the root's timings it is given (the window's one read), never
+    // walking the root's timing sources again per entry (seconds a click at a million files). Given a
+    // set with no ops while the root's timing cache is there, no autotune row; given none yet, the
+    // kernels without autotune rows and the inspection says it waits for them.
+    void summaryJoinsKernelsToTheGivenTimingsNotAWalk() {
+        JobControl ctl;
+        auto opened = kiln::frontend::open_cache(test::h100Root().toStdString());
+        QVERIFY2(opened.ok(), opened.ok() ? "" : opened.error().str().c_str());
+        auto cache = std::make_shared<const kiln::bundle::RootOrBlob>(std::move(*opened));
+        auto empty = std::make_shared<const kiln::timings::TimingSet>();
+        Inspection decoy = inspectArtifact(fxEntryRequest(test::h100Root(), kMmEntry, cache, empty), ctl);
+        QVERIFY2(decoy.error.isEmpty(), qPrintable(decoy.error));
+        QVERIFY(!decoy.kernelsAwaitTimings);
+        QVERIFY2(decoy.summaryHtml.contains(QStringLiteral("Kernels launched (1)")), qPrintable(decoy.summaryHtml));
+        QVERIFY(decoy.summaryHtml.contains(QStringLiteral("triton_tem_fused_mm_relu_0")));
+        QVERIFY2(!decoy.summaryHtml.contains(QStringLiteral("chose this template")), qPrintable(decoy.summaryHtml));
+
+        const InspectRequest waiting = fxEntryRequest(test::h100Root(), kMmEntry, cache, nullptr);
+        Inspection early = inspectArtifact(waiting, ctl);
+        QVERIFY2(early.error.isEmpty(), qPrintable(early.error));
+        QVERIFY(early.kernelsAwaitTimings);
+        QVERIFY(early.summaryHtml.contains(QStringLiteral("Kernels launched (1)")));
+        QVERIFY(early.summaryHtml.contains(QStringLiteral("epilogue fused into the template: relu")));
+        QVERIFY(!early.summaryHtml.contains(QStringLiteral("chose this template")));
+        // What the window does when the read is in: the same inspection's Summary, made again.
+        InspectRequest joined = waiting;
+        joined.timings = rootTimingsOf(*cache);
+        QVERIFY(joined.timings);
+        QVERIFY(!kernelsAwaitTimings(joined, early));
+        verifyMmKernels(summaryHtml(joined, early));
+
+        // Not a graph entry, or nothing opened (a remote inspection): nothing to wait for.
+        Inspection file = early;
+        file.entry.reset();
+        QVERIFY(!kernelsAwaitTimings(waiting, file));
+        InspectRequest remote = waiting;
+        remote.opened = nullptr;
+        QVERIFY(!kernelsAwaitTimings(remote, early));
+    }
+
+    // Issue 44: the kernel join reads the modules beneath the root the window opened, through its
+    // descriptor, and the timings the window read through it: the root renamed away after the open and
+    // a decoy put at its path (a key dir of the same name, no modules, no timing cache), the Summary
+    // still names the template, its config and its autotune choice.
     void summaryJoinsKernelsBeneathTheOpenedRootNotItsPath() {
         const QString mm = QStringLiteral(
             "/fxgraph/ej/fej3ypleo5ccxyjnzfv46rsawa3nerozpyvrcvtakojqw2j5kwww/"
@@ -165,7 +226,10 @@ private slots:
         node.kind = CacheNode::Kind::file;
         node.category = Category::fxgraph;
         const QString rootText = QString::fromStdString(root.string());
-        Inspection ins = inspectArtifact({rootText + mm, node, rootText, cache, nullptr}, ctl);
+        InspectRequest req{rootText + mm, node, rootText, cache, nullptr};
+        req.timings = rootTimingsOf(*cache);  // the window's one read, through the descriptor as well
+        QVERIFY(req.timings && !req.timings->ops.empty());
+        Inspection ins = inspectArtifact(req, ctl);
         QVERIFY2(ins.error.isEmpty(), qPrintable(ins.error));
         verifyMmKernels(ins.summaryHtml);
     }

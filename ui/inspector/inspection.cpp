@@ -146,6 +146,7 @@ Inspection inspectArtifact(const InspectRequest& req, JobControl& ctl) {
     }
     if (ctl.cancelled()) return out;
     out.summaryHtml = summaryHtml(req, out);
+    out.kernelsAwaitTimings = kernelsAwaitTimings(req, out);
     out.elapsedMs = timer.elapsed();
     ctl.setProgress(4, 4);
     return out;

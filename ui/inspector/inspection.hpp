@@ -15,6 +15,10 @@
 #include "ui/browser/cache_tree.hpp"
 #include "ui/source/syntax_highlighter.hpp"
 
+namespace kiln::timings {
+struct TimingSet;
+}
+
 namespace kiln::ui {
 
 class JobControl;
@@ -40,6 +44,11 @@ struct InspectRequest {
     // `path` as the user knows it where it differs: a blob's file "<blob>[<path in it>]", never the
     // temporary folder it is unpacked into (frontend::in_given_terms).
     QString shownPath;
+    // The root's timings as the window read them once (RootTimings' set): the kernel join looks the
+    // templates' autotune rows up in it, never walking the root's timing sources again per entry (a
+    // million-file cache: seconds a click). Null while that read runs: the kernels are joined without
+    // autotune rows and Inspection::kernelsAwaitTimings says the Summary is to be made again with it.
+    std::shared_ptr<const timings::TimingSet> timings;
 };
 
 struct Inspection {
@@ -48,6 +57,7 @@ struct Inspection {
     QString error;                              // why it could not be read/decoded (also shown)
     std::optional<inductor::GraphEntry> entry;  // graph entries: the decoded pickle (immutable, shared)
     QString summaryHtml;
+    bool kernelsAwaitTimings = false;  // summaryHtml joined kernels without InspectRequest::timings
     QString sourceTitle;
     QString sourceText;
     SourceLanguage sourceLanguage = SourceLanguage::plain;

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -130,9 +131,21 @@ void InspectorWidget::setSourceFontSize(int pt) {
     rawText_->setFontPointSize(pt);
 }
 
-void InspectorWidget::showMessage(const QString& html) { summary_->setHtml(html); }
+void InspectorWidget::showMessage(const QString& html) {
+    shownPath_.clear();
+    summary_->setHtml(html);
+}
+
+void InspectorWidget::updateSummary(const QString& path, const QString& html) {
+    if (path.isEmpty() || path != shownPath_) return;
+    QScrollBar* bar = summary_->verticalScrollBar();
+    const int at = bar->value();
+    summary_->setHtml(html);
+    bar->setValue(at);
+}
 
 void InspectorWidget::showInspection(const Inspection& ins) {
+    shownPath_ = ins.path;
     summary_->setHtml(ins.summaryHtml);
 
     // Source: highlighting a multi-megabyte text would stall the UI thread; such texts stay plain.

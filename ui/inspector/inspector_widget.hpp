@@ -29,6 +29,9 @@ public:
     InspectorWidget(JobRunner* jobs, QWidget* parent = nullptr);
     void showInspection(const Inspection& ins);
     void showMessage(const QString& html);  // e.g. "Decoding…" or a category's description
+    // The Summary made again for the inspection shown (its kernels joined to the root's timings once
+    // they are read); dropped when another artifact is shown by then. Keeps where the page was scrolled.
+    void updateSummary(const QString& path, const QString& html);
     void setSourceFontSize(int pt);
 
     GuardsPanel* guardsPanel() const { return guards_; }
@@ -46,6 +49,7 @@ private:
     QWidget* buildRawTab();
 
     QTextBrowser* summary_;
+    QString shownPath_;  // the inspection shown, empty while a message is
     QLabel* sourceTitle_ = nullptr;
     CodeView* source_ = nullptr;
     QTreeView* objectView_;

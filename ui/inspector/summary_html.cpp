@@ -4,11 +4,8 @@
 #include <QFileInfo>
 #include <QUrl>
 
-#include <optional>
-
 #include <nlohmann/json.hpp>
 
-#include "timings/collect.hpp"
 #include "timings/graph_kernels.hpp"
 #include "ui/browser/cache_tree_model.hpp"
 #include "ui/common/qt_string.hpp"
@@ -131,14 +128,11 @@ void entrySummary(const InspectRequest& req, const inductor::GraphEntry& e, Tabl
 }
 
 // The kernels the output code launches, joined to their modules, .best_config and autotune rows
-// (timings::graph_kernels: the same join as `kiln-cli show --kernels`).
+// (timings::graph_kernels: the same join as `kiln-cli show --kernels`). The autotune rows come from the
+// root's timings the window read once (req.timings); without them yet, the rest of the join is shown.
 void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Table& t) {
     const inductor::OpenedRoot root = req.opened->opened();  // read through its descriptor (issue 44)
-    // The timing sources of the whole root, as `show --kernels` reads them: a timing cache opened on
-    // its own would look its modules up by the root's path again (timings/timing_cache_source).
-    std::optional<timings::TimingSet> set;
-    if (auto s = timings::collect_timings_from({root}); s.ok()) set = std::move(s).value();
-    auto ks = timings::graph_kernels(root, e, set ? &*set : nullptr);
+    auto ks = timings::graph_kernels(root, e, req.timings.get());
     if (!ks.ok()) {
         t.row(QObject::tr("Kernels launched"), htmlText(ks.error().str()));
         return;
@@ -174,7 +168,10 @@ void kernelsSummary(const InspectRequest& req, const inductor::GraphEntry& e, Ta
                              htmlText(k.autotune->choice));
         rows << line;
     }
-    t.row(QObject::tr("Kernels launched (%1)").arg(rows.size()), rows.join(QStringLiteral("<br>")));
+    if (!req.timings && !rows.isEmpty())
+        rows << QStringLiteral("<small>%1</small>")
+                    .arg(QObject::tr("Autotune rows follow once the root's timings are read."));
+    t.row(QObject::tr("Kernels launched (%1)").arg(ks->kernels.size()), rows.join(QStringLiteral("<br>")));
 }
 
 void jsonSummary(const QByteArray& bytes, Table& t) {
@@ -192,6 +189,10 @@ void jsonSummary(const QByteArray& bytes, Table& t) {
 }
 
 }  // namespace
+
+bool kernelsAwaitTimings(const InspectRequest& req, const Inspection& ins) {
+    return req.opened && !req.timings && ins.entry && ins.entry->is_fx_graph();
+}
 
 QString summaryHtml(const InspectRequest& req, const Inspection& ins) {
     const CacheNode& n = req.node;

@@ -9,5 +9,8 @@ struct InspectRequest;
 struct Inspection;
 
 QString summaryHtml(const InspectRequest& req, const Inspection& ins);
+// Whether summaryHtml(req, ins) joins kernels, and without the root's timings (req.timings null): the
+// window makes it again once they are read.
+bool kernelsAwaitTimings(const InspectRequest& req, const Inspection& ins);
 
 }  // namespace kiln::ui

@@ -24,26 +24,28 @@ struct SectionValue {
     QString what;
 };
 
-SectionValue computeSection(int index, const CacheTree& tree, const QString& blob, JobControl& ctl) {
+// The order the sections run in: eviction after portability, as it waits for the window's read of the
+// graph entries (setEntryNeeds), which ends after the scan.
+enum OverviewSection { kStartupSection, kOpsSection, kPortabilitySection, kEvictSection, kHealthSection, kSections };
+
+SectionValue computeSection(int index, const CacheTree& tree, const QString& blob, const inductor::EntryNeeds* needs,
+                            JobControl& ctl) {
     const inductor::ScanResult& scan = tree.scan();
     SectionValue v{tree.root, nullptr, {}};
     switch (index) {
-        case 0: {
-            auto g = overview::evict_section(scan);
+        case kStartupSection: {
             std::vector<std::string> traces;  // the TORCH_TRACE dirs beside the root or blob (a directory listing)
             for (const auto& d : trace::find_trace_dirs(blob.isEmpty() ? scan.root : blob.toStdString()))
                 traces.push_back(d.string());
             auto startup = overview::startup_section(traces);  // the biggest avoidable compile cost
-            v.what = QStringLiteral("evict");
-            v.apply = [g, traces, startup](overview::Overview& o, overview::SectionsPending& p) {
-                o.evict = g;
+            v.what = QStringLiteral("startup");
+            v.apply = [traces, startup](overview::Overview& o, overview::SectionsPending&) {
                 o.trace_dirs = traces;
                 o.startup = startup;
-                p.evict = false;
             };
             break;
         }
-        case 1: {
+        case kOpsSection: {
             auto s = std::make_shared<overview::OpsSection>(overview::ops_section(scan.opened_root()));
             v.what = QStringLiteral("ops");
             v.apply = [s](overview::Overview& o, overview::SectionsPending& p) {
@@ -52,7 +54,7 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
             };
             break;
         }
-        case 2: {
+        case kPortabilitySection: {
             overview::OverviewOptions opt;
             opt.cancel = ctl.cancelFlag();
             auto g = overview::portability_section(scan, opt);
@@ -63,7 +65,16 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
             };
             break;
         }
-        case 3: {
+        case kEvictSection: {
+            auto g = overview::evict_section(scan, needs);
+            v.what = QStringLiteral("evict");
+            v.apply = [g](overview::Overview& o, overview::SectionsPending& p) {
+                o.evict = g;
+                p.evict = false;
+            };
+            break;
+        }
+        case kHealthSection: {
             auto g = overview::health_section(scan, ctl.cancelFlag());
             v.what = QStringLiteral("health");
             v.apply = [g](overview::Overview& o, overview::SectionsPending& p) {
@@ -76,9 +87,6 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
     }
     return v;
 }
-constexpr int kSections = 4;
-constexpr int kOpsSection = 1;
-constexpr int kHealthSection = 3;
 
 }  // namespace
 
@@ -129,6 +137,9 @@ void OverviewPanel::load(const QString& root, std::shared_ptr<const ScanCounters
     noCache_.clear();
     error_.clear();
     tree_.reset();
+    needsTree_.reset();
+    needs_.reset();
+    evictWaits_ = false;
     current_.reset();
     complete_ = false;
     counters_ = std::move(counters);
@@ -156,6 +167,7 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
         pending_.entries = true;
     }
     pending_.ops = pending_.portability = pending_.evict = pending_.health = true;
+    evictWaits_ = false;
     current_ = std::move(o);
     complete_ = false;
     render();
@@ -163,7 +175,7 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
     // The shared check beside the other sections, not after them: it is the longest, and it reads
     // other files (its own workers) than the sections' one job at a time.
     if (health_) health_->request();
-    runSection(0);
+    runSection(kStartupSection);
 }
 
 void OverviewPanel::runSection(int index) {
@@ -177,10 +189,16 @@ void OverviewPanel::runSection(int index) {
         runSection(index + 1);
         return;
     }
+    std::shared_ptr<const inductor::EntryNeeds> needs;
+    if (index == kEvictSection) {
+        evictWaits_ = needsTree_ != tree_;  // setEntryNeeds runs it when the read is in
+        if (evictWaits_) return;
+        needs = needs_;
+    }
     jobs_->start(
         QStringLiteral("overview"), tr("Overview of %1").arg(root_),
-        [tree = tree_, index, blob = blob_](JobControl& ctl) {
-            SectionValue v = computeSection(index, *tree, blob, ctl);
+        [tree = tree_, index, blob = blob_, needs](JobControl& ctl) {
+            SectionValue v = computeSection(index, *tree, blob, needs.get(), ctl);
             releaseFreedMemory();  // the section's report is gone: its pages too, before the next section
             return v;
         },
@@ -200,6 +218,14 @@ void OverviewPanel::setEntries(overview::EntriesSection entries) {
             pending_.entries = false;
         },
         QStringLiteral("entries"));
+}
+
+void OverviewPanel::setEntryNeeds(std::shared_ptr<const CacheTree> tree,
+                                  std::shared_ptr<const inductor::EntryNeeds> needs) {
+    if (!tree || tree->root != root_) return;
+    needsTree_ = std::move(tree);
+    needs_ = std::move(needs);
+    if (evictWaits_ && needsTree_ == tree_) runSection(kEvictSection);
 }
 
 void OverviewPanel::update(const std::function<void(overview::Overview&)>& edit, const QString& what) {

@@ -7,7 +7,8 @@
 // the UI thread); the health count is the window's shared check (ScanHealth), which the Health view
 // shows too, asked for as soon as the scan is in (it runs beside the sections). The graph entries
 // section comes from the main window, which reads the entries once for it, the browser's readable
-// names and the Compile times view.
+// names and the Compile times view; the eviction plan waits for what that read saw of the entries
+// (setEntryNeeds) instead of decoding every entry again.
 #include <QTimer>
 #include <QUrl>
 #include <QWidget>
@@ -44,6 +45,9 @@ public:
     // The graph entries section (read by the main window with the browser's names); an error string
     // when the entries could not be listed.
     void setEntries(overview::EntriesSection entries);
+    // What the window's one read of `tree`'s graph entries saw of them, for the eviction plan (null:
+    // that read failed; the plan reads the entries itself).
+    void setEntryNeeds(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const inductor::EntryNeeds> needs);
     void showNoCache(const QString& reason);
     void showError(const QString& error);
 
@@ -56,8 +60,9 @@ public:
     bool isLoading() const { return !root_.isEmpty() && !complete_ && error_.isEmpty(); }
 
 signals:
-    void computed();                         // every section in
-    void sectionShown(const QString& what);  // "scanning", "stats", "entries", "ops", "portability", "health", "evict"
+    void computed();  // every section in
+    void sectionShown(
+        const QString& what);  // "scanning", "stats", "startup", "entries", "ops", "portability", "evict", "health"
     void linkActivated(const QUrl& url);
 
 protected:
@@ -81,6 +86,9 @@ private:
     QString noCache_;
     std::shared_ptr<const ScanCounters> counters_;
     std::shared_ptr<const CacheTree> tree_;
+    std::shared_ptr<const CacheTree> needsTree_;  // the tree whose entries needs_ is of
+    std::shared_ptr<const inductor::EntryNeeds> needs_;
+    bool evictWaits_ = false;  // the eviction section's turn came before needs_ for tree_
     // Edited in place while the panel alone holds it; copied first when a caller of overview() or
     // partial() still does (what they were given never changes under them).
     std::shared_ptr<overview::Overview> current_;

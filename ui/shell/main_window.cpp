@@ -20,6 +20,8 @@
 
 #include "bundle/temp_root.hpp"
 #include "frontend/open_cache.hpp"
+#include "inductor/evict_needs.hpp"
+#include "inductor/graph_entry.hpp"
 #include "overview/overview.hpp"
 #include "timings/compile_times.hpp"
 #include "trace/graph_names.hpp"
@@ -32,6 +34,7 @@
 #include "ui/health/scan_health.hpp"
 #include "ui/inspector/inspection.hpp"
 #include "ui/inspector/inspector_widget.hpp"
+#include "ui/inspector/summary_html.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_panel.hpp"
@@ -41,6 +44,11 @@
 #include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
+
+struct KernelsAwaitingTimings {
+    InspectRequest request;
+    Inspection shown;
+};
 
 namespace {
 // Graph entries read per batch by the Overview's and browser's one read (a few hundred KB of rows).
@@ -104,6 +112,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(overview_, &OverviewPanel::linkActivated, this, &MainWindow::onLink);
     diff_->setSelectionProvider([this] { return browser_->currentPath(); });
     connect(watcher_, &CacheWatcher::changed, this, &MainWindow::rescan);
+    connect(rootTimings_, &RootTimings::loaded, this, &MainWindow::joinKernelsToTimings);
 
     buildActions();
     applySettings();
@@ -260,6 +269,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     setWindowTitle(blobPath.isEmpty() ? QStringLiteral("Kiln — %1").arg(root_)
                                       : QStringLiteral("Kiln — Mega-Cache blob %1").arg(blobPath));
     watcher_->clear();
+    awaitingTimings_.reset();
     browser_->setTree(nullptr);
     diff_->setRoot(root_);
     // The scan first (the pool runs jobs in the order they come): the Overview and the browser wait on
@@ -326,13 +336,15 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
         overview::EntriesSection section;
         std::shared_ptr<const timings::CompileTimes> times;
         std::shared_ptr<const EntryLabels> labels;
+        std::shared_ptr<const inductor::EntryNeeds> needs;  // for the Overview's eviction plan
     };
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
         [tree](JobControl& ctl) {
-            Entries out{tree, {}, nullptr, nullptr};
+            Entries out{tree, {}, nullptr, nullptr, nullptr};
             timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
+            auto needs = std::make_shared<inductor::EntryNeeds>();
             const Status read = trace::for_each_named_graph_batch(
                 tree->scan(), std::nullopt, kGraphBatch,
                 [&](std::vector<inductor::GraphRow>& rows) {
@@ -341,7 +353,11 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
                         labels->add(*tree, r);
                     }
                 },
-                ctl.cancelFlag());
+                ctl.cancelFlag(),
+                // Each decoded entry, on the batch's reader threads: what eviction's units need of it.
+                [&needs](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
+                    needs->add(row.path, entry);
+                });
             auto found = std::make_shared<timings::CompileTimes>(
                 read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
             out.section = overview::entries_section(tree->scan(), *found);
@@ -349,12 +365,14 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
             if (read.ok()) {
                 labels->finish();
                 out.labels = std::move(labels);
+                out.needs = std::move(needs);
             }
             releaseFreedMemory();
             return out;
         },
         [this](Entries out) {
             if (out.tree->root != root_) return;
+            overview_->setEntryNeeds(out.tree, std::move(out.needs));
             overview_->setEntries(std::move(out.section));
             if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
             emit graphEntriesRead(out.tree, out.times);
@@ -362,6 +380,7 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
 }
 
 void MainWindow::inspect(const QString& path, const CacheNode& node) {
+    awaitingTimings_.reset();
     if (node.kind == CacheNode::Kind::category) {
         jobs_->cancel(QStringLiteral("inspect"));
         inspector_->showMessage(
@@ -371,15 +390,35 @@ void MainWindow::inspect(const QString& path, const CacheNode& node) {
     InspectRequest req{path, node, root_, opened_, browser_->tree()};
     if (opened_ && opened_->is_blob())
         req.shownPath = QString::fromStdString(frontend::in_given_terms(*opened_, path.toStdString()));
+    // The kernel join takes the root's timings as read once for the window, never its own walk.
+    if (const auto timings = rootTimings_->result(); timings && timings->root == root_) req.timings = timings->set;
     inspector_->showMessage(
         tr("<p>Reading %1 …</p>").arg((req.shownPath.isEmpty() ? path : req.shownPath).toHtmlEscaped()));
     jobs_->start(
         QStringLiteral("inspect"), tr("Decoding %1").arg(QFileInfo(path).fileName()),
         [req](JobControl& ctl) { return inspectArtifact(req, ctl); },
-        [this](Inspection ins) {
+        [this, req](Inspection ins) {
             inspector_->showInspection(ins);
+            if (ins.kernelsAwaitTimings && req.root == root_) {
+                // Joined again when the root's timings are in (now, if they came meanwhile).
+                awaitingTimings_ = std::make_shared<const KernelsAwaitingTimings>(KernelsAwaitingTimings{req, ins});
+                if (const auto timings = rootTimings_->result()) joinKernelsToTimings(timings);
+                else rootTimings_->request();
+            }
             emit inspectionShown(ins.path);
         });
+}
+
+void MainWindow::joinKernelsToTimings(const std::shared_ptr<const RootTimingsResult>& timings) {
+    if (!awaitingTimings_ || !timings || timings->root != awaitingTimings_->request.root) return;
+    auto waiting = std::exchange(awaitingTimings_, nullptr);
+    InspectRequest req = waiting->request;
+    req.timings = timings->set;
+    // On the inspect channel: selecting something else meanwhile drops it.
+    jobs_->start(
+        QStringLiteral("inspect"), tr("Joining kernels of %1").arg(QFileInfo(req.path).fileName()),
+        [req, waiting](JobControl&) { return std::make_pair(req.path, summaryHtml(req, waiting->shown)); },
+        [this](std::pair<QString, QString> done) { inspector_->updateSummary(done.first, done.second); });
 }
 
 void MainWindow::onLink(const QUrl& url) {

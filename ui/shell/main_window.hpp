@@ -32,6 +32,8 @@ class ScanHealth;
 class StatusPanel;
 struct ScanCounters;
 struct Inspection;
+struct KernelsAwaitingTimings;
+struct RootTimingsResult;
 
 class MainWindow : public QMainWindow, public ViewHost {
     Q_OBJECT
@@ -124,6 +126,7 @@ private:
     void showRoot(const QString& root, bool isSample, std::shared_ptr<const bundle::RootOrBlob> opened,
                   const QString& blobPath);
     void inspect(const QString& path, const CacheNode& node);
+    void joinKernelsToTimings(const std::shared_ptr<const RootTimingsResult>& timings);
 
     Settings settings_;
     JobRunner* jobs_;
@@ -147,6 +150,8 @@ private:
     QString openError_;
     bool isSample_ = false;
     QString pendingSelect_;
+    // The inspection shown whose kernels wait for the root's timings (RootTimings' one read).
+    std::shared_ptr<const KernelsAwaitingTimings> awaitingTimings_;
 };
 
 }  // namespace kiln::ui

@@ -1,7 +1,8 @@
 #pragma once
 // One read of the open root's timings, shared: the Autotune view, Compare devices and the Overview's
-// autotuned ops all show the same set (collect_timings over the root, with mark_used_by), so the
-// root is walked for timings once per open and one TimingSet is kept, not one per view. Whichever
+// autotuned ops all show the same set (collect_timings over the root, with mark_used_by), and the
+// inspector joins an entry's kernels to it (the window passes result()'s set, InspectRequest::timings),
+// so the root is walked for timings once per open and one TimingSet is kept, not one per view or click. Whichever
 // view asks first (request()) starts the read on the "root-timings" channel; every asker gets the
 // same set through loaded(). The Overview's autotuned ops (opsRead) come as soon as the files are
 // read, before the "used by graph" marks (every graph entry read: minutes at a million files), which

@@ -7,6 +7,9 @@
 
 #include "health/check.hpp"
 #include "inductor/evict.hpp"
+#include "inductor/evict_needs.hpp"
+#include "inductor/graph_entry.hpp"
+#include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "opened_dir.hpp"
 #include "overview/overview.hpp"
@@ -111,6 +114,26 @@ TEST(Overview, HealthCountsWhatCheckFinds) {
     auto counted = health::count_problems(kiln::test::open_dir(root));
     ASSERT_TRUE(counted.ok());
     EXPECT_EQ(broken->health.problems, *counted);
+}
+
+// The GUI's evict section takes what its one read of the graph entries saw (EntryNeeds): the same
+// glance as the dry run reading the entries itself.
+TEST(Overview, EvictFromTheSharedReadOfEntriesEqualsItsOwn) {
+    auto scan = inductor::scan_cache(test::open_dir(test::h100_root()));
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    inductor::EntryNeeds needs;
+    const Status read = inductor::for_each_graph_batch(
+        *scan, 512, [](std::vector<inductor::GraphRow>&) {}, nullptr,
+        [&](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& e) { needs.add(row.path, e); });
+    ASSERT_TRUE(read.ok()) << read.error().str();
+    ASSERT_EQ(needs.size(), 25u);
+    const auto own = overview::evict_section(*scan);
+    const auto shared = overview::evict_section(*scan, &needs);
+    EXPECT_TRUE(own.error.empty()) << own.error;
+    EXPECT_EQ(shared.error, own.error);
+    EXPECT_EQ(shared.groups, own.groups);
+    EXPECT_EQ(shared.freed_bytes, own.freed_bytes);
+    EXPECT_EQ(shared.bytes_before, own.bytes_before);
 }
 
 // The GUI's path: every section from the browser's one scan gives what compute_overview(root) (its own
