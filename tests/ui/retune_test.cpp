@@ -154,7 +154,7 @@ private slots:
     // GPUs' times, the op where GPU 1's own pick was faster there shown with both times.
     void showsTheWinnerAgreedAcrossGpus() {
         JobRunner jobs;
-        RetuneDialog dlg(test::h100Root(), &jobs);
+        RetuneDialog dlg(test::openRoot(test::h100Root()), &jobs);
         const QString data = dataFile("retune_each_device_h200x2.json");
         QCOMPARE(openAndWait(dlg, data), QString());
         const auto plan = corePlan(data, test::h100Root());
