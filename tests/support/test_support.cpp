@@ -1,4 +1,5 @@
 #include "test_support.hpp"
+#include "fixture_copy.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -76,6 +77,11 @@ ScratchDir::~ScratchDir() {
             fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
     }
     fs::remove_all(path_, ec);
+}
+
+fs::path copy_h100(const ScratchDir& d) {
+    fs::copy(h100_root(), d.path() / "root", fs::copy_options::recursive);
+    return d.path() / "root";
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& stdin_data) {

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "fake_resp_server.hpp"
+#include "fixture_copy.hpp"
 #include "redis_server.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
@@ -26,11 +27,6 @@ namespace {
 const std::string kH100 = "NVIDIA H100 80GB HBM3";
 const std::string kH200 = "NVIDIA H200";
 const std::string kH200File = "c33ff64252de0fc95aafeb63c22d2f93666cf684f9102841c20702613368c40d";
-
-fs::path copy_h100(const ScratchDir& d) {
-    fs::copy(h100_root(), d.path() / "root", fs::copy_options::recursive);
-    return d.path() / "root";
-}
 
 // A saved `retune --json` of the H100 fixture's timing cache, measured on `device`.
 fs::path saved_run(const ScratchDir& d, const std::string& device, double factor, const std::string& name) {

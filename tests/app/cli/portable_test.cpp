@@ -21,7 +21,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 fs::path mixed_dir() { return kiln::test::fixture_dir() / "h100h200"; }
-std::string h100_root() { return kiln::test::h100_root().string(); }
+std::string h100_arg() { return kiln::test::h100_root().string(); }
 
 json cli_json(const std::vector<std::string>& args, int expect_rc) {
     std::vector<std::string> argv{kiln::test::cli_path()};
@@ -46,8 +46,8 @@ std::map<std::string, json> by_path(const json& portable) {
 }
 
 TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
-    json p = cli_json({"portable", h100_root(), "--target", (mixed_dir() / "h200/trace/warm").string(), "--json"}, 1);
-    json m = cli_json({"misses", (mixed_dir() / "h200/trace/warm").string(), "--root", h100_root(), "--json"}, 0);
+    json p = cli_json({"portable", h100_arg(), "--target", (mixed_dir() / "h200/trace/warm").string(), "--json"}, 1);
+    json m = cli_json({"misses", (mixed_dir() / "h200/trace/warm").string(), "--root", h100_arg(), "--json"}, 0);
     auto entries = by_path(p);
     int misses = 0;
     std::set<std::string> explained;
@@ -87,7 +87,7 @@ TEST(CliPortable, H100CacheAgainstTheH200MissesWhereTheH200Missed) {
 }
 
 TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
-    json p = cli_json({"portable", h100_root(), "--target", (mixed_dir() / "h100/trace/warm").string(), "--json"}, 0);
+    json p = cli_json({"portable", h100_arg(), "--target", (mixed_dir() / "h100/trace/warm").string(), "--json"}, 0);
     std::map<std::string, std::set<std::string>> verdicts_by_key;
     for (const auto& e : p["entries"])
         if (e.contains("key")) verdicts_by_key[e["key"].get<std::string>()].insert(e["verdict"].get<std::string>());
@@ -109,7 +109,7 @@ TEST(CliPortable, H100CacheAgainstItsOwnFingerprintHitsWhereTheWarmProcessHit) {
 // (one device index for all of them) make its environment; the H100 cache hits against itself, and
 // the H100/H200 root against the H200 blob hits exactly on its H200 entries.
 TEST(CliPortable, CacheRootsAndBlobsAsTargetsAndAsInput) {
-    json self = cli_json({"portable", h100_root(), "--target", h100_root(), "--json"}, 0);
+    json self = cli_json({"portable", h100_arg(), "--target", h100_arg(), "--json"}, 0);
     for (const auto& e : self["entries"]) {
         std::string kind = e["kind"].get<std::string>();
         if (kind.find("graph") == std::string::npos && kind != "fxgraph" && kind.find("aot") == std::string::npos)
@@ -148,8 +148,8 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
     kiln::test::ScratchDir dir("cli-portable-compare");
     for (const char* machine : {"h100", "h200"}) {
         std::string trace = (mixed_dir() / machine / "trace/warm").string();
-        auto p = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", trace, "--json"});
-        auto m = run_command({kiln::test::cli_path(), "misses", trace, "--root", h100_root(), "--json"});
+        auto p = run_command({kiln::test::cli_path(), "portable", h100_arg(), "--target", trace, "--json"});
+        auto m = run_command({kiln::test::cli_path(), "misses", trace, "--root", h100_arg(), "--json"});
         std::ofstream(dir.path() / "p.json") << p.out;
         std::ofstream(dir.path() / "m.json") << m.out;
         auto r =
@@ -163,7 +163,7 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
         EXPECT_TRUE(j["counters_match"].get<bool>());
         // A wrong prediction must be caught: swap the targets.
         std::string other = (mixed_dir() / (std::string(machine) == "h100" ? "h200" : "h100") / "trace/warm").string();
-        auto wrong = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", other, "--json"});
+        auto wrong = run_command({kiln::test::cli_path(), "portable", h100_arg(), "--target", other, "--json"});
         std::ofstream(dir.path() / "p.json") << wrong.out;
         auto bad = run_command({"python3", (kiln::test::source_dir() / "bench/gpu/compare_prediction.py").string(),
                                 "--portable", (dir.path() / "p.json").string(), "--misses",
@@ -174,7 +174,7 @@ TEST(CliPortable, TheComparisonScriptAgreesOnTheFixture) {
 
 TEST(CliPortable, TextAnswersFirst) {
     auto r = run_command(
-        {kiln::test::cli_path(), "portable", h100_root(), "--target", (mixed_dir() / "h200/trace/warm").string()});
+        {kiln::test::cli_path(), "portable", h100_arg(), "--target", (mixed_dir() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.out.rfind("Will this cache hit on NVIDIA H200? no: none of the 25 graph entries would hit\n", 0), 0u)
         << r.out;
@@ -195,11 +195,11 @@ TEST(CliPortable, FingerprintFileAndProbeOutputAsTarget) {
         run_command({kiln::test::cli_path(), "env", "--from", (mixed_dir() / "h200/trace/warm").string(), "--json"});
     ASSERT_EQ(env.exit_code, 0) << env.err;
     std::ofstream(dir.path() / "h200.json") << env.out;
-    json from_file = cli_json({"portable", h100_root(), "--target", (dir.path() / "h200.json").string(), "--json"}, 1);
+    json from_file = cli_json({"portable", h100_arg(), "--target", (dir.path() / "h200.json").string(), "--json"}, 1);
     json from_trace =
-        cli_json({"portable", h100_root(), "--target", (mixed_dir() / "h200/trace/warm").string(), "--json"}, 1);
+        cli_json({"portable", h100_arg(), "--target", (mixed_dir() / "h200/trace/warm").string(), "--json"}, 1);
     EXPECT_EQ(from_file["entries"], from_trace["entries"]);
-    json probe = cli_json({"portable", h100_root(), "--target",
+    json probe = cli_json({"portable", h100_arg(), "--target",
                            (kiln::test::source_dir() / "tests/data/probe-h100-from-trace.json").string(), "--json"},
                           0);
     EXPECT_EQ(probe["summary"]["counts"]["best_config"]["hit"], 5);
@@ -210,7 +210,7 @@ TEST(CliPortable, ThisMachineAsTarget) {
     // already decides a miss unless it is the compiler path the fixture's keys recorded.
     kiln::test::ScratchDir dir("cli-portable-no-torch");
     auto run = run_command({"env", "PATH=" + kiln::test::path_without_torch(dir.path()), kiln::test::cli_path(),
-                            "portable", h100_root(), "--target", "local", "--json"});
+                            "portable", h100_arg(), "--target", "local", "--json"});
     ASSERT_EQ(run.exit_code, 1) << run.err;
     json p = json::parse(run.out);
     EXPECT_EQ(p["summary"]["counts"]["fxgraph"]["hit"], 0);
@@ -230,20 +230,20 @@ TEST(CliPortable, ThisMachineAsTarget) {
 }
 
 TEST(CliPortable, BadInput) {
-    auto r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", "/nonexistent"});
+    auto r = run_command({kiln::test::cli_path(), "portable", h100_arg(), "--target", "/nonexistent"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("--target /nonexistent"), std::string::npos) << r.err;
     kiln::test::ScratchDir scratch("cli-portable-junk");
     std::string junk = (scratch.path() / "junk.bin").string();
     std::ofstream(junk) << std::string(300, '\x07');
-    r = run_command({kiln::test::cli_path(), "portable", h100_root(), "--target", junk});
+    r = run_command({kiln::test::cli_path(), "portable", h100_arg(), "--target", junk});
     EXPECT_EQ(r.exit_code, 1);  // a file that decodes as nothing Kiln knows, named with what to pass
     EXPECT_NE(r.err.find("--target " + junk), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("kiln-cli env --json"), std::string::npos) << r.err;
     r = run_command({kiln::test::cli_path(), "portable", "/nonexistent-root", "--target",
                      (mixed_dir() / "h200/trace/warm").string()});
     EXPECT_EQ(r.exit_code, 2);
-    r = run_command({kiln::test::cli_path(), "portable", h100_root()});
+    r = run_command({kiln::test::cli_path(), "portable", h100_arg()});
     EXPECT_EQ(r.exit_code, 2);  // --target is required
 }
 

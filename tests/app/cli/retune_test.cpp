@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fixture_copy.hpp"
 #include "test_support.hpp"
 #include "util/python_json.hpp"
 
@@ -168,11 +169,6 @@ nlohmann::json list_json(const fs::path& root) {
     auto r = run_command({kiln::test::cli_path(), "retune", root.string(), "--list", "--json", "--arch", "90"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out, nullptr, false);
-}
-
-fs::path copy_h100(const kiln::test::ScratchDir& d) {
-    fs::copy(kiln::test::h100_root(), d.path() / "root", fs::copy_options::recursive);
-    return d.path() / "root";
 }
 
 // Replaces `"field": <old value>` in a Triton metadata file (json.dumps: ", " and ": ").
