@@ -37,16 +37,14 @@ void print_agreed(FILE* to, const std::vector<MeasuredOp>& ops) {
     std::fprintf(to, "  %zu op(s) agreed across devices %s (%s); their own winners differed on %zu:\n", agreed,
                  devices.c_str(), agreed_rule_text().c_str(), differed);
     for (const auto& op : ops) {
-        if (op.agreed_from.size() < 2 || !op.devices_differed()) continue;
+        const auto differ = op.disagreements();
+        if (differ.empty()) continue;
         const MeasuredChoice* w = op.winner();
         std::fprintf(to, "    %s: agreed %s (median %.5f ms)\n", op.label().c_str(), w->name.c_str(), w->ms);
-        for (std::size_t k = 0; k < op.agreed_from.size(); ++k) {
-            const MeasuredChoice* own = op.device_winner(k);
-            if (!own || own == w || own->device_ms[k] >= w->device_ms[k]) continue;  // a tie agrees
-            std::fprintf(to, "      device %d: its own %s %.5f ms, the agreed %.5f ms (%+.2f %%)\n", op.agreed_from[k],
-                         own->name.c_str(), own->device_ms[k], w->device_ms[k],
-                         100 * (w->device_ms[k] / own->device_ms[k] - 1));
-        }
+        for (const auto& d : differ)
+            std::fprintf(to, "      device %d: its own %s %.5f ms, the agreed %.5f ms (%+.2f %%)\n",
+                         op.agreed_from[d.k], d.own->name.c_str(), d.own->device_ms[d.k], w->device_ms[d.k],
+                         100 * (w->device_ms[d.k] / d.own->device_ms[d.k] - 1));
     }
 }
 

@@ -68,6 +68,13 @@ for r in range(n):
 print(len(by), sum(1 for v in by.values() if len(v) < n or len(set(v.values())) > 1))
 EOF
 }
+# check_no_tables DIR: each rank's stderr under DIR holds no AUTOTUNE table (no rank benchmarked)
+check_no_tables() {
+  local tables zeros
+  tables="$(for r in "${ranks[@]}"; do grep -c '^AUTOTUNE' "$1/$r/stderr.log"; done | paste -sd' ')"
+  zeros="$(for r in "${ranks[@]}"; do echo 0; done | paste -sd' ')"
+  check "AUTOTUNE tables per rank: $tables ($zeros: no rank benchmarks)" "[ '$tables' = '$zeros' ]"
+}
 # The A/B's variants: whole caches (FX hits: each runs the very kernels its job chose) when $whole is 1,
 # else fresh caches seeded with the timing caches (both compile, neither benchmarks).
 ab() {  # ab ROUND VARIANT SRC [TABLE]: ranks_job.py from SRC's caches (with the lookup table TABLE)
@@ -163,9 +170,7 @@ if [ "${1:-}" = "--each-device" ]; then
     > "$out/torchrun.log" 2>&1 || die "torchrun failed (torchrun.log)" 1
   say "torchrun with the table: $(( $(date +%s) - s )) s; compile $(cat "$pinned"/rank*/run.json | grep -o '"compile_seconds": [0-9.]*' | cut -d' ' -f2 | paste -sd/) s a rank"
   per_rank "$pinned" "$work/logs" "$work/trace"
-  tables="$(for r in "${ranks[@]}"; do grep -c '^AUTOTUNE' "$pinned/$r/stderr.log"; done | paste -sd' ')"
-  zeros="$(for r in "${ranks[@]}"; do echo 0; done | paste -sd' ')"
-  check "AUTOTUNE tables per rank: $tables ($zeros: no rank benchmarks)" "[ '$tables' = '$zeros' ]"
+  check_no_tables "$pinned"
   read -r n_before d_before <<< "$(count "$job_dir")"; read -r n_after d_after <<< "$(count "$pinned")"
   say "template kernels whose config differs between ranks: the job's own $d_before of $n_before, pinned $d_after of $n_after"
   check "every rank runs the same config for every template kernel (0 differences)" "[ '$d_after' = 0 ] && [ '$n_after' -gt 0 ]"
@@ -228,9 +233,7 @@ say "torchrun: $(( $(date +%s) - s )) s; compile $(cat "$after"/rank*/run.json |
 per_rank "$after" "$work/logs" "$work/trace"
 
 # 3. no rank benchmarks
-tables="$(for r in "${ranks[@]}"; do grep -c '^AUTOTUNE' "$after/$r/stderr.log"; done | paste -sd' ')"
-zeros="$(for r in "${ranks[@]}"; do echo 0; done | paste -sd' ')"
-check "AUTOTUNE tables per rank: $tables ($zeros: no rank benchmarks)" "[ '$tables' = '$zeros' ]"
+check_no_tables "$after"
 same_caches() { for r in "${ranks[@]}"; do cmp -s "$agreed/$r/inductor/cache/"* "$after/$r/inductor/cache/"* || return 1; done; }
 check "each rank's timing cache is the agreed one, unchanged" same_caches
 

@@ -138,13 +138,15 @@ const MeasuredChoice* MeasuredOp::device_winner(std::size_t k) const {
     return best;
 }
 
-bool MeasuredOp::devices_differed() const {
+std::vector<MeasuredOp::Disagreement> MeasuredOp::disagreements() const {
+    std::vector<Disagreement> out;
     const MeasuredChoice* agreed = winner();
+    if (agreed_from.size() < 2 || !agreed) return out;
     for (std::size_t k = 0; k < agreed_from.size(); ++k) {
         const MeasuredChoice* own = device_winner(k);
-        if (own && own != agreed && own->device_ms[k] < agreed->device_ms[k]) return true;  // not a tie
+        if (own && own != agreed && own->device_ms[k] < agreed->device_ms[k]) out.push_back({k, own});
     }
-    return false;
+    return out;
 }
 
 int MeasuredOp::infinite_choices() const {

@@ -55,8 +55,14 @@ struct MeasuredOp {
     const MeasuredChoice* winner() const;  // the fastest choice (null when none has a finite time)
     // The fastest choice on agreed_from[k] alone (null when none ran there).
     const MeasuredChoice* device_winner(std::size_t k) const;
-    // Some device of agreed_from measured another choice strictly faster than winner() (ties agree).
-    bool devices_differed() const;
+    // The devices of agreed_from that measured another choice strictly faster than winner() (ties
+    // agree): the index k into agreed_from and that device's own fastest choice.
+    struct Disagreement {
+        std::size_t k;
+        const MeasuredChoice* own;
+    };
+    std::vector<Disagreement> disagreements() const;
+    bool devices_differed() const { return !disagreements().empty(); }
     int infinite_choices() const;  // choices written as Infinity
     std::string label() const;     // "mm [('cuda', 'torch.float16', 512, ...)] highest"
 };

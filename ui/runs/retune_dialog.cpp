@@ -344,22 +344,18 @@ void RetuneDialog::showHandback() {
     // Where a GPU's own pick was faster there than the agreed one: both, on that GPU.
     struct Disagreement {
         const handback::MeasuredOp* op;
-        std::size_t device;
+        handback::MeasuredOp::Disagreement on;
     };
     std::vector<Disagreement> disagreements;
     for (const auto& op : plan.selection.ops)
-        for (std::size_t k = 0; k < op.agreed_from.size() && op.agreed_from.size() > 1; ++k) {
-            const auto* own = op.device_winner(k);
-            if (own && own != op.winner() && own->device_ms[k] < op.winner()->device_ms[k])
-                disagreements.push_back({&op, k});
-        }
+        for (const auto& on : op.disagreements()) disagreements.push_back({&op, on});
     handbackTable_->setRowCount(
         static_cast<int>(plan.infinite.size() + plan.selection.skipped.size() + disagreements.size()));
     int row = 0;
     for (const auto& d : disagreements) {
         const auto& op = *d.op;
         const auto* agreed = op.winner();
-        const auto* own = op.device_winner(d.device);
+        const auto* own = d.on.own;
         auto it = byLabel.find(op.label());
         auto shown = [&](const std::string& name) {
             return QString::fromStdString(it == byLabel.end() ? name : retune::display_name(*it->second, name));
@@ -369,11 +365,11 @@ void RetuneDialog::showHandback() {
         handbackTable_->setItem(
             row, 2,
             cell(tr("cuda:%1's own pick %2 took %3 ms there, the agreed one %4 ms (%5); every GPU runs the agreed one")
-                     .arg(op.agreed_from[d.device])
+                     .arg(op.agreed_from[d.on.k])
                      .arg(shown(own->name))
-                     .arg(own->device_ms[d.device], 0, 'f', 5)
-                     .arg(agreed->device_ms[d.device], 0, 'f', 5)
-                     .arg(percent(agreed->device_ms[d.device] / own->device_ms[d.device] - 1, true))));
+                     .arg(own->device_ms[d.on.k], 0, 'f', 5)
+                     .arg(agreed->device_ms[d.on.k], 0, 'f', 5)
+                     .arg(percent(agreed->device_ms[d.on.k] / own->device_ms[d.on.k] - 1, true))));
         handbackTable_->setItem(row, 3, cell(QString::fromStdString(op.device_name)));
         handbackTable_->setItem(row, 4, cell(QString::fromStdString(op.label())));
         ++row;
