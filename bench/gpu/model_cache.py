@@ -33,7 +33,45 @@ p.add_argument("--steps", type=int, default=0)
 p.add_argument("--profile", type=int, default=0)
 p.add_argument("--host-profile", type=int, default=0)  # N steps under cProfile: where the host's time goes
 p.add_argument("--mode", default="max-autotune-no-cudagraphs")  # "default": a quick compile, to try the capture
+p.add_argument("--bench-trace", default=None)  # JSON: each benchmark_gpu call's result and its host times
 a = p.parse_args()
+
+if a.bench_trace:
+    # What torch's own benchmarker spent on the host (issue 40 item 1): each benchmark_gpu call's result,
+    # the thread it ran in, the host time of each call of the benchmarked callable (the Python launch) and
+    # between the starts of successive calls (a pair's host cycle). A pair whose host cycle is longer than
+    # its GPU work (the L2 zeroing and the kernel) leaves the GPU waiting inside the pair for the launch.
+    import atexit
+    import threading
+
+    from torch._inductor.runtime import benchmarking as _bm
+
+    _trace = []
+
+    def _traced(orig):
+        def benchmark_gpu(self, _callable, *args, **kwargs):
+            starts, spans = [], []
+
+            def timed():
+                t = time.perf_counter_ns()
+                starts.append(t)
+                r = _callable()
+                spans.append(time.perf_counter_ns() - t)
+                return r
+
+            res = orig(self, timed, *args, **kwargs)
+            cyc = sorted(b - x for x, b in zip(starts[-51:], starts[-50:]))  # the timed pairs' last 50 cycles
+            _trace.append({"ms": res, "thread": threading.current_thread().name, "calls": len(starts),
+                           "launch_us_min": min(spans[1:] or spans) / 1e3,
+                           "launch_us_median": sorted(spans)[len(spans) // 2] / 1e3,
+                           "cycle_us_median": cyc[len(cyc) // 2] / 1e3 if cyc else None})
+            return res
+        return benchmark_gpu
+
+    for _cls in {_bm.InductorBenchmarker, type(_bm.benchmarker)}:
+        if "benchmark_gpu" in _cls.__dict__:
+            _cls.benchmark_gpu = _traced(_cls.__dict__["benchmark_gpu"])
+    atexit.register(lambda: json.dump(_trace, open(a.bench_trace, "w")))
 
 if a.pin:
     from torch._inductor.lookup_table import LookupTableChoices

@@ -21,7 +21,7 @@ export PYTHONUNBUFFERED=1 TORCHINDUCTOR_FX_GRAPH_CACHE=1 TORCHINDUCTOR_AUTOGRAD_
 gpu="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 model() {  # model CACHE_DIR NAME [ARGS...]: model_cache.py with that cache, stderr kept
   local cache="$1" name="$2"; shift 2
-  TORCHINDUCTOR_CACHE_DIR="$cache" env ${TRACE:+TORCH_TRACE="$w/$name.trace"} timeout 540 "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
+  TORCHINDUCTOR_CACHE_DIR="$cache" env ${TRACE:+TORCH_TRACE="$w/$name.trace"} ${MODEL_CPUS:+taskset -c "$MODEL_CPUS"} timeout 540 "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
     > "$w/$name.stdout" 2> "$w/$name.stderr"
 }
 tables() { grep -c '^AUTOTUNE' "$1" || true; }
@@ -36,10 +36,11 @@ if [ "$phase" = torch ]; then
   cli="$(cat "$w/cli" 2>/dev/null)"; [ -x "$cli" ] || { cat "$w/build.out" >&2; die "no kiln-cli built" 2; }
   # Traced (C1's compile is traced too): `kiln-cli startup` on this trace claims the seconds that
   # `retune --write` would save, and C1's compile measures what it saves (issue 41's A/B).
-  TRACE=1 model "$w/c0" torch --warm-seconds 15; rc=$?
+  TRACE=1 model "$w/c0" torch --warm-seconds 15 ${LOOP_BENCH_TRACE:+--bench-trace "$w/bench_trace.json"}; rc=$?
   say "torch's own autotune (C0, GPU warmed 15 s first): rc=$rc, compile $(jf "$w/torch.json" "['total_seconds']") s, \
 $(tables "$w/torch.stderr") AUTOTUNE tables"
   cp "$w/torch.stderr" "$out/torch_stderr.log"; cp "$w/torch.json" "$out/torch_run.json"
+  [ -s "$w/bench_trace.json" ] && cp "$w/bench_trace.json" "$out/"
   "$cli" retune "$w/c0" --json > "$w/run.json" 2> "$w/retune.stderr"; rc=$?
   say "kiln-cli retune C0 --json: rc=$rc (1: a choice failed), $(jf "$w/run.json" "['wall_seconds']") s by its own count"
   cp "$w/run.json" "$out/run.json"
@@ -98,7 +99,8 @@ rounds="${LOOP_ROUNDS:-3}"
 for round in $(seq 1 "$rounds"); do
   cs="c0 c1"; [ $((round % 2)) = 0 ] && cs="c1 c0"  # ABBA: neither always runs first
   for c in $cs; do
-    model "$w/$c" "step_${c}_$round" --steps 200 --profile 50 --host-profile "${LOOP_HOST_PROFILE:-0}"
+    # LOOP_CPUS pins both variants' step processes to the same cores (the launched step is the host's time).
+    MODEL_CPUS="${LOOP_CPUS:-}" model "$w/$c" "step_${c}_$round" --steps 200 --profile 50 --host-profile "${LOOP_HOST_PROFILE:-0}"
     say "round $round $c: step median $(jf "$w/step_${c}_$round.json" "['step_ms_median']") ms launched, \
 $(jf "$w/step_${c}_$round.json" ".get('graph_step_ms_median', 'no graph')") ms replayed, $(tables "$w/step_${c}_$round.stderr") AUTOTUNE tables"
   done

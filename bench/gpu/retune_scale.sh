@@ -15,19 +15,24 @@ proof_python
 cache="${RETUNE_CACHE:-$w/c0}"; cli="${KILN_CLI:-$(cat "$w/cli" 2> /dev/null)}"
 [ -d "$cache" ] && [ -x "$cli" ] || die "no torch phase here: run retune_loop.sh torch first (or set RETUNE_CACHE and KILN_CLI)" 2
 n="$(nvidia-smi -L | wc -l)"
+# RETUNE_START_ORDERS="together pong": extra all-GPU runs with workers started that way (the default waits
+# for the previous worker to be ready), as all_together, all_pong.
+extra=""; for o in ${RETUNE_START_ORDERS:-}; do extra="$extra all_$o"; done
 say "# issue 40 item 4 ($(date -u +%FT%TZ), $n x $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 for stat in torch median; do
   for r in $(seq 1 "${RETUNE_REPEATS:-3}"); do
-    for d in 0 all; do
+    for d in 0 all $extra; do
       s=$(date +%s%N)
-      "$cli" retune "$cache" --devices "$d" --statistic "$stat" --json > "$w/scale_${stat}_${d}_$r.json" 2> /dev/null
+      KILN_RETUNE_START="${d#all_}" "$cli" retune "$cache" --devices "${d%%_*}" --statistic "$stat" --json \
+        > "$w/scale_${stat}_${d}_$r.json" 2> /dev/null
       awk -v a="$s" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f\n", (b - a) / 1e9 }' > "$w/scale_${stat}_${d}_$r.wall"
     done
   done
 done
-"$py" - "$w" "${RETUNE_REPEATS:-3}" "$n" <<'PY' | tee -a "$report"
+"$py" - "$w" "${RETUNE_REPEATS:-3}" "$n" $extra <<'PY' | tee -a "$report"
 import json, statistics, sys
 w, reps, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+extra = sys.argv[4:]
 ok = True
 for stat in ("torch", "median"):
     walls = {d: [float(open(f"{w}/scale_{stat}_{d}_{r}.wall").read()) for r in range(1, reps + 1)] for d in ("0", "all")}
@@ -50,6 +55,11 @@ for stat in ("torch", "median"):
     print(f"choices measured per 1-GPU run: {nch // reps}; kernel time {kern / reps:.2f} s a run; "
           f"overhead beyond the kernel's runs per choice: median {statistics.median(ov):.3f} ms, mean {statistics.mean(ov):.3f} ms")
     print(f"workers ready (s from the start, {n}-GPU run 1): {ready}")
+    for e in extra:
+        we = [float(open(f"{w}/scale_{stat}_{e}_{r}.wall").read()) for r in range(1, reps + 1)]
+        sp = [a / b for a, b in zip(walls["0"], we)]
+        print(f"{n} GPUs, workers started {e[4:]}: {', '.join(f'{x:.2f}' for x in we)} s, median {statistics.median(we):.2f} s; "
+              f"speed-up per pair {', '.join(f'{x:.2f}x' for x in sp)}, median {statistics.median(sp):.2f}x")
     if stat == "torch":
         ok &= statistics.median(ov) <= 0.5
 print(("ok    " if ok else "FAIL  ") + "overhead per choice <= 0.5 ms (median)")
