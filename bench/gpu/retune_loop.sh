@@ -44,7 +44,8 @@ $(tables "$w/torch.stderr") AUTOTUNE tables"
   "$cli" retune "$w/c0" --json > "$w/run.json" 2> "$w/retune.stderr"; rc=$?
   say "kiln-cli retune C0 --json: rc=$rc (1: a choice failed), $(jf "$w/run.json" "['wall_seconds']") s by its own count"
   cp "$w/run.json" "$out/run.json"
-  "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run.json" "$w/torch.stderr" | tee -a "$report" || failed=1
+  "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run.json" "$w/torch.stderr" ${LOOP_BENCH_TRACE:+"$w/bench_trace.json"} |
+    tee -a "$report" || failed=1
   "$cli" startup "$w/torch.trace" --json > "$w/startup_c0.json" 2> "$w/startup_c0.err"
   cp "$w/startup_c0.json" "$out/"
   [ "${LOOP_EXTRA:-1}" = 1 ] || exit $failed

@@ -4,7 +4,9 @@ Kiln's `ms` (the statistic the run wrote: torch's minimum over event pairs by de
 against the time torch recorded for it. torch's timing cache holds exactly the numbers its AUTOTUNE
 tables print (both come from one benchmark call); this checks that too, on the stderr given.
 
-usage: python3 retune_vs_torch.py RUN.json TORCH_STDERR
+usage: python3 retune_vs_torch.py RUN.json TORCH_STDERR [BENCH_TRACE.json]
+BENCH_TRACE (model_cache.py --bench-trace): the same comparison split by the thread torch benchmarked in,
+with torch's host launch time per call, for the choices whose recorded time identifies its call.
 Prints markdown; exit 1 when the median abs(Kiln/torch - 1) of `ms` is over 3 %.
 """
 import collections
@@ -51,6 +53,26 @@ if dev_med:
           f"{sum(d <= 0.03 for d in dev_med)} of {len(dev_med)} | {sum(d <= 0.10 for d in dev_med)} of {len(dev_med)} |")
 worst = sorted(rows, key=lambda r: -abs(r[3] / r[2] - 1))[:5]
 print("\nlargest differences: " + "; ".join(f"{o.split()[0]} {n[:22]} torch {t:.4f} Kiln {k:.4f} ms" for o, n, t, k, _ in worst))
+if len(sys.argv) > 3:
+    # Each benchmark_gpu call's result is the number torch recorded: a recorded time held by one choice
+    # names its call, and so the thread and the host times of that choice's benchmark.
+    trace = json.load(open(sys.argv[3]))
+    by_value = collections.defaultdict(list)
+    for o, n, t, k, _ in rows:
+        by_value[round(t, 7)].append(k)
+    split = collections.defaultdict(list)
+    for call in trace:
+        ks = by_value.get(round(call["ms"], 7), [])
+        if len(ks) == 1:
+            split[call["thread"]].append((call, ks[0]))
+    print(f"\nby the thread torch benchmarked in ({sum(len(v) for v in split.values())} choices whose recorded time names its call):")
+    print("| thread | choices | median abs(Kiln/torch - 1) | torch minus Kiln, median | torch's launch (host), median of minima | host cycle per pair |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for th, v in sorted(split.items(), key=lambda kv: -len(kv[1])):
+        print(f"| {th} | {len(v)} | {100 * statistics.median(abs(k / c['ms'] - 1) for c, k in v):.1f} % | "
+              f"{1000 * statistics.median(c['ms'] - k for c, k in v):.1f} us | "
+              f"{statistics.median(c['launch_us_min'] for c, k in v):.1f} us | "
+              f"{statistics.median(c['cycle_us_median'] for c, k in v if c['cycle_us_median']):.1f} us |")
 ok = statistics.median(dev_min) <= 0.03
 print(("ok    " if ok else "FAIL  ") + "median abs(Kiln/torch - 1) <= 3 %")
 sys.exit(0 if ok else 1)
