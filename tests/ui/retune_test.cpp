@@ -48,7 +48,7 @@ QString openAndWait(RetuneDialog& dlg, const QString& path) {
 kiln::handback::HandbackPlan corePlan(const QString& path, const QString& root) {
     auto run = kiln::handback::read_run_file(path.toStdString());
     if (!run) qFatal("%s", run.error().str().c_str());
-    return kiln::handback::plan_handback(std::move(run).value(), root.toStdString());
+    return kiln::handback::plan_handback(std::move(run).value(), test::openRoot(root)->opened());
 }
 
 kiln::retune::RecordedAgreement coreAgreement(const QString& path) {

@@ -12,7 +12,7 @@
 
 namespace kiln::ui {
 
-RetuneResults readRetuneResults(const QByteArray& json, const QString& root) {
+RetuneResults readRetuneResults(const QByteArray& json, const inductor::OpenedRoot& root) {
     RetuneResults r;
     auto parsed = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
     if (parsed.is_discarded()) {
@@ -44,7 +44,7 @@ RetuneResults readRetuneResults(const QByteArray& json, const QString& root) {
         r.handbackError = QString::fromStdString(run.error().str());
         return r;
     }
-    r.handback = handback::plan_handback(std::move(run).value(), root.toStdString());
+    r.handback = handback::plan_handback(std::move(run).value(), root);
     return r;
 }
 
@@ -125,12 +125,12 @@ void RetuneController::takeResults(RetuneResults r) {
     }
 }
 
-bool RetuneController::loadReportFile(const QString& path, const QString& root) {
+bool RetuneController::loadReportFile(const QString& path, std::shared_ptr<const bundle::RootOrBlob> opened) {
     if (isRunning() || !jobs_) return false;
     QPointer<RetuneController> self(this);
     jobs_->start(
         channel_, tr("Reading a re-tune report"),
-        [path, root](JobControl&) {
+        [path, opened = std::move(opened)](JobControl&) {  // held open while it reads
             // Read the one way core reads an input (a regular file, bounded: a FIFO never blocks).
             auto text = read_regular_file(path.toStdString(), 256ull << 20);
             if (!text.ok()) {
@@ -138,7 +138,8 @@ bool RetuneController::loadReportFile(const QString& path, const QString& root) 
                 r.error = tr("cannot read it: %1").arg(QString::fromStdString(text.error().message));
                 return r;
             }
-            RetuneResults r = readRetuneResults(QByteArray::fromStdString(*text), root);
+            RetuneResults r =
+                readRetuneResults(QByteArray::fromStdString(*text), opened ? opened->opened() : inductor::OpenedRoot{});
             if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = path;
             return r;
         },
@@ -168,8 +169,8 @@ void RetuneController::onFinished(int exitCode, QProcess::ExitStatus status) {
     QPointer<RetuneController> self(this);
     jobs_->start(
         channel_, tr("Reading the re-tune's report"),
-        [out, root = request_.cacheRoot, opened = request_.opened](JobControl&) {
-            RetuneResults r = readRetuneResults(out, root);
+        [out, opened = request_.opened](JobControl&) {
+            RetuneResults r = readRetuneResults(out, opened->opened());
             if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = saveRetuneRunFile(out, *opened);
             return r;
         },

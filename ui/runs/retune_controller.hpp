@@ -58,8 +58,9 @@ struct RetuneResults {
     QString handbackError;                 // the report could not be read as a hand-back's run
     QString runFile;                       // the saved run the hand-back buttons read ("": none)
 };
-// `json`: kiln-cli retune --json's output; `root`: the cache root a hand-back would write.
-RetuneResults readRetuneResults(const QByteArray& json, const QString& root);
+// `json`: kiln-cli retune --json's output; `root`: the cache root a hand-back would write, as the
+// window opened it (its recorded files read beneath its descriptor; OpenedRoot{}: none).
+RetuneResults readRetuneResults(const QByteArray& json, const inductor::OpenedRoot& root);
 
 class RetuneController : public QObject {
     Q_OBJECT
@@ -75,9 +76,9 @@ public:
     const retune::RetuneReport& report() const { return results_.report; }
     const RetuneResults& results() const { return results_; }
     // A report saved from `kiln-cli retune --json` (e.g. on a GPU machine), read on the job runner
-    // against the cache root `root`; reportLoaded says when (error text or empty). Refused
-    // (false, nothing started) while a run is in progress.
-    bool loadReportFile(const QString& path, const QString& root);
+    // against the cache root the window opened (`opened`; null: none); reportLoaded says when (error
+    // text or empty). Refused (false, nothing started) while a run is in progress.
+    bool loadReportFile(const QString& path, std::shared_ptr<const bundle::RootOrBlob> opened);
     QStringList sessionLogs() const { return logs_; }
 
 signals:
