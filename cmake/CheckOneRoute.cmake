@@ -16,7 +16,9 @@
 #     a key prefix's lookup (core/frontend/entry_ref.cpp), the inspector's kernel join, and retune
 #     --write's timing cache (core/handback/timing_cache_write.cpp: its lock, file and folders),
 #     handback's recorded files (core/handback/measured_op.cpp, plan_handback: the CLI's and the GUI's)
-#     and --pin's Triton benchmark modules (core/handback/lookup_table.cpp).
+#     and --pin's Triton benchmark modules (core/handback/lookup_table.cpp);
+#   - the GUI's re-tune child is handed the opened root (ui/runs/retune_controller.cpp passes
+#     `kiln-cli retune --root-fd`), never left to open ROOT again by its path.
 # SELFTEST=DIR: writes a file with each mistake under DIR and checks that instead (it must fail).
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
 if(SELFTEST)
@@ -37,6 +39,7 @@ if(SELFTEST)
   file(WRITE "${ROOT}/core/worker/executor_compiled.cpp" "auto f = open_regular_file_at(AT_FDCWD, b.cubin.c_str(), b.cubin);\n")
   file(WRITE "${ROOT}/ui/inspector/summary_html.cpp" "const std::filesystem::path root = req.root.toStdString();\n")
   file(WRITE "${ROOT}/core/handback/lookup_table.cpp" "std::string module = timings::kernel_module_for_key(root, key);\n")
+  file(WRITE "${ROOT}/ui/runs/retune_controller.cpp" "QStringList args{QStringLiteral(\"retune\"), request.cacheRoot};\n")
   file(WRITE "${ROOT}/core/handback/measured_op.cpp" "auto file = inductor::read_cache_file(root / \"cache\" / r.system_hash);\n")
 endif()
 set(dirs core ui app tests bench fuzz)
@@ -111,6 +114,19 @@ foreach(f IN LISTS files)
          REGEX "(skim_graph_entry|load_graph_entry|read_text_file|read_regular_file|open_regular_file|collect_timings)[ \t]*\\([ \t]*{?[^)]*root[ \t]*/")
     if(lines)
       string(APPEND bad "  ${rel}: reads beneath a root by its path (read through its descriptor: inductor/beneath_root.hpp)\n")
+    endif()
+  endif()
+endforeach()
+# Children handed the opened root as a descriptor, and the flag that hands it.
+foreach(rule "ui/runs/retune_controller.cpp=--root-fd")
+  string(FIND "${rule}" "=" eq)
+  string(SUBSTRING "${rule}" 0 ${eq} starter)
+  math(EXPR from "${eq} + 1")
+  string(SUBSTRING "${rule}" ${from} -1 flag)
+  if(EXISTS "${ROOT}/${starter}")
+    file(STRINGS "${ROOT}/${starter}" lines REGEX "${flag}")
+    if(NOT lines)
+      string(APPEND bad "  ${starter}: starts a child that opens the root by its path (hand it the descriptor: ${flag})\n")
     endif()
   endif()
 endforeach()

@@ -1,6 +1,5 @@
 #include "ui/runs/retune_controller.hpp"
 
-#include <QDir>
 #include <QPointer>
 
 #include <nlohmann/json.hpp>
@@ -71,18 +70,21 @@ RetuneController::~RetuneController() {
 
 QString RetuneController::start(const RetuneRequest& request) {
     if (isRunning()) return tr("a re-tune is already running");
-    if (!request.opened) return tr("no cache is open");
-    if (!QDir(request.cacheRoot).exists()) return tr("no such cache root: %1").arg(request.cacheRoot);
+    if (!request.opened || !request.opened->root_fd.valid()) return tr("no cache is open");
     if (jobs_) jobs_->cancel(channel_);  // a report still being read is not this run's
     request_ = request;
     progress_ = {};
     results_ = {};
     logs_.clear();
-    QStringList args{QStringLiteral("retune"), request.cacheRoot, QStringLiteral("--json")};
+    // The child reads the root the window opened, inherited as a descriptor (issue 44): a root renamed
+    // or swapped since the open is never the one it reads; cacheRoot names it in the report.
+    const int rootFd = request.opened->root_fd.get();
+    QStringList args{QStringLiteral("retune"), request.cacheRoot, QStringLiteral("--root-fd"), QString::number(rootFd),
+                     QStringLiteral("--json")};
     if (!request.op.isEmpty()) args << QStringLiteral("--op") << request.op;
     if (!request.devices.isEmpty()) args << QStringLiteral("--devices") << request.devices;
     if (request.eachDevice) args << QStringLiteral("--each-device");
-    QString err = process_.start(request.cliPath, args);
+    QString err = process_.start(request.cliPath, args, rootFd);
     if (!err.isEmpty()) return err;
     pid_ = process_.processId();
     poll_.start();

@@ -1,5 +1,6 @@
 #pragma once
-// Runs `kiln-cli retune ROOT --json` for the Autotune view's "Re-tune on this machine…", without
+// Runs `kiln-cli retune ROOT --root-fd N --json` for the Autotune view's "Re-tune on this machine…"
+// (the child inherits the root the window opened as descriptor N and reads beneath it), without
 // widgets: the cache's own Triton and cuBLAS choices re-measured on this machine's GPUs by one
 // kiln-worker per GPU (core/retune). Progress per device comes from the run's session logs
 // (<root>/kiln/autotune/retune-<op>-<i>-<stamp>-<pid>.jsonl, flushed line by line), read beneath the
@@ -27,7 +28,7 @@
 namespace kiln::ui {
 
 struct RetuneRequest {
-    QString cacheRoot;  // what kiln-cli is given
+    QString cacheRoot;  // the ROOT kiln-cli names in its report (it reads beneath `opened`'s descriptor)
     // `cacheRoot` as the window opened it (frontend::open_cache): the run's session logs are followed
     // and its report saved beneath it. Required.
     std::shared_ptr<const bundle::RootOrBlob> opened;
