@@ -14,7 +14,11 @@
 #   - the readers moved last read nothing by path: re-tuning (core/retune, the GUI's reader of a
 #     child's logs included; kiln-worker's kernel binaries beneath the root it inherits, --root-fd),
 #     a key prefix's lookup (core/frontend/entry_ref.cpp), the inspector's kernel join, and retune
-#     --write's timing cache (core/handback/timing_cache_write.cpp: its lock, file and folders).
+#     --write's timing cache (core/handback/timing_cache_write.cpp: its lock, file and folders),
+#     handback's recorded files (core/handback/measured_op.cpp, plan_handback: the CLI's and the GUI's)
+#     and --pin's Triton benchmark modules (core/handback/lookup_table.cpp);
+#   - the GUI's re-tune child is handed the opened root (ui/runs/retune_controller.cpp passes
+#     `kiln-cli retune --root-fd`), never left to open ROOT again by its path.
 # SELFTEST=DIR: writes a file with each mistake under DIR and checks that instead (it must fail).
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
 if(SELFTEST)
@@ -34,6 +38,9 @@ if(SELFTEST)
   file(WRITE "${ROOT}/core/frontend/entry_ref.cpp" "for (fs::directory_iterator it(root / \"fxgraph\", ec), end; ;)\n")
   file(WRITE "${ROOT}/core/worker/executor_compiled.cpp" "auto f = open_regular_file_at(AT_FDCWD, b.cubin.c_str(), b.cubin);\n")
   file(WRITE "${ROOT}/ui/inspector/summary_html.cpp" "const std::filesystem::path root = req.root.toStdString();\n")
+  file(WRITE "${ROOT}/core/handback/lookup_table.cpp" "std::string module = timings::kernel_module_for_key(root, key);\n")
+  file(WRITE "${ROOT}/ui/runs/retune_controller.cpp" "QStringList args{QStringLiteral(\"retune\"), request.cacheRoot};\n")
+  file(WRITE "${ROOT}/core/handback/measured_op.cpp" "auto file = inductor::read_cache_file(root / \"cache\" / r.system_hash);\n")
 endif()
 set(dirs core ui app tests bench fuzz)
 set(files "")
@@ -58,7 +65,10 @@ list(APPEND beneath_only
      "core/frontend/entry_ref.cpp=directory_iterator"                         # a key prefix's lookup
      "ui/inspector/summary_html.cpp=std::filesystem|collect_timings[ \t]*\\(" # the kernel join
      # retune --write's timing cache: lock, folders and file opened beneath the root's descriptor
-     "core/handback/timing_cache_write.cpp=root[ \t]*/|is_directory|FileLock::acquire[ \t]*\\(|MergedWrite::open[ \t]*\\(")
+     "core/handback/timing_cache_write.cpp=root[ \t]*/|is_directory|FileLock::acquire[ \t]*\\(|MergedWrite::open[ \t]*\\("
+     # handback's reads: the recorded timing files (plan_handback) and --pin's benchmark modules
+     "core/handback/measured_op.cpp=root[ \t]*/|read_cache_file[ \t]*\\(|read_regular_file|read_text_file"
+     "core/handback/lookup_table.cpp=root[ \t]*/|kernel_module_for_key|read_text_file")
 # Readers that take the opened root (an inductor::OpenedRoot): never handed a root's path.
 set(readers_of_opened "(ops_section|compute_overview|list_graphs|list_named_graphs|for_each_graph_batch|for_each_named_graph_batch|read_key_components|load_keyed_entries|explain_guard_miss|mark_used_by|keyed_by_newer_torch)")
 set(bad "")
@@ -104,6 +114,19 @@ foreach(f IN LISTS files)
          REGEX "(skim_graph_entry|load_graph_entry|read_text_file|read_regular_file|open_regular_file|collect_timings)[ \t]*\\([ \t]*{?[^)]*root[ \t]*/")
     if(lines)
       string(APPEND bad "  ${rel}: reads beneath a root by its path (read through its descriptor: inductor/beneath_root.hpp)\n")
+    endif()
+  endif()
+endforeach()
+# Children handed the opened root as a descriptor, and the flag that hands it.
+foreach(rule "ui/runs/retune_controller.cpp=--root-fd")
+  string(FIND "${rule}" "=" eq)
+  string(SUBSTRING "${rule}" 0 ${eq} starter)
+  math(EXPR from "${eq} + 1")
+  string(SUBSTRING "${rule}" ${from} -1 flag)
+  if(EXISTS "${ROOT}/${starter}")
+    file(STRINGS "${ROOT}/${starter}" lines REGEX "${flag}")
+    if(NOT lines)
+      string(APPEND bad "  ${starter}: starts a child that opens the root by its path (hand it the descriptor: ${flag})\n")
     endif()
   endif()
 endforeach()

@@ -21,6 +21,7 @@ using namespace kiln::retune;
 
 struct RetuneArgs {
     std::string root;
+    int root_fd = -1;  // ROOT as the parent (the GUI) opened it, inherited
     bool list = false;
     bool json = false;
     bool each_device = false;
@@ -108,8 +109,13 @@ void print_run(const RetuneReport& r) {
 }
 
 int run_retune_cmd(const RetuneArgs& a) {
+    if (a.root_fd >= 0 && a.root.empty())
+        return fail(make_error(Errc::invalid_argument, "--root-fd needs the ROOT it names", "--root-fd"));
     // --write hands the timings to torch in this root's timing cache: a directory, never a blob.
-    auto cache = frontend::open_cache(std::filesystem::path(a.root),
+    // --root-fd: the root the GUI opened, read beneath its descriptor (issue 44), not opened again.
+    auto cache = a.root_fd >= 0 ? frontend::adopt_opened_root(a.root, a.root_fd)
+                                : frontend::open_cache(
+                                      std::filesystem::path(a.root),
                                       a.handback.write ? frontend::CacheAccess::write : frontend::CacheAccess::read);
     if (!cache) return fail(cache.error());
     if (a.list) {
@@ -192,6 +198,10 @@ Registration retune_command("retune", 73, [](CLI::App& app, Outcome& outcome) {
                     "With --statistic median: warm-up runs fill this many ms (default 25)")
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", args->json, "Print the report as JSON");
+    cmd->add_option("--root-fd", args->root_fd,
+                    "ROOT as the parent process opened it, inherited as this descriptor: read beneath it, never "
+                    "opened again by its path (ROOT names it in the report; the GUI passes it)")
+        ->check(CLI::NonNegativeNumber);
     add_handback_options(cmd, args->handback, true);
     cmd->callback([args, &outcome] { outcome.exit_code = run_retune_cmd(*args); });
 });

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <string>
 
 #include "bundle/blob.hpp"
 #include "bundle/blob_traces.hpp"
@@ -40,6 +41,20 @@ std::vector<OpenedCache> open_each(const std::vector<fs::path>& paths) {
 std::vector<inductor::OpenedRoot> opened_roots(const std::vector<OpenedCache>& caches) {
     std::vector<inductor::OpenedRoot> out;
     for (const auto& c : caches) out.push_back(c.opened());
+    return out;
+}
+
+Result<OpenedCache> adopt_opened_root(const fs::path& named, int fd) {
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+        return make_error(Errc::invalid_argument, "--root-fd " + std::to_string(fd) + " is no open directory",
+                          named.string(), "pass the descriptor of the cache root the parent opened, inherited");
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    OpenedCache out;
+    out.root = named;
+    out.label = named.string();
+    out.named = named;
+    out.root_fd = UniqueFd(fd);
     return out;
 }
 

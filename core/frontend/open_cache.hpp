@@ -32,6 +32,13 @@ enum class CacheAccess {
 Result<OpenedCache> open_cache(const std::optional<std::filesystem::path>& path, CacheAccess access = CacheAccess::read,
                                inductor::RootKind kind = inductor::RootKind::inductor);
 
+// A root a parent process opened and handed down as descriptor `fd` (the GUI's re-tune child:
+// `kiln-cli retune ROOT --root-fd N`): read beneath `fd`, never opened again by a path, so a root
+// renamed or swapped since the parent opened it is still the one read; `named` (ROOT) is what reports
+// name. Takes `fd` (closed on exec from here on: the workers get their own --root-fd).
+// Errc::invalid_argument when `fd` is no open directory.
+Result<OpenedCache> adopt_opened_root(const std::filesystem::path& named, int fd);
+
 // Each of `paths` opened for reading, in order; those that do not open are left out (what a command
 // reads beside the cache it was given: the roots its timing caches name).
 std::vector<OpenedCache> open_each(const std::vector<std::filesystem::path>& paths);

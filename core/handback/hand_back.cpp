@@ -48,7 +48,7 @@ HandbackReport choose_from_run(const RetuneRun& given, const HandbackRequest& re
         python = *v;
     }
     // The same decision the GUI's Re-tune dialog shows before anything is written.
-    auto plan = plan_handback(std::move(run), request.root.path, python, request.device);
+    auto plan = plan_handback(std::move(run), request.root, python, request.device);
     if (request.shard) report.shard = slice;
     report.ops = std::move(plan.selection.ops);
     report.skipped = std::move(plan.selection.skipped);
@@ -105,7 +105,7 @@ void hand_back(HandbackReport& report, const HandbackRequest& request, const Pub
         report.published = std::move(published).value();
     }
     if (!request.pin.empty()) {
-        PinnedTable pinned{request.pin, build_lookup_table(report.ops, request.root.path)};
+        PinnedTable pinned{request.pin, build_lookup_table(report.ops, request.root)};
         if (pinned.table.pinned.empty()) {
             report.pinned = std::move(pinned);  // its skipped say why
             report.error = make_error(Errc::not_found, "no op could be pinned: no lookup table written", request.pin);

@@ -10,9 +10,9 @@ std::vector<InfiniteChoice> infinite_choices(const std::vector<MeasuredOp>& ops)
     return out;
 }
 
-HandbackPlan plan_handback(RetuneRun run, const std::filesystem::path& root,
+HandbackPlan plan_handback(RetuneRun run, const inductor::OpenedRoot& root,
                            const std::optional<SoftwareVersions>& python, std::optional<int> only_device) {
-    if (!root.empty()) fill_recorded_versions(run, root);
+    fill_recorded_versions(run, root);
     HandbackPlan plan;
     plan.selection = complete_ops(run, python, only_device);
     plan.infinite = infinite_choices(plan.selection.ops);

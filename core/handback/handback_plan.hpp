@@ -4,7 +4,6 @@
 // run `kiln-cli handback`, which decides the same). Per op and GPU kind: complete (handed back, its
 // failing choices written as Infinity with why) or left out with why (complete_ops' rule).
 #include <cstddef>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,9 +31,10 @@ struct HandbackPlan {
 };
 
 // What `kiln-cli handback ROOT --from RUN` decides: the recorded Triton key and CUDA version taken
-// from ROOT's files where the run's do not reproduce their hash (fill_recorded_versions; none
-// without `root`), then complete_ops. Reads files under `root`: off the GUI's thread.
-HandbackPlan plan_handback(RetuneRun run, const std::filesystem::path& root,
+// from ROOT's files, read beneath the opened root, where the run's do not reproduce their hash
+// (fill_recorded_versions; none without a root: OpenedRoot{}), then complete_ops. Reads files
+// beneath `root`: off the GUI's thread.
+HandbackPlan plan_handback(RetuneRun run, const inductor::OpenedRoot& root,
                            const std::optional<SoftwareVersions>& python = std::nullopt,
                            std::optional<int> only_device = std::nullopt);
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "inductor/beneath_root.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/py_literal.hpp"
 #include "util/atomic_file.hpp"
@@ -54,18 +55,22 @@ std::string list_of(const std::vector<std::string>& v) {
 
 // The template kwargs torch records for a Triton choice (recorder.py: ktc.params), from its module,
 // else from the config the caller read elsewhere (`known`).
-Result<Json> triton_config(const std::string& template_name, const std::string& module_key, const fs::path& root,
-                           const Json& known) {
-    std::string module = timings::kernel_module_for_key(root, module_key);
+Result<Json> triton_config(const std::string& template_name, const std::string& module_key,
+                           const inductor::OpenedRoot& root, const Json& known) {
+    const std::string rel = timings::kernel_module_rel_for_key(root, module_key);
+    std::string module;
     timings::KernelModuleInfo info;
-    if (!module.empty()) {
-        KILN_TRY(info, timings::read_kernel_module_info(module));
+    if (!rel.empty()) {  // read beneath the opened root, as every cache reader reads (issue 44)
+        KILN_TRY(info, timings::read_kernel_module_info(root, rel));
+        module = info.path;
     } else if (known.is_object() && !known.empty()) {
         info.params = known;
         module = "the config given for " + module_key;
     } else {
+        const std::string where =
+            module_key.size() > 2 ? module_key.substr(1, 2) + "/" + module_key + ".py" : module_key;
         return make_error(Errc::not_found, "the winner's benchmark module is not in the cache",
-                          (root / module_key.substr(1, 2) / (module_key + ".py")).string());
+                          inductor::path_beneath(root, where));
     }
     // The keys torch's recorder writes for a Triton mm config (README's example): the template
     // derives the rest itself. ALLOW_TF32 must not be given: torch 2.11 passes it to the template
@@ -105,7 +110,7 @@ Result<std::string> lookup_input_key(const std::string& timing_inputs_key) {
     return key + ")";
 }
 
-LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const fs::path& root) {
+LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const inductor::OpenedRoot& root) {
     LookupTable out;
     for (const auto& op : ops) {
         auto skip = [&](std::string why) { out.skipped.push_back({op.label(), op.device_name, std::move(why)}); };

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "handback/measured_op.hpp"
+#include "inductor/opened_root.hpp"
 
 namespace kiln::handback {
 
@@ -41,8 +42,9 @@ struct LookupTable {
 // cache's "[('cuda', 'torch.float16', 512, 512, 512, 1, 0), ...]"; an error for keys it cannot map.
 Result<std::string> lookup_input_key(const std::string& timing_inputs_key);
 
-// `root`: the cache root whose benchmark modules (<xx>/<key>.py) give a Triton winner's parameters.
-LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const std::filesystem::path& root);
+// `root`: the opened cache root whose benchmark modules (<xx>/<key>.py, read beneath its descriptor)
+// give a Triton winner's parameters; without one (OpenedRoot{}) only a choice's known params do.
+LookupTable build_lookup_table(const std::vector<MeasuredOp>& ops, const inductor::OpenedRoot& root);
 
 // Writes json.dump(table, indent=2)'s bytes into a new file: an existing path is refused (Errc::busy)
 // and left alone, and the file appears whole or not at all.

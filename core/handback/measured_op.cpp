@@ -7,6 +7,7 @@
 #include <map>
 
 #include "hash/sha256.hpp"
+#include "inductor/beneath_root.hpp"
 #include "inductor/timing_cache_file.hpp"
 #include "util/path_component.hpp"
 #include "util/process.hpp"
@@ -95,12 +96,16 @@ bool reproduces(const RecordedFor& r) {
 
 }  // namespace
 
-void fill_recorded_versions(RetuneRun& run, const std::filesystem::path& root) {
+void fill_recorded_versions(RetuneRun& run, const inductor::OpenedRoot& root) {
+    if (root.fd < 0) return;
     for (auto& op : run.ops) {
         auto& r = op.recorded_for;
         // The hash comes from the run's JSON: it names a file only when it is a plain name.
         if (!is_plain_file_name(r.system_hash) || reproduces(r)) continue;
-        auto file = inductor::read_cache_file(root / "cache" / r.system_hash);
+        const std::string rel = "cache/" + r.system_hash;
+        auto text = inductor::read_beneath(root, rel, inductor::kMaxCacheFileBytes);
+        if (!text) continue;
+        auto file = inductor::parse_cache_file(*text, inductor::path_beneath(root, rel));
         if (!file || !file->contains("system") || !(*file)["system"].is_object()) continue;
         const Json& sys = (*file)["system"];
         if (!sys.contains("version") || !sys["version"].is_object()) continue;

@@ -3,7 +3,6 @@
 // the op (every choice key torch's PersistentCache.lookup will ask for) measured ok on a device of
 // that name, so torch benchmarks nothing. Kiln never writes times for a device kind that did not
 // run them.
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "handback/retune_run.hpp"
+#include "inductor/opened_root.hpp"
 
 namespace kiln::handback {
 
@@ -91,10 +91,10 @@ Selection complete_ops(const RetuneRun& run, const std::optional<SoftwareVersion
                        std::optional<int> only_device = std::nullopt);
 
 // Where the run's recorded Triton key and CUDA version do not reproduce the hash of the file they
-// name (a report saved with an abbreviated key), takes them from that file, `root`/cache/<hash>.
-// complete_ops skips an op whose recorded versions still do not reproduce it (the file name torch
-// would look for is unknown then).
-void fill_recorded_versions(RetuneRun& run, const std::filesystem::path& root);
+// name (a report saved with an abbreviated key), takes them from that file, cache/<hash> read beneath
+// the opened `root` (nothing is read where it holds no descriptor). complete_ops skips an op whose
+// recorded versions still do not reproduce it (the file name torch would look for is unknown then).
+void fill_recorded_versions(RetuneRun& run, const inductor::OpenedRoot& root);
 
 // Asks `python` (with torch) for triton_key() and torch.version.cuda.
 Result<SoftwareVersions> python_versions(const std::string& python);

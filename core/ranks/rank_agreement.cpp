@@ -196,7 +196,10 @@ handback::LookupTable agreed_lookup_table(const std::vector<const LoadedRank*>& 
                             {c.name, "extern", std::numeric_limits<double>::infinity(), std::nullopt, {}});
         ops.push_back(std::move(m));
     }
-    return handback::build_lookup_table(ops, first.root);
+    // The first rank's root is found in its folder too: opened once, here, for its benchmark modules
+    // (read beneath it); one that cannot be opened leaves a Triton winner to its known params.
+    auto root_fd = inductor::open_root_dir(first.root);
+    return handback::build_lookup_table(ops, {first.root, root_fd ? root_fd->get() : -1});
 }
 
 Json to_json(const Agreement& a) {

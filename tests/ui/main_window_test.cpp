@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include <QAction>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -30,9 +31,13 @@
 #include "ui/inspector/key_components_model.hpp"
 #include "ui/jobs/job_control.hpp"
 #include "ui/jobs/job_runner.hpp"
+#include "ui/runs/handback_bar.hpp"
+#include "ui/runs/retune_dialog.hpp"
+#include "ui/shell/install_views.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/status/status_panel.hpp"
 #include "ui/tuning/root_timings.hpp"
+#include "ui/tuning/timings_panel.hpp"
 #include "ui_test_support.hpp"
 
 using namespace kiln::ui;
@@ -484,6 +489,28 @@ private slots:
         QVERIFY(pix.save(out, "PNG"));
         QVERIFY(QFileInfo(out).size() > 10'000);
         qInfo("window rendered to %s", qPrintable(out));
+    }
+
+    // The shell joins the Autotune views with the runs (neither feature includes the other): the
+    // hand-back bar below the Autotune results, the Tune menu's run entries before Compare ranks…,
+    // and the view's Re-tune button opening the Re-tune dialog.
+    void shellJoinsTheAutotuneViewsWithTheRuns() {
+        MainWindow w;
+        const InstalledViews v = installAllViews(w);
+        QVERIFY(v.autotune.timings);
+        QVERIFY(v.autotune.timings->findChild<HandbackBar*>());
+        QStringList texts;
+        for (const QAction* a : v.autotune.menu->actions()) texts << a->text();
+        QCOMPARE(texts,
+                 QStringList({QStringLiteral("New tuning session…"), QStringLiteral("Re-tune on this machine…"),
+                              QStringLiteral("Recompile selected source…"),
+                              QStringLiteral("Re-benchmark selected module…"), QStringLiteral("Compare ranks…")}));
+        QVERIFY(!w.findChild<RetuneDialog*>());
+        emit v.autotune.timings->retuneRequested();
+        auto* dlg = w.findChild<RetuneDialog*>();
+        QVERIFY(dlg);
+        QVERIFY(dlg->testAttribute(Qt::WA_DeleteOnClose));
+        dlg->close();
     }
 };
 

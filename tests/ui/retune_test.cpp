@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <filesystem>
+
 #include "cuda/driver.hpp"
 #include "handback/handback_plan.hpp"
 #include "handback/handback_report.hpp"
@@ -48,7 +50,7 @@ QString openAndWait(RetuneDialog& dlg, const QString& path) {
 kiln::handback::HandbackPlan corePlan(const QString& path, const QString& root) {
     auto run = kiln::handback::read_run_file(path.toStdString());
     if (!run) qFatal("%s", run.error().str().c_str());
-    return kiln::handback::plan_handback(std::move(run).value(), root.toStdString());
+    return kiln::handback::plan_handback(std::move(run).value(), test::openRoot(root)->opened());
 }
 
 kiln::retune::RecordedAgreement coreAgreement(const QString& path) {
@@ -202,6 +204,29 @@ private slots:
         QVERIFY2(dlg.summaryText().startsWith(QStringLiteral("Nothing was measured: ")), qPrintable(dlg.summaryText()));
         QVERIFY(!dlg.statusText().contains(QStringLiteral("0 of 0")));
         QVERIFY(!dlg.handback()->writeButton()->isEnabled());
+    }
+
+    // The child reads the root the window opened, inherited as a descriptor (`kiln-cli retune ROOT
+    // --root-fd N`, issue 44): renamed after the open, nothing left at its path, the run still opens
+    // it and fails only for want of GPU 99, as above (by its path it would find no cache at all).
+    void theRunReadsTheRootTheWindowOpenedNotItsPath() {
+        QTemporaryDir tmp;
+        const std::filesystem::path root = tmp.filePath(QStringLiteral("inductor")).toStdString();
+        std::filesystem::copy(test::h100Root().toStdString(), root, std::filesystem::copy_options::recursive);
+        JobRunner jobs;
+        RetuneRequest r;
+        r.cacheRoot = QString::fromStdString(root.string());
+        r.opened = test::openRoot(r.cacheRoot);
+        r.devices = QStringLiteral("99");
+        RetuneDialog dlg(r.opened, &jobs);
+        std::filesystem::rename(root, root.parent_path() / "moved");
+        QSignalSpy done(dlg.controller(), &RetuneController::finished);
+        QCOMPARE(dlg.controller()->start(r), QString());
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.first().at(0).toBool(), false);
+        const QString why = done.first().at(1).toString();
+        QVERIFY2(why.contains(QStringLiteral("CUDA")) || why.contains(QStringLiteral("cuDeviceGet")), qPrintable(why));
+        QVERIFY2(!why.contains(QStringLiteral("no such")), qPrintable(why));
     }
 
     // Issue 41: without a GPU the dialog says why, with the no-GPU workflow, not "0 of 0 choices measured".

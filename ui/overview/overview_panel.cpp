@@ -11,7 +11,6 @@
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_html.hpp"
-#include "ui/tuning/root_timings.hpp"
 
 namespace kiln::ui {
 
@@ -90,8 +89,8 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
 
 }  // namespace
 
-OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* health, RootTimings* timings)
-    : QWidget(parent), jobs_(jobs), health_(health), timings_(timings), view_(new QTextBrowser(this)) {
+OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* health, std::function<void()> requestOps)
+    : QWidget(parent), jobs_(jobs), health_(health), requestOps_(std::move(requestOps)), view_(new QTextBrowser(this)) {
     setObjectName(QStringLiteral("overviewPanel"));
     view_->setOpenLinks(false);
     view_->setFrameShape(QFrame::NoFrame);
@@ -113,16 +112,6 @@ OverviewPanel::OverviewPanel(JobRunner* jobs, QWidget* parent, ScanHealth* healt
                     pending_.health = false;
                 },
                 QStringLiteral("health"));
-        });
-    if (timings_)  // each read of the root's timings, a re-read after a tuning session too
-        connect(timings_, &RootTimings::opsRead, this, [this](const std::shared_ptr<const RootTimingsOps>& r) {
-            if (!tree_ || !current_ || r->root != root_) return;
-            update(
-                [&](overview::Overview& o) {
-                    overview::apply(o, r->ops);
-                    pending_.ops = false;
-                },
-                QStringLiteral("ops"));
         });
     progressTick_.setInterval(100);
     connect(&progressTick_, &QTimer::timeout, this, [this] {
@@ -178,14 +167,24 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
     runSection(kStartupSection);
 }
 
+void OverviewPanel::setOps(const QString& root, const overview::OpsSection& ops) {
+    if (!tree_ || !current_ || root != root_) return;
+    update(
+        [&](overview::Overview& o) {
+            overview::apply(o, ops);
+            pending_.ops = false;
+        },
+        QStringLiteral("ops"));
+}
+
 void OverviewPanel::runSection(int index) {
     if (index >= kSections || !tree_) return;
     if (index == kHealthSection && health_) {  // the shared check: checked() fills the section
         if (pending_.health) health_->request();
         return;
     }
-    if (index == kOpsSection && timings_) {  // the shared read: loaded() fills the section
-        timings_->request();
+    if (index == kOpsSection && requestOps_) {  // the shared read: setOps fills the section
+        requestOps_();
         runSection(index + 1);
         return;
     }

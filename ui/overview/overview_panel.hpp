@@ -13,6 +13,7 @@
 #include <QUrl>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 #include "overview/overview.hpp"
@@ -23,7 +24,6 @@ namespace kiln::ui {
 
 class JobRunner;
 class CacheTree;
-class RootTimings;
 class ScanHealth;
 struct ScanCounters;
 
@@ -32,10 +32,12 @@ class OverviewPanel : public QWidget {
 public:
     // `health`: the window's shared check of its scan (the health count is its report's); null: the
     // panel runs its own count (overview::health_section).
-    // `timings`: the window's one read of the root's timings (the autotuned ops are its ops, as the
-    // Autotune view shows them); null: the panel reads them itself (overview::ops_section(root)).
+    // `requestOps`: asks the window's one read of the root's timings for its ops (the autotuned ops
+    // are then its ops, as the Autotune view shows them), which come back through setOps; the window
+    // joins the two (the Overview knows no other feature's views). Null: the panel reads them itself
+    // (overview::ops_section(root)).
     explicit OverviewPanel(JobRunner* jobs, QWidget* parent = nullptr, ScanHealth* health = nullptr,
-                           RootTimings* timings = nullptr);
+                           std::function<void()> requestOps = {});
 
     // A root being scanned: shows the scan's progress from `counters` (sampled every 100 ms).
     // `blob`: the Mega-Cache blob `root` unpacks (its commands and TORCH_TRACE dirs are the blob's).
@@ -48,6 +50,9 @@ public:
     // What the window's one read of `tree`'s graph entries saw of them, for the eviction plan (null:
     // that read failed; the plan reads the entries itself).
     void setEntryNeeds(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const inductor::EntryNeeds> needs);
+    // The autotuned ops of `root` from the window's read of its timings (each read: a re-read after a
+    // tuning session too); ignored for another root or before its scan is in.
+    void setOps(const QString& root, const overview::OpsSection& ops);
     void showNoCache(const QString& reason);
     void showError(const QString& error);
 
@@ -77,7 +82,7 @@ private:
 
     JobRunner* jobs_;
     ScanHealth* health_;
-    RootTimings* timings_;
+    std::function<void()> requestOps_;
     QTextBrowser* view_;
     QTimer progressTick_;
     QString root_;

@@ -3,6 +3,10 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 
+#include <functional>
+
+#include <fcntl.h>
+
 namespace kiln::ui {
 
 CliProcess::CliProcess(QObject* parent) : QObject(parent) {
@@ -37,13 +41,18 @@ QString CliProcess::defaultCliPath() {
     return QCoreApplication::applicationDirPath() + QStringLiteral("/kiln-cli");
 }
 
-QString CliProcess::start(const QString& cli, const QStringList& args) {
+QString CliProcess::start(const QString& cli, const QStringList& args, int inheritFd) {
     if (isRunning()) return tr("kiln-cli is already running");
     const QString path = cli.isEmpty() ? defaultCliPath() : cli;
     if (!QFileInfo(path).isExecutable()) return tr("kiln-cli not found at %1").arg(path);
     out_.clear();
     err_.clear();
     cancelled_ = false;
+    // Cleared in the child only, after the fork: another thread's child never inherits it.
+    process_.setChildProcessModifier(inheritFd < 0 ? std::function<void()>() : [inheritFd] {
+        const int flags = ::fcntl(inheritFd, F_GETFD);
+        if (flags >= 0) ::fcntl(inheritFd, F_SETFD, flags & ~FD_CLOEXEC);
+    });
     process_.start(path, args);
     if (!process_.waitForStarted(10000)) return tr("cannot start %1: %2").arg(path, process_.errorString());
     return {};

@@ -21,7 +21,9 @@ public:
     static QString defaultCliPath();
 
     // Starts `cli` (empty: defaultCliPath()) with `args`; an error message, empty when started.
-    QString start(const QString& cli, const QStringList& args);
+    // `inheritFd` (>= 0): a descriptor the child inherits under the same number (the opened cache
+    // root the GUI hands to `kiln-cli retune --root-fd`).
+    QString start(const QString& cli, const QStringList& args, int inheritFd = -1);
     void cancel();
     bool isRunning() const { return process_.state() != QProcess::NotRunning; }
     bool wasCancelled() const { return cancelled_; }

@@ -1,6 +1,5 @@
 #include "ui/runs/retune_controller.hpp"
 
-#include <QDir>
 #include <QPointer>
 
 #include <nlohmann/json.hpp>
@@ -12,7 +11,7 @@
 
 namespace kiln::ui {
 
-RetuneResults readRetuneResults(const QByteArray& json, const QString& root) {
+RetuneResults readRetuneResults(const QByteArray& json, const inductor::OpenedRoot& root) {
     RetuneResults r;
     auto parsed = nlohmann::json::parse(json.constData(), json.constData() + json.size(), nullptr, false);
     if (parsed.is_discarded()) {
@@ -44,7 +43,7 @@ RetuneResults readRetuneResults(const QByteArray& json, const QString& root) {
         r.handbackError = QString::fromStdString(run.error().str());
         return r;
     }
-    r.handback = handback::plan_handback(std::move(run).value(), root.toStdString());
+    r.handback = handback::plan_handback(std::move(run).value(), root);
     return r;
 }
 
@@ -71,18 +70,21 @@ RetuneController::~RetuneController() {
 
 QString RetuneController::start(const RetuneRequest& request) {
     if (isRunning()) return tr("a re-tune is already running");
-    if (!request.opened) return tr("no cache is open");
-    if (!QDir(request.cacheRoot).exists()) return tr("no such cache root: %1").arg(request.cacheRoot);
+    if (!request.opened || !request.opened->root_fd.valid()) return tr("no cache is open");
     if (jobs_) jobs_->cancel(channel_);  // a report still being read is not this run's
     request_ = request;
     progress_ = {};
     results_ = {};
     logs_.clear();
-    QStringList args{QStringLiteral("retune"), request.cacheRoot, QStringLiteral("--json")};
+    // The child reads the root the window opened, inherited as a descriptor (issue 44): a root renamed
+    // or swapped since the open is never the one it reads; cacheRoot names it in the report.
+    const int rootFd = request.opened->root_fd.get();
+    QStringList args{QStringLiteral("retune"), request.cacheRoot, QStringLiteral("--root-fd"), QString::number(rootFd),
+                     QStringLiteral("--json")};
     if (!request.op.isEmpty()) args << QStringLiteral("--op") << request.op;
     if (!request.devices.isEmpty()) args << QStringLiteral("--devices") << request.devices;
     if (request.eachDevice) args << QStringLiteral("--each-device");
-    QString err = process_.start(request.cliPath, args);
+    QString err = process_.start(request.cliPath, args, rootFd);
     if (!err.isEmpty()) return err;
     pid_ = process_.processId();
     poll_.start();
@@ -125,12 +127,12 @@ void RetuneController::takeResults(RetuneResults r) {
     }
 }
 
-bool RetuneController::loadReportFile(const QString& path, const QString& root) {
+bool RetuneController::loadReportFile(const QString& path, std::shared_ptr<const bundle::RootOrBlob> opened) {
     if (isRunning() || !jobs_) return false;
     QPointer<RetuneController> self(this);
     jobs_->start(
         channel_, tr("Reading a re-tune report"),
-        [path, root](JobControl&) {
+        [path, opened = std::move(opened)](JobControl&) {  // held open while it reads
             // Read the one way core reads an input (a regular file, bounded: a FIFO never blocks).
             auto text = read_regular_file(path.toStdString(), 256ull << 20);
             if (!text.ok()) {
@@ -138,7 +140,8 @@ bool RetuneController::loadReportFile(const QString& path, const QString& root) 
                 r.error = tr("cannot read it: %1").arg(QString::fromStdString(text.error().message));
                 return r;
             }
-            RetuneResults r = readRetuneResults(QByteArray::fromStdString(*text), root);
+            RetuneResults r =
+                readRetuneResults(QByteArray::fromStdString(*text), opened ? opened->opened() : inductor::OpenedRoot{});
             if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = path;
             return r;
         },
@@ -168,8 +171,8 @@ void RetuneController::onFinished(int exitCode, QProcess::ExitStatus status) {
     QPointer<RetuneController> self(this);
     jobs_->start(
         channel_, tr("Reading the re-tune's report"),
-        [out, root = request_.cacheRoot, opened = request_.opened](JobControl&) {
-            RetuneResults r = readRetuneResults(out, root);
+        [out, opened = request_.opened](JobControl&) {
+            RetuneResults r = readRetuneResults(out, opened->opened());
             if (r.error.isEmpty() && !r.nothingMeasured) r.runFile = saveRetuneRunFile(out, *opened);
             return r;
         },

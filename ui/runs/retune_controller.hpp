@@ -1,5 +1,6 @@
 #pragma once
-// Runs `kiln-cli retune ROOT --json` for the Autotune view's "Re-tune on this machine…", without
+// Runs `kiln-cli retune ROOT --root-fd N --json` for the Autotune view's "Re-tune on this machine…"
+// (the child inherits the root the window opened as descriptor N and reads beneath it), without
 // widgets: the cache's own Triton and cuBLAS choices re-measured on this machine's GPUs by one
 // kiln-worker per GPU (core/retune). Progress per device comes from the run's session logs
 // (<root>/kiln/autotune/retune-<op>-<i>-<stamp>-<pid>.jsonl, flushed line by line), read beneath the
@@ -27,7 +28,7 @@
 namespace kiln::ui {
 
 struct RetuneRequest {
-    QString cacheRoot;  // what kiln-cli is given
+    QString cacheRoot;  // the ROOT kiln-cli names in its report (it reads beneath `opened`'s descriptor)
     // `cacheRoot` as the window opened it (frontend::open_cache): the run's session logs are followed
     // and its report saved beneath it. Required.
     std::shared_ptr<const bundle::RootOrBlob> opened;
@@ -58,8 +59,9 @@ struct RetuneResults {
     QString handbackError;                 // the report could not be read as a hand-back's run
     QString runFile;                       // the saved run the hand-back buttons read ("": none)
 };
-// `json`: kiln-cli retune --json's output; `root`: the cache root a hand-back would write.
-RetuneResults readRetuneResults(const QByteArray& json, const QString& root);
+// `json`: kiln-cli retune --json's output; `root`: the cache root a hand-back would write, as the
+// window opened it (its recorded files read beneath its descriptor; OpenedRoot{}: none).
+RetuneResults readRetuneResults(const QByteArray& json, const inductor::OpenedRoot& root);
 
 class RetuneController : public QObject {
     Q_OBJECT
@@ -75,9 +77,9 @@ public:
     const retune::RetuneReport& report() const { return results_.report; }
     const RetuneResults& results() const { return results_; }
     // A report saved from `kiln-cli retune --json` (e.g. on a GPU machine), read on the job runner
-    // against the cache root `root`; reportLoaded says when (error text or empty). Refused
-    // (false, nothing started) while a run is in progress.
-    bool loadReportFile(const QString& path, const QString& root);
+    // against the cache root the window opened (`opened`; null: none); reportLoaded says when (error
+    // text or empty). Refused (false, nothing started) while a run is in progress.
+    bool loadReportFile(const QString& path, std::shared_ptr<const bundle::RootOrBlob> opened);
     QStringList sessionLogs() const { return logs_; }
 
 signals:

@@ -170,7 +170,7 @@ bool RetuneDialog::loadReportFile(const QString& path) {
     load_->setEnabled(false);
     start_->setEnabled(false);
     status_->setText(tr("Reading %1…").arg(path));
-    if (controller_->loadReportFile(path, root_)) return true;
+    if (controller_->loadReportFile(path, opened_)) return true;
     load_->setEnabled(true);
     start_->setEnabled(true);
     status_->setText(tr("Cannot read reports now: the window is closing."));

@@ -4,6 +4,7 @@
 #include "ui/health/health_install.hpp"
 #include "ui/portability/portability_install.hpp"
 #include "ui/ranks/ranks_install.hpp"
+#include "ui/shell/tune_runs_install.hpp"
 #include "ui/timeline/timeline_install.hpp"
 #ifdef KILN_HAVE_REMOTE
 #include "ui/remote/remote_install.hpp"
@@ -14,6 +15,7 @@ namespace kiln::ui {
 InstalledViews installAllViews(ViewHost& window) {
     InstalledViews v;
     v.autotune = installAutotuneViews(window);
+    installTuneRuns(window, v.autotune);  // before Compare ranks…: the Tune menu's order
     v.compareRanks = installRanksView(window, v.autotune.menu);
     v.timeline = installTimelineView(window);
     v.portability = installPortabilityView(window);

@@ -65,7 +65,7 @@ MainWindow::MainWindow(QWidget* parent)
       inspector_(new InspectorWidget(jobs_, this)),
       diff_(new DiffView(jobs_, this)),
       status_(new StatusPanel(this)),
-      overview_(new OverviewPanel(jobs_, this, scanHealth_, rootTimings_)),
+      overview_(new OverviewPanel(jobs_, this, scanHealth_, [this] { rootTimings_->request(); })),
       workspace_(new QTabWidget(this)),
       banner_(new QLabel(this)) {
     setWindowTitle(QStringLiteral("Kiln"));
@@ -113,6 +113,9 @@ MainWindow::MainWindow(QWidget* parent)
     diff_->setSelectionProvider([this] { return browser_->currentPath(); });
     connect(watcher_, &CacheWatcher::changed, this, &MainWindow::rescan);
     connect(rootTimings_, &RootTimings::loaded, this, &MainWindow::joinKernelsToTimings);
+    // The Overview's autotuned ops are the shared read's (each read, a re-read after a tuning session too).
+    connect(rootTimings_, &RootTimings::opsRead, overview_,
+            [this](const std::shared_ptr<const RootTimingsOps>& r) { overview_->setOps(r->root, r->ops); });
 
     buildActions();
     applySettings();

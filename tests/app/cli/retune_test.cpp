@@ -11,8 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decoy_root.hpp"
 #include "fixture_copy.hpp"
 #include "test_support.hpp"
+#include "util/process.hpp"
 #include "util/python_json.hpp"
 
 namespace fs = std::filesystem;
@@ -47,6 +49,50 @@ TEST(CliRetune, ListJsonResolvesEveryChoiceOfTheFixture) {
         }
     }
     EXPECT_EQ(triton, 39);
+}
+
+// `--root-fd N` (the GUI's re-tune child): ROOT as the parent opened it, inherited as descriptor N,
+// read beneath the descriptor and never opened again by its path (issue 44): the root renamed after
+// the open and a decoy (another op's timing cache) at its path, the inventory is the opened root's,
+// its files named under ROOT. A descriptor that is no directory is bad input.
+TEST(CliRetune, RootFdReadsTheInheritedRootNotItsPath) {
+    kiln::test::ScratchDir dir("cli-retune-root-fd");
+    const kiln::test::DecoyedRoot d = kiln::test::open_h100_root_then_decoy(dir);
+    ASSERT_TRUE(d.opened.fd.valid());
+    kiln::ProcessOptions o;
+    o.argv = {kiln::test::cli_path(),
+              "retune",
+              d.root.string(),
+              "--root-fd",
+              std::to_string(d.opened.fd.get()),
+              "--list",
+              "--json",
+              "--arch",
+              "90"};
+    o.keep_fds = {d.opened.fd.get()};
+    auto r = kiln::run_process(o);
+    ASSERT_TRUE(r) << r.error().str();
+    ASSERT_EQ(r->exit_status, 0) << r->err;
+    auto j = nlohmann::json::parse(r->out);
+    ASSERT_EQ(j["ops"].size(), 2u);
+    int modules = 0;
+    for (const auto& op : j["ops"]) {
+        EXPECT_EQ(op["op"], "mm");  // not the decoy's decoy_op
+        for (const auto& c : op["choices"])
+            if (c["kind"] == "triton") {
+                EXPECT_EQ(c["module"].get<std::string>().rfind(d.root.string() + "/", 0), 0u) << c["module"];
+                ++modules;
+            }
+    }
+    EXPECT_EQ(modules, 39);
+    // The same ROOT by its path reads the decoy: what --root-fd keeps the child from.
+    auto by_path = run_command({kiln::test::cli_path(), "retune", d.root.string(), "--list", "--json"});
+    EXPECT_EQ(by_path.out.find("\"mm\""), std::string::npos) << by_path.out;
+    for (const std::string fd : {"0", "999"}) {  // stdin is no directory; 999 is not open
+        auto bad = run_command({kiln::test::cli_path(), "retune", d.root.string(), "--root-fd", fd, "--list"});
+        EXPECT_EQ(bad.exit_code, 2) << bad.err;
+        EXPECT_NE(bad.err.find("no open directory"), std::string::npos) << bad.err;
+    }
 }
 
 TEST(CliRetune, ListTextSaysWhatRunsAndWhatCannot) {

@@ -2,6 +2,7 @@
 // or a Mega-Cache blob unpacked), and its one error text per failure.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -23,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using kiln::Errc;
+using kiln::frontend::adopt_opened_root;
 using kiln::frontend::CacheAccess;
 using kiln::frontend::open_cache;
 
@@ -61,6 +63,38 @@ TEST(OpenCache, OpensADirectoryAsItIsWithItsDescriptorHeld) {
     ASSERT_EQ(::stat(root.c_str(), &by_path), 0);
     EXPECT_EQ(by_fd.st_ino, by_path.st_ino);
     EXPECT_TRUE(open_cache(root, CacheAccess::write)) << "a directory may be written";
+}
+
+// A root a parent opened and handed down (`kiln-cli retune ROOT --root-fd N`): the descriptor taken
+// as it is (closed on exec from then on), ROOT naming it; a descriptor that is no directory refused.
+TEST(OpenCache, AdoptsARootAParentOpenedAndHandedDown) {
+    const fs::path root = kiln::test::h100_root();
+    const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY);  // inherited: no O_CLOEXEC
+    ASSERT_GE(fd, 0);
+    auto cache = adopt_opened_root("/named/only", fd);
+    ASSERT_TRUE(cache) << cache.error().str();
+    EXPECT_EQ(cache->root_fd.get(), fd);
+    EXPECT_EQ(cache->root, fs::path("/named/only"));
+    EXPECT_EQ(cache->label, "/named/only");
+    EXPECT_FALSE(cache->is_blob());
+    EXPECT_EQ(::fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+    for (int bad : {-1, 999}) {
+        auto refused = adopt_opened_root(root, bad);
+        ASSERT_FALSE(refused);
+        EXPECT_EQ(refused.error().code, kiln::Errc::invalid_argument);
+    }
+    fs::path some_file;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file()) {
+            some_file = e.path();
+            break;
+        }
+    const int regular = ::open(some_file.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(regular, 0);
+    auto not_dir = adopt_opened_root(root, regular);
+    ::close(regular);
+    ASSERT_FALSE(not_dir);
+    EXPECT_NE(not_dir.error().message.find("no open directory"), std::string::npos) << not_dir.error().str();
 }
 
 std::uint64_t regular_files(const fs::path& dir) {

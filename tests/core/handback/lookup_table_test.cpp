@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "decoy_root.hpp"
 #include "handback/lookup_table.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
@@ -43,7 +44,7 @@ TEST(LookupTable, InputKeyIsKernelInputsKeySpelling) {
 TEST(LookupTable, PinsEachWinnerWithDeviceKeys) {
     auto ops = fixture_ops(0.01);
     ASSERT_EQ(ops.size(), 2u);
-    auto t = build_lookup_table(ops, kiln::test::h100_root());
+    auto t = build_lookup_table(ops, kiln::test::open_dir(kiln::test::h100_root()));
     ASSERT_EQ(t.pinned.size(), 2u);
     EXPECT_TRUE(t.skipped.empty());
     const auto& a = t.pinned[0];
@@ -70,7 +71,7 @@ TEST(LookupTable, AddmmKeysCarryTheScalarsOfItsExternChoice) {
     ops[0].op = "addmm";
     for (auto& c : ops[0].choices)
         if (c.kind == "extern") c.name = "addmm-alpha=1-beta=0.5-c" + c.name.substr(c.name.find("-c") + 2);
-    auto t = build_lookup_table(ops, kiln::test::h100_root());
+    auto t = build_lookup_table(ops, kiln::test::open_dir(kiln::test::h100_root()));
     ASSERT_EQ(t.pinned.size(), 2u) << (t.skipped.empty() ? "" : t.skipped[0].why);
     EXPECT_EQ(t.pinned[0].key, kH100 +
                                    "+((torch.float16, [512, 512], [512, 1]), (torch.float16, [512, 512], [512, 1]))"
@@ -79,19 +80,50 @@ TEST(LookupTable, AddmmKeysCarryTheScalarsOfItsExternChoice) {
 
     auto unnamed = fixture_ops(1.0);
     unnamed[0].op = "addmm";  // its extern choice is still named mm-…: no scalars to read
-    auto u = build_lookup_table(unnamed, kiln::test::h100_root());
+    auto u = build_lookup_table(unnamed, kiln::test::open_dir(kiln::test::h100_root()));
     ASSERT_EQ(u.pinned.size(), 1u);
     ASSERT_EQ(u.skipped.size(), 1u);
     EXPECT_NE(u.skipped[0].why.find("alpha, beta"), std::string::npos);
     // Without the root the Triton winner's tile is unknown: skipped, never guessed.
-    auto no_root = build_lookup_table(fixture_ops(100.0), "/nonexistent");
+    auto no_root = build_lookup_table(fixture_ops(100.0), kiln::test::open_dir("/nonexistent"));
     for (const auto& s : no_root.skipped) EXPECT_NE(s.why.find("module"), std::string::npos) << s.why;
     EXPECT_EQ(no_root.skipped.size(), 2u);
 }
 
+// The Triton winner's benchmark module is read beneath the opened root (issue 44): the root renamed
+// after the open, a decoy module with another tile at its old path, the table still pins the opened
+// root's tile; a module beneath it that became a symlink (to the decoy) is not followed.
+TEST(LookupTable, ReadsTheWinnersModuleBeneathTheOpenedRootNotItsPath) {
+    kiln::test::ScratchDir dir("hb-pin-decoy");
+    const kiln::test::DecoyedRoot d = kiln::test::open_h100_root_then_decoy(dir);
+    ASSERT_TRUE(d.opened.fd.valid());
+    auto ops = fixture_ops(0.01);
+    ASSERT_EQ(ops.size(), 2u);
+    const std::string key = ops[0].winner()->name.substr(ops[0].winner()->name.find('-') + 1);
+    const fs::path rel = fs::path(key.substr(1, 2)) / (key + ".py");
+    std::string module = kiln::test::read_file(d.moved / rel);
+    const std::string tile = "'BLOCK_M': 64,";
+    ASSERT_NE(module.find(tile), std::string::npos);
+    module.replace(module.find(tile), tile.size(), "'BLOCK_M': 256,");
+    fs::create_directories(d.root / rel.parent_path());
+    { std::ofstream(d.root / rel) << module; }
+    auto t = build_lookup_table(ops, d.opened);
+    ASSERT_EQ(t.pinned.size(), 2u) << (t.skipped.empty() ? "" : t.skipped[0].why);
+    EXPECT_EQ(t.pinned[0].config["BLOCK_M"], 64);  // the opened root's module, not the decoy's 256
+    // The opened root's module swapped for a symlink to the decoy: not followed, the winner skipped.
+    fs::remove(d.moved / rel);
+    fs::create_symlink(d.root / rel, d.moved / rel);
+    auto linked = build_lookup_table(ops, d.opened);
+    ASSERT_EQ(linked.pinned.size(), 1u);
+    ASSERT_EQ(linked.skipped.size(), 1u);
+    EXPECT_NE(linked.skipped[0].why.find("module"), std::string::npos) << linked.skipped[0].why;
+    EXPECT_NE(linked.skipped[0].why.find((d.root / rel).string()), std::string::npos)  // named as opened
+        << linked.skipped[0].why;
+}
+
 TEST(LookupTable, WritesANewFileAndRefusesAnExistingPath) {
     kiln::test::ScratchDir d("hb-pin");
-    auto t = build_lookup_table(fixture_ops(0.01), kiln::test::h100_root());
+    auto t = build_lookup_table(fixture_ops(0.01), kiln::test::open_dir(kiln::test::h100_root()));
     fs::path out = d.path() / "table.json";
     ASSERT_TRUE(write_lookup_table(out, t));
     auto j = kiln::py_loads(kiln::test::read_file(out)).value();

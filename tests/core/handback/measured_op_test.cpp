@@ -5,6 +5,7 @@
 
 #include "handback/handback_report.hpp"
 #include "handback/measured_op.hpp"
+#include "opened_dir.hpp"
 #include "retune_run_fixture.hpp"
 #include "test_support.hpp"
 
@@ -125,7 +126,7 @@ TEST(CompleteOps, AnAbbreviatedRecordedKeyIsTakenFromTheFile) {
     EXPECT_TRUE(without.ops.empty());
     ASSERT_EQ(without.skipped.size(), 2u);
     EXPECT_NE(without.skipped[0].why.find("abbreviated"), std::string::npos) << without.skipped[0].why;
-    fill_recorded_versions(run, kiln::test::h100_root());
+    fill_recorded_versions(run, kiln::test::open_dir(kiln::test::h100_root()));
     auto with = complete_ops(run, std::nullopt);
     ASSERT_EQ(with.ops.size(), 2u);
     EXPECT_EQ(with.ops[0].system_hash(), file.filename().string());
