@@ -20,6 +20,7 @@
 
 #include "bundle/temp_root.hpp"
 #include "frontend/open_cache.hpp"
+#include "health/seen_entries.hpp"
 #include "inductor/evict_needs.hpp"
 #include "inductor/graph_entry.hpp"
 #include "overview/overview.hpp"
@@ -300,9 +301,11 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             }
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
-            scanHealth_->setTree(out.tree);  // before the views that ask for its check
+            // The check takes the graph entries as the window's one read of them sees them.
+            auto seen = std::make_shared<health::SeenEntries>();
+            scanHealth_->setTree(out.tree, seen);  // before the views that ask for its check
             overview_->setTree(out.tree);
-            readGraphEntries(out.tree);
+            readGraphEntries(out.tree, std::move(seen));
             status_->setTotals(*out.tree);
             if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
             statusBar()->showMessage(blobPath_.isEmpty()
@@ -326,7 +329,7 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
         });
 }
 
-void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
+void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen) {
     // One read of the graph entries (ls's rows of this scan) for the Overview's entries section, the
     // browser's readable names and the Compile times view, off the UI thread: a batch of rows at a time,
     // each kept only as the compile times and the labels (a million-file cache's rows are never all
@@ -338,9 +341,18 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
         std::shared_ptr<const EntryLabels> labels;
         std::shared_ptr<const inductor::EntryNeeds> needs;  // for the Overview's eviction plan
     };
+    // The check waits for `seen` to close: when the read ends, or when the job is dropped unrun (the
+    // last copy of the closure goes).
+    struct CloseWhenDone {
+        std::shared_ptr<health::SeenEntries> seen;
+        ~CloseWhenDone() { seen->close(); }
+    };
+    auto closer = std::make_shared<const CloseWhenDone>(CloseWhenDone{std::move(seen)});
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
-        [tree](JobControl& ctl) {
+        [tree, closer](JobControl& ctl) {
+            health::SeenEntries& seen = *closer->seen;
+            seen.know(tree->scan());
             Entries out{tree, {}, nullptr, nullptr, nullptr};
             timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
@@ -354,10 +366,13 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
                     }
                 },
                 ctl.cancelFlag(),
-                // Each decoded entry, on the batch's reader threads: what eviction's units need of it.
-                [&needs](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
+                // Each decoded entry, on the batch's reader threads: what eviction's units and the health
+                // check need of it.
+                [&needs, &seen](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
                     needs->add(row.path, entry);
+                    seen.add(row.path, row.kind == "aotautograd", entry);
                 });
+            seen.close();  // the check goes on now, not when the Overview's section is made
             auto found = std::make_shared<timings::CompileTimes>(
                 read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
             out.section = overview::entries_section(tree->scan(), *found);
