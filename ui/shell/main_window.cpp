@@ -277,7 +277,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
     scanHealth_->clear();
-    rootTimings_->setRoot(root_, opened_);  // before the views that ask for its read
+    rootTimings_->setRoot(root_, opened_, /*scanComing=*/true);  // before the views that ask for its read
     overview_->load(root_, counters, blobPath_);
     startScan(counters);
     emit rootChanged(root_);
@@ -295,6 +295,7 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
                 statusBar()->showMessage(out.error);
                 if (!out.tree && !overview_->partial()) overview_->showError(out.error);
                 if (!out.tree) {
+                    rootTimings_->setScan(nullptr);  // its read walks the root instead
                     openError_ = tr("cannot scan %1: %2").arg(blobPath_.isEmpty() ? root_ : blobPath_, out.error);
                     return;
                 }
@@ -304,6 +305,7 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             // The check takes the graph entries as the window's one read of them sees them.
             auto seen = std::make_shared<health::SeenEntries>();
             scanHealth_->setTree(out.tree, seen);  // before the views that ask for its check
+            rootTimings_->setScan(out.tree);       // the timing files from the scan, not a second walk
             overview_->setTree(out.tree);
             readGraphEntries(out.tree, std::move(seen));
             status_->setTotals(*out.tree);

@@ -8,6 +8,7 @@
 
 #include "timings/collect.hpp"
 #include "timings/used_by.hpp"
+#include "ui/browser/cache_tree.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 
@@ -15,7 +16,7 @@ namespace kiln::ui {
 
 RootTimings::RootTimings(JobRunner* jobs, QObject* parent) : QObject(parent), jobs_(jobs) {}
 
-void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened) {
+void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened, bool scanComing) {
     jobs_->cancel(QLatin1String(kChannel));
     ++generation_;
     root_ = root;
@@ -23,6 +24,17 @@ void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::Roo
     result_.reset();
     ops_.reset();
     running_ = false;
+    scan_ = scanComing ? Scan::coming : Scan::none;
+    tree_.reset();
+    waiting_ = false;
+}
+
+void RootTimings::setScan(std::shared_ptr<const CacheTree> tree) {
+    if (scan_ != Scan::coming) return;  // a rescan's: the set read from the first scan (or walk) stands
+    if (tree && tree->root != root_) return;
+    tree_ = std::move(tree);
+    scan_ = tree_ ? Scan::kept : Scan::none;
+    if (std::exchange(waiting_, false)) launch();
 }
 
 void RootTimings::request() {
@@ -49,20 +61,38 @@ void RootTimings::reload() {
     ++generation_;
     result_.reset();
     ops_.reset();
+    // New timings were written since the scan: the root is walked again.
+    scan_ = Scan::none;
+    tree_.reset();
+    waiting_ = false;
     start();
 }
 
 void RootTimings::start() {
-    auto opened = opened_.lock();  // held by the read while it runs
-    if (root_.isEmpty() || !opened) return;
+    if (root_.isEmpty() || opened_.expired()) return;
     running_ = true;
+    if (scan_ == Scan::coming) {
+        waiting_ = true;  // setScan launches it
+        return;
+    }
+    launch();
+}
+
+void RootTimings::launch() {
+    auto opened = opened_.lock();  // held by the read while it runs
+    if (!opened) {
+        running_ = false;
+        return;
+    }
     ++reads_;
     jobs_->start(
         QLatin1String(kChannel), tr("Reading timings"),
-        [this, root = root_, opened, generation = generation_](JobControl&) {
+        [this, root = root_, opened, tree = tree_, generation = generation_](JobControl& ctl) {
             auto out = std::make_shared<RootTimingsResult>();
             out->root = root;
-            auto r = timings::collect_timings_from({opened->opened()});  // the root the window opened
+            // The root the window opened: its timing files from the window's scan of it, else a walk.
+            auto r = tree ? timings::collect_timings_from(tree->scan(), ctl.cancelFlag())
+                          : timings::collect_timings_from({opened->opened()});
             // The Overview's rows now: the marks below do not change them.
             auto ops = std::make_shared<const RootTimingsOps>(
                 RootTimingsOps{root, r.ok() ? overview::ops_section(*r) : overview::OpsSection{}});

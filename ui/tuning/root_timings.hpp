@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,7 @@
 
 namespace kiln::ui {
 
+class CacheTree;
 class JobRunner;
 
 struct RootTimingsResult {
@@ -47,8 +49,12 @@ public:
     explicit RootTimings(JobRunner* jobs, QObject* parent = nullptr);
 
     // The window's new root and what frontend::open_cache opened of it (read through its descriptor);
-    // nothing is read until asked.
-    void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened);
+    // nothing is read until asked. `scanComing`: the window is scanning it; the first read waits for
+    // that scan (setScan) and finds the timing files among its files instead of walking the root again.
+    void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened, bool scanComing = false);
+    // The window's scan of the root (null: it failed, the read walks the root). A read asked for before
+    // it starts now.
+    void setScan(std::shared_ptr<const CacheTree> tree);
     QString root() const { return root_; }
     // Reads the root once: starts the read unless it runs or ran; opsRead() and loaded() follow
     // (queued when known already).
@@ -65,6 +71,7 @@ signals:
 
 private:
     void start();
+    void launch();
 
     JobRunner* jobs_;
     QString root_;
@@ -74,6 +81,10 @@ private:
     quint64 generation_ = 0;  // a result for an older root or read is dropped
     bool running_ = false;
     int reads_ = 0;
+    // The window's scan, while the first read may take its files: until then a read waits for it.
+    enum class Scan : std::uint8_t { none, coming, kept } scan_ = Scan::none;
+    std::shared_ptr<const CacheTree> tree_;
+    bool waiting_ = false;  // a read asked for before the scan
 };
 
 }  // namespace kiln::ui
