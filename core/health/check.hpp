@@ -31,9 +31,9 @@ struct CheckOptions {
     unsigned threads = 0;                              // 0: the CPUs this process may use
     const std::atomic<bool>* cancel = nullptr;
     // check_scan only: the graph entries as a read made anyway saw them (the GUI's `graphs` job). Their
-    // files are checked last, once it is closed (SeenEntries::wait), from what it saw; an entry it did
-    // not see is read here. The report is the same as without it.
-    const SeenEntries* seen = nullptr;
+    // files are checked last, once it is closed (SeenEntries::wait), from what it saw (taken out of it);
+    // an entry it did not see is read here. The report is the same as without it.
+    SeenEntries* seen = nullptr;
 };
 
 // Every read goes through the opened root's descriptor, never its path, so a command that checks more

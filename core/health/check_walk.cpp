@@ -176,7 +176,7 @@ void CheckWalk::run(Task& t, Local& local, const Target& target) {
     const Known& known = out_.known;  // sealed before the first task when the scan is kept; else unread here
     switch (t.kind) {
         case Task::entry: {
-            std::optional<EntryFindings> seen = seen_ ? seen_->find(file) : std::nullopt;
+            std::optional<EntryFindings> seen = seen_ ? seen_->take(file) : std::nullopt;
             EntryFindings e = seen ? std::move(*seen) : check_graph_entry(file, files, versions_);
             if (known.sealed) {
                 keep_unresolved(e.keys, [&](const Ref& r) { return !known.has_key(r); });

@@ -63,13 +63,15 @@ bool SeenEntries::wait(const std::atomic<bool>* cancel) const {
     return !(cancel && cancel->load());
 }
 
-std::optional<EntryFindings> SeenEntries::find(const inductor::Artifact& a) const {
+std::optional<EntryFindings> SeenEntries::take(const inductor::Artifact& a) {
     std::optional<EntryFindings> out;
     {
         const std::lock_guard lock(state_->mutex);
         const auto it = state_->seen.find(std::string(a.rel_path()));
         if (it == state_->seen.end()) return std::nullopt;
-        out = it->second;
+        out = std::move(it->second);
+        state_->seen.erase(it);
+        if (state_->seen.empty()) decltype(state_->seen)().swap(state_->seen);  // its buckets too
     }
     out->path = std::string(a.rel_path());
     out->group = a.group;

@@ -2,6 +2,8 @@
 
 #include <QMetaObject>
 
+#include <utility>
+
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
 #include "ui/browser/cache_tree.hpp"
@@ -14,7 +16,7 @@ ScanHealth::ScanHealth(JobRunner* jobs, QObject* parent) : QObject(parent), jobs
 
 QString ScanHealth::root() const { return tree_ ? tree_->root : QString(); }
 
-void ScanHealth::setTree(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const health::SeenEntries> seen) {
+void ScanHealth::setTree(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen) {
     clear();
     tree_ = std::move(tree);
     seen_ = std::move(seen);
@@ -44,7 +46,7 @@ void ScanHealth::request() {
     running_ = true;
     jobs_->start(
         QLatin1String(kChannel), tr("Checking cache health"),
-        [tree = tree_, seen = seen_, generation = generation_](JobControl& ctl) {
+        [tree = tree_, seen = std::exchange(seen_, nullptr), generation = generation_](JobControl& ctl) {
             auto out = std::make_shared<ScanHealthResult>();
             out->root = tree->root;
             health::CheckOptions options;
