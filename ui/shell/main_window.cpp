@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMetaObject>
 #include <QMimeData>
 #include <QScreen>
 #include <QSplitter>
@@ -304,8 +305,8 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             browser_->setTree(out.tree);
             // The check takes the graph entries as the window's one read of them sees them.
             auto seen = std::make_shared<health::SeenEntries>();
-            scanHealth_->setTree(out.tree, seen);  // before the views that ask for its check
-            rootTimings_->setScan(out.tree);       // the timing files from the scan, not a second walk
+            scanHealth_->setTree(out.tree, seen);   // before the views that ask for its check
+            rootTimings_->setScan(out.tree, seen);  // the timing files from the scan, not a second walk
             overview_->setTree(out.tree);
             readGraphEntries(out.tree, std::move(seen));
             status_->setTotals(*out.tree);
@@ -341,7 +342,6 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
         overview::EntriesSection section;
         std::shared_ptr<const timings::CompileTimes> times;
         std::shared_ptr<const EntryLabels> labels;
-        std::shared_ptr<const inductor::EntryNeeds> needs;  // for the Overview's eviction plan
     };
     // The check waits for `seen` to close: when the read ends, or when the job is dropped unrun (the
     // last copy of the closure goes).
@@ -352,10 +352,10 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
     auto closer = std::make_shared<const CloseWhenDone>(CloseWhenDone{std::move(seen)});
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
-        [tree, closer](JobControl& ctl) {
+        [this, tree, closer](JobControl& ctl) {
             health::SeenEntries& seen = *closer->seen;
             seen.know(tree->scan());
-            Entries out{tree, {}, nullptr, nullptr, nullptr};
+            Entries out{tree, {}, nullptr, nullptr};
             timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
             auto needs = std::make_shared<inductor::EntryNeeds>();
@@ -375,6 +375,15 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
                     seen.add(row.path, row.kind == "aotautograd", entry);
                 });
             seen.close();  // the check goes on now, not when the Overview's section is made
+            // So does the Overview's eviction plan (null: it reads the entries itself), beside the rest
+            // of this job. `this` outlives the job (the window's runner waits for its jobs).
+            QMetaObject::invokeMethod(
+                this,
+                [this, tree,
+                 needs = read.ok() ? std::shared_ptr<const inductor::EntryNeeds>(std::move(needs)) : nullptr] {
+                    if (tree->root == root_) overview_->setEntryNeeds(tree, needs);
+                },
+                Qt::QueuedConnection);
             auto found = std::make_shared<timings::CompileTimes>(
                 read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
             out.section = overview::entries_section(tree->scan(), *found);
@@ -382,14 +391,12 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
             if (read.ok()) {
                 labels->finish();
                 out.labels = std::move(labels);
-                out.needs = std::move(needs);
             }
             releaseFreedMemory();
             return out;
         },
         [this](Entries out) {
             if (out.tree->root != root_) return;
-            overview_->setEntryNeeds(out.tree, std::move(out.needs));
             overview_->setEntries(std::move(out.section));
             if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
             emit graphEntriesRead(out.tree, out.times);

@@ -21,6 +21,10 @@
 #include "ui/tuning/op_list_texts.hpp"
 #include "ui/tuning/timing_devices.hpp"
 
+namespace kiln::health {
+class SeenEntries;
+}
+
 namespace kiln::ui {
 
 class CacheTree;
@@ -53,8 +57,9 @@ public:
     // that scan (setScan) and finds the timing files among its files instead of walking the root again.
     void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened, bool scanComing = false);
     // The window's scan of the root (null: it failed, the read walks the root). A read asked for before
-    // it starts now.
-    void setScan(std::shared_ptr<const CacheTree> tree);
+    // it starts now. `seen`, when given, closes when the window's read of the graph entries ends: the
+    // "used by graph" marks (another read of up to 20,000 entries) wait for it rather than compete with it.
+    void setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const health::SeenEntries> seen = nullptr);
     QString root() const { return root_; }
     // Reads the root once: starts the read unless it runs or ran; opsRead() and loaded() follow
     // (queued when known already).
@@ -84,7 +89,8 @@ private:
     // The window's scan, while the first read may take its files: until then a read waits for it.
     enum class Scan : std::uint8_t { none, coming, kept } scan_ = Scan::none;
     std::shared_ptr<const CacheTree> tree_;
-    bool waiting_ = false;  // a read asked for before the scan
+    std::shared_ptr<const health::SeenEntries> entriesRead_;  // the first read's marks wait for it to close
+    bool waiting_ = false;                                    // a read asked for before the scan
 };
 
 }  // namespace kiln::ui
