@@ -346,10 +346,13 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
     // The check waits for `seen` to close: when the read ends, or when the job is dropped unrun (the
     // last copy of the closure goes).
     struct CloseWhenDone {
-        std::shared_ptr<health::SeenEntries> seen;
+        explicit CloseWhenDone(std::shared_ptr<health::SeenEntries> s) : seen(std::move(s)) {}
+        CloseWhenDone(const CloseWhenDone&) = delete;  // one of them: a copy's end would close it early
+        CloseWhenDone& operator=(const CloseWhenDone&) = delete;
         ~CloseWhenDone() { seen->close(); }
+        std::shared_ptr<health::SeenEntries> seen;
     };
-    auto closer = std::make_shared<const CloseWhenDone>(CloseWhenDone{std::move(seen)});
+    auto closer = std::make_shared<const CloseWhenDone>(std::move(seen));
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
         [this, tree, closer](JobControl& ctl) {
