@@ -18,6 +18,7 @@
 
 #include "cuda/driver.hpp"
 #include "health/check_walk.hpp"
+#include "health/seen_entries.hpp"
 #include "inductor/classify.hpp"
 #include "inductor/python_sniff.hpp"
 #include "inductor/roots.hpp"
@@ -269,11 +270,17 @@ Result<HealthReport> check_scan(const inductor::ScanResult& scan, const CheckOpt
     inductor::UnknownToKiln unknown;
     auto r = run_check(scan.opened_root(), o, [&](CheckWalk& walk, int) -> Result<const inductor::ScanResult*> {
         walk.know_all(scan);
+        walk.take_seen(o.seen);
+        std::vector<const Artifact*> entries;   // with `seen`: checked once its read is over
         for (const auto& a : scan.artifacts) {  // the walk's order, as the streaming scan passes them
             if (o.cancel && o.cancel->load(std::memory_order_relaxed)) break;
             inductor::add_unknown_file(unknown, a);
-            walk.add(a);
+            if (o.seen && (a.category == Category::fxgraph || a.category == Category::aotautograd))
+                entries.push_back(&a);
+            else walk.add(a);
         }
+        if (o.seen && o.seen->wait(o.cancel))
+            for (const Artifact* a : entries) walk.add(*a);
         return &scan;
     });
     if (r) r->unknown = std::move(unknown);

@@ -17,6 +17,8 @@
 
 namespace kiln::health {
 
+class SeenEntries;
+
 struct CheckOptions {
     // Stale entries: those that can never hit on this target (portability::assess_root: a miss). Empty:
     // those whose torch or Triton version differs from the newest entry's in the cache.
@@ -28,6 +30,10 @@ struct CheckOptions {
     std::int64_t temp_age_ns = 3600LL * 1000000000LL;  // temporaries older than this are stale
     unsigned threads = 0;                              // 0: the CPUs this process may use
     const std::atomic<bool>* cancel = nullptr;
+    // check_scan only: the graph entries as a read made anyway saw them (the GUI's `graphs` job). Their
+    // files are checked last, once it is closed (SeenEntries::wait), from what it saw (taken out of it);
+    // an entry it did not see is read here. The report is the same as without it.
+    SeenEntries* seen = nullptr;
 };
 
 // Every read goes through the opened root's descriptor, never its path, so a command that checks more

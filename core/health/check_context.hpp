@@ -18,6 +18,10 @@
 #include "inductor/scanner.hpp"
 #include "util/regular_file.hpp"
 
+namespace kiln::inductor {
+class GraphEntry;
+}
+
 namespace kiln::health::detail {
 
 // 64-bit hashes of strings (paths, keys), sorted once after the walk: 8 bytes a file instead of a
@@ -123,6 +127,9 @@ struct ReadBeneath {
 // Graph entries (fxgraph, aotautograd): decode, type, AOT FX keys, bundled kernels, unused candidates.
 // `versions` keeps the torch and Triton versions once for all entries.
 EntryFindings check_graph_entry(const inductor::Artifact& a, const ReadBeneath& files, StringPool& versions);
+// What a decoded entry says, into `out` (its path and group set): the check's own read and SeenEntries'
+// (the GUI's shared read) both end here. `want_aot`: the file lies in aotautograd/.
+void check_decoded_entry(const inductor::GraphEntry& entry, bool want_aot, EntryFindings& out, StringPool& versions);
 // Output code modules: the kernel modules and C++ libraries they load (`unreadable`: its problem).
 OutputFindings check_output_code(const inductor::Artifact& a, const ReadBeneath& files, FoundList& unreadable);
 // A .main.cpp's kernel-source sha256 (empty when unreadable).

@@ -95,28 +95,31 @@ EntryFindings check_graph_entry(const Artifact& a, const ReadBeneath& files, Str
         out.problems.push_back(found(ProblemKind::entry_not_graph, a, "the pickle holds no object"));
         return out;
     }
-    bool want_aot = a.category == Category::aotautograd;
-    if (want_aot ? !entry->is_aot_autograd() : !entry->is_fx_graph()) {
-        out.problems.push_back(found(ProblemKind::entry_not_graph, a,
-                                     "the pickle holds " + entry->type() + ", not " +
-                                         (want_aot ? "an AOTAutogradResult" : "a CompiledFxGraph")));
-        return out;
+    check_decoded_entry(*entry, a.category == Category::aotautograd, out, versions);
+    return out;
+}
+
+void check_decoded_entry(const inductor::GraphEntry& entry, bool want_aot, EntryFindings& out, StringPool& versions) {
+    if (want_aot ? !entry.is_aot_autograd() : !entry.is_fx_graph()) {
+        out.problems.push_back(Found{
+            ProblemKind::entry_not_graph, out.path,
+            "the pickle holds " + entry.type() + ", not " + (want_aot ? "an AOTAutogradResult" : "a CompiledFxGraph"),
+            out.group});
+        return;
     }
     std::vector<std::string> lines;
     if (want_aot) {
-        for (auto [which, key] :
-             {std::pair{"forward", entry->forward_fx_key()}, {"backward", entry->backward_fx_key()}})
+        for (auto [which, key] : {std::pair{"forward", entry.forward_fx_key()}, {"backward", entry.backward_fx_key()}})
             if (key) out.keys.push_back({*key, which, ProblemKind::aot_fx_key_missing});
-        lines = entry->forward_debug_lines();
+        lines = entry.forward_debug_lines();
     } else {
-        lines = entry->debug_lines();
-        out.unused = unused_candidates(*entry);
-        bundled_kernel_dirs(*entry, out.kernel_dirs);
+        lines = entry.debug_lines();
+        out.unused = unused_candidates(entry);
+        bundled_kernel_dirs(entry, out.kernel_dirs);
     }
     out.decoded = true;
     out.torch_version = versions.intern(component(lines, "torch_version"));
     out.system_version = versions.intern(component(lines, "system_info[version]"));
-    return out;
 }
 
 }  // namespace kiln::health::detail

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "health/seen_entries.hpp"
 #include "portability/portable.hpp"
 
 namespace kiln::health::detail {
@@ -175,7 +176,8 @@ void CheckWalk::run(Task& t, Local& local, const Target& target) {
     const Known& known = out_.known;  // sealed before the first task when the scan is kept; else unread here
     switch (t.kind) {
         case Task::entry: {
-            EntryFindings e = check_graph_entry(file, files, versions_);
+            std::optional<EntryFindings> seen = seen_ ? seen_->take(file) : std::nullopt;
+            EntryFindings e = seen ? std::move(*seen) : check_graph_entry(file, files, versions_);
             if (known.sealed) {
                 keep_unresolved(e.keys, [&](const Ref& r) { return !known.has_key(r); });
                 keep_unresolved(e.kernel_dirs, [&](const Ref& r) { return !known.has_kernel_dir(r); });

@@ -27,6 +27,10 @@
 #include "portability/fingerprint.hpp"
 #include "util/bounded_queue.hpp"
 
+namespace kiln::health {
+class SeenEntries;
+}
+
 namespace kiln::health::detail {
 
 // What the cache holds, to resolve references against: every relative path and key (locks' excepted,
@@ -83,6 +87,8 @@ public:
     // references that do not resolve), and its artifacts' bytes outlive the walk (tasks view them).
     void know_all(const inductor::ScanResult& scan);
     WalkFindings finish();  // after the scan: waits for the workers
+    // Before the first add(): graph entries it saw are taken from it instead of read (check_scan's `seen`).
+    void take_seen(SeenEntries* seen) { seen_ = seen; }
 
 private:
     // A file (or a Triton kernel dir) for a worker. A kept scan's artifacts are viewed; a streamed
@@ -119,6 +125,7 @@ private:
     Target target_;
     int root_fd_;
     const std::atomic<bool>* cancel_;
+    SeenEntries* seen_ = nullptr;
     WalkFindings out_;
     bool kept_ = false;    // know_all: the artifacts' bytes outlive the walk
     std::string root_;     // streamed: the root the tasks' paths are under (set by the first file)

@@ -1,8 +1,10 @@
 #include "timings/collect.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <functional>
+#include <string_view>
 #include <variant>
 
 #include "inductor/beneath_root.hpp"
@@ -37,11 +39,17 @@ void add_ops(TimingSet& set, Source src, std::vector<Op> ops) {
 
 }  // namespace
 
-bool holds_no_timings(const fs::path& dir) {
-    static const char* names[] = {"triton", "fxgraph", "aotautograd", "locks", "trace"};
-    auto n = dir.filename().string();
-    return std::any_of(std::begin(names), std::end(names), [&](const char* s) { return n == s; });
+namespace {
+
+// A folder's name that holds_no_timings names.
+bool names_no_timings(std::string_view name) {
+    static constexpr std::string_view names[] = {"triton", "fxgraph", "aotautograd", "locks", "trace"};
+    return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
+
+}  // namespace
+
+bool holds_no_timings(const fs::path& dir) { return names_no_timings(dir.filename().string()); }
 
 namespace {
 
@@ -208,10 +216,25 @@ Status read_timing_file_beneath(const inductor::OpenedRoot& root, const std::str
     return make_error(Errc::unsupported, "unknown timing source kind", path);
 }
 
+using Found = std::vector<std::pair<SourceKind, fs::path>>;  // paths compare by component, as by path
+
+// What the regular file `rel` beneath the root is, read through the root's descriptor. Named by the
+// path reports give it: a timing cache is known by its folder's name, which may be the opened
+// directory's own ("ROOT/cache").
+void classify_beneath(const inductor::OpenedRoot& root, const std::string& rel, Found& found) {
+    auto kind =
+        classify_by(inductor::path_beneath(root, rel), [&](std::size_t n, bool whole) -> std::optional<std::string> {
+            auto file = inductor::open_beneath(root, rel);
+            if (!file) return std::nullopt;
+            auto text = whole ? read_opened_file(*file, rel, n) : read_prefix(*file, n, rel);
+            return text.ok() ? std::optional<std::string>(std::move(*text)) : std::nullopt;
+        });
+    if (kind) found.emplace_back(*kind, rel);
+}
+
 // The timing files beneath `rel` (a directory beneath the root), found depth first, never through a
 // symlink; folders that hold no timings are passed over.
-void find_beneath(const inductor::OpenedRoot& root, const std::string& rel,
-                  std::vector<std::pair<SourceKind, fs::path>>& found) {
+void find_beneath(const inductor::OpenedRoot& root, const std::string& rel, Found& found) {
     auto listed = inductor::list_beneath(root, rel);
     if (!listed) return;  // unreadable: as skip_permission_denied
     for (const auto& e : *listed) {
@@ -220,30 +243,33 @@ void find_beneath(const inductor::OpenedRoot& root, const std::string& rel,
             if (!holds_no_timings(e.name)) find_beneath(root, child, found);
             continue;
         }
-        if (!e.regular) continue;
-        // Named by the path reports give it: a timing cache is known by its folder's name, which may
-        // be the opened directory's own ("ROOT/cache").
-        auto kind = classify_by(
-            inductor::path_beneath(root, child), [&](std::size_t n, bool whole) -> std::optional<std::string> {
-                auto file = inductor::open_beneath(root, child);
-                if (!file) return std::nullopt;
-                auto text = whole ? read_opened_file(*file, child, n) : read_prefix(*file, n, child);
-                return text.ok() ? std::optional<std::string>(std::move(*text)) : std::nullopt;
-            });
-        if (kind) found.emplace_back(*kind, child);
+        if (e.regular) classify_beneath(root, child, found);
     }
 }
 
-Status collect_beneath(const inductor::OpenedRoot& root, TimingSet& set) {
-    if (root.fd < 0) return make_error(Errc::invalid_argument, "the cache root was not opened", root.path.string());
-    std::vector<std::pair<SourceKind, fs::path>> found;  // paths compare by component, as by path
-    find_beneath(root, "", found);
-    // As collect_timings over a directory: multi-choice sources first, by path within a kind.
+// As collect_timings over a directory: multi-choice sources first, by path within a kind.
+void read_found(const inductor::OpenedRoot& root, Found& found, TimingSet& set) {
     std::sort(found.begin(), found.end());
     for (const auto& [kind, rel] : found)
         if (auto st = read_timing_file_beneath(root, rel.string(), kind, set); !st.ok())
             set.warnings.push_back(st.error().str());
+}
+
+Status collect_beneath(const inductor::OpenedRoot& root, TimingSet& set) {
+    if (root.fd < 0) return make_error(Errc::invalid_argument, "the cache root was not opened", root.path.string());
+    Found found;
+    find_beneath(root, "", found);
+    read_found(root, found, set);
     return ok_status();
+}
+
+// Whether a folder on `rel`'s way down from the root holds no timings (the walk would not enter it).
+bool under_no_timings(std::string_view rel) {
+    for (auto slash = rel.find('/'); slash != std::string_view::npos; slash = rel.find('/')) {
+        if (names_no_timings(rel.substr(0, slash))) return true;
+        rel.remove_prefix(slash + 1);
+    }
+    return false;
 }
 
 }  // namespace
@@ -258,6 +284,21 @@ Result<TimingSet> collect_timings_from(const std::vector<TimingPlace>& places) {
         KILN_CHECK(collect_path(std::get<fs::path>(place), set));
     }
     // The same autotuning read from a table, a timing cache and an mm log is one op.
+    join_sources(set);
+    return set;
+}
+
+Result<TimingSet> collect_timings_from(const inductor::ScanResult& scan, const std::atomic<bool>* cancel) {
+    const inductor::OpenedRoot root = scan.opened_root();
+    if (root.fd < 0) return make_error(Errc::invalid_argument, "the scan holds no opened root", scan.root);
+    TimingSet set;
+    Found found;
+    for (const auto& a : scan.artifacts) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return make_error(Errc::cancelled, "cancelled", scan.root);
+        if (!under_no_timings(a.rel_path())) classify_beneath(root, std::string(a.rel_path()), found);
+    }
+    read_found(root, found, set);
     join_sources(set);
     return set;
 }

@@ -2,6 +2,8 @@
 
 #include <QMetaObject>
 
+#include <utility>
+
 #include "health/check.hpp"
 #include "health/quarantine.hpp"
 #include "ui/browser/cache_tree.hpp"
@@ -14,15 +16,17 @@ ScanHealth::ScanHealth(JobRunner* jobs, QObject* parent) : QObject(parent), jobs
 
 QString ScanHealth::root() const { return tree_ ? tree_->root : QString(); }
 
-void ScanHealth::setTree(std::shared_ptr<const CacheTree> tree) {
+void ScanHealth::setTree(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen) {
     clear();
     tree_ = std::move(tree);
+    seen_ = std::move(seen);
 }
 
 void ScanHealth::clear() {
     jobs_->cancel(QLatin1String(kChannel));
     ++generation_;
     tree_.reset();
+    seen_.reset();
     result_.reset();
     running_ = false;
 }
@@ -42,12 +46,13 @@ void ScanHealth::request() {
     running_ = true;
     jobs_->start(
         QLatin1String(kChannel), tr("Checking cache health"),
-        [tree = tree_, generation = generation_](JobControl& ctl) {
+        [tree = tree_, seen = std::exchange(seen_, nullptr), generation = generation_](JobControl& ctl) {
             auto out = std::make_shared<ScanHealthResult>();
             out->root = tree->root;
             health::CheckOptions options;
             options.default_target = true;  // the Health view's stale entries; looked up while the walk runs
             options.cancel = ctl.cancelFlag();
+            options.seen = seen.get();
             auto checked = health::check_scan(tree->scan(), options);
             if (checked) out->report = std::make_shared<const health::HealthReport>(std::move(*checked));
             else out->error = QString::fromStdString(checked.error().str());

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "health/health_report.hpp"
+#include "health/seen_entries.hpp"
 
 namespace kiln::ui {
 
@@ -29,8 +30,11 @@ public:
     static constexpr const char* kChannel = "scan-health";
     explicit ScanHealth(JobRunner* jobs, QObject* parent = nullptr);
 
-    void setTree(std::shared_ptr<const CacheTree> tree);  // the window's new scan; forgets the last report
-    void clear();                                         // no scan (another root is being opened)
+    // The window's new scan; forgets the last report. `seen`: the graph entries as the window's one read
+    // of them sees them (closed when that read ends): the check takes each entry's findings from there
+    // instead of decoding it again, and checks the entries once that read is over.
+    void setTree(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen = nullptr);
+    void clear();  // no scan (another root is being opened)
     // Checks the tree once: runs the check unless it runs or ran already; checked() follows (at
     // once, queued, when the report is known).
     void request();
@@ -42,7 +46,8 @@ signals:
 
 private:
     JobRunner* jobs_;
-    std::shared_ptr<const CacheTree> tree_;  // held until its check is done
+    std::shared_ptr<const CacheTree> tree_;      // held until its check is done
+    std::shared_ptr<health::SeenEntries> seen_;  // given to the check (which empties it), then let go
     std::shared_ptr<const ScanHealthResult> result_;
     quint64 generation_ = 0;  // a result of an older tree is dropped
     bool running_ = false;

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMetaObject>
 #include <QMimeData>
 #include <QScreen>
 #include <QSplitter>
@@ -20,6 +21,7 @@
 
 #include "bundle/temp_root.hpp"
 #include "frontend/open_cache.hpp"
+#include "health/seen_entries.hpp"
 #include "inductor/evict_needs.hpp"
 #include "inductor/graph_entry.hpp"
 #include "overview/overview.hpp"
@@ -279,7 +281,7 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
     scanHealth_->clear();
-    rootTimings_->setRoot(root_, opened_);  // before the views that ask for its read
+    rootTimings_->setRoot(root_, opened_, /*scanComing=*/true);  // before the views that ask for its read
     overview_->load(root_, counters, blobPath_);
     startScan(counters);
     emit rootChanged(root_);
@@ -297,15 +299,19 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
                 statusBar()->showMessage(out.error);
                 if (!out.tree && !overview_->partial()) overview_->showError(out.error);
                 if (!out.tree) {
+                    rootTimings_->setScan(nullptr);  // its read walks the root instead
                     openError_ = tr("cannot scan %1: %2").arg(blobPath_.isEmpty() ? root_ : blobPath_, out.error);
                     return;
                 }
             }
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
-            scanHealth_->setTree(out.tree);  // before the views that ask for its check
+            // The check takes the graph entries as the window's one read of them sees them.
+            auto seen = std::make_shared<health::SeenEntries>();
+            scanHealth_->setTree(out.tree, seen);   // before the views that ask for its check
+            rootTimings_->setScan(out.tree, seen);  // the timing files from the scan, not a second walk
             overview_->setTree(out.tree);
-            readGraphEntries(out.tree);
+            readGraphEntries(out.tree, std::move(seen));
             status_->setTotals(*out.tree);
             if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
             statusBar()->showMessage(blobPath_.isEmpty()
@@ -329,7 +335,7 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
         });
 }
 
-void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
+void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen) {
     // One read of the graph entries (ls's rows of this scan) for the Overview's entries section, the
     // browser's readable names and the Compile times view, off the UI thread: a batch of rows at a time,
     // each kept only as the compile times and the labels (a million-file cache's rows are never all
@@ -339,12 +345,23 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
         overview::EntriesSection section;
         std::shared_ptr<const timings::CompileTimes> times;
         std::shared_ptr<const EntryLabels> labels;
-        std::shared_ptr<const inductor::EntryNeeds> needs;  // for the Overview's eviction plan
     };
+    // The check waits for `seen` to close: when the read ends, or when the job is dropped unrun (the
+    // last copy of the closure goes).
+    struct CloseWhenDone {
+        explicit CloseWhenDone(std::shared_ptr<health::SeenEntries> s) : seen(std::move(s)) {}
+        CloseWhenDone(const CloseWhenDone&) = delete;  // one of them: a copy's end would close it early
+        CloseWhenDone& operator=(const CloseWhenDone&) = delete;
+        ~CloseWhenDone() { seen->close(); }
+        std::shared_ptr<health::SeenEntries> seen;
+    };
+    auto closer = std::make_shared<const CloseWhenDone>(std::move(seen));
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
-        [tree](JobControl& ctl) {
-            Entries out{tree, {}, nullptr, nullptr, nullptr};
+        [this, tree, closer](JobControl& ctl) {
+            health::SeenEntries& seen = *closer->seen;
+            seen.know(tree->scan());
+            Entries out{tree, {}, nullptr, nullptr};
             timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
             auto needs = std::make_shared<inductor::EntryNeeds>();
@@ -357,10 +374,22 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
                     }
                 },
                 ctl.cancelFlag(),
-                // Each decoded entry, on the batch's reader threads: what eviction's units need of it.
-                [&needs](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
+                // Each decoded entry, on the batch's reader threads: what eviction's units and the health
+                // check need of it.
+                [&needs, &seen](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
                     needs->add(row.path, entry);
+                    seen.add(row.path, row.kind == "aotautograd", entry);
                 });
+            seen.close();  // the check goes on now, not when the Overview's section is made
+            // So does the Overview's eviction plan (null: it reads the entries itself), beside the rest
+            // of this job. `this` outlives the job (the window's runner waits for its jobs).
+            QMetaObject::invokeMethod(
+                this,
+                [this, tree,
+                 needs = read.ok() ? std::shared_ptr<const inductor::EntryNeeds>(std::move(needs)) : nullptr] {
+                    if (tree->root == root_) overview_->setEntryNeeds(tree, needs);
+                },
+                Qt::QueuedConnection);
             auto found = std::make_shared<timings::CompileTimes>(
                 read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
             out.section = overview::entries_section(tree->scan(), *found);
@@ -368,14 +397,12 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree) {
             if (read.ok()) {
                 labels->finish();
                 out.labels = std::move(labels);
-                out.needs = std::move(needs);
             }
             releaseFreedMemory();
             return out;
         },
         [this](Entries out) {
             if (out.tree->root != root_) return;
-            overview_->setEntryNeeds(out.tree, std::move(out.needs));
             overview_->setEntries(std::move(out.section));
             if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
             emit graphEntriesRead(out.tree, out.times);

@@ -19,6 +19,10 @@ namespace kiln::bundle {
 struct RootOrBlob;
 }
 
+namespace kiln::health {
+class SeenEntries;
+}
+
 namespace kiln::ui {
 
 class CacheBrowser;
@@ -117,7 +121,8 @@ protected:
 private:
     void onCacheOpened(const OpenedCacheOutcome& cache);
     void startScan(std::shared_ptr<ScanCounters> counters);
-    void readGraphEntries(std::shared_ptr<const CacheTree> tree);
+    // `seen`: filled for the health check with what the read sees, closed when it ends.
+    void readGraphEntries(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen);
     void buildActions();       // main_window_actions.cpp
     void rebuildRecentMenu();  // main_window_actions.cpp
     void openDialog();         // main_window_actions.cpp

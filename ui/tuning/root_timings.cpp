@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <utility>
 
+#include "health/seen_entries.hpp"
 #include "timings/collect.hpp"
 #include "timings/used_by.hpp"
+#include "ui/browser/cache_tree.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 
@@ -15,7 +17,7 @@ namespace kiln::ui {
 
 RootTimings::RootTimings(JobRunner* jobs, QObject* parent) : QObject(parent), jobs_(jobs) {}
 
-void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened) {
+void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened, bool scanComing) {
     jobs_->cancel(QLatin1String(kChannel));
     ++generation_;
     root_ = root;
@@ -23,6 +25,19 @@ void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::Roo
     result_.reset();
     ops_.reset();
     running_ = false;
+    scan_ = scanComing ? Scan::coming : Scan::none;
+    tree_.reset();
+    entriesRead_.reset();
+    waiting_ = false;
+}
+
+void RootTimings::setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const health::SeenEntries> seen) {
+    if (scan_ != Scan::coming) return;  // a rescan's: the set read from the first scan (or walk) stands
+    if (tree && tree->root != root_) return;
+    tree_ = std::move(tree);
+    entriesRead_ = std::move(seen);
+    scan_ = tree_ ? Scan::kept : Scan::none;
+    if (std::exchange(waiting_, false)) launch();
 }
 
 void RootTimings::request() {
@@ -49,20 +64,40 @@ void RootTimings::reload() {
     ++generation_;
     result_.reset();
     ops_.reset();
+    // New timings were written since the scan: the root is walked again.
+    scan_ = Scan::none;
+    tree_.reset();
+    entriesRead_.reset();
+    waiting_ = false;
     start();
 }
 
 void RootTimings::start() {
-    auto opened = opened_.lock();  // held by the read while it runs
-    if (root_.isEmpty() || !opened) return;
+    if (root_.isEmpty() || opened_.expired()) return;
     running_ = true;
+    if (scan_ == Scan::coming) {
+        waiting_ = true;  // setScan launches it
+        return;
+    }
+    launch();
+}
+
+void RootTimings::launch() {
+    auto opened = opened_.lock();  // held by the read while it runs
+    if (!opened) {
+        running_ = false;
+        return;
+    }
     ++reads_;
     jobs_->start(
         QLatin1String(kChannel), tr("Reading timings"),
-        [this, root = root_, opened, generation = generation_](JobControl&) {
+        [this, root = root_, opened, tree = tree_, entriesRead = std::exchange(entriesRead_, nullptr),
+         generation = generation_](JobControl& ctl) {
             auto out = std::make_shared<RootTimingsResult>();
             out->root = root;
-            auto r = timings::collect_timings_from({opened->opened()});  // the root the window opened
+            // The root the window opened: its timing files from the window's scan of it, else a walk.
+            auto r = tree ? timings::collect_timings_from(tree->scan(), ctl.cancelFlag())
+                          : timings::collect_timings_from({opened->opened()});
             // The Overview's rows now: the marks below do not change them.
             auto ops = std::make_shared<const RootTimingsOps>(
                 RootTimingsOps{root, r.ok() ? overview::ops_section(*r) : overview::OpsSection{}});
@@ -80,9 +115,11 @@ void RootTimings::start() {
                 out->set = std::make_shared<const timings::TimingSet>();
                 out->error = QString::fromStdString(r.error().str());
             } else {
-                // "used by graph ...": the root's graph entries, read here, off the UI thread.
-                if (auto marks = timings::mark_used_by(*r, {opened->opened()}); !marks.ok())
-                    r->warnings.push_back(marks.error().str());
+                // "used by graph ...": the root's graph entries, read here, off the UI thread, once the
+                // window's own read of them is over (a cancel still ends the wait).
+                if (!entriesRead || entriesRead->wait(ctl.cancelFlag()))  // cancelled: the set is dropped anyway
+                    if (auto marks = timings::mark_used_by(*r, {opened->opened()}); !marks.ok())
+                        r->warnings.push_back(marks.error().str());
                 out->set = std::make_shared<const timings::TimingSet>(std::move(r).value());
             }
             out->texts = opListTexts(*out->set);

@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -20,8 +21,13 @@
 #include "ui/tuning/op_list_texts.hpp"
 #include "ui/tuning/timing_devices.hpp"
 
+namespace kiln::health {
+class SeenEntries;
+}
+
 namespace kiln::ui {
 
+class CacheTree;
 class JobRunner;
 
 struct RootTimingsResult {
@@ -47,8 +53,13 @@ public:
     explicit RootTimings(JobRunner* jobs, QObject* parent = nullptr);
 
     // The window's new root and what frontend::open_cache opened of it (read through its descriptor);
-    // nothing is read until asked.
-    void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened);
+    // nothing is read until asked. `scanComing`: the window is scanning it; the first read waits for
+    // that scan (setScan) and finds the timing files among its files instead of walking the root again.
+    void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened, bool scanComing = false);
+    // The window's scan of the root (null: it failed, the read walks the root). A read asked for before
+    // it starts now. `seen`, when given, closes when the window's read of the graph entries ends: the
+    // "used by graph" marks (another read of up to 20,000 entries) wait for it rather than compete with it.
+    void setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const health::SeenEntries> seen = nullptr);
     QString root() const { return root_; }
     // Reads the root once: starts the read unless it runs or ran; opsRead() and loaded() follow
     // (queued when known already).
@@ -65,6 +76,7 @@ signals:
 
 private:
     void start();
+    void launch();
 
     JobRunner* jobs_;
     QString root_;
@@ -74,6 +86,11 @@ private:
     quint64 generation_ = 0;  // a result for an older root or read is dropped
     bool running_ = false;
     int reads_ = 0;
+    // The window's scan, while the first read may take its files: until then a read waits for it.
+    enum class Scan : std::uint8_t { none, coming, kept } scan_ = Scan::none;
+    std::shared_ptr<const CacheTree> tree_;
+    std::shared_ptr<const health::SeenEntries> entriesRead_;  // the first read's marks wait for it to close
+    bool waiting_ = false;                                    // a read asked for before the scan
 };
 
 }  // namespace kiln::ui

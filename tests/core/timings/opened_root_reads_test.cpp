@@ -3,10 +3,12 @@
 // same kernels joined to each graph entry (`show --kernels`, "used by graph").
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "inductor/graph_entry.hpp"
 #include "inductor/graph_list.hpp"
+#include "inductor/scanner.hpp"
 #include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "timings/collect.hpp"
@@ -33,6 +35,51 @@ TEST(TimingsBeneathARoot, CollectsWhatTheRootReadByItsPathGives) {
         EXPECT_EQ(to_json(*beneath).dump(), to_json(*by_path).dump());
         EXPECT_EQ(beneath->warnings, by_path->warnings);
     }
+}
+
+// The GUI finds the root's timing files among its scan's files instead of walking the root again.
+TEST(TimingsBeneathARoot, FromAKeptScanCollectsWhatTheWalkGives) {
+    kiln::test::ScratchDir dir{"timings-from-scan"};
+    const fs::path copy = dir.path() / "inductor";
+    fs::copy(kiln::test::h100_root(), copy, fs::copy_options::recursive);
+    // Timing files where the walk reads them (a folder of its own) and where it does not (fxgraph/, a
+    // trace/ below the top): the scan's files must be taken the same way.
+    std::string log;
+    for (const auto& e : fs::directory_iterator(kiln::test::fixture_dir() / "h100"))  // its mm log
+        if (e.is_regular_file() && e.path().extension() == ".json" &&
+            classify_timing_file(e.path()) == SourceKind::mm_log) {
+            log = e.path().string();
+            break;
+        }
+    ASSERT_FALSE(log.empty()) << "no mm log among the fixtures";
+    for (const fs::path& at : {copy / "logs" / "run1", copy / "fxgraph" / "logs", copy / "logs" / "trace"}) {
+        fs::create_directories(at);
+        fs::copy_file(log, at / "mm_log.json");
+    }
+    for (const auto& root : {kRoots[0], kRoots[1], copy}) {
+        SCOPED_TRACE(root.string());
+        const auto opened = kiln::test::open_dir(root);
+        auto walked = collect_timings_from({kiln::inductor::OpenedRoot(opened)});
+        ASSERT_TRUE(walked.ok()) << walked.error().str();
+        auto scan = kiln::inductor::scan_cache(kiln::inductor::OpenedRoot(opened));
+        ASSERT_TRUE(scan.ok()) << scan.error().str();
+        auto from_scan = collect_timings_from(*scan);
+        ASSERT_TRUE(from_scan.ok()) << from_scan.error().str();
+        ASSERT_FALSE(walked->ops.empty());
+        EXPECT_EQ(to_json(*from_scan).dump(), to_json(*walked).dump());
+        EXPECT_EQ(from_scan->warnings, walked->warnings);
+        if (root == copy) {
+            std::size_t logs = 0;
+            for (const auto& s : from_scan->sources) logs += s.kind == SourceKind::mm_log;
+            EXPECT_EQ(logs, 1u);  // logs/run1's only
+        }
+    }
+    auto scan = kiln::inductor::scan_cache(kRoots[0]);
+    ASSERT_TRUE(scan.ok());
+    std::atomic<bool> cancel{true};
+    auto cancelled = collect_timings_from(*scan, &cancel);
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().code, kiln::Errc::cancelled);
 }
 
 TEST(TimingsBeneathARoot, JoinsTheKernelsTheRootReadByItsPathJoins) {

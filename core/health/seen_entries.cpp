@@ -1,0 +1,88 @@
+#include "health/seen_entries.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "health/check_context.hpp"
+#include "health/check_walk.hpp"
+
+namespace kiln::health {
+
+using namespace detail;
+
+struct SeenEntries::State {
+    Known known;  // the scan's groups (know()): the references they settle are not kept
+    StringPool versions;
+    mutable std::mutex mutex;
+    mutable std::condition_variable closed_cv;
+    bool closed = false;
+    std::unordered_map<std::string, EntryFindings> seen;  // by relative path; path, group and mtime unset
+};
+
+SeenEntries::SeenEntries() : state_(std::make_unique<State>()) {}
+SeenEntries::~SeenEntries() = default;
+
+void SeenEntries::know(const inductor::ScanResult& scan) {
+    state_->known.add_groups(scan);
+    state_->known.seal();
+}
+
+void SeenEntries::add(std::string_view rel, bool aot, const inductor::GraphEntry& entry) {
+    EntryFindings e;
+    e.path = std::string(rel);
+    check_decoded_entry(entry, aot, e, state_->versions);
+    if (const Known& known = state_->known; known.sealed) {
+        std::erase_if(e.keys, [&](const Ref& r) { return known.has_key(r); });
+        std::erase_if(e.kernel_dirs, [&](const Ref& r) { return known.has_kernel_dir(r); });
+        e.keys.shrink_to_fit();
+        e.kernel_dirs.shrink_to_fit();
+    }
+    std::string key = std::move(e.path);  // the check's artifact names it again (find)
+    const std::lock_guard lock(state_->mutex);
+    state_->seen.insert_or_assign(std::move(key), std::move(e));
+}
+
+void SeenEntries::close() {
+    {
+        const std::lock_guard lock(state_->mutex);
+        state_->closed = true;
+    }
+    state_->closed_cv.notify_all();
+}
+
+bool SeenEntries::wait(const std::atomic<bool>* cancel) const {
+    std::unique_lock lock(state_->mutex);
+    // The cancel flag is a plain atomic (no one notifies this wait): looked at every 50 ms.
+    while (!state_->closed) {
+        if (cancel && cancel->load()) return false;
+        state_->closed_cv.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    return !(cancel && cancel->load());
+}
+
+std::optional<EntryFindings> SeenEntries::take(const inductor::Artifact& a) {
+    std::optional<EntryFindings> out;
+    {
+        const std::lock_guard lock(state_->mutex);
+        const auto it = state_->seen.find(std::string(a.rel_path()));
+        if (it == state_->seen.end()) return std::nullopt;
+        out = std::move(it->second);
+        state_->seen.erase(it);
+        if (state_->seen.empty()) decltype(state_->seen)().swap(state_->seen);  // its buckets too
+    }
+    out->path = std::string(a.rel_path());
+    out->group = a.group;
+    out->mtime_ns = a.mtime_ns;
+    for (Found& p : out->problems) p.path = out->path, p.group = a.group;
+    return out;
+}
+
+std::size_t SeenEntries::size() const {
+    const std::lock_guard lock(state_->mutex);
+    return state_->seen.size();
+}
+
+}  // namespace kiln::health
