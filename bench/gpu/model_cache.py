@@ -34,6 +34,10 @@ p.add_argument("--profile", type=int, default=0)
 p.add_argument("--host-profile", type=int, default=0)  # N steps under cProfile: where the host's time goes
 p.add_argument("--mode", default="max-autotune-no-cudagraphs")  # "default": a quick compile, to try the capture
 p.add_argument("--bench-trace", default=None)  # JSON: each benchmark_gpu call's result and its host times
+# With --bench-trace: each benchmark_gpu call run twice more after torch's own (whose result torch keeps):
+# once with the GPU kept ahead of the host (a 100 us spin after each L2 zeroing, before the pair's start
+# event), once as torch runs it (the control). The A/B of issue 40 item 1: is torch's time the kernel's?
+p.add_argument("--bench-ab", action="store_true")
 a = p.parse_args()
 
 if a.bench_trace:
@@ -60,14 +64,40 @@ if a.bench_trace:
                 return r
 
             res = orig(self, timed, *args, **kwargs)
+            extra = {}
+            if a.bench_ab:
+                # The lead: the spin is queued after the zeroing and before the start event, so the pair
+                # still holds only the kernel; the GPU then never waits inside a pair for Python's launch.
+                _lead.on = True
+                try:
+                    extra["ms_lead"] = orig(self, _callable, *args, **kwargs)
+                finally:
+                    _lead.on = False
+                extra["ms_again"] = orig(self, _callable, *args, **kwargs)
             cyc = sorted(b - x for x, b in zip(starts[-51:], starts[-50:]))  # the timed pairs' last 50 cycles
             _trace.append({"ms": res, "thread": threading.current_thread().name, "calls": len(starts),
                            "launch_us_min": min(spans[1:] or spans) / 1e3,
                            "launch_us_median": sorted(spans)[len(spans) // 2] / 1e3,
-                           "cycle_us_median": cyc[len(cyc) // 2] / 1e3 if cyc else None})
+                           "cycle_us_median": cyc[len(cyc) // 2] / 1e3 if cyc else None, **extra})
             return res
         return benchmark_gpu
 
+    _lead = threading.local()
+    if a.bench_ab:
+        import inspect
+
+        if "zero_()" not in inspect.getsource(_bm):
+            raise SystemExit("--bench-ab: this torch's benchmarker zeroes no buffer before its pairs")
+        _lead_cycles = 200_000  # ~100 us at an H100's or H200's 1.7-2 GHz: longer than Python's launch
+        _zero = torch.Tensor.zero_
+
+        def _zero_then_spin(t):
+            r = _zero(t)
+            if getattr(_lead, "on", False) and t.is_cuda:
+                torch.cuda._sleep(_lead_cycles)
+            return r
+
+        torch.Tensor.zero_ = _zero_then_spin
     for _cls in {_bm.InductorBenchmarker, type(_bm.benchmarker)}:
         if "benchmark_gpu" in _cls.__dict__:
             _cls.benchmark_gpu = _traced(_cls.__dict__["benchmark_gpu"])

@@ -3,12 +3,13 @@
 #   torch    torch max-autotunes bench/gpu/model_cache.py into a fresh cache C0 on a warmed GPU
 #            (AUTOTUNE tables on stderr) after kiln-cli and kiln-worker are built; then
 #            `kiln-cli retune C0 --json` and retune_vs_torch.py: Kiln's times against torch's.
+#   compare  the torch phase's retune and comparison again on its kept C0 (when that phase ran out of time)
 #   handback the same model compiled by torch from an empty cache holding only what Kiln wrote:
 #            C1 = `handback --from run.json --write` (the timing cache), C2 = `--pin` (the lookup
 #            table alone): AUTOTUNE tables and compile time of each; then the step time of the
 #            model compiled with Kiln's hand-back (C1) against torch's own autotune (C0), runs
 #            alternated, each 200 steps (CUDA events, median).
-# usage: bash bench/gpu/retune_loop.sh torch|capture|handback OUT_DIR   (on the GPU host, from the repo root)
+# usage: bash bench/gpu/retune_loop.sh torch|compare|capture|handback OUT_DIR   (on the GPU host, from the repo root)
 # Scratch in build-gpu/ (ignored, kept between calls while the machine stays warm).
 set -uo pipefail
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,7 +22,7 @@ export PYTHONUNBUFFERED=1 TORCHINDUCTOR_FX_GRAPH_CACHE=1 TORCHINDUCTOR_AUTOGRAD_
 gpu="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 model() {  # model CACHE_DIR NAME [ARGS...]: model_cache.py with that cache, stderr kept
   local cache="$1" name="$2"; shift 2
-  TORCHINDUCTOR_CACHE_DIR="$cache" env ${TRACE:+TORCH_TRACE="$w/$name.trace"} ${MODEL_CPUS:+taskset -c "$MODEL_CPUS"} timeout 540 "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
+  TORCHINDUCTOR_CACHE_DIR="$cache" env ${TRACE:+TORCH_TRACE="$w/$name.trace"} ${MODEL_CPUS:+taskset -c "$MODEL_CPUS"} timeout "${MODEL_TIMEOUT:-540}" "$py" "$src/bench/gpu/model_cache.py" --out "$w/$name.json" "$@" \
     > "$w/$name.stdout" 2> "$w/$name.stderr"
 }
 tables() { grep -c '^AUTOTUNE' "$1" || true; }
@@ -36,7 +37,8 @@ if [ "$phase" = torch ]; then
   cli="$(cat "$w/cli" 2>/dev/null)"; [ -x "$cli" ] || { cat "$w/build.out" >&2; die "no kiln-cli built" 2; }
   # Traced (C1's compile is traced too): `kiln-cli startup` on this trace claims the seconds that
   # `retune --write` would save, and C1's compile measures what it saves (issue 41's A/B).
-  TRACE=1 model "$w/c0" torch --warm-seconds 15 ${LOOP_BENCH_TRACE:+--bench-trace "$w/bench_trace.json"}; rc=$?
+  TRACE=1 model "$w/c0" torch --warm-seconds 15 ${LOOP_BENCH_TRACE:+--bench-trace "$w/bench_trace.json"} \
+    ${LOOP_BENCH_AB:+--bench-ab}; rc=$?
   say "torch's own autotune (C0, GPU warmed 15 s first): rc=$rc, compile $(jf "$w/torch.json" "['total_seconds']") s, \
 $(tables "$w/torch.stderr") AUTOTUNE tables"
   cp "$w/torch.stderr" "$out/torch_stderr.log"; cp "$w/torch.json" "$out/torch_run.json"
@@ -60,6 +62,16 @@ $(tables "$w/torch.stderr") AUTOTUNE tables"
   exit $failed
 fi
 
+if [ "$phase" = compare ]; then  # the torch phase's retune and comparison again, on its kept C0 and trace
+  cli="$(cat "$w/cli")"; [ -d "$w/c0" ] || die "no torch phase here (the machine was given back?)" 2
+  say "# issue 40, compare phase ($(date -u +%FT%TZ), $gpu)"
+  "$cli" retune "$w/c0" --json > "$w/run.json" 2> "$w/retune.stderr"
+  say "kiln-cli retune C0 --json: rc=$?, $(jf "$w/run.json" "['wall_seconds']") s by its own count"
+  cp "$w/run.json" "$out/run.json"; [ -s "$w/bench_trace.json" ] && cp "$w/bench_trace.json" "$out/"
+  "$py" "$src/bench/gpu/retune_vs_torch.py" "$w/run.json" "$w/torch.stderr" ${LOOP_BENCH_TRACE:+"$w/bench_trace.json"} |
+    tee -a "$report" || failed=1
+  exit $failed
+fi
 [ -s "$w/run.json" ] && [ -d "$w/c0" ] || die "no torch phase here (the machine was given back?): run the torch phase first" 2
 cli="$(cat "$w/cli")"
 if [ "$phase" = capture ]; then  # the CUDA-graph capture of the step, tried alone (a warm process of C0)

@@ -6,7 +6,8 @@ tables print (both come from one benchmark call); this checks that too, on the s
 
 usage: python3 retune_vs_torch.py RUN.json TORCH_STDERR [BENCH_TRACE.json]
 BENCH_TRACE (model_cache.py --bench-trace): the same comparison split by the thread torch benchmarked in,
-with torch's host launch time per call, for the choices whose recorded time identifies its call.
+with torch's host launch time per call, for the choices whose recorded time identifies its call; with
+--bench-ab, also against torch's benchmarker run again on that call with the GPU kept ahead of the host.
 Prints markdown; exit 1 when the median abs(Kiln/torch - 1) of `ms` is over 3 %.
 """
 import collections
@@ -73,6 +74,23 @@ if len(sys.argv) > 3:
               f"{1000 * statistics.median(c['ms'] - k for c, k in v):.1f} us | "
               f"{statistics.median(c['launch_us_min'] for c, k in v):.1f} us | "
               f"{statistics.median(c['cycle_us_median'] for c, k in v if c['cycle_us_median']):.1f} us |")
+    # The A/B (model_cache.py --bench-ab): the same benchmark_gpu call again with the GPU kept ahead of
+    # the host (lead), and again as torch runs it (control), against Kiln's time for that choice.
+    ab = [(c, k) for v in split.values() for c, k in v if c.get("ms_lead")]
+    if ab:
+        print(f"\ntorch's benchmarker run again on the same call ({len(ab)} choices; torch's own result first):")
+        print("| thread | choices | torch as recorded | control: as torch runs it, again | GPU kept ahead of the host | "
+              "lead minus control, median | within 3 % (lead) |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        groups = collections.defaultdict(list)
+        for c, k in ab:
+            groups[c["thread"]].append((c, k))
+        groups["all"] = ab
+        for th, v in groups.items():
+            med = lambda key: 100 * statistics.median(abs(k / c[key] - 1) for c, k in v)
+            print(f"| {th} | {len(v)} | {med('ms'):.1f} % | {med('ms_again'):.1f} % | {med('ms_lead'):.1f} % | "
+                  f"{1000 * statistics.median(c['ms_lead'] - c['ms_again'] for c, k in v):+.1f} us | "
+                  f"{sum(abs(k / c['ms_lead'] - 1) <= 0.03 for c, k in v)} of {len(v)} |")
 ok = statistics.median(dev_min) <= 0.03
 print(("ok    " if ok else "FAIL  ") + "median abs(Kiln/torch - 1) <= 3 %")
 sys.exit(0 if ok else 1)
