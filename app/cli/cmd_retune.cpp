@@ -102,7 +102,11 @@ void print_run(const RetuneReport& r) {
     }
     // The whole run against the cache's recorded times (the GUI's Re-tune dialog shows the same).
     if (auto none = nothing_measured(r)) std::printf("%s\n", none->str().c_str());
-    else std::printf("%s\n", agreement_text(agreement_with_recorded(r)).c_str());
+    else {
+        const auto a = agreement_with_recorded(r);
+        std::printf("%s\n", agreement_text(a).c_str());
+        if (auto note = agreement_note(a); !note.empty()) std::printf("  %s\n", note.c_str());
+    }
     for (const auto& w : r.warnings) warn(w);
     for (const auto& l : r.session_logs) std::printf("session log: %s\n", l.c_str());
     std::printf("wall time %.2f s\n", r.wall_seconds);

@@ -53,6 +53,10 @@ RecordedAgreement agreement_with_recorded(const RetuneReport& r);
 // "Kiln against recorded: median |Kiln/recorded - 1| 3.0 % (signed -3.0 %), 221 of 445 within 3 %";
 // "no choice both recorded and measured ok" when none compared.
 std::string agreement_text(const RecordedAgreement& a);
+// Why Kiln's times can sit well below the recorded ones (signed median under -3 %), as measured, for the
+// reader who would otherwise doubt them; empty otherwise. torch times the forward's and standalone ops'
+// choices in its main thread, where its event pairs also hold the GPU's wait for Python's launch.
+std::string agreement_note(const RecordedAgreement& a);
 
 // torch's table for one device: "AUTOTUNE mm(1024x2048, 2048x256)" then the inputs' strides and
 // dtypes and one line per choice ("  triton_mm 0.0128 ms 71.4% BLOCK_M=64, ..."), failures last.

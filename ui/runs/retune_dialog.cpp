@@ -294,6 +294,8 @@ void RetuneDialog::showSummary(const QString& failure) {
                             .arg(a.within_3_percent)
                             .arg(a.compared)
                             .arg(a.within_10_percent));
+        if (auto note = retune::agreement_note(a); !note.empty())
+            lines << QString::fromStdString(note) + QLatin1Char('.');
         if (!r.handbackError.isEmpty()) {
             lines << tr("Hand-back: this report cannot be handed back: %1").arg(r.handbackError);
         } else {

@@ -183,10 +183,19 @@ TEST(RetuneReport, AgreementWithRecordedIsTheMedianDeviation) {
     EXPECT_EQ(a.within_10_percent, 2);
     EXPECT_EQ(agreement_text(a),
               "Kiln against recorded: median |Kiln/recorded - 1| 1.0 % (signed +0.0 %), 2 of 3 within 3 %");
+    EXPECT_EQ(agreement_note(a), "");  // agreeing times need no explanation
     // An even count: the mean of the middle two, as Python's statistics.median (retune_vs_torch.py).
     r.ops[0].choices.erase(r.ops[0].choices.begin() + 2);  // drop the 0 %: +1 % and -18.2 % remain
     a = agreement_with_recorded(r);
     EXPECT_EQ(a.compared, 2);
     EXPECT_NEAR(a.median_abs_deviation, (0.01 + (1 - 0.009 / 0.011)) / 2, 1e-9);
     EXPECT_EQ(agreement_text(RecordedAgreement{}), "Kiln against recorded: no choice both recorded and measured ok");
+    EXPECT_EQ(agreement_note(RecordedAgreement{}), "");
+    // Kiln's the lower by more than 3 %: the note names torch's host launch, the cause measured on the GPU.
+    RecordedAgreement lower{.compared = 445, .median_abs_deviation = 0.182, .median_deviation = -0.182};
+    EXPECT_NE(agreement_note(lower).find("Python's launch"), std::string::npos);
+    lower.median_deviation = -0.03;  // at the line: nothing to explain
+    EXPECT_EQ(agreement_note(lower), "");
+    RecordedAgreement higher{.compared = 10, .median_abs_deviation = 0.2, .median_deviation = 0.2};
+    EXPECT_EQ(agreement_note(higher), "");  // Kiln's higher is not torch's launch: no note claims it
 }
