@@ -3,12 +3,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -61,11 +63,54 @@ std::string read_file(const fs::path& p) {
     return ss.str();
 }
 
+namespace {
+// Whether every folder from / down to `dir` lets others through (o+x).
+bool traversable_by_others(const fs::path& dir) {
+    fs::path p = fs::absolute(dir);
+    for (;; p = p.parent_path()) {
+        struct stat st {};
+        if (::stat(p.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return false;
+        if (p == p.root_path()) return true;
+    }
+}
+
+// As root, tests run a child as `nobody` (run_unprivileged) that must reach the scratch folders: a build
+// under a private home (/root is 0700 on Debian) does not let it, so the scratch goes beneath the temp
+// folder there, rather than any test opening up the user's home.
+fs::path scratch_base() {
+    static const fs::path base = [] {
+        if (::geteuid() != 0 || traversable_by_others(binary_dir())) return binary_dir() / "test-scratch";
+        return fs::temp_directory_path() /
+               ("kiln-test-scratch-" + std::to_string(std::hash<std::string>{}(binary_dir().string())));
+    }();
+    return base;
+}
+}  // namespace
+
 ScratchDir::ScratchDir(const std::string& tag) {
     static std::atomic<int> counter{0};
-    path_ = binary_dir() / "test-scratch" / (tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    const fs::path base = scratch_base();
+    path_ = base / (tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     fs::remove_all(path_);
     fs::create_directories(path_);
+    if (::geteuid() == 0) {  // whatever the umask, `nobody` passes through (the permission tests set their own)
+        constexpr auto through = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec;
+        fs::permissions(base, through);
+        fs::permissions(path_, through);
+    }
+}
+
+std::string cli_path_for_others(const ScratchDir& dir) {
+    const fs::path cli = cli_path();
+    if (traversable_by_others(cli.parent_path())) return cli.string();
+    const fs::path copy = dir.path() / "bin" / "kiln-cli";
+    fs::create_directories(copy.parent_path());
+    fs::copy_file(cli, copy, fs::copy_options::overwrite_existing);
+    fs::permissions(dir.path() / "bin", fs::perms::owner_all | fs::perms::others_exec | fs::perms::group_exec);
+    fs::permissions(copy, fs::perms::owner_all | fs::perms::others_exec | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::group_read);
+    return copy.string();
 }
 
 ScratchDir::~ScratchDir() {

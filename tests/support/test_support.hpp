@@ -22,7 +22,8 @@ std::string worker_path();  // $KILN_WORKER
 
 std::string read_file(const std::filesystem::path& p);
 
-// A fresh directory under the build tree, removed when the object dies.
+// A fresh directory under the build tree (as root under a private home, the temp folder: `nobody`
+// must reach it), removed when the object dies.
 class ScratchDir {
 public:
     explicit ScratchDir(const std::string& tag);
@@ -32,6 +33,10 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// kiln-cli where a child run as `nobody` can execute it: cli_path() when every folder above it lets
+// others through, else a copy in `dir`.
+std::string cli_path_for_others(const ScratchDir& dir);
 
 struct CommandResult {
     int exit_code = -1;

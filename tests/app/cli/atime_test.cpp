@@ -139,8 +139,9 @@ TEST(CliAtime, EvictSaysWhenItCannotKeepAtimes) {
     auto own = run_command({kiln::test::cli_path(), "evict", root, "--max-size", "1TB"});
     ASSERT_EQ(own.exit_code, 0) << own.err;
     EXPECT_EQ(own.out.find("belongs to another user"), std::string::npos) << own.out;
+    const std::string cli = kiln::test::cli_path_for_others(dir);
     int rc = kiln::test::run_unprivileged([&] {
-        auto r = run_command({kiln::test::cli_path(), "evict", root, "--max-size", "1TB"});
+        auto r = run_command({cli, "evict", root, "--max-size", "1TB"});
         if (r.exit_code != 0) return 10;
         return r.out.find("belongs to another user") != std::string::npos ? 0 : 11;
     });

@@ -228,16 +228,16 @@ TEST(CliCacheSafety, UnreadableFilesAreReportedAsSuchAndNeverQuarantined) {
         "deg4ivyb4kcgy5eslbjybulmyzbjan4oasgg56equm4f3dzcmga";
     for (auto& e : fs::recursive_directory_iterator(root)) ASSERT_EQ(::lchown(e.path().c_str(), 65534, 65534), 0);
     ASSERT_EQ(::lchown(root.c_str(), 65534, 65534), 0);
-    for (fs::path p = dir.path(); p != p.root_path(); p = p.parent_path()) ::chmod(p.c_str(), 0755);
     fs::permissions(root / entry, fs::perms::none);
     fs::permissions(root / "w3", fs::perms::none);  // holds a kernel module output code imports
     const auto before = digest_tree(root);
     const std::string out_path = (dir.path() / "out.json").string();
     std::ofstream(out_path).flush();
     ASSERT_EQ(::chown(out_path.c_str(), 65534, 65534), 0);  // the unprivileged child writes its findings here
+    const std::string cli = cli_path_for_others(dir);
     int rc = run_unprivileged([&] {
-        auto r = run_command({cli_path(), "check", root.string(), "--json"});
-        auto q = run_command({cli_path(), "check", root.string(), "--quarantine", "--json"});
+        auto r = run_command({cli, "check", root.string(), "--json"});
+        auto q = run_command({cli, "check", root.string(), "--quarantine", "--json"});
         std::ofstream(out_path) << r.out << "\n@@@\n" << q.out << "\n@@@\n" << q.err;
         return r.exit_code;
     });
