@@ -169,7 +169,9 @@ RanksDialog::RanksDialog(JobRunner* jobs, QWidget* parent)
     updateButtons();
 }
 
-RanksDialog::~RanksDialog() { jobs_->cancel(channel_); }
+RanksDialog::~RanksDialog() {
+    if (jobs_) jobs_->cancel(channel_);
+}
 
 void RanksDialog::setRankDirs(const QStringList& dirs) {
     dirs_->clear();

@@ -8,6 +8,7 @@
 // numerics or only speed; "Agree" previews one agreed choice per op by the chosen rule, and can write
 // it into every rank's own timing cache (`--write`, after a confirmation).
 #include <QDialog>
+#include <QPointer>
 
 #include <memory>
 
@@ -68,8 +69,8 @@ private:
     void showAgreement();
     void updateButtons();
 
-    JobRunner* jobs_;
-    QString channel_;  // this dialog's job channel: another dialog's work never cancels it
+    QPointer<JobRunner> jobs_;  // the window's runner may die first (a member, before its children)
+    QString channel_;           // this dialog's job channel: another dialog's work never cancels it
     RanksOutcome outcome_;
     bool comparing_ = false;
     bool writing_ = false;
