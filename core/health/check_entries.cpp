@@ -18,7 +18,7 @@ using inductor::Category;
 namespace {
 
 // "[hash] value" of the named component, or empty.
-std::string component(const std::vector<std::string>& lines, std::string_view name) {
+std::string component(const std::vector<std::string_view>& lines, std::string_view name) {
     for (const auto& line : lines) {
         auto c = inductor::split_component_view(line);
         if (c && c->name == name) return "[" + std::string(c->hash) + "] " + std::string(c->value);
@@ -107,13 +107,13 @@ void check_decoded_entry(const inductor::GraphEntry& entry, bool want_aot, Entry
             out.group});
         return;
     }
-    std::vector<std::string> lines;
+    std::vector<std::string_view> lines;  // views into `entry`: the `gm` component is not copied
     if (want_aot) {
         for (auto [which, key] : {std::pair{"forward", entry.forward_fx_key()}, {"backward", entry.backward_fx_key()}})
             if (key) out.keys.push_back({*key, which, ProblemKind::aot_fx_key_missing});
-        lines = entry.forward_debug_lines();
+        lines = entry.forward_debug_line_views();
     } else {
-        lines = entry.debug_lines();
+        lines = entry.debug_line_views();
         out.unused = unused_candidates(entry);
         bundled_kernel_dirs(entry, out.kernel_dirs);
     }

@@ -38,8 +38,9 @@ std::optional<KeyComponentView> split_component_view(std::string_view item) {
     c.hash = item.substr(1, kHashLen);
     std::string_view rest = item.substr(kHashLen + 3);
     std::size_t colon = rest.find(": ");
-    std::size_t nl = rest.find('\n');
-    if (colon == std::string_view::npos || (nl != std::string_view::npos && nl < colon)) {
+    // A newline only matters before the colon (the name's end): a long value is not searched for one.
+    std::size_t nl = rest.substr(0, colon).find('\n');
+    if (colon == std::string_view::npos || nl != std::string_view::npos) {
         std::string_view head = rest.substr(0, nl);
         if (head.empty() || head.back() != ':' || head.size() == 1) return std::nullopt;
         c.name = head.substr(0, head.size() - 1);
@@ -85,6 +86,11 @@ Result<std::vector<KeyComponent>> parse_debug_lines(const std::vector<std::strin
 
 Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std::string>& lines,
                                                           std::string_view prefix) {
+    return parse_debug_lines_named(std::vector<std::string_view>(lines.begin(), lines.end()), prefix);
+}
+
+Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std::string_view>& lines,
+                                                          std::string_view prefix) {
     std::vector<KeyComponent> out;
     if (!lines.empty() && !starts_component(lines[0]))
         return make_error(Errc::parse, "debug lines do not start with '[<hash>] <name>: '", "debug line 0",
@@ -100,7 +106,7 @@ Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std:
             out.push_back(KeyComponent{std::string(head->hash), std::string(head->name), std::string(head->value)});
             continue;
         }
-        std::string text = lines[i];
+        std::string text(lines[i]);
         for (std::size_t k = i + 1; k < end; ++k) {
             text += '\n';
             text += lines[k];

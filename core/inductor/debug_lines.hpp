@@ -36,6 +36,8 @@ Result<std::vector<KeyComponent>> parse_debug_lines(const std::vector<std::strin
 // Every graph row read (ls, the GUI's entries, "used by") needs only its inputs.
 Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std::string>& lines,
                                                           std::string_view prefix);
+Result<std::vector<KeyComponent>> parse_debug_lines_named(const std::vector<std::string_view>& lines,
+                                                          std::string_view prefix);
 // A whole text: a component starts at each line that begins with "[hash] ".
 Result<std::vector<KeyComponent>> parse_debug_text(std::string_view text);
 

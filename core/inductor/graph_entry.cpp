@@ -59,6 +59,13 @@ std::vector<std::string> strings_of(const std::vector<Ref>& refs) {
         if (auto s = as_string(r)) out.push_back(std::move(*s));
     return out;
 }
+std::vector<std::string_view> views_of(const std::vector<Ref>& refs) {
+    std::vector<std::string_view> out;
+    out.reserve(refs.size());
+    for (Ref r : refs)
+        if (r && r->kind() == Kind::string) out.push_back(r->text());
+    return out;
+}
 std::vector<std::int64_t> ints_of(const std::vector<Ref>& refs) {
     std::vector<std::int64_t> out;
     for (Ref r : refs)
@@ -80,11 +87,15 @@ std::optional<std::string> fx_key_of(Ref compiled) {
     return as_string(info->items()[0]);
 }
 
-std::vector<std::string> fx_lines_of(Ref compiled) {
-    if (!compiled || compiled->kind() != Kind::call) return {};
+Ref fx_lines_ref(Ref compiled) {
+    if (!compiled || compiled->kind() != Kind::call) return nullptr;
     Ref info = compiled->get("fx_graph_cache_info");
-    if (!info || info->items().size() < 2) return {};
-    return strings_of(info->items()[1]->items());
+    if (!info || info->items().size() < 2) return nullptr;
+    return info->items()[1];
+}
+std::vector<std::string> fx_lines_of(Ref compiled) {
+    Ref lines = fx_lines_ref(compiled);
+    return lines ? strings_of(lines->items()) : std::vector<std::string>{};
 }
 
 }  // namespace
@@ -151,6 +162,14 @@ std::optional<std::int64_t> GraphEntry::aot_time_taken_ns() const {
 std::vector<std::string> GraphEntry::debug_lines() const {
     Ref v = field("_fx_graph_cache_debug_lines");
     return v ? strings_of(v->items()) : std::vector<std::string>{};
+}
+std::vector<std::string_view> GraphEntry::debug_line_views() const {
+    Ref v = field("_fx_graph_cache_debug_lines");
+    return v ? views_of(v->items()) : std::vector<std::string_view>{};
+}
+std::vector<std::string_view> GraphEntry::forward_debug_line_views() const {
+    Ref lines = fx_lines_ref(field("compiled_fw"));
+    return lines ? views_of(lines->items()) : std::vector<std::string_view>{};
 }
 std::vector<std::string> GraphEntry::device_types() const { return strings_of(set_elements(field("device_types"))); }
 std::vector<std::int64_t> GraphEntry::device_idxs() const { return ints_of(set_elements(field("device_idxs"))); }

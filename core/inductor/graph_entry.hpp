@@ -60,7 +60,10 @@ public:
     std::optional<std::int64_t> time_taken_ns() const;      // _time_taken_ns
     // AOT entries: forward_time_taken_ns + backward_time_taken_ns (either alone when the other is absent).
     std::optional<std::int64_t> aot_time_taken_ns() const;
-    std::vector<std::string> debug_lines() const;   // _fx_graph_cache_debug_lines
+    std::vector<std::string> debug_lines() const;  // _fx_graph_cache_debug_lines
+    // The same lines without copies: views into this entry's decoded document (the `gm` component holds
+    // the graph's whole code; a read of every entry for its inputs need not copy it).
+    std::vector<std::string_view> debug_line_views() const;
     std::vector<std::string> device_types() const;  // OrderedSet of str
     std::vector<std::int64_t> device_idxs() const;  // OrderedSet of int
     std::vector<std::string> mutated_inputs() const;
@@ -76,6 +79,7 @@ public:
     std::optional<std::string> backward_fx_key() const;
     // ...and the debug lines of those inner keys (`fx_graph_cache_info[1]`); empty when absent.
     std::vector<std::string> forward_debug_lines() const;
+    std::vector<std::string_view> forward_debug_line_views() const;  // without copies, as debug_line_views
     std::vector<std::string> backward_debug_lines() const;
 
     // {"type": "module.Class", "fields": {name: value}} with the mapping of pickle/json.hpp.

@@ -27,7 +27,7 @@ constexpr std::string_view kInputPrefix = "example_inputs[";
 
 // A row's inputs and guard symbols both come from its example_inputs components: the lines are parsed
 // once, and only those components copied (a row read is most of ls's and the GUI's entries' CPU).
-void fill_inputs(GraphRow& r, const std::vector<std::string>& lines) {
+void fill_inputs(GraphRow& r, const std::vector<std::string_view>& lines) {
     auto comps = parse_debug_lines_named(lines, kInputPrefix);
     if (!comps) return;
     for (const auto& c : *comps) r.inputs.push_back({describe_input(c.value)});
@@ -55,11 +55,11 @@ void fill_from_opened(GraphRow& r, Result<OpenedFile> file, const std::string& o
     }
     r.guards = entry->guards_expr();
     if (r.kind == "fxgraph") {
-        fill_inputs(r, entry->debug_lines());
+        fill_inputs(r, entry->debug_line_views());
         r.compile_ns = entry->time_taken_ns();
         r.output_module = entry->cache_key();
     } else {
-        fill_inputs(r, entry->forward_debug_lines());
+        fill_inputs(r, entry->forward_debug_line_views());
         r.compile_ns = entry->aot_time_taken_ns();
         r.forward_key = entry->forward_fx_key();
         r.backward_key = entry->backward_fx_key();

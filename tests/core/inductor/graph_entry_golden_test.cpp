@@ -68,6 +68,11 @@ void check_fixture(const std::filesystem::path& fixture) {
         json want_lines = g.value("debug_lines", json(nullptr));
         if (want_lines.is_null()) EXPECT_TRUE(e.debug_lines().empty());
         else EXPECT_EQ(json(e.debug_lines()), want_lines);
+        // The views without copies hold the same lines (an AOT entry's forward ones too).
+        const auto views = e.debug_line_views();
+        EXPECT_EQ(std::vector<std::string>(views.begin(), views.end()), e.debug_lines());
+        const auto fw_views = e.forward_debug_line_views();
+        EXPECT_EQ(std::vector<std::string>(fw_views.begin(), fw_views.end()), e.forward_debug_lines());
 
         // The opcode listing covers the same opcodes Python's pickletools saw.
         auto ops = pickle::disassemble(e.document().bytes());

@@ -114,7 +114,12 @@ TEST(DebugLines, NamedParseIsTheFullParseFiltered) {
     ASSERT_EQ(named->size(), 3u);
     EXPECT_EQ((*named)[0].value, "(\n  's1',)");
     EXPECT_EQ((*named)[1].value, "x: y");
-    EXPECT_TRUE(parse_debug_lines_named({}, "gm")->empty());
+    EXPECT_TRUE(parse_debug_lines_named(std::vector<std::string>{}, "gm")->empty());
+    // The views of the same lines (a decoded entry's, without copies) give the same components.
+    const std::vector<std::string_view> views(split.begin(), split.end());
+    auto named_views = parse_debug_lines_named(views, "example_inputs[");
+    ASSERT_TRUE(named_views.ok());
+    expect_same_components(*named_views, *named);
 }
 
 TEST(DebugLines, NamedParseFailsWhereTheFullParseFails) {
