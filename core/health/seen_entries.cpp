@@ -1,13 +1,12 @@
 #include "health/seen_entries.hpp"
 
-#include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "health/check_context.hpp"
 #include "health/check_walk.hpp"
+#include "util/gate.hpp"
 
 namespace kiln::health {
 
@@ -17,8 +16,7 @@ struct SeenEntries::State {
     Known known;  // the scan's groups (know()): the references they settle are not kept
     StringPool versions;
     mutable std::mutex mutex;
-    mutable std::condition_variable closed_cv;
-    bool closed = false;
+    Gate closed;
     std::unordered_map<std::string, EntryFindings> seen;  // by relative path; path, group and mtime unset
 };
 
@@ -45,23 +43,9 @@ void SeenEntries::add(std::string_view rel, bool aot, const inductor::GraphEntry
     state_->seen.insert_or_assign(std::move(key), std::move(e));
 }
 
-void SeenEntries::close() {
-    {
-        const std::lock_guard lock(state_->mutex);
-        state_->closed = true;
-    }
-    state_->closed_cv.notify_all();
-}
+void SeenEntries::close() { state_->closed.open(); }
 
-bool SeenEntries::wait(const std::atomic<bool>* cancel) const {
-    std::unique_lock lock(state_->mutex);
-    // The cancel flag is a plain atomic (no one notifies this wait): looked at every 50 ms.
-    while (!state_->closed) {
-        if (cancel && cancel->load()) return false;
-        state_->closed_cv.wait_for(lock, std::chrono::milliseconds(50));
-    }
-    return !(cancel && cancel->load());
-}
+bool SeenEntries::wait(const std::atomic<bool>* cancel) const { return state_->closed.wait(cancel); }
 
 std::optional<EntryFindings> SeenEntries::take(const inductor::Artifact& a) {
     std::optional<EntryFindings> out;

@@ -31,6 +31,7 @@
 #include "ui/inspector/key_components_model.hpp"
 #include "ui/jobs/job_control.hpp"
 #include "ui/jobs/job_runner.hpp"
+#include "ui/overview/overview_panel.hpp"
 #include "ui/runs/handback_bar.hpp"
 #include "ui/runs/retune_dialog.hpp"
 #include "ui/shell/install_views.hpp"
@@ -445,6 +446,29 @@ private slots:
         QVERIFY2(summary().contains("chose this template"), qPrintable(summary()));
         QVERIFY(!summary().contains("Autotune rows follow"));
         QCOMPARE(timings->readsStarted(), reads);
+    }
+
+    // Issue 44: the "used by graph" marks (another read of every graph entry) wait for the first screen:
+    // the root's timings are loaded only after the Overview is complete, with the marks in.
+    void usedByMarksWaitForTheOverview() {
+        MainWindow w;
+        w.show();
+        bool complete = false, loadedBeforeComplete = false, loaded = false;
+        connect(w.overviewPanel(), &OverviewPanel::computed, this, [&] { complete = true; });
+        connect(w.rootTimings(), &RootTimings::loaded, this, [&](const std::shared_ptr<const RootTimingsResult>&) {
+            loaded = true;
+            loadedBeforeComplete = !complete;
+        });
+        w.openRoot(test::h100Root());
+        w.rootTimings()->request();  // as the Autotune view asks at once
+        QVERIFY(test::waitFor([&] { return loaded; }));
+        QVERIFY(complete);
+        QVERIFY(!loadedBeforeComplete);
+        // The marks are in: the mm template's choice is used by its graph.
+        bool marked = false;
+        for (const auto& op : w.rootTimings()->result()->set->ops)
+            for (const auto& c : op.choices) marked = marked || !c.used_by.empty();
+        QVERIFY(marked);
     }
 
     void liveUpdateKeepsSelection() {

@@ -118,6 +118,8 @@ MainWindow::MainWindow(QWidget* parent)
     // The Overview's autotuned ops are the shared read's (each read, a re-read after a tuning session too).
     connect(rootTimings_, &RootTimings::opsRead, overview_,
             [this](const std::shared_ptr<const RootTimingsOps>& r) { overview_->setOps(r->root, r->ops); });
+    // The first screen in: the "used by graph" marks, another read of every entry, may run now.
+    connect(overview_, &OverviewPanel::computed, this, [this] { firstScreenIn_->open(); });
 
     buildActions();
     applySettings();
@@ -281,6 +283,8 @@ void MainWindow::showRoot(const QString& root, bool isSample, std::shared_ptr<co
     // it, the views that follow rootChanged do not.
     auto counters = std::make_shared<ScanCounters>();
     scanHealth_->clear();
+    firstScreenIn_->open();  // the last root's waits end (its jobs are cancelled)
+    firstScreenIn_ = std::make_shared<Gate>();
     rootTimings_->setRoot(root_, opened_, /*scanComing=*/true);  // before the views that ask for its read
     overview_->load(root_, counters, blobPath_);
     startScan(counters);
@@ -308,8 +312,9 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             browser_->setTree(out.tree);
             // The check takes the graph entries as the window's one read of them sees them.
             auto seen = std::make_shared<health::SeenEntries>();
-            scanHealth_->setTree(out.tree, seen);   // before the views that ask for its check
-            rootTimings_->setScan(out.tree, seen);  // the timing files from the scan, not a second walk
+            scanHealth_->setTree(out.tree, seen);  // before the views that ask for its check
+            // The timing files from the scan, not a second walk; its marks after the first screen.
+            rootTimings_->setScan(out.tree, firstScreenIn_);
             overview_->setTree(out.tree);
             readGraphEntries(out.tree, std::move(seen));
             status_->setTotals(*out.tree);

@@ -9,6 +9,7 @@
 #include "ui/common/view_host.hpp"
 #include "ui/shell/root_resolver.hpp"
 #include "ui/shell/settings.hpp"
+#include "util/gate.hpp"
 
 class QLabel;
 class QMenu;
@@ -157,6 +158,8 @@ private:
     QString pendingSelect_;
     // The inspection shown whose kernels wait for the root's timings (RootTimings' one read).
     std::shared_ptr<const KernelsAwaitingTimings> awaitingTimings_;
+    // Opens when the open root's Overview is complete: work that only later views show waits for it.
+    std::shared_ptr<Gate> firstScreenIn_ = std::make_shared<Gate>();
 };
 
 }  // namespace kiln::ui

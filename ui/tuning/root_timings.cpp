@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <utility>
 
-#include "health/seen_entries.hpp"
 #include "timings/collect.hpp"
 #include "timings/used_by.hpp"
 #include "ui/browser/cache_tree.hpp"
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
+#include "util/gate.hpp"
 
 namespace kiln::ui {
 
@@ -27,15 +27,15 @@ void RootTimings::setRoot(const QString& root, std::shared_ptr<const bundle::Roo
     running_ = false;
     scan_ = scanComing ? Scan::coming : Scan::none;
     tree_.reset();
-    entriesRead_.reset();
+    marksGate_.reset();
     waiting_ = false;
 }
 
-void RootTimings::setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const health::SeenEntries> seen) {
+void RootTimings::setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const Gate> marksMayStart) {
     if (scan_ != Scan::coming) return;  // a rescan's: the set read from the first scan (or walk) stands
     if (tree && tree->root != root_) return;
     tree_ = std::move(tree);
-    entriesRead_ = std::move(seen);
+    marksGate_ = std::move(marksMayStart);
     scan_ = tree_ ? Scan::kept : Scan::none;
     if (std::exchange(waiting_, false)) launch();
 }
@@ -67,7 +67,7 @@ void RootTimings::reload() {
     // New timings were written since the scan: the root is walked again.
     scan_ = Scan::none;
     tree_.reset();
-    entriesRead_.reset();
+    marksGate_.reset();
     waiting_ = false;
     start();
 }
@@ -91,7 +91,7 @@ void RootTimings::launch() {
     ++reads_;
     jobs_->start(
         QLatin1String(kChannel), tr("Reading timings"),
-        [this, root = root_, opened, tree = tree_, entriesRead = std::exchange(entriesRead_, nullptr),
+        [this, root = root_, opened, tree = tree_, marksGate = std::exchange(marksGate_, nullptr),
          generation = generation_](JobControl& ctl) {
             auto out = std::make_shared<RootTimingsResult>();
             out->root = root;
@@ -116,8 +116,8 @@ void RootTimings::launch() {
                 out->error = QString::fromStdString(r.error().str());
             } else {
                 // "used by graph ...": the root's graph entries, read here, off the UI thread, once the
-                // window's own read of them is over (a cancel still ends the wait).
-                if (!entriesRead || entriesRead->wait(ctl.cancelFlag()))  // cancelled: the set is dropped anyway
+                // window's first screen is in (a cancel still ends the wait).
+                if (!marksGate || marksGate->wait(ctl.cancelFlag()))  // cancelled: the set is dropped anyway
                     if (auto marks = timings::mark_used_by(*r, {opened->opened()}); !marks.ok())
                         r->warnings.push_back(marks.error().str());
                 out->set = std::make_shared<const timings::TimingSet>(std::move(r).value());

@@ -21,8 +21,8 @@
 #include "ui/tuning/op_list_texts.hpp"
 #include "ui/tuning/timing_devices.hpp"
 
-namespace kiln::health {
-class SeenEntries;
+namespace kiln {
+class Gate;
 }
 
 namespace kiln::ui {
@@ -57,9 +57,10 @@ public:
     // that scan (setScan) and finds the timing files among its files instead of walking the root again.
     void setRoot(const QString& root, std::shared_ptr<const bundle::RootOrBlob> opened, bool scanComing = false);
     // The window's scan of the root (null: it failed, the read walks the root). A read asked for before
-    // it starts now. `seen`, when given, closes when the window's read of the graph entries ends: the
-    // "used by graph" marks (another read of up to 20,000 entries) wait for it rather than compete with it.
-    void setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const health::SeenEntries> seen = nullptr);
+    // it starts now. `marksMayStart`, when given, opens when the window's first screen is in (the
+    // Overview complete, the window's read of the graph entries over): the "used by graph" marks (another
+    // read of up to 20,000 entries) wait for it rather than compete with them.
+    void setScan(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const Gate> marksMayStart = nullptr);
     QString root() const { return root_; }
     // Reads the root once: starts the read unless it runs or ran; opsRead() and loaded() follow
     // (queued when known already).
@@ -89,8 +90,8 @@ private:
     // The window's scan, while the first read may take its files: until then a read waits for it.
     enum class Scan : std::uint8_t { none, coming, kept } scan_ = Scan::none;
     std::shared_ptr<const CacheTree> tree_;
-    std::shared_ptr<const health::SeenEntries> entriesRead_;  // the first read's marks wait for it to close
-    bool waiting_ = false;                                    // a read asked for before the scan
+    std::shared_ptr<const Gate> marksGate_;  // the first read's marks wait for it to open
+    bool waiting_ = false;                   // a read asked for before the scan
 };
 
 }  // namespace kiln::ui
