@@ -12,7 +12,9 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "inductor/evict_fs.hpp"
 #include "inductor/evict_needs.hpp"
@@ -51,17 +53,45 @@ bool eligible(const Group& g, const EvictPolicy& p) {
 //    group), so no entry is ever left pointing at a graph or kernel that is gone.
 // This keeps torch hitting on every entry left in the cache; the other choice (evicting an entry drags
 // what it needs along) would remove graphs and kernels other entries still use.
+// Who needs whom, by group index: at a million files some 200k groups are needed (kernel dirs by
+// entries, modules by output code), so flat arrays, not maps of pointers (tens of MB).
 struct Units {
-    std::map<const Group*, std::vector<const Group*>> needed_by;  // group -> groups that need it
-    std::map<const Group*, std::int64_t> last_use;                // needed groups' unit recency
-    std::int64_t recency(const Group& g) const {
-        auto it = last_use.find(&g);
-        return it == last_use.end() ? g.last_use_ns : it->second;
-    }
+    struct Edge {
+        std::uint32_t needed, by, seq;
+    };
+    const Group* base = nullptr;           // scan.groups.data()
+    std::vector<Edge> edges;               // while units_of adds them; then `needers` holds them
+    std::vector<std::uint32_t> offsets;    // group i's needers: needers[offsets[i] .. offsets[i + 1])
+    std::vector<std::uint32_t> needers;    // in the order they were first added
+    std::vector<std::int64_t> recency_of;  // the unit's recency: its own, or the newest of those needing it
+
+    std::uint32_t index(const Group* g) const { return static_cast<std::uint32_t>(g - base); }
+    std::int64_t recency(const Group& g) const { return recency_of[index(&g)]; }
     void add(const Group* needed, const Group* by) {
         if (needed == by) return;
-        auto& by_list = needed_by[needed];
-        if (std::find(by_list.begin(), by_list.end(), by) == by_list.end()) by_list.push_back(by);
+        edges.push_back({index(needed), index(by), static_cast<std::uint32_t>(edges.size())});
+    }
+    // Each group's needers once, in the order first added.
+    void seal(std::size_t groups) {
+        std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+            return std::tie(a.needed, a.by, a.seq) < std::tie(b.needed, b.by, b.seq);
+        });
+        edges.erase(std::unique(edges.begin(), edges.end(),
+                                [](const Edge& a, const Edge& b) { return a.needed == b.needed && a.by == b.by; }),
+                    edges.end());
+        std::sort(edges.begin(), edges.end(),
+                  [](const Edge& a, const Edge& b) { return std::tie(a.needed, a.seq) < std::tie(b.needed, b.seq); });
+        offsets.assign(groups + 1, 0);
+        for (const Edge& e : edges) ++offsets[e.needed + 1];
+        for (std::size_t i = 0; i < groups; ++i) offsets[i + 1] += offsets[i];
+        needers.reserve(edges.size());
+        for (const Edge& e : edges) needers.push_back(e.by);
+        std::vector<Edge>().swap(edges);
+    }
+    bool is_needed(std::uint32_t g) const { return offsets[g + 1] > offsets[g]; }
+    template <class F>
+    void for_each_needer(std::uint32_t g, F&& f) const {
+        for (std::uint32_t k = offsets[g]; k < offsets[g + 1]; ++k) f(needers[k]);
     }
 };
 
@@ -94,14 +124,16 @@ std::vector<std::string> imported_modules(int root_fd, const Artifact& a) {
     return out;
 }
 
-// The newest use of `g` and of every group needing it; `seen` breaks cycles (a hostile cache).
-std::int64_t unit_recency(const Units& u, const Group* g, std::map<const Group*, std::int64_t>& memo,
-                          std::set<const Group*>& seen) {
-    if (auto it = memo.find(g); it != memo.end()) return it->second;
-    std::int64_t last = g->last_use_ns;
-    if (!seen.insert(g).second) return last;
-    if (auto it = u.needed_by.find(g); it != u.needed_by.end())
-        for (const Group* by : it->second) last = std::max(last, unit_recency(u, by, memo, seen));
+// The newest use of group `g` and of every group needing it; `seen` (stamped `epoch`) breaks cycles
+// (a hostile cache); `memo` (kUnknown: not yet) keeps what is known across calls.
+constexpr std::int64_t kUnknown = std::numeric_limits<std::int64_t>::min();
+std::int64_t unit_recency(const Units& u, std::uint32_t g, std::vector<std::int64_t>& memo,
+                          std::vector<std::uint32_t>& seen, std::uint32_t epoch) {
+    if (memo[g] != kUnknown) return memo[g];
+    std::int64_t last = u.base[g].last_use_ns;
+    if (seen[g] == epoch) return last;
+    seen[g] = epoch;
+    u.for_each_needer(g, [&](std::uint32_t by) { last = std::max(last, unit_recency(u, by, memo, seen, epoch)); });
     memo[g] = last;
     return last;
 }
@@ -124,6 +156,7 @@ std::vector<std::string> kernel_dirs_of_fx(int root_fd, const Artifact& a, const
 
 Units units_of(const ScanResult& scan, int root_fd, const EntryNeeds* needs) {
     Units u;
+    u.base = scan.groups.data();
     std::map<std::string_view, const Group*> fx_by_key, kernel_dirs;
     std::unordered_map<std::string_view, const Group*> module_groups;
     for (const Group& g : scan.groups) {
@@ -151,11 +184,14 @@ Units units_of(const ScanResult& scan, int root_fd, const EntryNeeds* needs) {
             }
         }
     }
-    std::map<const Group*, std::int64_t> memo;
-    for (const auto& [needed, by] : u.needed_by) {
-        std::set<const Group*> seen;
-        u.last_use[needed] = unit_recency(u, needed, memo, seen);
-    }
+    const std::size_t n = scan.groups.size();
+    u.seal(n);
+    u.recency_of.resize(n);
+    std::vector<std::int64_t> memo(n, kUnknown);
+    std::vector<std::uint32_t> seen(n, 0);
+    std::uint32_t epoch = 0;
+    for (std::uint32_t g = 0; g < n; ++g)
+        u.recency_of[g] = u.is_needed(g) ? unit_recency(u, g, memo, seen, ++epoch) : scan.groups[g].last_use_ns;
     return u;
 }
 
@@ -310,8 +346,8 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
     std::uint64_t remaining_files = report.files_before;
     std::set<std::string_view> named(policy.named_groups.begin(), policy.named_groups.end());
     const Units units = units_of(scan, root_fd, needs);
-    std::set<const Group*> done;  // removed (or tried) already: a needing group goes before what it needs
-    std::set<const Group*> gone;  // removed whole
+    // By group index: removed (or tried) already (a needing group goes before what it needs); removed whole.
+    std::vector<bool> done(scan.groups.size()), gone(scan.groups.size());
     // Removes one group (or, in a dry run, checks its lock) and records the outcome; true when it is gone.
     auto remove = [&](const Group* g) {
         GroupRemoval removal;
@@ -330,7 +366,7 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
         if (removal.status.ok()) {
             remaining_files -= std::min<std::uint64_t>(remaining_files, g->artifacts.size());
             report.freed_files += g->artifacts.size();
-            gone.insert(g);
+            gone[units.index(g)] = true;
         }
         if (removal.status.ok()) {
             report.removed.push_back({g->path(), removal.freed, g->kind, g->category, units.recency(*g), {}});
@@ -344,10 +380,12 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
     // A group with every group that needs it, those first; true when all of them are gone. If one of
     // them stays, so does `g`. A group tried before (or on the current path: a cycle) is not tried again.
     std::function<bool(const Group*)> remove_unit = [&](const Group* g) {
-        if (!done.insert(g).second) return gone.count(g) > 0;
+        if (done[units.index(g)]) return static_cast<bool>(gone[units.index(g)]);
+        done[units.index(g)] = true;
         bool dependents_gone = true;
-        if (auto it = units.needed_by.find(g); it != units.needed_by.end())
-            for (const Group* by : it->second) dependents_gone = remove_unit(by) && dependents_gone;
+        units.for_each_needer(units.index(g), [&](std::uint32_t by) {
+            dependents_gone = remove_unit(&scan.groups[by]) && dependents_gone;
+        });
         if (!dependents_gone) {
             report.skipped.push_back({g->path(),
                                       "a cache entry that needs it (its graph or kernels) could not be "
@@ -357,7 +395,7 @@ EvictReport plan_and_remove(const ScanResult& scan, int root_fd, const EvictPoli
         return remove(g);
     };
     for (const Group* g : lru_candidates(scan, policy, units)) {
-        if (done.count(g)) continue;
+        if (done[units.index(g)]) continue;
         auto rel = relative_to_root(scan, *g);
         bool is_named = rel.ok() && named.count(*rel);
         if (!selected(units.recency(*g), policy, now, remaining, remaining_files, is_named)) continue;
