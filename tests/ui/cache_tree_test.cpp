@@ -132,6 +132,31 @@ private slots:
                      QString::fromStdString(std::string(whole->find(i))));
     }
 
+    // The order held after the entries' names come (no filter, names ascending) is the sparse form:
+    // only the parents whose children the names moved; it shows every row as the dense form does.
+    void sparseOrderEqualsTheDenseOne() {
+        const Fixture f = load();
+        QVERIFY(f.tree);
+        const CacheTree& t = *f.tree;
+        auto list = kiln::trace::list_named_graphs(*f.scan, std::nullopt);
+        QVERIFY(list.ok());
+        const auto labels = makeEntryLabels(t, *list);
+        const OrderSpec spec{0, Qt::AscendingOrder, {}, 1};
+        const auto sparse = computeOrder(t, spec, nullptr, labels.get());
+        const auto dense = computeOrder(t, spec, nullptr, labels.get(), /*dense=*/true);
+        QVERIFY(sparse && dense);
+        QVERIFY(sparse->sparse);
+        QVERIFY(!dense->sparse);
+        QVERIFY(!sparse->start.empty());  // the names moved some rows (else this test shows nothing)
+        QVERIFY(sparse->start.size() < std::size_t(t.size()) / 10);
+        for (int i = 0; i < t.size(); ++i) {
+            QCOMPARE(sparse->shownCount(t, i), dense->shownCount(t, i));
+            if (i > 0) QCOMPARE(sparse->rowOfNode(t, i), dense->rowOfNode(t, i));  // the root has no row
+            for (int r = 0; r < dense->shownCount(t, i); ++r)
+                QCOMPARE(sparse->shownChild(t, i, r), dense->shownChild(t, i, r));
+        }
+    }
+
     void filterMatchesTheHaystack() {
         const Fixture f = load();
         QVERIFY(f.tree);

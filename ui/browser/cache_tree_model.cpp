@@ -95,15 +95,12 @@ void CacheTreeModel::apply(std::shared_ptr<const TreeOrder> order, OrderSpec spe
 }
 
 int CacheTreeModel::shownCount(int node) const {
-    return order_ ? static_cast<int>(order_->visible[static_cast<std::size_t>(node)]) : tree_->childCount(node);
+    return order_ ? order_->shownCount(*tree_, node) : tree_->childCount(node);
 }
 int CacheTreeModel::shownChild(int node, int row) const {
-    return order_ ? order_->order[static_cast<std::size_t>(tree_->node(node).firstChild + row)]
-                  : tree_->child(node, row);
+    return order_ ? order_->shownChild(*tree_, node, row) : tree_->child(node, row);
 }
-int CacheTreeModel::rowOf(int node) const {
-    return order_ ? order_->rowOf[static_cast<std::size_t>(node)] : tree_->row(node);
-}
+int CacheTreeModel::rowOf(int node) const { return order_ ? order_->rowOfNode(*tree_, node) : tree_->row(node); }
 
 int CacheTreeModel::nodeIndex(const QModelIndex& parent) const {
     return parent.isValid() ? static_cast<int>(parent.internalId()) : 0;

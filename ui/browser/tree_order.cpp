@@ -37,14 +37,55 @@ int compareBy(const CacheTree& t, int column, int a, int b, const EntryLabels* l
 
 }  // namespace
 
+int TreeOrder::shownCount(const CacheTree& t, int node) const {
+    return sparse ? t.childCount(node) : static_cast<int>(visible[static_cast<std::size_t>(node)]);
+}
+
+int TreeOrder::shownChild(const CacheTree& t, int node, int row) const {
+    if (!sparse) return order[static_cast<std::size_t>(t.node(node).firstChild + row)];
+    const auto it = start.find(node);
+    return it == start.end() ? t.child(node, row) : order[it->second + static_cast<std::uint32_t>(row)];
+}
+
+int TreeOrder::rowOfNode(const CacheTree& t, int node) const {
+    if (!sparse) return rowOf[static_cast<std::size_t>(node)];
+    const auto it = movedRow.find(node);
+    return it == movedRow.end() ? t.row(node) : it->second;
+}
+
 std::shared_ptr<const TreeOrder> computeOrder(const CacheTree& tree, const OrderSpec& spec,
-                                              const std::atomic<bool>* cancel, const EntryLabels* labels) {
+                                              const std::atomic<bool>* cancel, const EntryLabels* labels, bool dense) {
     auto o = std::make_shared<TreeOrder>();
     const auto n = static_cast<std::size_t>(tree.size());
+    auto cancelled = [cancel](std::size_t i) { return cancel && (i & 0x3fff) == 0 && cancel->load(); };
+    if (!dense && spec.words.empty() && spec.column == 0 && spec.order == Qt::AscendingOrder) {
+        // Each parent's children sorted as below; kept only where that moved one.
+        o->sparse = true;
+        std::vector<std::int32_t> kids;
+        for (std::size_t p = 0; p < n; ++p) {
+            if (cancelled(p)) return nullptr;
+            const int pi = static_cast<int>(p);
+            const int count = tree.childCount(pi);
+            if (count < 2 || !labels) continue;
+            kids.clear();
+            for (int c = 0; c < count; ++c) kids.push_back(tree.child(pi, c));
+            std::stable_sort(kids.begin(), kids.end(),
+                             [&](int a, int b) { return compareBy(tree, 0, a, b, labels) < 0; });
+            bool moved = false;
+            for (int c = 0; c < count && !moved; ++c) moved = kids[static_cast<std::size_t>(c)] != tree.child(pi, c);
+            if (!moved) continue;
+            o->start.emplace(pi, static_cast<std::uint32_t>(o->order.size()));
+            for (int c = 0; c < count; ++c) {
+                o->order.push_back(kids[static_cast<std::size_t>(c)]);
+                o->movedRow.emplace(kids[static_cast<std::size_t>(c)], c);
+            }
+        }
+        o->order.shrink_to_fit();
+        return o;
+    }
     o->visible.assign(n, 0);
     o->rowOf.assign(n, -1);
     o->order.assign(n, 0);
-    auto cancelled = [cancel](std::size_t i) { return cancel && (i & 0x3fff) == 0 && cancel->load(); };
     // Children come after their parents: one pass from the end sees every child before its parent.
     for (std::size_t i = n; i-- > 1;) {
         if (cancelled(i)) return nullptr;
