@@ -2,7 +2,9 @@
 // haystack equals what the former per-node QStrings held (computed here from the ScanResult
 // directly), every file sits in the tree once, paths resolve, and the model's filter and sort (on
 // this thread and on a worker) show exactly the nodes whose haystack holds every word.
+#include <QDir>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <set>
@@ -10,6 +12,7 @@
 #include "inductor/scanner.hpp"
 #include "trace/graph_names.hpp"
 #include "ui/browser/cache_tree_model.hpp"
+#include "ui/browser/cache_watcher.hpp"
 #include "ui/browser/entry_labels.hpp"
 #include "ui_test_support.hpp"
 
@@ -204,6 +207,29 @@ private slots:
             }
         }
         QVERIFY(applied.count() >= 2);
+    }
+
+    void watcherAddsEveryDirOverSeveralTurns() {
+        // A large cache's dirs are watched a few milliseconds per event-loop turn: every one in the end,
+        // the first slice at once, and a directory that goes meanwhile is skipped, not fatal.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        CacheTree tree;
+        for (int i = 0; i < 600; ++i) {
+            const QString d = dir.path() + QStringLiteral("/d%1").arg(i);
+            QVERIFY(QDir().mkpath(d));
+            tree.watchDirs.push_back(d);
+        }
+        CacheWatcher w;
+        w.watch(tree);
+        QVERIFY(w.watchedCount() >= 32);
+        QVERIFY(w.watchedCount() < 600 || !w.adding());
+        QVERIFY(QDir(tree.watchDirs.last()).removeRecursively() || !w.adding());
+        QTRY_VERIFY(!w.adding());
+        QVERIFY(w.watchedCount() >= 599);
+        w.clear();
+        QCOMPARE(w.watchedCount(), 0);
+        QVERIFY(!w.adding());
     }
 };
 

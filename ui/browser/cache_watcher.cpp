@@ -1,5 +1,6 @@
 #include "ui/browser/cache_watcher.hpp"
 
+#include <QElapsedTimer>
 #include <QSet>
 
 #include <algorithm>
@@ -19,11 +20,22 @@ CacheWatcher::CacheWatcher(QObject* parent) : QObject(parent) {
 }
 
 void CacheWatcher::addSome() {
-    constexpr qsizetype kSlice = 256;  // a small cache's dirs all at once
-    const QStringList some = fresh_.mid(0, kSlice);
-    fresh_.remove(0, std::min(kSlice, fresh_.size()));
-    if (!some.isEmpty()) watcher_.addPaths(some);
-    if (fresh_.isEmpty()) adder_.stop();
+    // Each watch stats its dir: under memory pressure (dentries reclaimed) 256 of them took 30 ms of
+    // the UI thread, so a turn adds small slices until a few milliseconds have gone.
+    constexpr qsizetype kSlice = 32;
+    constexpr qint64 kTurnNs = 4'000'000;
+    QElapsedTimer clock;
+    clock.start();
+    while (next_ < fresh_.size() && clock.nsecsElapsed() < kTurnNs) {
+        const qsizetype n = std::min(kSlice, fresh_.size() - next_);
+        watcher_.addPaths(fresh_.mid(next_, n));
+        next_ += n;
+    }
+    if (next_ >= fresh_.size()) {
+        adder_.stop();
+        fresh_.clear();
+        next_ = 0;
+    }
 }
 
 void CacheWatcher::setEnabled(bool on) {
@@ -40,6 +52,7 @@ void CacheWatcher::clear() {
     if (!dirs.isEmpty()) watcher_.removePaths(dirs);
     timer_.stop();
     fresh_.clear();
+    next_ = 0;
     adder_.stop();
 }
 
@@ -52,11 +65,12 @@ void CacheWatcher::watch(const CacheTree& tree) {
         if (!dirs.contains(d)) gone.push_back(d);
     if (!gone.isEmpty()) watcher_.removePaths(gone);
     fresh_.clear();
+    next_ = 0;
     const QSet<QString> have(current.begin(), current.end());
     for (const auto& d : ordered)
         if (!have.contains(d)) fresh_.push_back(d);
     addSome();  // the shallow dirs at once, the rest on later turns
-    if (!fresh_.isEmpty()) adder_.start();
+    if (next_ < fresh_.size()) adder_.start();
 }
 
 }  // namespace kiln::ui

@@ -16,21 +16,24 @@ public:
     explicit CacheWatcher(QObject* parent = nullptr);
     void setCoalesceMs(int ms) { timer_.setInterval(ms); }
     void setEnabled(bool on);
-    // Watches tree.watchDirs (computed with the tree, off the UI thread), a few hundred per turn of
-    // the event loop so a large cache's 4096 directories never block the UI thread.
+    // Watches tree.watchDirs (computed with the tree, off the UI thread), a few milliseconds' worth per
+    // turn of the event loop so a large cache's 4096 directories never block the UI thread.
     void watch(const CacheTree& tree);
     void clear();
+    qsizetype watchedCount() const { return watcher_.directories().size(); }
+    bool adding() const { return adder_.isActive(); }
 
 signals:
     void changed();
 
 private:
     void poke();
-    void addSome();  // a slice of fresh_ per event-loop turn: adding 4096 watches stats each dir
+    void addSome();  // fresh_ from next_ on, a few ms per event-loop turn: each watch stats its dir
     QFileSystemWatcher watcher_;
     QTimer timer_;
     QTimer adder_;
     QStringList fresh_;
+    qsizetype next_ = 0;  // fresh_ before it are watched
     bool enabled_ = true;
 };
 
