@@ -117,18 +117,35 @@ OpsSection ops_section(const timings::TimingSet& set) {
     return out;
 }
 
-PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options) {
-    PortabilityGlance g;
+PortabilityPart portability_files(const inductor::ScanResult& scan, const OverviewOptions& options) {
+    PortabilityPart p;
     Result<portability::Fingerprint> target = options.target ? Result<portability::Fingerprint>(*options.target)
                                                              : portability::this_machine_fingerprint(std::nullopt);
     if (!target.ok()) {
-        g.error = target.error().str();
-        return g;
+        p.glance.error = target.error().str();
+        return p;
     }
+    p.target = target->label();
     portability::PortableOptions po;
     po.cancel = options.cancel;
     // The summary alone: the per-file report is the Portability view's (hundreds of MB at a million files).
-    auto summary = portability::summarize_scan(scan, *target, po);
+    auto part = portability::summarize_scan_files(scan, *target, po);
+    if (!part.ok()) {
+        p.glance.error = part.error().str();
+        return p;
+    }
+    p.part = std::move(part).value();
+    return p;
+}
+
+PortabilityGlance portability_graphs(PortabilityPart& p, const inductor::ScanResult& scan,
+                                     const OverviewOptions& options) {
+    if (!p.part) return p.glance;
+    PortabilityGlance g;
+    portability::PortableOptions po;
+    po.cancel = options.cancel;
+    po.seen = options.seen_keys;
+    auto summary = portability::summarize_scan_graphs(*p.part, scan, po);
     if (!summary.ok()) {
         g.error = summary.error().str();
         return g;
@@ -136,7 +153,7 @@ PortabilityGlance portability_section(const inductor::ScanResult& scan, const Ov
     const auto& s = *summary;
     const auto& fx = s.counts[static_cast<std::size_t>(portability::ItemKind::fx_graph)];
     const auto& aot = s.counts[static_cast<std::size_t>(portability::ItemKind::aot_autograd)];
-    g.target = target->label();
+    g.target = p.target;
     g.graph_entries = fx.total + aot.total;
     g.hit = fx.hit + aot.hit;
     g.miss = fx.miss + aot.miss;
@@ -144,6 +161,11 @@ PortabilityGlance portability_section(const inductor::ScanResult& scan, const Ov
     if (!s.lines.empty()) g.answer = s.lines.front();
     g.lines.assign(s.lines.begin() + (s.lines.empty() ? 0 : 1), s.lines.end());
     return g;
+}
+
+PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options) {
+    PortabilityPart p = portability_files(scan, options);
+    return portability_graphs(p, scan, options);
 }
 
 EvictGlance evict_section(const inductor::ScanResult& scan, const inductor::EntryNeeds* needs) {

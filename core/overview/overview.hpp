@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@
 #include "timings/compile_times.hpp"
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
+
+namespace kiln::portability {
+class SeenKeys;
+struct ScanSummaryPart;
+}  // namespace kiln::portability
 
 namespace kiln::overview {
 
@@ -99,6 +105,9 @@ struct OverviewOptions {
     // The machine to judge portability against; empty: this machine as `portable --target local` sees it.
     std::optional<portability::Fingerprint> target;
     const std::atomic<bool>* cancel = nullptr;
+    // portability_section: the graph entries' keys as a read made anyway saw them (the GUI's one read);
+    // null: it reads them itself.
+    const portability::SeenKeys* seen_keys = nullptr;
 };
 
 // The opened root (frontend::open_cache), walked and read through its descriptor: a path swapped after
@@ -142,6 +151,16 @@ struct OpsSection {
 OpsSection ops_section(const inductor::OpenedRoot& root);  // collect_timings over the opened root, then:
 OpsSection ops_section(const timings::TimingSet& set);     // the GUI's one read of the root (op_index: its ops)
 PortabilityGlance portability_section(const inductor::ScanResult& scan, const OverviewOptions& options = {});
+// The same in two steps (portability::summarize_scan_files, then _graphs): the GUI runs the first beside
+// its read of the graph entries and the second once that read is in (OverviewOptions::seen_keys).
+struct PortabilityPart {
+    std::shared_ptr<portability::ScanSummaryPart> part;  // null when `glance` already holds an error
+    std::string target;
+    PortabilityGlance glance;
+};
+PortabilityPart portability_files(const inductor::ScanResult& scan, const OverviewOptions& options = {});
+PortabilityGlance portability_graphs(PortabilityPart& part, const inductor::ScanResult& scan,
+                                     const OverviewOptions& options = {});
 // `needs`: what a read of the scan's graph entries made anyway saw of them (the GUI's one read), so the
 // dry run reads no entry again; null: it reads them itself.
 EvictGlance evict_section(const inductor::ScanResult& scan, const inductor::EntryNeeds* needs = nullptr);

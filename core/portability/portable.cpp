@@ -7,12 +7,15 @@
 #include <cerrno>
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "inductor/newer_torch.hpp"
 #include "inductor/roots.hpp"
 #include "inductor/scanner.hpp"
 #include "portability/cache_files.hpp"
 #include "portability/entry_lines.hpp"
+#include "portability/seen_keys.hpp"
 #include "portability/summary_fold.hpp"
 #include "util/cpus.hpp"
 #include "util/parallel.hpp"
@@ -92,13 +95,10 @@ bool keyed_by_newer_torch(const inductor::OpenedRoot& root) {
     return !signs.components.empty();
 }
 
-// `scratch`: the worker thread's read buffer; the lines view it and are used before its next read.
-Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string& scratch) {
-    KILN_TRY(EntryLines lines,
-             read_entry_lines(t.rel, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd,
-                              &scratch, ctx.root_fd));
+// Every graph entry is judged here, from its key's facts (read now, or seen by a read made anyway).
+PortableItem judge_graph(const Task& t, const KeyFacts& f, const Fingerprint& target) {
     PortableItem item{t.rel, t.kind, t.key, {}, {}};
-    if (lines.lists.empty() || lines.lists[0].empty()) {
+    if (!f.has_lines) {
         item.assessment.not_known("key components",
                                   t.kind == ItemKind::fx_graph
                                       ? "the entry records no _fx_graph_cache_debug_lines"
@@ -106,22 +106,28 @@ Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string
         item.assessment.finish();
         return item;
     }
-    auto comps = component_views(lines.lists[0]);
-    KeyEnv env = key_env(comps, "cache");
-    item.assessment = assess_key(env.env, env.config, ctx.target);
-    item.hazards = std::move(env.hazards);
+    std::vector<inductor::KeyComponentView> config;
+    config.reserve(f.config.size());
+    for (const auto& c : f.config) config.push_back({c.hash, c.name, c.value});
+    item.assessment = assess_key(f.env, config, target);
+    item.hazards = f.hazards;
     // A component torch 2.11 does not write is a newer torch's: what the target would put there is not
     // known, so a hit cannot be promised (a miss found elsewhere stays a miss).
-    std::vector<std::string_view> newer;
-    for (const auto& c : comps)
-        if (!inductor::known_key_component(c.name) && std::find(newer.begin(), newer.end(), c.name) == newer.end())
-            newer.push_back(c.name);
-    for (auto name : newer)
-        item.assessment.not_known(std::string(name), "a key component torch " + std::string(inductor::kKnownTorch) +
-                                                         " does not write: the entry was keyed by a newer torch, "
-                                                         "whose value for it Kiln cannot compute for the target");
-    if (!newer.empty()) item.assessment.finish();
+    for (const auto& name : f.newer)
+        item.assessment.not_known(name, "a key component torch " + std::string(inductor::kKnownTorch) +
+                                            " does not write: the entry was keyed by a newer torch, "
+                                            "whose value for it Kiln cannot compute for the target");
+    if (!f.newer.empty()) item.assessment.finish();
     return item;
+}
+
+// `scratch`: the worker thread's read buffer; the lines view it and are used before its next read.
+Result<PortableItem> assess_graph(const Task& t, const Context& ctx, std::string& scratch) {
+    KILN_TRY(EntryLines lines,
+             read_entry_lines(t.rel, t.kind == ItemKind::fx_graph ? EntryKind::fx_graph : EntryKind::aot_autograd,
+                              &scratch, ctx.root_fd));
+    static const std::vector<std::string_view> kNone;
+    return judge_graph(t, key_facts(lines.lists.empty() ? kNone : lines.lists[0]), ctx.target);
 }
 
 PortableItem assess_timing(const Task& t, const Context& ctx) {
@@ -399,36 +405,27 @@ constexpr std::size_t kSummaryChunk = 1024;  // items assessed at once: their re
 
 }  // namespace
 
-Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
-                                       const PortableOptions& options) {
-    if (scan.kind != inductor::RootKind::inductor) {
-        KILN_TRY(auto report, assess_root(scan.opened_root(), target_in, options));
-        return std::move(report.summary);
-    }
-    // assess_scan's items by index; the modules beside .best_config files and the PGO profiles as it keeps them.
-    std::vector<TaskRef> refs;
-    ModuleIndex modules;
-    modules.copy_names = false;  // views of the kept scan's paths
+struct ScanSummaryPart {
+    Fingerprint target_in;
+    Fingerprint target;  // with_derived(target_in)
+    bool newer_torch = false;
+    SummaryFold fold;
     std::vector<std::string> pgo;
-    ItemFinder finder{modules, pgo};
-    for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i)
-        finder.add(
-            scan.artifacts[i],
-            [&](ItemKind kind, std::string_view, std::string_view) {
-                refs.push_back({kind, i, 0});
-            },
-            [&](std::string_view) { ++refs.back().files; });
-    std::sort(refs.begin(), refs.end(), [&](const TaskRef& a, const TaskRef& b) {
-        return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
-    });
-    Fingerprint target = with_derived(target_in);
-    // Through the directory the scan walked.
-    if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
-    Context ctx{target, modules, scan.root_fd()};
-    ctx.newer_torch = keyed_by_newer_torch(scan.opened_root());
+    std::optional<PortableSummary> whole;  // a root that is not Inductor's: assess_root's summary
+};
+
+namespace {
+
+bool is_graph_kind(ItemKind k) { return k == ItemKind::fx_graph || k == ItemKind::aot_autograd; }
+
+// Assesses `refs` (sorted as the report is) a chunk at a time and folds them; graph entries that
+// `options.seen` holds are judged from their facts, once per distinct environment.
+Status fold_refs(const inductor::ScanResult& scan, const std::vector<TaskRef>& refs, const Context& ctx,
+                 const PortableOptions& options, SummaryFold& fold) {
     unsigned n = options.threads ? options.threads : usable_cpus();
     n = static_cast<unsigned>(std::min<std::size_t>(n, std::max<std::size_t>(1, refs.size() / 64)));
-    SummaryFold fold;
+    // Seen entries are judged once per distinct environment (and kind: the wording of "no lines" differs).
+    std::map<std::pair<const KeyFacts*, ItemKind>, PortableItem> judged;
     std::vector<Task> tasks;
     std::vector<std::optional<Result<PortableItem>>> results;
     for (std::size_t begin = 0; begin < refs.size(); begin += kSummaryChunk) {
@@ -436,15 +433,94 @@ Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const F
         tasks.clear();
         for (std::size_t i = 0; i < chunk; ++i) tasks.push_back(make_task(refs[begin + i], scan));
         results.assign(chunk, std::nullopt);
+        if (options.seen)
+            for (std::size_t i = 0; i < chunk; ++i) {
+                const Task& t = tasks[i];
+                if (!is_graph_kind(t.kind)) continue;
+                const KeyFacts* f = options.seen->find(t.rel);
+                if (!f) continue;
+                auto it = judged.find({f, t.kind});
+                if (it == judged.end()) it = judged.emplace(std::pair{f, t.kind}, judge_graph(t, *f, ctx.target)).first;
+                PortableItem item = it->second;
+                item.path = t.rel;
+                item.key = t.key;
+                results[i] = std::move(item);
+            }
         parallel_for(chunk, n, options.cancel, [&](std::size_t i) {
             thread_local std::string scratch;
-            results[i] = assess_task(tasks[i], ctx, scratch);
+            if (!results[i]) results[i] = assess_task(tasks[i], ctx, scratch);
         });
         if (options.cancel && options.cancel->load()) return make_error(Errc::cancelled, "cancelled", scan.root);
         for (auto& r : results)
             if (r && r->ok()) fold.add(**r);  // an unreadable item is skipped, as assess_scan skips it
     }
-    return fold.finish(target_in.label(), pgo);
+    return {};
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ScanSummaryPart>> summarize_scan_files(const inductor::ScanResult& scan,
+                                                              const Fingerprint& target_in,
+                                                              const PortableOptions& options) {
+    auto part = std::make_shared<ScanSummaryPart>();
+    part->target_in = target_in;
+    if (scan.kind != inductor::RootKind::inductor) {
+        KILN_TRY(auto report, assess_root(scan.opened_root(), target_in, options));
+        part->whole = std::move(report.summary);
+        return part;
+    }
+    // assess_scan's items by index; the modules beside .best_config files and the PGO profiles as it keeps them.
+    std::vector<TaskRef> refs;
+    ModuleIndex modules;
+    modules.copy_names = false;  // views of the kept scan's paths
+    ItemFinder finder{modules, part->pgo};
+    for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i)
+        finder.add(
+            scan.artifacts[i],
+            [&](ItemKind kind, std::string_view, std::string_view) {
+                refs.push_back({kind, i, 0});
+            },
+            [&](std::string_view) { ++refs.back().files; });
+    std::erase_if(refs, [](const TaskRef& r) { return is_graph_kind(r.kind); });
+    std::sort(refs.begin(), refs.end(), [&](const TaskRef& a, const TaskRef& b) {
+        return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
+    });
+    part->target = with_derived(target_in);
+    // Through the directory the scan walked.
+    if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
+    Context ctx{part->target, modules, scan.root_fd()};
+    part->newer_torch = ctx.newer_torch = keyed_by_newer_torch(scan.opened_root());
+    KILN_CHECK(fold_refs(scan, refs, ctx, options, part->fold));
+    return part;
+}
+
+Result<PortableSummary> summarize_scan_graphs(ScanSummaryPart& part, const inductor::ScanResult& scan,
+                                              const PortableOptions& options) {
+    if (part.whole) return *part.whole;
+    // The graph entries are the fxgraph/ and aotautograd/ files (ItemFinder's kinds by category). Their
+    // fold touches only the counts of their kinds and the graph tallies: none of what the files' fold
+    // made, so the order of the two parts does not change the summary.
+    std::vector<TaskRef> refs;
+    for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i) {
+        const auto c = scan.artifacts[i].category;
+        if (c == inductor::Category::fxgraph) refs.push_back({ItemKind::fx_graph, i, 0});
+        else if (c == inductor::Category::aotautograd) refs.push_back({ItemKind::aot_autograd, i, 0});
+    }
+    std::sort(refs.begin(), refs.end(), [&](const TaskRef& a, const TaskRef& b) {
+        return a.kind != b.kind ? a.kind < b.kind : ref_rel(a, scan) < ref_rel(b, scan);
+    });
+    if (scan.root_fd() < 0) return make_error(Errc::invalid_argument, "a scan that holds no root", scan.root);
+    const ModuleIndex no_modules;
+    Context ctx{part.target, no_modules, scan.root_fd()};
+    ctx.newer_torch = part.newer_torch;
+    KILN_CHECK(fold_refs(scan, refs, ctx, options, part.fold));
+    return part.fold.finish(part.target_in.label(), part.pgo);
+}
+
+Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const Fingerprint& target_in,
+                                       const PortableOptions& options) {
+    KILN_TRY(auto part, summarize_scan_files(scan, target_in, options));
+    return summarize_scan_graphs(*part, scan, options);
 }
 
 }  // namespace kiln::portability

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,9 +65,14 @@ struct PortableReport {
     PortableSummary summary;
 };
 
+class SeenKeys;
+
 struct PortableOptions {
     unsigned threads = 0;  // 0: the CPUs this process may use
     const std::atomic<bool>* cancel = nullptr;
+    // summarize_scan: the graph entries' keys as a read made anyway saw them (seen_keys.hpp); those
+    // entries are not read again. Null: every entry is read.
+    const SeenKeys* seen = nullptr;
 };
 
 // The opened root walked and read through its descriptor.
@@ -83,6 +89,16 @@ Result<PortableReport> assess_scan(const inductor::ScanResult& scan, const Finge
 // (the GUI's Overview; the Portability view gets the full report). Not an Inductor root: assess_root's.
 Result<PortableSummary> summarize_scan(const inductor::ScanResult& scan, const Fingerprint& target,
                                        const PortableOptions& options = {});
+// The same in two steps, for a caller whose read of the graph entries is still running (the GUI): every
+// other item (timing caches, .best_config files, Triton kernel dirs) first, the graph entries once
+// `options.seen` holds them. The two folds touch different parts of the summary: summarize_scan's, byte
+// for byte. The part views nothing of the scan; the same scan is passed to both.
+struct ScanSummaryPart;
+Result<std::shared_ptr<ScanSummaryPart>> summarize_scan_files(const inductor::ScanResult& scan,
+                                                              const Fingerprint& target,
+                                                              const PortableOptions& options = {});
+Result<PortableSummary> summarize_scan_graphs(ScanSummaryPart& part, const inductor::ScanResult& scan,
+                                              const PortableOptions& options = {});
 
 // One graph entry against a target, as assess_root judges each: for `kiln-cli check`'s stale entries,
 // read during check's own walk. `prepared` is prepare_target(target), made once per run; `rel` is

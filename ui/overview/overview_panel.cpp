@@ -4,6 +4,9 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <utility>
+
+#include "portability/seen_keys.hpp"
 #include "trace/compile_timeline.hpp"
 #include "ui/browser/cache_tree.hpp"
 #include "ui/browser/scan_job.hpp"
@@ -21,13 +24,29 @@ struct SectionValue {
     QString root;
     std::function<void(overview::Overview&, overview::SectionsPending&)> apply;
     QString what;
+    std::shared_ptr<overview::PortabilityPart> portability;  // the files' step, for the entries' step
 };
 
-// The order the sections run in: eviction after portability, as it waits for the window's read of the
-// graph entries (setEntryNeeds), which ends after the scan.
-enum OverviewSection { kStartupSection, kOpsSection, kPortabilitySection, kEvictSection, kHealthSection, kSections };
+// The order the sections run in. Portability in two steps: its files (Triton kernel dirs, .best_config,
+// timing caches) beside the window's read of the graph entries, the entries once that read is in
+// (setEntryNeeds), and eviction after it for the same reason.
+enum OverviewSection {
+    kStartupSection,
+    kOpsSection,
+    kPortabilityFilesSection,
+    kPortabilitySection,
+    kEvictSection,
+    kHealthSection,
+    kSections
+};
 
-SectionValue computeSection(int index, const CacheTree& tree, const QString& blob, const inductor::EntryNeeds* needs,
+struct SectionInputs {
+    const inductor::EntryNeeds* needs = nullptr;
+    const portability::SeenKeys* keys = nullptr;
+    std::shared_ptr<overview::PortabilityPart> portability;
+};
+
+SectionValue computeSection(int index, const CacheTree& tree, const QString& blob, const SectionInputs& in,
                             JobControl& ctl) {
     const inductor::ScanResult& scan = tree.scan();
     SectionValue v{tree.root, nullptr, {}};
@@ -53,10 +72,20 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
             };
             break;
         }
+        case kPortabilityFilesSection: {
+            overview::OverviewOptions opt;
+            opt.cancel = ctl.cancelFlag();
+            v.portability = std::make_shared<overview::PortabilityPart>(overview::portability_files(scan, opt));
+            v.what = QStringLiteral("portability files");
+            v.apply = [](overview::Overview&, overview::SectionsPending&) {};
+            break;
+        }
         case kPortabilitySection: {
             overview::OverviewOptions opt;
             opt.cancel = ctl.cancelFlag();
-            auto g = overview::portability_section(scan, opt);
+            opt.seen_keys = in.keys;
+            auto g = in.portability ? overview::portability_graphs(*in.portability, scan, opt)
+                                    : overview::portability_section(scan, opt);
             v.what = QStringLiteral("portability");
             v.apply = [g](overview::Overview& o, overview::SectionsPending& p) {
                 o.portability = g;
@@ -65,7 +94,7 @@ SectionValue computeSection(int index, const CacheTree& tree, const QString& blo
             break;
         }
         case kEvictSection: {
-            auto g = overview::evict_section(scan, needs);
+            auto g = overview::evict_section(scan, in.needs);
             v.what = QStringLiteral("evict");
             v.apply = [g](overview::Overview& o, overview::SectionsPending& p) {
                 o.evict = g;
@@ -128,7 +157,9 @@ void OverviewPanel::load(const QString& root, std::shared_ptr<const ScanCounters
     tree_.reset();
     needsTree_.reset();
     needs_.reset();
-    evictWaits_ = false;
+    keys_.reset();
+    portabilityPart_.reset();
+    waitingSection_ = -1;
     current_.reset();
     complete_ = false;
     counters_ = std::move(counters);
@@ -156,7 +187,8 @@ void OverviewPanel::setTree(std::shared_ptr<const CacheTree> tree) {
         pending_.entries = true;
     }
     pending_.ops = pending_.portability = pending_.evict = pending_.health = true;
-    evictWaits_ = false;
+    waitingSection_ = -1;
+    portabilityPart_.reset();
     current_ = std::move(o);
     complete_ = false;
     render();
@@ -189,20 +221,33 @@ void OverviewPanel::runSection(int index) {
         return;
     }
     std::shared_ptr<const inductor::EntryNeeds> needs;
-    if (index == kEvictSection) {
-        evictWaits_ = needsTree_ != tree_;  // setEntryNeeds runs it when the read is in
-        if (evictWaits_) return;
+    std::shared_ptr<const portability::SeenKeys> keys;
+    std::shared_ptr<overview::PortabilityPart> part;
+    if (index == kPortabilitySection || index == kEvictSection) {
+        if (needsTree_ != tree_) {
+            waitingSection_ = index;  // setEntryNeeds runs it when the read is in
+            return;
+        }
+        waitingSection_ = -1;
         needs = needs_;
+        keys = keys_;
     }
+    if (index == kPortabilitySection) part = std::exchange(portabilityPart_, nullptr);
+    if (index == kEvictSection) keys_.reset();  // portability has used them
     jobs_->start(
         QStringLiteral("overview"), tr("Overview of %1").arg(root_),
-        [tree = tree_, index, blob = blob_, needs](JobControl& ctl) {
-            SectionValue v = computeSection(index, *tree, blob, needs.get(), ctl);
+        [tree = tree_, index, blob = blob_, needs, keys, part](JobControl& ctl) {
+            SectionValue v = computeSection(index, *tree, blob, SectionInputs{needs.get(), keys.get(), part}, ctl);
             releaseFreedMemory();  // the section's report is gone: its pages too, before the next section
             return v;
         },
         [this, index](SectionValue v) {
             if (v.root != root_ || !v.apply) return;
+            if (v.portability) {  // a step of a section: nothing to show yet
+                portabilityPart_ = std::move(v.portability);
+                runSection(index + 1);
+                return;
+            }
             update([&](overview::Overview& o) { v.apply(o, pending_); }, v.what);
             runSection(index + 1);
         });
@@ -220,11 +265,13 @@ void OverviewPanel::setEntries(overview::EntriesSection entries) {
 }
 
 void OverviewPanel::setEntryNeeds(std::shared_ptr<const CacheTree> tree,
-                                  std::shared_ptr<const inductor::EntryNeeds> needs) {
+                                  std::shared_ptr<const inductor::EntryNeeds> needs,
+                                  std::shared_ptr<const portability::SeenKeys> keys) {
     if (!tree || tree->root != root_) return;
     needsTree_ = std::move(tree);
     needs_ = std::move(needs);
-    if (evictWaits_ && needsTree_ == tree_) runSection(kEvictSection);
+    keys_ = std::move(keys);
+    if (waitingSection_ >= 0 && needsTree_ == tree_) runSection(waitingSection_);
 }
 
 void OverviewPanel::update(const std::function<void(overview::Overview&)>& edit, const QString& what) {

@@ -7,8 +7,8 @@
 // the UI thread); the health count is the window's shared check (ScanHealth), which the Health view
 // shows too, asked for as soon as the scan is in (it runs beside the sections). The graph entries
 // section comes from the main window, which reads the entries once for it, the browser's readable
-// names and the Compile times view; the eviction plan waits for what that read saw of the entries
-// (setEntryNeeds) instead of decoding every entry again.
+// names and the Compile times view; the portability summary and the eviction plan wait for what that
+// read saw of the entries (setEntryNeeds) instead of decoding every entry again.
 #include <QTimer>
 #include <QUrl>
 #include <QWidget>
@@ -47,9 +47,10 @@ public:
     // The graph entries section (read by the main window with the browser's names); an error string
     // when the entries could not be listed.
     void setEntries(overview::EntriesSection entries);
-    // What the window's one read of `tree`'s graph entries saw of them, for the eviction plan (null:
-    // that read failed; the plan reads the entries itself).
-    void setEntryNeeds(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const inductor::EntryNeeds> needs);
+    // What the window's one read of `tree`'s graph entries saw of them, for the eviction plan and the
+    // portability summary (null: that read failed; the section reads the entries itself).
+    void setEntryNeeds(std::shared_ptr<const CacheTree> tree, std::shared_ptr<const inductor::EntryNeeds> needs,
+                       std::shared_ptr<const portability::SeenKeys> keys);
     // The autotuned ops of `root` from the window's read of its timings (each read: a re-read after a
     // tuning session too); ignored for another root or before its scan is in.
     void setOps(const QString& root, const overview::OpsSection& ops);
@@ -93,7 +94,9 @@ private:
     std::shared_ptr<const CacheTree> tree_;
     std::shared_ptr<const CacheTree> needsTree_;  // the tree whose entries needs_ is of
     std::shared_ptr<const inductor::EntryNeeds> needs_;
-    bool evictWaits_ = false;  // the eviction section's turn came before needs_ for tree_
+    std::shared_ptr<const portability::SeenKeys> keys_;
+    std::shared_ptr<overview::PortabilityPart> portabilityPart_;  // its files' step, for its entries' step
+    int waitingSection_ = -1;  // the section whose turn came before needs_ and keys_ for tree_
     // Edited in place while the panel alone holds it; copied first when a caller of overview() or
     // partial() still does (what they were given never changes under them).
     std::shared_ptr<overview::Overview> current_;

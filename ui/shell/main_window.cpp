@@ -25,6 +25,7 @@
 #include "inductor/evict_needs.hpp"
 #include "inductor/graph_entry.hpp"
 #include "overview/overview.hpp"
+#include "portability/seen_keys.hpp"
 #include "timings/compile_times.hpp"
 #include "trace/graph_names.hpp"
 #include "ui/browser/cache_browser.hpp"
@@ -370,6 +371,7 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
             timings::CompileTimesFromRows times;
             auto labels = std::make_shared<EntryLabels>();
             auto needs = std::make_shared<inductor::EntryNeeds>();
+            auto keys = std::make_shared<portability::SeenKeys>();
             const Status read = trace::for_each_named_graph_batch(
                 tree->scan(), std::nullopt, kGraphBatch,
                 [&](std::vector<inductor::GraphRow>& rows) {
@@ -379,20 +381,24 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
                     }
                 },
                 ctl.cancelFlag(),
-                // Each decoded entry, on the batch's reader threads: what eviction's units and the health
-                // check need of it.
-                [&needs, &seen](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
+                // Each decoded entry, on the batch's reader threads: what eviction's units, the health
+                // check and the portability summary need of it.
+                [&needs, &seen, &keys](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
                     needs->add(row.path, entry);
-                    seen.add(row.path, row.kind == "aotautograd", entry);
+                    const bool aot = row.kind == "aotautograd";
+                    seen.add(row.path, aot, entry);
+                    keys->add(row.path, aot, entry);
                 });
             seen.close();  // the check goes on now, not when the Overview's section is made
-            // So does the Overview's eviction plan (null: it reads the entries itself), beside the rest
-            // of this job. `this` outlives the job (the window's runner waits for its jobs).
+            // So do the Overview's portability summary and eviction plan (null: they read the entries
+            // themselves), beside the rest of this job. `this` outlives the job (the window's runner
+            // waits for its jobs).
             QMetaObject::invokeMethod(
                 this,
                 [this, tree,
-                 needs = read.ok() ? std::shared_ptr<const inductor::EntryNeeds>(std::move(needs)) : nullptr] {
-                    if (tree->root == root_) overview_->setEntryNeeds(tree, needs);
+                 needs = read.ok() ? std::shared_ptr<const inductor::EntryNeeds>(std::move(needs)) : nullptr,
+                 keys = read.ok() ? std::shared_ptr<const portability::SeenKeys>(std::move(keys)) : nullptr] {
+                    if (tree->root == root_) overview_->setEntryNeeds(tree, needs, keys);
                 },
                 Qt::QueuedConnection);
             auto found = std::make_shared<timings::CompileTimes>(

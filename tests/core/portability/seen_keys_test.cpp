@@ -1,0 +1,129 @@
+// The GUI's Overview judges each graph entry from its one read of the entries (SeenKeys, filled by
+// for_each_graph_batch's EntryVisit): the summary equals the one that reads every entry itself, and
+// an entry seen is not read again.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "inductor/graph_entry.hpp"
+#include "inductor/graph_list.hpp"
+#include "inductor/scanner.hpp"
+#include "portability/portable.hpp"
+#include "portability/seen_keys.hpp"
+#include "portability/sources.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kiln::portability {
+namespace {
+
+Fingerprint load(const fs::path& p) {
+    auto fp = load_fingerprint(p);
+    EXPECT_TRUE(fp.ok()) << fp.error().str();
+    return fp.value_or({});
+}
+
+// What the window's `graphs` job does: one read of the entries, each decoded one handed over.
+std::size_t read_entries(const inductor::ScanResult& scan, SeenKeys& keys) {
+    std::size_t rows = 0;
+    const Status read = inductor::for_each_graph_batch(
+        scan, 5, [&](std::vector<inductor::GraphRow>& batch) { rows += batch.size(); }, nullptr,
+        [&](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& e) {
+            keys.add(row.path, row.kind == "aotautograd", e);
+        });
+    EXPECT_TRUE(read.ok()) << read.error().str();
+    return rows;
+}
+
+std::string summary_json(const PortableSummary& s) {
+    PortableReport r;
+    r.summary = s;
+    return report_to_json(r)["summary"].dump();
+}
+
+TEST(SeenKeys, TheSummaryFromTheSharedReadEqualsItsOwn) {
+    const std::vector<Fingerprint> targets = {
+        load(test::source_dir() / "tests/data/probe-h100-from-trace.json"),  // hits everywhere
+        load(test::fixture_dir() / "h100h200/h200/trace/warm"),              // misses
+        local_fingerprint(),                                                 // unknowns
+    };
+    for (const fs::path& root :
+         {test::h100_root(), test::pgo_root(), test::h100_h200_root(), test::two_entries_root()}) {
+        auto scan = inductor::scan_cache(root);
+        ASSERT_TRUE(scan.ok()) << scan.error().str();
+        SeenKeys keys;
+        const std::size_t rows = read_entries(*scan, keys);
+        EXPECT_GT(keys.size(), 0u) << root;
+        EXPECT_LE(keys.size(), rows) << root;
+        EXPECT_LT(keys.distinct(), keys.size()) << root << ": entries share their environments";
+        for (const Fingerprint& target : targets) {
+            auto own = summarize_scan(*scan, target);
+            PortableOptions o;
+            o.seen = &keys;
+            auto shared = summarize_scan(*scan, target, o);
+            ASSERT_TRUE(own.ok()) << own.error().str();
+            ASSERT_TRUE(shared.ok()) << shared.error().str();
+            EXPECT_EQ(summary_json(*shared), summary_json(*own)) << root << " on " << target.label();
+            // The GUI's two steps: the files before the read is in, the entries from it after.
+            auto part = summarize_scan_files(*scan, target);
+            ASSERT_TRUE(part.ok()) << part.error().str();
+            auto stepped = summarize_scan_graphs(**part, *scan, o);
+            ASSERT_TRUE(stepped.ok()) << stepped.error().str();
+            EXPECT_EQ(summary_json(*stepped), summary_json(*own)) << root << " on " << target.label();
+        }
+    }
+}
+
+TEST(SeenKeys, AnEntrySeenIsNotReadAgain) {
+    // Seen, then every entry file cut to 10 bytes: the summary from the seen keys is the intact one; a
+    // read of its own finds the entries unreadable.
+    test::ScratchDir dir("seen-keys");
+    const fs::path root = dir.path() / "cache";
+    fs::copy(test::h100_root(), root, fs::copy_options::recursive);
+    auto scan = inductor::scan_cache(root);
+    ASSERT_TRUE(scan.ok()) << scan.error().str();
+    const Fingerprint target = load(test::fixture_dir() / "h100h200/h200/trace/warm");
+    auto intact = summarize_scan(*scan, target);
+    ASSERT_TRUE(intact.ok());
+    SeenKeys keys;
+    read_entries(*scan, keys);
+    std::size_t cut = 0;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        const std::string p = fs::relative(e.path(), root).generic_string();
+        if (e.is_regular_file() && (p.starts_with("fxgraph/") || p.starts_with("aotautograd/"))) {
+            fs::resize_file(e.path(), 10);
+            ++cut;
+        }
+    }
+    ASSERT_EQ(cut, 25u);
+    PortableOptions o;
+    o.seen = &keys;
+    auto shared = summarize_scan(*scan, target, o);
+    ASSERT_TRUE(shared.ok());
+    EXPECT_EQ(summary_json(*shared), summary_json(*intact));
+    auto own = summarize_scan(*scan, target);
+    ASSERT_TRUE(own.ok());
+    EXPECT_NE(summary_json(*own), summary_json(*intact));
+    const auto& fx = own->counts[static_cast<std::size_t>(ItemKind::fx_graph)];
+    EXPECT_EQ(fx.total, 0u);  // each unreadable: skipped
+}
+
+TEST(SeenKeys, EqualFactsOnlyShareAnEnvironment) {
+    // Entries are deduplicated by their facts' canonical form: one value apart is another environment.
+    const std::string h = "[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa] ";
+    KeyFacts a = key_facts({h + "inductor_config[x]: 1"});
+    KeyFacts b = key_facts({h + "inductor_config[x]: 2"});
+    KeyFacts c = key_facts({h + "inductor_config[x]: 1", h + "some_future_component: 1"});
+    EXPECT_TRUE(a.has_lines);
+    EXPECT_NE(a.canonical(), b.canonical());
+    EXPECT_NE(a.canonical(), c.canonical());
+    EXPECT_EQ(c.newer, std::vector<std::string>{"some_future_component"});
+    EXPECT_EQ(a.canonical(), key_facts({h + "inductor_config[x]: 1"}).canonical());
+    EXPECT_FALSE(key_facts({}).has_lines);
+    EXPECT_NE(key_facts({}).canonical(), a.canonical());
+}
+
+}  // namespace
+}  // namespace kiln::portability
