@@ -1,5 +1,7 @@
 #include "portability/key_env.hpp"
 
+#include "inductor/newer_torch.hpp"
+
 #include <set>
 
 #include "inductor/timing_cache_file.hpp"
@@ -161,6 +163,36 @@ std::vector<KeyComponentView> component_views(const std::vector<std::string_view
 KeyEnv key_env(const std::vector<KeyComponent>& comps, const std::string& source) {
     KeyEnv k = key_env(views_of(comps), source);
     return k;  // `config` views `comps`
+}
+
+std::string key_env_input(const std::vector<KeyComponentView>& comps) {
+    std::string out;
+    auto put = [&](std::string_view s) {
+        out += std::to_string(s.size());
+        out += ':';
+        out += s;
+    };
+    std::set<std::string> devices;
+    for (const auto& c : comps) {
+        const bool inputs = std::string_view(c.name).starts_with("example_inputs[");
+        if (inputs) collect_devices(c.value, devices);
+        if (inputs || c.name == "gm") {  // read for nothing else; a name torch 2.11 does not write: SeenKeys'
+            if (!inductor::known_key_component(c.name)) {
+                out += 'n';
+                put(c.name);
+            }
+            continue;
+        }
+        out += 'c';
+        put(c.hash);
+        put(c.name);
+        put(c.value);
+    }
+    for (const auto& d : devices) {
+        out += 'd';
+        put(d);
+    }
+    return out;
 }
 
 KeyEnv key_env(const std::vector<KeyComponentView>& comps, const std::string& source) {

@@ -30,6 +30,11 @@ struct KeyEnv {
 KeyEnv key_env(const std::vector<inductor::KeyComponentView>& components, const std::string& source);
 KeyEnv key_env(const std::vector<inductor::KeyComponent>& components, const std::string& source);
 
+// All that key_env reads of `components`, as one string: equal strings, equal KeyEnvs (whatever the
+// source). Leaves out what it does not read (gm; example_inputs but for their devices), so the entries
+// of one environment give one string (portability::SeenKeys deduplicates by it before key_env runs).
+std::string key_env_input(const std::vector<inductor::KeyComponentView>& components);
+
 // The debug lines of one key as component views (lines that are not components are left out).
 std::vector<inductor::KeyComponentView> component_views(const std::vector<std::string_view>& lines);
 

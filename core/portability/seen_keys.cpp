@@ -7,63 +7,10 @@
 
 namespace kiln::portability {
 
-namespace {
-
-void put(std::string& out, std::string_view s) {
-    out += std::to_string(s.size());
-    out += ':';
-    out += s;
-}
-
-}  // namespace
-
-std::string KeyFacts::canonical() const {
-    std::string out;
-    out += has_lines ? 'L' : '-';
-    put(out, env.origin);
-    for (const EnvComponent& c : env.components) {
-        out += 'E';
-        put(out, c.name);
-        put(out, c.value);
-        put(out, c.hash);
-        put(out, c.source);
-        out += static_cast<char>('0' + static_cast<int>(c.scope));
-        out += static_cast<char>('0' + (c.in_key ? 1 : 0) + (c.absent ? 2 : 0) + (c.lossy ? 4 : 0) +
-                                 (c.fresh_default ? 8 : 0));
-    }
-    for (const UnknownComponent& u : env.unknown) {
-        out += 'U';
-        put(out, u.name);
-        put(out, u.why);
-    }
-    for (const std::string& n : env.notes) {
-        out += 'N';
-        put(out, n);
-    }
-    for (const auto& c : config) {
-        out += 'C';
-        put(out, c.hash);
-        put(out, c.name);
-        put(out, c.value);
-    }
-    for (const Hazard& h : hazards) {
-        out += 'H';
-        put(out, h.component);
-        put(out, h.value);
-        put(out, h.why);
-    }
-    for (const std::string& n : newer) {
-        out += 'W';
-        put(out, n);
-    }
-    return out;
-}
-
-KeyFacts key_facts(const std::vector<std::string_view>& lines) {
+KeyFacts key_facts(bool has_lines, const std::vector<inductor::KeyComponentView>& comps) {
     KeyFacts f;
-    if (lines.empty()) return f;
+    if (!has_lines) return f;
     f.has_lines = true;
-    auto comps = component_views(lines);
     KeyEnv env = key_env(comps, "cache");
     f.env = std::move(env.env);
     f.hazards = std::move(env.hazards);
@@ -77,15 +24,31 @@ KeyFacts key_facts(const std::vector<std::string_view>& lines) {
     return f;
 }
 
+KeyFacts key_facts(const std::vector<std::string_view>& lines) {
+    return key_facts(!lines.empty(),
+                     lines.empty() ? std::vector<inductor::KeyComponentView>{} : component_views(lines));
+}
+
 void SeenKeys::add(std::string_view rel, bool aot, const inductor::GraphEntry& entry) {
-    KeyFacts f = key_facts(aot ? entry.forward_debug_line_views() : entry.debug_line_views());
-    std::string canon = f.canonical();
-    const std::lock_guard lock(mutex_);
-    auto it = by_canonical_.find(canon);
-    if (it == by_canonical_.end()) {
+    const std::vector<std::string_view> lines = aot ? entry.forward_debug_line_views() : entry.debug_line_views();
+    const auto comps = component_views(lines);
+    // Deduplicated on what key_env reads, before it runs: most entries find their environment here.
+    const std::string input = (lines.empty() ? "-" : "L") + key_env_input(comps);
+    {
+        const std::lock_guard lock(mutex_);
+        if (auto it = by_input_.find(input); it != by_input_.end()) {
+            by_rel_.insert_or_assign(std::string(rel), it->second);
+            return;
+        }
         if (facts_.size() >= kMaxDistinct) return;  // summarize_scan reads this one itself
+    }
+    KeyFacts f = key_facts(!lines.empty(), comps);
+    const std::lock_guard lock(mutex_);
+    auto it = by_input_.find(input);
+    if (it == by_input_.end()) {
+        if (facts_.size() >= kMaxDistinct) return;
         facts_.push_back(std::move(f));
-        it = by_canonical_.emplace(std::move(canon), static_cast<std::uint32_t>(facts_.size() - 1)).first;
+        it = by_input_.emplace(input, static_cast<std::uint32_t>(facts_.size() - 1)).first;
     }
     by_rel_.insert_or_assign(std::string(rel), it->second);
 }

@@ -33,12 +33,10 @@ struct KeyFacts {
     std::vector<inductor::KeyComponent> config;  // every inductor_config[...] component
     std::vector<Hazard> hazards;
     std::vector<std::string> newer;  // names torch 2.11 does not write, each once, first seen first
-
-    // Equal facts give equal strings, different facts different ones (every field, length-prefixed).
-    std::string canonical() const;
 };
 
 KeyFacts key_facts(const std::vector<std::string_view>& lines);
+KeyFacts key_facts(bool has_lines, const std::vector<inductor::KeyComponentView>& components);
 
 class SeenKeys {
 public:
@@ -57,8 +55,8 @@ public:
 private:
     mutable std::mutex mutex_;
     std::unordered_map<std::string, std::uint32_t> by_rel_;
-    std::unordered_map<std::string, std::uint32_t> by_canonical_;
-    std::deque<KeyFacts> facts_;  // never moves: find() hands out pointers
+    std::unordered_map<std::string, std::uint32_t> by_input_;  // key_env_input (and whether lines) -> facts_
+    std::deque<KeyFacts> facts_;                               // never moves: find() hands out pointers
 };
 
 }  // namespace kiln::portability

@@ -27,4 +27,32 @@ void parallel_for(std::size_t n, unsigned threads, const std::atomic<bool>* canc
     for (auto& th : pool) th.join();
 }
 
+// std::sort's order on up to `threads` threads: equal slices sorted at once, then merged pairwise (the
+// merges of a round at once too). For a large index sorted while the other cores idle (the browser's
+// path index, 1.1M entries, on the critical path of opening a cache). `less` must be a strict weak
+// order; equal elements may end in any order, as with std::sort.
+template <class It, class Less>
+void parallel_sort(It first, It last, unsigned threads, Less less) {
+    const std::size_t n = static_cast<std::size_t>(last - first);
+    std::size_t parts = std::clamp<std::size_t>(threads, 1, 64);
+    if (n < 4096 || parts == 1) {
+        std::sort(first, last, less);
+        return;
+    }
+    std::vector<std::size_t> bounds;
+    for (std::size_t k = 0; k <= parts; ++k) bounds.push_back(n * k / parts);
+    parallel_for(parts, threads, nullptr,
+                 [&](std::size_t k) { std::sort(first + bounds[k], first + bounds[k + 1], less); });
+    while (bounds.size() > 2) {
+        std::vector<std::size_t> next;
+        const std::size_t merges = (bounds.size() - 1) / 2;
+        parallel_for(merges, threads, nullptr, [&](std::size_t m) {
+            std::inplace_merge(first + bounds[2 * m], first + bounds[2 * m + 1], first + bounds[2 * m + 2], less);
+        });
+        for (std::size_t i = 0; i < bounds.size(); i += 2) next.push_back(bounds[i]);
+        if (next.back() != bounds.back()) next.push_back(bounds.back());
+        bounds = std::move(next);
+    }
+}
+
 }  // namespace kiln

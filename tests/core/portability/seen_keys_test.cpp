@@ -110,19 +110,64 @@ TEST(SeenKeys, AnEntrySeenIsNotReadAgain) {
     EXPECT_EQ(fx.total, 0u);  // each unreadable: skipped
 }
 
-TEST(SeenKeys, EqualFactsOnlyShareAnEnvironment) {
-    // Entries are deduplicated by their facts' canonical form: one value apart is another environment.
+// Everything key_env makes of `lines`, as one comparable string.
+std::string facts_text(const std::vector<std::string>& lines) {
+    std::vector<std::string_view> views(lines.begin(), lines.end());
+    const KeyFacts f = key_facts(views);
+    std::string out = f.has_lines ? "L" : "-";
+    out += to_json(f.env).dump();
+    for (const auto& c : f.config) out += "|" + c.hash + c.name + "=" + c.value;
+    for (const auto& h : f.hazards) out += "|" + h.component + "=" + h.value + ":" + h.why;
+    for (const auto& n : f.newer) out += "|new " + n;
+    return out;
+}
+
+std::string input_of(const std::vector<std::string>& lines) {
+    std::vector<std::string_view> views(lines.begin(), lines.end());
+    return key_env_input(component_views(views));
+}
+
+TEST(SeenKeys, EntriesShareAnEnvironmentOnlyWhenKeyEnvSeesTheSame) {
+    // Deduplicated on key_env_input before key_env runs: entries apart only in their graph and input
+    // shapes share one; a value key_env reads apart (config, system, a path, a device, a new component)
+    // does not. Equal inputs must give equal facts.
     const std::string h = "[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa] ";
-    KeyFacts a = key_facts({h + "inductor_config[x]: 1"});
-    KeyFacts b = key_facts({h + "inductor_config[x]: 2"});
-    KeyFacts c = key_facts({h + "inductor_config[x]: 1", h + "some_future_component: 1"});
-    EXPECT_TRUE(a.has_lines);
-    EXPECT_NE(a.canonical(), b.canonical());
-    EXPECT_NE(a.canonical(), c.canonical());
-    EXPECT_EQ(c.newer, std::vector<std::string>{"some_future_component"});
-    EXPECT_EQ(a.canonical(), key_facts({h + "inductor_config[x]: 1"}).canonical());
-    EXPECT_FALSE(key_facts({}).has_lines);
-    EXPECT_NE(key_facts({}).canonical(), a.canonical());
+    const std::string g = "[bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb] ";
+    auto entry = [&](std::string gm, std::string input, std::string config, std::string extra) {
+        std::vector<std::string> l = {g + "gm: " + gm, g + "example_inputs[0]: " + input,
+                                      h + "inductor_config[max_autotune]: " + config,
+                                      h + "system_info[device]: {'name': 'NVIDIA H100'}"};
+        if (!extra.empty()) l.push_back(extra);
+        return l;
+    };
+    const std::string cuda0 =
+        "TensorMetadata(dtype=torch.float32, shape=torch.Size([8, 4]), device=device(type='cuda', "
+        "index=0))";
+    const std::string cuda0b =
+        "TensorMetadata(dtype=torch.float32, shape=torch.Size([16, 4]), "
+        "device=device(type='cuda', index=0))";
+    const std::string cuda1 =
+        "TensorMetadata(dtype=torch.float32, shape=torch.Size([8, 4]), device=device(type='cuda', "
+        "index=1))";
+    const auto base = entry("def forward(x): return x", cuda0, "True", "");
+    const std::vector<std::vector<std::string>> same = {entry("def forward(y): return y * 2", cuda0b, "True", "")};
+    const std::vector<std::vector<std::string>> apart = {
+        entry("def forward(x): return x", cuda0, "False", ""),
+        entry("def forward(x): return x", cuda1, "True", ""),
+        entry("def forward(x): return x", cuda0, "True", h + "inductor_config[cpp.cxx]: (None, '/opt/gcc/bin/g++')"),
+        entry("def forward(x): return x", cuda0, "True", h + "some_future_component: 1"),
+    };
+    for (const auto& s : same) {
+        EXPECT_EQ(input_of(s), input_of(base));
+        EXPECT_EQ(facts_text(s), facts_text(base));
+    }
+    for (const auto& a : apart) {
+        EXPECT_NE(input_of(a), input_of(base)) << a.back();
+        EXPECT_NE(facts_text(a), facts_text(base)) << a.back();
+    }
+    EXPECT_FALSE(key_facts(std::vector<std::string_view>{}).has_lines);
+    EXPECT_EQ(key_facts(std::vector<std::string_view>{h + "some_future_component: 1"}).newer,
+              std::vector<std::string>{"some_future_component"});
 }
 
 }  // namespace
