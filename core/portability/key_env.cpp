@@ -167,6 +167,12 @@ KeyEnv key_env(const std::vector<KeyComponent>& comps, const std::string& source
 
 std::string key_env_input(const std::vector<KeyComponentView>& comps) {
     std::string out;
+    key_env_input(comps, out);
+    return out;
+}
+
+void key_env_input(const std::vector<KeyComponentView>& comps, std::string& out) {
+    out.clear();
     auto put = [&](std::string_view s) {
         out += std::to_string(s.size());
         out += ':';
@@ -176,23 +182,32 @@ std::string key_env_input(const std::vector<KeyComponentView>& comps) {
     for (const auto& c : comps) {
         const bool inputs = std::string_view(c.name).starts_with("example_inputs[");
         if (inputs) collect_devices(c.value, devices);
-        if (inputs || c.name == "gm") {  // read for nothing else; a name torch 2.11 does not write: SeenKeys'
-            if (!inductor::known_key_component(c.name)) {
-                out += 'n';
-                put(c.name);
-            }
+        bool read = !inputs && c.name != "gm" && std::string_view(c.name).starts_with("inductor_config[");
+        for (auto n : kEnvNames) read = read || c.name == n;
+        if (read) {  // an environment component, a config value, the protocol's witnesses
+            out += 'c';
+            put(c.hash);
+            put(c.name);
+            put(c.value);
             continue;
         }
-        out += 'c';
-        put(c.hash);
-        put(c.name);
-        put(c.value);
+        // Any other component only for an absolute path in it (a hazard) and, for SeenKeys, a name torch
+        // 2.11 does not write: a graph's own components (fx_kwargs, inputs_to_check...) leave no trace.
+        if (!inputs && c.name != "gm")
+            if (absolute_path_in(c.value).size()) {
+                out += 'h';
+                put(c.name);
+                put(c.value);
+            }
+        if (!inductor::known_key_component(c.name)) {
+            out += 'n';
+            put(c.name);
+        }
     }
     for (const auto& d : devices) {
         out += 'd';
         put(d);
     }
-    return out;
 }
 
 KeyEnv key_env(const std::vector<KeyComponentView>& comps, const std::string& source) {

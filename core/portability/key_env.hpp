@@ -33,6 +33,8 @@ KeyEnv key_env(const std::vector<inductor::KeyComponent>& components, const std:
 // All that key_env reads of `components`, as one string: equal strings, equal KeyEnvs (whatever the
 // source). Leaves out what it does not read (gm; example_inputs but for their devices), so the entries
 // of one environment give one string (portability::SeenKeys deduplicates by it before key_env runs).
+// Written into `out` (cleared first): a caller's reused buffer keeps a large key's string off the allocator.
+void key_env_input(const std::vector<inductor::KeyComponentView>& components, std::string& out);
 std::string key_env_input(const std::vector<inductor::KeyComponentView>& components);
 
 // The debug lines of one key as component views (lines that are not components are left out).

@@ -33,7 +33,9 @@ void SeenKeys::add(std::string_view rel, bool aot, const inductor::GraphEntry& e
     const std::vector<std::string_view> lines = aot ? entry.forward_debug_line_views() : entry.debug_line_views();
     const auto comps = component_views(lines);
     // Deduplicated on what key_env reads, before it runs: most entries find their environment here.
-    const std::string input = (lines.empty() ? "-" : "L") + key_env_input(comps);
+    thread_local std::string input;  // reused: a key's input is tens of KB, each entry's a fresh mmap
+    key_env_input(comps, input);
+    input += lines.empty() ? '-' : 'L';
     {
         const std::lock_guard lock(mutex_);
         if (auto it = by_input_.find(input); it != by_input_.end()) {

@@ -150,7 +150,16 @@ TEST(SeenKeys, EntriesShareAnEnvironmentOnlyWhenKeyEnvSeesTheSame) {
         "TensorMetadata(dtype=torch.float32, shape=torch.Size([8, 4]), device=device(type='cuda', "
         "index=1))";
     const auto base = entry("def forward(x): return x", cuda0, "True", "");
+    auto kwargs = [&](std::string v) { return h + "fx_kwargs[static_input_idxs]: " + v; };
+    const auto base_kw = entry("def forward(x): return x", cuda0, "True", kwargs("[0]"));
     const std::vector<std::vector<std::string>> same = {entry("def forward(y): return y * 2", cuda0b, "True", "")};
+    // A graph's own component (not environment, no path in it) leaves no trace either.
+    EXPECT_EQ(input_of(entry("def forward(y): return y", cuda0b, "True", kwargs("[0, 1]"))), input_of(base_kw));
+    EXPECT_EQ(facts_text(entry("def forward(y): return y", cuda0b, "True", kwargs("[0, 1]"))), facts_text(base_kw));
+    EXPECT_NE(input_of(entry("def forward(x): return x", cuda0, "True", kwargs("'/home/me/model.py'"))),
+              input_of(base_kw));
+    EXPECT_NE(facts_text(entry("def forward(x): return x", cuda0, "True", kwargs("'/home/me/model.py'"))),
+              facts_text(base_kw));
     const std::vector<std::vector<std::string>> apart = {
         entry("def forward(x): return x", cuda0, "False", ""),
         entry("def forward(x): return x", cuda1, "True", ""),
