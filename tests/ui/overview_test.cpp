@@ -129,14 +129,21 @@ private slots:
         QVERIFY(!cliWinners.isEmpty());
         QCOMPARE(shownWinners, cliWinners);
 
-        // Portability against this machine: `portable --target local`'s counts.
-        const QJsonObject counts = test::runCliJson({"portable", test::h100Root(), "--target", "local", "--json"})
-                                       .object()["summary"]
-                                       .toObject()["counts"]
-                                       .toObject();
+        // Portability against this machine: `portable --target local`'s counts and its summary word for word
+        // (the window judges the entries from its one read of them, the CLI reads each itself).
+        const QJsonObject summary = test::runCliJson({"portable", test::h100Root(), "--target", "local", "--json"})
+                                        .object()["summary"]
+                                        .toObject();
+        const QJsonObject counts = summary["counts"].toObject();
         const auto fx = counts["fxgraph"].toObject(), aot = counts["aotautograd"].toObject();
         QCOMPARE(qint64(o.portability.graph_entries), fx["total"].toInteger() + aot["total"].toInteger());
         QCOMPARE(qint64(o.portability.hit), fx["hit"].toInteger() + aot["hit"].toInteger());
+        QStringList shownLines{QString::fromStdString(o.portability.answer)};
+        for (const auto& l : o.portability.lines) shownLines << QString::fromStdString(l);
+        QStringList cliLines;
+        for (const auto& l : summary["text"].toArray()) cliLines << l.toString();
+        QVERIFY(cliLines.size() >= 2);
+        QCOMPARE(shownLines, cliLines);
 
         // Eviction's dry run at the default limit: `evict --older-than 30d`.
         const QJsonObject ev = test::runCliJson({"evict", test::h100Root(), "--older-than", "30d", "--json"}).object();
