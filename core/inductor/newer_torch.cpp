@@ -50,12 +50,24 @@ bool known_key_component(std::string_view name) {
     return std::find(kTorch211Components.begin(), kTorch211Components.end(), base) != kTorch211Components.end();
 }
 
-std::vector<std::string> unknown_key_components(const std::vector<KeyComponent>& components) {
+namespace {
+
+template <class Component>
+std::vector<std::string> unknown_names(const std::vector<Component>& components) {
     std::vector<std::string> out;
     for (const auto& c : components)
         if (!known_key_component(c.name) && std::find(out.begin(), out.end(), c.name) == out.end())
-            out.push_back(c.name);
+            out.emplace_back(c.name);
     return out;
+}
+
+}  // namespace
+
+std::vector<std::string> unknown_key_components(const std::vector<KeyComponent>& components) {
+    return unknown_names(components);
+}
+std::vector<std::string> unknown_key_components(const std::vector<KeyComponentView>& components) {
+    return unknown_names(components);
 }
 
 bool unknown_to_kiln(Category c) { return c == Category::other || c == Category::cutedsl; }

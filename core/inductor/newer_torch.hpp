@@ -26,6 +26,7 @@ inline constexpr std::string_view kKnownTorch = "2.11";
 bool known_key_component(std::string_view name);
 // The names of `components` that torch 2.11 does not write, each once, in order.
 std::vector<std::string> unknown_key_components(const std::vector<KeyComponent>& components);
+std::vector<std::string> unknown_key_components(const std::vector<KeyComponentView>& components);
 
 // Files of a category Kiln does not know: `other` (no torch 2.11 writes them), and `cutedsl`, which
 // Kiln knows only from newer torch sources, never from a cache it read.

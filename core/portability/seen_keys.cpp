@@ -1,7 +1,5 @@
 #include "portability/seen_keys.hpp"
 
-#include <algorithm>
-
 #include "inductor/graph_entry.hpp"
 #include "inductor/newer_torch.hpp"
 
@@ -17,10 +15,7 @@ KeyFacts key_facts(bool has_lines, const std::vector<inductor::KeyComponentView>
     f.config.reserve(env.config.size());
     for (const auto& c : env.config)
         f.config.push_back({std::string(c.hash), std::string(c.name), std::string(c.value)});
-    for (const auto& c : comps)
-        if (!inductor::known_key_component(c.name) &&
-            std::find(f.newer.begin(), f.newer.end(), c.name) == f.newer.end())
-            f.newer.emplace_back(c.name);
+    f.newer = inductor::unknown_key_components(comps);
     return f;
 }
 
