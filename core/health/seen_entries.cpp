@@ -13,31 +13,47 @@ namespace kiln::health {
 using namespace detail;
 
 struct SeenEntries::State {
-    Known known;  // the scan's groups (know()): the references they settle are not kept
+    // The scan's groups (know()), set once: the references they settle are not kept.
+    std::unique_ptr<const Known> known;
     StringPool versions;
     mutable std::mutex mutex;
     Gate closed;
     std::unordered_map<std::string, EntryFindings> seen;  // by relative path; path, group and mtime unset
 };
 
+namespace {
+
+void drop_settled(const Known& known, EntryFindings& e) {
+    std::erase_if(e.keys, [&](const Ref& r) { return known.has_key(r); });
+    std::erase_if(e.kernel_dirs, [&](const Ref& r) { return known.has_kernel_dir(r); });
+    e.keys.shrink_to_fit();
+    e.kernel_dirs.shrink_to_fit();
+}
+
+}  // namespace
+
 SeenEntries::SeenEntries() : state_(std::make_unique<State>()) {}
 SeenEntries::~SeenEntries() = default;
 
 void SeenEntries::know(const inductor::ScanResult& scan) {
-    state_->known.add_groups(scan);
-    state_->known.seal();
+    auto known = std::make_unique<Known>();
+    known->add_groups(scan);
+    known->seal();
+    const std::lock_guard lock(state_->mutex);
+    for (auto& [rel, e] : state_->seen) drop_settled(*known, e);
+    state_->known = std::move(known);
 }
 
 void SeenEntries::add(std::string_view rel, bool aot, const inductor::GraphEntry& entry) {
     EntryFindings e;
     e.path = std::string(rel);
     check_decoded_entry(entry, aot, e, state_->versions);
-    if (const Known& known = state_->known; known.sealed) {
-        std::erase_if(e.keys, [&](const Ref& r) { return known.has_key(r); });
-        std::erase_if(e.kernel_dirs, [&](const Ref& r) { return known.has_kernel_dir(r); });
-        e.keys.shrink_to_fit();
-        e.kernel_dirs.shrink_to_fit();
+    const Known* known = nullptr;
+    {
+        const std::lock_guard lock(state_->mutex);
+        known = state_->known.get();  // never replaced once set
     }
+    if (known) drop_settled(*known, e);
     std::string key = std::move(e.path);  // the check's artifact names it again (find)
     const std::lock_guard lock(state_->mutex);
     state_->seen.insert_or_assign(std::move(key), std::move(e));

@@ -29,9 +29,11 @@ public:
     SeenEntries(const SeenEntries&) = delete;
     SeenEntries& operator=(const SeenEntries&) = delete;
 
-    // Before the first add(): the scan the entries belong to. A reference its groups settle (an FX key,
-    // a Triton kernel dir it holds) is dropped as the entry is added, as the check drops it (a million
-    // files' entries name a few hundred thousand kernel dirs: kept, they would be tens of MB).
+    // The scan the entries belong to, once, before the entries are taken: a reference its groups settle
+    // (an FX key, a Triton kernel dir it holds) is dropped, as the check drops it (a million files'
+    // entries name a few hundred thousand kernel dirs: kept, they would be tens of MB). Entries added
+    // before it are kept whole until then (the GUI reads them beside the walk); later ones are dropped
+    // from as they come. Safe beside add().
     void know(const inductor::ScanResult& scan);
     // One decoded entry file by its path relative to the root (GraphRow::path); `aot`: it lies in
     // aotautograd/ (GraphRow::kind). Safe from several threads at once (the batch's reader threads).

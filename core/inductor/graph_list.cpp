@@ -95,17 +95,15 @@ std::vector<std::string> subdirs(const OpenedRoot& root, const std::string& rel)
     return out;
 }
 
+GraphRow row_of(const GraphEntryFiles& files, std::size_t k) {
+    return row_of_rel(k < files.fx_count ? "fxgraph" : "aotautograd", files.rels[k]);
+}
+
 // A root's entry files in list_graphs' order, relative to the root: fxgraph/<xx>/<key>/* by path, then
 // aotautograd/<key>/*.
-struct EntryRels {
-    std::vector<std::string> rels;
-    std::size_t fx_count = 0;
-    GraphRow row(std::size_t k) const { return row_of_rel(k < fx_count ? "fxgraph" : "aotautograd", rels[k]); }
-};
-
-Result<EntryRels> entry_rels(const OpenedRoot& root) {
+Result<GraphEntryFiles> entry_rels(const OpenedRoot& root) {
     KILN_CHECK(has_graph_dirs(root));
-    EntryRels out;
+    GraphEntryFiles out;
     auto add_dir = [&](const std::string& key_dir) -> Status {
         KILN_TRY(auto files, key_dir_entries(root, key_dir));
         for (auto& f : files) out.rels.push_back(std::move(f));
@@ -121,9 +119,9 @@ Result<EntryRels> entry_rels(const OpenedRoot& root) {
 // Reads every row's entry (beneath the root's descriptor), on the CPUs this process may use; false
 // when cancelled.
 bool fill_rows(const OpenedRoot& root, std::vector<GraphRow>& rows, const std::atomic<bool>* cancel,
-               const EntryVisit& visit = {}) {
+               const EntryVisit& visit = {}, std::size_t threads = 0) {
     // Entries are independent: read and decoded in parallel, each into its own row.
-    parallel_for(rows.size(), usable_cpus(), cancel, [&](std::size_t i) {
+    parallel_for(rows.size(), threads ? threads : usable_cpus(), cancel, [&](std::size_t i) {
         fill_from_opened(rows[i], open_beneath(root, rows[i].path), path_beneath(root, rows[i].path), visit, i);
     });
     return !(cancel && cancel->load());
@@ -165,22 +163,23 @@ void link_aot_entries(GraphList& list) {
 
 // A scan's graph entry files (indices into its artifacts) in list_graphs' order: fxgraph entries then
 // aotautograd entries, each by path.
-std::vector<std::uint32_t> entry_files(const ScanResult& scan) {
+std::vector<std::uint32_t> entry_files(std::span<const Artifact> artifacts) {
     std::vector<std::uint32_t> out;
-    for (std::uint32_t i = 0; i < scan.artifacts.size(); ++i) {
-        const Artifact& a = scan.artifacts[i];
+    for (std::uint32_t i = 0; i < artifacts.size(); ++i) {
+        const Artifact& a = artifacts[i];
         if (a.category != Category::fxgraph && a.category != Category::aotautograd) continue;
         const std::string_view rel = a.rel_path();
         const auto slash = rel.rfind('/');
         if (slash == std::string_view::npos || slash + 1 >= rel.size() || rel[slash + 1] == '.') continue;
         out.push_back(i);
     }
-    std::sort(out.begin(), out.end(), [&scan](std::uint32_t x, std::uint32_t y) {
-        const Artifact &a = scan.artifacts[x], &b = scan.artifacts[y];
+    std::sort(out.begin(), out.end(), [&artifacts](std::uint32_t x, std::uint32_t y) {
+        const Artifact &a = artifacts[x], &b = artifacts[y];
         return a.category != b.category ? a.category == Category::fxgraph : a.rel_path() < b.rel_path();
     });
     return out;
 }
+std::vector<std::uint32_t> entry_files(const ScanResult& scan) { return entry_files(std::span(scan.artifacts)); }
 
 // An entry file's row before it is read: kind, key, file, path.
 GraphRow unread_row(const Artifact& a) {
@@ -317,9 +316,9 @@ std::vector<std::string> guard_symbols(const std::vector<std::string>& component
 }
 
 Result<GraphList> list_graphs(const OpenedRoot& root) {
-    KILN_TRY(EntryRels files, entry_rels(root));
+    KILN_TRY(GraphEntryFiles files, entry_rels(root));
     GraphList list;
-    for (std::size_t k = 0; k < files.rels.size(); ++k) list.rows.push_back(files.row(k));
+    for (std::size_t k = 0; k < files.rels.size(); ++k) list.rows.push_back(row_of(files, k));
     fill_rows(root, list.rows, nullptr);
     link_aot_entries(list);
     return list;
@@ -340,7 +339,7 @@ namespace {
 Status rows_in_batches(const OpenedRoot& root, std::size_t fx_count, std::size_t count,
                        const std::function<GraphRow(std::size_t)>& row_at, std::size_t batch,
                        const std::function<void(std::vector<GraphRow>& rows)>& take, const std::atomic<bool>* cancel,
-                       const EntryVisit& visit) {
+                       const EntryVisit& visit, std::size_t threads = 0) {
     batch = std::max<std::size_t>(batch, 1);
     AotLinks links;
     std::vector<GraphRow> rows;
@@ -348,7 +347,7 @@ Status rows_in_batches(const OpenedRoot& root, std::size_t fx_count, std::size_t
         for (std::size_t at = from; at < to; at += batch) {
             rows.clear();
             for (std::size_t k = at; k < std::min(to, at + batch); ++k) rows.push_back(row_at(k));
-            if (!fill_rows(root, rows, cancel, visit)) return false;
+            if (!fill_rows(root, rows, cancel, visit, threads)) return false;
             for (auto& r : rows) {
                 if (fx) links.apply(r);
                 else links.add(r);
@@ -383,10 +382,25 @@ Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel, const EntryVisit& visit) {
     // Only the files' relative paths wait (a row is ~800 bytes before it is read, its path ~100).
-    KILN_TRY(EntryRels files, entry_rels(root));
+    KILN_TRY(GraphEntryFiles files, entry_rels(root));
+    return for_each_graph_batch(root, files, batch, take, cancel, visit);
+}
+
+GraphEntryFiles graph_entry_files(std::span<const Artifact> artifacts) {
+    GraphEntryFiles out;
+    for (std::uint32_t i : entry_files(artifacts)) {
+        out.rels.emplace_back(artifacts[i].rel_path());
+        if (artifacts[i].category == Category::fxgraph) ++out.fx_count;
+    }
+    return out;
+}
+
+Status for_each_graph_batch(const OpenedRoot& root, const GraphEntryFiles& files, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel, const EntryVisit& visit, std::size_t threads) {
     return rows_in_batches(
-        root, files.fx_count, files.rels.size(), [&](std::size_t k) { return files.row(k); }, batch, take, cancel,
-        visit);
+        root, files.fx_count, files.rels.size(), [&](std::size_t k) { return row_of(files, k); }, batch, take, cancel,
+        visit, threads);
 }
 
 nlohmann::ordered_json to_json(const GraphList& list) {

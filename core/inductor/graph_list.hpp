@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,22 @@ Status for_each_graph_batch(const ScanResult& scan, std::size_t batch,
 Status for_each_graph_batch(const OpenedRoot& root, std::size_t batch,
                             const std::function<void(std::vector<GraphRow>& rows)>& take,
                             const std::atomic<bool>* cancel = nullptr, const EntryVisit& visit = {});
+
+// Graph entry files by their paths relative to the root, as the reads above take them: the FX ones
+// (the first `fx_count`) then the AOT ones, each kind by path.
+struct GraphEntryFiles {
+    std::vector<std::string> rels;
+    std::size_t fx_count = 0;
+};
+// Those among a scan's artifacts, or among the part of a scan ScanOptions::on_graph_dirs hands over
+// (fxgraph/ and aotautograd/ walked: the same files the whole scan's read takes).
+GraphEntryFiles graph_entry_files(std::span<const Artifact> artifacts);
+// The batches for_each_graph_batch(scan) makes, from files taken before the scan ended (the GUI reads
+// its entries beside the rest of the walk). `threads`: readers at once (0: the CPUs this process may use).
+Status for_each_graph_batch(const OpenedRoot& root, const GraphEntryFiles& files, std::size_t batch,
+                            const std::function<void(std::vector<GraphRow>& rows)>& take,
+                            const std::atomic<bool>* cancel = nullptr, const EntryVisit& visit = {},
+                            std::size_t threads = 0);
 
 // The rows of one key dir (fxgraph/<xx>/<key> or aotautograd/<key>) or one entry file, in torch's
 // lookup order, without trace names: `guards KEYDIR` without sizes lists them.

@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 #include <unordered_map>
+#include <vector>
 
 #include "inductor/classify.hpp"
 #include "inductor/python_sniff.hpp"
@@ -119,24 +121,59 @@ private:
         ++out_.dirs;
         Status status;
         const std::size_t base_len = path_.size();
-        errno = 0;
-        while (struct dirent* e = ::readdir(dir)) {
-            const char* name = e->d_name;
-            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+        auto visit_named = [&](const char* name, unsigned char d_type) {
             path_.resize(base_len);
             path_ += '/';
             path_ += name;
-            status = visit(::dirfd(dir), name, e->d_type, depth);
-            if (!status.ok()) break;
+            return visit(::dirfd(dir), name, d_type, depth);
+        };
+        if (depth == 0 && opt_.on_graph_dirs && opt_.keep_artifacts && out_.kind == RootKind::inductor) {
+            status = walk_root_graphs_first(dir, visit_named);
+        } else {
             errno = 0;
-        }
-        if (status.ok() && errno != 0) {
-            path_.resize(base_len);
-            note_unreadable("cannot read directory", errno);
+            while (struct dirent* e = ::readdir(dir)) {
+                const char* name = e->d_name;
+                if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+                status = visit_named(name, e->d_type);
+                if (!status.ok()) break;
+                errno = 0;
+            }
+            if (status.ok() && errno != 0) {
+                path_.resize(base_len);
+                note_unreadable("cannot read directory", errno);
+            }
         }
         path_.resize(base_len);
         ::closedir(dir);
         return status;
+    }
+
+    // The root's names listed first (a root has a few thousand), fxgraph/ and aotautograd/ walked
+    // before the others, then on_graph_dirs with the files found in them.
+    template <class Visit>
+    Status walk_root_graphs_first(DIR* dir, Visit& visit_named) {
+        std::vector<std::pair<std::string, unsigned char>> names;
+        errno = 0;
+        while (struct dirent* e = ::readdir(dir)) {
+            const char* name = e->d_name;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+            names.emplace_back(name, e->d_type);
+            errno = 0;
+        }
+        if (errno != 0) note_unreadable("cannot read directory", errno);
+        auto graphs = [](const std::string& n) { return n == "fxgraph" || n == "aotautograd"; };
+        std::stable_partition(names.begin(), names.end(), [&](const auto& n) { return graphs(n.first); });
+        const std::size_t first = out_.artifacts.size();
+        bool handed = false;
+        for (const auto& [name, type] : names) {
+            if (!handed && !graphs(name)) {
+                handed = true;
+                opt_.on_graph_dirs(std::span<const Artifact>(out_.artifacts).subspan(first));
+            }
+            KILN_CHECK(visit_named(name.c_str(), type));
+        }
+        if (!handed) opt_.on_graph_dirs(std::span<const Artifact>(out_.artifacts).subspan(first));
+        return ok_status();
     }
 
     Status visit(int dfd, const char* name, unsigned char d_type, int depth) {

@@ -203,6 +203,11 @@ struct ScanOptions {
     // empty and groups keep no member lists: what `stats` needs at a million files.
     std::function<void(const Artifact&)> on_artifact;
     bool keep_artifacts = true;
+    // An Inductor root's graph entries first: with this set (and keep_artifacts), fxgraph/ and
+    // aotautograd/ are walked before the rest of the root and their files are passed here, on the
+    // scan's thread, so that their read can go on beside the rest of the walk (the GUI reads every
+    // entry). The artifacts are the scan's own (same sizes, times, paths); valid during the call only.
+    std::function<void(std::span<const Artifact>)> on_graph_dirs;
     std::function<void(const ScanProgress&)> progress;  // called every `progress_every` files and at the end
     std::uint32_t progress_every = 4096;
     const std::atomic<bool>* cancel = nullptr;  // when set to true the scan stops with Errc::cancelled

@@ -63,22 +63,19 @@ namespace {
 
 // The trace read first (an unreadable explicit trace fails before any row goes out), then each batch
 // named before `take`.
-template <class Source>
-Status named_batches(const Source& source, const fs::path& root, const std::optional<fs::path>& trace,
-                     std::size_t batch, const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
-                     const std::atomic<bool>* cancel, const inductor::EntryVisit& visit) {
+// `read(take)`: one of inductor::for_each_graph_batch.
+template <class Read>
+Status named_batches(const fs::path& root, const std::optional<fs::path>& trace,
+                     const std::function<void(std::vector<inductor::GraphRow>& rows)>& take, const Read& read) {
     std::optional<TraceRun> run;
     if (std::optional<fs::path> t = trace ? trace : trace_beside(root)) {
         KILN_TRY(TraceRun read, read_trace_run(*t));
         run = std::move(read);
     }
-    return inductor::for_each_graph_batch(
-        source, batch,
-        [&](std::vector<inductor::GraphRow>& rows) {
-            if (run) name_from_run(rows, *run);
-            take(rows);
-        },
-        cancel, visit);
+    return read([&](std::vector<inductor::GraphRow>& rows) {
+        if (run) name_from_run(rows, *run);
+        take(rows);
+    });
 }
 
 }  // namespace
@@ -87,14 +84,28 @@ Status for_each_named_graph_batch(const inductor::ScanResult& scan, const std::o
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel, const inductor::EntryVisit& visit) {
-    return named_batches(scan, scan.root, trace, batch, take, cancel, visit);
+    return named_batches(scan.root, trace, take, [&](const auto& named) {
+        return inductor::for_each_graph_batch(scan, batch, named, cancel, visit);
+    });
 }
 
 Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const std::optional<fs::path>& trace,
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel, const inductor::EntryVisit& visit) {
-    return named_batches(root, root.path, trace, batch, take, cancel, visit);
+    return named_batches(root.path, trace, take, [&](const auto& named) {
+        return inductor::for_each_graph_batch(root, batch, named, cancel, visit);
+    });
+}
+
+Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const inductor::GraphEntryFiles& files,
+                                  const std::optional<fs::path>& trace, std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel, const inductor::EntryVisit& visit,
+                                  std::size_t threads) {
+    return named_batches(root.path, trace, take, [&](const auto& named) {
+        return inductor::for_each_graph_batch(root, files, batch, named, cancel, visit, threads);
+    });
 }
 
 }  // namespace kiln::trace

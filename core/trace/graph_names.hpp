@@ -45,5 +45,11 @@ Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const std::o
                                   std::size_t batch,
                                   const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
                                   const std::atomic<bool>* cancel = nullptr, const inductor::EntryVisit& visit = {});
+// The same from entry files taken before their scan ended (inductor::for_each_graph_batch(root, files, ...)).
+Status for_each_named_graph_batch(const inductor::OpenedRoot& root, const inductor::GraphEntryFiles& files,
+                                  const std::optional<std::filesystem::path>& trace, std::size_t batch,
+                                  const std::function<void(std::vector<inductor::GraphRow>& rows)>& take,
+                                  const std::atomic<bool>* cancel = nullptr, const inductor::EntryVisit& visit = {},
+                                  std::size_t threads = 0);
 
 }  // namespace kiln::trace

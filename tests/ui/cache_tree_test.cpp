@@ -124,10 +124,10 @@ private slots:
         EntryLabels batched;
         auto read = kiln::trace::for_each_named_graph_batch(*f.scan, std::nullopt, 3,
                                                             [&](std::vector<kiln::inductor::GraphRow>& rows) {
-                                                                for (const auto& r : rows) batched.add(*f.tree, r);
+                                                                for (const auto& r : rows) batched.add(r);
                                                             });
         QVERIFY(read.ok());
-        batched.finish();
+        batched.finish(*f.tree);
         QVERIFY(whole->size() > list->rows.size());  // every entry and its key dir
         QCOMPARE(batched.size(), whole->size());
         for (int i = 0; i < f.tree->size(); ++i)

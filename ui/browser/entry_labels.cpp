@@ -11,17 +11,21 @@ std::string_view EntryLabels::find(int node) const {
     return it != labels_.end() && it->first == node ? std::string_view(it->second) : std::string_view();
 }
 
-void EntryLabels::add(const CacheTree& tree, const inductor::GraphRow& r) {
-    const std::string path = tree.scan().root + "/" + r.path;
-    const int node = tree.findPath(std::string_view(path));
-    if (node <= 0 || tree.node(node).kind != CacheNode::Kind::file) return;
-    std::string label = r.label();
-    const int parent = tree.parent(node);
-    if (tree.node(parent).kind == CacheNode::Kind::group) labels_.emplace_back(parent, label);
-    labels_.emplace_back(node, std::move(label));
-}
+void EntryLabels::add(const inductor::GraphRow& r) { rows_.emplace_back(r.path, r.label()); }
 
-void EntryLabels::finish() {
+void EntryLabels::finish(const CacheTree& tree) {
+    std::string path = tree.scan().root + "/";
+    const std::size_t base = path.size();
+    for (auto& [rel, label] : rows_) {
+        path.resize(base);
+        path += rel;
+        const int node = tree.findPath(std::string_view(path));
+        if (node <= 0 || tree.node(node).kind != CacheNode::Kind::file) continue;
+        const int parent = tree.parent(node);
+        if (tree.node(parent).kind == CacheNode::Kind::group) labels_.emplace_back(parent, label);
+        labels_.emplace_back(node, std::move(label));
+    }
+    decltype(rows_)().swap(rows_);
     // One label per node (a key dir keeps its first entry's), sorted for find().
     std::stable_sort(labels_.begin(), labels_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     labels_.erase(
@@ -32,8 +36,8 @@ void EntryLabels::finish() {
 
 std::shared_ptr<const EntryLabels> makeEntryLabels(const CacheTree& tree, const inductor::GraphList& list) {
     auto out = std::make_shared<EntryLabels>();
-    for (const auto& r : list.rows) out->add(tree, r);  // by path: a key dir's first entry comes first
-    out->finish();
+    for (const auto& r : list.rows) out->add(r);  // by path: a key dir's first entry comes first
+    out->finish(tree);
     return out;
 }
 

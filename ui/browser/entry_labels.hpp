@@ -23,12 +23,14 @@ public:
     std::size_t size() const { return labels_.size(); }
 
     // Building, from ls's rows as they come (each row once, a key dir's rows in path order), then
-    // finish() once before find(): every row's label on its entry's node; a key dir's node gets its
-    // first entry's label.
-    void add(const CacheTree& tree, const inductor::GraphRow& row);
-    void finish();
+    // finish() once with the tree before find(): every row's label on its entry's node; a key dir's
+    // node gets its first entry's label. The rows may come before the tree is built (the GUI reads
+    // the entries beside the scan's walk).
+    void add(const inductor::GraphRow& row);
+    void finish(const CacheTree& tree);
 
 private:
+    std::vector<std::pair<std::string, std::string>> rows_;     // (path relative to the root, label) until finish
     std::vector<std::pair<std::int32_t, std::string>> labels_;  // by node index once finished
 };
 

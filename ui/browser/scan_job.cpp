@@ -9,7 +9,7 @@
 namespace kiln::ui {
 
 ScanOutcome runScan(std::shared_ptr<const bundle::RootOrBlob> opened, JobControl& ctl,
-                    std::shared_ptr<ScanCounters> counters) {
+                    std::shared_ptr<ScanCounters> counters, const ScanHooks& hooks) {
     QElapsedTimer timer;
     timer.start();
     ScanOutcome out;
@@ -23,11 +23,13 @@ ScanOutcome runScan(std::shared_ptr<const bundle::RootOrBlob> opened, JobControl
             counters->bytes.store(p.bytes, std::memory_order_relaxed);
         }
     };
+    opt.on_graph_dirs = hooks.graphDirs;
     auto scan = inductor::scan_cache(opened->opened(), opt);
     if (!scan) {
         out.error = QString::fromStdString(scan.error().str());
         return out;
     }
+    if (hooks.walked) hooks.walked(*scan);
     out.tree = buildCacheTree(std::make_shared<const inductor::ScanResult>(std::move(scan).value()));
     releaseFreedMemory();  // the walk's and the tree build's temporaries
     out.elapsedMs = timer.elapsed();

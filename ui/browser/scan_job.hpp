@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 
 #include "ui/browser/cache_tree.hpp"
 
@@ -28,8 +30,17 @@ struct ScanCounters {
     std::atomic<std::uint64_t> files{0}, bytes{0};
 };
 
+// What the scan hands over before it ends, on its thread.
+struct ScanHooks {
+    // An Inductor root's graph entry files, once fxgraph/ and aotautograd/ are walked (the rest of the
+    // walk goes on): inductor::ScanOptions::on_graph_dirs.
+    std::function<void(std::span<const inductor::Artifact>)> graphDirs;
+    // The whole walk, before the browser's tree is built from it.
+    std::function<void(const inductor::ScanResult&)> walked;
+};
+
 // Walks the cache the window opened (frontend::open_cache) through its descriptor, never its path again.
 ScanOutcome runScan(std::shared_ptr<const bundle::RootOrBlob> opened, JobControl& ctl,
-                    std::shared_ptr<ScanCounters> counters = nullptr);
+                    std::shared_ptr<ScanCounters> counters = nullptr, const ScanHooks& hooks = {});
 
 }  // namespace kiln::ui

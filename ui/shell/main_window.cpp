@@ -41,6 +41,7 @@
 #include "ui/jobs/job_runner.hpp"
 #include "ui/jobs/release_memory.hpp"
 #include "ui/overview/overview_panel.hpp"
+#include "ui/shell/graph_read.hpp"
 #include "ui/shell/root_resolver.hpp"
 #include "ui/status/status_panel.hpp"
 #include "ui/theme/palette.hpp"
@@ -52,11 +53,6 @@ struct KernelsAwaitingTimings {
     InspectRequest request;
     Inspection shown;
 };
-
-namespace {
-// Graph entries read per batch by the Overview's and browser's one read (a few hundred KB of rows).
-constexpr std::size_t kGraphBatch = 512;
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -296,10 +292,29 @@ void MainWindow::rescan() { startScan(nullptr); }
 
 void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
     if (root_.isEmpty() || !opened_) return;
+    // The graph entries are read as soon as the walk has passed them, beside the rest of it.
+    jobs_->cancel(QStringLiteral("graphs"));
+    auto read = std::make_shared<GraphReadState>();
+    graphRead_ = read;
+    ScanHooks hooks;
+    hooks.graphDirs = [this, read, opened = opened_](std::span<const inductor::Artifact> artifacts) {
+        auto files = std::make_shared<const inductor::GraphEntryFiles>(inductor::graph_entry_files(artifacts));
+        QMetaObject::invokeMethod(
+            this,
+            [this, read, opened, files] {
+                if (graphRead_ == read) startGraphRead(read, opened, files);
+            },
+            Qt::QueuedConnection);
+    };
+    hooks.walked = [read](const inductor::ScanResult& scan) { read->seen->know(scan); };
     jobs_->start(
         QStringLiteral("scan"), tr("Scanning %1").arg(QFileInfo(blobPath_.isEmpty() ? root_ : blobPath_).fileName()),
-        [opened = opened_, counters](JobControl& ctl) { return runScan(opened, ctl, counters); },
-        [this](ScanOutcome out) {
+        [opened = opened_, counters, read, hooks](JobControl& ctl) {
+            ScanOutcome out = runScan(opened, ctl, counters, hooks);
+            read->scanEnded(out.tree);  // the read waits for it, not for the UI thread
+            return out;
+        },
+        [this, read](ScanOutcome out) {
             if (!out.error.isEmpty()) {
                 statusBar()->showMessage(out.error);
                 if (!out.tree && !overview_->partial()) overview_->showError(out.error);
@@ -312,12 +327,11 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
             if (!out.tree || out.tree->root != root_) return;  // a scan of a root no longer open
             browser_->setTree(out.tree);
             // The check takes the graph entries as the window's one read of them sees them.
-            auto seen = std::make_shared<health::SeenEntries>();
-            scanHealth_->setTree(out.tree, seen);  // before the views that ask for its check
+            scanHealth_->setTree(out.tree, read->seen);  // before the views that ask for its check
             // The timing files from the scan, not a second walk; its marks after the first screen.
             rootTimings_->setScan(out.tree, firstScreenIn_);
             overview_->setTree(out.tree);
-            readGraphEntries(out.tree, std::move(seen));
+            if (!read->started) startGraphRead(read, opened_, nullptr);  // the walk handed no graph dirs over
             status_->setTotals(*out.tree);
             if (blobPath_.isEmpty()) watcher_->watch(*out.tree);  // a blob's unpacked copy never changes
             statusBar()->showMessage(blobPath_.isEmpty()
@@ -341,17 +355,9 @@ void MainWindow::startScan(std::shared_ptr<ScanCounters> counters) {
         });
 }
 
-void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen) {
-    // One read of the graph entries (ls's rows of this scan) for the Overview's entries section, the
-    // browser's readable names and the Compile times view, off the UI thread: a batch of rows at a time,
-    // each kept only as the compile times and the labels (a million-file cache's rows are never all
-    // held at once).
-    struct Entries {
-        std::shared_ptr<const CacheTree> tree;
-        overview::EntriesSection section;
-        std::shared_ptr<const timings::CompileTimes> times;
-        std::shared_ptr<const EntryLabels> labels;
-    };
+void MainWindow::startGraphRead(std::shared_ptr<GraphReadState> read, std::shared_ptr<const bundle::RootOrBlob> opened,
+                                std::shared_ptr<const inductor::GraphEntryFiles> files) {
+    read->started = true;
     // The check waits for `seen` to close: when the read ends, or when the job is dropped unrun (the
     // last copy of the closure goes).
     struct CloseWhenDone {
@@ -361,59 +367,25 @@ void MainWindow::readGraphEntries(std::shared_ptr<const CacheTree> tree, std::sh
         ~CloseWhenDone() { seen->close(); }
         std::shared_ptr<health::SeenEntries> seen;
     };
-    auto closer = std::make_shared<const CloseWhenDone>(std::move(seen));
+    auto closer = std::make_shared<const CloseWhenDone>(read->seen);
     jobs_->start(
         QStringLiteral("graphs"), tr("Reading graph entries"),
-        [this, tree, closer](JobControl& ctl) {
-            health::SeenEntries& seen = *closer->seen;
-            seen.know(tree->scan());
-            Entries out{tree, {}, nullptr, nullptr};
-            timings::CompileTimesFromRows times;
-            auto labels = std::make_shared<EntryLabels>();
-            auto needs = std::make_shared<inductor::EntryNeeds>();
-            auto keys = std::make_shared<portability::SeenKeys>();
-            const Status read = trace::for_each_named_graph_batch(
-                tree->scan(), std::nullopt, kGraphBatch,
-                [&](std::vector<inductor::GraphRow>& rows) {
-                    for (const auto& r : rows) {
-                        times.add(r);
-                        labels->add(*tree, r);
-                    }
-                },
-                ctl.cancelFlag(),
-                // Each decoded entry, on the batch's reader threads: what eviction's units, the health
-                // check and the portability summary need of it.
-                [&needs, &seen, &keys](std::size_t, const inductor::GraphRow& row, const inductor::GraphEntry& entry) {
-                    needs->add(row.path, entry);
-                    const bool aot = row.kind == "aotautograd";
-                    seen.add(row.path, aot, entry);
-                    keys->add(row.path, aot, entry);
+        [this, read, opened, files, closer](JobControl& ctl) {
+            // `this` outlives the job (the window's runner waits for its jobs).
+            return readGraphEntries(
+                *read, opened->opened(), files.get(), ctl,
+                [this](std::shared_ptr<const CacheTree> tree, std::shared_ptr<const inductor::EntryNeeds> needs,
+                       std::shared_ptr<const portability::SeenKeys> keys) {
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, tree, needs, keys] {
+                            if (tree->root == root_) overview_->setEntryNeeds(tree, needs, keys);
+                        },
+                        Qt::QueuedConnection);
                 });
-            seen.close();  // the check goes on now, not when the Overview's section is made
-            // So do the Overview's portability summary and eviction plan (null: they read the entries
-            // themselves), beside the rest of this job. `this` outlives the job (the window's runner
-            // waits for its jobs).
-            QMetaObject::invokeMethod(
-                this,
-                [this, tree,
-                 needs = read.ok() ? std::shared_ptr<const inductor::EntryNeeds>(std::move(needs)) : nullptr,
-                 keys = read.ok() ? std::shared_ptr<const portability::SeenKeys>(std::move(keys)) : nullptr] {
-                    if (tree->root == root_) overview_->setEntryNeeds(tree, needs, keys);
-                },
-                Qt::QueuedConnection);
-            auto found = std::make_shared<timings::CompileTimes>(
-                read.ok() ? times.finish(tree->scan()) : timings::compile_times_of(tree->scan(), ctl.cancelFlag()));
-            out.section = overview::entries_section(tree->scan(), *found);
-            out.times = std::move(found);
-            if (read.ok()) {
-                labels->finish();
-                out.labels = std::move(labels);
-            }
-            releaseFreedMemory();
-            return out;
         },
-        [this](Entries out) {
-            if (out.tree->root != root_) return;
+        [this](GraphReadResult out) {
+            if (!out.tree || out.tree->root != root_) return;
             overview_->setEntries(std::move(out.section));
             if (out.labels) browser_->model()->setEntryLabels(out.tree, out.labels);
             emit graphEntriesRead(out.tree, out.times);

@@ -20,6 +20,10 @@ namespace kiln::bundle {
 struct RootOrBlob;
 }
 
+namespace kiln::inductor {
+struct GraphEntryFiles;
+}
+
 namespace kiln::health {
 class SeenEntries;
 }
@@ -36,6 +40,7 @@ class RootTimings;
 class ScanHealth;
 class StatusPanel;
 struct ScanCounters;
+struct GraphReadState;
 struct Inspection;
 struct KernelsAwaitingTimings;
 struct RootTimingsResult;
@@ -122,8 +127,10 @@ protected:
 private:
     void onCacheOpened(const OpenedCacheOutcome& cache);
     void startScan(std::shared_ptr<ScanCounters> counters);
-    // `seen`: filled for the health check with what the read sees, closed when it ends.
-    void readGraphEntries(std::shared_ptr<const CacheTree> tree, std::shared_ptr<health::SeenEntries> seen);
+    // The scan's one read of the graph entries (graph_read.hpp): `files` as the walk handed them over,
+    // or null (the scan's, after it).
+    void startGraphRead(std::shared_ptr<GraphReadState> read, std::shared_ptr<const bundle::RootOrBlob> opened,
+                        std::shared_ptr<const inductor::GraphEntryFiles> files);
     void buildActions();       // main_window_actions.cpp
     void rebuildRecentMenu();  // main_window_actions.cpp
     void openDialog();         // main_window_actions.cpp
@@ -152,6 +159,7 @@ private:
     QMenu* helpMenu_ = nullptr;
     QString root_;
     std::shared_ptr<const bundle::RootOrBlob> opened_;
+    std::shared_ptr<GraphReadState> graphRead_;  // the last scan's
     QString blobPath_;
     QString openError_;
     bool isSample_ = false;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "inductor/stats.hpp"
 #include "opened_dir.hpp"
@@ -131,6 +132,46 @@ TEST(ScannerStream, ModulesThatVanishOrBecomeFifosBeforeTheSniffAreUnreadableNev
     std::string errors = scan->errors[0].str() + "\n" + scan->errors[1].str();
     EXPECT_NE(errors.find(py[0].filename().string()), std::string::npos) << errors;
     EXPECT_NE(errors.find(py[1].filename().string()), std::string::npos) << errors;
+}
+
+// The GUI reads the graph entries beside the walk (ScanOptions::on_graph_dirs): the files handed over
+// mid-walk are every graph entry file the whole scan has, and the scan is the same as without the hook.
+TEST(ScannerStream, GraphDirsAreHandedOverBeforeTheRestWithEveryEntryFile) {
+    for (const fs::path& root :
+         {test::h100_root(), test::two_entries_root(), test::h100_h200_root(), test::pgo_root()}) {
+        SCOPED_TRACE(root.string());
+        int calls = 0;
+        std::vector<std::string> handed;
+        std::size_t fx_handed = 0, walked_before = 0;
+        ScanOptions opt;
+        opt.on_graph_dirs = [&](std::span<const Artifact> artifacts) {
+            ++calls;
+            const GraphEntryFiles files = graph_entry_files(artifacts);
+            handed = files.rels;
+            fx_handed = files.fx_count;
+            walked_before = artifacts.size();
+        };
+        auto hooked = scan_cache(root, opt);
+        auto plain = scan_cache(root);
+        ASSERT_TRUE(hooked.ok() && plain.ok());
+        EXPECT_EQ(calls, 1);
+        const GraphEntryFiles whole = graph_entry_files(std::span<const Artifact>(hooked->artifacts));
+        ASSERT_FALSE(whole.rels.empty());
+        EXPECT_EQ(handed, whole.rels);
+        EXPECT_EQ(fx_handed, whole.fx_count);
+        EXPECT_EQ(walked_before, whole.rels.size());  // nothing else was walked before them
+        EXPECT_EQ(graph_entry_files(std::span<const Artifact>(plain->artifacts)).rels, whole.rels);
+        EXPECT_EQ(categories_of(*hooked), categories_of(*plain));
+        ASSERT_EQ(hooked->groups.size(), plain->groups.size());
+        expect_same_stats(compute_stats(*hooked), compute_stats(*plain));
+    }
+    // A Triton cache has no graph dirs to hand over.
+    ScanOptions triton;
+    triton.kind = RootKind::triton;
+    int calls = 0;
+    triton.on_graph_dirs = [&](std::span<const Artifact>) { ++calls; };
+    ASSERT_TRUE(scan_cache(test::h100_root(), triton).ok());
+    EXPECT_EQ(calls, 0);
 }
 
 }  // namespace
