@@ -18,11 +18,9 @@ using inductor::Category;
 namespace {
 
 // "[hash] value" of the named component, or empty.
-std::string component(const std::vector<std::string_view>& lines, std::string_view name) {
-    for (const auto& line : lines) {
-        auto c = inductor::split_component_view(line);
-        if (c && c->name == name) return "[" + std::string(c->hash) + "] " + std::string(c->value);
-    }
+std::string component(const std::vector<inductor::KeyComponentView>& components, std::string_view name) {
+    for (const auto& c : components)
+        if (c.name == name) return "[" + std::string(c.hash) + "] " + std::string(c.value);
     return {};
 }
 
@@ -107,19 +105,18 @@ void check_decoded_entry(const inductor::GraphEntry& entry, bool want_aot, Entry
             out.group});
         return;
     }
-    std::vector<std::string_view> lines;  // views into `entry`: the `gm` component is not copied
     if (want_aot) {
         for (auto [which, key] : {std::pair{"forward", entry.forward_fx_key()}, {"backward", entry.backward_fx_key()}})
             if (key) out.keys.push_back({*key, which, ProblemKind::aot_fx_key_missing});
-        lines = entry.forward_debug_line_views();
     } else {
-        lines = entry.debug_line_views();
         out.unused = unused_candidates(entry);
         bundled_kernel_dirs(entry, out.kernel_dirs);
     }
     out.decoded = true;
-    out.torch_version = versions.intern(component(lines, "torch_version"));
-    out.system_version = versions.intern(component(lines, "system_info[version]"));
+    // Views into `entry`: the `gm` component is not copied.
+    const auto& components = entry.key_components(want_aot).components;
+    out.torch_version = versions.intern(component(components, "torch_version"));
+    out.system_version = versions.intern(component(components, "system_info[version]"));
 }
 
 }  // namespace kiln::health::detail

@@ -1,5 +1,7 @@
 #include "inductor/graph_entry.hpp"
 
+#include <mutex>
+
 #include "pickle/skim.hpp"
 
 #include "pickle/json.hpp"
@@ -106,8 +108,30 @@ std::uint64_t BundledKernel::total_bytes() const {
     return n;
 }
 
+struct GraphEntry::Split {
+    std::once_flag once[2];
+    KeyComponents components[2];  // own, forward
+};
+
 GraphEntry::GraphEntry(std::shared_ptr<const pickle::Document> doc, std::string origin)
-    : doc_(std::move(doc)), origin_(std::move(origin)) {}
+    : doc_(std::move(doc)), origin_(std::move(origin)), split_(std::make_shared<Split>()) {}
+
+const KeyComponents& GraphEntry::key_components(bool forward) const {
+    static const KeyComponents none;
+    if (!split_) return none;  // a default-made entry
+    const int i = forward ? 1 : 0;
+    std::call_once(split_->once[i], [&] {
+        KeyComponents& out = split_->components[i];
+        const std::vector<std::string_view> lines = forward ? forward_debug_line_views() : debug_line_views();
+        out.has_lines = !lines.empty();
+        out.components.reserve(lines.size());
+        for (std::string_view l : lines) {
+            if (auto c = split_component_view(l)) out.components.push_back(*c);
+            else out.all_split = false;
+        }
+    });
+    return split_->components[i];
+}
 
 Ref GraphEntry::root() const { return doc_ ? doc_->root() : nullptr; }
 

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "inductor/debug_lines.hpp"
 #include "pickle/decoder.hpp"
 #include "pickle/value.hpp"
 #include "util/result.hpp"
@@ -33,6 +34,15 @@ struct BundledKernel {
     std::optional<std::int64_t> device;  // device index
     std::vector<BundledFile> files;
     std::uint64_t total_bytes() const;
+};
+
+// The components of an entry's key lines, split once per decoded entry (KeyComponentView: views into
+// its document). A line that does not split is left out, and `all_split` says so: a reader that joins
+// continuation lines (parse_debug_lines_named) then reads the lines themselves.
+struct KeyComponents {
+    bool has_lines = false;  // the entry records key lines
+    bool all_split = true;   // every line is one "[hash] name: value" component
+    std::vector<KeyComponentView> components;
 };
 
 class GraphEntry {
@@ -80,6 +90,11 @@ public:
     // ...and the debug lines of those inner keys (`fx_graph_cache_info[1]`); empty when absent.
     std::vector<std::string> forward_debug_lines() const;
     std::vector<std::string_view> forward_debug_line_views() const;  // without copies, as debug_line_views
+    // The components of debug_line_views (`forward`: of forward_debug_line_views), split on the first
+    // call and kept: a read of every entry has several readers of each (ls's inputs, the health check,
+    // portability), and the split of ~500 lines an entry was a sixth of that read. Safe from several
+    // threads; valid as long as the entry (or a copy).
+    const KeyComponents& key_components(bool forward = false) const;
     std::vector<std::string> backward_debug_lines() const;
 
     // {"type": "module.Class", "fields": {name: value}} with the mapping of pickle/json.hpp.
@@ -91,8 +106,10 @@ public:
 
 private:
     pickle::Ref state() const;  // the root object's BUILD state dict
+    struct Split;               // key_components' results, made once
     std::shared_ptr<const pickle::Document> doc_;
     std::string origin_;
+    std::shared_ptr<Split> split_;
 };
 
 // Maps and decodes a graph entry file. Errors carry the path and the pickle byte offset.

@@ -27,8 +27,17 @@ constexpr std::string_view kInputPrefix = "example_inputs[";
 
 // A row's inputs and guard symbols both come from its example_inputs components: the lines are parsed
 // once, and only those components copied (a row read is most of ls's and the GUI's entries' CPU).
-void fill_inputs(GraphRow& r, const std::vector<std::string_view>& lines) {
-    auto comps = parse_debug_lines_named(lines, kInputPrefix);
+void fill_inputs(GraphRow& r, const GraphEntry& entry, bool forward) {
+    const KeyComponents& split = entry.key_components(forward);
+    Result<std::vector<KeyComponent>> comps = std::vector<KeyComponent>{};
+    if (split.all_split) {  // each line one component: nothing to join
+        for (const auto& c : split.components)
+            if (c.name.starts_with(kInputPrefix))
+                comps->push_back(KeyComponent{std::string(c.hash), std::string(c.name), std::string(c.value)});
+    } else {
+        comps = parse_debug_lines_named(forward ? entry.forward_debug_line_views() : entry.debug_line_views(),
+                                        kInputPrefix);
+    }
     if (!comps) return;
     for (const auto& c : *comps) r.inputs.push_back({describe_input(c.value)});
     for (auto& s : symbols_of_inputs(*comps)) r.symbols.push_back({"t" + std::to_string(r.symbols.size()), s, {}});
@@ -55,11 +64,11 @@ void fill_from_opened(GraphRow& r, Result<OpenedFile> file, const std::string& o
     }
     r.guards = entry->guards_expr();
     if (r.kind == "fxgraph") {
-        fill_inputs(r, entry->debug_line_views());
+        fill_inputs(r, *entry, false);
         r.compile_ns = entry->time_taken_ns();
         r.output_module = entry->cache_key();
     } else {
-        fill_inputs(r, entry->forward_debug_line_views());
+        fill_inputs(r, *entry, true);
         r.compile_ns = entry->aot_time_taken_ns();
         r.forward_key = entry->forward_fx_key();
         r.backward_key = entry->backward_fx_key();

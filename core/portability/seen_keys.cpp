@@ -25,12 +25,12 @@ KeyFacts key_facts(const std::vector<std::string_view>& lines) {
 }
 
 void SeenKeys::add(std::string_view rel, bool aot, const inductor::GraphEntry& entry) {
-    const std::vector<std::string_view> lines = aot ? entry.forward_debug_line_views() : entry.debug_line_views();
-    const auto comps = component_views(lines);
+    const inductor::KeyComponents& split = entry.key_components(aot);
+    const auto& comps = split.components;
     // Deduplicated on what key_env reads, before it runs: most entries find their environment here.
     thread_local std::string input;  // reused: a key's input is tens of KB, each entry's a fresh mmap
     key_env_input(comps, input);
-    input += lines.empty() ? '-' : 'L';
+    input += split.has_lines ? 'L' : '-';
     {
         const std::lock_guard lock(mutex_);
         if (auto it = by_input_.find(input); it != by_input_.end()) {
@@ -39,7 +39,7 @@ void SeenKeys::add(std::string_view rel, bool aot, const inductor::GraphEntry& e
         }
         if (facts_.size() >= kMaxDistinct) return;  // summarize_scan reads this one itself
     }
-    KeyFacts f = key_facts(!lines.empty(), comps);
+    KeyFacts f = key_facts(split.has_lines, comps);
     const std::lock_guard lock(mutex_);
     auto it = by_input_.find(input);
     if (it == by_input_.end()) {

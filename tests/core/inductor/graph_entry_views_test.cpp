@@ -69,6 +69,30 @@ TEST(GraphEntryViews, AotAutogradPointsAtItsForwardGraph) {
     EXPECT_TRUE(fs::is_directory(test::h100_root() / "fxgraph" / fw->substr(1, 2) / *fw));
 }
 
+// The split components are each key line's, once per entry, shared by copies: FX its own lines, AOT
+// its forward graph's.
+TEST(GraphEntryViews, KeyComponentsAreEachLineSplitOnce) {
+    for (const auto& [rel, forward] : {std::pair{kMmEntry, false}, std::pair{kAotEntry, true}}) {
+        SCOPED_TRACE(rel.string());
+        const auto e = load(rel);
+        const auto lines = forward ? e.forward_debug_line_views() : e.debug_line_views();
+        ASSERT_GT(lines.size(), 100u);
+        const inductor::KeyComponents& c = e.key_components(forward);
+        EXPECT_TRUE(c.has_lines);
+        EXPECT_TRUE(c.all_split);
+        ASSERT_EQ(c.components.size(), lines.size());
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            const auto v = inductor::split_component_view(lines[i]);
+            ASSERT_TRUE(v.has_value());
+            EXPECT_EQ(c.components[i].name, v->name);
+            EXPECT_EQ(c.components[i].value.data(), v->value.data());  // a view, not a copy
+        }
+        const inductor::GraphEntry copy = e;
+        EXPECT_EQ(&copy.key_components(forward), &c);
+    }
+    EXPECT_FALSE(inductor::GraphEntry{}.key_components().has_lines);
+}
+
 TEST(GraphEntryViews, JsonHasTypeAndEveryField) {
     auto e = load(kCpuEntry);
     auto j = e.to_json();

@@ -8,6 +8,7 @@
 
 #include "decoy_root.hpp"
 #include "inductor/beneath_root.hpp"
+#include "inductor/graph_entry.hpp"
 #include "inductor/graph_list.hpp"
 #include "inductor/scanner.hpp"
 #include "opened_dir.hpp"
@@ -174,6 +175,52 @@ TEST(GraphList, AKeyDirIsListedBeneathTheOpenedRootNotItsPath) {
     auto missing = list_key_dir(opened, "fxgraph/zz/fzzdecoy");
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().code, kiln::Errc::not_found);
+}
+
+// A key line that continues the one before it (a log that split a value) joins it for the row's inputs;
+// the entry's split components leave it out and say so (KeyComponents::all_split), so the row is read
+// from the lines, as for an entry whose every line is a component.
+TEST(GraphList, AContinuedKeyLineJoinsTheInputBeforeIt) {
+    const std::string hash(51, 'a');
+    auto pickled = [](const std::vector<std::string>& lines) {
+        std::string p = std::string(
+                            "\x80\x04\x8c\x1btorch._inductor.output_code\x8c\x0f"
+                            "CompiledFxGraph\x93)\x81}(") +
+                        "\x8c\x1b_fx_graph_cache_debug_lines](";
+        for (const auto& l : lines) p += "\x8c" + std::string(1, static_cast<char>(l.size())) + l;
+        return p + "eub.";
+    };
+    const std::string input0 = "[" + hash + "] example_inputs[0]: ('s0',)";
+    const std::string head =
+        "[" + hash + "] example_inputs[1]: TensorMetadata(dtype=torch.float32, shape=torch.Size([s0,";
+    const std::string tail = " 8]), device=device(type='cuda', index=0))";
+    kiln::test::ScratchDir dir("graph-list-continued");
+    const auto key_dir = dir.path() / "fxgraph" / "ab" / ("fab" + std::string(49, 'c'));
+    std::filesystem::create_directories(key_dir);
+    std::ofstream(key_dir / "entry", std::ios::binary) << pickled({input0, head, tail});
+    std::ofstream(key_dir / "whole", std::ios::binary) << pickled({input0, head + "\n" + tail});
+
+    auto rows = list_key_dir(key_dir);
+    ASSERT_TRUE(rows.ok()) << rows.error().str();
+    ASSERT_EQ(rows->size(), 2u);
+    for (const GraphRow& r : *rows) {
+        SCOPED_TRACE(r.file);
+        EXPECT_TRUE(r.error.empty()) << r.error;
+        ASSERT_EQ(r.inputs.size(), 2u);
+        EXPECT_EQ(r.inputs[0].text, "s0");
+        EXPECT_EQ(r.inputs[1].text, "float32[s0,\n 8] cuda:0");
+        ASSERT_EQ(r.symbols.size(), 1u);
+        EXPECT_EQ(r.symbols[0].symbol, "s0");
+    }
+    auto split = decode_graph_entry(pickled({input0, head, tail}), "continued");
+    ASSERT_TRUE(split.ok()) << split.error().str();
+    const KeyComponents& c = split->key_components();
+    EXPECT_TRUE(c.has_lines);
+    EXPECT_FALSE(c.all_split);
+    ASSERT_EQ(c.components.size(), 2u);
+    EXPECT_EQ(c.components[1].name, "example_inputs[1]");
+    EXPECT_EQ(&split->key_components(), &c);              // split once
+    EXPECT_FALSE(split->key_components(true).has_lines);  // no forward graph: an FX entry
 }
 
 }  // namespace
