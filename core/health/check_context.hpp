@@ -138,6 +138,10 @@ std::string main_cpp_sha(const inductor::Artifact& a, const ReadBeneath& files);
 bool is_binary_name(std::string_view rel);
 void check_binary(const inductor::Artifact& a, const ReadBeneath& files, FoundList& out);
 // A Triton kernel dir: its group files (`groups`) against the names of the files in it (`names`).
+// The file names a Triton group file (__grp__<kernel>.json) lists in its "child_paths", each once, by
+// name; nullopt when the text is not such an object. Triton writes it with json.dumps, which is read
+// without a full parse; any other form (escapes, other spacing, non-ASCII) takes nlohmann's.
+std::optional<std::vector<std::string>> group_file_children(std::string_view text);
 void check_triton_dir(const std::vector<inductor::Artifact>& groups, const std::vector<std::string_view>& names,
                       const ReadBeneath& files, FoundList& out);
 // Temporaries older than `age_ns` (at `now_ns`).

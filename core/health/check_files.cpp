@@ -101,6 +101,53 @@ void check_binary(const Artifact& a, const ReadBeneath& files, FoundList& out) {
     out.push_back(found(why == "empty" ? ProblemKind::empty_binary : ProblemKind::truncated_binary, a, why));
 }
 
+namespace {
+
+// {"child_paths": {"<name>": "<path>", ...}} exactly as json.dumps writes it, in ASCII without escapes
+// (what nlohmann would read the same way); nullopt for anything else.
+std::optional<std::vector<std::string>> dumped_children(std::string_view text) {
+    constexpr std::string_view head = "{\"child_paths\": {";
+    if (text.ends_with('\n')) text.remove_suffix(1);
+    if (!text.starts_with(head)) return std::nullopt;
+    for (const unsigned char c : text)
+        if (c == '\\' || c < 0x20 || c >= 0x80) return std::nullopt;
+    std::vector<std::string> names;
+    std::size_t i = head.size();
+    if (text.substr(i, 2) != "}}") {
+        for (;;) {
+            if (i >= text.size() || text[i] != '"') return std::nullopt;
+            const std::size_t name_end = text.find('"', i + 1);
+            if (name_end == std::string_view::npos || text.substr(name_end, 4) != "\": \"") return std::nullopt;
+            const std::size_t value_end = text.find('"', name_end + 4);
+            if (value_end == std::string_view::npos) return std::nullopt;
+            names.emplace_back(text.substr(i + 1, name_end - i - 1));
+            i = value_end + 1;
+            if (text.substr(i, 2) == ", ") {
+                i += 2;
+                continue;
+            }
+            if (text.substr(i, 2) == "}}") break;
+            return std::nullopt;
+        }
+    }
+    if (i + 2 != text.size()) return std::nullopt;
+    std::sort(names.begin(), names.end());  // as nlohmann's object holds its keys: sorted, each once
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> group_file_children(std::string_view text) {
+    if (auto quick = dumped_children(text)) return quick;
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("child_paths") || !j["child_paths"].is_object())
+        return std::nullopt;
+    std::vector<std::string> names;
+    for (const auto& [child, where] : j["child_paths"].items()) names.push_back(child);
+    return names;
+}
+
 void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std::string_view>& names,
                       const ReadBeneath& files, FoundList& out) {
     for (const Artifact& a : groups) {
@@ -108,14 +155,13 @@ void check_triton_dir(const std::vector<Artifact>& groups, const std::vector<std
         if (!file) continue;  // unreadable (reported) or gone since the scan
         auto text = read_opened_file(*file, std::string(a.rel_path()), 1 << 20);
         if (!text) continue;
-        auto j = nlohmann::json::parse(*text, nullptr, false);
-        if (j.is_discarded() || !j.is_object() || !j.contains("child_paths") || !j["child_paths"].is_object()) {
+        const auto children = group_file_children(*text);
+        if (!children) {
             out.push_back(found(ProblemKind::triton_file_missing, a, "the group file is not Triton's JSON"));
             continue;
         }
         // child_paths name files by absolute paths of the machine that wrote them: the name is what counts.
-        for (const auto& [child, where] : j["child_paths"].items()) {
-            (void)where;
+        for (const std::string& child : *children) {
             if (child.find('/') != std::string::npos) continue;
             if (std::find(names.begin(), names.end(), child) == names.end())
                 out.push_back(found(ProblemKind::triton_file_missing, a, child + " is missing"));

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "health/check.hpp"
@@ -13,6 +14,8 @@
 #include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "util/json_out.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 
@@ -39,6 +42,42 @@ fs::path broken_copy(const test::ScratchDir& dir) {
         }
     std::ofstream(root / "locks" / ("c" + std::string(51, 'z') + ".lock"));
     return root;
+}
+
+// Triton's group files are read without a full JSON parse when json.dumps wrote them: the names are
+// nlohmann's, on real files, on every prefix of one (a file being written) and on other forms.
+TEST(Check, GroupFilesAreReadAsAFullJsonParseReadsThem) {
+    auto reference = [](std::string_view text) -> std::optional<std::vector<std::string>> {
+        auto j = nlohmann::json::parse(text, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("child_paths") || !j["child_paths"].is_object())
+            return std::nullopt;
+        std::vector<std::string> names;
+        for (const auto& [child, where] : j["child_paths"].items()) names.push_back(child);
+        return names;
+    };
+    std::vector<std::string> texts;
+    for (const auto& e : fs::recursive_directory_iterator(test::h100_root()))
+        if (e.is_regular_file() && e.path().filename().string().starts_with("__grp__")) {
+            std::ifstream in(e.path(), std::ios::binary);
+            texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
+    ASSERT_GT(texts.size(), 10u);
+    EXPECT_EQ(texts[0].find('\\'), std::string::npos);  // the form read without a parse
+    const std::string real = texts[0];
+    for (std::size_t n = 0; n < real.size(); ++n) texts.push_back(real.substr(0, n));
+    for (const char* t :
+         {R"({"child_paths": {}})", "{\"child_paths\": {}}\n", R"({"child_paths": {"b": "/x", "a": "/y", "b": "/z"}})",
+          R"({"child_paths": {"a\"b": "/x"}})", R"({"child_paths": {"a\u00e9": "/x"}})",
+          "{\"child_paths\": {\"a\xc3\xa9\": \"/x\"}}", "{\"child_paths\": {\"a\xff\": \"/x\"}}",
+          R"({"child_paths":{"a":"/x"}})", R"({ "child_paths": {"a": "/x"} })", R"({"child_paths": {"a": 1}})",
+          R"({"child_paths": {"a": null, "b": "/x"}})", R"({"child_paths": {"a": "/x"}, "other": 1})",
+          R"({"child_paths": {"a": "/x"}}x)", R"({"child_paths": []})", R"({"child_paths": {"d/e": "/x"}})",
+          "{\"child_paths\": {\"a\": \"/x\ny\"}}", R"({"child_paths": {"a": "/x", }})", R"([])", ""})
+        texts.emplace_back(t);
+    for (const std::string& t : texts) {
+        SCOPED_TRACE(t);
+        EXPECT_EQ(detail::group_file_children(t), reference(t));
+    }
 }
 
 TEST(Check, TheReportIsTheSameWithOneWorkerOrMany) {
