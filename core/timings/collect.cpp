@@ -174,12 +174,12 @@ namespace {
 
 // read_timing_file for `rel` beneath an opened root, read through its descriptor.
 Status read_timing_file_beneath(const inductor::OpenedRoot& root, const std::string& rel, SourceKind kind,
-                                TimingSet& set) {
+                                TimingSet& set, KernelModuleMemo* modules = nullptr) {
     const std::string path = inductor::path_beneath(root, rel);
     Source src{path, kind, {}, 0};
     switch (kind) {
         case SourceKind::timing_cache: {
-            KILN_TRY(auto file, read_timing_cache(root, rel));
+            KILN_TRY(auto file, read_timing_cache(root, rel, modules));
             src.device = file.device;
             add_ops(set, std::move(src), std::move(file.ops));
             return ok_status();
@@ -250,8 +250,9 @@ void find_beneath(const inductor::OpenedRoot& root, const std::string& rel, Foun
 // As collect_timings over a directory: multi-choice sources first, by path within a kind.
 void read_found(const inductor::OpenedRoot& root, Found& found, TimingSet& set) {
     std::sort(found.begin(), found.end());
+    KernelModuleMemo modules;
     for (const auto& [kind, rel] : found)
-        if (auto st = read_timing_file_beneath(root, rel.string(), kind, set); !st.ok())
+        if (auto st = read_timing_file_beneath(root, rel.string(), kind, set, &modules); !st.ok())
             set.warnings.push_back(st.error().str());
 }
 

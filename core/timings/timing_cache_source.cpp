@@ -147,7 +147,8 @@ Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::s
     return from_json(*j, origin, modules_by_path(root));
 }
 
-Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std::string_view rel) {
+Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std::string_view rel,
+                                          KernelModuleMemo* memo) {
     // As read_cache_file reads a path: a file gone meanwhile is an empty cache.
     const std::string origin = inductor::path_beneath(root, rel);
     auto text = inductor::read_beneath(root, rel, inductor::kMaxCacheFileBytes);
@@ -163,7 +164,18 @@ Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std:
     if (const fs::path cache = fs::path(origin).parent_path(); dir.empty() && cache.filename() == "cache")
         return from_json(*j, origin, modules_by_path(cache.parent_path()));
     if (!in_cache) return from_json(*j, origin, {});
-    return from_json(*j, origin, modules_beneath(root, std::string(rel_dir(dir))));
+    const std::string prefix(rel_dir(dir));
+    FindModule find = modules_beneath(root, prefix);
+    if (memo)
+        find = [find = std::move(find), memo, prefix](const std::string& key) {
+            auto [it, fresh] = memo->by_key.try_emplace(prefix + '\0' + key);
+            if (fresh) {
+                ModuleJoin m = find(key);
+                it->second = {std::move(m.path), std::move(m.params)};
+            }
+            return ModuleJoin{it->second.path, it->second.params};
+        };
+    return from_json(*j, origin, find);
 }
 
 Result<TimingCacheFile> read_timing_cache(const fs::path& path, const fs::path& root) {

@@ -3,6 +3,8 @@
 // {"system": {"device": {"name"}, "version": {...}, "hash"},
 //  "cache": {op: {inputs_key: {precision: {choice: ms}}}, "base mm time: ...": float, ...}}
 #include <filesystem>
+#include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +12,8 @@
 #include "timings/py_literal.hpp"
 #include "timings/timing_model.hpp"
 #include "util/result.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kiln::timings {
 
@@ -25,8 +29,20 @@ Result<TimingCacheFile> read_timing_cache(const std::filesystem::path& path, con
 // The same, from text already in memory (`origin` names it in errors).
 Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::string& origin,
                                            const std::filesystem::path& root);
-// `rel` beneath an opened root, the file and the kernel modules it names read through its descriptor.
-Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std::string_view rel);
+// The kernel modules named by the timing caches of one read of a root, each looked up and read once
+// however many of its files name it (a cache's files name the same modules: a million-file cache's 938
+// files re-read them for 1.4 CPU-s). By the Inductor root's place beneath the opened root and the key.
+struct KernelModuleMemo {
+    struct Module {
+        std::string path;  // "" when the key names no module there
+        nlohmann::ordered_json params;
+    };
+    std::map<std::string, Module> by_key;  // "<prefix>\0<key>"
+};
+// `rel` beneath an opened root, the file and the kernel modules it names read through its descriptor
+// (`memo`: across the files of one read; not shared between threads).
+Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std::string_view rel,
+                                          KernelModuleMemo* memo = nullptr);
 
 // "<64 hex>" inside a folder named "cache".
 bool looks_like_timing_cache_path(const std::filesystem::path& path);

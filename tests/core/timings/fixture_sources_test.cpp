@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "opened_dir.hpp"
 #include "test_support.hpp"
 #include "timings/kernel_files.hpp"
 #include "timings/mm_log.hpp"
@@ -114,4 +115,39 @@ TEST(KernelFiles, ModuleInfoOfTemplate) {
     EXPECT_EQ(info->kernel_name, "triton_mm");
     EXPECT_TRUE(info->params.contains("GROUP_M"));
     EXPECT_TRUE(info->params.contains("num_warps"));
+}
+
+// One read of a root's timing caches looks each kernel module up once (KernelModuleMemo), however many
+// files name it: every file joins what it joins when read alone.
+TEST(TimingCache, FilesReadWithOneMemoJoinAsEachAlone) {
+    kiln::test::ScratchDir dir("timing-cache-memo");
+    const fs::path root = dir.path() / "cache-root";
+    fs::copy(kiln::test::h100_root(), root, fs::copy_options::recursive);
+    const std::string name = timing_cache_file().filename().string();
+    const std::string twin(64, 'a');
+    fs::copy_file(root / "cache" / name, root / "cache" / twin);
+    const auto opened = kiln::test::open_dir(root);
+    KernelModuleMemo memo;
+    std::size_t choices = 0;
+    for (const std::string& rel : {"cache/" + name, "cache/" + twin}) {
+        SCOPED_TRACE(rel);
+        auto shared = read_timing_cache(opened, rel, &memo);
+        auto alone = read_timing_cache(opened, rel);
+        ASSERT_TRUE(shared.ok() && alone.ok());
+        ASSERT_EQ(shared->ops.size(), alone->ops.size());
+        for (std::size_t i = 0; i < alone->ops.size(); ++i) {
+            ASSERT_EQ(shared->ops[i].choices.size(), alone->ops[i].choices.size());
+            for (std::size_t k = 0; k < alone->ops[i].choices.size(); ++k) {
+                EXPECT_EQ(shared->ops[i].choices[k].module_path, alone->ops[i].choices[k].module_path);
+                EXPECT_EQ(shared->ops[i].choices[k].params, alone->ops[i].choices[k].params);
+            }
+            choices += alone->ops[i].choices.size();
+        }
+    }
+    EXPECT_GT(choices, 40u);
+    EXPECT_FALSE(memo.by_key.empty());
+    EXPECT_LE(memo.by_key.size(), choices / 2);  // the twin found every module in the memo
+    std::size_t joined = 0;
+    for (const auto& [key, m] : memo.by_key) joined += !m.path.empty();
+    EXPECT_GT(joined, 0u);
 }
