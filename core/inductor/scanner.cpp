@@ -31,6 +31,8 @@ std::int64_t to_ns(const struct timespec& ts) {
     return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
+bool is_dot_or_dotdot(const char* name) { return name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)); }
+
 // Whether `part` lies within the bytes of `whole` (addresses compared through std::less_equal:
 // ordering pointers into unrelated arrays with <= is unspecified).
 bool within(std::string_view part, std::string_view whole) {
@@ -133,7 +135,7 @@ private:
             errno = 0;
             while (struct dirent* e = ::readdir(dir)) {
                 const char* name = e->d_name;
-                if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+                if (is_dot_or_dotdot(name)) continue;
                 status = visit_named(name, e->d_type);
                 if (!status.ok()) break;
                 errno = 0;
@@ -156,7 +158,7 @@ private:
         errno = 0;
         while (struct dirent* e = ::readdir(dir)) {
             const char* name = e->d_name;
-            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+            if (is_dot_or_dotdot(name)) continue;
             names.emplace_back(name, e->d_type);
             errno = 0;
         }
@@ -216,7 +218,7 @@ private:
         }
         while (struct dirent* e = ::readdir(dir)) {
             const char* n = e->d_name;
-            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+            if (is_dot_or_dotdot(n)) continue;
             struct stat st;
             if (::fstatat(::dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
             if (S_ISDIR(st.st_mode) && depth + 1 < kMaxDepth) {
