@@ -13,7 +13,7 @@
 #                 a 23-digit number, negative and NaN times, a device listed twice)
 #   fleet_value:  "<key>\n<value>" as `handback --fetch` reads them, and the same variants
 #   kernel_module_reader: the fixtures' Triton kernel modules (`<2>/c<51>.py` with a @triton_heuristics
-#                 decorator) and saved stderr logs, and hostile variants (a launch value beyond int64,
+#                 decorator), output code modules (`# AOT ID: ` first) and saved stderr logs, and hostile variants (a launch value beyond int64,
 #                 lines broken by '\r', an exception line whose tail never closes); issue 42's 50 KB and
 #                 30 KB inputs are in fuzz/regressions-kernel_module_reader/
 #   kernel_metadata: the fixtures' Triton kernel metadata (`<key dir>/<name>.json`), alone and with the
@@ -134,8 +134,10 @@ case "$target" in
       mkdir -p "$tmp/$(basename "$a")"
       tar -xJf "$a" -C "$tmp/$(basename "$a")" --wildcards '*.py' '*stderr*.log' 2>/dev/null || true
     done
-    find "$tmp" -type f -name '*.py' | sort | xargs -r grep -l '@triton_heuristics' | head -n 60 |
+    find "$tmp" -type f -name '*.py' | sort | xargs -r grep -l '@triton_heuristics' | sed -n 1,60p |
       while read -r f; do cp "$f" "$dir/module-$(basename "$f")"; done
+    find "$tmp" -type f -name '*.py' | sort | xargs -r grep -l '^# AOT ID: ' | sed -n 1,40p |
+      while read -r f; do cp "$f" "$dir/output-$(basename "$f")"; done
     find "$tmp" -type f -name '*stderr*.log' -size +0 | sort | while read -r f; do
       cp "$f" "$dir/log-$(basename "$(dirname "$f")")-$(basename "$f")"
     done

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "hash/sha256.hpp"
 #include "pickle/text.hpp"
@@ -35,16 +36,24 @@ std::string_view ident_before(std::string_view text, std::size_t end) {
     return text.substr(b, end - b);
 }
 
+// Where `needle` first occurs in `text` from `from` on. glibc's memmem skips ahead by pairs of bytes;
+// string_view::find stops at every byte equal to the needle's first ('=', 't', 'e' are everywhere in
+// Python), which made this parse most of a million-file cache's check (issue 44).
+std::size_t find_in(std::string_view text, std::string_view needle, std::size_t from) {
+    if (from > text.size()) return std::string_view::npos;
+    const void* p = ::memmem(text.data() + from, text.size() - from, needle.data(), needle.size());
+    return p ? static_cast<std::size_t>(static_cast<const char*>(p) - text.data()) : std::string_view::npos;
+}
+
 // Where the ''' closing a literal whose body starts at `from` is; escapes are skipped unless raw.
 std::size_t literal_end(std::string_view text, std::size_t from, bool raw) {
-    for (std::size_t i = from; i + 2 < text.size(); ++i) {
-        if (!raw && text[i] == '\\') {
-            ++i;
-            continue;
-        }
-        if (text.compare(i, 3, "'''") == 0) return i;
+    for (std::size_t i = from;;) {
+        const std::size_t quotes = find_in(text, "'''", i);
+        if (raw) return quotes;
+        const std::size_t escape = text.find('\\', i);
+        if (escape == std::string_view::npos || escape > quotes) return quotes;
+        i = escape + 2;  // the escaped character is never the start of the closing quotes
     }
-    return std::string_view::npos;
 }
 
 // "<xx>/<file>" of an absolute path: the part that exists under any cache root.
@@ -63,20 +72,40 @@ struct Range {
     std::size_t begin, end;
 };
 
+// `ranges` are the literals in text order (each search starts after the last one ends).
 bool inside(const std::vector<Range>& ranges, std::size_t pos) {
-    for (const auto& r : ranges)
-        if (pos >= r.begin && pos < r.end) return true;
-    return false;
+    auto it =
+        std::upper_bound(ranges.begin(), ranges.end(), pos, [](std::size_t p, const Range& r) { return p < r.begin; });
+    return it != ranges.begin() && pos < std::prev(it)->end;
 }
 
 // Occurrences of `needle` outside the literals, with an identifier boundary before it.
 std::uint32_t count_calls(std::string_view text, std::string_view needle, const std::vector<Range>& literals) {
     std::uint32_t n = 0;
-    for (auto p = text.find(needle); p != std::string_view::npos; p = text.find(needle, p + 1)) {
+    for (auto p = find_in(text, needle, 0); p != std::string_view::npos; p = find_in(text, needle, p + 1)) {
         if (p > 0 && (ident_char(text[p - 1]) || text[p - 1] == '.')) continue;
         if (!inside(literals, p)) ++n;
     }
     return n;
+}
+
+// Each Triton kernel's `name.run(` launches, in one pass over the `.run(` in the text: the identifier
+// right before it must be the whole name (no identifier character or '.' before it), as count_calls
+// counts it, without a pass over the text per kernel.
+void count_triton_launches(std::string_view text, std::vector<KernelRef>& kernels, const std::vector<Range>& literals) {
+    std::unordered_map<std::string_view, std::vector<std::size_t>> by_name;
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+        if (kernels[i].kind == KernelKind::triton) by_name[kernels[i].name].push_back(i);
+    if (by_name.empty()) return;
+    constexpr std::string_view kRun = ".run(";
+    for (auto p = find_in(text, kRun, 0); p != std::string_view::npos; p = find_in(text, kRun, p + 1)) {
+        std::size_t b = p;
+        while (b > 0 && ident_char(text[b - 1])) --b;
+        if (b == p || (b > 0 && text[b - 1] == '.')) continue;
+        auto it = by_name.find(text.substr(b, p - b));
+        if (it == by_name.end() || inside(literals, b)) continue;
+        for (std::size_t k : it->second) ++kernels[k].launches;
+    }
 }
 
 }  // namespace
@@ -111,11 +140,10 @@ Result<std::string> decode_python_escapes(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-        char c = s[i];
-        if (c != '\\') {
-            out += c;
-            continue;
-        }
+        const std::size_t escape = s.find('\\', i);  // the text up to the next escape as it is
+        out.append(s.substr(i, escape == std::string_view::npos ? escape : escape - i));
+        if (escape == std::string_view::npos) break;
+        i = escape;
         if (++i >= s.size()) return make_error(Errc::parse, "a string literal ends in a backslash");
         char e = s[i];
         auto hex = [&](std::size_t digits) -> Result<std::uint32_t> {
@@ -185,15 +213,19 @@ Result<OutputCode> parse_output_code(std::string_view text) {
     std::vector<Range> literals;
     std::size_t pos = 0;
     std::size_t last_def_end = 0;
+    // The next definition of each kind, found again only once passed (each search to the end of the text
+    // was a pass per kernel).
+    std::size_t t = find_in(text, kTriton, 0), c = find_in(text, kCpp, 0);
     for (;;) {
-        std::size_t t = text.find(kTriton, pos), c = text.find(kCpp, pos);
+        if (t != std::string_view::npos && t < pos) t = find_in(text, kTriton, pos);
+        if (c != std::string_view::npos && c < pos) c = find_in(text, kCpp, pos);
         std::size_t at = std::min(t, c);
         if (at == std::string_view::npos) break;
         bool triton = at == t;
         KernelRef k;
         k.kind = triton ? KernelKind::triton : KernelKind::cpp;
         k.name = std::string(ident_before(text, at));
-        std::size_t open = text.find(triton ? "'''" : "r'''", at);
+        std::size_t open = find_in(text, triton ? "'''" : "r'''", at);
         if (k.name.empty() || open == std::string_view::npos)
             return make_error(Errc::parse, "a kernel definition without its source literal",
                               "byte " + std::to_string(at));
@@ -207,8 +239,11 @@ Result<OutputCode> parse_output_code(std::string_view text) {
             KILN_TRY(std::string src, decode_python_escapes(text.substr(body, close - body)));
             k.module_key = hash::code_hash(python_strip(src));
             // The `# kernel path:` comment written just above this definition, if any.
-            std::size_t kp = text.rfind(kKernelPath, at);
-            if (kp != std::string_view::npos && kp >= last_def_end) {
+            // (searched back only to the end of the definition before: a module without the comments
+            // made each search a pass back to its start)
+            std::size_t kp = text.substr(last_def_end, at - last_def_end + kKernelPath.size()).rfind(kKernelPath);
+            if (kp != std::string_view::npos) {
+                kp += last_def_end;
                 std::size_t eol = text.find('\n', kp);
                 k.kernel_path = last_two_components(python_strip(text.substr(
                     kp + kKernelPath.size(), eol == std::string_view::npos ? eol : eol - kp - kKernelPath.size())));
@@ -219,11 +254,12 @@ Result<OutputCode> parse_output_code(std::string_view text) {
         out.kernels.push_back(std::move(k));
         pos = last_def_end = close + 3;
     }
+    count_triton_launches(text, out.kernels, literals);
     for (auto& k : out.kernels)
-        k.launches = count_calls(text, k.kind == KernelKind::triton ? k.name + ".run(" : k.name + "(", literals);
+        if (k.kind == KernelKind::cpp) k.launches = count_calls(text, k.name + "(", literals);
     // Extern calls, in order of first use.
     std::unordered_map<std::string, std::size_t> externs;
-    for (auto p = text.find(kExtern); p != std::string_view::npos; p = text.find(kExtern, p + 1)) {
+    for (auto p = find_in(text, kExtern, 0); p != std::string_view::npos; p = find_in(text, kExtern, p + 1)) {
         if (inside(literals, p) || (p > 0 && ident_char(text[p - 1]))) continue;
         std::size_t b = p + kExtern.size(), e = b;
         while (e < text.size() && ident_char(text[e])) ++e;

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <map>
+#include <vector>
 
+#include "output_code_reference.hpp"
 #include "test_support.hpp"
 
 namespace kiln::inductor {
@@ -109,6 +111,100 @@ TEST(OutputCode, HostileText) {
     EXPECT_EQ(oc->kernels[1].launches, 1u);
     EXPECT_EQ(oc->kernels[2].name, "mm");
     EXPECT_EQ(oc->kernels[2].launches, 2u);
+}
+
+// The parse that searches with memmem and counts launches in one pass gives what the plain parse gives
+// (tests/support/output_code_reference.hpp): the same error or the same kernels, field for field.
+void expect_same_as_reference(std::string_view text, const std::string& what) {
+    auto fast = parse_output_code(text);
+    auto plain = test::output_code_reference::parse_output_code(text);
+    ASSERT_EQ(fast.ok(), plain.ok()) << what;
+    if (!fast.ok()) {
+        EXPECT_EQ(fast.error().str(), plain.error().str()) << what;
+        return;
+    }
+    EXPECT_EQ(fast->aot_id, plain->aot_id) << what;
+    ASSERT_EQ(fast->kernels.size(), plain->kernels.size()) << what;
+    for (std::size_t i = 0; i < fast->kernels.size(); ++i) {
+        const KernelRef &f = fast->kernels[i], &r = plain->kernels[i];
+        EXPECT_EQ(f.name, r.name) << what << " #" << i;
+        EXPECT_EQ(f.kind, r.kind) << what << " " << f.name;
+        EXPECT_EQ(f.module_key, r.module_key) << what << " " << f.name;
+        EXPECT_EQ(f.kernel_path, r.kernel_path) << what << " " << f.name;
+        EXPECT_EQ(f.source_sha256, r.source_sha256) << what << " " << f.name;
+        EXPECT_EQ(f.launches, r.launches) << what << " " << f.name;
+    }
+    auto fast_text = decode_python_escapes(text);
+    auto plain_text = test::output_code_reference::decode_python_escapes(text);
+    ASSERT_EQ(fast_text.ok(), plain_text.ok()) << what;
+    if (fast_text.ok()) {
+        EXPECT_EQ(*fast_text, *plain_text) << what;
+    }
+}
+
+TEST(OutputCode, TheFastParseAgreesWithThePlainOneOnEveryFixtureModule) {
+    int modules = 0, kernels = 0;
+    for (const fs::path& root : {test::h100_root(), test::two_entries_root(), test::h100_h200_root(), test::pgo_root()})
+        for (auto& e : fs::recursive_directory_iterator(root)) {
+            if (!e.is_regular_file() || e.path().extension() != ".py") continue;
+            const std::string text = test::read_file(e.path());
+            expect_same_as_reference(text, e.path().string());
+            if (!text.starts_with("# AOT ID: ")) continue;
+            ++modules;
+            kernels += static_cast<int>(parse_output_code(text)->kernels.size());
+            // Cut anywhere (a file another process is still writing): a literal that never ends, a
+            // definition without its source, half a launch.
+            for (std::size_t k = 1; k < 97; ++k)
+                expect_same_as_reference(std::string_view(text).substr(0, text.size() * k / 97),
+                                         e.path().string() + " cut at " + std::to_string(k) + "/97");
+            // Without the `# kernel path:` comments, and twice over (each name defined twice).
+            std::string bare;
+            for (std::size_t at = 0; at < text.size();) {
+                const std::size_t eol = std::min(text.find('\n', at), text.size());
+                if (!std::string_view(text).substr(at, eol - at).starts_with("# kernel path: "))
+                    bare += text.substr(at, eol + 1 - at);
+                at = eol + 1;
+            }
+            expect_same_as_reference(bare, e.path().string() + " without kernel paths");
+            expect_same_as_reference(text + text, e.path().string() + " twice");
+        }
+    EXPECT_GE(modules, 12);
+    EXPECT_GE(kernels, 30);  // real kernels were compared, not empty modules
+}
+
+TEST(OutputCode, TheFastParseAgreesWithThePlainOneOnCraftedText) {
+    const std::string def = R"(k = async_compile.triton('k', '''
+def k(): pass
+''', device_str='cuda')
+)";
+    const std::vector<std::string> texts = {
+        def + "def call(args):\n    k.run(1)\n    xk.run(2)\n    a.k.run(3)\n    k .run(4)\n    k.run(5)\n",
+        R"(k = async_compile.triton('k', '''a\''' b''' c''')
+k.run(1))",  // an escaped quote
+        R"(k = async_compile.triton('k', '''a\\''' k.run(0)
+k.run(1))",  // an escaped backslash
+        R"(k = async_compile.triton('k', '''\x41\u00e9\101\
+''')
+k.run(1))",
+        R"(k = async_compile.triton('k', '''\ud800''')
+)",  // no such character
+        R"(c = async_compile.cpp_pybinding(['float*'], r'''\''' + c(1)
+c(2)
+.c(3)
+xc(4)
+)",
+        "# kernel path: /tmp/x/ab/cabc.py\n# kernel path: /tmp/y/cd/ccd.py\n" + def + "k.run()",
+        "# kernel path: /tmp/../../etc/passwd\n" + def,
+        def + "# kernel path: /a/b/c.py\n" + def + "k.run(1)\n",
+        "extern_kernels.mm(a)\nextern_kernels.mm (b)\nxextern_kernels.bmm(c)\n" + def +
+            "extern_kernels.addmm(d)\nextern_kernels.mm(e)\n",
+        "q = async_compile.triton('''\n",
+        R"('''k.run(1)''' = async_compile.triton('k', '''x''')
+k.run(2))",
+        R"(k = async_compile.cpp_pybinding(['f'], '''x''')
+)",  // not raw: no source literal
+    };
+    for (const std::string& text : texts) expect_same_as_reference(text, text);
 }
 
 }  // namespace
