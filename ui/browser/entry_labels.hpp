@@ -21,6 +21,8 @@ public:
     // The label of a node; empty when it has none.
     std::string_view find(int node) const;
     std::size_t size() const { return labels_.size(); }
+    // The labelled nodes, by index (after finish()).
+    int node(std::size_t i) const { return labels_[i].first; }
 
     // Building, from ls's rows as they come (each row once, a key dir's rows in path order), then
     // finish() once with the tree before find(): every row's label on its entry's node; a key dir's
