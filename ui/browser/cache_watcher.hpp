@@ -4,7 +4,10 @@
 // `changed()` follows once the burst has been quiet for `coalesceMs`.
 #include <QFileSystemWatcher>
 #include <QObject>
+#include <QThread>
 #include <QTimer>
+
+#include <atomic>
 
 #include "ui/browser/cache_tree.hpp"
 
@@ -14,26 +17,29 @@ class CacheWatcher : public QObject {
     Q_OBJECT
 public:
     explicit CacheWatcher(QObject* parent = nullptr);
+    ~CacheWatcher() override;
     void setCoalesceMs(int ms) { timer_.setInterval(ms); }
     void setEnabled(bool on);
-    // Watches tree.watchDirs (computed with the tree, off the UI thread), a few milliseconds' worth per
-    // turn of the event loop so a large cache's 4096 directories never block the UI thread.
+    // Watches tree.watchDirs (computed with the tree, off the UI thread) from a thread of its own:
+    // the kernel walks a directory's cached children when a watch is added (fsnotify), 20-37 ms for
+    // 32 of a million-file cache's large dirs, the UI thread's longest stalls (issue 44). A newer
+    // watch() or clear() stops what an older one still had to add.
     void watch(const CacheTree& tree);
     void clear();
-    qsizetype watchedCount() const { return watcher_.directories().size(); }
-    bool adding() const { return adder_.isActive(); }
+    qsizetype watchedCount() const { return watched_.load(); }
+    bool adding() const { return adding_.load(); }
 
 signals:
     void changed();
 
 private:
     void poke();
-    void addSome();  // fresh_ from next_ on, a few ms per event-loop turn: each watch stats its dir
-    QFileSystemWatcher watcher_;
+    QThread thread_;
+    QFileSystemWatcher* watcher_;  // lives on thread_ and is only used there
     QTimer timer_;
-    QTimer adder_;
-    QStringList fresh_;
-    qsizetype next_ = 0;  // fresh_ before it are watched
+    std::atomic<quint64> generation_{0};  // the latest watch() or clear()
+    std::atomic<qsizetype> watched_{0};
+    std::atomic<bool> adding_{false};
     bool enabled_ = true;
 };
 
