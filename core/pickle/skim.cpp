@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pickle/opcodes.hpp"
@@ -14,10 +15,23 @@
 namespace kiln::pickle {
 namespace {
 
+// The last skimmed stream this thread let go of, kept for its next file: a graph entry's stream is
+// ~650 KB, past glibc's mmap threshold as the GUI sets it, so each grew through three fresh mappings
+// and faulted in their pages (with the arena trims after it, ~1.2 CPU-s of a million-file open,
+// issue 44). One per thread, at most kMaxSpare.
+constexpr std::size_t kMaxSpare = std::size_t{4} << 20;
+thread_local std::string spare_stream;
+
 class SkimBuffer final : public Buffer {
 public:
     SkimBuffer(std::string bytes, std::vector<Elision> elisions, std::uint64_t source_size, std::string origin)
         : Buffer(std::move(origin)), bytes_(std::move(bytes)), elisions_(std::move(elisions)), size_(source_size) {}
+    ~SkimBuffer() override {
+        if (bytes_.capacity() <= kMaxSpare && bytes_.capacity() > spare_stream.capacity()) {
+            bytes_.clear();
+            spare_stream.swap(bytes_);
+        }
+    }
     std::string_view bytes() const override { return bytes_; }
     std::span<const Elision> elisions() const override { return elisions_; }
     std::uint64_t source_size() const override { return size_; }
@@ -89,7 +103,9 @@ Result<std::shared_ptr<const Buffer>> skim_file(const std::filesystem::path& pat
 Result<std::shared_ptr<const Buffer>> skim_opened_file(const OpenedFile& file, const std::string& path,
                                                        std::uint64_t min_elided, SkimStats* stats) {
     Reader in{file.fd.get(), file.size, path};
-    std::string out;  // the skimmed stream; file offset of out.end() = out.size() + skipped
+    std::string out =
+        std::exchange(spare_stream, {});  // the skimmed stream; file offset of out.end() = out.size() + skipped
+    out.clear();
     std::vector<Elision> elisions;
     std::uint64_t skipped = 0;
     std::size_t pos = 0;  // the next opcode in `out`
