@@ -18,8 +18,8 @@ namespace {
 // The last skimmed stream this thread let go of, kept for its next file: a graph entry's stream is
 // ~650 KB, past glibc's mmap threshold as the GUI sets it, so each grew through three fresh mappings
 // and faulted in their pages (with the arena trims after it, ~1.2 CPU-s of a million-file open,
-// issue 44). One per thread, at most kMaxSpare.
-constexpr std::size_t kMaxSpare = std::size_t{4} << 20;
+// issue 44). One per thread, at most kMaxSpare (an entry's stream fits).
+constexpr std::size_t kMaxSpare = std::size_t{2} << 20;
 thread_local std::string spare_stream;
 
 class SkimBuffer final : public Buffer {
