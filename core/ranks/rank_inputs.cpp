@@ -119,8 +119,8 @@ std::size_t join_table(RankOp& op, const timings::Op& table, bool apply) {
         if (fits.size() > 1 || !apply) continue;
         RankChoice& c = op.choices[fits.front()];
         taken[fits.front()] = true;
-        if (c.params.empty() && row.params.is_object())
-            for (auto it = row.params.begin(); it != row.params.end(); ++it) c.params[it.key()] = it.value();
+        if (c.params.empty() && row.params->is_object())
+            for (auto it = row.params->begin(); it != row.params->end(); ++it) c.params[it.key()] = it.value();
         c.display = timings::choice_display_name(row);
     }
     return misfit;

@@ -37,6 +37,13 @@ void add_ops(TimingSet& set, Source src, std::vector<Op> ops) {
     set.sources.push_back(std::move(src));
 }
 
+// A file of one op (a braced list would copy it).
+void add_op(TimingSet& set, Source src, Op op) {
+    std::vector<Op> ops;
+    ops.push_back(std::move(op));
+    add_ops(set, std::move(src), std::move(ops));
+}
+
 }  // namespace
 
 namespace {
@@ -102,12 +109,12 @@ Status read_timing_file(const fs::path& path, SourceKind kind, TimingSet& set) {
         }
         case SourceKind::best_config: {
             KILN_TRY(Op op, read_best_config(path));
-            add_ops(set, std::move(src), {std::move(op)});
+            add_op(set, std::move(src), std::move(op));
             return ok_status();
         }
         case SourceKind::kernel_perf: {
             KILN_TRY(Op op, read_kernel_perf(path));
-            add_ops(set, std::move(src), {std::move(op)});
+            add_op(set, std::move(src), std::move(op));
             return ok_status();
         }
         case SourceKind::mm_log: {
@@ -186,12 +193,12 @@ Status read_timing_file_beneath(const inductor::OpenedRoot& root, const std::str
         }
         case SourceKind::best_config: {
             KILN_TRY(Op op, read_best_config(root, rel));
-            add_ops(set, std::move(src), {std::move(op)});
+            add_op(set, std::move(src), std::move(op));
             return ok_status();
         }
         case SourceKind::kernel_perf: {
             KILN_TRY(Op op, read_kernel_perf(root, rel));
-            add_ops(set, std::move(src), {std::move(op)});
+            add_op(set, std::move(src), std::move(op));
             return ok_status();
         }
         case SourceKind::mm_log: {

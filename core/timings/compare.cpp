@@ -12,7 +12,7 @@
 namespace kiln::timings {
 
 std::string choice_identity(const Choice& c) {
-    if (c.params.empty() && c.name.rfind("triton", 0) == 0 && c.name.find('-') != std::string::npos) return c.name;
+    if (c.params->empty() && c.name.rfind("triton", 0) == 0 && c.name.find('-') != std::string::npos) return c.name;
     std::string stem = c.name.substr(0, c.name.find('-'));
     // "triton_mm_4" (stderr) and "triton_mm" (cache) are the same family.
     auto us = stem.rfind('_');
@@ -20,7 +20,7 @@ std::string choice_identity(const Choice& c) {
         std::all_of(stem.begin() + static_cast<long>(us) + 1, stem.end(),
                     [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
         stem.resize(us);
-    if (c.params.empty()) return stem;
+    if (c.params->empty()) return stem;
     return stem + "(" + params_text(c.params) + ")";
 }
 
@@ -170,11 +170,11 @@ void share_params_by_name(std::vector<DeviceTimings>& devices) {
     for (const auto& d : devices)
         for (const auto& op : d.set.ops)
             for (const auto& c : op.choices)
-                if (!c.params.empty()) known.emplace(c.name, c.params);
+                if (!c.params->empty()) known.emplace(c.name, c.params);
     for (auto& d : devices)
         for (auto& op : d.set.ops)
             for (auto& c : op.choices)
-                if (c.params.empty())
+                if (c.params->empty())
                     if (auto it = known.find(c.name); it != known.end()) c.params = it->second;
 }
 

@@ -156,10 +156,10 @@ void merge_choice(Choice& a, Choice b) {
     if (a.ms) a.error.clear();
     else if (a.error.empty()) a.error = b.error;
     if (!a.logged_pct) a.logged_pct = b.logged_pct;
-    if (b.params.is_object())
-        for (auto it = b.params.begin(); it != b.params.end(); ++it)
-            if (!a.params.contains(it.key())) a.params[it.key()] = it.value();
-    if (a.module_path.empty()) a.module_path = b.module_path;
+    if (b.params->is_object())
+        for (auto it = b.params->begin(); it != b.params->end(); ++it)
+            if (!a.params->contains(it.key())) a.params.edit()[it.key()] = it.value();
+    if (a.module_path->empty()) a.module_path = b.module_path;
     for (auto& s : b.seen_in) a.seen_in.push_back(std::move(s));
     // The other names, in the sources' order (timing cache, mm log, stderr table).
     a.aliases.clear();
@@ -226,11 +226,11 @@ bool same_choice(const Choice& a, const Choice& b) {
     if (!ka.module_key.empty() && !kb.module_key.empty()) return ka.module_key == kb.module_key;
     if (conflict(ka.family, kb.family)) return false;
     const bool tmpl = ka.is_template || kb.is_template;
-    if (!a.params.is_object() || !b.params.is_object()) return !tmpl;
+    if (!a.params->is_object() || !b.params->is_object()) return !tmpl;
     int common = 0;
-    for (auto it = a.params.begin(); it != a.params.end(); ++it) {
-        auto other = b.params.find(it.key());
-        if (other == b.params.end()) continue;
+    for (auto it = a.params->begin(); it != a.params->end(); ++it) {
+        auto other = b.params->find(it.key());
+        if (other == b.params->end()) continue;
         if (other->dump() != it.value().dump()) return false;
         ++common;
     }

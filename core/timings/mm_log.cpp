@@ -37,7 +37,7 @@ static Choice mm_choice(const nlohmann::ordered_json& rec, int& triton_index) {
         if (it.key() == "time") {
             set_choice_time(c, *it);
         } else if (it.key() != "type") {
-            c.params[it.key()] = *it;
+            c.params.edit()[it.key()] = *it;
         }
     }
     return c;

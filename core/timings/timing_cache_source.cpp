@@ -46,8 +46,8 @@ std::string describe_inputs(const std::vector<TensorKey>& keys, std::vector<std:
 // up and read once per file (`memo`, by key): a timing cache names the same few modules in every one of
 // its ops (150,000 in issue 42 #15).
 struct ModuleJoin {
-    std::string path;
-    nlohmann::ordered_json params;
+    Shared<std::string> path;
+    Params params;  // null: none read
 };
 // A key's module and its parameters ("" path: none): looked up by path, or beneath an opened root.
 using FindModule = std::function<ModuleJoin(const std::string& key)>;
@@ -57,8 +57,8 @@ static FindModule modules_by_path(const fs::path& root) {
     return [root](const std::string& key) {
         ModuleJoin m;
         m.path = kernel_module_for_key(root, key);
-        if (!m.path.empty())
-            if (auto info = read_kernel_module_info(m.path); info.ok()) m.params = std::move(info->params);
+        if (!m.path->empty())
+            if (auto info = read_kernel_module_info(*m.path); info.ok()) m.params = std::move(info->params);
         return m;
     };
 }
@@ -82,7 +82,7 @@ static void join_module(Choice& c, const FindModule& find, std::map<std::string,
     auto it = memo.find(key);
     if (it == memo.end()) it = memo.emplace(key, find(key)).first;
     c.module_path = it->second.path;
-    if (!it->second.params.is_null()) c.params = it->second.params;
+    if (!it->second.params->is_null()) c.params = it->second.params;
 }
 
 static Result<TimingCacheFile> from_json(const nlohmann::ordered_json& j, const std::string& origin,
@@ -173,7 +173,7 @@ Result<TimingCacheFile> read_timing_cache(const inductor::OpenedRoot& root, std:
                 ModuleJoin m = find(key);
                 it->second = {std::move(m.path), std::move(m.params)};
             }
-            return ModuleJoin{it->second.path, it->second.params};
+            return ModuleJoin{it->second.path, it->second.params};  // shared, not copied
         };
     return from_json(*j, origin, find);
 }

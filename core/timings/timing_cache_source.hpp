@@ -34,8 +34,8 @@ Result<TimingCacheFile> parse_timing_cache(const std::string& text, const std::s
 // files re-read them for 1.4 CPU-s). By the Inductor root's place beneath the opened root and the key.
 struct KernelModuleMemo {
     struct Module {
-        std::string path;  // "" when the key names no module there
-        nlohmann::ordered_json params;
+        Shared<std::string> path;  // "" when the key names no module there
+        Params params;             // null when none was read; shared with every choice that names it
     };
     std::map<std::string, Module> by_key;  // "<prefix>\0<key>"
 };

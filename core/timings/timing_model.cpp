@@ -43,6 +43,11 @@ void pick_best(Op& op) {
     }
 }
 
+const Params& no_params() {
+    static const Params empty(nlohmann::ordered_json::object());  // braces would make [{}]
+    return empty;
+}
+
 const Choice* find_choice(const Op& op, const std::string& name) {
     for (const auto& c : op.choices)
         if (c.name == name) return &c;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "util/shared_value.hpp"
+
 namespace kiln::timings {
 
 // In the order a directory scan reports them: multi-choice sources first.
@@ -38,12 +40,17 @@ struct GraphUse {
     std::string kernel;  // the launched kernel ("triton_tem_fused_mm_0")
 };
 
+// A choice's parameters: a JSON object, shared by the choices that name one kernel module.
+using Params = Shared<nlohmann::ordered_json>;
+// The empty object a choice starts with (one for all).
+const Params& no_params();
+
 struct Choice {
-    std::string name;          // Inductor's choice name: "triton_mm-c2omz...", "mm-cqrj...", "triton_mm_4"
-    std::optional<double> ms;  // null: not benchmarked, failed, or infinite
-    nlohmann::ordered_json params = nlohmann::ordered_json::object();  // BLOCK sizes, warps, stages...
-    std::string module_path;  // the choice's kernel module in the cache, when found
-    std::string error;        // why it has no time (failed choice), when known
+    std::string name;                 // Inductor's choice name: "triton_mm-c2omz...", "mm-cqrj...", "triton_mm_4"
+    std::optional<double> ms;         // null: not benchmarked, failed, or infinite
+    Params params = no_params();      // BLOCK sizes, warps, stages...
+    Shared<std::string> module_path;  // the choice's kernel module in the cache, when found
+    std::string error;                // why it has no time (failed choice), when known
     // `ms` as a stderr table prints it (4 decimals): ratios come from `logged_pct` instead.
     bool ms_rounded = false;
     std::optional<double> logged_pct{};  // the stderr table's "% of best", which torch computes unrounded

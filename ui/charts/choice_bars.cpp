@@ -14,9 +14,9 @@ QString choiceLabel(const timings::Choice& c) { return QString::fromStdString(ti
 
 QString choiceConfigText(const timings::Choice& c) {
     QString text = QString::fromStdString(timings::config_summary(c.params));
-    if (c.params.is_object() && c.params.contains("found_by_coordesc"))
-        text += c.params.value("found_by_coordesc", false) ? QObject::tr(" (coordinate descent)")
-                                                           : QObject::tr(" (autotuning)");
+    if (c.params->is_object() && c.params->contains("found_by_coordesc"))
+        text += c.params->value("found_by_coordesc", false) ? QObject::tr(" (coordinate descent)")
+                                                            : QObject::tr(" (autotuning)");
     return text;
 }
 
@@ -51,10 +51,10 @@ ChoiceBars choiceBars(const timings::Op& op) {
                           .arg(choiceLabel(c).toHtmlEscaped(), QString::fromStdString(c.name).toHtmlEscaped())
                           .arg(*c.ms, 0, 'g', 6);
         if (best && *c.ms > 0) tip += QStringLiteral(" (%1% of best)").arg(100.0 * *best / *c.ms, 0, 'f', 1);
-        if (!c.params.empty())
+        if (!c.params->empty())
             tip += QStringLiteral("<br>") +
                    QString::fromStdString(timings::params_text_by_importance(c.params)).toHtmlEscaped();
-        if (!c.module_path.empty())
+        if (!c.module_path->empty())
             tip += QStringLiteral("<br><i>%1</i>").arg(QString::fromStdString(c.module_path).toHtmlEscaped());
         b.tooltips << tip;
     }

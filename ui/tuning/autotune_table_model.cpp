@@ -160,7 +160,7 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
         case Qt::ToolTipRole: {
             if (!c.error.empty()) return qstr(c.name) + QLatin1Char('\n') + qstr(c.error);
             if (column == ChoiceCol)
-                return c.module_path.empty() ? qstr(c.name) : qstr(c.name) + QLatin1Char('\n') + qstr(c.module_path);
+                return c.module_path->empty() ? qstr(c.name) : qstr(c.name) + QLatin1Char('\n') + qstr(*c.module_path);
             if (column == MsCol && c.ms) return QString::number(*c.ms, 'g', 17) + tr(" ms");
             if (column == UsedByCol && !c.used_by.empty()) {
                 QStringList lines;  // which graph entries launch it, as which kernel
@@ -171,14 +171,14 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
             if (column == ChoiceCol && !c.aliases.empty()) {
                 QStringList lines{qstr(c.name)};
                 for (const auto& a : c.aliases) lines << tr("also %1").arg(qstr(a));
-                if (!c.module_path.empty()) lines << qstr(c.module_path);
+                if (!c.module_path->empty()) lines << qstr(*c.module_path);
                 return lines.join(QLatin1Char('\n'));
             }
             if (column == ParamsCol) {
                 QStringList lines;  // the whole text, one parameter a line
                 for (const auto& k : timings::params_by_importance(c.params)) {
                     nlohmann::ordered_json one = nlohmann::ordered_json::object();
-                    one[k] = c.params.at(k);
+                    one[k] = c.params->at(k);
                     lines << qstr(timings::params_text(one));
                 }
                 return lines.join(QLatin1Char('\n'));
@@ -200,7 +200,7 @@ QVariant AutotuneTableModel::choiceData(int o, int ci, int column, int role) con
             break;
         case OpIndexRole: return o;
         case IsOpRole: return false;
-        case ModulePathRole: return qstr(c.module_path);
+        case ModulePathRole: return qstr(*c.module_path);
         case IsBestRole: return best;
         case ErrorRole: return qstr(c.error);
         case NameRole: return qstr(c.name);

@@ -46,7 +46,7 @@ TEST(OpenCache, TimingsAndTheOverviewReadTheOpenedDirectoryNotItsPathAgain) {
     std::size_t modules = 0;
     for (const auto& op : timings->ops) {
         EXPECT_NE(op.op, "decoy_op") << "timings read the path again";
-        for (const auto& c : op.choices) modules += !c.module_path.empty();
+        for (const auto& c : op.choices) modules += !c.module_path->empty();
     }
     EXPECT_GT(modules, 0u) << "no kernel module joined beneath the opened directory";
     // "used by graph ...": the entries' output code and the kernel modules it launches, beneath it too.

@@ -30,8 +30,8 @@ DeviceTimings device_from(const std::string& text, const std::string& label) {
 }  // namespace
 
 TEST(Compare, IdentityIgnoresModuleHashAndIndex) {
-    Choice a{"triton_mm-cabc", 1.0, {{"BLOCK_M", 64}, {"num_warps", 4}}, "", ""};
-    Choice b{"triton_mm_7", 2.0, {{"BLOCK_M", 64}, {"num_warps", 4}}, "", ""};
+    Choice a{"triton_mm-cabc", 1.0, nlohmann::ordered_json({{"BLOCK_M", 64}, {"num_warps", 4}}), "", ""};
+    Choice b{"triton_mm_7", 2.0, nlohmann::ordered_json({{"BLOCK_M", 64}, {"num_warps", 4}}), "", ""};
     Choice ext{"mm-cqrj", 1.0, nlohmann::ordered_json::object(), "", ""};
     EXPECT_EQ(choice_identity(a), "triton_mm(BLOCK_M=64, num_warps=4)");
     EXPECT_EQ(choice_identity(a), choice_identity(b));

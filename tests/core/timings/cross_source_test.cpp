@@ -58,7 +58,7 @@ TEST(CrossSource, TimingCacheBestsMatchMmLog) {
         const Choice* log_best = find_choice(logged, logged.best);
         ASSERT_TRUE(cache_best && log_best);
         EXPECT_EQ(cache_best->ms, log_best->ms) << logged.inputs;
-        bool cache_extern = cache_best->module_path.empty();
+        bool cache_extern = cache_best->module_path->empty();
         EXPECT_EQ(cache_extern, log_best->name == "cublas") << cache_best->name << " vs " << log_best->name;
         if (!cache_extern) {
             EXPECT_EQ(mm_log_params(cache_best->params), log_best->params) << logged.inputs;
@@ -79,9 +79,9 @@ TEST(CrossSource, TimingCacheBestsMatchStderrTables) {
             const Choice* b = find_choice(table, table.best);
             ASSERT_TRUE(a && b);
             EXPECT_EQ(a->ms, b->ms) << table.inputs;
-            if (!a->params.empty()) {
-                for (const auto& [k, v] : b->params.items())
-                    EXPECT_EQ(a->params.contains(k) ? a->params.at(k) : nlohmann::ordered_json(), v)
+            if (!a->params->empty()) {
+                for (const auto& [k, v] : b->params->items())
+                    EXPECT_EQ(a->params->contains(k) ? a->params->at(k) : nlohmann::ordered_json(), v)
                         << k << " for " << table.inputs;
             } else {
                 EXPECT_EQ(a->name.substr(0, a->name.find('-')), b->name);  // extern: "mm-<hash>" vs "mm"

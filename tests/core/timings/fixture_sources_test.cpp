@@ -42,11 +42,11 @@ TEST(TimingCache, ReadsBothMmShapesWithDeviceAndParams) {
     EXPECT_EQ(best->params["BLOCK_K"], 128);
     EXPECT_EQ(best->params["num_stages"], 5);
     EXPECT_EQ(best->params["num_warps"], 4);
-    EXPECT_NE(best->module_path.find("y2/cy2dwohf"), std::string::npos);
+    EXPECT_NE(best->module_path->find("y2/cy2dwohf"), std::string::npos);
     // The extern mm choice has no module in the cache.
     const Choice* extern_mm = find_choice(small, "mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz");
     ASSERT_NE(extern_mm, nullptr);
-    EXPECT_TRUE(extern_mm->module_path.empty());
+    EXPECT_TRUE(extern_mm->module_path->empty());
     EXPECT_EQ(f->ops[1].inputs, "1024x2048 float16, 2048x256 float16");
     EXPECT_EQ(f->ops[1].choices.size(), 21u);
     EXPECT_EQ(f->ops[1].best, "mm-cqrjyn5jqdhj5q3lohxxeq3fxnpvy6qsigzdm2ykqas7fpkl7zrz");
@@ -104,7 +104,7 @@ TEST(KernelFiles, BestConfigAndKernelPerf) {
     ASSERT_TRUE(kp.ok()) << kp.error().str();
     EXPECT_DOUBLE_EQ(*kp->choices[0].ms, 0.05625599855557084);
     EXPECT_EQ(kp->best, "ctvutvc7u56qwzlil6z22qlzgmpg6lffeiw557aoz6vi4q2q26jd");
-    EXPECT_NE(kp->choices[0].module_path.find("ctvutvc7u56"), std::string::npos);
+    EXPECT_NE(kp->choices[0].module_path->find("ctvutvc7u56"), std::string::npos);
 }
 
 TEST(KernelFiles, ModuleInfoOfTemplate) {
@@ -148,6 +148,6 @@ TEST(TimingCache, FilesReadWithOneMemoJoinAsEachAlone) {
     EXPECT_FALSE(memo.by_key.empty());
     EXPECT_LE(memo.by_key.size(), choices / 2);  // the twin found every module in the memo
     std::size_t joined = 0;
-    for (const auto& [key, m] : memo.by_key) joined += !m.path.empty();
+    for (const auto& [key, m] : memo.by_key) joined += !m.path->empty();
     EXPECT_GT(joined, 0u);
 }

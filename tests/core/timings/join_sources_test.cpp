@@ -131,9 +131,9 @@ TEST(JoinSources, ChoiceIdentity) {
     EXPECT_TRUE(choice_kind("triton#4").is_template);
     EXPECT_FALSE(choice_kind("cublas").is_template);
     EXPECT_EQ(choice_kind("TritonTemplateCaller:c7ace").module_key, "c7ace");
-    Choice a{"triton_mm_4", 1.0, {{"BLOCK_M", 64}, {"BLOCK_N", 32}, {"num_warps", 4}}, "", ""};
-    Choice b{"triton#4", 1.0, {{"BLOCK_N", 32}, {"BLOCK_M", 64}}, "", ""};
-    Choice other{"triton#5", 1.0, {{"BLOCK_M", 32}}, "", ""};
+    Choice a{"triton_mm_4", 1.0, nlohmann::ordered_json({{"BLOCK_M", 64}, {"BLOCK_N", 32}, {"num_warps", 4}}), "", ""};
+    Choice b{"triton#4", 1.0, nlohmann::ordered_json({{"BLOCK_N", 32}, {"BLOCK_M", 64}}), "", ""};
+    Choice other{"triton#5", 1.0, nlohmann::ordered_json({{"BLOCK_M", 32}}), "", ""};
     Choice ext{"mm", 1.0, nlohmann::ordered_json::object(), "", ""};
     Choice cublas{"cublas", 1.0, nlohmann::ordered_json::object(), "", ""};
     EXPECT_TRUE(same_choice(a, b));
@@ -168,7 +168,8 @@ TEST(JoinSources, ManyOpsOfOneNameJoinByTheirSizes) {
             }
             const double ms = static_cast<double>(i) + 0.5;
             Choice ext{log ? "mm" : "mm-c1", ms, nlohmann::ordered_json::object(), "", ""};
-            Choice tmpl{log ? "triton_mm_0" : "triton_mm-c2", ms + 0.25, {{"BLOCK_M", 64}, {"num_warps", 4}}, "", ""};
+            Choice tmpl{log ? "triton_mm_0" : "triton_mm-c2", ms + 0.25,
+                        nlohmann::ordered_json({{"BLOCK_M", 64}, {"num_warps", 4}}), "", ""};
             ext.ms_rounded = tmpl.ms_rounded = log;
             op.choices = {ext, tmpl};
             pick_best(op);
