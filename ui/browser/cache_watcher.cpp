@@ -54,16 +54,17 @@ void CacheWatcher::watch(const CacheTree& tree) {
         QStringList gone;
         for (const auto& d : current)
             if (!dirs.contains(d)) gone.push_back(d);
-        if (!gone.isEmpty()) watcher_->removePaths(gone);
+        const QStringList failed = gone.isEmpty() ? QStringList() : watcher_->removePaths(gone);
         const QSet<QString> have(current.begin(), current.end());
+        // Counted as added, not listed again per directory (a list of every watched dir each time).
+        qsizetype count = current.size() - gone.size() + failed.size();
+        watched_ = count;
         // Shallow dirs first (the tree's order); one at a time so that a newer root stops this soon. A
         // directory gone meanwhile is skipped.
         for (const auto& d : ordered) {
             if (generation_ != generation) return;
-            if (!have.contains(d)) watcher_->addPaths({d});
-            watched_ = watcher_->directories().size();
+            if (!have.contains(d) && watcher_->addPaths({d}).isEmpty()) watched_ = ++count;
         }
-        watched_ = watcher_->directories().size();
         if (generation_ == generation) adding_ = false;
     });
 }
